@@ -1,0 +1,105 @@
+"""Cards, ranks and the text players type.
+
+The engine reasons on *rank counts*: a length-15 vector, one entry per rank in the order
+3 4 5 6 7 8 9 10 J Q K A 2 BJ RJ. Suits exist only so that a deal can be shown and reproduced
+card for card: card id ``c`` in 0..51 has rank ``c // 4`` and suit ``c % 4``; 52 is the black
+joker and 53 the red joker.
+
+Accepted spellings when parsing (any case, any order, with or without spaces, dashes or commas):
+
+* ``3`` … ``9``; ``10``, ``t`` or ``0`` for ten; ``j q k a 2``;
+* black (small) joker: ``bj``, ``b``, ``sj``, ``x``; red (big) joker: ``rj``, ``r``, ``dj``, ``d``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_RANKS = 15
+NUM_CARDS = 54
+RANK_NAMES: tuple[str, ...] = (
+    "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "BJ", "RJ",
+)  # fmt: skip
+ACE = 11
+TWO = 12
+BLACK_JOKER = 13
+RED_JOKER = 14
+#: How many cards of each rank the deck holds.
+DECK_COUNTS = np.array([4] * 13 + [1, 1], dtype=np.uint8)
+SUITS = ("♠", "♥", "♣", "♦")
+RED_SUITS = frozenset({1, 3})
+
+_TOKENS: dict[str, int] = {name.lower(): rank for rank, name in enumerate(RANK_NAMES)}
+_TOKENS.update({"t": 7, "0": 7, "b": 13, "sj": 13, "x": 13, "r": 14, "dj": 14, "d": 14})
+_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
+
+
+class CardParseError(ValueError):
+    """A token in a typed play is not a card."""
+
+    def __init__(self, token: str, text: str):
+        self.token = token
+        super().__init__(f"{token!r} is not a card (cards: 3-9, 10/t, j q k a 2, bj/b, rj/r)")
+
+
+def card_rank(card: int | np.ndarray) -> int | np.ndarray:
+    """Rank index of a card id (0..53)."""
+    return np.minimum(np.asarray(card) // 4, 13) + (np.asarray(card) == 53)
+
+
+def parse_ranks(text: str) -> list[int]:
+    """Parse typed cards into a list of rank indices, in the order typed.
+
+    >>> parse_ranks("10 j Q-k a")
+    [7, 8, 9, 10, 11]
+    """
+    out: list[int] = []
+    for word in text.lower().translate(_SEPARATORS).split():
+        i = 0
+        while i < len(word):
+            for size in (2, 1):
+                piece = word[i : i + size]
+                if len(piece) == size and piece in _TOKENS:
+                    # "10" must not be read as "1" + "0"; two-letter tokens win over one-letter.
+                    out.append(_TOKENS[piece])
+                    i += size
+                    break
+            else:
+                raise CardParseError(word[i], text)
+    return out
+
+
+def parse_counts(text: str) -> np.ndarray:
+    """Parse typed cards into a rank-count vector (15,) uint8. Raises ``CardParseError``."""
+    counts = np.zeros(NUM_RANKS, dtype=np.uint8)
+    for rank in parse_ranks(text):
+        counts[rank] += 1
+    return counts
+
+
+def counts_of_cards(cards) -> np.ndarray:
+    """Rank counts of a collection of card ids."""
+    return np.bincount(card_rank(np.asarray(cards, dtype=np.int64)).ravel(), minlength=NUM_RANKS).astype(np.uint8)
+
+
+def format_counts(counts, sep: str = " ") -> str:
+    """Rank counts as text, low to high: ``3 3 4 BJ``. Empty counts give ``''``."""
+    return sep.join(RANK_NAMES[r] for r in range(NUM_RANKS) for _ in range(int(counts[r])))
+
+
+def format_card(card: int, color: bool = False) -> str:
+    """One card with its suit, e.g. ``10♥``; jokers are ``BJ``/``RJ``."""
+    if card >= 52:
+        text = RANK_NAMES[13 + (card - 52)]
+        red = card == 53
+    else:
+        text = RANK_NAMES[card // 4] + SUITS[card % 4]
+        red = card % 4 in RED_SUITS
+    if color and red:
+        return f"\x1b[31m{text}\x1b[0m"
+    return text
+
+
+def format_cards(cards, color: bool = False, sep: str = " ") -> str:
+    """Card ids as text, sorted by rank then suit."""
+    return sep.join(format_card(int(c), color) for c in sorted(int(c) for c in cards))

@@ -1,0 +1,417 @@
+"""The batched game state machine: deal, bidding, play, scoring — B games at once in NumPy.
+
+Seats are 0, 1, 2; turn order is counter-clockwise, which the engine writes as
+``seat → (seat + 1) % 3``. So ``landlord_down = (landlord + 1) % 3`` and
+``landlord_up = (landlord + 2) % 3``.
+
+**Action space** (shared by the game, the environments and the agents): action ``a`` in
+``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no bid" during the
+auction); ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (``bid_action(k)``). ``num_actions = N + 3``.
+
+**State** (public attributes, leading batch dimension B):
+
+================ ============ ===============================================================
+name             shape/dtype  meaning
+================ ============ ===============================================================
+phase            (B,) i1      ``BIDDING``, ``PLAY`` or ``OVER``
+current_player   (B,) i1      seat to act (meaningless once over)
+hands            (B, 3, 15)   rank counts held by each seat
+owner            (B, 54) i1   the dealt owner of each card (0-2, 3 = kitty), for display/codes
+kitty            (B, 15)      rank counts of the kitty
+first_bidder     (B,) i1      seat that opened the current auction
+bids             (B, 3) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
+high_bid         (B,) i1      highest bid so far (0 none)
+redeals          (B,) i1      all-pass redeals so far in this game
+landlord         (B,) i1      landlord seat (-1 during the auction)
+base             (B,) i1      the winning bid (1-3), 0 during the auction
+table_move       (B,) i4      move to beat (0 = the player to act leads)
+table_player     (B,) i1      seat that played it (-1 when leading)
+played           (B, 3, 15)   rank counts played by each seat
+num_plays        (B, 3) i2    non-pass moves played by each seat
+bombs            (B,) i1      bombs and rockets played
+history_action   (B, H) i2    every action of this deal, in order (bids first), -1 padded
+history_player   (B, H) i1    who took it
+history_len      (B,) i2      number of entries
+play_start       (B,) i2      index in the history where play (after the auction) starts
+winner           (B,) i1      seat that emptied its hand (-1 until over)
+spring           (B,) i1      1 if the game ended in a spring or anti-spring
+multiplier       (B,) i8      2 ** (bombs + spring)
+payoffs          (B, 3) f8    the settlement of each seat (zero-sum), set when over
+================ ============ ===============================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import card_rank
+from .codes import code_key, decode_deal, encode_deal
+from .legal import legal_tables, legal_words, pack_bool, sample_words, unpack_words
+from .moves import MoveType, move_table
+from .rules import DEFAULT_RULES, Ruleset
+
+BIDDING, PLAY, OVER = 0, 1, 2
+HISTORY = 200
+ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
+_CARD_RANK = card_rank(np.arange(54))
+_RANK_ONEHOT = np.eye(15, dtype=np.uint8)[_CARD_RANK]  # (54, 15)
+_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """Vectorized SplitMix64 hash of uint64 values."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(x, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def deal_from_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Deals from 64-bit keys: (owner (B, 54) int8, first_bidder (B,) int8)."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(54, dtype=np.uint64))
+    perm = np.argsort(noise, axis=1)
+    owner = np.empty_like(perm, dtype=np.int8)
+    np.put_along_axis(owner, perm, np.minimum(np.arange(54) // 17, 3).astype(np.int8)[None], axis=1)
+    first = (splitmix64(keys ^ np.uint64(0xD1CE)) % np.uint64(3)).astype(np.int8)
+    return owner, first
+
+
+def hands_of_owner(owner: np.ndarray) -> np.ndarray:
+    """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty)."""
+    onehot = (owner[:, :, None] == np.arange(4)).astype(np.uint8)  # (B, 54, 4)
+    return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT).astype(np.uint8)
+
+
+def bid_action(num_moves: int, bid: int) -> int:
+    return num_moves + bid - 1
+
+
+class Game:
+    """B games of Dou Dizhu stepping together. See the module docstring for the state."""
+
+    def __init__(self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None):
+        if not isinstance(ruleset, Ruleset):
+            raise TypeError("ruleset must be a ddz_env.Ruleset")
+        if int(batch_size) < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.ruleset = ruleset
+        self.batch_size = B = int(batch_size)
+        self.table = move_table(ruleset)
+        self.tables = legal_tables(ruleset)
+        self.num_moves = N = len(self.table)
+        self.num_actions = N + 3
+        self._move_is_bomb = np.isin(self.table.type, (MoveType.BOMB, MoveType.ROCKET))
+        bid_words = np.zeros((4, self.num_actions), dtype=bool)
+        for high in range(4):
+            bid_words[high, 0] = True
+            for k in range(high + 1, 4):
+                bid_words[high, N + k - 1] = True
+        self._bid_words = pack_bool(bid_words, self.tables.num_words)
+        self.phase = np.full(B, OVER, np.int8)
+        self.current_player = np.zeros(B, np.int8)
+        self.hands = np.zeros((B, 3, 15), np.uint8)
+        self.owner = np.zeros((B, 54), np.int8)
+        self.kitty = np.zeros((B, 15), np.uint8)
+        self.first_bidder = np.zeros(B, np.int8)
+        self.bids = np.full((B, 3), -1, np.int8)
+        self.high_bid = np.zeros(B, np.int8)
+        self.high_bidder = np.full(B, -1, np.int8)
+        self.bid_count = np.zeros(B, np.int8)
+        self.redeals = np.zeros(B, np.int8)
+        self.landlord = np.full(B, -1, np.int8)
+        self.base = np.zeros(B, np.int8)
+        self.table_move = np.zeros(B, np.int32)
+        self.table_player = np.full(B, -1, np.int8)
+        self.passes = np.zeros(B, np.int8)
+        self.played = np.zeros((B, 3, 15), np.uint8)
+        self.num_plays = np.zeros((B, 3), np.int16)
+        self.bombs = np.zeros(B, np.int8)
+        self.history_action = np.full((B, HISTORY), -1, np.int16)
+        self.history_player = np.full((B, HISTORY), -1, np.int8)
+        self.history_len = np.zeros(B, np.int16)
+        self.play_start = np.zeros(B, np.int16)
+        self.winner = np.full(B, -1, np.int8)
+        self.spring = np.zeros(B, np.int8)
+        self.multiplier = np.ones(B, np.int64)
+        self.payoffs = np.zeros((B, 3), np.float64)
+        self.deal_key = np.zeros(B, np.uint64)
+        self.codes: list[str | None] = [None] * B
+        self._stream = np.zeros(1, np.uint64)
+        self._legal_cache: np.ndarray | None = None
+        self.reset(seed=seed)
+
+    # ------------------------------------------------------------------ reset / deal
+    def reset(self, seed: int | None = None, games=None, codes=None) -> None:
+        """Start new deals in ``games`` (default: all).
+
+        ``seed`` restarts the deterministic stream of deals (same seed → same games);
+        ``codes`` (one per game reset, ``None`` entries allowed) replays deal codes.
+        """
+        idx = np.arange(self.batch_size) if games is None else np.atleast_1d(np.asarray(games, dtype=np.int64))
+        if seed is not None:
+            self._stream[0] = splitmix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], np.uint64))[0]
+        elif games is None and not self._stream[0]:
+            self._stream[0] = splitmix64(np.random.SeedSequence().generate_state(1, np.uint64))[0]
+        with np.errstate(over="ignore"):
+            keys = splitmix64(self._stream[0] + np.arange(1, len(idx) + 1, dtype=np.uint64))
+            self._stream[0] = self._stream[0] + np.uint64(len(idx))
+        owner, first = deal_from_keys(keys)
+        code_list = [None] * len(idx)
+        if codes is not None:
+            code_list = list(codes)
+            if len(code_list) != len(idx):
+                raise ValueError(f"got {len(code_list)} codes for {len(idx)} games")
+            for j, code in enumerate(code_list):
+                if code is not None:
+                    owner[j], first[j] = decode_deal(code)
+                    keys[j] = np.uint64(code_key(code))
+        self.deal_key[idx] = keys
+        for j, b in enumerate(idx):
+            self.codes[b] = code_list[j]
+        self.redeals[idx] = 0
+        self._start_deal(idx, owner, first)
+
+    def _start_deal(self, idx: np.ndarray, owner: np.ndarray, first: np.ndarray) -> None:
+        counts = hands_of_owner(owner)
+        self.owner[idx] = owner
+        self.hands[idx] = counts[:, :3]
+        self.kitty[idx] = counts[:, 3]
+        self.first_bidder[idx] = first
+        self.current_player[idx] = first
+        self.bids[idx] = -1
+        self.high_bid[idx] = 0
+        self.high_bidder[idx] = -1
+        self.bid_count[idx] = 0
+        self.landlord[idx] = -1
+        self.base[idx] = 0
+        self.table_move[idx] = 0
+        self.table_player[idx] = -1
+        self.passes[idx] = 0
+        self.played[idx] = 0
+        self.num_plays[idx] = 0
+        self.bombs[idx] = 0
+        self.history_action[idx] = -1
+        self.history_player[idx] = -1
+        self.history_len[idx] = 0
+        self.play_start[idx] = 0
+        self.winner[idx] = -1
+        self.spring[idx] = 0
+        self.multiplier[idx] = 1
+        self.payoffs[idx] = 0
+        self.phase[idx] = BIDDING
+        self._legal_cache = None
+        if self.ruleset.bidding == "none":
+            for b in idx:
+                self._make_landlord(int(b), int(self.first_bidder[b]), 1)
+
+    def deal_code(self, game: int = 0) -> str:
+        """The code of game ``game``'s current deal (hands, kitty, first bidder)."""
+        return encode_deal(self.owner[game], int(self.first_bidder[game]))
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def done(self) -> np.ndarray:
+        return self.phase == OVER
+
+    def role(self, seat, game=None) -> np.ndarray:
+        """0 landlord, 1 landlord_down, 2 landlord_up (per game), -1 during the auction."""
+        landlord = self.landlord if game is None else self.landlord[game]
+        return np.where(landlord < 0, -1, (np.asarray(seat) - landlord) % 3)
+
+    def legal_action_words(self) -> np.ndarray:
+        """(B, W) uint64 bitsets of the legal actions of the player to act in each game."""
+        if self._legal_cache is None:
+            B = self.batch_size
+            words = np.zeros((B, self.tables.num_words), np.uint64)
+            play = np.flatnonzero(self.phase == PLAY)
+            if len(play):
+                hands = self.hands[play, self.current_player[play]]
+                words[play] = legal_words(hands, self.table_move[play], self.ruleset)
+            bid = np.flatnonzero(self.phase == BIDDING)
+            if len(bid):
+                words[bid] = self._bid_words[self.high_bid[bid]]
+            self._legal_cache = words
+        return self._legal_cache
+
+    def legal_action_mask(self) -> np.ndarray:
+        """(B, num_actions) bool."""
+        return unpack_words(self.legal_action_words(), self.num_actions)
+
+    def legal_actions(self, game: int = 0) -> np.ndarray:
+        """Legal action ids of one game, ascending."""
+        return np.flatnonzero(self.legal_action_mask()[game])
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action per game (-1 for finished games)."""
+        return sample_words(self.legal_action_words(), rng.random(self.batch_size))
+
+    def is_legal(self, actions) -> np.ndarray:
+        actions = np.asarray(actions, dtype=np.int64)
+        ok = (actions >= 0) & (actions < self.num_actions)
+        a = np.where(ok, actions, 0)
+        words = self.legal_action_words()[np.arange(self.batch_size), a // 64]
+        return ok & ((words >> (a % 64).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+    def explain_illegal(self, game: int, action: int) -> str:
+        """Why ``action`` is not legal in ``game`` (for error messages)."""
+        N = self.num_moves
+        if self.phase[game] == OVER:
+            return "the game is over"
+        if not 0 <= action < self.num_actions:
+            return f"action {action} is out of range 0..{self.num_actions - 1}"
+        if self.phase[game] == BIDDING:
+            if action == 0:
+                return "legal"
+            if action < N:
+                return "the auction is on: pass or bid"
+            bid = action - N + 1
+            return f"a bid of {bid} must be higher than the highest bid so far ({self.high_bid[game]})"
+        if action >= N:
+            return "the auction is over: bids can't be played"
+        seat = self.current_player[game]
+        table = int(self.table_move[game])
+        if action == 0:
+            return "you can't pass when leading" if table == 0 else "legal"
+        need, have = self.table.counts[action], self.hands[game, seat]
+        if np.any(need > have):
+            return f"seat {seat} does not hold {self.table.cards_text(action)}"
+        if table and not self.table.beats(action, table):
+            return f"{self.table.describe(action)} does not beat {self.table.describe(table)}"
+        return "legal"
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions) -> None:
+        """Apply one action per game (entries of finished games are ignored).
+
+        Raises ``ValueError`` naming the game and the reason if any action is illegal; the
+        state is then left unchanged.
+        """
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != (self.batch_size,):
+            raise ValueError(f"expected {self.batch_size} actions, got {actions.shape[0]}")
+        live = self.phase != OVER
+        legal = self.is_legal(actions) | ~live
+        if not legal.all():
+            b = int(np.flatnonzero(~legal)[0])
+            a = int(actions[b])
+            what = self.table.cards_text(a) if 0 <= a < self.num_moves else f"action {a}"
+            raise ValueError(f"illegal action in game {b} ({what}): {self.explain_illegal(b, a)}")
+        self._legal_cache = None
+        live_idx = np.flatnonzero(live)
+        self._record(live_idx, actions[live_idx])
+        play = live_idx[self.phase[live_idx] == PLAY]
+        if len(play):
+            self._step_play(play, actions[play])
+        for b in live_idx[self.phase[live_idx] == BIDDING]:
+            self._step_bid(int(b), int(actions[b]))
+
+    def _record(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        pos = self.history_len[idx]
+        self.history_action[idx, pos] = actions
+        self.history_player[idx, pos] = self.current_player[idx]
+        self.history_len[idx] += 1
+
+    def _step_play(self, idx: np.ndarray, moves: np.ndarray) -> None:
+        cur = self.current_player[idx].astype(np.int64)
+        is_pass = moves == 0
+        if is_pass.any():
+            p = idx[is_pass]
+            self.passes[p] += 1
+            clear = p[self.passes[p] >= 2]
+            self.table_move[clear] = 0
+            self.table_player[clear] = -1
+            self.passes[clear] = 0
+        if not is_pass.all():
+            q, m, s = idx[~is_pass], moves[~is_pass], cur[~is_pass]
+            counts = self.table.counts[m]
+            self.hands[q, s] -= counts
+            self.played[q, s] += counts
+            self.num_plays[q, s] += 1
+            self.table_move[q] = m
+            self.table_player[q] = s
+            self.passes[q] = 0
+            self.bombs[q] += self._move_is_bomb[m]
+            finished = self.hands[q, s].sum(axis=1) == 0
+            if finished.any():
+                self._finish(q[finished], s[finished])
+        self.current_player[idx] = (cur + 1) % 3
+
+    def _finish(self, idx: np.ndarray, winners: np.ndarray) -> None:
+        landlord = self.landlord[idx].astype(np.int64)
+        landlord_won = winners == landlord
+        plays = self.num_plays[idx]
+        peasant_plays = plays.sum(axis=1) - plays[np.arange(len(idx)), landlord]
+        spring = np.where(landlord_won, peasant_plays == 0, plays[np.arange(len(idx)), landlord] == 1)
+        self.spring[idx] = spring
+        self.winner[idx] = winners
+        mult = 2 ** (self.bombs[idx].astype(np.int64) + spring)
+        self.multiplier[idx] = mult
+        points = self.base[idx].astype(np.float64) * mult * self.ruleset.base_points
+        sign = np.where(landlord_won, 1.0, -1.0)
+        pay = np.repeat((-sign * points)[:, None], 3, axis=1)
+        pay[np.arange(len(idx)), landlord] = 2 * sign * points
+        self.payoffs[idx] = pay
+        self.phase[idx] = OVER
+
+    def _make_landlord(self, b: int, seat: int, base: int) -> None:
+        self.landlord[b] = seat
+        self.base[b] = base
+        self.hands[b, seat] += self.kitty[b]
+        self.phase[b] = PLAY
+        self.current_player[b] = seat
+        self.play_start[b] = self.history_len[b]
+
+    def _step_bid(self, b: int, action: int) -> None:
+        seat = int(self.current_player[b])
+        bid = 0 if action == 0 else action - self.num_moves + 1
+        self.bids[b, seat] = bid
+        self.bid_count[b] += 1
+        self.passes[b] = self.passes[b] + 1 if bid == 0 else 0
+        if bid:
+            self.high_bid[b] = bid
+            self.high_bidder[b] = seat
+        high = int(self.high_bid[b])
+        if bid == 3:
+            return self._make_landlord(b, seat, 3)
+        if self.ruleset.bidding == "once":
+            if self.bid_count[b] == 3:
+                return self._end_auction(b)
+        elif high and self.passes[b] >= 2:
+            return self._end_auction(b)
+        elif not high and self.bid_count[b] == 3:
+            return self._end_auction(b)
+        self.current_player[b] = (seat + 1) % 3
+
+    def _end_auction(self, b: int) -> None:
+        if self.high_bid[b]:
+            self.passes[b] = 0
+            return self._make_landlord(b, int(self.high_bidder[b]), int(self.high_bid[b]))
+        limit = self.ruleset.redeal_limit
+        opener = int(self.first_bidder[b])
+        if limit is not None and self.redeals[b] >= limit:
+            self.passes[b] = 0
+            return self._make_landlord(b, opener, 1)
+        self.redeals[b] += 1
+        key = splitmix64(self.deal_key[b : b + 1] ^ np.uint64(0xA5A5))
+        self.deal_key[b] = key[0]
+        owner, _ = deal_from_keys(key)
+        self.codes[b] = None
+        self._start_deal(np.array([b]), owner, np.array([(opener + 1) % 3], np.int8))
+
+    # ------------------------------------------------------------------ helpers
+    def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
+        """(seat, action) pairs of the play phase of one game, in order."""
+        start, end = int(self.play_start[game]), int(self.history_len[game])
+        return [(int(p), int(a)) for p, a in zip(self.history_player[game, start:end], self.history_action[game, start:end])]
+
+
+def play_random_games(game: Game, rng: np.random.Generator, max_steps: int = 10_000) -> int:
+    """Step every game of ``game`` with random legal actions until all are over; returns steps."""
+    steps = 0
+    while not game.done.all() and steps < max_steps:
+        game.step(game.sample_actions(rng))
+        steps += 1
+    return steps

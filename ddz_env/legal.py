@@ -1,0 +1,161 @@
+"""Vectorized legal-move masks.
+
+A move *fits* a hand when it needs no more cards of any rank than the hand holds; it is
+*legal* when it fits and either the player leads (``table_move == 0``) or it beats the move on
+the table. Pass (row 0) is legal exactly when not leading.
+
+Masks are computed as bitsets over the move table, 64 moves per ``uint64`` word:
+
+* ``fits``: the 15 ranks are split into 5 groups of 3; for each group and each of the
+  5×5×5 count combinations a precomputed bitset says which moves fit. A hand's fit set is
+  the AND of 5 bitsets — a few hundred word operations per hand, batched over hands.
+* ``beats``: the moves that beat a table move are two contiguous row ranges
+  (see :mod:`ddz_env.moves`), precomputed as a bitset per (type, length, main) group.
+
+``legal_words`` returns the packed bitsets; ``legal_mask`` unpacks them to booleans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .moves import MoveTable, move_table
+from .rules import DEFAULT_RULES, Ruleset
+
+RANK_GROUPS = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14]])
+_GROUP_WEIGHTS = np.array([25, 5, 1])
+
+
+def pack_bool(mask: np.ndarray, num_words: int) -> np.ndarray:
+    """Pack a boolean array (..., N) into uint64 words (..., num_words), bit i = move i."""
+    pad = num_words * 64 - mask.shape[-1]
+    padded = np.concatenate([mask, np.zeros(mask.shape[:-1] + (pad,), dtype=bool)], axis=-1)
+    return np.packbits(padded, axis=-1, bitorder="little").view(np.uint64)
+
+
+def unpack_words(words: np.ndarray, num_moves: int) -> np.ndarray:
+    """Inverse of :func:`pack_bool`: (..., W) uint64 → (..., num_moves) bool."""
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
+    return bits[..., :num_moves].view(bool)
+
+
+@dataclass(frozen=True, eq=False)
+class LegalTables:
+    table: MoveTable
+    num_words: int
+    #: (5, 125, W): moves that fit given the counts of one group of three ranks.
+    fit_words: np.ndarray
+    #: (G, W): for each beat group, the moves legal on a table move of that group (row 0 of
+    #: the group index = leading: every non-pass move).
+    beat_words: np.ndarray
+    #: (N,): beat group of each row; row 0 (pass / leading) → group 0.
+    beat_group: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
+    table = move_table(ruleset)
+    n = len(table)
+    # Room for the three bid actions that follow the moves in the game's action space.
+    num_words = (n + 3 + 63) // 64
+    fit_words = np.zeros((5, 125, num_words), dtype=np.uint64)
+    for g, ranks in enumerate(RANK_GROUPS):
+        need = table.counts[:, ranks]
+        for combo in range(125):
+            have = np.array([combo // 25, combo // 5 % 5, combo % 5])
+            fit_words[g, combo] = pack_bool(np.all(need <= have, axis=1), num_words)
+    # Beat groups: rows with equal (beat_lo, beat_hi, beat_bomb_lo) share a bitset.
+    keys = np.stack([table.beat_lo, table.beat_hi, table.beat_bomb_lo], axis=1)
+    keys[0] = (-1, -1, -1)
+    uniq, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.ravel()
+    # Make the leading group id 0.
+    order = np.argsort(uniq[:, 0] != -1, kind="stable")
+    remap = np.empty_like(order)
+    remap[order] = np.arange(len(order))
+    uniq, group = uniq[order], remap[group]
+    rows = np.arange(n)
+    beats = np.zeros((len(uniq), n), dtype=bool)
+    beats[0] = rows > 0
+    for g in range(1, len(uniq)):
+        lo, hi, bomb_lo = uniq[g]
+        beats[g] = ((rows >= lo) & (rows < hi)) | (rows >= bomb_lo)
+        beats[g, 0] = True  # pass is legal when following
+    return LegalTables(table, num_words, fit_words, pack_bool(beats, num_words), group.astype(np.int32))
+
+
+def popcount(words: np.ndarray) -> np.ndarray:
+    """Number of set bits per row of (B, W) words."""
+    return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
+
+
+def sample_words(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Pick one set bit per row of (B, W) words, uniformly, given uniforms in [0, 1) (B,).
+
+    Rows with no set bit give -1.
+    """
+    counts = np.bitwise_count(words).astype(np.int64)
+    cum = np.cumsum(counts, axis=1)
+    total = cum[:, -1]
+    k = np.minimum((uniform * total).astype(np.int64), np.maximum(total - 1, 0))
+    word_index = (cum <= k[:, None]).sum(axis=1)
+    word_index = np.minimum(word_index, words.shape[1] - 1)
+    rows = np.arange(len(words))
+    j = k - (cum[rows, word_index] - counts[rows, word_index])
+    bits = np.unpackbits(words[rows, word_index].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    pos = np.argmax(np.cumsum(bits, axis=1) > j[:, None], axis=1)
+    return np.where(total > 0, word_index * 64 + pos, -1)
+
+
+def words_to_ids(words_row: np.ndarray) -> np.ndarray:
+    """Set bits of one row of words, ascending."""
+    return np.flatnonzero(np.unpackbits(words_row.view(np.uint8), bitorder="little"))
+
+
+def _group_index(hands: np.ndarray) -> np.ndarray:
+    """(B, 15) counts → (B, 5) index into ``fit_words``."""
+    return hands[:, RANK_GROUPS].astype(np.intp) @ _GROUP_WEIGHTS
+
+
+def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """Packed legal-move bitsets for a batch of hands.
+
+    Args:
+        hands: (B, 15) rank counts.
+        table_moves: (B,) move ids to beat (0 = leading); ``None`` means all leading.
+    Returns:
+        (B, W) uint64 words; bit ``i`` of the mask is ``words[b, i // 64] >> (i % 64) & 1``.
+    """
+    tables = legal_tables(ruleset)
+    hands = np.asarray(hands)
+    idx = _group_index(hands)
+    fw = tables.fit_words
+    words = fw[0, idx[:, 0]]
+    for g in range(1, 5):
+        words &= fw[g, idx[:, g]]
+    if table_moves is None:
+        words &= tables.beat_words[0]
+    else:
+        words &= tables.beat_words[tables.beat_group[np.asarray(table_moves)]]
+    return words
+
+
+def legal_mask(hand, table_move=0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """Boolean legal mask over the move table for one hand (15,) or a batch (B, 15).
+
+    ``table_move`` is the move id to beat (0 = leading), a scalar or (B,) array.
+    """
+    hand = np.asarray(hand)
+    single = hand.ndim == 1
+    hands = hand[None] if single else hand
+    moves = np.broadcast_to(np.asarray(table_move), (len(hands),))
+    mask = unpack_words(legal_words(hands, moves, ruleset), len(move_table(ruleset)))
+    return mask[0] if single else mask
+
+
+def legal_moves(hand, table_move: int = 0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """Ids of the legal moves for one hand, ascending."""
+    return np.flatnonzero(legal_mask(hand, table_move, ruleset))

@@ -1,0 +1,281 @@
+"""The move table: every distinct move under a ruleset, built once and cached.
+
+Row 0 is ``PASS``. The other rows are laid out in named contiguous blocks, one per
+:class:`MoveType`, in enum order. Inside a block rows are sorted by ``length`` then ``main``
+then cards, so the moves that beat a given move form at most two contiguous ranges: the rest
+of its own (type, length) group above its main rank, and the tail of the table from the first
+higher bomb (bombs and then the rocket close the table). Legal-move masks rely on this.
+
+Arrays of :class:`MoveTable`:
+
+======== ============ ==========================================================
+name     shape/dtype  meaning
+======== ============ ==========================================================
+counts   (N, 15) u1   rank counts of the cards the move plays
+type     (N,) i1      :class:`MoveType`
+main     (N,) i1      the rank that decides comparisons (top rank of a chain / plane);
+                      -1 for pass
+length   (N,) i1      chain length (straight, pair chain, plane), wing count
+                      (trio/plane/four with attachments), 1 otherwise, 0 for pass
+size     (N,) i1      number of cards
+======== ============ ==========================================================
+
+A card set with two readings (possible under ``kickers="any"``, e.g. 333444555666 is a
+4-trio plane and a 3-trio plane with singles) has one row per reading.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .cards import NUM_RANKS, RANK_NAMES
+from .rules import DEFAULT_RULES, Ruleset
+
+
+class MoveType(enum.IntEnum):
+    PASS = 0
+    SINGLE = 1
+    PAIR = 2
+    TRIO = 3
+    TRIO_WITH_SINGLE = 4
+    TRIO_WITH_PAIR = 5
+    STRAIGHT = 6
+    PAIR_CHAIN = 7
+    PLANE = 8
+    PLANE_WITH_SINGLES = 9
+    PLANE_WITH_PAIRS = 10
+    FOUR_WITH_TWO_SINGLES = 11
+    FOUR_WITH_TWO_PAIRS = 12
+    BOMB = 13
+    ROCKET = 14
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+CHAIN_TYPES = (MoveType.STRAIGHT, MoveType.PAIR_CHAIN, MoveType.PLANE)
+#: Chains use ranks 3..A only (indices 0..11).
+CHAIN_TOP = 11
+#: (cards per rank, minimum length, maximum length) of each chain body.
+CHAIN_SHAPE = {MoveType.STRAIGHT: (1, 5, 12), MoveType.PAIR_CHAIN: (2, 3, 10), MoveType.PLANE: (3, 2, 6)}
+#: Largest number of trios in a plane with wings (4n and 5n cards must fit in 20 cards).
+MAX_PLANE_SINGLES = 5
+MAX_PLANE_PAIRS = 4
+
+
+def _wing_sets(exclude: set[int], n: int, pairs: bool, kickers: str) -> list[tuple[int, ...]]:
+    """Rank multisets for ``n`` wings avoiding ``exclude``.
+
+    Single wings: distinct ranks unless ``kickers == "any"``; never both jokers. Pair wings are
+    always of distinct ranks and never jokers.
+    """
+    if pairs:
+        ranks = [r for r in range(13) if r not in exclude]
+        return list(itertools.combinations(ranks, n))
+    ranks = [r for r in range(NUM_RANKS) if r not in exclude]
+    if kickers == "any":
+        combos = itertools.combinations_with_replacement(ranks, n)
+        out = []
+        for c in combos:
+            mult = np.bincount(c, minlength=NUM_RANKS)
+            if mult[13] > 1 or mult[14] > 1 or (mult[13] and mult[14]) or mult.max() > 4:
+                continue
+            out.append(c)
+        return out
+    return [c for c in itertools.combinations(ranks, n) if not (13 in c and 14 in c)]
+
+
+def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """All moves as (type, length, main, counts) tuples, unsorted."""
+    rows: list[tuple[int, int, int, tuple[int, ...]]] = []
+
+    def add(mtype: MoveType, length: int, main: int, ranks) -> None:
+        counts = [0] * NUM_RANKS
+        for r in ranks:
+            counts[r] += 1
+        rows.append((int(mtype), length, main, tuple(counts)))
+
+    for r in range(NUM_RANKS):
+        add(MoveType.SINGLE, 1, r, [r])
+    for r in range(13):
+        add(MoveType.PAIR, 1, r, [r] * 2)
+        add(MoveType.TRIO, 1, r, [r] * 3)
+        add(MoveType.BOMB, 1, r, [r] * 4)
+        for (k,) in _wing_sets({r}, 1, False, ruleset.kickers):
+            add(MoveType.TRIO_WITH_SINGLE, 1, r, [r] * 3 + [k])
+        for (k,) in _wing_sets({r}, 1, True, ruleset.kickers):
+            add(MoveType.TRIO_WITH_PAIR, 1, r, [r] * 3 + [k] * 2)
+        for ks in _wing_sets({r}, 2, False, ruleset.kickers):
+            add(MoveType.FOUR_WITH_TWO_SINGLES, 2, r, [r] * 4 + list(ks))
+        for ks in _wing_sets({r}, 2, True, ruleset.kickers):
+            add(MoveType.FOUR_WITH_TWO_PAIRS, 2, r, [r] * 4 + [k for k in ks for _ in range(2)])
+    for mtype, (per, lo, hi) in CHAIN_SHAPE.items():
+        for length in range(lo, hi + 1):
+            for top in range(length - 1, CHAIN_TOP + 1):
+                body = [r for r in range(top - length + 1, top + 1) for _ in range(per)]
+                add(mtype, length, top, body)
+    for n in range(2, MAX_PLANE_SINGLES + 1):
+        for top in range(n - 1, CHAIN_TOP + 1):
+            body_ranks = set(range(top - n + 1, top + 1))
+            body = [r for r in body_ranks for _ in range(3)]
+            for ks in _wing_sets(body_ranks, n, False, ruleset.kickers):
+                add(MoveType.PLANE_WITH_SINGLES, n, top, body + list(ks))
+            if n <= MAX_PLANE_PAIRS:
+                for ks in _wing_sets(body_ranks, n, True, ruleset.kickers):
+                    add(MoveType.PLANE_WITH_PAIRS, n, top, body + [k for k in ks for _ in range(2)])
+    rows.append((int(MoveType.ROCKET), 1, 14, tuple([0] * 13 + [1, 1])))
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class MoveTable:
+    """Every distinct move of a ruleset (see the module docstring for the layout)."""
+
+    ruleset: Ruleset
+    counts: np.ndarray
+    type: np.ndarray
+    main: np.ndarray
+    length: np.ndarray
+    size: np.ndarray
+    #: ``blocks[t]`` is the ``slice`` of rows of MoveType ``t``.
+    blocks: dict[MoveType, slice]
+    #: For each row, the half-open row ranges of the moves that beat it: ``(lo, hi, bomb_lo)``;
+    #: the beaters are rows ``lo..hi-1`` and ``bomb_lo..N-1``.
+    beat_lo: np.ndarray
+    beat_hi: np.ndarray
+    beat_bomb_lo: np.ndarray
+    _index: dict[bytes, list[int]] = field(repr=False)
+
+    @property
+    def num_moves(self) -> int:
+        return len(self.type)
+
+    def __len__(self) -> int:
+        return len(self.type)
+
+    def classify(self, counts) -> list[int]:
+        """Every row whose cards are exactly ``counts`` (all readings); empty when invalid."""
+        key = np.asarray(counts, dtype=np.uint8).tobytes()
+        return list(self._index.get(key, ()))
+
+    def beats(self, a: int, b: int) -> bool:
+        """Whether move ``a`` may be played on move ``b`` (``b == 0``: leading, any move)."""
+        if a == 0:
+            return False
+        if b == 0:
+            return True
+        return bool(self.beat_lo[b] <= a < self.beat_hi[b] or a >= self.beat_bomb_lo[b])
+
+    def describe(self, move: int) -> str:
+        """A player-facing name: ``"pair of 8s"``, ``"5-card straight 3-7"``, ``"bomb of Ks"``."""
+        return describe_move(self, move)
+
+    def cards_text(self, move: int) -> str:
+        from .cards import format_counts
+
+        return format_counts(self.counts[move]) if move else "pass"
+
+
+@lru_cache(maxsize=8)
+def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
+    """The move table of ``ruleset``, built once per ruleset."""
+    rows = _generate(ruleset)
+    rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
+    n = len(rows) + 1
+    counts = np.zeros((n, NUM_RANKS), dtype=np.uint8)
+    mtype = np.zeros(n, dtype=np.int8)
+    main = np.full(n, -1, dtype=np.int8)
+    length = np.zeros(n, dtype=np.int8)
+    for i, (t, ln, m, c) in enumerate(rows, start=1):
+        counts[i] = c
+        mtype[i], length[i], main[i] = t, ln, m
+    blocks = {MoveType.PASS: slice(0, 1)}
+    for t in MoveType:
+        if t == MoveType.PASS:
+            continue
+        idx = np.flatnonzero(mtype == t)
+        blocks[t] = slice(int(idx[0]), int(idx[-1]) + 1)
+    # Beat ranges. Group = (type, length, main); rows of one (type, length) are sorted by main.
+    beat_lo = np.zeros(n, dtype=np.int32)
+    beat_hi = np.zeros(n, dtype=np.int32)
+    beat_bomb_lo = np.full(n, n, dtype=np.int32)
+    bombs = blocks[MoveType.BOMB]
+    group_key = mtype.astype(np.int64) * 10_000 + length.astype(np.int64) * 100 + main.astype(np.int64)
+    for i in range(1, n):
+        t = MoveType(int(mtype[i]))
+        if t == MoveType.ROCKET:
+            beat_lo[i] = beat_hi[i] = n
+            continue
+        tl_key = group_key[i] // 100
+        # end of this (type, length) group
+        hi = int(np.searchsorted(group_key, (tl_key + 1) * 100))
+        lo = int(np.searchsorted(group_key, group_key[i] + 1))
+        if t == MoveType.BOMB:
+            beat_lo[i] = beat_hi[i] = n
+            beat_bomb_lo[i] = lo  # higher bombs, then the rocket
+        else:
+            beat_lo[i], beat_hi[i] = lo, hi
+            beat_bomb_lo[i] = bombs.start
+    index: dict[bytes, list[int]] = {}
+    for i in range(1, n):
+        index.setdefault(counts[i].tobytes(), []).append(i)
+    return MoveTable(
+        ruleset=ruleset,
+        counts=counts,
+        type=mtype,
+        main=main,
+        length=length,
+        size=counts.sum(axis=1).astype(np.int8),
+        blocks=blocks,
+        beat_lo=beat_lo,
+        beat_hi=beat_hi,
+        beat_bomb_lo=beat_bomb_lo,
+        _index=index,
+    )
+
+
+def _plural(rank: int) -> str:
+    name = RANK_NAMES[rank]
+    return name + "s" if len(name) == 1 or name == "10" else name
+
+
+def describe_move(table: MoveTable, move: int) -> str:
+    """A player-facing name of a move."""
+    t = MoveType(int(table.type[move]))
+    m, ln = int(table.main[move]), int(table.length[move])
+    if t == MoveType.PASS:
+        return "pass"
+    if t == MoveType.SINGLE:
+        return f"single {RANK_NAMES[m]}"
+    if t == MoveType.PAIR:
+        return f"pair of {_plural(m)}"
+    if t == MoveType.TRIO:
+        return f"trio of {_plural(m)}"
+    if t == MoveType.TRIO_WITH_SINGLE:
+        return f"trio of {_plural(m)} with a single"
+    if t == MoveType.TRIO_WITH_PAIR:
+        return f"trio of {_plural(m)} with a pair"
+    if t in CHAIN_TYPES:
+        lo = RANK_NAMES[m - ln + 1]
+        if t == MoveType.STRAIGHT:
+            return f"{ln}-card straight {lo}-{RANK_NAMES[m]}"
+        if t == MoveType.PAIR_CHAIN:
+            return f"{ln}-pair chain {lo}-{RANK_NAMES[m]}"
+        return f"{ln}-trio plane {lo}-{RANK_NAMES[m]}"
+    if t in (MoveType.PLANE_WITH_SINGLES, MoveType.PLANE_WITH_PAIRS):
+        lo = RANK_NAMES[m - ln + 1]
+        wings = "singles" if t == MoveType.PLANE_WITH_SINGLES else "pairs"
+        return f"{ln}-trio plane {lo}-{RANK_NAMES[m]} with {ln} {wings}"
+    if t == MoveType.FOUR_WITH_TWO_SINGLES:
+        return f"four {_plural(m)} with two singles"
+    if t == MoveType.FOUR_WITH_TWO_PAIRS:
+        return f"four {_plural(m)} with two pairs"
+    if t == MoveType.BOMB:
+        return f"bomb of {_plural(m)}"
+    return "rocket"
