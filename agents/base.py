@@ -1,0 +1,87 @@
+"""The Agent interface and the registry that builds agents by name.
+
+An agent sees only an :class:`~ddz_env.infoset.InfoSet` (its own hand and public information)
+and answers with an action id of the game's action space: during the auction ``0`` (pass) or a
+bid, during play a move id (``0`` = pass).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+import numpy as np
+
+from ddz_env.game import BIDDING
+from ddz_env.infoset import InfoSet
+
+
+class Agent(ABC):
+    """A player. Subclasses implement :meth:`bid` and :meth:`play`."""
+
+    name = "agent"
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Called before each deal; agents with randomness reseed here."""
+
+    @abstractmethod
+    def bid(self, info: InfoSet) -> int:
+        """0 (pass) or a bid 1-3 higher than ``info.high_bid``."""
+
+    @abstractmethod
+    def play(self, info: InfoSet) -> int:
+        """A legal move id (0 = pass)."""
+
+    def act(self, info: InfoSet) -> int:
+        """An action id of the game's action space for this information set."""
+        if info.phase == BIDDING:
+            bid = int(self.bid(info))
+            return 0 if bid == 0 else info.num_moves + bid - 1
+        return int(self.play(info))
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions (seeded)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        return int(self.rng.choice(info.legal_bids()))
+
+    def play(self, info: InfoSet) -> int:
+        return int(self.rng.choice(info.legal_moves()))
+
+
+_REGISTRY: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str, factory: Callable[..., Agent]) -> None:
+    _REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def make_agent(name: str, **kwargs) -> Agent:
+    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``)."""
+    _load_builtin()
+    key = name.strip().lower()
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[key](**kwargs)
+
+
+def _load_builtin() -> None:
+    if _REGISTRY.get("random") is None:
+        register("random", RandomAgent)
+    # Other agents register themselves in agents/__init__.py when their modules exist.
+    import agents  # noqa: F401

@@ -1,0 +1,117 @@
+"""Information sets: exactly what one seat may see, and nothing else.
+
+An :class:`InfoSet` is what agents decide from. It is built from a :class:`~ddz_env.game.Game`
+by :func:`infoset`, which copies only public information and the seat's own hand; it holds no
+reference to the game, so an agent can never reach another hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .game import BIDDING, Game
+from .moves import MoveTable
+from .rules import Ruleset
+
+
+@dataclass(frozen=True, eq=False)
+class InfoSet:
+    """What ``seat`` knows when it is its turn to act.
+
+    Seats are 0-2; roles 0 landlord, 1 landlord_down (plays right after the landlord),
+    2 landlord_up; ``role == -1`` during the auction.
+    """
+
+    ruleset: Ruleset
+    table: MoveTable
+    seat: int
+    phase: int  # BIDDING or PLAY
+    hand: np.ndarray  # (15,) own rank counts
+    legal_actions: np.ndarray  # legal action ids, ascending (bids are table.num_moves + k - 1)
+    # auction
+    first_bidder: int
+    bids: tuple[tuple[int, int], ...]  # (seat, bid 0-3) in order, this deal's auction
+    high_bid: int
+    # play (landlord = -1 and kitty = None during the auction)
+    landlord: int
+    base: int
+    kitty: np.ndarray | None
+    moves: tuple[tuple[int, int], ...]  # (seat, move id) of the play so far, passes included
+    table_move: int  # move to beat, 0 when leading
+    table_seat: int  # who played it, -1 when leading
+    played: np.ndarray  # (3, 15) rank counts played by each seat
+    cards_left: np.ndarray  # (3,) cards in each hand
+    bombs: int  # bombs and rockets played so far
+
+    @property
+    def role(self) -> int:
+        return -1 if self.landlord < 0 else (self.seat - self.landlord) % 3
+
+    def seat_of_role(self, role: int) -> int:
+        return (self.landlord + role) % 3
+
+    @property
+    def num_moves(self) -> int:
+        return len(self.table)
+
+    @property
+    def leading(self) -> bool:
+        return self.table_move == 0
+
+    def unseen(self) -> np.ndarray:
+        """Rank counts of the cards this seat has not seen: not in its hand, not played, and
+        not in the kitty when the kitty is shown (kitty cards in the landlord's hand are unseen
+        by the peasants only until played)."""
+        from .cards import DECK_COUNTS
+
+        seen = self.hand.astype(np.int16) + self.played.sum(axis=0)
+        unseen = DECK_COUNTS.astype(np.int16) - seen
+        return np.maximum(unseen, 0).astype(np.uint8)
+
+    def legal_moves(self) -> np.ndarray:
+        """Legal move ids during play (same as ``legal_actions`` then)."""
+        return self.legal_actions[self.legal_actions < self.num_moves]
+
+    def legal_bids(self) -> list[int]:
+        """Legal bids during the auction: 0 (pass) and every bid above the high bid."""
+        return [0] + list(range(self.high_bid + 1, 4))
+
+
+def infoset(game: Game, b: int = 0, seat: int | None = None) -> InfoSet:
+    """The information set of ``seat`` (default: the player to act) in game ``b``."""
+    to_act = int(game.current_player[b])
+    seat = to_act if seat is None else int(seat)
+    start, end = int(game.play_start[b]), int(game.history_len[b])
+    acts = game.history_action[b, :end].astype(np.int64)
+    who = game.history_player[b, :end].astype(np.int64)
+    n = game.num_moves
+    bids = tuple((int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who[:start], acts[:start]))
+    if game.phase[b] == BIDDING:
+        bids = tuple((int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who, acts))
+        moves: tuple[tuple[int, int], ...] = ()
+    else:
+        moves = tuple((int(p), int(a)) for p, a in zip(who[start:], acts[start:]))
+    legal = game.legal_actions(b) if seat == to_act else np.zeros(0, np.int64)
+    landlord = int(game.landlord[b])
+    return InfoSet(
+        ruleset=game.ruleset,
+        table=game.table,
+        seat=seat,
+        phase=int(game.phase[b]),
+        hand=game.hands[b, seat].copy(),
+        legal_actions=legal,
+        first_bidder=int(game.first_bidder[b]),
+        bids=bids,
+        high_bid=int(game.high_bid[b]),
+        landlord=landlord,
+        base=int(game.base[b]),
+        kitty=None if landlord < 0 else game.kitty[b].copy(),
+        moves=moves,
+        table_move=int(game.table_move[b]),
+        table_seat=int(game.table_player[b]),
+        played=game.played[b].copy(),
+        cards_left=game.hands[b].sum(axis=1).astype(np.int64),
+        bombs=int(game.bombs[b]),
+    )
