@@ -1,0 +1,145 @@
+"""DouZero-style observation features, batched, for any seat.
+
+Cards are encoded in 54 numbers (DouZero's encoding): for each rank 3..2 a thermometer of four
+(``count > 0``, ``> 1``, ``> 2``, ``> 3``), then one number per joker.
+
+Seats are listed *by role* (landlord, landlord_down, landlord_up) once the landlord is known, and
+relative to the observer (self, next, previous) during the auction.
+
+Layout of one observation (float32), also available as ``OBS_LAYOUT`` / ``obs_slices()``:
+
+==================  ======  ===============================================================
+name                size    meaning
+==================  ======  ===============================================================
+hand                54      own cards
+unseen              54      cards not in own hand and not yet played (the other hands and,
+                            before the auction ends, the kitty)
+table_move          54      the move to beat (zeros when leading)
+table_seat          3       one-hot: which seat (role order) played it; zeros when leading
+leading             1       1 when the observer leads
+role                3       one-hot own role (zeros during the auction)
+played              162     cards played by each seat (3 × 54)
+cards_left          63      one-hot cards left in each hand (3 × 21, 0..20)
+bombs               16      one-hot bombs and rockets played (0..15)
+kitty               54      the kitty once revealed (zeros before)
+bids                15      each seat's word in the auction: one-hot of (none, pass, 1, 2, 3)
+high_bid            4       one-hot current high bid (0..3)
+first_bidder        3       one-hot seat that opened the auction
+base                4       one-hot base (0 during the auction, 1..3)
+log2_multiplier     1       bombs + rockets (+ spring) so far, / 10
+bidding             1       1 during the auction
+history             810     the last 15 moves of the play, oldest first, 15 × 54 (passes and
+                            padding are zeros; the last row is the previous player's move)
+==================  ======  ===============================================================
+
+Per-move features: :func:`move_features` gives the 54-number card encoding of every row of the
+move table (N, 54), so a learner scores each legal move by its features.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .game import BIDDING, Game
+from .moves import move_table
+from .rules import DEFAULT_RULES, Ruleset
+
+HISTORY_MOVES = 15
+OBS_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("hand", 54),
+    ("unseen", 54),
+    ("table_move", 54),
+    ("table_seat", 3),
+    ("leading", 1),
+    ("role", 3),
+    ("played", 162),
+    ("cards_left", 63),
+    ("bombs", 16),
+    ("kitty", 54),
+    ("bids", 15),
+    ("high_bid", 4),
+    ("first_bidder", 3),
+    ("base", 4),
+    ("log2_multiplier", 1),
+    ("bidding", 1),
+    ("history", HISTORY_MOVES * 54),
+)
+OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
+_DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
+
+
+def obs_slices() -> dict[str, slice]:
+    """Field name → slice of the observation vector."""
+    out, offset = {}, 0
+    for name, size in OBS_LAYOUT:
+        out[name] = slice(offset, offset + size)
+        offset += size
+    return out
+
+
+OBS_SLICES = obs_slices()
+
+
+def encode_cards(counts: np.ndarray) -> np.ndarray:
+    """(..., 15) rank counts → (..., 54) float32 card encoding."""
+    counts = np.asarray(counts)
+    thermo = counts[..., :13, None] > np.arange(4)
+    out = np.concatenate([thermo.reshape(counts.shape[:-1] + (52,)), counts[..., 13:15] > 0], axis=-1)
+    return out.astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros)."""
+    feats = encode_cards(move_table(ruleset).counts)
+    feats.setflags(write=False)
+    return feats
+
+
+def observe(game: Game, seats=None, games=None) -> np.ndarray:
+    """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act)."""
+    idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
+    n = len(idx)
+    seat = game.current_player[idx].astype(np.int64) if seats is None else np.broadcast_to(np.asarray(seats, np.int64), (n,))
+    rows = np.arange(n)
+    landlord = game.landlord[idx].astype(np.int64)
+    known = landlord >= 0
+    # order[k] = seat listed k-th: by role when the landlord is known, else relative to observer.
+    anchor = np.where(known, landlord, seat)
+    order = (anchor[:, None] + np.arange(3)) % 3
+    own_pos = (seat - anchor) % 3
+    out = np.zeros((n, OBS_SIZE), np.float32)
+    S = OBS_SLICES
+    hand = game.hands[idx, seat]
+    played = game.played[idx]
+    out[:, S["hand"]] = encode_cards(hand)
+    out[:, S["unseen"]] = encode_cards(np.maximum(_DECK - hand - played.sum(axis=1, dtype=np.int16), 0))
+    table_move = game.table_move[idx]
+    out[:, S["table_move"]] = move_features(game.ruleset)[table_move]
+    tseat = game.table_player[idx].astype(np.int64)
+    has_table = table_move > 0
+    out[rows[has_table], S["table_seat"].start + ((tseat - anchor) % 3)[has_table]] = 1
+    out[:, S["leading"]] = (~has_table)[:, None]
+    out[rows[known], S["role"].start + own_pos[known]] = 1
+    out[:, S["played"]] = encode_cards(played[rows[:, None], order]).reshape(n, 162)
+    left = game.hands[idx].sum(axis=2, dtype=np.int64)[rows[:, None], order]  # (n, 3)
+    out[rows[:, None], S["cards_left"].start + np.arange(3) * 21 + np.minimum(left, 20)] = 1
+    out[rows, S["bombs"].start + np.minimum(game.bombs[idx].astype(np.int64), 15)] = 1
+    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]])
+    bids = game.bids[idx][rows[:, None], order].astype(np.int64) + 1  # 0 none, 1 pass, 2.. bids
+    out[rows[:, None], S["bids"].start + np.arange(3) * 5 + bids] = 1
+    out[rows, S["high_bid"].start + game.high_bid[idx].astype(np.int64)] = 1
+    out[rows, S["first_bidder"].start + (game.first_bidder[idx].astype(np.int64) - anchor) % 3] = 1
+    out[rows, S["base"].start + game.base[idx].astype(np.int64)] = 1
+    out[:, S["log2_multiplier"]] = ((game.bombs[idx] + game.spring[idx]) / 10.0)[:, None]
+    out[:, S["bidding"]] = (game.phase[idx] == BIDDING)[:, None]
+    # history: the last 15 entries of the play phase
+    end = game.history_len[idx].astype(np.int64)
+    pos = end[:, None] - HISTORY_MOVES + np.arange(HISTORY_MOVES)
+    valid = pos >= game.play_start[idx][:, None]
+    acts = game.history_action[idx[:, None], np.maximum(pos, 0)].astype(np.int64)
+    acts = np.where(valid & (acts < game.num_moves), acts, 0)
+    out[:, S["history"]] = move_features(game.ruleset)[acts].reshape(n, -1)
+    return out
