@@ -1,0 +1,86 @@
+import numpy as np
+import pytest
+
+from ddz_env.cards import CardParseError, format_cards, format_counts, parse_counts, parse_ranks
+from ddz_env.rules import Ruleset
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("3 4 5 6 7", "3 4 5 6 7"),
+        ("34567", "3 4 5 6 7"),
+        ("7-6-5-4-3", "3 4 5 6 7"),
+        ("10 10 10 j", "10 10 10 J"),
+        ("ttt J", "10 10 10 J"),
+        ("TtT0", "10 10 10 10"),
+        ("j q k a 2", "J Q K A 2"),
+        ("JQKA2", "J Q K A 2"),
+        ("bj rj", "BJ RJ"),
+        ("B R", "BJ RJ"),
+        ("x d", "BJ RJ"),
+        ("33 44 55", "3 3 4 4 5 5"),
+        ("  2,2 ,2  ", "2 2 2"),
+    ],
+)
+def test_parse_spellings(text, expected):
+    assert format_counts(parse_counts(text)) == expected
+
+
+@pytest.mark.parametrize("text, token", [("3 4 z", "z"), ("1 2", "1"), ("11", "1"), ("3 4 5 6 7 p", "p"), ("bk", "k")])
+def test_parse_bad_token_is_named(text, token):
+    if text == "bk":  # "b" is the black joker, "k" is a king: valid
+        assert format_counts(parse_counts(text)) == "K BJ"
+        return
+    with pytest.raises(CardParseError) as err:
+        parse_counts(text)
+    assert err.value.token == token
+    assert repr(token) in str(err.value)
+
+
+def test_parse_order_kept_and_counts():
+    assert parse_ranks("a 3") == [11, 0]
+    assert parse_counts("").sum() == 0
+
+
+def test_format_cards_with_suits():
+    assert format_cards([0, 1, 52, 53, 25]) == "3♠ 3♥ 9♥ BJ RJ"
+    assert "\x1b[31m" in format_cards([1], color=True)
+    assert "\x1b[" not in format_cards([0], color=True)
+
+
+def test_ruleset_defaults_and_normalisation():
+    r = Ruleset()
+    assert (r.bidding, r.redeal_limit, r.kickers, r.base_points) == ("once", 3, "distinct", 1)
+    assert Ruleset(bidding=False).bidding == "none"
+    with pytest.raises(AttributeError):
+        r.bidding = "open"
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"bidding": "rob"}, "bidding must be"),
+        ({"redeal_limit": -1}, "redeal_limit"),
+        ({"redeal_limit": 2.5}, "redeal_limit"),
+        ({"kickers": "some"}, "kickers"),
+        ({"base_points": 0}, "base_points"),
+        ({"base_points": True}, "base_points"),
+        ({"four_players": True}, "not implemented"),
+        ({"rob_the_landlord": True}, "not implemented"),
+    ],
+)
+def test_ruleset_rejects_bad_options(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        Ruleset(**kwargs)
+
+
+def test_ruleset_from_options_unknown():
+    with pytest.raises(ValueError, match="unknown ruleset option"):
+        Ruleset.from_options(kickerz="any")
+    assert Ruleset.from_options(kickers="any").kickers == "any"
+
+
+def test_deck_counts():
+    assert parse_counts("3333 4444 5555 6666 7777 8888 9999 tttt jjjj qqqq kkkk aaaa 2222 b r").tolist() == [4] * 13 + [1, 1]
+    assert np.array_equal(parse_counts("2 2"), np.eye(15, dtype=np.uint8)[12] * 2)
