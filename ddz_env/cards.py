@@ -79,7 +79,9 @@ def parse_counts(text: str) -> np.ndarray:
 
 def counts_of_cards(cards) -> np.ndarray:
     """Rank counts of a collection of card ids."""
-    return np.bincount(card_rank(np.asarray(cards, dtype=np.int64)).ravel(), minlength=NUM_RANKS).astype(np.uint8)
+    return np.bincount(
+        card_rank(np.asarray(cards, dtype=np.int64)).ravel(), minlength=NUM_RANKS
+    ).astype(np.uint8)
 
 
 def format_counts(counts, sep: str = " ") -> str:

@@ -12,7 +12,7 @@ the alphabet, the range and the checksum, so a malformed or tampered code is a c
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 from math import factorial
 
 import numpy as np
@@ -25,7 +25,7 @@ VERSION = 1
 CHECK_BITS = 20
 
 
-@lru_cache(maxsize=None)
+@cache
 def _multinomial(sizes: tuple[int, ...]) -> int:
     total = factorial(sum(sizes))
     for s in sizes:
@@ -69,7 +69,9 @@ def _unrank(rank: int) -> list[int]:
 
 
 def _checksum(payload: int) -> int:
-    digest = hashlib.blake2b(payload.to_bytes(16, "big"), digest_size=8, person=b"ddz-deal").digest()
+    digest = hashlib.blake2b(
+        payload.to_bytes(16, "big"), digest_size=8, person=b"ddz-deal"
+    ).digest()
     return int.from_bytes(digest, "big") & ((1 << CHECK_BITS) - 1)
 
 
@@ -96,7 +98,9 @@ def decode_deal(code: str) -> tuple[np.ndarray, int]:
         raise ValueError("a deal code is a string")
     text = code.strip().upper().replace("-", "").replace(" ", "")
     if len(text) != _CODE_CHARS:
-        raise ValueError(f"a deal code has {_CODE_CHARS} characters (dashes aside), this one has {len(text)}")
+        raise ValueError(
+            f"a deal code has {_CODE_CHARS} characters (dashes aside), this one has {len(text)}"
+        )
     value = 0
     for ch in text:
         if ch not in _READ:
@@ -104,7 +108,9 @@ def decode_deal(code: str) -> tuple[np.ndarray, int]:
         value = (value << 5) | _READ[ch]
     payload, check = value >> CHECK_BITS, value & ((1 << CHECK_BITS) - 1)
     if _checksum(payload) != check:
-        raise ValueError("this deal code is damaged (its checksum does not match); check for a typo")
+        raise ValueError(
+            "this deal code is damaged (its checksum does not match); check for a typo"
+        )
     if payload & 3 != VERSION:
         raise ValueError("this deal code comes from an unknown version")
     number = payload >> 2

@@ -92,7 +92,9 @@ def bid_action(num_moves: int, bid: int) -> int:
 class Game:
     """B games of Dou Dizhu stepping together. See the module docstring for the state."""
 
-    def __init__(self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None):
+    def __init__(
+        self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None
+    ):
         if not isinstance(ruleset, Ruleset):
             raise TypeError("ruleset must be a ddz_env.Ruleset")
         if int(batch_size) < 1:
@@ -150,7 +152,11 @@ class Game:
         ``seed`` restarts the deterministic stream of deals (same seed → same games);
         ``codes`` (one per game reset, ``None`` entries allowed) replays deal codes.
         """
-        idx = np.arange(self.batch_size) if games is None else np.atleast_1d(np.asarray(games, dtype=np.int64))
+        idx = (
+            np.arange(self.batch_size)
+            if games is None
+            else np.atleast_1d(np.asarray(games, dtype=np.int64))
+        )
         if seed is not None:
             self._stream[0] = splitmix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], np.uint64))[0]
         elif games is None and not self._stream[0]:
@@ -268,7 +274,9 @@ class Game:
             if action < N:
                 return "the auction is on: pass or bid"
             bid = action - N + 1
-            return f"a bid of {bid} must be higher than the highest bid so far ({self.high_bid[game]})"
+            return (
+                f"a bid of {bid} must be higher than the highest bid so far ({self.high_bid[game]})"
+            )
         if action >= N:
             return "the auction is over: bids can't be played"
         seat = self.current_player[game]
@@ -344,7 +352,9 @@ class Game:
         landlord_won = winners == landlord
         plays = self.num_plays[idx]
         peasant_plays = plays.sum(axis=1) - plays[np.arange(len(idx)), landlord]
-        spring = np.where(landlord_won, peasant_plays == 0, plays[np.arange(len(idx)), landlord] == 1)
+        spring = np.where(
+            landlord_won, peasant_plays == 0, plays[np.arange(len(idx)), landlord] == 1
+        )
         self.spring[idx] = spring
         self.winner[idx] = winners
         mult = 2 ** (self.bombs[idx].astype(np.int64) + spring)
@@ -405,7 +415,12 @@ class Game:
     def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
         """(seat, action) pairs of the play phase of one game, in order."""
         start, end = int(self.play_start[game]), int(self.history_len[game])
-        return [(int(p), int(a)) for p, a in zip(self.history_player[game, start:end], self.history_action[game, start:end])]
+        return [
+            (int(p), int(a))
+            for p, a in zip(
+                self.history_player[game, start:end], self.history_action[game, start:end]
+            )
+        ]
 
 
 def play_random_games(game: Game, rng: np.random.Generator, max_steps: int = 10_000) -> int:

@@ -87,7 +87,9 @@ def infoset(game: Game, b: int = 0, seat: int | None = None) -> InfoSet:
     acts = game.history_action[b, :end].astype(np.int64)
     who = game.history_player[b, :end].astype(np.int64)
     n = game.num_moves
-    bids = tuple((int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who[:start], acts[:start]))
+    bids = tuple(
+        (int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who[:start], acts[:start])
+    )
     if game.phase[b] == BIDDING:
         bids = tuple((int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who, acts))
         moves: tuple[tuple[int, int], ...] = ()

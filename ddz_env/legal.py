@@ -84,7 +84,9 @@ def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
         lo, hi, bomb_lo = uniq[g]
         beats[g] = ((rows >= lo) & (rows < hi)) | (rows >= bomb_lo)
         beats[g, 0] = True  # pass is legal when following
-    return LegalTables(table, num_words, fit_words, pack_bool(beats, num_words), group.astype(np.int32))
+    return LegalTables(
+        table, num_words, fit_words, pack_bool(beats, num_words), group.astype(np.int32)
+    )
 
 
 def popcount(words: np.ndarray) -> np.ndarray:
@@ -105,7 +107,9 @@ def sample_words(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     word_index = np.minimum(word_index, words.shape[1] - 1)
     rows = np.arange(len(words))
     j = k - (cum[rows, word_index] - counts[rows, word_index])
-    bits = np.unpackbits(words[rows, word_index].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    bits = np.unpackbits(
+        words[rows, word_index].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    )
     pos = np.argmax(np.cumsum(bits, axis=1) > j[:, None], axis=1)
     return np.where(total > 0, word_index * 64 + pos, -1)
 

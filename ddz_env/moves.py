@@ -63,7 +63,11 @@ CHAIN_TYPES = (MoveType.STRAIGHT, MoveType.PAIR_CHAIN, MoveType.PLANE)
 #: Chains use ranks 3..A only (indices 0..11).
 CHAIN_TOP = 11
 #: (cards per rank, minimum length, maximum length) of each chain body.
-CHAIN_SHAPE = {MoveType.STRAIGHT: (1, 5, 12), MoveType.PAIR_CHAIN: (2, 3, 10), MoveType.PLANE: (3, 2, 6)}
+CHAIN_SHAPE = {
+    MoveType.STRAIGHT: (1, 5, 12),
+    MoveType.PAIR_CHAIN: (2, 3, 10),
+    MoveType.PLANE: (3, 2, 6),
+}
 #: Largest number of trios in a plane with wings (4n and 5n cards must fit in 20 cards).
 MAX_PLANE_SINGLES = 5
 MAX_PLANE_PAIRS = 4
@@ -206,7 +210,9 @@ def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
     beat_hi = np.zeros(n, dtype=np.int32)
     beat_bomb_lo = np.full(n, n, dtype=np.int32)
     bombs = blocks[MoveType.BOMB]
-    group_key = mtype.astype(np.int64) * 10_000 + length.astype(np.int64) * 100 + main.astype(np.int64)
+    group_key = (
+        mtype.astype(np.int64) * 10_000 + length.astype(np.int64) * 100 + main.astype(np.int64)
+    )
     for i in range(1, n):
         t = MoveType(int(mtype[i]))
         if t == MoveType.ROCKET:

@@ -86,7 +86,9 @@ def encode_cards(counts: np.ndarray) -> np.ndarray:
     """(..., 15) rank counts → (..., 54) float32 card encoding."""
     counts = np.asarray(counts)
     thermo = counts[..., :13, None] > np.arange(4)
-    out = np.concatenate([thermo.reshape(counts.shape[:-1] + (52,)), counts[..., 13:15] > 0], axis=-1)
+    out = np.concatenate(
+        [thermo.reshape(counts.shape[:-1] + (52,)), counts[..., 13:15] > 0], axis=-1
+    )
     return out.astype(np.float32)
 
 
@@ -102,7 +104,11 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
     """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act)."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     n = len(idx)
-    seat = game.current_player[idx].astype(np.int64) if seats is None else np.broadcast_to(np.asarray(seats, np.int64), (n,))
+    seat = (
+        game.current_player[idx].astype(np.int64)
+        if seats is None
+        else np.broadcast_to(np.asarray(seats, np.int64), (n,))
+    )
     rows = np.arange(n)
     landlord = game.landlord[idx].astype(np.int64)
     known = landlord >= 0
@@ -115,7 +121,9 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
     hand = game.hands[idx, seat]
     played = game.played[idx]
     out[:, S["hand"]] = encode_cards(hand)
-    out[:, S["unseen"]] = encode_cards(np.maximum(_DECK - hand - played.sum(axis=1, dtype=np.int16), 0))
+    out[:, S["unseen"]] = encode_cards(
+        np.maximum(_DECK - hand - played.sum(axis=1, dtype=np.int16), 0)
+    )
     table_move = game.table_move[idx]
     out[:, S["table_move"]] = move_features(game.ruleset)[table_move]
     tseat = game.table_player[idx].astype(np.int64)

@@ -35,22 +35,32 @@ class Ruleset:
         if bidding is False or bidding is None:
             bidding = "none"
         if bidding not in ("once", "open", "none"):
-            raise ValueError(f"bidding must be 'once', 'open' or 'none' (or False), not {self.bidding!r}")
+            raise ValueError(
+                f"bidding must be 'once', 'open' or 'none' (or False), not {self.bidding!r}"
+            )
         object.__setattr__(self, "bidding", bidding)
         if self.redeal_limit is not None and (
             isinstance(self.redeal_limit, bool)
             or not isinstance(self.redeal_limit, int)
             or self.redeal_limit < 0
         ):
-            raise ValueError(f"redeal_limit must be a non-negative integer or None, not {self.redeal_limit!r}")
+            raise ValueError(
+                f"redeal_limit must be a non-negative integer or None, not {self.redeal_limit!r}"
+            )
         if self.kickers not in ("distinct", "any"):
             raise ValueError(f"kickers must be 'distinct' or 'any', not {self.kickers!r}")
-        if isinstance(self.base_points, bool) or not isinstance(self.base_points, int) or self.base_points < 1:
+        if (
+            isinstance(self.base_points, bool)
+            or not isinstance(self.base_points, int)
+            or self.base_points < 1
+        ):
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
         for name in ("rob_the_landlord", "four_players"):
             value = getattr(self, name)
             if value is not False:
-                raise ValueError(f"{name} is a variant that is not implemented yet; it must be False")
+                raise ValueError(
+                    f"{name} is a variant that is not implemented yet; it must be False"
+                )
 
     @classmethod
     def from_options(cls, **options) -> Ruleset:

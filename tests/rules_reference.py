@@ -47,7 +47,12 @@ def readings(counts, kickers="distinct"):
             if rest[r] == 0:
                 if n == 4:
                     out.add(("TRIO_WITH_SINGLE", 1, r))
-                if n == 5 and sum(1 for x in rest if x) == 1 and max(rest) == 2 and rest[13] == rest[14] == 0:
+                if (
+                    n == 5
+                    and sum(1 for x in rest if x) == 1
+                    and max(rest) == 2
+                    and rest[13] == rest[14] == 0
+                ):
                     out.add(("TRIO_WITH_PAIR", 1, r))
     # four + two
     for r in range(13):

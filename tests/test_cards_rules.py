@@ -27,7 +27,9 @@ def test_parse_spellings(text, expected):
     assert format_counts(parse_counts(text)) == expected
 
 
-@pytest.mark.parametrize("text, token", [("3 4 z", "z"), ("1 2", "1"), ("11", "1"), ("3 4 5 6 7 p", "p"), ("bk", "k")])
+@pytest.mark.parametrize(
+    "text, token", [("3 4 z", "z"), ("1 2", "1"), ("11", "1"), ("3 4 5 6 7 p", "p"), ("bk", "k")]
+)
 def test_parse_bad_token_is_named(text, token):
     if text == "bk":  # "b" is the black joker, "k" is a king: valid
         assert format_counts(parse_counts(text)) == "K BJ"
@@ -82,5 +84,7 @@ def test_ruleset_from_options_unknown():
 
 
 def test_deck_counts():
-    assert parse_counts("3333 4444 5555 6666 7777 8888 9999 tttt jjjj qqqq kkkk aaaa 2222 b r").tolist() == [4] * 13 + [1, 1]
+    assert parse_counts(
+        "3333 4444 5555 6666 7777 8888 9999 tttt jjjj qqqq kkkk aaaa 2222 b r"
+    ).tolist() == [4] * 13 + [1, 1]
     assert np.array_equal(parse_counts("2 2"), np.eye(15, dtype=np.uint8)[12] * 2)

@@ -28,11 +28,22 @@ def test_mask_matches_reference_on_random_hands(kickers):
     table = move_table(rules)
     rng = np.random.default_rng(7)
     all_readings = [None] + [reading_of(table, i) for i in range(1, len(table))]
-    table_moves = [0] * 10 + list(rng.integers(1, len(table), 30)) + [int(table.blocks[MoveType.BOMB].start + 5)]
+    table_moves = (
+        [0] * 10
+        + list(rng.integers(1, len(table), 30))
+        + [int(table.blocks[MoveType.BOMB].start + 5)]
+    )
     for t in table_moves:
         t = int(t)
-        beat = np.array([i > 0 for i in range(len(table))]) if t == 0 else np.array(
-            [i == 0 or (i > 0 and beats(all_readings[i], all_readings[t])) for i in range(len(table))]
+        beat = (
+            np.array([i > 0 for i in range(len(table))])
+            if t == 0
+            else np.array(
+                [
+                    i == 0 or (i > 0 and beats(all_readings[i], all_readings[t]))
+                    for i in range(len(table))
+                ]
+            )
         )
         hands = random_hands(rng, 60)
         fits = (table.counts[None] <= hands[:, None]).all(axis=2)
@@ -59,7 +70,11 @@ def test_brute_force_enumeration_small_hands(kickers):
             for r in readings(sub, kickers):
                 if t == 0 or beats(r, t_reading):
                     expected.add((r, bytes(sub)))
-        got = {(reading_of(table, i), table.counts[i].tobytes()) for i in legal_moves(hand, t, rules) if i}
+        got = {
+            (reading_of(table, i), table.counts[i].tobytes())
+            for i in legal_moves(hand, t, rules)
+            if i
+        }
         assert got == expected
         assert (0 in legal_moves(hand, t, rules)) == follow
 

@@ -52,7 +52,11 @@ def test_block_sizes(kickers):
     assert len(table) == sum(expected.values())
     # blocks are contiguous, in enum order, covering the table
     starts = [table.blocks[t].start for t in MoveType]
-    assert starts == sorted(starts) and starts[0] == 0 and table.blocks[MoveType.ROCKET].stop == len(table)
+    assert (
+        starts == sorted(starts)
+        and starts[0] == 0
+        and table.blocks[MoveType.ROCKET].stop == len(table)
+    )
     for t in MoveType:
         assert (table.type[table.blocks[t]] == t).all()
 
@@ -68,7 +72,12 @@ def test_every_row_is_a_reading_of_its_cards(kickers):
     seen = set()
     by_counts: dict[bytes, set] = {}
     for i in range(1, len(table)):
-        key = (int(table.type[i]), int(table.length[i]), int(table.main[i]), table.counts[i].tobytes())
+        key = (
+            int(table.type[i]),
+            int(table.length[i]),
+            int(table.main[i]),
+            table.counts[i].tobytes(),
+        )
         assert key not in seen, f"row {i} repeats a reading"
         seen.add(key)
         assert i in table.classify(table.counts[i])
@@ -86,8 +95,14 @@ def test_two_readings_under_any():
     counts = np.zeros(15, np.uint8)
     counts[0:4] = 3  # 333444555666
     kinds = sorted(MoveType(int(table.type[i])).name for i in table.classify(counts))
-    assert kinds == ["PLANE", "PLANE_WITH_SINGLES", "PLANE_WITH_SINGLES"]  # 4-trio plane; 333444555+666, 444555666+333
-    assert sorted(MoveType(int(table.type[i])).name for i in move_table(Ruleset()).classify(counts)) == ["PLANE"]
+    assert kinds == [
+        "PLANE",
+        "PLANE_WITH_SINGLES",
+        "PLANE_WITH_SINGLES",
+    ]  # 4-trio plane; 333444555+666, 444555666+333
+    assert sorted(
+        MoveType(int(table.type[i])).name for i in move_table(Ruleset()).classify(counts)
+    ) == ["PLANE"]
 
 
 def test_invalid_sets_classify_to_nothing():
@@ -101,7 +116,9 @@ def test_beats_rules():
     table = move_table()
 
     def move(type_, main, length=1):
-        rows = np.flatnonzero((table.type == type_) & (table.main == main) & (table.length == length))
+        rows = np.flatnonzero(
+            (table.type == type_) & (table.main == main) & (table.length == length)
+        )
         return int(rows[0])
 
     s5, s6 = move(MoveType.SINGLE, 2), move(MoveType.SINGLE, 3)

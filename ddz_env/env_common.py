@@ -1,0 +1,159 @@
+"""Pieces shared by the environments (:mod:`ddz_env.aec`, :mod:`ddz_env.vector`,
+:mod:`ddz_env.single`): option checking, reward modes, action names, error messages, text
+rendering and the observation bounds. NumPy only; no gymnasium or pettingzoo import here.
+
+Reward modes (the result of a finished game, per seat; zero on every step before the end):
+
+=========  ==================================================================================
+mode       landlord / each peasant
+=========  ==================================================================================
+``wp``     ±1 / ∓1: +1 to the winning side, -1 to the losing side (win percentage)
+``adp``    ±2^bombs / ∓2^bombs, as DouZero does: bombs counts the bombs *and rockets* played by
+           anyone; spring is ignored and the bid is ignored (average difference in points)
+``logadp`` ±(bombs + 1) / ∓(bombs + 1): DouZero's ``logadp``
+``score``  the settlement of RULES.md, :attr:`Game.payoffs`: the landlord gets
+           ±2 × base × multiplier × base_points and each peasant ∓base × multiplier ×
+           base_points (bid, bombs, rockets and spring all count; zero-sum)
+=========  ==================================================================================
+
+``wp``, ``adp`` and ``logadp`` give each peasant the negative of the landlord's reward, exactly as
+DouZero's training targets do (so they do not sum to zero); ``score`` is zero-sum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from .cards import format_counts
+from .game import BIDDING, OVER, ROLE_NAMES, Game
+from .observation import OBS_SIZE, OBS_SLICES
+from .rules import Ruleset
+
+REWARD_MODES = ("wp", "adp", "logadp", "score")
+RULESET_OPTIONS = tuple(f.name for f in fields(Ruleset))
+
+
+def ruleset_from_options(options: dict, env_options: tuple[str, ...]) -> Ruleset:
+    """The :class:`Ruleset` named by ``options`` (every Ruleset field, or ``ruleset=Ruleset(...)``).
+
+    Unknown keys are a ``ValueError`` that lists every option the environment knows, including
+    the environment's own ``env_options``.
+    """
+    options = dict(options)
+    ruleset = options.pop("ruleset", None)
+    unknown = sorted(set(options) - set(RULESET_OPTIONS))
+    if unknown:
+        known = sorted((*RULESET_OPTIONS, "ruleset", *env_options))
+        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; known options: {', '.join(known)}")
+    if ruleset is not None:
+        if not isinstance(ruleset, Ruleset):
+            raise ValueError(f"ruleset must be a ddz_env.Ruleset, not {type(ruleset).__name__}")
+        if options:
+            raise ValueError(f"give either ruleset=... or ruleset fields ({', '.join(sorted(options))}), not both")
+        return ruleset
+    return Ruleset(**options)
+
+
+def check_reward_mode(reward: str) -> str:
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, not {reward!r}")
+    return reward
+
+
+def check_render_mode(render_mode: str | None, modes: tuple[str, ...] = ("ansi", "human")) -> str | None:
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, modes))}, not {render_mode!r}")
+    return render_mode
+
+
+def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
+    """(n, 3) float64 reward of each seat in finished ``games`` under ``mode`` (see module doc)."""
+    idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
+    if mode == "score":
+        return game.payoffs[idx].astype(np.float64)
+    landlord = game.landlord[idx].astype(np.int64)
+    sign = np.where(game.winner[idx] == landlord, 1.0, -1.0)
+    bombs = game.bombs[idx].astype(np.float64)
+    if mode == "wp":
+        value = sign
+    elif mode == "adp":
+        value = sign * 2.0**bombs
+    elif mode == "logadp":
+        value = sign * (bombs + 1.0)
+    else:
+        raise ValueError(f"unknown reward mode {mode!r}")
+    out = np.repeat(-value[:, None], 3, axis=1)
+    out[np.arange(len(idx)), landlord] = value
+    return out
+
+
+def observation_high() -> np.ndarray:
+    """Upper bounds of the observation vector: 1 everywhere except ``log2_multiplier``
+    ((bombs + rockets + spring) / 10, at most 1.5)."""
+    high = np.ones(OBS_SIZE, np.float32)
+    high[OBS_SLICES["log2_multiplier"]] = 1.5
+    return high
+
+
+def action_name(game: Game, action: int) -> str:
+    """``"pass"``, ``"bid 2"`` or a move's name with its cards: ``"pair of 8s (8 8)"``."""
+    action = int(action)
+    n = game.num_moves
+    if action == 0:
+        return "pass"
+    if n <= action < n + 3:
+        return f"bid {action - n + 1}"
+    if 0 < action < n:
+        return f"{game.table.describe(action)} ({game.table.cards_text(action)})"
+    return f"action {action}"
+
+
+def illegal_message(game: Game, b: int, action, who: str) -> str | None:
+    """Why ``action`` is illegal for ``who`` in game ``b``; ``None`` when it is legal."""
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        return f"{who} gave {action!r}, which is not an action id (an integer 0..{game.num_actions - 1})"
+    if game.is_legal(np.full(game.batch_size, a))[b]:
+        return None
+    return f"illegal action {a} ({action_name(game, a)}) by {who}: {game.explain_illegal(b, a)}"
+
+
+def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2")) -> str:
+    """A plain-text view of game ``b`` (all hands shown: this is an observer's view)."""
+    lines = []
+    landlord = int(game.landlord[b])
+    phase = int(game.phase[b])
+    header = {BIDDING: "auction", OVER: "game over"}.get(phase, "play")
+    lines.append(f"Dou Dizhu — {header}")
+    for seat in range(3):
+        role = f" ({ROLE_NAMES[(seat - landlord) % 3]})" if landlord >= 0 else ""
+        marker = "→ " if phase != OVER and seat == game.current_player[b] else "  "
+        hand = game.hands[b, seat]
+        lines.append(f"{marker}{names[seat]}{role}, {int(hand.sum())} cards: {format_counts(hand) or '-'}")
+    if phase == BIDDING:
+        words = ["none" if w < 0 else ("pass" if w == 0 else f"bid {w}") for w in game.bids[b]]
+        spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(3))
+        lines.append(f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}")
+    else:
+        lines.append(
+            f"kitty: {format_counts(game.kitty[b])}   base {int(game.base[b])}   "
+            f"bombs {int(game.bombs[b])}"
+        )
+        table = int(game.table_move[b])
+        if table and phase != OVER:
+            lines.append(f"to beat: {action_name(game, table)} from {names[game.table_player[b]]}")
+        recent = game.moves_played(b)[-6:]
+        if recent:
+            lines.append("last moves: " + " | ".join(f"{names[s]} {game.table.cards_text(a)}" for s, a in recent))
+    if phase == OVER:
+        winner = int(game.winner[b])
+        side = "landlord" if winner == landlord else "peasants"
+        spring = ", spring" if game.spring[b] else ""
+        payoffs = ", ".join(f"{names[s]} {game.payoffs[b, s]:+g}" for s in range(3))
+        lines.append(
+            f"{names[winner]} went out: the {side} win (multiplier {int(game.multiplier[b])}{spring}); {payoffs}"
+        )
+    return "\n".join(lines)
