@@ -99,11 +99,11 @@ def sample_words(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
     Rows with no set bit give -1.
     """
-    counts = np.bitwise_count(words).astype(np.int64)
-    cum = np.cumsum(counts, axis=1)
+    counts = np.bitwise_count(words)
+    cum = np.cumsum(counts, axis=1, dtype=np.int32)
     total = cum[:, -1]
-    k = np.minimum((uniform * total).astype(np.int64), np.maximum(total - 1, 0))
-    word_index = (cum <= k[:, None]).sum(axis=1)
+    k = np.minimum((uniform * total).astype(np.int32), np.maximum(total - 1, 0))
+    word_index = np.count_nonzero(cum <= k[:, None], axis=1)
     word_index = np.minimum(word_index, words.shape[1] - 1)
     rows = np.arange(len(words))
     j = k - (cum[rows, word_index] - counts[rows, word_index])
