@@ -1,0 +1,233 @@
+"""Our figures: random legal play, legal-move masks, and environment steps with observations.
+
+Every measurement runs for a fixed wall-clock window on one core (the engine is single-threaded
+NumPy) after a short warm-up, and reports a rate over whole units of work only: completed games,
+whole hands, whole environment steps. The peers in :mod:`bench.peers` are measured the same way
+on the same inputs (:func:`lead_hands`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+#: Kinds of measurement; rows of the same kind are compared with each other.
+PLAY, LEAD, ENV = "play", "lead", "env"
+#: The main figure of each kind (the one ratios are taken on).
+MAIN_UNIT = {PLAY: "games/s", LEAD: "hands/s", ENV: "steps/s"}
+
+
+@dataclass
+class Result:
+    """One row of the benchmark tables."""
+
+    kind: str  #: PLAY, LEAD or ENV
+    name: str  #: who: "ddz", "OpenSpiel", "DouZero", "rlcard"
+    what: str  #: what exactly was timed
+    rate: float | None = None  #: main figure (games/s, hands/s or steps/s); None if not measured
+    decisions: float | None = None  #: decisions/s (random play only)
+    moves_per_hand: float | None = None  #: mean number of legal moves returned (lead hands only)
+    seconds: float = 0.0  #: time measured
+    units: int = 0  #: games, hands or steps counted
+    note: str = ""  #: why there is no figure, or a caveat
+    ours: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def timed(
+    work: Callable[[], tuple[int, int]], seconds: float, warmup: float = 0.0
+) -> tuple[int, int, float]:
+    """Call ``work()`` until ``seconds`` have passed; it returns (units, decisions) done per call.
+
+    Returns (units, decisions, elapsed). ``warmup`` seconds of calls run first, uncounted.
+    """
+    clock = time.perf_counter
+    warmup = min(warmup, seconds)
+    if warmup > 0:
+        end = clock() + warmup
+        while clock() < end:
+            work()
+    units = decisions = 0
+    start = clock()
+    end = start + seconds
+    while True:
+        u, d = work()
+        units += u
+        decisions += d
+        now = clock()
+        if now >= end:
+            return units, decisions, now - start
+
+
+# ---------------------------------------------------------------------------- inputs
+def lead_hands(n: int = 1000, seed: int = 0) -> np.ndarray:
+    """``n`` seeded random 20-card hands (a landlord's hand), (n, 15) uint8 rank counts.
+
+    Hand ``i`` is the first 20 cards of a uniformly shuffled 54-card deck.
+    """
+    from ddz_env.cards import card_rank
+
+    rng = np.random.default_rng(seed)
+    cards = np.argsort(rng.random((n, 54)), axis=1)[:, :20]
+    ranks = card_rank(cards)
+    counts = np.zeros((n, 15), np.uint8)
+    np.add.at(counts, (np.repeat(np.arange(n), 20), ranks.ravel()), 1)
+    return counts
+
+
+# ---------------------------------------------------------------------------- random play
+def random_play(batch_size: int, seconds: float, seed: int = 0, warmup: float = 0.3) -> Result:
+    """Random legal play (bidding included) with ``Game(batch_size)``.
+
+    Each step samples one legal action per game (``sample_actions``) and applies it; finished
+    games are re-dealt at once (``reset(games=done)``) so the batch stays full. Only completed
+    games are counted; decisions are all actions taken (bids and plays).
+    """
+    from ddz_env.game import Game
+
+    game = Game(batch_size, seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def work() -> tuple[int, int]:
+        game.step(game.sample_actions(rng))
+        done = np.flatnonzero(game.done)
+        if len(done):
+            game.reset(games=done)
+        return len(done), batch_size
+
+    games, decisions, elapsed = timed(work, seconds, warmup)
+    label = f"Game({batch_size}), sample_actions + step, per-game reset"
+    return Result(
+        PLAY,
+        "ddz",
+        label,
+        games / elapsed,
+        decisions / elapsed,
+        seconds=elapsed,
+        units=games,
+        ours=True,
+        extra={"batch_size": batch_size},
+    )
+
+
+# ---------------------------------------------------------------------------- legal masks
+def _lead_result(
+    what: str, hands_done: int, elapsed: float, moves: float, ours: bool = True, name: str = "ddz"
+) -> Result:
+    return Result(
+        LEAD,
+        name,
+        what,
+        hands_done / elapsed,
+        moves_per_hand=moves,
+        seconds=elapsed,
+        units=hands_done,
+        ours=ours,
+    )
+
+
+def legal_single(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+    """``legal_mask(hand)`` one hand at a time (boolean mask over the move table)."""
+    from ddz_env.legal import legal_mask
+
+    rows = list(hands)
+    moves = float(np.mean([legal_mask(h).sum() for h in rows]))
+
+    def work() -> tuple[int, int]:
+        for h in rows:
+            legal_mask(h)
+        return len(rows), 0
+
+    done, _, elapsed = timed(work, seconds, warmup)
+    return _lead_result("legal_mask(hand), one hand per call -> bool mask", done, elapsed, moves)
+
+
+def legal_batched(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+    """``legal_mask(hands)`` for the whole batch: a (n, N) boolean mask."""
+    from ddz_env.legal import legal_mask
+
+    moves = float(legal_mask(hands).sum(axis=1).mean())
+
+    def work() -> tuple[int, int]:
+        legal_mask(hands)
+        return len(hands), 0
+
+    done, _, elapsed = timed(work, seconds, warmup)
+    return _lead_result(
+        f"legal_mask(hands), {len(hands)} per call -> (n, N) bool mask", done, elapsed, moves
+    )
+
+
+def legal_packed(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+    """``legal_words(hands)``: packed uint64 bitsets, 64 moves per word (no unpacking)."""
+    from ddz_env.legal import legal_words, popcount
+
+    moves = float(popcount(legal_words(hands)).mean())
+
+    def work() -> tuple[int, int]:
+        legal_words(hands)
+        return len(hands), 0
+
+    done, _, elapsed = timed(work, seconds, warmup)
+    return _lead_result(
+        f"legal_words(hands), {len(hands)} per call -> packed uint64 bitsets", done, elapsed, moves
+    )
+
+
+# ---------------------------------------------------------------------------- environment steps
+def vector_env_steps(num_envs: int, seconds: float, seed: int = 0) -> Result:
+    """Steps/s with observations for ``num_envs`` games stepping together.
+
+    Uses ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env) when it exists; otherwise
+    times the work such an env does per step — ``Game.step`` + ``observe`` + ``legal_action_mask``
+    with per-game reset — and says so in the row.
+    """
+    try:
+        from ddz_env.vector import bench_vector_env
+    except ImportError:
+        bench_vector_env = None
+    if bench_vector_env is not None:
+        rate = float(bench_vector_env(num_envs, seconds))
+        return Result(
+            ENV,
+            "ddz",
+            f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask",
+            rate,
+            seconds=seconds,
+            units=int(rate * seconds),
+            ours=True,
+            extra={"num_envs": num_envs},
+        )
+    from ddz_env.game import Game
+    from ddz_env.observation import observe
+
+    game = Game(num_envs, seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def work() -> tuple[int, int]:
+        observe(game)
+        game.legal_action_mask()
+        game.step(game.sample_actions(rng))
+        done = np.flatnonzero(game.done)
+        if len(done):
+            game.reset(games=done)
+        return num_envs, 0
+
+    steps, _, elapsed = timed(work, seconds, warmup=0.2)
+    return Result(
+        ENV,
+        "ddz",
+        f"Game({num_envs}) + observe + legal_action_mask per step",
+        steps / elapsed,
+        seconds=elapsed,
+        units=steps,
+        note="fallback: ddz_env.vector not available",
+        ours=True,
+        extra={"num_envs": num_envs},
+    )

@@ -1,0 +1,433 @@
+"""``ddz bench``: throughput of the engine and the environments, side by side with the peers.
+
+``ddz bench`` (or ``ddz bench engine``) measures random legal play (games/s, decisions/s) at
+batch 1 and at batch ≥ 256, and legal-move generation for the same seeded 20-card leading hands
+(hands/s), singly and batched. ``ddz bench env`` measures environment steps/s with observations
+at several ``num_envs``. When the ``bench`` extra is installed the same figures for OpenSpiel,
+DouZero and rlcard are measured in the same run and printed with ratios (ours / peer), followed
+by the project's targets and whether this run meets them.
+
+All figures are single-threaded (thread pools are limited to one thread before NumPy loads).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+from . import engine, peers  # noqa: E402
+from .engine import ENV, LEAD, MAIN_UNIT, PLAY, Result  # noqa: E402
+
+PEERS = ("OpenSpiel", "DouZero", "rlcard")
+DEFAULT_SECONDS = 5.0
+QUICK_SECONDS = 0.25
+QUICK_HANDS = 200
+
+
+# ---------------------------------------------------------------------------- arguments
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def _int_list(text: str) -> list[int]:
+    return [_positive_int(part.strip()) for part in text.split(",") if part.strip()] or [
+        _positive_int(text)
+    ]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ddz bench",
+        description=(
+            "Benchmark the engine (default) or the environments ('env'), one core, "
+            "side by side with OpenSpiel, DouZero and rlcard when installed "
+            "(pip install -e '.[bench]'). Prints figures, ratios (ours / peer) and the targets."
+        ),
+    )
+    parser.add_argument(
+        "target",
+        nargs="?",
+        default="engine",
+        choices=("engine", "env"),
+        help="engine: random play and legal moves (default); env: environment steps/s with observations",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_float,
+        default=None,
+        help=f"measuring window per figure (default {DEFAULT_SECONDS:g}; --quick: {QUICK_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a fast smoke run with short windows and fewer hands"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the results as JSON instead of tables"
+    )
+    parser.add_argument("--no-peers", action="store_true", help="measure only ddz")
+    parser.add_argument(
+        "--batch",
+        type=_int_list,
+        default=[256, 1024],
+        help="batch sizes for batched random play, comma-separated (default 256,1024)",
+    )
+    parser.add_argument(
+        "--hands",
+        type=_positive_int,
+        default=None,
+        help=f"number of seeded 20-card leading hands (default 1000; --quick: {QUICK_HANDS})",
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=_int_list,
+        default=[1, 64, 256, 1024],
+        help="env: num_envs values, comma-separated (default 1,64,256,1024)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the hands, deals and random players (default 0)",
+    )
+    return parser
+
+
+# ---------------------------------------------------------------------------- progress
+class Progress:
+    """A plain text progress bar on stderr (one line per step when stderr is not a terminal)."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done = total, 0
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.tty:
+            filled = round(20 * (self.done - 1) / self.total)
+            line = f"\r[{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} {label}"
+            self.stream.write(line[:100].ljust(100))
+        else:
+            self.stream.write(f"bench [{self.done}/{self.total}] {label}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
+def _run_all(jobs: list[tuple[str, Callable[[], Result]]]) -> list[Result]:
+    progress = Progress(len(jobs))
+    results = []
+    try:
+        for label, job in jobs:
+            progress.step(label)
+            results.append(job())
+    finally:
+        progress.close()
+    return results
+
+
+# ---------------------------------------------------------------------------- formatting
+def _num(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
+
+
+def _ratio(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.0f}×" if x >= 100 else f"{x:,.1f}×" if x >= 1 else f"{x:.2f}×"
+
+
+def _table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
+    """Columns: the first ``left`` left-aligned, the rest right-aligned."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        parts = [
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ]
+        return "  " + "  ".join(parts).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def _peer_rows(results: list[Result], kind: str) -> dict[str, Result]:
+    return {r.name: r for r in results if r.kind == kind and not r.ours}
+
+
+def ratios(results: list[Result]) -> list[dict]:
+    """ours / peer on the main figure, for every (our row, measured peer row) of a kind."""
+    out = []
+    for ours in (r for r in results if r.ours and r.rate):
+        for name, peer in _peer_rows(results, ours.kind).items():
+            if peer.rate:
+                out.append(
+                    {
+                        "kind": ours.kind,
+                        "ours": ours.what,
+                        "peer": name,
+                        "ratio": ours.rate / peer.rate,
+                    }
+                )
+    return out
+
+
+def _section(title: str, results: list[Result], kind: str) -> list[str]:
+    rows = [r for r in results if r.kind == kind]
+    if not rows:
+        return []
+    header = ["", "what", MAIN_UNIT[kind]]
+    if kind == PLAY:
+        header.append("decisions/s")
+    if kind == LEAD:
+        header.append("moves/hand")
+    header.append("")
+    body = []
+    for r in rows:
+        cells = [r.name, r.what, _num(r.rate)]
+        if kind == PLAY:
+            cells.append(_num(r.decisions))
+        if kind == LEAD:
+            cells.append("—" if r.moves_per_hand is None else f"{r.moves_per_hand:.1f}")
+        cells.append(r.note)
+        body.append(cells)
+    lines = [title, *_table(header, body)]
+    peer_rows = _peer_rows(results, kind)
+    measured = [name for name in PEERS if name in peer_rows and peer_rows[name].rate]
+    if measured:
+        lines.append("")
+        head = [f"ours / peer ({MAIN_UNIT[kind]})", *measured]
+        body = [
+            [r.what, *(_ratio(r.rate / peer_rows[name].rate) for name in measured)]
+            for r in rows
+            if r.ours and r.rate
+        ]
+        lines += _table(head, body, left=1)
+    return lines + [""]
+
+
+def _target(label: str, ours: Result | None, peer: Result | None, kind: str, factor: float) -> dict:
+    """Check ``ours.rate >= factor * peer``; a peer not measured falls back to the reference figure."""
+    name = peer.name if peer else ""
+    measured = bool(peer and peer.rate)
+    peer_rate = peer.rate if measured else peers.REFERENCE.get((name, kind))
+    if ours is None or not ours.rate or not peer_rate:
+        return {"target": label, "met": None, "detail": "not measured"}
+    ratio = ours.rate / peer_rate
+    source = (
+        "measured in this run" if measured else "reference figure, peer not measured in this run"
+    )
+    unit = MAIN_UNIT[kind]
+    detail = f"{_num(ours.rate)} vs {_num(peer_rate)} {unit} = {_ratio(ratio)} ({source})"
+    return {"target": label, "met": ratio >= factor, "ratio": ratio, "detail": detail}
+
+
+def _find(results: list[Result], kind: str, name: str, what_prefix: str = "") -> Result | None:
+    for r in results:
+        if r.kind == kind and r.name == name and r.what.startswith(what_prefix):
+            return r
+    return None
+
+
+def _peer_or_placeholder(results: list[Result], kind: str, name: str) -> Result:
+    return _find(results, kind, name) or Result(kind, name, "")
+
+
+def engine_targets(results: list[Result], batch: int) -> list[dict]:
+    dz_play = _peer_or_placeholder(results, PLAY, "DouZero")
+    os_play = _peer_or_placeholder(results, PLAY, "OpenSpiel")
+    os_lead = _peer_or_placeholder(results, LEAD, "OpenSpiel")
+    dz_lead = _peer_or_placeholder(results, LEAD, "DouZero")
+    batched = next(
+        (r for r in results if r.ours and r.kind == PLAY and r.extra.get("batch_size") == batch),
+        None,
+    )
+    return [
+        _target(
+            f"batched random play, Game({batch}) >= 10x DouZero's engine games/s",
+            batched,
+            dz_play,
+            PLAY,
+            10,
+        ),
+        _target(
+            f"(aim) batched random play, Game({batch}) >= OpenSpiel's games/s",
+            batched,
+            os_play,
+            PLAY,
+            1,
+        ),
+        _target(
+            "batched legal masks, legal_mask(hands) (bool) >= OpenSpiel's hands/s",
+            _find(results, LEAD, "ddz", "legal_mask(hands)"),
+            os_lead,
+            LEAD,
+            1,
+        ),
+        _target(
+            "batched legal masks, legal_words(hands) (packed) >= OpenSpiel's hands/s",
+            _find(results, LEAD, "ddz", "legal_words"),
+            os_lead,
+            LEAD,
+            1,
+        ),
+        _target(
+            "batch-1 legal mask, legal_mask(hand) >= 2x DouZero's generator",
+            _find(results, LEAD, "ddz", "legal_mask(hand)"),
+            dz_lead,
+            LEAD,
+            2,
+        ),
+    ]
+
+
+def env_targets(results: list[Result]) -> list[dict]:
+    ours = next(
+        (r for r in results if r.ours and r.kind == ENV and r.extra.get("num_envs") == 256), None
+    )
+    return [
+        _target(
+            "env at num_envs=256 >= 10x DouZero's Env steps/s",
+            ours,
+            _peer_or_placeholder(results, ENV, "DouZero"),
+            ENV,
+            10,
+        )
+    ]
+
+
+def _targets_lines(targets: list[dict]) -> list[str]:
+    lines = ["Targets"]
+    for t in targets:
+        mark = {True: "met", False: "NOT met", None: "unknown"}[t["met"]]
+        lines.append(f"  [{mark}] {t['target']}: {t['detail']}")
+    return lines
+
+
+def _header(title: str, seconds: float) -> str:
+    import numpy as np
+
+    return (
+        f"{title} — one core, {seconds:g} s per figure "
+        f"(Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()})"
+    )
+
+
+# ---------------------------------------------------------------------------- commands
+def bench_engine(
+    args: argparse.Namespace, seconds: float, hands_n: int
+) -> tuple[list[Result], list[dict]]:
+    hands = engine.lead_hands(hands_n, args.seed)
+    s, seed = seconds, args.seed
+    jobs: list[tuple[str, Callable[[], Result]]] = [
+        ("ddz random play, Game(1)", lambda: engine.random_play(1, s, seed))
+    ]
+    for b in args.batch:
+        jobs.append((f"ddz random play, Game({b})", lambda b=b: engine.random_play(b, s, seed)))
+    jobs += [
+        ("ddz legal_mask(hand), singly", lambda: engine.legal_single(hands, s)),
+        ("ddz legal_mask(hands), batched", lambda: engine.legal_batched(hands, s)),
+        ("ddz legal_words(hands), batched", lambda: engine.legal_packed(hands, s)),
+    ]
+    if not args.no_peers:
+        jobs += [
+            ("OpenSpiel random play", lambda: peers.openspiel_play(s, seed)),
+            ("OpenSpiel legal actions", lambda: peers.openspiel_lead(hands, s, seed)),
+            ("DouZero random play", lambda: peers.douzero_play(s, seed)),
+            ("DouZero MovesGener", lambda: peers.douzero_lead(hands, s)),
+            ("rlcard random play", lambda: peers.rlcard_play(s, seed)),
+            ("rlcard playable cards", lambda: peers.rlcard_lead(hands, s)),
+        ]
+    results = _run_all(jobs)
+    batch = 256 if 256 in args.batch else max(args.batch)
+    return results, engine_targets(results, batch)
+
+
+def bench_env(args: argparse.Namespace, seconds: float) -> tuple[list[Result], list[dict]]:
+    s, seed = seconds, args.seed
+    jobs: list[tuple[str, Callable[[], Result]]] = [
+        (f"ddz env, num_envs={n}", lambda n=n: engine.vector_env_steps(n, s, seed))
+        for n in args.num_envs
+    ]
+    if not args.no_peers:
+        jobs += [
+            ("DouZero Env", lambda: peers.douzero_env(s, seed)),
+            ("rlcard env", lambda: peers.rlcard_env(s, seed)),
+        ]
+    results = _run_all(jobs)
+    return results, env_targets(results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    seconds = args.seconds or (QUICK_SECONDS if args.quick else DEFAULT_SECONDS)
+    hands_n = args.hands or (QUICK_HANDS if args.quick else 1000)
+    started = time.perf_counter()
+    if args.target == "env":
+        results, targets = bench_env(args, seconds)
+        title = "ddz bench env — environment steps/s with observations"
+        sections = [
+            ("Environment steps with observations (random legal actions, reset when over)", ENV)
+        ]
+    else:
+        results, targets = bench_engine(args, seconds, hands_n)
+        title = "ddz bench — engine"
+        sections = [
+            ("Random legal play (whole games, dealing included)", PLAY),
+            (f"Legal moves of {hands_n} seeded random 20-card leading hands", LEAD),
+        ]
+    if args.json:
+        payload = {
+            "command": args.target,
+            "seconds_per_figure": seconds,
+            "hands": hands_n if args.target == "engine" else None,
+            "results": [r.to_dict() for r in results],
+            "ratios": ratios(results),
+            "targets": targets,
+            "wall_seconds": time.perf_counter() - started,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    lines = [_header(title, seconds), ""]
+    for heading, kind in sections:
+        lines += _section(heading, results, kind)
+    lines += _targets_lines(targets)
+    lines.append(f"\n(total {time.perf_counter() - started:.0f} s)")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Smoke runs of ``ddz bench`` with tiny windows: the rows are there and the figures are real."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench import engine, peers
+from bench.run import main
+from ddz_env.cards import DECK_COUNTS
+from ddz_env.legal import legal_moves
+
+TINY = ["--quick", "--seconds", "0.05", "--hands", "40"]
+
+
+def run_json(capsys, argv: list[str]) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def rows_by_what(payload: dict) -> dict[str, dict]:
+    return {f"{r['name']}: {r['what']}": r for r in payload["results"]}
+
+
+def check_peer_row(row: dict) -> None:
+    """A peer row has a figure, or says the peer is not installed (never a failure)."""
+    assert not row["note"].startswith(("failed", "import failed")), row["note"]
+    if row["rate"] is None:
+        assert row["note"] == peers.INSTALL_HINT
+    else:
+        assert row["rate"] > 0 and row["units"] > 0
+
+
+def test_lead_hands_are_seeded_20_card_hands():
+    hands = engine.lead_hands(300, seed=7)
+    assert hands.shape == (300, 15) and hands.dtype == np.uint8
+    assert (hands.sum(axis=1) == 20).all()
+    assert (hands <= DECK_COUNTS).all()
+    assert np.array_equal(hands, engine.lead_hands(300, seed=7))
+    assert not np.array_equal(hands, engine.lead_hands(300, seed=8))
+    assert len({h.tobytes() for h in hands}) == 300
+
+
+def test_engine_bench_rows_and_figures(capsys):
+    payload = run_json(capsys, [*TINY, "--batch", "256"])
+    assert payload["command"] == "engine" and payload["hands"] == 40
+    rows = rows_by_what(payload)
+    ours = {k: r for k, r in rows.items() if r["ours"]}
+    play = [r for r in ours.values() if r["kind"] == "play"]
+    assert [r["extra"]["batch_size"] for r in play] == [1, 256]
+    for r in play:
+        assert r["rate"] > 0 and r["decisions"] > r["rate"] and r["units"] > 0
+    lead = [r for r in ours.values() if r["kind"] == "lead"]
+    assert [r["what"].split(",")[0].split(" ")[0] for r in lead] == [
+        "legal_mask(hand)",
+        "legal_mask(hands)",
+        "legal_words(hands)",
+    ]
+    expected_moves = np.mean([len(legal_moves(h)) for h in engine.lead_hands(40, seed=0)])
+    for r in lead:
+        assert r["rate"] > 0 and r["units"] % 40 == 0
+        assert r["moves_per_hand"] == pytest.approx(expected_moves)
+    peer_rows = [r for r in rows.values() if not r["ours"]]
+    assert sorted((r["name"], r["kind"]) for r in peer_rows) == [
+        ("DouZero", "lead"),
+        ("DouZero", "play"),
+        ("OpenSpiel", "lead"),
+        ("OpenSpiel", "play"),
+        ("rlcard", "lead"),
+        ("rlcard", "play"),
+    ]
+    for r in peer_rows:
+        check_peer_row(r)
+    assert [t["target"].split(",")[0] for t in payload["targets"]] == [
+        "batched random play",
+        "(aim) batched random play",
+        "batched legal masks",
+        "batched legal masks",
+        "batch-1 legal mask",
+    ]
+    assert all(t["met"] in (True, False) for t in payload["targets"])
+    for ratio in payload["ratios"]:
+        assert ratio["ratio"] > 0
+
+
+def test_engine_bench_tables_without_peers(capsys):
+    assert main([*TINY, "--batch", "64", "--no-peers"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Random legal play" in out
+        and "Legal moves of 40 seeded random 20-card leading hands" in out
+    )
+    for what in (
+        "Game(1),",
+        "Game(64),",
+        "legal_mask(hand),",
+        "legal_mask(hands),",
+        "legal_words(hands),",
+    ):
+        assert what in out
+    assert "OpenSpiel  " not in out and "ours / peer" not in out
+    # Without peers the targets are checked against the issue's reference figures, and say so.
+    assert out.count("reference figure, peer not measured in this run") == 5
+    assert "(aim) batched random play, Game(64)" in out
+
+
+def test_env_bench_rows_and_figures(capsys):
+    payload = run_json(capsys, ["env", *TINY, "--num-envs", "1,8,256"])
+    assert payload["command"] == "env"
+    ours = [r for r in payload["results"] if r["ours"]]
+    assert [r["kind"] for r in ours] == ["env"] * 3
+    assert [r["extra"]["num_envs"] for r in ours] == [1, 8, 256]
+    for r in ours:
+        assert r["rate"] > 0
+    peer_rows = [r for r in payload["results"] if not r["ours"]]
+    assert sorted(r["name"] for r in peer_rows) == ["DouZero", "rlcard"]
+    for r in peer_rows:
+        check_peer_row(r)
+    [target] = payload["targets"]
+    assert target["target"].startswith("env at num_envs=256") and target["met"] in (True, False)
+
+
+def test_help_and_bad_options(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for option in ("--seconds", "--quick", "--json", "--no-peers", "env"):
+        assert option in out
+    assert main(["--seconds", "0"]) == 2
+    assert "--seconds: must be more than 0, got 0" in capsys.readouterr().err
+    assert main(["--batch", "256,x"]) == 2
+    assert "--batch: not a whole number: 'x'" in capsys.readouterr().err
+    assert main(["nonsense"]) == 2
+    assert "invalid choice: 'nonsense'" in capsys.readouterr().err
+
+
+def test_openspiel_lead_state_holds_the_hand():
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("dou_dizhu")
+    for hand in engine.lead_hands(5, seed=3):
+        state = peers._openspiel_lead_state(game, hand, np.random.default_rng(0))
+        text = "".join(c * int(n) for c, n in zip("3456789TJQKA2", hand[:13]))
+        text += "(BWJ)" * int(hand[13]) + "(CJ)" * int(hand[14])
+        assert state.observation_string(0).startswith(f"My hand {text}\n")
+        assert state.current_player() == 0 and 0 not in state.legal_actions()
