@@ -2,4 +2,28 @@
 
 from .base import Agent, RandomAgent, agent_names, make_agent, register
 
+
+def _easy(**kwargs) -> Agent:
+    from .rule_bots import EasyAgent
+
+    return EasyAgent(**kwargs)
+
+
+def _normal(**kwargs) -> Agent:
+    from .rule_bots import NormalAgent
+
+    return NormalAgent(**kwargs)
+
+
+def _rlcard(**kwargs) -> Agent:
+    from .rlcard_agent import RLCardAgent
+
+    return RLCardAgent(**kwargs)
+
+
+register("easy", _easy)
+register("normal", _normal)
+register("rlcard", _rlcard)
+# The Hard agent registers here too: register("hard", ...).
+
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register"]

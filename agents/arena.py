@@ -1,0 +1,372 @@
+"""The arena: ``ddz eval A B`` measures agent A against agent B with DouZero's protocol.
+
+**Protocol without bidding (default).** Every deal is played twice with the same cards and the
+same landlord seat (drawn from the deal's seed): first A sits in the landlord seat and B plays
+both peasants, then B is the landlord and A plays both peasants.
+
+**Protocol with bidding** (``--bidding``, rules "once each"). There is no fixed landlord seat, so
+each deal is played six times: A alone in seat 0, 1 and 2 with B in the two other seats, then B
+alone in each seat with A in the two others. The agents bid; the auction decides who is landlord.
+Every agent thus sits in every seat with every partner equally often.
+
+**What is reported, for A** (B's numbers are their negatives or complements):
+
+* ``WP`` — fraction of games A's side won. With bidding, when A holds one seat on each side, A
+  "wins" when its DouZero score below is positive (the landlord seat decides).
+* ``ADP`` — DouZero's average difference in points: each game is worth ``2 * 2**bombs`` to the
+  winning side and ``-2 * 2**bombs`` to the losers (DouZero scores the landlord ±2 and each
+  peasant ±1 times ``2**bombs``, rockets counted as bombs; no spring, no bid). With bidding, A's
+  score is the sum over the seats it holds.
+* ``points`` — A's settlement under the ruleset (base × bid × multiplier with springs, zero-sum),
+  summed over A's seats.
+* the same split by seat: games where A holds the landlord seat, and games where it does not.
+
+95% confidence intervals use the normal approximation over deals (the games of one deal are
+averaged first, since they share the cards).
+
+Results are deterministic for a given seed and do not depend on ``--workers``: deals are
+split into fixed chunks by index, every chunk reseeds the agents from (seed, chunk), and each
+chunk plays all its games together in one batched :class:`~ddz_env.game.Game`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ddz_env.game import OVER, Game, splitmix64
+from ddz_env.infoset import infoset
+from ddz_env.rules import Ruleset
+
+from .base import Agent, make_agent
+
+#: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
+#: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
+CHUNK_DEALS = 32
+
+AgentSpec = str | Agent | Callable[[], Agent]
+
+
+@dataclass
+class SeatStats:
+    """Results of A in one group of games."""
+
+    games: int
+    wp: float
+    wp_ci: float
+    adp: float
+    adp_ci: float
+    points: float
+    points_ci: float
+
+
+@dataclass
+class ArenaResult:
+    agent_a: str
+    agent_b: str
+    deals: int
+    games: int
+    seed: int
+    bidding: bool
+    overall: SeatStats
+    landlord: SeatStats  # games where A holds the landlord seat
+    peasant: SeatStats  # games where A does not
+    seconds: float
+    per_deal: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def wp(self) -> float:
+        return self.overall.wp
+
+    @property
+    def adp(self) -> float:
+        return self.overall.adp
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.pop("per_deal")
+        return out
+
+    def text(self) -> str:
+        mode = "bidding, 6 games per deal" if self.bidding else "no bidding, seats swapped"
+        lines = [
+            f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
+            f"({mode}), seed {self.seed}, {self.seconds:.1f} s",
+            f"{'':<12}{'games':>7}  {'WP':>15}  {'ADP':>15}  {'points':>15}",
+        ]
+        for label, s in (
+            ("all", self.overall),
+            ("A landlord", self.landlord),
+            ("A peasants", self.peasant),
+        ):
+            lines.append(
+                f"{label:<12}{s.games:>7}  {s.wp:>7.3f} ± {s.wp_ci:<5.3f}  {s.adp:>7.3f} ± {s.adp_ci:<5.3f}"
+                f"  {s.points:>7.3f} ± {s.points_ci:<5.3f}"
+            )
+        return "\n".join(lines)
+
+
+def _name(spec: AgentSpec) -> str:
+    if isinstance(spec, str):
+        return spec
+    return getattr(spec, "name", type(spec).__name__)
+
+
+def _build(spec: AgentSpec) -> Agent:
+    if isinstance(spec, str):
+        return make_agent(spec)
+    if isinstance(spec, Agent):
+        return spec
+    return spec()
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal number ``deal`` of an arena run."""
+    key = np.array([(seed & 0xFFFFFFFF) << 32 | (deal & 0xFFFFFFFF)], np.uint64)
+    return int(splitmix64(key)[0] >> np.uint64(1))
+
+
+def _layouts(bidding: bool) -> list[tuple[int, int]]:
+    """(config, seat) per game of a deal: which seat is alone; config 0 = A alone, 1 = B alone.
+    Without bidding the lone seat is the landlord seat (seat -1 = "the landlord's")."""
+    if not bidding:
+        return [(0, -1), (1, -1)]
+    return [(cfg, seat) for cfg in (0, 1) for seat in range(3)]
+
+
+def play_chunk(
+    agent_a: Agent, agent_b: Agent, deals: list[int], seed: int, ruleset: Ruleset
+) -> np.ndarray:
+    """Play every game of ``deals``; one row per game:
+    (deal, A holds landlord, A won, A DouZero score, A points)."""
+    layouts = _layouts(ruleset.bidding != "none")
+    games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
+    B = len(games)
+    game = Game(batch_size=B, ruleset=ruleset, seed=0)
+    for b, (d, _, _) in enumerate(games):
+        game.reset(seed=deal_seed(seed, d), games=[b])
+    # a_seat[b, s]: A plays seat s of game b.
+    a_seat = np.zeros((B, 3), bool)
+    for b, (_, cfg, seat) in enumerate(games):
+        lone = int(game.landlord[b]) if seat < 0 else seat
+        a_seat[b] = (np.arange(3) == lone) ^ (cfg == 1)
+    agents = (agent_b, agent_a)
+    actions = np.zeros(B, np.int64)
+    while True:
+        live = np.flatnonzero(game.phase != OVER)
+        if not len(live):
+            break
+        for b in live:
+            seat = int(game.current_player[b])
+            actions[b] = agents[int(a_seat[b, seat])].act(infoset(game, int(b)))
+        game.step(actions)
+    rows = np.zeros((B, 5))
+    for b, (d, _, _) in enumerate(games):
+        landlord = int(game.landlord[b])
+        landlord_won = int(game.winner[b]) == landlord
+        unit = 2.0 ** int(game.bombs[b])
+        score = 0.0
+        for s in range(3):
+            if a_seat[b, s]:
+                side_won = landlord_won == (s == landlord)
+                score += (2 if s == landlord else 1) * unit * (1 if side_won else -1)
+        points = float(game.payoffs[b][a_seat[b]].sum())
+        rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
+    return rows
+
+
+def _chunk_seed(seed: int, chunk: int, who: int) -> int:
+    return deal_seed(seed ^ 0x5EED, chunk * 2 + who)
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(spec_a, spec_b, seed, ruleset) -> None:
+    _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
+
+
+def _worker_chunk(job: tuple[int, list[int]]) -> np.ndarray:
+    chunk, deals = job
+    a, b, seed = _WORKER["a"], _WORKER["b"], _WORKER["seed"]
+    a.reset(_chunk_seed(seed, chunk, 0))
+    b.reset(_chunk_seed(seed, chunk, 1))
+    return play_chunk(a, b, deals, seed, _WORKER["ruleset"])
+
+
+def _ci(x: np.ndarray) -> float:
+    return 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else 0.0
+
+
+def _stats(rows: np.ndarray) -> SeatStats:
+    if not len(rows):
+        return SeatStats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    deals = rows[:, 0].astype(np.int64)
+    _, inverse, counts = np.unique(deals, return_inverse=True, return_counts=True)
+
+    def per_deal(col: int) -> np.ndarray:
+        return np.bincount(inverse, weights=rows[:, col]) / counts
+
+    return SeatStats(
+        games=len(rows),
+        wp=float(rows[:, 2].mean()),
+        wp_ci=_ci(per_deal(2)),
+        adp=float(rows[:, 3].mean()),
+        adp_ci=_ci(per_deal(3)),
+        points=float(rows[:, 4].mean()),
+        points_ci=_ci(per_deal(4)),
+    )
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.done, self.start = total, enabled, 0, time.perf_counter()
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        frac = self.done / self.total
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / frac - elapsed if frac else 0.0
+        sys.stderr.write(
+            f"\r[{bar}] {self.done}/{self.total} games  {elapsed:.0f} s  eta {eta:.0f} s "
+        )
+        if self.done >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def run_arena(
+    agent_a: AgentSpec,
+    agent_b: AgentSpec,
+    deals: int = 1000,
+    seed: int = 0,
+    bidding: bool = False,
+    workers: int = 1,
+    ruleset: Ruleset | None = None,
+    progress: bool = False,
+) -> ArenaResult:
+    """Play ``deals`` deals of A against B (see the module docstring) and return the result.
+
+    Agents are registry names (``"normal"``), Agent instances or zero-argument factories.
+    ``ruleset`` sets the other options; its ``bidding`` is replaced by ``bidding``.
+    """
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    base = ruleset or Ruleset()
+    rules = Ruleset(
+        bidding="once" if bidding else "none",
+        redeal_limit=base.redeal_limit,
+        kickers=base.kickers,
+        base_points=base.base_points,
+    )
+    jobs = [
+        (c, list(range(lo, min(lo + CHUNK_DEALS, deals))))
+        for c, lo in enumerate(range(0, deals, CHUNK_DEALS))
+    ]
+    per_deal = len(_layouts(bidding))
+    bar = _Progress(deals * per_deal, progress)
+    start = time.perf_counter()
+    results: list[np.ndarray] = []
+    if workers == 1:
+        _worker_init(agent_a, agent_b, seed, rules)
+        for job in jobs:
+            results.append(_worker_chunk(job))
+            bar.update(len(results[-1]))
+    else:
+        import multiprocessing as mp
+
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        with ctx.Pool(
+            workers, initializer=_worker_init, initargs=(agent_a, agent_b, seed, rules)
+        ) as pool:
+            for rows in pool.imap(_worker_chunk, jobs):
+                results.append(rows)
+                bar.update(len(rows))
+    rows = np.concatenate(results)
+    landlord = rows[:, 1] > 0
+    return ArenaResult(
+        agent_a=_name(agent_a),
+        agent_b=_name(agent_b),
+        deals=deals,
+        games=len(rows),
+        seed=seed,
+        bidding=bidding,
+        overall=_stats(rows),
+        landlord=_stats(rows[landlord]),
+        peasant=_stats(rows[~landlord]),
+        seconds=time.perf_counter() - start,
+        per_deal={"rows": rows},
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ddz eval",
+        description="Measure agent A against agent B (DouZero's protocol: every deal is played "
+        "with A as landlord vs B as peasants, then B as landlord vs A as peasants). Reports A's "
+        "win percentage (WP), DouZero's average difference in points (ADP) and settlement points, "
+        "with 95%% confidence intervals, overall and per seat.",
+    )
+    p.add_argument("agent_a", metavar="A", help="agent name: random, easy, normal, hard, rlcard")
+    p.add_argument("agent_b", metavar="B", help="agent name")
+    p.add_argument("--deals", type=int, default=1000, help="number of deals (default 1000)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the deals and the agents (default 0)"
+    )
+    p.add_argument(
+        "--bidding",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="hold the auction (each deal then played 6 times, every agent in every seat); "
+        "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes to use (default 1)")
+    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    prog = "ddz eval"
+    if args.deals < 1:
+        print(f"{prog}: --deals must be at least 1", file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print(f"{prog}: --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
+    except (ValueError, ImportError, FileNotFoundError, RuntimeError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    result = run_arena(
+        agent_a if args.workers == 1 else args.agent_a,
+        agent_b if args.workers == 1 else args.agent_b,
+        deals=args.deals,
+        seed=args.seed,
+        bidding=args.bidding,
+        workers=args.workers,
+        ruleset=Ruleset(kickers=args.kickers),
+        progress=not args.no_progress,
+    )
+    result.agent_a, result.agent_b = args.agent_a, args.agent_b
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.text())
+    return 0

@@ -1,0 +1,235 @@
+"""Rule-based bots: Easy and Normal. They decide from an :class:`~ddz_env.infoset.InfoSet` only.
+
+**Normal** plans its hand into the fewest moves (:mod:`agents.planner`) and plays the plan:
+
+* leading: finish if the hand is one move; if all groups but one are *control* groups (nothing
+  unseen can beat them), cash the controls first; if an opponent is down to one card, lead
+  pairs and longer moves (or the highest single); as a peasant, feed a partner who has one or
+  two cards left with the smallest single or pair; otherwise lead the weakest group;
+* following: never beat the partner's move without reason (only to finish); otherwise play the
+  beating move that hurts the plan least, if it hurts little — or at any cost when an opponent
+  is close to finishing (with the highest single against a one-card opponent); bomb when the
+  rest of the hand can then be cashed, or when the opponent who played has few cards left;
+* bidding: :func:`agents.planner.assess_hand`.
+
+**Easy** uses a cruder greedy plan, ignores its partner, and with probability ``mistake_rate``
+(seeded) makes a weaker choice — leading a random planned group or passing when it could
+follow. It never plays an illegal move and keeps bombs and the rocket for the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddz_env.cards import TWO
+from ddz_env.infoset import InfoSet
+from ddz_env.moves import MoveType
+
+from .base import Agent
+from .planner import (
+    Group,
+    assess_hand,
+    can_be_beaten,
+    greedy_plan,
+    group_move,
+    plan_cost,
+    plan_hand,
+)
+
+T = MoveType
+_BOMB_TYPES = (int(T.BOMB), int(T.ROCKET))
+
+
+class _View:
+    """What the bots derive from an information set, computed once per decision."""
+
+    def __init__(self, info: InfoSet):
+        self.info = info
+        self.table = info.table
+        self.hand = info.hand
+        self.seat = info.seat
+        self.role = info.role
+        self.left = info.cards_left
+        landlord = info.landlord
+        if self.role == 0:
+            self.opponents = [(landlord + 1) % 3, (landlord + 2) % 3]
+            self.partner = -1
+        else:
+            self.opponents = [landlord]
+            self.partner = 3 - landlord - self.seat
+        self.danger = min(int(self.left[s]) for s in self.opponents)
+        self.unseen = info.unseen()
+        self.legal = [int(m) for m in info.legal_moves()]
+
+    def rest(self, move: int) -> np.ndarray:
+        return self.hand - self.table.counts[move]
+
+    def is_bomb(self, move: int) -> bool:
+        return int(self.table.type[move]) in _BOMB_TYPES
+
+    def is_control(self, move: int) -> bool:
+        return not can_be_beaten(self.table, move, self.unseen)
+
+
+class NormalAgent(Agent):
+    """Plans its hand, keeps control cards, cooperates as a peasant. Deterministic."""
+
+    name = "normal"
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+
+    def bid(self, info: InfoSet) -> int:
+        bid = assess_hand(info.hand).suggested_bid
+        return bid if bid > info.high_bid else 0
+
+    def play(self, info: InfoSet) -> int:
+        v = _View(info)
+        if len(v.legal) == 1:
+            return v.legal[0]
+        total = int(v.hand.sum())
+        for m in v.legal:
+            if m and int(v.table.size[m]) == total:
+                return m
+        return self._lead(v) if info.leading else self._follow(v)
+
+    # ------------------------------------------------------------------ leading
+    def _lead(self, v: _View) -> int:
+        plan = plan_hand(v.hand)
+        groups = [(g, group_move(v.table, g)) for g in plan.groups]
+        groups = [(g, m) for g, m in groups if m in v.legal] or [(None, m) for m in v.legal[:1]]
+        if groups[0][0] is None:
+            return groups[0][1]
+        control = [(g, m) for g, m in groups if g.is_bomb or v.is_control(m)]
+        weak = [(g, m) for g, m in groups if not (g.is_bomb or v.is_control(m))]
+        # Cash the controls when at most one weak group remains.
+        if len(weak) <= 1 and control:
+            plain = [(g, m) for g, m in control if not g.is_bomb]
+            pick = plain or control
+            return max(pick, key=lambda gm: (gm[0].size, -gm[0].main))[1]
+        # Feed a partner who is close to finishing.
+        if v.partner >= 0 and int(v.left[v.partner]) <= 2 and v.danger > 1:
+            need = int(v.left[v.partner])
+            feed = [
+                m for m in v.legal if int(v.table.type[m]) == (T.SINGLE if need == 1 else T.PAIR)
+            ]
+            if feed:
+                return min(feed, key=lambda m: int(v.table.main[m]))
+        if v.danger == 1:
+            longer = [(g, m) for g, m in weak if g.type != T.SINGLE] or [
+                (g, m) for g, m in control if g.type != T.SINGLE and not g.is_bomb
+            ]
+            if longer:
+                return min(longer, key=lambda gm: gm[0].main)[1]
+            singles = [m for m in v.legal if int(v.table.type[m]) == T.SINGLE]
+            return max(singles, key=lambda m: int(v.table.main[m]))
+        if v.danger == 2:
+            no_pair = [(g, m) for g, m in weak if g.type != T.PAIR]
+            if no_pair:
+                weak = no_pair
+        # Lead the weakest group; chains and trios first (they are hard to follow).
+        pool = weak or groups
+        return min(pool, key=lambda gm: (gm[0].main - (3 if gm[0].size >= 4 else 0), -gm[0].size))[
+            1
+        ]
+
+    # ------------------------------------------------------------------ following
+    def _follow(self, v: _View) -> int:
+        info = v.info
+        owner = info.table_seat
+        candidates = [m for m in v.legal if m]
+        plain = [m for m in candidates if not v.is_bomb(m)]
+        bombs = [m for m in candidates if v.is_bomb(m)]
+        base = plan_cost(v.hand)
+        if owner == v.partner:
+            return 0
+        owner_left = int(v.left[owner])
+        tmove = info.table_move
+        # A one-card opponent and a single on the table: hold him with the highest single.
+        if v.danger == 1 and int(v.table.type[tmove]) == T.SINGLE and plain:
+            return max(plain, key=lambda m: int(v.table.main[m]))
+        scored = []
+        seen: set[bytes] = set()
+        for m in plain:
+            key = v.table.counts[m].tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            delta = plan_cost(v.rest(m)) - base
+            main = int(v.table.main[m])
+            # Spending top cards early costs a little: they take the lead back later.
+            if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
+                delta += 0.3
+            scored.append((delta + 0.01 * main, m))
+        scored.sort()
+        if v.role == 0:
+            limit = 0.45
+        elif v.role == 2 and info.moves and info.moves[-1][1] == 0:
+            limit = 0.9  # the landlord's move, my partner passed: I am the last one to stop it
+        else:
+            limit = 0.6
+        if owner_left <= 4 or v.danger <= 2:
+            limit = 10.0
+        if scored and scored[0][0] <= limit:
+            return scored[0][1]
+        if bombs:
+            bomb = min(bombs, key=lambda m: (int(v.table.type[m]), int(v.table.main[m])))
+            after = plan_hand(v.rest(bomb))
+            weak = [
+                g
+                for g in after.groups
+                if not g.is_bomb and not v.is_control(group_move(v.table, g))
+            ]
+            if len(weak) <= 1 or owner_left <= 4 or v.danger <= 2:
+                return bomb
+        return 0
+
+
+class EasyAgent(Agent):
+    """A beatable bot: greedy plan, no cooperation, seeded mistakes; never absurd."""
+
+    name = "easy"
+
+    def __init__(self, seed: int | None = None, mistake_rate: float = 0.2):
+        self.mistake_rate = mistake_rate
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        a = assess_hand(info.hand)
+        score = a.big_cards + 2 * a.bombs
+        bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
+        return bid if bid > info.high_bid else 0
+
+    def play(self, info: InfoSet) -> int:
+        v = _View(info)
+        if len(v.legal) == 1:
+            return v.legal[0]
+        total = int(v.hand.sum())
+        for m in v.legal:
+            if m and int(v.table.size[m]) == total:
+                return m
+        mistake = self.rng.random() < self.mistake_rate
+        if info.leading:
+            plan = greedy_plan(v.hand)
+            groups: list[tuple[Group, int]] = [(g, group_move(v.table, g)) for g in plan.groups]
+            groups = [(g, m) for g, m in groups if m in v.legal]
+            plain = [(g, m) for g, m in groups if not g.is_bomb]
+            if not plain:
+                return groups[0][1] if groups else v.legal[0]
+            if mistake:
+                return plain[int(self.rng.integers(len(plain)))][1]
+            return min(plain, key=lambda gm: gm[0].main)[1]
+        candidates = [m for m in v.legal if m]
+        plain = [m for m in candidates if not v.is_bomb(m)]
+        owner_left = int(v.left[info.table_seat])
+        if plain and not (mistake and owner_left > 3):
+            keep = [m for m in plain if not (v.table.counts[m] & (v.hand == 4)).any()] or plain
+            return min(keep, key=lambda m: (int(v.table.main[m]), -int(v.table.size[m])))
+        bombs = [m for m in candidates if v.is_bomb(m)]
+        if bombs and owner_left <= 3 and info.table_seat != v.partner:
+            return min(bombs, key=lambda m: (int(v.table.type[m]), int(v.table.main[m])))
+        return 0
