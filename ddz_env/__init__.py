@@ -5,7 +5,21 @@ from .codes import decode_deal, encode_deal
 from .game import BIDDING, OVER, PLAY, ROLE_NAMES, Game
 from .legal import legal_mask, legal_moves, legal_words
 from .moves import MoveTable, MoveType, move_table
+from .registration import install as _install_gymnasium_registration
 from .rules import DEFAULT_RULES, Ruleset
+
+_install_gymnasium_registration()  # registers "ddz/DouDizhu-v0" when gymnasium gets imported
+_LAZY = {"env": "aec", "raw_env": "aec", "DouDizhuVectorEnv": "vector", "DouDizhuEnv": "single"}
+
+
+def __getattr__(name: str):
+    """The environments load on first use, so ``import ddz_env`` stays light."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BIDDING", "OVER", "PLAY", "RANK_NAMES", "ROLE_NAMES", "DEFAULT_RULES",

@@ -46,25 +46,35 @@ def ruleset_from_options(options: dict, env_options: tuple[str, ...]) -> Ruleset
     unknown = sorted(set(options) - set(RULESET_OPTIONS))
     if unknown:
         known = sorted((*RULESET_OPTIONS, "ruleset", *env_options))
-        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; known options: {', '.join(known)}")
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))}; known options: {', '.join(known)}"
+        )
     if ruleset is not None:
         if not isinstance(ruleset, Ruleset):
             raise ValueError(f"ruleset must be a ddz_env.Ruleset, not {type(ruleset).__name__}")
         if options:
-            raise ValueError(f"give either ruleset=... or ruleset fields ({', '.join(sorted(options))}), not both")
+            raise ValueError(
+                f"give either ruleset=... or ruleset fields ({', '.join(sorted(options))}), not both"
+            )
         return ruleset
     return Ruleset(**options)
 
 
 def check_reward_mode(reward: str) -> str:
     if reward not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, not {reward!r}")
+        raise ValueError(
+            f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, not {reward!r}"
+        )
     return reward
 
 
-def check_render_mode(render_mode: str | None, modes: tuple[str, ...] = ("ansi", "human")) -> str | None:
+def check_render_mode(
+    render_mode: str | None, modes: tuple[str, ...] = ("ansi", "human")
+) -> str | None:
     if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, modes))}, not {render_mode!r}")
+        raise ValueError(
+            f"render_mode must be None or one of {', '.join(map(repr, modes))}, not {render_mode!r}"
+        )
     return render_mode
 
 
@@ -132,11 +142,16 @@ def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2
         role = f" ({ROLE_NAMES[(seat - landlord) % 3]})" if landlord >= 0 else ""
         marker = "→ " if phase != OVER and seat == game.current_player[b] else "  "
         hand = game.hands[b, seat]
-        lines.append(f"{marker}{names[seat]}{role}, {int(hand.sum())} cards: {format_counts(hand) or '-'}")
+        size = int(hand.sum())
+        lines.append(
+            f"{marker}{names[seat]}{role}, {size} card{'s' * (size != 1)}: {format_counts(hand) or '-'}"
+        )
     if phase == BIDDING:
         words = ["none" if w < 0 else ("pass" if w == 0 else f"bid {w}") for w in game.bids[b]]
         spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(3))
-        lines.append(f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}")
+        lines.append(
+            f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}"
+        )
     else:
         lines.append(
             f"kitty: {format_counts(game.kitty[b])}   base {int(game.base[b])}   "
@@ -147,13 +162,16 @@ def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2
             lines.append(f"to beat: {action_name(game, table)} from {names[game.table_player[b]]}")
         recent = game.moves_played(b)[-6:]
         if recent:
-            lines.append("last moves: " + " | ".join(f"{names[s]} {game.table.cards_text(a)}" for s, a in recent))
+            lines.append(
+                "last moves: "
+                + " | ".join(f"{names[s]} {game.table.cards_text(a)}" for s, a in recent)
+            )
     if phase == OVER:
         winner = int(game.winner[b])
-        side = "landlord" if winner == landlord else "peasants"
+        side = "the landlord wins" if winner == landlord else "the peasants win"
         spring = ", spring" if game.spring[b] else ""
         payoffs = ", ".join(f"{names[s]} {game.payoffs[b, s]:+g}" for s in range(3))
         lines.append(
-            f"{names[winner]} went out: the {side} win (multiplier {int(game.multiplier[b])}{spring}); {payoffs}"
+            f"{names[winner]} went out: {side} (multiplier {int(game.multiplier[b])}{spring}); {payoffs}"
         )
     return "\n".join(lines)

@@ -1,0 +1,218 @@
+# noqa: D212, D415
+"""
+# Dou Dizhu (斗地主)
+
+| Creation           | `ddz_env.env(**options)`, or `ddz_env.aec.raw_env(**options)` unwrapped |
+|--------------------|-------------------------------------------------------------------------|
+| Actions            | Discrete                                                                |
+| Parallel API       | No                                                                      |
+| Manual Control     | No (see `ddz play`)                                                     |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2']`                          |
+| Agents             | 3                                                                       |
+| Action Shape       | (1,)                                                                    |
+| Action Values      | [0, N + 2], N = 12,655 moves under the default ruleset                  |
+| Observation Shape  | (1302,)                                                                 |
+| Observation Values | [0, 1] (one field up to 1.5)                                            |
+
+Dou Dizhu is a three-player climbing game: an auction decides who becomes the *landlord*, who
+takes the three kitty cards and plays alone against the two *peasants*; the first player to empty
+their hand wins for their side. The full rules, as implemented, are in ``shared/RULES.md``.
+
+The agents are the seats: ``player_k`` is seat ``k``. Turn order is seat → (seat + 1) % 3.
+Who acts next is given by ``agent_selection`` and is not a fixed cycle: the auction starts at the
+first bidder, play starts at the landlord, and an all-pass auction redeals.
+
+### Observation Space
+
+A dictionary with an ``'observation'`` element, the 1302 float32 features of
+:mod:`ddz_env.observation` seen by that seat (own hand, unseen cards, the move to beat, played
+cards, cards left, bombs, kitty once revealed, the auction, base, multiplier and the last 15
+moves; the layout is the table in that module's docstring and ``ddz_env.observation.OBS_SLICES``),
+and an ``'action_mask'``, int8 of length ``N + 3``, the legal actions of the agent to act
+(all zeros for the others, and once the game is over).
+
+### Action Space
+
+``Discrete(N + 3)``, the game's action space (:mod:`ddz_env.game`): action ``a < N`` plays row
+``a`` of the ruleset's move table (:func:`ddz_env.move_table`), where ``0`` is *pass* (also "no
+bid" during the auction); ``N``, ``N + 1``, ``N + 2`` bid 1, 2, 3. Each reading of a set of cards
+is its own move (``333444555666`` is a plane, and under ``kickers="any"`` also a plane with
+wings). ``ddz_env.move_features(ruleset)`` gives each move's 54-number card encoding.
+
+### Rewards
+
+Zero on every step until the game ends; then each seat's result under the ``reward`` option:
+
+| reward            | landlord wins: landlord / each peasant | peasants win: landlord / each peasant |
+|:-----------------:|:--------------------------------------:|:-------------------------------------:|
+| `wp` (default)    | +1 / -1                                | -1 / +1                               |
+| `adp`             | +2^b / -2^b                            | -2^b / +2^b                           |
+| `logadp`          | +(b + 1) / -(b + 1)                    | -(b + 1) / +(b + 1)                   |
+| `score`           | +2s / -s                               | -2s / +s                              |
+
+``b`` = bombs and rockets played (DouZero's definition: spring and bid ignored);
+``s = base × multiplier × base_points`` with ``multiplier = 2^(b + spring)``, the settlement of
+RULES.md (``Game.payoffs``). With ``env()``, an illegal action ends the game: the agent that took
+it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` raises a
+``ValueError`` naming the move and why it is illegal.
+
+At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement), ``winner``,
+``landlord`` (agent names), ``bombs``, ``spring`` and ``code`` (the deal code).
+
+### Options
+
+| option          | values                                   | default      |
+|-----------------|------------------------------------------|--------------|
+| `reward`        | `"wp"`, `"adp"`, `"logadp"`, `"score"`   | `"wp"`       |
+| `render_mode`   | `None`, `"ansi"` (returns text), `"human"` (prints) | `None` |
+| `bidding`       | `"once"`, `"open"`, `"none"` / `False`   | `"once"`     |
+| `redeal_limit`  | a non-negative int, or `None`            | `3`          |
+| `kickers`       | `"distinct"`, `"any"`                    | `"distinct"` |
+| `base_points`   | a positive int                           | `1`          |
+| `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
+
+Every field of :class:`ddz_env.Ruleset` is an option; an unknown option or a bad value is a
+``ValueError`` at construction. ``reset(seed=s)`` deals deterministically from ``s``;
+``reset(options={"code": "XXXX-…"})`` replays a deal code (``ddz_env.encode_deal``); other keys
+of ``options`` are ignored.
+
+### Version History
+
+* v0: Initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .env_common import (
+    check_render_mode,
+    check_reward_mode,
+    illegal_message,
+    observation_high,
+    render_text,
+    ruleset_from_options,
+    seat_rewards,
+)
+from .game import OVER, Game
+from .observation import OBS_SIZE, observe
+
+AGENTS = ("player_0", "player_1", "player_2")
+
+
+def env(**options) -> AECEnv:
+    """The Dou Dizhu AEC env in PettingZoo's standard wrapper stack (see the module docstring)."""
+    aec = raw_env(**options)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    aec = wrappers.OrderEnforcingWrapper(aec)
+    return aec
+
+
+class raw_env(AECEnv):
+    """Dou Dizhu as a PettingZoo AEC environment; see the module docstring."""
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "doudizhu_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, reward: str = "wp", **options: Any):
+        super().__init__()
+        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"))
+        self.reward_mode = check_reward_mode(reward)
+        self.render_mode = check_render_mode(render_mode)
+        self.game = Game(1, self.ruleset)
+        self.num_actions = self.game.num_actions
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in AGENTS}
+        self._reset_state()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _reset_state(self) -> None:
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[int(self.game.current_player[0])]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        code = (options or {}).get("code")
+        self.game.reset(seed=seed, codes=None if code is None else [code])
+        self._reset_state()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        obs = observe(self.game, seats=[seat])[0]
+        mask = np.zeros(self.num_actions, np.int8)
+        if self.game.phase[0] != OVER and seat == self.game.current_player[0]:
+            mask[:] = self.game.legal_action_mask()[0]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        problem = illegal_message(self.game, 0, action, agent)
+        if problem is not None:
+            raise ValueError(problem)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.game.step([int(action)])
+        if self.game.phase[0] == OVER:
+            values = seat_rewards(self.game, self.reward_mode)[0]
+            self.rewards = {a: float(values[k]) for k, a in enumerate(AGENTS)}
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.infos = {a: self._final_info() for a in AGENTS}
+            self._accumulate_rewards()
+        self.agent_selection = AGENTS[int(self.game.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _final_info(self) -> dict[str, Any]:
+        g = self.game
+        return {
+            "payoffs": {a: float(g.payoffs[0, k]) for k, a in enumerate(AGENTS)},
+            "winner": AGENTS[int(g.winner[0])],
+            "landlord": AGENTS[int(g.landlord[0])],
+            "bombs": int(g.bombs[0]),
+            "spring": bool(g.spring[0]),
+            "code": g.deal_code(0),
+        }
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_text(self.game, 0, AGENTS)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,56 @@
+"""Registers ``"ddz/DouDizhu-v0"`` (:class:`ddz_env.single.DouDizhuEnv`) with Gymnasium, lazily.
+
+``import ddz_env`` must stay light, so it does not import Gymnasium. Instead :func:`install`
+registers at once when Gymnasium is already imported, and otherwise waits: a small import hook
+registers the environment right after ``import gymnasium`` runs. Either way
+``gymnasium.make("ddz/DouDizhu-v0")`` works after ``import ddz_env``.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+
+ENV_ID = "ddz/DouDizhu-v0"
+ENTRY_POINT = "ddz_env.single:DouDizhuEnv"
+
+
+def register_envs() -> None:
+    """Register the environment with Gymnasium (idempotent)."""
+    import gymnasium
+
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+
+
+class _RegisterAfterImport(importlib.abc.MetaPathFinder):
+    """Finds ``gymnasium`` with the normal finders, and registers once its module has run."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        _remove_hook()
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_register(module):
+            exec_module(module)
+            register_envs()
+
+        spec.loader.exec_module = exec_and_register
+        return spec
+
+
+def _remove_hook() -> None:
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _RegisterAfterImport)]
+
+
+def install() -> None:
+    """Register now if Gymnasium is imported, else as soon as it is."""
+    if "gymnasium" in sys.modules:
+        register_envs()
+    elif not any(isinstance(f, _RegisterAfterImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterAfterImport())

@@ -1,0 +1,267 @@
+"""Dou Dizhu for one learner: a single-seat Gymnasium environment.
+
+The learner plays one seat; the two other seats are played by opponent agents given at
+construction, which see only their :class:`~ddz_env.infoset.InfoSet` (any object with
+``act(infoset) -> action``; an optional ``reset(seed=...)`` is called before each deal).
+Registered as ``"ddz/DouDizhu-v0"``::
+
+    import gymnasium, ddz_env
+    env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="adp")
+    obs, info = env.reset(seed=0)
+
+* Observation: ``{"observation": (1302,) float32, "action_mask": (N + 3,) int8}``, the learner's
+  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over).
+* Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
+* Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
+  ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
+* Info: ``seat`` (the learner's seat) and ``code`` (the deal code) at reset; at the end also
+  ``payoffs`` ((3,) settlement per seat), ``rewards`` ((3,) per seat under ``reward``),
+  ``winner``, ``landlord``.
+
+Options:
+
+==================  ==========================================================================
+``seat``            0, 1, 2 (fixed) or ``"random"`` (drawn per episode); default 0
+``opponents``       ``None`` (default: the ``normal`` rule bot when the ``agents`` package
+                    provides it, else random legal players), an agent name (``"random"``
+                    is built in; other names are built by ``agents.make_agent``), an agent
+                    object, or a sequence of two of those for the seats after and before the
+                    learner
+``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
+``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward`` and
+                    ``info["illegal_action"]`` explains why, as PettingZoo's
+                    ``TerminateIllegalWrapper`` does) or ``"raise"`` (``ValueError`` naming the
+                    move and why it is illegal)
+``illegal_reward``  reward for an illegal action under ``"terminate"`` (default -1.0)
+``render_mode``     ``None``, ``"ansi"`` (text) or ``"human"`` (printed)
+ruleset fields      ``bidding``, ``redeal_limit``, ``kickers``, ``base_points`` (or ``ruleset``)
+==================  ==========================================================================
+
+``reset(seed=s)`` makes the deals, the drawn seats and the built-in random opponents
+deterministic; ``reset(options={"code": ..., "seat": ...})`` replays a deal code and/or sets the
+seat for that episode. In the (astronomically rare) deal where an opponent goes out before the
+learner ever acts, the deal is skipped and another is drawn; with a deal code it is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .env_common import (
+    check_render_mode,
+    check_reward_mode,
+    illegal_message,
+    observation_high,
+    render_text,
+    ruleset_from_options,
+    seat_rewards,
+)
+from .game import OVER, Game
+from .infoset import InfoSet, infoset
+from .observation import OBS_SIZE, observe
+
+_ENV_OPTIONS = ("seat", "opponents", "reward", "illegal_action", "illegal_reward", "render_mode")
+_SEATS = ("seat 0", "seat 1", "seat 2")
+
+
+class RandomLegalPlayer:
+    """Plays a uniformly random legal action (seeded by :meth:`reset`)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, info: InfoSet) -> int:
+        return int(self.rng.choice(info.legal_actions))
+
+
+def default_opponent_name() -> str:
+    """``"normal"`` when the ``agents`` package provides a Normal bot, else ``"random"``."""
+    try:
+        import agents
+    except ImportError:
+        return "random"
+    try:
+        return "normal" if "normal" in agents.agent_names() else "random"
+    except Exception:  # a broken agents package must not break the environment
+        return "random"
+
+
+def make_opponent(spec) -> Any:
+    """An opponent from an agent name or an object with ``act(infoset)``."""
+    if isinstance(spec, str):
+        if spec.strip().lower() == "random":
+            return RandomLegalPlayer()
+        try:
+            import agents
+        except ImportError as exc:
+            raise ValueError(
+                f"opponent {spec!r} needs the agents package, which can't be imported ({exc})"
+            ) from exc
+        return agents.make_agent(spec)
+    if not callable(getattr(spec, "act", None)):
+        raise ValueError(
+            f"an opponent must be an agent name or have an act(infoset) method, not {spec!r}"
+        )
+    return spec
+
+
+class DouDizhuEnv(gymnasium.Env):
+    """One learner seat against two opponent agents; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        seat: int | str = 0,
+        opponents=None,
+        reward: str = "wp",
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS)
+        if seat != "random" and (isinstance(seat, bool) or seat not in (0, 1, 2)):
+            raise ValueError(f"seat must be 0, 1, 2 or 'random', not {seat!r}")
+        self.seat_option = seat
+        self.reward_mode = check_reward_mode(reward)
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'terminate' or 'raise', not {illegal_action!r}"
+            )
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = check_render_mode(render_mode)
+        if opponents is None:
+            opponents = default_opponent_name()
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            opponents = [make_opponent(opponents), make_opponent(opponents)]
+        else:
+            if len(opponents) != 2:
+                raise ValueError(
+                    f"give two opponents (the seats after and before the learner), not {len(opponents)}"
+                )
+            opponents = [make_opponent(o) for o in opponents]
+        self.opponents = opponents
+        self.game = Game(1, self.ruleset, seed=0)
+        self.num_actions = self.game.num_actions
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(self.num_actions)
+        self.seat = 0 if seat == "random" else int(seat)
+        self._episode_over = True
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        seat = options.get("seat", self.seat_option)
+        if seat == "random":
+            seat = int(self.np_random.integers(3))
+        if isinstance(seat, bool) or seat not in (0, 1, 2):
+            raise ValueError(f"seat must be 0, 1, 2 or 'random', not {seat!r}")
+        self.seat = int(seat)
+        code = options.get("code")
+        for opponent in self.opponents:
+            seed_opponent = int(self.np_random.integers(2**31))
+            if callable(getattr(opponent, "reset", None)):
+                opponent.reset(seed=seed_opponent)
+        while True:
+            self.game.reset(
+                seed=int(self.np_random.integers(2**63)), codes=None if code is None else [code]
+            )
+            self._play_opponents()
+            if self.game.phase[0] != OVER:
+                break
+            if code is not None:
+                raise ValueError(
+                    f"in deal {code} the game ends before seat {self.seat} acts; choose another seat"
+                )
+        self._episode_over = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), {"seat": self.seat, "code": self.game.deal_code(0)}
+
+    def step(self, action):
+        if self._episode_over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        info: dict[str, Any] = {"seat": self.seat, "code": self.game.deal_code(0)}
+        problem = illegal_message(self.game, 0, action, f"the learner (seat {self.seat})")
+        if problem is not None:
+            if self.illegal_action == "raise":
+                raise ValueError(problem)
+            self._episode_over = True
+            info["illegal_action"] = problem
+            return self._observation(), self.illegal_reward, True, False, info
+        self.game.step([int(action)])
+        self._play_opponents()
+        reward, terminated = 0.0, False
+        if self.game.phase[0] == OVER:
+            per_seat = seat_rewards(self.game, self.reward_mode)[0]
+            reward, terminated = float(per_seat[self.seat]), True
+            self._episode_over = True
+            info.update(
+                payoffs=self.game.payoffs[0].copy(),
+                rewards=per_seat,
+                winner=int(self.game.winner[0]),
+                landlord=int(self.game.landlord[0]),
+            )
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
+            return None
+        names = tuple(
+            f"{name} (learner)" if s == self.seat else name for s, name in enumerate(_SEATS)
+        )
+        text = render_text(self.game, 0, names)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    def _opponent_of(self, seat: int):
+        return self.opponents[(seat - self.seat) % 3 - 1]
+
+    def _play_opponents(self) -> None:
+        game = self.game
+        while game.phase[0] != OVER and game.current_player[0] != self.seat:
+            seat = int(game.current_player[0])
+            opponent = self._opponent_of(seat)
+            action = opponent.act(infoset(game, 0))
+            problem = illegal_message(game, 0, action, f"opponent {opponent!r} (seat {seat})")
+            if problem is not None:
+                raise RuntimeError(problem)
+            game.step([int(action)])
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs = observe(self.game, seats=[self.seat])[0]
+        mask = np.zeros(self.num_actions, np.int8)
+        if (
+            not self._episode_over
+            and self.game.current_player[0] == self.seat
+            and self.game.phase[0] != OVER
+        ):
+            mask[:] = self.game.legal_action_mask()[0]
+        return {"observation": obs, "action_mask": mask}
