@@ -1,0 +1,679 @@
+"""``ddz play``: play Dou Dizhu against two bots in the terminal.
+
+You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2). Type the cards
+of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
+``hint``, ``check CARDS``, ``counter``, ``show``, ``help`` and ``quit``. The game reads one
+command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
+exits cleanly at the end of input.
+
+Every deal has a code; ``ddz play --code CODE`` deals the same cards again. Finished hands are
+added to local statistics (:mod:`agents.stats`) unless they are replays or were dealt from a
+``--code``. The bots see only their own information set; this module keeps the suits of every
+card for display, while the engine works on rank counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import TextIO
+
+import numpy as np
+
+from ddz_env.cards import CardParseError, card_rank, parse_counts
+from ddz_env.codes import code_key, decode_deal, encode_deal
+from ddz_env.game import BIDDING, OVER, Game, deal_from_keys
+from ddz_env.infoset import InfoSet, infoset
+
+from . import play_text as text
+from .play_text import Style, pad
+
+LEVELS = ("easy", "normal", "hard")
+#: Which agent to try next when a level can't be built.
+FALLBACK = {"hard": "normal", "normal": "random", "easy": "random"}
+SEATS = ("You", "Right", "Left")
+HUMAN = 0
+BOT_PAUSE = 0.4
+PASS_WORDS = {"pass", "p", "no", "none", "-"}
+QUIT_WORDS = {"quit", "exit", ":q"}
+HELP = """\
+Type the cards of your play by rank, in any order and any case, with or without spaces:
+  33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj
+  ten: 10, t or 0   black joker: bj, b, sj or x   red joker: rj, r, dj or d
+Commands:
+  pass (p)         pass (not allowed when you lead)
+  hint (h)         suggest a legal play, best first; again for another; Enter plays it
+  check CARDS      name a play and say whether it covers the table, without playing it
+                   (also: ? CARDS)
+  counter (c)      show or hide the card counter (cards you have not seen, per rank)
+  show (s)         show the table again
+  help             this help
+  quit             leave the game (an unfinished hand is not counted)
+Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
+  pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),
+  four + two singles or two pairs, bomb (four of a rank), rocket (both jokers).
+A bomb beats anything but a higher bomb or the rocket; the rocket beats everything."""
+
+
+class EndOfInput(Exception):
+    """Standard input ended."""
+
+
+class QuitGame(Exception):
+    """The player typed ``quit``."""
+
+
+# ---------------------------------------------------------------------------------- terminal
+class Terminal:
+    """Line-based input and output; echoes piped input so a transcript reads like a session."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO, color: bool, pause: float):
+        self.stdin = stdin
+        self.stdout = stdout
+        self.style = Style(color)
+        self.pause_s = pause
+        self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
+        self._ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
+        if self.interactive:
+            try:
+                import readline  # noqa: F401 - line editing and history for input()
+            except ImportError:
+                pass
+
+    def say(self, line: str = "") -> None:
+        if self._ascii:
+            line = line.translate(text.ASCII_FALLBACK)
+        self.stdout.write(line + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        if self._ascii:
+            prompt = prompt.translate(text.ASCII_FALLBACK)
+        if self.interactive:
+            try:
+                return input(prompt)
+            except EOFError:
+                self.stdout.write("\n")
+                raise EndOfInput from None
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.stdout.write("\n")
+            raise EndOfInput
+        line = line.rstrip("\r\n")
+        self.stdout.write(line + "\n")
+        return line
+
+    def pause(self) -> None:
+        if self.pause_s > 0:
+            time.sleep(self.pause_s)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _can_encode(stream, sample: str) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        sample.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
+    """Colour only on a terminal, without ``--no-color``, ``NO_COLOR`` or ``TERM=dumb``."""
+    if no_color_flag or os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
+        return False
+    return _isatty(stdout)
+
+
+# ---------------------------------------------------------------------------------- advice
+def bid_advice(hand: np.ndarray, high_bid: int) -> str:
+    """The assessment line of the bid prompt (the Normal bot's planner when available)."""
+    try:
+        from .planner import assess_hand
+
+        a = assess_hand(hand)
+        big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
+    except ImportError:
+        big, bombs, moves, bid = text.simple_assessment(hand)
+    if bid <= high_bid:
+        bid = 0
+    return text.assessment_text(big, bombs, moves, bid)
+
+
+def hint_order(info: InfoSet) -> list[int]:
+    """Legal plays, best first, one per card set: the Normal bot's choice, then the others by
+    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last."""
+    table = info.table
+    legal = [int(m) for m in info.legal_moves()]
+    try:
+        from .planner import plan_cost as cost
+    except ImportError:
+
+        def cost(counts) -> float:
+            return float(text.estimate_moves(counts))
+
+    best = None
+    try:
+        from .rule_bots import NormalAgent
+
+        best = int(NormalAgent().play(info))
+    except Exception:  # hints must never fail because of a bot
+        best = None
+
+    def key(m: int) -> tuple:
+        if m == 0:
+            return (3, 0.0, 0)
+        bomb = int(table.type[m]) in text.BOMB_TYPES
+        rest = info.hand - table.counts[m]
+        finish = int(rest.sum()) == 0
+        return (
+            0 if finish else 2 if bomb else 1,
+            cost(rest) + 0.01 * int(table.main[m]),
+            -int(table.size[m]),
+        )
+
+    order = sorted(legal, key=key)
+    if best in legal:
+        order.remove(best)
+        order.insert(0, best)
+    # One entry per card set; the first play of each kind (type, length, main) before the
+    # variants that only change the attachments, so each hint shows a new idea.
+    seen: set[bytes] = set()
+    kinds: set[tuple[int, int, int]] = set()
+    first, variants = [], []
+    for m in order:
+        cards = table.counts[m].tobytes()
+        if cards in seen:
+            continue
+        seen.add(cards)
+        kind = (int(table.type[m]), int(table.length[m]), int(table.main[m]))
+        (variants if kind in kinds else first).append(m)
+        kinds.add(kind)
+    return first + variants
+
+
+# ---------------------------------------------------------------------------------- bots
+def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
+    """Two bots of ``level`` (falling back Hard → Normal → Random with a notice)."""
+    from .base import make_agent
+
+    name = level
+    while True:
+        try:
+            bots = [make_agent(name), make_agent(name)]
+            return bots, name
+        except Exception as exc:  # a missing model file, an agent not written yet, ...
+            nxt = FALLBACK.get(name)
+            if nxt is None:
+                raise
+            reason = str(exc).split("\n")[0] or type(exc).__name__
+            notices.append(
+                f"{name.capitalize()} bots unavailable ({reason}); playing {nxt.capitalize()} bots"
+            )
+            name = nxt
+
+
+# ---------------------------------------------------------------------------------- session
+class Session:
+    """One sitting: a series of hands against the same bots."""
+
+    def __init__(self, term: Terminal, level: str, seed: int | None, stats_on: bool = True):
+        self.term = term
+        self.style = term.style
+        self.game = Game(1)
+        self.table = self.game.table
+        self.notices: list[str] = []
+        self.bots, self.level = load_bots(level, self.notices)
+        self.rng = np.random.default_rng(seed)
+        self.show_counter = True
+        self.stats_on = stats_on
+        self.hints_used = 0
+        self.cards: list[list[int]] = [[], [], []]
+        self.kitty_ids: list[int] = []
+        self.last_cards: dict[int, list[int]] = {}
+        self.bomb_log: list[tuple[int, int]] = []
+
+    # ------------------------------------------------------------------ deals
+    def new_code(self) -> str:
+        key = self.rng.integers(0, 2**63, dtype=np.uint64)
+        owner, first = deal_from_keys(np.array([key], np.uint64))
+        return encode_deal(owner[0], int(first[0]))
+
+    def run(self, code: str | None) -> int:
+        s = self.style
+        self.term.say(
+            s.bold("Dou Dizhu")
+            + f" · you against two {self.level.capitalize()} bots · type help for commands"
+        )
+        for notice in self.notices:
+            self.term.say(s.yellow("note: ") + notice)
+        counted = code is None
+        code = code or self.new_code()
+        try:
+            while True:
+                choice = self.play_hand(code, counted)
+                if choice == "replay":
+                    counted = False
+                elif choice == "new":
+                    code, counted = self.new_code(), True
+                else:
+                    return 0
+        except QuitGame:
+            self.term.say("Bye. (This hand was not finished, so it is not counted.)")
+            return 0
+        except EndOfInput:
+            self.term.say("End of input. Bye.")
+            return 0
+
+    def play_hand(self, code: str, counted: bool) -> str:
+        g = self.game
+        g.reset(codes=[code])
+        seed = code_key(code)
+        for k, bot in enumerate(self.bots):
+            bot.reset(seed=(seed + k) % 2**63)
+        self.hints_used = 0
+        self.bomb_log = []
+        self.take_cards()
+        self.term.say()
+        self.term.say(self.style.bold(f"── New hand · deal {code} ──"))
+        while g.phase[0] != OVER:
+            seat = int(g.current_player[0])
+            if g.phase[0] == BIDDING:
+                bid = self.human_bid() if seat == HUMAN else self.bot_action(seat)
+                self.apply_bid(seat, bid)
+            else:
+                move = self.human_play() if seat == HUMAN else self.bot_action(seat)
+                self.apply_play(seat, move)
+        return self.finish(code, counted)
+
+    def take_cards(self) -> None:
+        owner = self.game.owner[0]
+        self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
+        self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
+        self.last_cards = {}
+
+    # ------------------------------------------------------------------ bots
+    def bot_action(self, seat: int) -> int:
+        g = self.game
+        info = infoset(g, 0, seat)
+        try:
+            action = int(self.bots[seat - 1].act(info))
+            if not g.is_legal(np.array([action]))[0]:
+                raise ValueError(f"illegal action {action}")
+        except Exception as exc:  # a bot bug must not end the human's game
+            action = int(np.random.default_rng().choice(info.legal_actions))
+            self.term.say(
+                self.style.yellow(
+                    f"note: {SEATS[seat]}'s bot failed ({exc}); it played a random legal move"
+                )
+            )
+        self.term.pause()
+        return action
+
+    # ------------------------------------------------------------------ bidding
+    def human_bid(self) -> int:
+        g, s = self.game, self.style
+        info = infoset(g, 0, HUMAN)
+        self.term.say(f"  {pad(s.bold('You'), 6)} {self.hand_text(HUMAN)}")
+        high = int(g.high_bid[0])
+        self.term.say("  " + s.cyan("Assessment: ") + bid_advice(info.hand, high))
+        options = ["pass"] + [str(k) for k in range(high + 1, 4)]
+        prompt = f"Your bid ({', '.join(options)}) > "
+        while True:
+            line = self.term.ask(prompt).strip().lower()
+            if not line:
+                continue
+            if line in QUIT_WORDS:
+                raise QuitGame
+            if line in ("help", "?"):
+                self.term.say(
+                    "Bid 1, 2 or 3 (higher than the highest bid so far) or pass. The highest bidder"
+                )
+                self.term.say(
+                    "becomes the landlord, takes the 3 kitty cards and plays alone against the other two;"
+                )
+                self.term.say("the bid is the base of the points. Type hint for the assessment.")
+                continue
+            if line in ("hint", "h"):
+                self.term.say("  " + bid_advice(info.hand, high))
+                continue
+            if line in ("show", "s"):
+                self.term.say(f"  {pad(s.bold('You'), 6)} {self.hand_text(HUMAN)}")
+                continue
+            word = line.removeprefix("bid").strip()
+            if word in PASS_WORDS or word == "0":
+                return 0
+            if word in ("1", "2", "3"):
+                bid = int(word)
+                if bid <= high:
+                    self.say_error(
+                        f"a bid must be higher than {high}, the highest so far (or pass)"
+                    )
+                    continue
+                return g.num_moves + bid - 1
+            self.say_error(f"{line!r} is not a bid: type {', '.join(options)} (or help)")
+
+    def apply_bid(self, seat: int, action: int) -> None:
+        g, s = self.game, self.style
+        redeals = int(g.redeals[0])
+        g.step(np.array([action]))
+        bid = 0 if action == 0 else action - g.num_moves + 1
+        if seat == HUMAN:
+            self.event(seat, "pass" if bid == 0 else f"bid {bid}")
+        else:
+            self.event(seat, "passes" if bid == 0 else f"bids {bid}")
+        if int(g.redeals[0]) != redeals:
+            self.term.say(s.yellow("  All three passed: the cards are dealt again."))
+            self.take_cards()
+        elif g.phase[0] != BIDDING:
+            lord = int(g.landlord[0])
+            self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
+            who = "You are" if lord == HUMAN else f"{SEATS[lord]} is"
+            self.term.say(
+                f"  {who} the landlord (base {int(g.base[0])}) and {'take' if lord == HUMAN else 'takes'} "
+                f"the kitty: {s.cards(self.kitty_ids)}"
+            )
+
+    # ------------------------------------------------------------------ play
+    def human_play(self) -> int:
+        g, table = self.game, self.table
+        info = infoset(g, 0, HUMAN)
+        self.show_table(info)
+        hints: list[int] | None = None
+        hint_at = -1
+        pending: int | None = None
+        while True:
+            line = self.term.ask("> ").strip()
+            low = line.lower()
+            if not line:
+                if pending is not None:
+                    return pending
+                continue
+            pending = None
+            if low in QUIT_WORDS:
+                raise QuitGame
+            if low == "help":
+                self.term.say(HELP)
+                continue
+            if low in ("counter", "c"):
+                self.show_counter = not self.show_counter
+                self.term.say(f"  card counter {'on' if self.show_counter else 'off'}")
+                if self.show_counter:
+                    for row in text.counter_lines(info.unseen(), self.style):
+                        self.term.say(f"  {'Unseen' if 'RJ' in row else '':<7}{row}")
+                continue
+            if low in ("show", "s"):
+                self.show_table(info)
+                continue
+            if low in ("hint", "h"):
+                if hints is None:
+                    hints = hint_order(info)
+                hint_at = (hint_at + 1) % len(hints)
+                pending = hints[hint_at]
+                self.hints_used += 1
+                what = (
+                    "pass"
+                    if pending == 0
+                    else f"{table.cards_text(pending)}  ({table.describe(pending)})"
+                )
+                self.term.say(
+                    f"  hint {hint_at + 1}/{len(hints)}: {what} · Enter plays it, hint shows another"
+                )
+                continue
+            if low in PASS_WORDS:
+                if info.leading:
+                    self.say_error("you can't pass when you lead")
+                    continue
+                return 0
+            check = False
+            for prefix in ("check ", "?"):
+                if low.startswith(prefix):
+                    low, check = low[len(prefix) :].strip(), True
+            try:
+                counts = parse_counts(low)
+            except CardParseError as exc:
+                self.say_error(f"{exc.token!r} is not a card or a command (type help)")
+                continue
+            verdict = text.judge(table, info.hand, info.table_move, counts)
+            if not verdict.ok:
+                self.say_error(verdict.text)
+                continue
+            if check:
+                self.term.say("  " + self.style.green("✓ ") + verdict.text + " (not played)")
+                continue
+            return verdict.move
+
+    def apply_play(self, seat: int, move: int) -> None:
+        g, s = self.game, self.style
+        table = self.table
+        g.step(np.array([move]))
+        if move == 0:
+            self.event(seat, "pass" if seat == HUMAN else "passes")
+            if g.phase[0] != OVER and int(g.table_move[0]) == 0:
+                leader = int(g.current_player[0])
+                self.term.say(
+                    s.dim(
+                        f"  (two passes: {'you lead' if leader == HUMAN else SEATS[leader] + ' leads'})"
+                    )
+                )
+            return
+        ids = self.take_ids(seat, table.counts[move])
+        self.last_cards[seat] = ids
+        if int(table.type[move]) in text.BOMB_TYPES:
+            self.bomb_log.append((seat, move))
+        self.event(seat, f"{pad(s.cards(ids), 22)} {table.describe(move)}")
+        left = len(self.cards[seat])
+        if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
+            warn = "Last card!" if left == 1 else "Last 2 cards!"
+            self.term.say(f"  {pad(SEATS[seat], 6)} {s.yellow(warn)}")
+
+    def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
+        """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
+        taken = []
+        for r in np.flatnonzero(counts):
+            ids = [c for c in self.cards[seat] if int(card_rank(c)) == r][: int(counts[r])]
+            taken += ids
+        self.cards[seat] = [c for c in self.cards[seat] if c not in taken]
+        return sorted(taken)
+
+    # ------------------------------------------------------------------ screen
+    def event(self, seat: int, what: str) -> None:
+        name = self.style.bold(SEATS[seat]) if seat == HUMAN else SEATS[seat]
+        self.term.say(f"  {pad(name, 6)} {what}")
+
+    def say_error(self, message: str) -> None:
+        self.term.say("  " + self.style.red("✗ ") + message)
+
+    def hand_text(self, seat: int) -> str:
+        return self.style.cards(self.cards[seat])
+
+    def role_of(self, seat: int) -> str:
+        lord = int(self.game.landlord[0])
+        return "" if lord < 0 else "landlord" if seat == lord else "peasant"
+
+    def round_line(self) -> str:
+        g = self.game
+        base, mult = int(g.base[0]), int(2 ** int(g.bombs[0]))
+        points = base * mult * g.ruleset.base_points
+        unit = f"{g.ruleset.base_points} × " if g.ruleset.base_points != 1 else ""
+        return f"{unit}bid {base} × multiplier {mult} = {points} point{'' if points == 1 else 's'}"
+
+    def show_table(self, info: InfoSet) -> None:
+        s, table = self.style, self.table
+        say = self.term.say
+        say(s.dim("  " + "─" * 60))
+        for seat in (1, 2):
+            left = int(info.cards_left[seat])
+            warn = (
+                s.yellow("Last card!")
+                if left == 1
+                else s.yellow("Last 2 cards!")
+                if left == 2
+                else ""
+            )
+            say(f"  {pad(SEATS[seat], 6)} {self.role_of(seat):<9}{left:>3} cards  {warn}".rstrip())
+        say(f"  {'Kitty':<6} {s.cards(self.kitty_ids)}")
+        say(f"  {'Round':<6} {self.round_line()}")
+        if info.table_move:
+            who = SEATS[info.table_seat]
+            ids = self.last_cards.get(info.table_seat, [])
+            say(f"  {'Table':<6} {who}: {s.cards(ids)}  {table.describe(info.table_move)}")
+        else:
+            say(f"  {'Table':<6} {s.dim('empty')}")
+        if self.show_counter:
+            head, row = text.counter_lines(info.unseen(), s)
+            say(f"  {'Unseen':<7}{head}")
+            say(f"  {'':<7}{row}")
+        say(
+            f"  {pad(s.bold('You'), 6)} {self.role_of(HUMAN):<9}{int(info.cards_left[HUMAN]):>3} cards"
+        )
+        say(f"  {'':<6} {self.hand_text(HUMAN)}")
+        if info.table_move:
+            whose = "your" if info.table_seat == HUMAN else f"{SEATS[info.table_seat]}'s"
+            say(s.bold("Your turn") + f": beat {whose} {table.describe(info.table_move)}, or pass")
+        else:
+            say(s.bold("Your turn") + ": you lead (any combination)")
+
+    # ------------------------------------------------------------------ result
+    def finish(self, code: str, counted: bool) -> str:
+        g, s, table = self.game, self.style, self.table
+        say = self.term.say
+        lord, winner = int(g.landlord[0]), int(g.winner[0])
+        lord_won = winner == lord
+        say()
+        say(s.bold("══ Result " + "═" * 50))
+        if lord_won:
+            say(
+                "  "
+                + s.bold(
+                    "You win as the landlord!"
+                    if lord == HUMAN
+                    else f"{SEATS[lord]} wins as the landlord."
+                )
+            )
+        else:
+            peasants = [x for x in range(3) if x != lord]
+            if HUMAN in peasants:
+                mate = SEATS[3 - lord - HUMAN]
+                say("  " + s.bold(f"You and {mate} win as peasants!"))
+            else:
+                say(
+                    "  " + s.bold(f"{SEATS[peasants[0]]} and {SEATS[peasants[1]]} win as peasants.")
+                )
+        base, mult = int(g.base[0]), int(g.multiplier[0])
+        say(f"  {'Bid':<24} {base}")
+        for seat, move in self.bomb_log:
+            say(f"  {table.describe(move) + ' (' + SEATS[seat] + ')':<24} ×2")
+        if g.spring[0]:
+            say(f"  {'Spring' if lord_won else 'Anti-spring':<24} ×2")
+        unit = g.ruleset.base_points
+        per = base * mult * unit
+        unit_text = f"{unit} × " if unit != 1 else ""
+        say(f"  {'Points':<24} {unit_text}bid {base} × multiplier {mult} = {per} per peasant")
+        pay = g.payoffs[0]
+        say("  " + "   ".join(f"{SEATS[x]} {int(pay[x]):+d}" for x in range(3)))
+        say("  Cards left:")
+        for x in range(3):
+            role = "landlord" if x == lord else "peasant"
+            say(f"    {pad(SEATS[x], 6)} {role:<9} {s.cards(self.cards[x])}")
+        say(f"  Kitty: {s.cards(self.kitty_ids)}")
+        if self.hints_used:
+            say(f"  Hints used: {self.hints_used}")
+        say(f"  Deal code: {code}   (ddz play --code {code})")
+        self.record(lord == HUMAN, lord_won == (lord == HUMAN), int(pay[HUMAN]), counted)
+        while True:
+            line = (
+                self.term.ask("Replay this hand (r), play again (n) or quit (q)? > ")
+                .strip()
+                .lower()
+            )
+            if line in ("r", "replay", "replay this hand", "same"):
+                return "replay"
+            if line in ("n", "new", "again", "play", "play again", "y", "yes"):
+                return "new"
+            if line in QUIT_WORDS or line == "q":
+                return "quit"
+            if line:
+                self.say_error("type r to replay this hand, n to play a new one, q to quit")
+
+    def record(self, landlord: bool, won: bool, points: int, counted: bool) -> None:
+        if not self.stats_on:
+            return
+        if not counted:
+            self.term.say(
+                self.style.dim("  (replayed or chosen deal: not counted in the statistics)")
+            )
+            return
+        from .stats import record_game
+
+        stats, notice = record_game(landlord, won, points)
+        if notice:
+            self.term.say(self.style.yellow("note: ") + notice)
+        self.term.say(f"  Statistics: {stats.summary()}")
+
+
+# ---------------------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ddz play",
+        description="Play Dou Dizhu against two bots in the terminal (one command per line).",
+        epilog="Cards are typed by rank: 33 44 55, 3-4-5-6-7, 10 10 10 j, bj rj. Type help in the game.",
+    )
+    p.add_argument("--level", choices=LEVELS, default="hard", help="bot strength (default: hard)")
+    p.add_argument(
+        "--code", metavar="CODE", help="deal the cards of this deal code (shown after each hand)"
+    )
+    p.add_argument("--fast", action="store_true", help="no pauses between bot moves")
+    p.add_argument(
+        "--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)"
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="seed the shuffles (same seed, same deals)"
+    )
+    p.add_argument("--no-stats", action="store_true", help="do not record statistics")
+    return p
+
+
+def main(
+    argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
+    args = build_parser().parse_args(argv)
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    if args.code is not None:
+        try:
+            owner, first = decode_deal(args.code)
+        except ValueError as exc:
+            print(f"ddz play: bad deal code {args.code!r}: {exc}", file=sys.stderr)
+            return 2
+        args.code = encode_deal(owner, first)  # canonical spelling
+    color = use_color(stdout, args.no_color)
+    pause = 0.0 if args.fast or not _isatty(stdout) else BOT_PAUSE
+    term = Terminal(stdin, stdout, color, pause)
+    try:
+        session = Session(term, args.level, args.seed, stats_on=not args.no_stats)
+        return session.run(args.code)
+    except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 1
+    except KeyboardInterrupt:
+        stdout.write(
+            ("\x1b[0m" if color else "")
+            + "\nInterrupted. Bye. (Nothing was saved for this hand.)\n"
+        )
+        stdout.flush()
+        return 130

@@ -1,0 +1,343 @@
+"""Words and pictures of ``ddz play``: the status line that judges a typed play, card and table
+rendering, the card counter, the bid assessment and the result card.
+
+Every judgement reads the move table (``classify``, ``beats``, ``describe`` and its type / main /
+length arrays): the messages never re-implement the rules, they only explain the table's answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ddz_env.cards import RANK_NAMES, format_card, format_counts
+from ddz_env.moves import CHAIN_TOP, MoveTable, MoveType
+
+NUMBER_WORDS = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
+BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
+TWO = 12
+
+
+# ---------------------------------------------------------------------------------- style
+class Style:
+    """ANSI styling, or plain text when colour is off."""
+
+    def __init__(self, color: bool):
+        self.color = color
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color and text else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def yellow(self, text: str) -> str:
+        return self._wrap("1;33", text)
+
+    def cyan(self, text: str) -> str:
+        return self._wrap("36", text)
+
+    def cards(self, card_ids) -> str:
+        """Card ids with suits, low to high; red suits in red when colour is on."""
+        ids = sorted(int(c) for c in card_ids)
+        return " ".join(format_card(c, self.color) for c in ids) if ids else "—"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def visible_len(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+def pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - visible_len(text))
+
+
+#: Replacements when the terminal can't print the symbols (e.g. an ASCII locale).
+ASCII_FALLBACK = str.maketrans(
+    {"♠": "s", "♥": "h", "♣": "c", "♦": "d", "×": "x", "·": "|", "→": "->", "—": "-",
+     "═": "=", "─": "-", "…": "...", "≥": ">="}
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- names
+def _plural(rank: int) -> str:
+    return RANK_NAMES[rank] + "s"
+
+
+def _article(phrase: str) -> str:
+    first = phrase.split("-")[0].split()[0]
+    vowel = first in ("8", "11", "18", "A") or first[0] in "aeiou"
+    return ("an " if vowel else "a ") + phrase
+
+
+def kind_phrase(table: MoveTable, move: int) -> str:
+    """The kind of a move with its size: ``"a pair"``, ``"a 6-card straight"``, ``"the rocket"``."""
+    t = MoveType(int(table.type[move]))
+    n = int(table.length[move])
+    if t == MoveType.ROCKET:
+        return "the rocket"
+    if t == MoveType.STRAIGHT:
+        return _article(f"{n}-card straight")
+    if t == MoveType.PAIR_CHAIN:
+        return _article(f"{n}-pair chain")
+    if t == MoveType.PLANE:
+        return _article(f"{n}-trio plane")
+    if t == MoveType.PLANE_WITH_SINGLES:
+        return _article(f"{n}-trio plane with singles")
+    if t == MoveType.PLANE_WITH_PAIRS:
+        return _article(f"{n}-trio plane with pairs")
+    if t == MoveType.FOUR_WITH_TWO_SINGLES:
+        return "a four with two singles"
+    if t == MoveType.FOUR_WITH_TWO_PAIRS:
+        return "a four with two pairs"
+    return _article(t.label)
+
+
+def short_name(table: MoveTable, move: int) -> str:
+    """What a comparison looks at: ``"trio 8"``, ``"straight 5-9"``, ``"bomb K"``."""
+    t = MoveType(int(table.type[move]))
+    m, n = int(table.main[move]), int(table.length[move])
+    if MoveType.STRAIGHT <= t <= MoveType.PLANE_WITH_PAIRS:
+        word = {MoveType.STRAIGHT: "straight", MoveType.PAIR_CHAIN: "pair chain"}.get(t, "plane")
+        return f"{word} {RANK_NAMES[m - n + 1]}-{RANK_NAMES[m]}"
+    word = {
+        MoveType.SINGLE: "single",
+        MoveType.PAIR: "pair",
+        MoveType.TRIO: "trio",
+        MoveType.TRIO_WITH_SINGLE: "trio",
+        MoveType.TRIO_WITH_PAIR: "trio",
+        MoveType.FOUR_WITH_TWO_SINGLES: "four",
+        MoveType.FOUR_WITH_TWO_PAIRS: "four",
+        MoveType.BOMB: "bomb",
+    }.get(t)
+    return "rocket" if word is None else f"{word} {RANK_NAMES[m]}"
+
+
+def _how_many(n: int, rank: int) -> str:
+    if rank >= 13:
+        return "the black joker (BJ)" if rank == 13 else "the red joker (RJ)"
+    if n == 1:
+        return _article(RANK_NAMES[rank])
+    return f"{NUMBER_WORDS.get(n, str(n))} {_plural(rank)}"
+
+
+# ---------------------------------------------------------------------------------- judge
+@dataclass(frozen=True)
+class Verdict:
+    """The status line's answer for a typed play."""
+
+    ok: bool
+    move: int  # the reading that will be played (or explained); -1 when none
+    text: str
+
+
+def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarray) -> Verdict:
+    """Whether ``counts`` can be played from ``hand`` on ``table_move`` (0 = leading), and why."""
+    counts = np.asarray(counts, dtype=np.int64)
+    hand = np.asarray(hand, dtype=np.int64)
+    if counts.sum() == 0:
+        return Verdict(False, -1, "type some cards, or pass")
+    deck = np.array([4] * 13 + [1, 1])
+    for r in np.flatnonzero(counts > deck):
+        if r >= 13:
+            return Verdict(False, -1, f"there is only one {RANK_NAMES[r]} in the deck")
+        return Verdict(False, -1, f"there are only four {_plural(r)} in the deck")
+    for r in np.flatnonzero(counts > hand):
+        have, want = int(hand[r]), int(counts[r])
+        tail = ""
+        if want > 1:
+            tail = f" (only {NUMBER_WORDS[have]})" if have else " (you have none)"
+        return Verdict(False, -1, f"you don't have {_how_many(want, int(r))}{tail}")
+    readings = table.classify(counts.astype(np.uint8))
+    if not readings:
+        return Verdict(False, -1, why_not_combination(counts, table.ruleset.kickers))
+    if table_move == 0:
+        move = readings[0]
+        return Verdict(True, move, f"{table.describe(move)} · you lead")
+    for move in readings:
+        if table.beats(move, table_move):
+            return Verdict(
+                True, move, f"{table.describe(move)} · covers {table.describe(table_move)}"
+            )
+    move = _closest_reading(table, readings, table_move)
+    return Verdict(False, move, why_not_covers(table, move, table_move))
+
+
+def _closest_reading(table: MoveTable, readings: list[int], target: int) -> int:
+    def key(m: int) -> tuple[bool, bool]:
+        return (table.type[m] != table.type[target], table.length[m] != table.length[target])
+
+    return min(readings, key=key)
+
+
+def why_not_covers(table: MoveTable, move: int, target: int) -> str:
+    """Why ``move`` (a valid combination) can't be played on ``target``."""
+    a, b = MoveType(int(table.type[move])), MoveType(int(table.type[target]))
+    if b == MoveType.ROCKET:
+        return "nothing beats the rocket: you can only pass"
+    if b == MoveType.BOMB and a != MoveType.BOMB:
+        return (
+            f"{kind_phrase(table, move)} can't cover a bomb: only a higher bomb or the rocket can"
+        )
+    if a != b or table.length[move] != table.length[target]:
+        return f"{kind_phrase(table, move)} can't cover {kind_phrase(table, target)}"
+    return f"{short_name(table, move)} is not higher than {short_name(table, target)}"
+
+
+def _runs(ranks: list[int]) -> list[list[int]]:
+    """Maximal runs of consecutive ranks (ascending input)."""
+    runs: list[list[int]] = []
+    for r in ranks:
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    return runs
+
+
+def why_not_combination(counts: np.ndarray, kickers: str = "distinct") -> str:
+    """Why a set of cards (which the move table does not know) is not a combination.
+
+    Best effort on the shape of the cards; falls back to "… is not a combination".
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    ranks = [int(r) for r in np.flatnonzero(c)]
+    generic = f"{format_counts(c)} is not a combination (type help for the list)"
+    if c[13] and c[14]:
+        return "the two jokers together are the rocket: they can't go with other cards"
+    values = {int(c[r]) for r in ranks}
+    if len(values) == 1 and len(ranks) >= 2:
+        k = values.pop()
+        name = {1: "straight", 2: "pair chain", 3: "plane"}.get(k)
+        need = {1: 5, 2: 3, 3: 2}.get(k, 0)
+        consecutive = len(_runs(ranks)) == 1
+        if k == 4:
+            return "those are two bombs or more: play one at a time"
+        if len(ranks) >= need and max(ranks) > CHAIN_TOP:
+            banned = "2s and jokers" if k == 1 else "2s"
+            return f"a {name} runs from 3 to A: {banned} can't be in it"
+        if k == 1 and len(ranks) == 2:
+            return "two different cards are not a combination (a pair is two of one rank)"
+        if k == 1 and len(ranks) < need:
+            if consecutive:
+                return "a straight needs at least 5 cards"
+            return generic
+        if len(ranks) < need and consecutive:
+            return f"a pair chain needs at least {need} pairs"
+        if not consecutive:
+            if k == 1:
+                return "the ranks of a straight must follow each other with no gap"
+            if k == 2:
+                return "the pairs of a pair chain must be of consecutive ranks"
+            return "the trios of a plane must be of consecutive ranks"
+        return generic
+    if max(values) <= 2 and len(_runs(ranks)) == 1 and len(ranks) >= 5 and max(ranks) <= CHAIN_TOP:
+        return "a straight has exactly one card of each rank"
+    quads = [r for r in ranks if c[r] == 4]
+    if len(quads) >= 2:
+        return "play one bomb at a time"
+    trios = [r for r in ranks if c[r] >= 3]
+    if len(quads) == 1 and (len(trios) == 1 or n in (6, 8)):
+        rest = c.copy()
+        rest[quads[0]] = 0
+        if n == 6 and rest.max() == 2:
+            return "the two singles of a four with two must be of different ranks"
+        if n == 8 and rest.max() == 4:
+            return "the two pairs of a four with two must be of different ranks"
+        if n == 8 and rest.max() == 2:
+            return "a four takes two singles or two pairs, not a mix"
+        return "a four takes two singles or two pairs (a bomb is played alone)"
+    if trios:
+        if TWO in trios and CHAIN_TOP in trios:
+            return "a plane runs from 3 to A: 2s can't be in it"
+        chain = [r for r in trios if r <= CHAIN_TOP]
+        runs = _runs(chain)
+        body = max(runs, key=len) if runs else [trios[0]]
+        if len(body) == 1 and len(trios) >= 2:
+            return "the trios of a plane must be of consecutive ranks"
+        k = len(body)
+        rest = c.copy()
+        rest[body] -= 3
+        total = int(rest.sum())
+        own = "its trio's rank" if k == 1 else "the plane's ranks"
+        if any(rest[r] for r in body):
+            return f"an attachment can't be of {own}"
+        if k == 1:
+            return "a trio takes one single or one pair"
+        if total == k and rest.max() > 1:
+            return "wings must be of different ranks"
+        if total == 2 * k and rest.max() == 4:
+            return "pair wings must be of different ranks"
+        if total == 2 * k and rest.max() == 2:
+            return "wings must be all singles or all pairs"
+        return f"a {k}-trio plane takes {k} single wings or {k} pair wings"
+    return generic
+
+
+TWO = 12
+
+
+# ---------------------------------------------------------------------------------- counter
+def counter_lines(unseen: np.ndarray, style: Style) -> list[str]:
+    """Two aligned rows: rank names and how many of each you have not seen."""
+    head = " ".join(f"{name:>2}" for name in RANK_NAMES)
+    row = " ".join(style.dim(f"{0:>2}") if v == 0 else f"{int(v):>2}" for v in unseen)
+    return [head, row]
+
+
+# ---------------------------------------------------------------------------------- bidding
+def simple_assessment(hand: np.ndarray) -> tuple[int, int, int, int]:
+    """(big cards, bombs, estimated moves to empty, suggested bid 0-3) — a plain heuristic used
+    when the Normal bot's planner is not available."""
+    hand = np.asarray(hand, dtype=np.int64)
+    big = int(hand[12] + hand[13] + hand[14])
+    bombs = int((hand[:13] == 4).sum() + (hand[13] and hand[14]))
+    moves = estimate_moves(hand)
+    strength = big + 2 * bombs - 0.5 * max(0, moves - 6)
+    bid = 3 if strength >= 5 else 2 if strength >= 3.5 else 1 if strength >= 2.5 else 0
+    return big, bombs, moves, bid
+
+
+def assessment_text(big: int, bombs: int, moves: int, bid: int) -> str:
+    suggest = f"bid {bid}" if bid else "pass"
+    return f"big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
+
+
+def estimate_moves(hand: np.ndarray) -> int:
+    """A quick greedy estimate of how many plays empty a hand (rocket, bombs, chains, then
+    trios taking kickers)."""
+    c = np.asarray(hand, dtype=np.int64).copy()
+    moves = 0
+    if c[13] and c[14]:
+        c[13] = c[14] = 0
+        moves += 1
+    for r in range(13):
+        if c[r] == 4:
+            c[r] = 0
+            moves += 1
+    for per, need in ((3, 2), (2, 3), (1, 5)):
+        while True:
+            ranks = [r for r in range(CHAIN_TOP + 1) if c[r] >= per]
+            runs = [run for run in _runs(ranks) if len(run) >= need]
+            if not runs:
+                break
+            run = max(runs, key=len)
+            c[run] -= per
+            moves += 1
+    trios = int((c == 3).sum())
+    loose = int(((c == 1) | (c == 2)).sum())
+    return moves + trios + max(0, loose - trios)
