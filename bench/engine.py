@@ -1,9 +1,12 @@
 """Our figures: random legal play, legal-move masks, and environment steps with observations.
 
-Every measurement runs for a fixed wall-clock window on one core (the engine is single-threaded
-NumPy) after a short warm-up, and reports a rate over whole units of work only: completed games,
-whole hands, whole environment steps. The peers in :mod:`bench.peers` are measured the same way
-on the same inputs (:func:`lead_hands`).
+Each figure is a :class:`Measure`: its set-up (building games, states, hands) is done once and
+not timed; then ``run(seconds)`` calls one unit of work repeatedly for a wall-clock window on one
+core (the engine is single-threaded NumPy), after a short warm-up the first time. A measure may
+be run in several rounds interleaved with the others (``ddz bench --rounds``), so that a change
+in the machine's load hits every row alike. Rates count whole units of work only: completed
+games, whole hands, whole environment steps. The peers in :mod:`bench.peers` are measured the same
+way on the same inputs (:func:`lead_hands`).
 """
 
 from __future__ import annotations
@@ -65,6 +68,72 @@ def timed(
             return units, decisions, now - start
 
 
+@dataclass(eq=False)
+class Measure:
+    """A figure being measured: a unit of work (set up beforehand) and the time spent on it.
+
+    ``work()`` does one unit of work and returns (units, decisions) done. A measure whose work
+    is an opaque timing function gives ``rate_fn(seconds) -> rate`` instead. A measure with
+    neither has only a ``note`` (a peer not installed, or its set-up failed).
+    """
+
+    kind: str
+    name: str
+    what: str
+    work: Callable[[], tuple[int, int]] | None = None
+    rate_fn: Callable[[float], float] | None = None
+    moves_per_hand: float | None = None
+    note: str = ""
+    ours: bool = False
+    extra: dict = field(default_factory=dict)
+    units: float = 0.0
+    decisions: int = 0
+    elapsed: float = 0.0
+    warmed: bool = False
+
+    @property
+    def runnable(self) -> bool:
+        return self.work is not None or self.rate_fn is not None
+
+    def run(self, seconds: float, warmup: float = 0.2) -> None:
+        """Measure for ``seconds`` more (errors end the measure with a note, never raise)."""
+        if not self.runnable:
+            return
+        try:
+            if self.work is None:
+                self.units += self.rate_fn(seconds) * seconds
+                self.elapsed += seconds
+            else:
+                units, decisions, elapsed = timed(
+                    self.work, seconds, 0.0 if self.warmed else warmup
+                )
+                self.units += units
+                self.decisions += decisions
+                self.elapsed += elapsed
+            self.warmed = True
+        except Exception as err:
+            self.work = self.rate_fn = None
+            self.units = self.elapsed = 0.0
+            self.note = f"failed: {type(err).__name__}: {err}"
+
+    def result(self) -> Result:
+        rate = self.units / self.elapsed if self.elapsed else None
+        decisions = self.decisions / self.elapsed if self.elapsed and self.decisions else None
+        return Result(
+            self.kind,
+            self.name,
+            self.what,
+            rate,
+            decisions,
+            self.moves_per_hand,
+            self.elapsed,
+            round(self.units),
+            self.note,
+            self.ours,
+            dict(self.extra),
+        )
+
+
 # ---------------------------------------------------------------------------- inputs
 def lead_hands(n: int = 1000, seed: int = 0) -> np.ndarray:
     """``n`` seeded random 20-card hands (a landlord's hand), (n, 15) uint8 rank counts.
@@ -82,7 +151,7 @@ def lead_hands(n: int = 1000, seed: int = 0) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- random play
-def random_play(batch_size: int, seconds: float, seed: int = 0, warmup: float = 0.3) -> Result:
+def random_play(batch_size: int, seed: int = 0) -> Measure:
     """Random legal play (bidding included) with ``Game(batch_size)``.
 
     Each step samples one legal action per game (``sample_actions``) and applies it; finished
@@ -101,38 +170,12 @@ def random_play(batch_size: int, seconds: float, seed: int = 0, warmup: float = 
             game.reset(games=done)
         return len(done), batch_size
 
-    games, decisions, elapsed = timed(work, seconds, warmup)
-    label = f"Game({batch_size}), sample_actions + step, per-game reset"
-    return Result(
-        PLAY,
-        "ddz",
-        label,
-        games / elapsed,
-        decisions / elapsed,
-        seconds=elapsed,
-        units=games,
-        ours=True,
-        extra={"batch_size": batch_size},
-    )
+    what = f"Game({batch_size}), sample_actions + step, per-game reset"
+    return Measure(PLAY, "ddz", what, work, ours=True, extra={"batch_size": batch_size})
 
 
 # ---------------------------------------------------------------------------- legal masks
-def _lead_result(
-    what: str, hands_done: int, elapsed: float, moves: float, ours: bool = True, name: str = "ddz"
-) -> Result:
-    return Result(
-        LEAD,
-        name,
-        what,
-        hands_done / elapsed,
-        moves_per_hand=moves,
-        seconds=elapsed,
-        units=hands_done,
-        ours=ours,
-    )
-
-
-def legal_single(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+def legal_single(hands: np.ndarray) -> Measure:
     """``legal_mask(hand)`` one hand at a time (boolean mask over the move table)."""
     from ddz_env.legal import legal_mask
 
@@ -144,11 +187,11 @@ def legal_single(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Resu
             legal_mask(h)
         return len(rows), 0
 
-    done, _, elapsed = timed(work, seconds, warmup)
-    return _lead_result("legal_mask(hand), one hand per call -> bool mask", done, elapsed, moves)
+    what = "legal_mask(hand), one hand per call -> bool mask"
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
 
 
-def legal_batched(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+def legal_batched(hands: np.ndarray) -> Measure:
     """``legal_mask(hands)`` for the whole batch: a (n, N) boolean mask."""
     from ddz_env.legal import legal_mask
 
@@ -158,13 +201,11 @@ def legal_batched(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Res
         legal_mask(hands)
         return len(hands), 0
 
-    done, _, elapsed = timed(work, seconds, warmup)
-    return _lead_result(
-        f"legal_mask(hands), {len(hands)} per call -> (n, N) bool mask", done, elapsed, moves
-    )
+    what = f"legal_mask(hands), {len(hands)} per call -> (n, N) bool mask"
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
 
 
-def legal_packed(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Result:
+def legal_packed(hands: np.ndarray) -> Measure:
     """``legal_words(hands)``: packed uint64 bitsets, 64 moves per word (no unpacking)."""
     from ddz_env.legal import legal_words, popcount
 
@@ -174,14 +215,12 @@ def legal_packed(hands: np.ndarray, seconds: float, warmup: float = 0.2) -> Resu
         legal_words(hands)
         return len(hands), 0
 
-    done, _, elapsed = timed(work, seconds, warmup)
-    return _lead_result(
-        f"legal_words(hands), {len(hands)} per call -> packed uint64 bitsets", done, elapsed, moves
-    )
+    what = f"legal_words(hands), {len(hands)} per call -> packed uint64 bitsets"
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
 
 
 # ---------------------------------------------------------------------------- environment steps
-def vector_env_steps(num_envs: int, seconds: float, seed: int = 0) -> Result:
+def vector_env_steps(num_envs: int, seed: int = 0) -> Measure:
     """Steps/s with observations for ``num_envs`` games stepping together.
 
     Uses ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env) when it exists; otherwise
@@ -192,17 +231,16 @@ def vector_env_steps(num_envs: int, seconds: float, seed: int = 0) -> Result:
         from ddz_env.vector import bench_vector_env
     except ImportError:
         bench_vector_env = None
+    extra = {"num_envs": num_envs}
     if bench_vector_env is not None:
-        rate = float(bench_vector_env(num_envs, seconds))
-        return Result(
+        what = f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask"
+        return Measure(
             ENV,
             "ddz",
-            f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask",
-            rate,
-            seconds=seconds,
-            units=int(rate * seconds),
+            what,
+            rate_fn=lambda s: bench_vector_env(num_envs, s),
             ours=True,
-            extra={"num_envs": num_envs},
+            extra=extra,
         )
     from ddz_env.game import Game
     from ddz_env.observation import observe
@@ -219,15 +257,6 @@ def vector_env_steps(num_envs: int, seconds: float, seed: int = 0) -> Result:
             game.reset(games=done)
         return num_envs, 0
 
-    steps, _, elapsed = timed(work, seconds, warmup=0.2)
-    return Result(
-        ENV,
-        "ddz",
-        f"Game({num_envs}) + observe + legal_action_mask per step",
-        steps / elapsed,
-        seconds=elapsed,
-        units=steps,
-        note="fallback: ddz_env.vector not available",
-        ours=True,
-        extra={"num_envs": num_envs},
-    )
+    what = f"Game({num_envs}) + observe + legal_action_mask per step"
+    note = "fallback: ddz_env.vector not available"
+    return Measure(ENV, "ddz", what, work, note=note, ours=True, extra=extra)

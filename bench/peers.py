@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .engine import ENV, LEAD, PLAY, Result, timed
+from .engine import ENV, LEAD, PLAY, Measure
 
 INSTALL_HINT = "not installed (pip install -e '.[bench]')"
 
@@ -44,24 +44,31 @@ REFERENCE = {
 _RANK_CHARS = "3456789TJQKA2BR"  # rlcard's rank letters, same order as ours
 _DOUZERO_CARDS = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 20, 30)
 
+Work = Callable[[], tuple[int, int]]
 
-def _guard(kind: str, name: str, what: str, module: str, measure: Callable[[], Result]) -> Result:
-    """Run ``measure``; a missing peer or an error becomes a row with a note."""
+
+def _guard(
+    kind: str, name: str, what: str, module: str, setup: Callable[[Measure], Work]
+) -> Measure:
+    """Import ``module`` and ``setup(measure)`` the work; a missing peer or an error gives a note.
+
+    ``setup`` may fill in fields of the measure (``moves_per_hand``, ``note``).
+    """
+    measure = Measure(kind, name, what)
     try:
         __import__(module)
     except ImportError as err:
-        note = (
-            INSTALL_HINT
-            if err.name and module.startswith(err.name.split(".")[0])
-            else f"import failed: {err}"
-        )
-        return Result(kind, name, what, note=note)
+        missing = err.name and module.split(".")[0] == err.name.split(".")[0]
+        measure.note = INSTALL_HINT if missing else f"import failed: {err}"
+        return measure
     except Exception as err:  # a broken install: report it, do not crash the benchmark
-        return Result(kind, name, what, note=f"import failed: {type(err).__name__}: {err}")
+        measure.note = f"import failed: {type(err).__name__}: {err}"
+        return measure
     try:
-        return measure()
+        measure.work = setup(measure)
     except Exception as err:
-        return Result(kind, name, what, note=f"failed: {type(err).__name__}: {err}")
+        measure.note = f"failed: {type(err).__name__}: {err}"
+    return measure
 
 
 def _hand_cards(counts: np.ndarray) -> list[list[int]]:
@@ -69,13 +76,20 @@ def _hand_cards(counts: np.ndarray) -> list[list[int]]:
     return [np.repeat(np.arange(15), row).tolist() for row in counts]
 
 
+def _each(items: list, call: Callable) -> Work:
+    """Work: ``call(item)`` for every item; one unit per item."""
+
+    def work() -> tuple[int, int]:
+        for item in items:
+            call(item)
+        return len(items), 0
+
+    return work
+
+
 # ---------------------------------------------------------------------------- OpenSpiel
-_OS_PLAY = "dou_dizhu, random legal play (chance deal + auction + play)"
-_OS_LEAD = "state.legal_actions() on a prepared leading state"
-
-
-def openspiel_play(seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def openspiel_play(seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         import pyspiel
 
         game = pyspiel.load_game("dou_dizhu")
@@ -88,21 +102,13 @@ def openspiel_play(seconds: float, seed: int = 0) -> Result:
                 if not state.is_chance_node():
                     decisions += 1
                 state.apply_action(choice(state.legal_actions()))
-            played = any(r != 0 for r in state.returns())
+            played = any(r != 0 for r in state.returns())  # an all-pass auction is no game
             return int(played), decisions
 
-        games, decisions, elapsed = timed(one_game, seconds, warmup=0.2)
-        return Result(
-            PLAY,
-            "OpenSpiel",
-            _OS_PLAY,
-            games / elapsed,
-            decisions / elapsed,
-            seconds=elapsed,
-            units=games,
-        )
+        return one_game
 
-    return _guard(PLAY, "OpenSpiel", _OS_PLAY, "pyspiel", measure)
+    what = "dou_dizhu, random legal play (chance deal + auction + play)"
+    return _guard(PLAY, "OpenSpiel", what, "pyspiel", setup)
 
 
 def _openspiel_lead_state(game, counts: np.ndarray, rng: np.random.Generator):
@@ -130,46 +136,23 @@ def _openspiel_lead_state(game, counts: np.ndarray, rng: np.random.Generator):
     return state
 
 
-def openspiel_lead(hands: np.ndarray, seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def openspiel_lead(hands: np.ndarray, seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         import pyspiel
 
         game = pyspiel.load_game("dou_dizhu")
         rng = np.random.default_rng(seed)
         states = [_openspiel_lead_state(game, h, rng) for h in hands]
-        moves = float(np.mean([len(s.legal_actions()) for s in states]))
+        measure.moves_per_hand = float(np.mean([len(s.legal_actions()) for s in states]))
+        return _each(states, lambda s: s.legal_actions())
 
-        def work() -> tuple[int, int]:
-            for s in states:
-                s.legal_actions()
-            return len(states), 0
-
-        done, _, elapsed = timed(work, seconds, warmup=0.2)
-        return Result(
-            LEAD,
-            "OpenSpiel",
-            _OS_LEAD,
-            done / elapsed,
-            moves_per_hand=moves,
-            seconds=elapsed,
-            units=done,
-        )
-
-    return _guard(LEAD, "OpenSpiel", _OS_LEAD, "pyspiel", measure)
+    what = "state.legal_actions() on a prepared leading state"
+    return _guard(LEAD, "OpenSpiel", what, "pyspiel", setup)
 
 
 # ---------------------------------------------------------------------------- DouZero
-_DZ_PLAY = "douzero.env.game.GameEnv, random legal play"
-_DZ_LEAD = "MovesGener(hand).gen_moves()"
-_DZ_ENV = "douzero.env.env.Env('adp'), step + get_obs"
-
-
-def _douzero_deck() -> list[int]:
-    return [c for c in _DOUZERO_CARDS[:13] for _ in range(4)] + [20, 30]
-
-
-def douzero_play(seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def douzero_play(seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         from douzero.env.game import GameEnv
 
         rnd = random.Random(seed)
@@ -178,9 +161,8 @@ def douzero_play(seconds: float, seed: int = 0) -> Result:
             def act(self, infoset):
                 return rnd.choice(infoset.legal_actions)
 
-        players = {pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")}
-        env = GameEnv(players)
-        deck = _douzero_deck()
+        env = GameEnv({pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")})
+        deck = [c for c in _DOUZERO_CARDS[:13] for _ in range(4)] + [20, 30]
 
         def one_game() -> tuple[int, int]:
             cards = deck.copy()
@@ -200,75 +182,45 @@ def douzero_play(seconds: float, seed: int = 0) -> Result:
                 decisions += 1
             return 1, decisions
 
-        games, decisions, elapsed = timed(one_game, seconds, warmup=0.2)
-        return Result(
-            PLAY,
-            "DouZero",
-            _DZ_PLAY,
-            games / elapsed,
-            decisions / elapsed,
-            seconds=elapsed,
-            units=games,
-        )
+        return one_game
 
-    return _guard(PLAY, "DouZero", _DZ_PLAY, "douzero", measure)
+    return _guard(PLAY, "DouZero", "douzero.env.game.GameEnv, random legal play", "douzero", setup)
 
 
-def douzero_lead(hands: np.ndarray, seconds: float) -> Result:
-    def measure() -> Result:
+def douzero_lead(hands: np.ndarray) -> Measure:
+    def setup(measure: Measure) -> Work:
         from douzero.env.move_generator import MovesGener
 
         lists = [[_DOUZERO_CARDS[r] for r in ranks] for ranks in _hand_cards(hands)]
-        moves = float(np.mean([len(MovesGener(cards).gen_moves()) for cards in lists]))
+        measure.moves_per_hand = float(np.mean([len(MovesGener(c).gen_moves()) for c in lists]))
+        measure.note = "its move lists contain duplicates"
+        return _each(lists, lambda cards: MovesGener(cards).gen_moves())
 
-        def work() -> tuple[int, int]:
-            for cards in lists:
-                MovesGener(cards).gen_moves()
-            return len(lists), 0
-
-        done, _, elapsed = timed(work, seconds, warmup=0.2)
-        return Result(
-            LEAD,
-            "DouZero",
-            _DZ_LEAD,
-            done / elapsed,
-            moves_per_hand=moves,
-            seconds=elapsed,
-            units=done,
-            note="its move lists contain duplicates",
-        )
-
-    return _guard(LEAD, "DouZero", _DZ_LEAD, "douzero", measure)
+    return _guard(LEAD, "DouZero", "MovesGener(hand).gen_moves()", "douzero", setup)
 
 
-def douzero_env(seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def douzero_env(seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         from douzero.env.env import Env
 
         np.random.seed(seed)  # DouZero's Env deals with the global NumPy RNG
         rnd = random.Random(seed)
         env = Env("adp")
-        state = {"obs": env.reset()}
+        box = {"obs": env.reset()}
 
         def work() -> tuple[int, int]:
-            obs, _, done, _ = env.step(rnd.choice(state["obs"]["legal_actions"]))
-            state["obs"] = env.reset() if done else obs
+            obs, _, done, _ = env.step(rnd.choice(box["obs"]["legal_actions"]))
+            box["obs"] = env.reset() if done else obs
             return 1, 0
 
-        steps, _, elapsed = timed(work, seconds, warmup=0.2)
-        return Result(ENV, "DouZero", _DZ_ENV, steps / elapsed, seconds=elapsed, units=steps)
+        return work
 
-    return _guard(ENV, "DouZero", _DZ_ENV, "douzero", measure)
+    return _guard(ENV, "DouZero", "douzero.env.env.Env('adp'), step + get_obs", "douzero", setup)
 
 
 # ---------------------------------------------------------------------------- rlcard
-_RL_PLAY = "rlcard DoudizhuGame, random legal play"
-_RL_LEAD = "DoudizhuJudger.playable_cards_from_hand(hand)"
-_RL_ENV = "rlcard.make('doudizhu'), step + _extract_state"
-
-
-def rlcard_play(seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def rlcard_play(seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         from rlcard.games.doudizhu.game import DoudizhuGame
 
         game = DoudizhuGame()
@@ -283,49 +235,26 @@ def rlcard_play(seconds: float, seed: int = 0) -> Result:
                 decisions += 1
             return 1, decisions
 
-        games, decisions, elapsed = timed(one_game, seconds, warmup=0.2)
-        return Result(
-            PLAY,
-            "rlcard",
-            _RL_PLAY,
-            games / elapsed,
-            decisions / elapsed,
-            seconds=elapsed,
-            units=games,
-        )
+        return one_game
 
-    return _guard(PLAY, "rlcard", _RL_PLAY, "rlcard", measure)
+    return _guard(PLAY, "rlcard", "rlcard DoudizhuGame, random legal play", "rlcard", setup)
 
 
-def rlcard_lead(hands: np.ndarray, seconds: float) -> Result:
-    def measure() -> Result:
+def rlcard_lead(hands: np.ndarray) -> Measure:
+    def setup(measure: Measure) -> Work:
         from rlcard.games.doudizhu.judger import DoudizhuJudger
 
         texts = ["".join(_RANK_CHARS[r] for r in ranks) for ranks in _hand_cards(hands)]
         generate = DoudizhuJudger.playable_cards_from_hand
-        moves = float(np.mean([len(generate(t)) for t in texts]))
+        measure.moves_per_hand = float(np.mean([len(generate(t)) for t in texts]))
+        return _each(texts, generate)
 
-        def work() -> tuple[int, int]:
-            for t in texts:
-                generate(t)
-            return len(texts), 0
-
-        done, _, elapsed = timed(work, seconds, warmup=0.2)
-        return Result(
-            LEAD,
-            "rlcard",
-            _RL_LEAD,
-            done / elapsed,
-            moves_per_hand=moves,
-            seconds=elapsed,
-            units=done,
-        )
-
-    return _guard(LEAD, "rlcard", _RL_LEAD, "rlcard", measure)
+    what = "DoudizhuJudger.playable_cards_from_hand(hand)"
+    return _guard(LEAD, "rlcard", what, "rlcard", setup)
 
 
-def rlcard_env(seconds: float, seed: int = 0) -> Result:
-    def measure() -> Result:
+def rlcard_env(seed: int = 0) -> Measure:
+    def setup(measure: Measure) -> Work:
         import rlcard
 
         env = rlcard.make("doudizhu", config={"seed": seed})
@@ -337,7 +266,7 @@ def rlcard_env(seconds: float, seed: int = 0) -> Result:
             box["state"] = env.reset()[0] if env.is_over() else state
             return 1, 0
 
-        steps, _, elapsed = timed(work, seconds, warmup=0.2)
-        return Result(ENV, "rlcard", _RL_ENV, steps / elapsed, seconds=elapsed, units=steps)
+        return work
 
-    return _guard(ENV, "rlcard", _RL_ENV, "rlcard", measure)
+    what = "rlcard.make('doudizhu'), step + _extract_state"
+    return _guard(ENV, "rlcard", what, "rlcard", setup)

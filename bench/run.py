@@ -25,10 +25,11 @@ import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 from . import engine, peers  # noqa: E402
-from .engine import ENV, LEAD, MAIN_UNIT, PLAY, Result  # noqa: E402
+from .engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 
 PEERS = ("OpenSpiel", "DouZero", "rlcard")
 DEFAULT_SECONDS = 5.0
+DEFAULT_ROUNDS = 3
 QUICK_SECONDS = 0.25
 QUICK_HANDS = 200
 
@@ -108,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="env: num_envs values, comma-separated (default 1,64,256,1024)",
     )
     parser.add_argument(
+        "--rounds",
+        type=_positive_int,
+        default=None,
+        help=f"split each window into this many rounds, interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=0,
@@ -141,16 +148,26 @@ class Progress:
             self.stream.flush()
 
 
-def _run_all(jobs: list[tuple[str, Callable[[], Result]]]) -> list[Result]:
-    progress = Progress(len(jobs))
-    results = []
+def measure_all(
+    setups: list[tuple[str, Callable[[], Measure]]], seconds: float, rounds: int
+) -> list[Result]:
+    """Set every measure up, then run them in ``rounds`` interleaved rounds of
+    ``seconds / rounds`` each (every other round in reverse order), so that a change in the
+    machine's load during the run affects all rows alike."""
+    progress = Progress(len(setups) * (rounds + 1))
+    measures = []
     try:
-        for label, job in jobs:
-            progress.step(label)
-            results.append(job())
+        for label, setup in setups:
+            progress.step(f"set up: {label}")
+            measures.append(setup())
+        for r in range(rounds):
+            order = measures if r % 2 == 0 else measures[::-1]
+            for m in order:
+                progress.step(f"round {r + 1}/{rounds}: {m.name} {m.what}")
+                m.run(seconds / rounds)
     finally:
         progress.close()
-    return results
+    return [m.result() for m in measures]
 
 
 # ---------------------------------------------------------------------------- formatting
@@ -332,58 +349,55 @@ def _targets_lines(targets: list[dict]) -> list[str]:
     return lines
 
 
-def _header(title: str, seconds: float) -> str:
+def _header(title: str, seconds: float, rounds: int) -> str:
     import numpy as np
 
     return (
-        f"{title} — one core, {seconds:g} s per figure "
+        f"{title} — one core, {seconds:g} s per figure in {rounds} interleaved round(s) "
         f"(Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()})"
     )
 
 
 # ---------------------------------------------------------------------------- commands
-def bench_engine(
-    args: argparse.Namespace, seconds: float, hands_n: int
-) -> tuple[list[Result], list[dict]]:
+def engine_setups(
+    args: argparse.Namespace, hands_n: int
+) -> list[tuple[str, Callable[[], Measure]]]:
     hands = engine.lead_hands(hands_n, args.seed)
-    s, seed = seconds, args.seed
-    jobs: list[tuple[str, Callable[[], Result]]] = [
-        ("ddz random play, Game(1)", lambda: engine.random_play(1, s, seed))
+    seed = args.seed
+    setups: list[tuple[str, Callable[[], Measure]]] = [
+        ("ddz random play, Game(1)", lambda: engine.random_play(1, seed))
     ]
     for b in args.batch:
-        jobs.append((f"ddz random play, Game({b})", lambda b=b: engine.random_play(b, s, seed)))
-    jobs += [
-        ("ddz legal_mask(hand), singly", lambda: engine.legal_single(hands, s)),
-        ("ddz legal_mask(hands), batched", lambda: engine.legal_batched(hands, s)),
-        ("ddz legal_words(hands), batched", lambda: engine.legal_packed(hands, s)),
+        setups.append((f"ddz random play, Game({b})", lambda b=b: engine.random_play(b, seed)))
+    setups += [
+        ("ddz legal_mask(hand), singly", lambda: engine.legal_single(hands)),
+        ("ddz legal_mask(hands), batched", lambda: engine.legal_batched(hands)),
+        ("ddz legal_words(hands), batched", lambda: engine.legal_packed(hands)),
     ]
     if not args.no_peers:
-        jobs += [
-            ("OpenSpiel random play", lambda: peers.openspiel_play(s, seed)),
-            ("OpenSpiel legal actions", lambda: peers.openspiel_lead(hands, s, seed)),
-            ("DouZero random play", lambda: peers.douzero_play(s, seed)),
-            ("DouZero MovesGener", lambda: peers.douzero_lead(hands, s)),
-            ("rlcard random play", lambda: peers.rlcard_play(s, seed)),
-            ("rlcard playable cards", lambda: peers.rlcard_lead(hands, s)),
+        setups += [
+            ("OpenSpiel random play", lambda: peers.openspiel_play(seed)),
+            ("OpenSpiel legal actions", lambda: peers.openspiel_lead(hands, seed)),
+            ("DouZero random play", lambda: peers.douzero_play(seed)),
+            ("DouZero MovesGener", lambda: peers.douzero_lead(hands)),
+            ("rlcard random play", lambda: peers.rlcard_play(seed)),
+            ("rlcard playable cards", lambda: peers.rlcard_lead(hands)),
         ]
-    results = _run_all(jobs)
-    batch = 256 if 256 in args.batch else max(args.batch)
-    return results, engine_targets(results, batch)
+    return setups
 
 
-def bench_env(args: argparse.Namespace, seconds: float) -> tuple[list[Result], list[dict]]:
-    s, seed = seconds, args.seed
-    jobs: list[tuple[str, Callable[[], Result]]] = [
-        (f"ddz env, num_envs={n}", lambda n=n: engine.vector_env_steps(n, s, seed))
+def env_setups(args: argparse.Namespace) -> list[tuple[str, Callable[[], Measure]]]:
+    seed = args.seed
+    setups: list[tuple[str, Callable[[], Measure]]] = [
+        (f"ddz env, num_envs={n}", lambda n=n: engine.vector_env_steps(n, seed))
         for n in args.num_envs
     ]
     if not args.no_peers:
-        jobs += [
-            ("DouZero Env", lambda: peers.douzero_env(s, seed)),
-            ("rlcard env", lambda: peers.rlcard_env(s, seed)),
+        setups += [
+            ("DouZero Env", lambda: peers.douzero_env(seed)),
+            ("rlcard env", lambda: peers.rlcard_env(seed)),
         ]
-    results = _run_all(jobs)
-    return results, env_targets(results)
+    return setups
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -394,15 +408,18 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     seconds = args.seconds or (QUICK_SECONDS if args.quick else DEFAULT_SECONDS)
     hands_n = args.hands or (QUICK_HANDS if args.quick else 1000)
+    rounds = args.rounds or (1 if args.quick else DEFAULT_ROUNDS)
     started = time.perf_counter()
     if args.target == "env":
-        results, targets = bench_env(args, seconds)
+        results = measure_all(env_setups(args), seconds, rounds)
+        targets = env_targets(results)
         title = "ddz bench env — environment steps/s with observations"
         sections = [
             ("Environment steps with observations (random legal actions, reset when over)", ENV)
         ]
     else:
-        results, targets = bench_engine(args, seconds, hands_n)
+        results = measure_all(engine_setups(args, hands_n), seconds, rounds)
+        targets = engine_targets(results, 256 if 256 in args.batch else max(args.batch))
         title = "ddz bench — engine"
         sections = [
             ("Random legal play (whole games, dealing included)", PLAY),
@@ -412,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         payload = {
             "command": args.target,
             "seconds_per_figure": seconds,
+            "rounds": rounds,
             "hands": hands_n if args.target == "engine" else None,
             "results": [r.to_dict() for r in results],
             "ratios": ratios(results),
@@ -420,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(json.dumps(payload, indent=2))
         return 0
-    lines = [_header(title, seconds), ""]
+    lines = [_header(title, seconds, rounds), ""]
     for heading, kind in sections:
         lines += _section(heading, results, kind)
     lines += _targets_lines(targets)

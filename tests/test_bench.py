@@ -144,3 +144,42 @@ def test_openspiel_lead_state_holds_the_hand():
         text += "(BWJ)" * int(hand[13]) + "(CJ)" * int(hand[14])
         assert state.observation_string(0).startswith(f"My hand {text}\n")
         assert state.current_player() == 0 and 0 not in state.legal_actions()
+
+
+def test_missing_or_failing_peer_becomes_a_note():
+    def setup(measure):
+        raise AssertionError("never called")
+
+    missing = peers._guard("play", "Nobody", "w", "no_such_peer_module", setup)
+    assert missing.note == peers.INSTALL_HINT and not missing.runnable
+    missing.run(0.01)
+    assert missing.result().rate is None and missing.result().units == 0
+
+    def broken_setup(measure):
+        raise RuntimeError("bad deck")
+
+    broken = peers._guard("play", "Broken", "w", "json", broken_setup)
+    assert broken.note == "failed: RuntimeError: bad deck"
+
+    calls = []
+
+    def work():
+        calls.append(1)
+        if len(calls) > 3:
+            raise ValueError("boom")
+        return 1, 2
+
+    flaky = engine.Measure("play", "Flaky", "w", work)
+    flaky.run(10.0, warmup=0.0)
+    result = flaky.result()
+    assert result.rate is None and result.note == "failed: ValueError: boom"
+
+
+def test_measure_counts_whole_units_over_rounds():
+    measure = engine.Measure("lead", "ddz", "w", lambda: (5, 0))
+    measure.run(0.02, warmup=0.0)
+    measure.run(0.02, warmup=0.0)
+    result = measure.result()
+    assert result.units % 5 == 0 and result.units > 0
+    assert result.seconds >= 0.04
+    assert result.rate == pytest.approx(result.units / result.seconds)
