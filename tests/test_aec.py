@@ -1,0 +1,227 @@
+"""The PettingZoo AEC env: PettingZoo's own API, seed and render tests over every ruleset option,
+deal-code replay, exact rewards in every reward mode, illegal actions and bad options."""
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import ddz_env
+from ddz_env.aec import AGENTS, env, raw_env
+from ddz_env.game import Game
+
+# A deal where, with the first bidder bidding 3 and everyone then playing its highest legal
+# action id, the landlord (player_2) wins after 2 bombs, no spring.
+LANDLORD_WINS = "6S9M-N54T-0DB8-QFDD-4C13-KZF"
+# Same policy: the landlord (player_0) loses after 2 bombs.
+PEASANTS_WIN = "1HFK-S56R-6T63-9KZY-J55B-SV3"
+
+RULESET_COMBOS = list(
+    itertools.product(("once", "open", "none"), ("distinct", "any"), (3, None, 0), (1, 10))
+)
+REWARDS = ("wp", "adp", "logadp", "score")
+
+
+def play_highest(e, code):
+    """Replay ``code`` with every agent taking its highest legal action; returns the final
+    cumulative reward of each agent and the end-of-game info."""
+    e.reset(options={"code": code})
+    final, info = {}, None
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            final[agent] = reward
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    return final, info
+
+
+def test_pettingzoo_tests_default_ruleset():
+    api_test(env(), num_cycles=200)
+    seed_test(env, num_cycles=100)
+    render_test(env)
+
+
+@pytest.mark.parametrize("bidding,kickers,redeal_limit,base_points", RULESET_COMBOS)
+def test_pettingzoo_tests_every_option(bidding, kickers, redeal_limit, base_points):
+    index = RULESET_COMBOS.index((bidding, kickers, redeal_limit, base_points))
+    options = dict(
+        bidding=bidding,
+        kickers=kickers,
+        redeal_limit=redeal_limit,
+        base_points=base_points,
+        reward=REWARDS[index % 4],
+    )
+    api_test(env(**options), num_cycles=30)
+
+    def make(**kw):
+        return env(**options, **kw)
+
+    seed_test(make, num_cycles=30)
+    if index % 6 == 0:
+        render_test(make)
+
+
+def test_package_level_env_and_spaces():
+    e = ddz_env.env()
+    e.reset(seed=3)
+    n = Game(1).num_moves
+    assert e.possible_agents == ["player_0", "player_1", "player_2"]
+    assert e.action_space("player_1").n == n + 3
+    space = e.observation_space("player_0")
+    assert space["observation"].shape == (1302,)
+    assert space["action_mask"].dtype == np.int8
+    obs = e.observe(e.agent_selection)
+    # auction: pass and the three bids
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [0, n, n + 1, n + 2]
+    other = next(a for a in AGENTS if a != e.agent_selection)
+    assert not e.observe(other)["action_mask"].any()
+
+
+@pytest.mark.parametrize(
+    "code,reward,expected",
+    [
+        (LANDLORD_WINS, "wp", [-1, -1, 1]),
+        (LANDLORD_WINS, "adp", [-4, -4, 4]),
+        (LANDLORD_WINS, "logadp", [-3, -3, 3]),
+        (LANDLORD_WINS, "score", [-12, -12, 24]),
+        (PEASANTS_WIN, "wp", [-1, 1, 1]),
+        (PEASANTS_WIN, "adp", [-4, 4, 4]),
+        (PEASANTS_WIN, "logadp", [-3, 3, 3]),
+        (PEASANTS_WIN, "score", [-24, 12, 12]),
+    ],
+)
+def test_rewards_exact(code, reward, expected):
+    e = env(reward=reward)
+    final, info = play_highest(e, code)
+    assert [final[a] for a in AGENTS] == expected
+    assert info["bombs"] == 2 and info["spring"] is False
+    assert info["code"] == code
+
+
+def test_score_reward_is_game_payoffs_with_base_points():
+    e = raw_env(reward="score", base_points=10)
+    final, info = play_highest(e, LANDLORD_WINS)
+    assert [final[a] for a in AGENTS] == [-120, -120, 240]
+    assert info["payoffs"] == {"player_0": -120.0, "player_1": -120.0, "player_2": 240.0}
+    assert [final[a] for a in AGENTS] == e.game.payoffs[0].tolist()
+    assert info["winner"] == info["landlord"] == "player_2"
+
+
+def test_rewards_are_zero_before_the_end():
+    e = env(reward="score")
+    e.reset(seed=5)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, _ = e.last()
+        if terminated:
+            assert reward != 0
+            e.step(None)
+            continue
+        assert reward == 0 and all(r == 0 for r in e.rewards.values())
+        e.step(int(np.flatnonzero(obs["action_mask"])[0 if agent == "player_1" else -1]))
+
+
+def test_seed_determinism_and_code_replay():
+    def trajectory(e, **reset):
+        e.reset(**reset)
+        rng = np.random.default_rng(0)
+        out = []
+        for agent in e.agent_iter():
+            obs, reward, terminated, truncated, info = e.last()
+            action = None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            out.append((agent, obs["observation"].tobytes(), reward, action))
+            e.step(action)
+        return out, info
+
+    first, info = trajectory(env(), seed=11)
+    again, _ = trajectory(env(), seed=11)
+    other, _ = trajectory(env(), seed=12)
+    assert first == again
+    assert first != other
+    replay, replay_info = trajectory(env(), seed=99, options={"code": info["code"]})
+    assert replay == first
+    assert replay_info == info
+
+
+def test_bad_code_is_a_clear_error():
+    e = env()
+    with pytest.raises(ValueError, match="this deal code is damaged"):
+        e.reset(options={"code": LANDLORD_WINS.replace("6S9M", "6S9N")})
+
+
+def test_illegal_action_raw_env_names_the_move_and_why():
+    e = raw_env()
+    e.reset(options={"code": LANDLORD_WINS})
+    n = e.game.num_moves
+    first = e.agent_selection
+    e.step(n + 1)  # bid 2
+    second = e.agent_selection
+    message = f"illegal action {n} (bid 1) by {second}: a bid of 1 must be higher than the highest bid so far (2)"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        e.step(n)
+    e.step(n + 2)  # bid 3: second becomes landlord and leads
+    assert e.game.landlord[0] == AGENTS.index(second) != AGENTS.index(first)
+    with pytest.raises(
+        ValueError,
+        match=re.escape(f"illegal action 0 (pass) by {second}: you can't pass when leading"),
+    ):
+        e.step(0)
+    with pytest.raises(
+        ValueError, match=re.escape("(bid 1)") + ".*the auction is over: bids can't be played"
+    ):
+        e.step(n)
+    with pytest.raises(ValueError, match="is not an action id"):
+        e.step("8 8")
+    assert e.agent_selection == second  # nothing happened
+
+
+def test_illegal_action_wrapped_terminates_as_pettingzoo_documents(caplog):
+    e = env()
+    e.reset(seed=1)
+    agent = e.agent_selection
+    e.step(5)  # a move during the auction
+    assert "Illegal move made, game terminating with current player losing" in caplog.text
+    assert all(e.terminations.values())
+    assert e.rewards == {a: (-1 if a == agent else 0) for a in AGENTS}
+    assert e.last()[1] == (-1 if e.agent_selection == agent else 0)
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"reward": "money"}, "reward must be one of 'wp', 'adp', 'logadp', 'score', not 'money'"),
+        (
+            {"render_mode": "rgb_array"},
+            "render_mode must be None or one of 'ansi', 'human', not 'rgb_array'",
+        ),
+        ({"bidding": "twice"}, "bidding must be 'once', 'open' or 'none' (or False), not 'twice'"),
+        ({"kickers": "some"}, "kickers must be 'distinct' or 'any', not 'some'"),
+        ({"redeal_limit": -1}, "redeal_limit must be a non-negative integer or None, not -1"),
+        ({"base_points": 0}, "base_points must be a positive integer, not 0"),
+        ({"colour": "red"}, "unknown option(s) 'colour'; known options: base_points, bidding"),
+    ],
+)
+def test_bad_options_are_clear_errors(options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        env(**options)
+
+
+def test_render_modes(capsys):
+    e = env(render_mode="ansi")
+    e.reset(options={"code": LANDLORD_WINS})
+    text = e.render()
+    assert text.startswith("Dou Dizhu — auction\n")
+    assert "first bidder" in text
+    play_highest(e, LANDLORD_WINS)
+    text = e.render()
+    assert (
+        "player_2 went out: the landlord wins (multiplier 4); player_0 -12, player_1 -12, player_2 +24"
+        in text
+    )
+    human = env(render_mode="human")
+    human.reset(seed=0)
+    human.step(0)
+    assert "Dou Dizhu —" in capsys.readouterr().out

@@ -1,0 +1,200 @@
+"""The single-seat Gymnasium env: registration and check_env, seeding, seats and opponents,
+information hiding, rewards, illegal actions and bad options."""
+
+import re
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import ddz_env
+from ddz_env.env_common import seat_rewards
+from ddz_env.game import BIDDING, OVER, Game
+from ddz_env.infoset import InfoSet
+from ddz_env.single import DouDizhuEnv, RandomLegalPlayer, default_opponent_name
+
+
+class Recorder:
+    """An opponent that passes whenever it may (else plays its first legal action), and records
+    every information set it was shown."""
+
+    def __init__(self):
+        self.seen: list[InfoSet] = []
+        self.resets: list[int] = []
+
+    def reset(self, seed=None):
+        self.resets.append(seed)
+
+    def act(self, info):
+        self.seen.append(info)
+        return int(info.legal_actions[0])
+
+
+def play_out(env, rng, first_obs):
+    obs, steps = first_obs, 0
+    while True:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps += 1
+        assert not truncated
+        if terminated:
+            return obs, reward, info, steps
+        assert reward == 0.0
+
+
+def test_registered_and_passes_check_env():
+    assert "ddz/DouDizhu-v0" in gymnasium.registry
+    env = gymnasium.make("ddz/DouDizhu-v0", opponents="random")
+    check_env(env.unwrapped)
+    check_env(
+        gymnasium.make("ddz/DouDizhu-v0", seat="random", opponents="random", reward="adp").unwrapped
+    )
+
+
+def test_default_opponents_follow_the_agents_package():
+    env = DouDizhuEnv()
+    expected = "NormalAgent" if default_opponent_name() == "normal" else "RandomLegalPlayer"
+    assert [type(o).__name__ for o in env.opponents] == [expected, expected]
+    obs, info = env.reset(seed=0)
+    obs, reward, info, _ = play_out(env, np.random.default_rng(0), obs)
+    assert reward in (-1.0, 1.0)
+
+
+def test_seeded_episodes_are_identical_and_seats_are_drawn():
+    def episode(seed):
+        env = DouDizhuEnv(seat="random", opponents="random")
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        trace = [obs["observation"].tobytes()]
+        while True:
+            obs, reward, terminated, _, step_info = env.step(
+                int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            )
+            trace.append((obs["observation"].tobytes(), reward))
+            if terminated:
+                return info["seat"], info["code"], trace
+
+    assert episode(3) == episode(3)
+    assert episode(3)[1] != episode(4)[1]
+    env = DouDizhuEnv(seat="random", opponents="random")
+    env.reset(seed=0)
+    seats = {env.reset()[1]["seat"] for _ in range(30)}
+    assert seats == {0, 1, 2}
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_opponents_play_the_other_seats_and_see_only_their_infoset(seat):
+    after, before = Recorder(), Recorder()
+    env = DouDizhuEnv(seat=seat, opponents=[after, before], reward="score")
+    obs, info = env.reset(seed=1)
+    assert info["seat"] == seat
+    assert after.resets and before.resets and after.resets != before.resets
+    assert env.game.current_player[0] == seat
+    obs, reward, info, _ = play_out(env, np.random.default_rng(1), obs)
+    assert {i.seat for i in after.seen} == {(seat + 1) % 3}
+    assert {i.seat for i in before.seen} == {(seat + 2) % 3}
+    for i in after.seen + before.seen:
+        assert not hasattr(i, "hands") and i.hand.shape == (15,)
+    assert reward == info["payoffs"][seat] == info["rewards"][seat]
+    assert info["payoffs"].sum() == 0
+    assert not obs["action_mask"].any()
+
+
+@pytest.mark.parametrize("reward", ["wp", "adp", "logadp", "score"])
+def test_final_reward_matches_the_game(reward):
+    env = DouDizhuEnv(seat=1, opponents="random", reward=reward, base_points=10)
+    obs, _ = env.reset(seed=7)
+    obs, final, info, _ = play_out(env, np.random.default_rng(7), obs)
+    game = env.game
+    assert game.phase[0] == OVER
+    np.testing.assert_array_equal(info["rewards"], seat_rewards(game, reward)[0])
+    np.testing.assert_array_equal(info["payoffs"], game.payoffs[0])
+    assert final == info["rewards"][1]
+    assert info["winner"] == game.winner[0] and info["landlord"] == game.landlord[0]
+
+
+def test_code_and_seat_options_replay_a_deal():
+    code = Game(1, seed=9).deal_code(0)
+    env = DouDizhuEnv(opponents="random")
+    _, info = env.reset(seed=0, options={"code": code, "seat": 2})
+    assert info == {"seat": 2, "code": code}
+    owner = env.game.owner.copy()
+    # replaying the code from another seed deals the same cards
+    env.reset(seed=5, options={"code": code, "seat": 2})
+    np.testing.assert_array_equal(env.game.owner, owner)
+    assert env.game.deal_code(0) == code
+    assert env.reset(seed=5)[1]["code"] != code
+
+
+def test_illegal_actions_terminate_or_raise():
+    env = DouDizhuEnv(opponents="random", seat=0)
+    obs, _ = env.reset(seed=2)
+    assert env.game.phase[0] == BIDDING
+    obs, reward, terminated, truncated, info = env.step(5)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_action"].endswith(
+        "by the learner (seat 0): the auction is on: pass or bid"
+    )
+    assert not obs["action_mask"].any()
+    with pytest.raises(
+        RuntimeError, match=re.escape("the episode is over: call reset() before step()")
+    ):
+        env.step(0)
+    strict = DouDizhuEnv(opponents="random", seat=0, illegal_action="raise")
+    strict.reset(seed=2)
+    with pytest.raises(
+        ValueError, match=re.escape("illegal action 5 (") + ".*the auction is on: pass or bid"
+    ):
+        strict.step(5)
+    assert strict.step(0)[2] is False  # still playable after the error
+    lenient = DouDizhuEnv(opponents="random", illegal_reward=-3)
+    lenient.reset(seed=2)
+    assert lenient.step(5)[1] == -3.0
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"seat": 3}, "seat must be 0, 1, 2 or 'random', not 3"),
+        (
+            {"opponents": [RandomLegalPlayer()]},
+            "give two opponents (the seats after and before the learner), not 1",
+        ),
+        (
+            {"opponents": [object(), RandomLegalPlayer()]},
+            "an opponent must be an agent name or have an act(infoset) method",
+        ),
+        (
+            {"illegal_action": "ignore"},
+            "illegal_action must be 'terminate' or 'raise', not 'ignore'",
+        ),
+        ({"reward": "money"}, "reward must be one of"),
+        ({"kickers": "some"}, "kickers must be 'distinct' or 'any', not 'some'"),
+        ({"num_envs": 4}, "unknown option(s) 'num_envs'"),
+    ],
+)
+def test_bad_options_are_clear_errors(options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        DouDizhuEnv(**options)
+
+
+def test_a_bad_opponent_is_named():
+    class Cheater:
+        def act(self, info):
+            return 1  # single 3, whatever the phase
+
+    env = DouDizhuEnv(seat=0, opponents=[Cheater(), Cheater()])
+    with pytest.raises(RuntimeError, match="illegal action 1 .* by opponent .*Cheater"):
+        for seed in range(10):  # some deal where an opponent speaks first
+            env.reset(seed=seed)
+
+
+def test_render_and_package_attribute(capsys):
+    env = ddz_env.DouDizhuEnv(opponents="random", render_mode="ansi", bidding="none")
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("Dou Dizhu — play\n") and "(learner)" in text
+    human = DouDizhuEnv(opponents="random", render_mode="human")
+    human.reset(seed=0)
+    assert "seat 0 (learner)" in capsys.readouterr().out

@@ -1,0 +1,239 @@
+"""The Gymnasium vector env: spaces, determinism, both autoreset modes (and DISABLED), end-of-game
+infos and rewards against the game's settlement, deal codes, errors, and the benchmark hook."""
+
+import re
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from ddz_env import DouDizhuVectorEnv
+from ddz_env.env_common import seat_rewards
+from ddz_env.game import OVER, Game
+from ddz_env.observation import OBS_SLICES, observe
+from ddz_env.vector import bench_vector_env
+
+N_ACTIONS = Game(1).num_actions
+
+
+def run_until_a_game_ends(env, rng, max_steps=400):
+    """Step with random legal actions until some game ends; returns that step's results and
+    the actions taken."""
+    for _ in range(max_steps):
+        actions = env.sample_legal_actions(rng)
+        before = env.game.current_player.copy()
+        result = env.step(actions)
+        if result[2].any():
+            return result, actions, before
+    raise AssertionError("no game ended")
+
+
+def test_spaces_and_first_observation():
+    env = DouDizhuVectorEnv(5)
+    obs, infos = env.reset(seed=0)
+    assert infos == {}
+    assert env.observation_space.contains(obs)
+    assert obs["observation"].shape == (5, 1302) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].shape == (5, N_ACTIONS) and obs["action_mask"].dtype == np.bool_
+    assert obs["current_player"].tolist() == env.game.first_bidder.tolist()
+    np.testing.assert_array_equal(obs["observation"], observe(env.game))
+    n = N_ACTIONS - 3
+    for row in obs["action_mask"]:
+        assert np.flatnonzero(row).tolist() == [0, n, n + 1, n + 2]
+    assert env.action_space.shape == (5,) and env.single_action_space.n == N_ACTIONS
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+
+
+def test_seeded_runs_are_identical():
+    def run(seed):
+        env = DouDizhuVectorEnv(8)
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        out = [obs["observation"].copy()]
+        for _ in range(120):
+            obs, rewards, terms, _, _ = env.step(env.sample_legal_actions(rng))
+            out.append((obs["observation"].copy(), rewards.copy(), terms.copy()))
+        return out
+
+    a, b, c = run(7), run(7), run(8)
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(a[1:], b[1:]))
+    assert all(
+        np.array_equal(x[1], y[1]) and np.array_equal(x[2], y[2]) for x, y in zip(a[1:], b[1:])
+    )
+    assert not np.array_equal(a[0], c[0])
+
+
+@pytest.mark.parametrize("reward", ["wp", "adp", "logadp", "score"])
+def test_next_step_autoreset_and_end_infos(reward):
+    env = DouDizhuVectorEnv(16, reward=reward, base_points=10)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    (obs, rewards, terms, truncs, infos), actions, actor = run_until_a_game_ends(env, rng)
+    ended = np.flatnonzero(terms)
+    game = env.game
+    assert not truncs.any()
+    assert (game.phase[ended] == OVER).all()
+    # the final observation: nothing is legal any more
+    assert not obs["action_mask"][ended].any()
+    for key in ("payoffs", "rewards", "winner", "landlord", "bombs"):
+        assert infos[f"_{key}"].tolist() == terms.tolist()
+    np.testing.assert_array_equal(infos["payoffs"][ended], game.payoffs[ended])
+    assert (infos["payoffs"][~terms] == 0).all()
+    per_seat = infos["rewards"][ended]
+    np.testing.assert_array_equal(per_seat, seat_rewards(game, reward, ended))
+    np.testing.assert_array_equal(rewards[ended], per_seat[np.arange(len(ended)), actor[ended]])
+    assert (rewards[~terms] == 0).all()
+    for k, i in enumerate(ended):
+        landlord, won = game.landlord[i], game.winner[i] == game.landlord[i]
+        bombs = int(game.bombs[i])
+        value = {"wp": 1.0, "adp": 2.0**bombs, "logadp": bombs + 1.0}.get(reward)
+        if value is None:  # score: the settlement, base_points 10
+            value = 10.0 * game.base[i] * 2 ** (bombs + game.spring[i]) * 2
+        value = value if won else -value
+        assert per_seat[k, landlord] == value
+        assert infos["winner"][i] == game.winner[i] and infos["bombs"][i] == bombs
+    # the next step ignores the actions of the finished games and deals new ones
+    garbage = np.where(terms, 123456, env.sample_legal_actions(rng))
+    obs, rewards, terms2, _, infos = env.step(garbage)
+    assert (rewards[ended] == 0).all() and not terms2[ended].any()
+    assert (env.game.phase[ended] != OVER).all()
+    assert (env.game.history_len[ended] == 0).all()  # a fresh deal, nothing played yet
+    assert (obs["observation"][ended][:, OBS_SLICES["bidding"]] == 1).all()
+
+
+def test_same_step_autoreset():
+    env = DouDizhuVectorEnv(16, autoreset_mode="SameStep", reward="score")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    (obs, rewards, terms, _, infos), actions, actor = run_until_a_game_ends(env, rng)
+    ended = np.flatnonzero(terms)
+    assert infos["_final_obs"].tolist() == terms.tolist()
+    assert infos["_final_info"].tolist() == terms.tolist()
+    final_info = infos["final_info"]
+    assert final_info["_payoffs"].tolist() == terms.tolist()
+    assert (final_info["payoffs"][ended].sum(axis=1) == 0).all()
+    for i in ended:
+        final = infos["final_obs"][i]
+        assert set(final) == {"observation", "action_mask", "current_player"}
+        assert not final["action_mask"].any()
+        assert env.single_observation_space.contains(final)
+        assert rewards[i] == final_info["payoffs"][i, actor[i]]
+        assert infos["final_obs"][i]["observation"][OBS_SLICES["bidding"]][0] == 0
+    assert all(infos["final_obs"][i] is None for i in np.flatnonzero(~terms))
+    # the returned observation is already the new game's first one
+    assert (env.game.phase[ended] != OVER).all()
+    assert (env.game.history_len[ended] == 0).all()
+    assert obs["action_mask"][ended].any(axis=1).all()
+    assert env.observation_space.contains(obs)
+    obs, rewards, terms2, _, _ = env.step(env.sample_legal_actions(rng))
+    assert (env.game.history_len[ended] == 1).all()  # the new games took this step's action
+
+
+def test_both_autoreset_modes_play_the_same_games():
+    """One env, the same decisions: the final observations and payoffs of SAME_STEP (in
+    ``final_obs``/``final_info``) are those NEXT_STEP returns on its terminal steps."""
+
+    def finals(mode):
+        env = DouDizhuVectorEnv(1, autoreset_mode=mode, reward="score")
+        env.reset(seed=21)
+        rng = np.random.default_rng(0)
+        out = []
+        while len(out) < 5:
+            live = env.game.phase[0] != OVER
+            actions = env.sample_legal_actions(rng) if live else np.zeros(1, np.int64)
+            obs, rewards, terms, _, infos = env.step(actions)
+            if terms[0]:
+                if mode == AutoresetMode.SAME_STEP:
+                    obs, infos = infos["final_obs"][0], infos["final_info"]
+                    obs = {k: np.asarray(v)[None] for k, v in obs.items()}
+                out.append((obs["observation"].tobytes(), rewards[0], tuple(infos["payoffs"][0])))
+        return out
+
+    same, following = finals(AutoresetMode.SAME_STEP), finals(AutoresetMode.NEXT_STEP)
+    assert same == following
+    assert len({payoffs for _, _, payoffs in same}) > 1
+
+
+def test_disabled_autoreset_and_reset_mask():
+    env = DouDizhuVectorEnv(6, autoreset_mode=AutoresetMode.DISABLED)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    (_, _, terms, _, _), _, _ = run_until_a_game_ends(env, rng)
+    ended = np.flatnonzero(terms)
+    obs, rewards, terms2, _, _ = env.step(env.sample_legal_actions(rng))
+    assert (env.game.phase[ended] == OVER).all()  # still over: no autoreset
+    assert not terms2[ended].any() and (rewards[ended] == 0).all()
+    obs, _ = env.reset(options={"reset_mask": terms})
+    assert (env.game.phase[ended] != OVER).all()
+    assert obs["action_mask"].any(axis=1).all()
+
+
+def test_codes_replay_deals():
+    code = Game(1, seed=5).deal_code(0)
+    env = DouDizhuVectorEnv(3)
+    env.reset(seed=1, options={"codes": [None, code, None]})
+    assert env.game.deal_code(1) == code
+    assert env.game.deal_code(0) != code
+
+
+def test_illegal_action_and_bad_input_errors():
+    env = DouDizhuVectorEnv(2)
+    env.reset(seed=0)
+    n = N_ACTIONS - 3
+    with pytest.raises(
+        ValueError, match=re.escape("illegal action in game 1 (3): the auction is on: pass or bid")
+    ):
+        env.step(np.array([0, 1]))
+    with pytest.raises(ValueError, match=re.escape("expected actions of shape (2,), got (3,)")):
+        env.step(np.array([0, 0, 0]))
+    with pytest.raises(ValueError, match="actions must be integers"):
+        env.step(np.array([0.0, 1.0]))
+    env.step(np.array([n + 2, n + 2]))  # both first bidders bid 3
+    with pytest.raises(
+        ValueError, match=re.escape("illegal action in game 0 (pass): you can't pass when leading")
+    ):
+        env.step(np.array([0, 0]))
+    with pytest.raises(ValueError, match="num_envs must be a positive integer, not 0"):
+        DouDizhuVectorEnv(0)
+    with pytest.raises(ValueError, match="autoreset_mode must be an AutoresetMode"):
+        DouDizhuVectorEnv(2, autoreset_mode="sometimes")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        DouDizhuVectorEnv(2, reward="points")
+    with pytest.raises(ValueError, match=re.escape("unknown option(s) 'seat'")):
+        DouDizhuVectorEnv(2, seat=1)
+    with pytest.raises(ValueError, match="reset_mask must be a bool array of shape"):
+        env.reset(options={"reset_mask": [1, 0]})
+
+
+def test_every_ruleset_option_plays_games():
+    for options in (
+        dict(bidding="open", kickers="any", redeal_limit=None),
+        dict(bidding="none", redeal_limit=0, base_points=10),
+    ):
+        env = DouDizhuVectorEnv(32, autoreset_mode="SameStep", reward="score", **options)
+        env.reset(seed=2)
+        rng = np.random.default_rng(2)
+        ended = 0
+        for _ in range(150):
+            obs, _, terms, _, infos = env.step(env.sample_legal_actions(rng))
+            if terms.any():
+                ended += int(terms.sum())
+                payoffs = infos["final_info"]["payoffs"][terms]
+                assert (payoffs.sum(axis=1) == 0).all()
+                assert (np.abs(payoffs) % options.get("base_points", 1) == 0).all()
+        assert ended > 0
+        assert env.observation_space.contains(obs)
+
+
+def test_render_ansi():
+    env = DouDizhuVectorEnv(2, render_mode="ansi")
+    env.reset(seed=0)
+    texts = env.render()
+    assert len(texts) == 2 and all(t.startswith("Dou Dizhu — auction") for t in texts)
+    assert DouDizhuVectorEnv(1).render() is None
+
+
+def test_bench_vector_env_returns_steps_per_second():
+    rate = bench_vector_env(8, 0.2)
+    assert rate > 100
