@@ -1,4 +1,9 @@
-"""Registers ``"ddz/DouDizhu-v0"`` (:class:`ddz_env.single.DouDizhuEnv`) with Gymnasium, lazily.
+"""Registers the environments with Gymnasium, lazily.
+
+* ``"ddz/DouDizhu-v0"``: :class:`ddz_env.single.DouDizhuEnv`, one learner seat against two
+  opponents (``gymnasium.make``);
+* ``"ddz/DouDizhuSelfPlay-v0"``: :class:`ddz_env.vector.DouDizhuVectorEnv`, every seat of
+  ``num_envs`` games stepping together (``gymnasium.make_vec(..., num_envs=256)`` only).
 
 ``import ddz_env`` must stay light, so it does not import Gymnasium. Instead :func:`install`
 registers at once when Gymnasium is already imported, and otherwise waits: a small import hook
@@ -14,6 +19,8 @@ import sys
 
 ENV_ID = "ddz/DouDizhu-v0"
 ENTRY_POINT = "ddz_env.single:DouDizhuEnv"
+VECTOR_ENV_ID = "ddz/DouDizhuSelfPlay-v0"
+VECTOR_ENTRY_POINT = "ddz_env.vector:DouDizhuVectorEnv"
 
 
 def register_envs() -> None:
@@ -22,6 +29,8 @@ def register_envs() -> None:
 
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+    if VECTOR_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=VECTOR_ENV_ID, vector_entry_point=VECTOR_ENTRY_POINT)
 
 
 class _RegisterAfterImport(importlib.abc.MetaPathFinder):

@@ -198,3 +198,18 @@ def test_render_and_package_attribute(capsys):
     human = DouDizhuEnv(opponents="random", render_mode="human")
     human.reset(seed=0)
     assert "seat 0 (learner)" in capsys.readouterr().out
+
+
+def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ddz_env\n"
+        "assert 'gymnasium' not in sys.modules and 'pettingzoo' not in sys.modules\n"
+        "import gymnasium\n"
+        "env = gymnasium.make('ddz/DouDizhu-v0', opponents='random')\n"
+        "print(type(env.unwrapped).__name__, 'ddz/DouDizhuSelfPlay-v0' in gymnasium.registry)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["DouDizhuEnv", "True"]

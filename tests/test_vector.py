@@ -237,3 +237,14 @@ def test_render_ansi():
 def test_bench_vector_env_returns_steps_per_second():
     rate = bench_vector_env(8, 0.2)
     assert rate > 100
+
+
+def test_make_vec_builds_the_batched_env():
+    import gymnasium
+
+    env = gymnasium.make_vec(
+        "ddz/DouDizhuSelfPlay-v0", num_envs=4, reward="adp", autoreset_mode="SameStep"
+    )
+    assert isinstance(env, DouDizhuVectorEnv)
+    assert (env.num_envs, env.reward_mode) == (4, "adp")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
