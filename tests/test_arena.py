@@ -1,0 +1,106 @@
+"""The arena (``ddz eval``): protocol, exact game counts, determinism, scores and CLI errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.arena import CHUNK_DEALS, main, run_arena
+from agents.rule_bots import EasyAgent
+
+
+def test_no_bidding_plays_each_deal_twice_with_seats_swapped():
+    result = run_arena("easy", "random", deals=3, seed=1)
+    assert (result.deals, result.games) == (3, 6)
+    assert (result.landlord.games, result.peasant.games) == (3, 3)
+    rows = result.per_deal["rows"]
+    # (deal, A holds landlord, A won, DouZero score, points): A landlord first, then peasants.
+    assert rows[:, 0].tolist() == [0, 0, 1, 1, 2, 2]
+    assert rows[:, 1].tolist() == [1, 0, 1, 0, 1, 0]
+    # DouZero's score is ±2 * 2**bombs for A's side; its sign is the win.
+    score = rows[:, 3]
+    assert set(np.log2(np.abs(score) / 2)) <= set(range(10))
+    assert ((score > 0) == (rows[:, 2] > 0)).all()
+    assert result.wp == pytest.approx(rows[:, 2].mean())
+
+
+def test_bidding_plays_each_deal_six_times():
+    result = run_arena("random", "easy", deals=2, seed=4, bidding=True)
+    assert (result.deals, result.games) == (2, 12)
+    assert result.landlord.games + result.peasant.games == 12
+    assert result.per_deal["rows"][:, 0].tolist() == [0] * 6 + [1] * 6
+
+
+@pytest.mark.parametrize("bidding", [False, True])
+def test_an_agent_against_itself_breaks_even_exactly(bidding):
+    """Normal is deterministic, so both games of a deal (six with bidding) are played alike;
+    the protocol gives A each seat once with B's seats swapped, so A's results cancel."""
+    result = run_arena("normal", "normal", deals=3, seed=2, bidding=bidding)
+    rows = result.per_deal["rows"]
+    per_deal = 6 if bidding else 2
+    for d in range(3):
+        game_rows = rows[rows[:, 0] == d]
+        assert len(game_rows) == per_deal
+        assert game_rows[:, 2].sum() == per_deal // 2
+        assert game_rows[:, 3].sum() == 0 and game_rows[:, 4].sum() == 0
+    assert (result.wp, result.adp, result.overall.points) == (0.5, 0.0, 0.0)
+
+
+def test_deterministic_for_a_seed_and_independent_of_workers():
+    deals = CHUNK_DEALS + 5  # two chunks
+    one = run_arena(EasyAgent(seed=0), "random", deals=deals, seed=7)
+    again = run_arena(EasyAgent(seed=123), "random", deals=deals, seed=7)
+    two = run_arena("easy", "random", deals=deals, seed=7, workers=2)
+    rows = one.per_deal["rows"]
+    assert np.array_equal(rows, again.per_deal["rows"])
+    assert np.array_equal(rows, two.per_deal["rows"])
+    other = run_arena("easy", "random", deals=deals, seed=8)
+    assert not np.array_equal(rows, other.per_deal["rows"])
+    assert one.to_dict()["overall"] == two.to_dict()["overall"]
+
+
+def test_cli_json_output(capsys):
+    assert main(["easy", "random", "--deals", "2", "--seed", "3", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["agent_a"], out["agent_b"], out["deals"], out["games"], out["bidding"]) == (
+        "easy",
+        "random",
+        2,
+        4,
+        False,
+    )
+    assert set(out["overall"]) == {"games", "wp", "wp_ci", "adp", "adp_ci", "points", "points_ci"}
+    assert out["landlord"]["games"] == 2
+
+
+def test_cli_text_output_and_progress(capsys):
+    assert main(["random", "random", "--deals", "1", "--bidding"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].startswith(
+        "random (A) vs random (B): 1 deals, 6 games (bidding"
+    )
+    assert "6/6 games" in captured.err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["nobody", "random"], "ddz eval: unknown agent 'nobody'; choose from "),
+        (["easy", "random", "--deals", "0"], "ddz eval: --deals must be at least 1"),
+        (["easy", "random", "--workers", "0"], "ddz eval: --workers must be at least 1"),
+    ],
+)
+def test_cli_errors_are_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_cli_help_and_bad_options(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert "--no-bidding" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["easy", "random", "--deals", "many"])
+    assert exc.value.code == 2
