@@ -202,6 +202,10 @@ def hint_order(info: InfoSet) -> list[int]:
     return first + variants
 
 
+def cards_count(n: int) -> str:
+    return f"{n:>3} {'card' if n == 1 else 'cards':<5}"
+
+
 # ---------------------------------------------------------------------------------- bots
 def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
     """Two bots of ``level`` (falling back Hard → Normal → Random with a notice)."""
@@ -324,7 +328,7 @@ class Session:
     def human_bid(self) -> int:
         g, s = self.game, self.style
         info = infoset(g, 0, HUMAN)
-        self.term.say(f"  {pad(s.bold('You'), 6)} {self.hand_text(HUMAN)}")
+        self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN)}")
         high = int(g.high_bid[0])
         self.term.say("  " + s.cyan("Assessment: ") + bid_advice(info.hand, high))
         options = ["pass"] + [str(k) for k in range(high + 1, 4)]
@@ -348,7 +352,7 @@ class Session:
                 self.term.say("  " + bid_advice(info.hand, high))
                 continue
             if line in ("show", "s"):
-                self.term.say(f"  {pad(s.bold('You'), 6)} {self.hand_text(HUMAN)}")
+                self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN)}")
                 continue
             word = line.removeprefix("bid").strip()
             if word in PASS_WORDS or word == "0":
@@ -471,7 +475,10 @@ class Session:
         self.last_cards[seat] = ids
         if int(table.type[move]) in text.BOMB_TYPES:
             self.bomb_log.append((seat, move))
-        self.event(seat, f"{pad(s.cards(ids), 22)} {table.describe(move)}")
+        cards = s.cards(ids)
+        self.event(
+            seat, f"{cards}{' ' * max(2, 24 - text.visible_len(cards))}{table.describe(move)}"
+        )
         left = len(self.cards[seat])
         if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
             warn = "Last card!" if left == 1 else "Last 2 cards!"
@@ -521,7 +528,9 @@ class Session:
                 if left == 2
                 else ""
             )
-            say(f"  {pad(SEATS[seat], 6)} {self.role_of(seat):<9}{left:>3} cards  {warn}".rstrip())
+            say(
+                f"  {pad(SEATS[seat], 6)} {self.role_of(seat):<9}{cards_count(left)}  {warn}".rstrip()
+            )
         say(f"  {'Kitty':<6} {s.cards(self.kitty_ids)}")
         say(f"  {'Round':<6} {self.round_line()}")
         if info.table_move:
@@ -535,12 +544,16 @@ class Session:
             say(f"  {'Unseen':<7}{head}")
             say(f"  {'':<7}{row}")
         say(
-            f"  {pad(s.bold('You'), 6)} {self.role_of(HUMAN):<9}{int(info.cards_left[HUMAN]):>3} cards"
+            f"  {pad(s.bold('You'), 6)} {self.role_of(HUMAN):<9}{cards_count(int(info.cards_left[HUMAN]))}"
         )
         say(f"  {'':<6} {self.hand_text(HUMAN)}")
         if info.table_move:
             whose = "your" if info.table_seat == HUMAN else f"{SEATS[info.table_seat]}'s"
-            say(s.bold("Your turn") + f": beat {whose} {table.describe(info.table_move)}, or pass")
+            stuck = " (nothing you hold beats it)" if len(info.legal_moves()) == 1 else ""
+            say(
+                s.bold("Your turn")
+                + f": beat {whose} {table.describe(info.table_move)}, or pass{stuck}"
+            )
         else:
             say(s.bold("Your turn") + ": you lead (any combination)")
 
@@ -553,27 +566,24 @@ class Session:
         say()
         say(s.bold("══ Result " + "═" * 50))
         if lord_won:
-            say(
-                "  "
-                + s.bold(
-                    "You win as the landlord!"
-                    if lord == HUMAN
-                    else f"{SEATS[lord]} wins as the landlord."
-                )
+            headline = (
+                "You win as the landlord!"
+                if lord == HUMAN
+                else f"{SEATS[lord]} wins as the landlord."
             )
+            say("  " + s.bold(headline))
         else:
-            peasants = [x for x in range(3) if x != lord]
-            if HUMAN in peasants:
-                mate = SEATS[3 - lord - HUMAN]
-                say("  " + s.bold(f"You and {mate} win as peasants!"))
+            first = "you" if winner == HUMAN else SEATS[winner]
+            if lord == HUMAN:
+                headline = f"{SEATS[1]} and {SEATS[2]} win as peasants."
             else:
-                say(
-                    "  " + s.bold(f"{SEATS[peasants[0]]} and {SEATS[peasants[1]]} win as peasants.")
-                )
+                headline = f"You and {SEATS[3 - lord - HUMAN]} win as peasants!"
+            say("  " + s.bold(headline) + f" ({first} went out first)")
         base, mult = int(g.base[0]), int(g.multiplier[0])
         say(f"  {'Bid':<24} {base}")
         for seat, move in self.bomb_log:
-            say(f"  {table.describe(move) + ' (' + SEATS[seat] + ')':<24} ×2")
+            name = table.describe(move)
+            say(f"  {name[0].upper() + name[1:] + ' (' + SEATS[seat] + ')':<24} ×2")
         if g.spring[0]:
             say(f"  {'Spring' if lord_won else 'Anti-spring':<24} ×2")
         unit = g.ruleset.base_points

@@ -99,6 +99,10 @@ def kind_phrase(table: MoveTable, move: int) -> str:
         return _article(f"{n}-trio plane with singles")
     if t == MoveType.PLANE_WITH_PAIRS:
         return _article(f"{n}-trio plane with pairs")
+    if t == MoveType.TRIO_WITH_SINGLE:
+        return "a trio with a single"
+    if t == MoveType.TRIO_WITH_PAIR:
+        return "a trio with a pair"
     if t == MoveType.FOUR_WITH_TWO_SINGLES:
         return "a four with two singles"
     if t == MoveType.FOUR_WITH_TWO_PAIRS:

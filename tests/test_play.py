@@ -1,0 +1,573 @@
+"""``ddz play``: the status line's exact reasons, and full games driven through standard input.
+
+The games run in-process: a scripted player reads the screen written so far and types the next
+line, exactly as a person at a pipe would. Every event line of the transcript is then replayed
+on a fresh engine, which must reach the same settlement as the result card prints.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import play
+from agents.play_text import judge, why_not_combination
+from ddz_env.cards import parse_counts
+from ddz_env.codes import decode_deal
+from ddz_env.game import OVER, Game, hands_of_owner
+from ddz_env.moves import move_table
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Seat 0 bids first; after bidding 3 its 20 cards are
+#: 3 44 55 66 7 999 10 10 10 QQ K A 22 (no 8, no J, no jokers).
+CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
+TABLE = move_table()
+CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[♠♥♣♦]$|^BJ$|^RJ$")
+EVENT = re.compile(r"^  (You|Right|Left) +(.*)$")
+
+
+@pytest.fixture(autouse=True)
+def data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path / "data"
+
+
+def move(text: str) -> int:
+    return TABLE.classify(parse_counts(text))[0]
+
+
+def full_hand(text: str) -> np.ndarray:
+    return parse_counts(text)
+
+
+# ---------------------------------------------------------------------------------- status line
+@pytest.mark.parametrize(
+    "hand, table, typed, expected",
+    [
+        ("8 8 9 9 9 3", "", "8 8 8", "you don't have three 8s (only two)"),
+        ("9 9 9 3", "", "8 8 8", "you don't have three 8s (you have none)"),
+        ("9 9 9 3", "", "8", "you don't have an 8"),
+        ("9 9 9 3", "", "k", "you don't have a K"),
+        ("9 9 9 3", "", "bj rj", "you don't have the black joker (BJ)"),
+        ("9 9 9 9", "", "9 9 9 9 9", "there are only four 9s in the deck"),
+        ("8 8 5", "4", "8 8", "a pair can't cover a single"),
+        ("8 5", "4 4", "8", "a single can't cover a pair"),
+        (
+            "3 4 5 6 7 8",
+            "3 4 5 6 7",
+            "3 4 5 6 7 8",
+            "a 6-card straight can't cover a 5-card straight",
+        ),
+        (
+            "3 4 5 6 7 8 9 10",
+            "3 4 5 6 7",
+            "3456789t",
+            "an 8-card straight can't cover a 5-card straight",
+        ),
+        ("8 8 8 3", "9 9 9 4", "8 8 8 3", "trio 8 is not higher than trio 9"),
+        ("8 8 8", "9 9 9 4", "8 8 8", "a trio can't cover a trio with a single"),
+        ("4 5 6 7 8", "5 6 7 8 9", "4 5 6 7 8", "straight 4-8 is not higher than straight 5-9"),
+        (
+            "3 3 4 4 5 5 6 6",
+            "3 3 4 4 5 5",
+            "3 3 4 4 5 5 6 6",
+            "a 4-pair chain can't cover a 3-pair chain",
+        ),
+        ("5 5 5 5", "9 9 9 9", "5 5 5 5", "bomb 5 is not higher than bomb 9"),
+        (
+            "K K",
+            "9 9 9 9",
+            "K K",
+            "a pair can't cover a bomb: only a higher bomb or the rocket can",
+        ),
+        ("2", "bj rj", "2", "nothing beats the rocket: you can only pass"),
+        ("7 7 7 8 8 8 3 3", "", "7 7 7 8 8 8 3 3", "wings must be of different ranks"),
+        ("7 7 7 8 8 8 3 3 3 3", "", "7 7 7 8 8 8 3 3 3 3", "pair wings must be of different ranks"),
+        (
+            "7 7 7 8 8 8 3 4 4",
+            "",
+            "7 7 7 8 8 8 3 4 4",
+            "a 2-trio plane takes 2 single wings or 2 pair wings",
+        ),
+        (
+            "7 7 7 8 8 8 3 3 4 5",
+            "",
+            "7 7 7 8 8 8 3 3 4 5",
+            "wings must be all singles or all pairs",
+        ),
+        ("7 7 7 7 8 8 8", "", "7 7 7 7 8 8 8", "an attachment can't be of the plane's ranks"),
+        ("7 7 7 3 4", "", "7 7 7 3 4", "a trio takes one single or one pair"),
+        ("3 4 5 6", "", "3 4 5 6", "a straight needs at least 5 cards"),
+        (
+            "3 4 5 6 8",
+            "",
+            "3 4 5 6 8",
+            "the ranks of a straight must follow each other with no gap",
+        ),
+        ("J Q K A 2", "", "J Q K A 2", "a straight runs from 3 to A: 2s and jokers can't be in it"),
+        ("K K A A 2 2", "", "K K A A 2 2", "a pair chain runs from 3 to A: 2s can't be in it"),
+        ("3 3 4 4", "", "3 3 4 4", "a pair chain needs at least 3 pairs"),
+        ("3 3 3 5 5 5", "", "3 3 3 5 5 5", "the trios of a plane must be of consecutive ranks"),
+        ("3 4 5 6 7 7", "", "3 4 5 6 7 7", "a straight has exactly one card of each rank"),
+        (
+            "8 8 8 8 3 3",
+            "",
+            "8 8 8 8 3 3",
+            "the two singles of a four with two must be of different ranks",
+        ),
+        (
+            "8 8 8 8 3",
+            "",
+            "8 8 8 8 3",
+            "a four takes two singles or two pairs (a bomb is played alone)",
+        ),
+        (
+            "bj rj 3",
+            "",
+            "bj rj 3",
+            "the two jokers together are the rocket: they can't go with other cards",
+        ),
+        ("3 5", "", "3 5", "two different cards are not a combination (a pair is two of one rank)"),
+        ("8 8 9", "", "8 8 9", "8 8 9 is not a combination (type help for the list)"),
+    ],
+)
+def test_judge_gives_the_exact_reason(hand, table, typed, expected):
+    verdict = judge(TABLE, full_hand(hand), move(table) if table else 0, parse_counts(typed))
+    assert not verdict.ok
+    assert verdict.text == expected
+
+
+@pytest.mark.parametrize(
+    "hand, table, typed, expected",
+    [
+        ("8 8 5", "", "8 8", "pair of 8s · you lead"),
+        (
+            "9 9 9 4 8",
+            "8 8 8 3",
+            "4 9 9 9",
+            "trio of 9s with a single · covers trio of 8s with a single",
+        ),
+        ("5 5 5 5", "K K", "5555", "bomb of 5s · covers pair of Ks"),
+        ("bj rj", "2 2 2 2", "b r", "rocket · covers bomb of 2s"),
+        ("3 4 5 6 7", "", "3-4-5-6-7", "5-card straight 3-7 · you lead"),
+    ],
+)
+def test_judge_names_a_playable_combination(hand, table, typed, expected):
+    verdict = judge(TABLE, full_hand(hand), move(table) if table else 0, parse_counts(typed))
+    assert verdict.ok and verdict.text == expected
+    assert TABLE.counts[verdict.move].tolist() == parse_counts(typed).tolist()
+
+
+def test_every_invalid_card_set_gets_a_reason():
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        counts = np.minimum(rng.integers(0, 3, 15) * (rng.random(15) < 0.3), [4] * 13 + [1, 1])
+        if counts.sum() == 0 or TABLE.classify(counts.astype(np.uint8)):
+            continue
+        reason = why_not_combination(counts)
+        assert reason and "\n" not in reason
+
+
+# ---------------------------------------------------------------------------------- harness
+class ScreenInput(io.TextIOBase):
+    """Standard input of a scripted player: each line is chosen by looking at the screen."""
+
+    def __init__(self, screen: io.StringIO, policy, limit: int = 3000):
+        self.screen, self.policy, self.left = screen, policy, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> str:
+        self.left -= 1
+        if self.left < 0:
+            return ""
+        line = self.policy(self.screen.getvalue())
+        return "" if line is None else line + "\n"
+
+
+def run_play(argv, policy) -> tuple[int, str]:
+    out = io.StringIO()
+    rc = play.main(argv, stdin=ScreenInput(out, policy), stdout=out)
+    return rc, out.getvalue()
+
+
+def run_lines(argv, lines) -> tuple[int, str]:
+    out = io.StringIO()
+    rc = play.main(argv, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
+    return rc, out.getvalue()
+
+
+def prompt_of(screen: str) -> str:
+    return screen.rsplit("\n", 1)[-1]
+
+
+def hand_on_screen(screen: str) -> np.ndarray:
+    """The human's hand as last drawn on the table."""
+    block = screen.rsplit("  You    ", 1)[1].split("\n")[1]
+    return parse_counts(re.sub(r"[♠♥♣♦]", "", block))
+
+
+def table_on_screen(screen: str) -> str:
+    return re.findall(r"^  Table  (.*)$", screen, re.M)[-1]
+
+
+def replay_transcript(code: str, transcript: str) -> Game:
+    """Rebuild a hand from the event lines of a transcript; ``ValueError`` if any is illegal."""
+    g = Game(1)
+    g.reset(codes=[code])
+    for line in transcript.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        words = m.group(2).split()
+        if words[0] in ("pass", "passes"):
+            action = 0
+        elif words[0] in ("bid", "bids") and len(words) == 2:
+            action = g.num_moves + int(words[1]) - 1
+        elif CARD.match(words[0]):
+            cards = []
+            for w in words:  # the cards come first, then the combination's name
+                if not CARD.match(w):
+                    break
+                cards.append(re.sub("[♠♥♣♦]", "", w))
+            counts = parse_counts(" ".join(cards))
+            action = next(a for a in TABLE.classify(counts) if g.is_legal(np.array([a]))[0])
+        else:
+            continue
+        assert int(g.current_player[0]) == ("You", "Right", "Left").index(m.group(1)), line
+        g.step(np.array([action]))
+    return g
+
+
+class HintPlayer:
+    """Bids 3, tries the scripted checks at the first lead, then plays the hinted moves.
+
+    When following, it types one deliberately wrong play per kind of situation and records
+    the reason it expects, computed from what the screen shows.
+    """
+
+    def __init__(self, first_lead=(), after=("q",)):
+        self.first_lead = list(first_lead)
+        self.after = list(after)
+        self.enter = False
+        self.checks: list[tuple[str, str]] = []  # (typed, expected reason)
+        self.done_kinds: set[str] = set()
+
+    def __call__(self, screen: str) -> str | None:
+        prompt = prompt_of(screen)
+        if prompt.startswith("Your bid"):
+            return "3"
+        if prompt.startswith("Replay this hand"):
+            self.enter = False
+            return self.after.pop(0) if self.after else None
+        if prompt != "> ":
+            return None
+        if self.first_lead:
+            return self.first_lead.pop(0)
+        if self.enter:
+            self.enter = False
+            return ""
+        wrong = self.wrong_play(screen)
+        if wrong:
+            return wrong
+        self.enter = True
+        return "hint"
+
+    def wrong_play(self, screen: str) -> str | None:
+        top = table_on_screen(screen)
+        hand = hand_on_screen(screen)
+        names = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"]
+        m = re.search(r"(single|pair of) (\w+?)s?$", top)
+        if not m or "You:" in top:
+            return None
+        kind, rank = m.group(1), names.index(m.group(2)) if m.group(2) in names else None
+        if rank is None:
+            return None
+        if kind == "single":
+            pairs = [r for r in range(13) if hand[r] >= 2]
+            lower = [r for r in range(rank + 1) if hand[r]]
+            if pairs and "pair-on-single" not in self.done_kinds:
+                self.done_kinds.add("pair-on-single")
+                self.checks.append(
+                    (f"{names[pairs[0]]}{names[pairs[0]]}", "a pair can't cover a single")
+                )
+                return self.checks[-1][0]
+            if lower and "low-single" not in self.done_kinds:
+                self.done_kinds.add("low-single")
+                r = lower[-1]
+                self.checks.append(
+                    (names[r], f"single {names[r]} is not higher than single {names[rank]}")
+                )
+                return self.checks[-1][0]
+        else:
+            singles = [r for r in range(13) if hand[r]]
+            lower = [r for r in range(rank + 1) if hand[r] >= 2]
+            if singles and "single-on-pair" not in self.done_kinds:
+                self.done_kinds.add("single-on-pair")
+                self.checks.append((names[singles[0]], "a single can't cover a pair"))
+                return self.checks[-1][0]
+            if lower and "low-pair" not in self.done_kinds:
+                self.done_kinds.add("low-pair")
+                r = lower[-1]
+                self.checks.append(
+                    (names[r] * 2, f"pair {names[r]} is not higher than pair {names[rank]}")
+                )
+                return self.checks[-1][0]
+        return None
+
+
+def level_available(level: str) -> bool:
+    from agents.base import make_agent
+
+    try:
+        make_agent(level)
+    except Exception:
+        return False
+    return True
+
+
+def assert_result_matches_engine(code: str, transcript: str) -> Game:
+    """The hand in the transcript replays legally to the end, and the result card prints the
+    engine's settlement."""
+    hand_text = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
+    g = replay_transcript(code, hand_text)
+    assert g.phase[0] == OVER
+    card = transcript.split("══ Result", 1)[1]
+    base, mult = int(g.base[0]), int(g.multiplier[0])
+    assert f"bid {base} × multiplier {mult} = {base * mult} per peasant" in card
+    pay = [int(x) for x in g.payoffs[0]]
+    assert f"You {pay[0]:+d}   Right {pay[1]:+d}   Left {pay[2]:+d}" in card
+    assert sum(pay) == 0
+    lord = int(g.landlord[0])
+    winner = int(g.winner[0])
+    if lord == 0:
+        assert ("You win as the landlord!" in card) == (winner == 0)
+    bombs = card.count("bomb of") + card.count("rocket (")
+    assert bombs == int(g.bombs[0])
+    assert ("Spring" in card or "Anti-spring" in card) == bool(g.spring[0])
+    return g
+
+
+# ---------------------------------------------------------------------------------- games
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_scripted_full_game(level):
+    if not level_available(level):
+        pytest.skip(f"the {level} agent is not available yet")
+    player = HintPlayer(
+        first_lead=[
+            "pass",
+            "888",
+            "9 9 9 10 10 10 4 4",
+            "3 4 5 6",
+            "4455",
+            "tttt",
+            "bj rj",
+            "xyz",
+            "? 44 55 66",
+            "check 999 ttt 3 7",
+            "hint",
+            "hint",
+            "counter",
+            "counter",
+        ]
+    )
+    rc, out = run_play(["--level", level, "--code", CODE, "--fast"], player)
+    assert rc == 0
+    assert "Traceback" not in out
+    assert f"against two {level.capitalize()} bots" in out
+    # Bidding: the assessment names the hand's strength and a suggestion.
+    assert re.search(
+        r"Assessment: big cards 2, bombs 0, about \d+ moves to empty → suggest: (pass|bid [123])",
+        out,
+    )
+    assert "You are the landlord (base 3) and take the kitty" in out
+    # The first lead: the exact reasons, each followed by the same prompt again.
+    for reason in [
+        "✗ you can't pass when you lead",
+        "✗ you don't have three 8s (you have none)",
+        "✗ wings must be of different ranks",
+        "✗ a straight needs at least 5 cards",
+        "✗ a pair chain needs at least 3 pairs",
+        "✗ you don't have four 10s (only three)",
+        "✗ you don't have the black joker (BJ)",
+        "✗ 'y' is not a card or a command (type help)",
+    ]:
+        assert f"\n  {reason}\n> " in out, reason
+    assert "✓ 3-pair chain 4-6 · you lead (not played)" in out
+    assert "✓ 2-trio plane 9-10 with 2 singles · you lead (not played)" in out
+    hints = re.findall(r"hint (\d+)/(\d+): (.*) · Enter plays it", out)
+    assert hints[0][0] == "1" and hints[1][0] == "2" and hints[0][1] == hints[1][1]
+    assert hints[0][2] != hints[1][2]
+    # The counter before anything is played: every card not in my 20.
+    counter = "  Unseen  3  4  5  6  7  8  9 10  J  Q  K  A  2 BJ RJ\n          3  2  2  2  3  4  1  1  4  2  3  3  2  1  1\n"
+    assert counter in out
+    assert "card counter off" in out and "card counter on" in out
+    # Wrong plays when following get the exact reason computed from the screen.
+    for typed, reason in player.checks:
+        assert f"> {typed}\n  ✗ {reason}\n> " in out
+    # The result card matches the engine's settlement; --code deals are not counted.
+    assert_result_matches_engine(CODE, out)
+    assert f"Deal code: {CODE}" in out
+    assert "not counted in the statistics" in out
+
+
+def test_following_checks_happen_in_some_game():
+    """Across a few seeded deals the scripted player meets each following situation."""
+    kinds: set[str] = set()
+    for seed in range(4):
+        player = HintPlayer()
+        rc, out = run_play(
+            ["--level", "normal", "--seed", str(seed), "--fast", "--no-stats"], player
+        )
+        assert rc == 0 and "Traceback" not in out
+        for typed, reason in player.checks:
+            assert f"> {typed}\n  ✗ {reason}\n> " in out
+        kinds |= player.done_kinds
+    assert {"pair-on-single", "single-on-pair"} <= kinds
+
+
+def test_code_deals_the_same_cards():
+    owner, first = decode_deal(CODE)
+    hands = hands_of_owner(owner[None])[0]
+    outs = [
+        run_lines(
+            ["--code", CODE.lower().replace("-", " "), "--fast", "--level", "normal"], ["quit"]
+        )[1]
+        for _ in range(2)
+    ]
+    assert outs[0] == outs[1]
+    assert first == 0 and "Your bid (pass, 1, 2, 3) > quit" in outs[0]
+    shown = re.search(r"^  Your hand  (.*)$", outs[0], re.M).group(1)
+    assert parse_counts(re.sub("[♠♥♣♦]", "", shown)).tolist() == hands[0].tolist()
+    assert f"deal {CODE}" in outs[0]
+
+
+def test_bad_code_is_a_clear_error(capsys):
+    assert play.main(["--code", "NOT-A-CODE"]) == 2
+    assert "bad deal code" in capsys.readouterr().err
+
+
+def test_replay_is_not_counted_and_play_again_is(data_home):
+    from agents.stats import load_stats
+
+    player = HintPlayer(after=["r", "n", "q"])
+    rc, out = run_play(["--level", "normal", "--seed", "11", "--fast"], player)
+    assert rc == 0
+    codes = re.findall(r"Deal code: (\S+)", out)
+    assert len(codes) == 3 and codes[0] == codes[1] != codes[2]
+    stats, notice = load_stats()
+    assert notice is None and stats.games == 2
+    lines = re.findall(r"Statistics: (\d+) games?", out)
+    assert lines == ["1", "2"]
+    assert out.count("not counted in the statistics") == 1
+    hands = out.split("── New hand")[1:]
+    first_hand = hands[0].split("\n", 2)[1]
+    assert hands[1].split("\n", 2)[1] == first_hand  # same cards on the replay
+    for code, part in zip(codes, hands):
+        assert_result_matches_engine(code, "── New hand" + part)
+
+
+def test_points_are_totalled_in_statistics(data_home):
+    from agents.stats import load_stats
+
+    rc, out = run_play(["--level", "normal", "--seed", "3", "--fast"], HintPlayer())
+    me = int(re.search(r"You ([+-]\d+)   Right", out).group(1))
+    stats, _ = load_stats()
+    assert (stats.games, stats.points) == (1, me)
+    assert stats.landlord_games == 1  # the scripted player always bids 3 when it can
+
+
+def test_end_of_input_exits_cleanly_mid_game():
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["3", "hint"])
+    assert rc == 0 and out.endswith("End of input. Bye.\n")
+
+
+def test_quit_is_clean_and_saves_nothing(data_home):
+    rc, out = run_lines(["--fast", "--level", "normal"], ["quit"])
+    assert rc == 0 and "Bye." in out
+    assert not (data_home / "ddz" / "stats.json").exists()
+
+
+def test_bid_input_errors():
+    rc, out = run_lines(
+        ["--code", CODE, "--fast", "--level", "normal"], ["4", "bid", "0x", "hint", "quit"]
+    )
+    assert "✗ '4' is not a bid: type pass, 1, 2, 3 (or help)" in out
+    assert out.count("Assessment: big cards 2") == 1 and out.count("\n  big cards 2") == 1
+
+
+def test_hard_falls_back_to_normal_with_a_notice(monkeypatch):
+    from agents import base
+
+    base._load_builtin()
+
+    def broken(**kwargs):
+        raise FileNotFoundError("no model file checkpoints/hard.npz")
+
+    monkeypatch.setitem(base._REGISTRY, "hard", broken)
+    rc, out = run_lines(["--fast"], ["quit"])
+    assert rc == 0
+    assert (
+        "note: Hard bots unavailable (no model file checkpoints/hard.npz); playing Normal bots"
+        in out
+    )
+
+
+def test_fuzz_random_lines_never_crash():
+    """Thousands of random lines: typos, commands, card soup, unicode, valid and invalid plays."""
+    rng = np.random.default_rng(2024)
+    words = ["pass", "p", "hint", "h", "", "counter", "c", "show", "help", "?", "check", "r", "n",
+             "y", "bid", "1", "2", "3", "0", "10", "t", "j", "q", "k", "a", "bj", "rj", "x", "d",
+             "3", "4", "5", "6", "7", "8", "9", "-", ",", "--", "🂡", "♠", "\t", "é", "QUIT?",
+             "9999", "33", "444", "345678", "bjrj", "\x1b[31m", "%s", "{}", "ａ", "one"]  # fmt: skip
+    lines = []
+    for _ in range(6000):
+        k = int(rng.integers(0, 5))
+        lines.append(" ".join(rng.choice(words) for _ in range(k)))
+    out = io.StringIO()
+    rc = play.main(
+        ["--fast", "--seed", "9", "--level", "easy", "--no-stats"],
+        stdin=io.StringIO("\n".join(lines)),
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert rc == 0 and "Traceback" not in text
+    assert text.count("\n> ") + text.count("> ") > 1000
+    assert "── New hand" in text
+
+
+def test_ascii_terminal_gets_plain_symbols():
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    rc = play.main(
+        ["--fast", "--code", CODE, "--level", "normal"], stdin=io.StringIO("3\nquit\n"), stdout=out
+    )
+    out.flush()
+    text = raw.getvalue().decode("ascii")
+    assert rc == 0 and "Kitty" in text and re.search(r"\b3[shcd]\b", text)
+
+
+def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
+    script = (
+        "import sys\n"
+        "from ddz_cli import main\n"
+        "rc = main(['play', '--fast', '--no-stats'])\n"
+        "print('TORCH', 'torch' in sys.modules, 'RC', rc)\n"
+    )
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-c", script], input="hint\n\nhint\nquit\n", capture_output=True,
+        text=True, cwd=ROOT, env=env, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "TORCH False RC 0" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
