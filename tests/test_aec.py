@@ -18,6 +18,11 @@ LANDLORD_WINS = "6S9M-N54T-0DB8-QFDD-4C13-KZF"
 # Same policy: the landlord (player_0) loses after 2 bombs.
 PEASANTS_WIN = "1HFK-S56R-6T63-9KZY-J55B-SV3"
 
+# PettingZoo's api_test warns for every Dict observation space, as for its own classic envs.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Observation space for each agent", "ignore:Observation is not a NumPy array"
+)
+
 RULESET_COMBOS = list(
     itertools.product(("once", "open", "none"), ("distinct", "any"), (3, None, 0), (1, 10))
 )
