@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 import numpy as np
@@ -143,11 +144,31 @@ def bid_advice(hand: np.ndarray, high_bid: int) -> str:
 
         a = assess_hand(hand)
         big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
-    except ImportError:
+    except Exception:  # no planner (or a broken one): the advice must never end the game
         big, bombs, moves, bid = text.simple_assessment(hand)
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)
+
+
+def _plan_cost() -> Callable[[np.ndarray], float]:
+    """The planner's cost of a hand (fewer, stronger moves = lower), or a plain estimate."""
+
+    def estimate(counts) -> float:
+        return float(text.estimate_moves(counts))
+
+    try:
+        from .planner import plan_cost
+    except Exception:
+        return estimate
+
+    def cost(counts) -> float:
+        try:
+            return float(plan_cost(counts))
+        except Exception:  # hints must never fail because of the planner
+            return estimate(counts)
+
+    return cost
 
 
 def hint_order(info: InfoSet) -> list[int]:
@@ -155,13 +176,7 @@ def hint_order(info: InfoSet) -> list[int]:
     how little they cost the rest of the hand (planner), bombs and the rocket late, pass last."""
     table = info.table
     legal = [int(m) for m in info.legal_moves()]
-    try:
-        from .planner import plan_cost as cost
-    except ImportError:
-
-        def cost(counts) -> float:
-            return float(text.estimate_moves(counts))
-
+    cost = _plan_cost()
     best = None
     try:
         from .rule_bots import NormalAgent
@@ -287,9 +302,9 @@ class Session:
             bot.reset(seed=(seed + k) % 2**63)
         self.hints_used = 0
         self.bomb_log = []
-        self.take_cards()
         self.term.say()
         self.term.say(self.style.bold(f"── New hand · deal {code} ──"))
+        self.take_cards()
         while g.phase[0] != OVER:
             seat = int(g.current_player[0])
             if g.phase[0] == BIDDING:
@@ -304,6 +319,7 @@ class Session:
         owner = self.game.owner[0]
         self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
         self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
+        self.term.say(f"  {self.style.bold('Your hand')}  {self.hand_text(HUMAN)}")
         self.last_cards = {}
 
     # ------------------------------------------------------------------ bots
@@ -328,7 +344,6 @@ class Session:
     def human_bid(self) -> int:
         g, s = self.game, self.style
         info = infoset(g, 0, HUMAN)
-        self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN)}")
         high = int(g.high_bid[0])
         self.term.say("  " + s.cyan("Assessment: ") + bid_advice(info.hand, high))
         options = ["pass"] + [str(k) for k in range(high + 1, 4)]
@@ -633,6 +648,16 @@ class Session:
 
 
 # ---------------------------------------------------------------------------------- main
+def _seed(value: str) -> int:
+    try:
+        seed = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError("the seed must be 0 or more")
+    return seed
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ddz play",
@@ -648,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)"
     )
     p.add_argument(
-        "--seed", type=int, metavar="N", help="seed the shuffles (same seed, same deals)"
+        "--seed", type=_seed, metavar="N", help="seed the shuffles (same seed, same deals)"
     )
     p.add_argument("--no-stats", action="store_true", help="do not record statistics")
     return p
