@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,8 +33,7 @@ WEAKNESS = 0.15
 _CHAINS = tuple((t, *CHAIN_SHAPE[t]) for t in (T.STRAIGHT, T.PAIR_CHAIN, T.PLANE))
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
     """One planned move: its type, main rank, chain length (or wing count) and cards."""
 
     type: MoveType
@@ -62,110 +62,108 @@ class Plan:
         return len(self.groups)
 
 
-def _weakness(g: Group) -> float:
+_CHAIN_TYPES = frozenset(
+    int(t) for t in (T.STRAIGHT, T.PAIR_CHAIN, T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS)
+)
+
+
+def _weakness(mtype: int, main: int) -> float:
     """How likely a group is to be beaten, roughly 0 (strong) to 1 (weak); bombs are bonuses."""
-    if g.type == T.ROCKET:
+    if mtype == T.ROCKET:
         return -1.5
-    if g.type == T.BOMB:
+    if mtype == T.BOMB:
         return -1.0
-    if g.type in (T.STRAIGHT, T.PAIR_CHAIN, T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS):
-        return 0.5 * max(0, 11 - g.main) / 11
-    return max(0, 12 - g.main) / 12
+    if mtype in _CHAIN_TYPES:
+        return 0.5 * max(0, 11 - main) / 11
+    return max(0, 12 - main) / 12
 
 
-def _group(mtype: MoveType, main: int, length: int, ranks: dict[int, int]) -> Group:
-    counts = [0] * 15
-    for r, k in ranks.items():
-        counts[r] += k
-    return Group(MoveType(mtype), main, length, tuple(counts))
+#: During the search a group is a light tuple ``(type, main, length, ((rank, count), ...))``.
+Light = tuple[int, int, int, tuple[tuple[int, int], ...]]
 
 
-def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> tuple[Group, ...]:
+def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> list[Light]:
     """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
-    c = list(counts)
-    groups: list[Group] = []
+    c = counts
+    groups: list[Light] = []
     if c[BLACK_JOKER] and c[RED_JOKER]:
-        groups.append(_group(T.ROCKET, RED_JOKER, 1, {BLACK_JOKER: 1, RED_JOKER: 1}))
-        c[BLACK_JOKER] = c[RED_JOKER] = 0
+        groups.append((T.ROCKET, RED_JOKER, 1, ((BLACK_JOKER, 1), (RED_JOKER, 1))))
+        singles = [r for r in range(13) if c[r] == 1]
+    else:
+        singles = [r for r in range(15) if c[r] == 1]
     bombs = [r for r in range(13) if c[r] == 4]
     trios = [r for r in range(13) if c[r] == 3]
     pairs = [r for r in range(13) if c[r] == 2]
-    singles = [r for r in range(15) if c[r] == 1]
     for top, n in planes:
-        body = set(range(top - n + 1, top + 1))
-        free_s = [r for r in singles if r not in body]
-        free_p = [r for r in pairs if r not in body]
-        wing_ranks = {r: 3 for r in body}
+        lo = top - n + 1
+        body = tuple((r, 3) for r in range(lo, top + 1))
+        free_s = [r for r in singles if not lo <= r <= top]
+        free_p = [r for r in pairs if not lo <= r <= top]
         if len(free_s) >= n and (len(free_s) >= len(free_p) or len(free_p) < n):
             wings = free_s[:n]
-            if BLACK_JOKER in wings and RED_JOKER in wings:
-                wings = []
-            else:
+            if not (BLACK_JOKER in wings and RED_JOKER in wings):
                 singles = [r for r in singles if r not in wings]
-                wing_ranks.update({r: 1 for r in wings})
-                groups.append(_group(T.PLANE_WITH_SINGLES, top, n, wing_ranks))
+                groups.append((T.PLANE_WITH_SINGLES, top, n, body + tuple((r, 1) for r in wings)))
                 continue
         if len(free_p) >= n:
             wings = free_p[:n]
             pairs = [r for r in pairs if r not in wings]
-            wing_ranks.update({r: 2 for r in wings})
-            groups.append(_group(T.PLANE_WITH_PAIRS, top, n, wing_ranks))
+            groups.append((T.PLANE_WITH_PAIRS, top, n, body + tuple((r, 2) for r in wings)))
             continue
-        groups.append(_group(T.PLANE, top, n, wing_ranks))
+        groups.append((T.PLANE, top, n, body))
     for r in trios:
-        low_s = [s for s in singles if s < TWO]
-        low_p = [p for p in pairs if p < TWO]
-        if low_s and (not low_p or low_s[0] <= low_p[0]):
-            k = low_s[0]
-            singles.remove(k)
-            groups.append(_group(T.TRIO_WITH_SINGLE, r, 1, {r: 3, k: 1}))
-        elif low_p:
-            k = low_p[0]
-            pairs.remove(k)
-            groups.append(_group(T.TRIO_WITH_PAIR, r, 1, {r: 3, k: 2}))
+        low_s = singles[0] if singles and singles[0] < TWO else 99
+        low_p = pairs[0] if pairs and pairs[0] < TWO else 99
+        if low_s < 99 and low_s <= low_p:
+            singles.remove(low_s)
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (low_s, 1))))
+        elif low_p < 99:
+            pairs.remove(low_p)
+            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (low_p, 2))))
         elif singles:
-            k = singles[0]
-            singles.remove(k)
-            groups.append(_group(T.TRIO_WITH_SINGLE, r, 1, {r: 3, k: 1}))
+            k = singles.pop(0)
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (k, 1))))
         elif pairs:
-            k = pairs[0]
-            pairs.remove(k)
-            groups.append(_group(T.TRIO_WITH_PAIR, r, 1, {r: 3, k: 2}))
+            k = pairs.pop(0)
+            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (k, 2))))
         else:
-            groups.append(_group(T.TRIO, r, 1, {r: 3}))
+            groups.append((T.TRIO, r, 1, ((r, 3),)))
     # A bomb carries two loose singles (or pairs) only when that nearly empties the hand.
-    rest = len(bombs) + len(pairs) + len(singles)
-    if bombs and len(groups) + rest - 2 <= 2:
+    if bombs and len(groups) + len(bombs) + len(pairs) + len(singles) - 2 <= 2:
         r = bombs[-1]
-        if len(singles) >= 2 and not (BLACK_JOKER in singles[:2] and RED_JOKER in singles[:2]):
-            ks = singles[:2]
-            singles = singles[2:]
+        if len(singles) >= 2 and not (singles[0] == BLACK_JOKER and singles[1] == RED_JOKER):
+            ks, singles = singles[:2], singles[2:]
             bombs.remove(r)
-            groups.append(_group(T.FOUR_WITH_TWO_SINGLES, r, 2, {r: 4, ks[0]: 1, ks[1]: 1}))
+            groups.append((T.FOUR_WITH_TWO_SINGLES, r, 2, ((r, 4), (ks[0], 1), (ks[1], 1))))
         elif len(pairs) >= 2:
-            ks = pairs[:2]
-            pairs = pairs[2:]
+            ks, pairs = pairs[:2], pairs[2:]
             bombs.remove(r)
-            groups.append(_group(T.FOUR_WITH_TWO_PAIRS, r, 2, {r: 4, ks[0]: 2, ks[1]: 2}))
-    groups += [_group(T.BOMB, r, 1, {r: 4}) for r in bombs]
-    groups += [_group(T.PAIR, r, 1, {r: 2}) for r in pairs]
-    groups += [_group(T.SINGLE, r, 1, {r: 1}) for r in singles]
-    return tuple(groups)
+            groups.append((T.FOUR_WITH_TWO_PAIRS, r, 2, ((r, 4), (ks[0], 2), (ks[1], 2))))
+    groups += [(T.BOMB, r, 1, ((r, 4),)) for r in bombs]
+    groups += [(T.PAIR, r, 1, ((r, 2),)) for r in pairs]
+    groups += [(T.SINGLE, r, 1, ((r, 1),)) for r in singles]
+    return groups
+
+
+#: ``_WEAK[type][main]``: :func:`_weakness` precomputed for the search.
+_WEAK = [[_weakness(t, m) for m in range(15)] for t in range(len(T))]
 
 
 def _cost(groups) -> float:
-    return len(groups) + WEAKNESS * sum(_weakness(g) for g in groups)
+    return len(groups) + WEAKNESS * sum([_WEAK[g[0]][g[1]] for g in groups])
 
 
 @lru_cache(maxsize=1 << 18)
-def _search(counts: tuple[int, ...], start: int, planes: tuple) -> tuple[float, tuple[Group, ...]]:
-    """Best (cost, groups) of ``counts`` when chains may start only at ranks >= ``start``."""
+def _search(counts: tuple[int, ...], start: int, planes: tuple) -> tuple[float, tuple]:
+    """Best (cost, chains) of ``counts`` when chains may start only at ranks >= ``start``;
+    ``chains`` lists the (type, top, length) of the chains taken below this call. Planes are
+    also passed down in ``planes``: their wings are chosen with the loose cards in
+    :func:`_simple`, which counts their cost."""
     r = start
     while r < 12 and counts[r] == 0:
         r += 1
     if r >= 12:
-        groups = _simple(counts, planes)
-        return _cost(groups), groups
+        return _cost(_simple(counts, planes)), ()
     # Option 1: rank r is not the bottom of any further chain.
     best = _search(counts, r + 1, planes)
     # Option 2: a chain starts at r.
@@ -175,32 +173,59 @@ def _search(counts: tuple[int, ...], start: int, planes: tuple) -> tuple[float, 
         end = r
         while end < 12 and end - r < max_len and counts[end] >= per:
             end += 1
+        rest = list(counts)
+        for k in range(r, r + min_len - 1):
+            rest[k] -= per
         for top in range(r + min_len - 1, end):
+            rest[top] -= per
             n = top - r + 1
-            rest = list(counts)
-            for k in range(r, top + 1):
-                rest[k] -= per
             if mtype == T.PLANE:
-                sub_cost, sub = _search(tuple(rest), r, tuple(sorted(planes + ((top, n),))))
-                if sub_cost < best[0]:
-                    best = (sub_cost, sub)
+                sub_cost, sub_chains = _search(tuple(rest), r, tuple(sorted(planes + ((top, n),))))
+                if sub_cost < best[0] - 1e-9:
+                    best = (sub_cost, ((mtype, top, n), *sub_chains))
                 continue
-            chain = _group(mtype, top, n, {k: per for k in range(r, top + 1)})
-            sub_cost, sub = _search(tuple(rest), r, planes)
-            cost = sub_cost + 1 + WEAKNESS * _weakness(chain)
+            sub_cost, sub_chains = _search(tuple(rest), r, planes)
+            cost = sub_cost + 1 + WEAKNESS * _WEAK[mtype][top]
             if cost < best[0] - 1e-9:
-                best = (cost, (chain, *sub))
+                best = (cost, ((mtype, top, n), *sub_chains))
     return best
+
+
+def _materialize(light: Light) -> Group:
+    counts = [0] * 15
+    for r, k in light[3]:
+        counts[r] += k
+    return Group(MoveType(light[0]), light[1], light[2], tuple(counts))
 
 
 def _strength_key(g: Group) -> tuple:
     return (g.is_bomb, g.main, -g.size)
 
 
+def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
+    rest = list(counts)
+    light: list[Light] = []
+    per_rank = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}
+    for mtype, top, n in chains:
+        per = per_rank[mtype]
+        light.append((mtype, top, n, tuple((k, per) for k in range(top - n + 1, top + 1))))
+        for k in range(top - n + 1, top + 1):
+            rest[k] -= per
+    for top, n in planes:
+        for k in range(top - n + 1, top + 1):
+            rest[k] -= 3
+    light += _simple(tuple(rest), tuple(sorted(planes)))
+    groups = tuple(sorted((_materialize(g) for g in light), key=_strength_key))
+    return Plan(_cost(light), groups)
+
+
 @lru_cache(maxsize=1 << 16)
 def _plan_cached(counts: tuple[int, ...]) -> Plan:
-    cost, groups = _search(counts, 0, ())
-    return Plan(cost, tuple(sorted(groups, key=_strength_key)))
+    cost, chains = _search(counts, 0, ())
+    planes = tuple((top, n) for t, top, n in chains if t == T.PLANE)
+    plan = _plan_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
+    assert abs(plan.cost - cost) < 1e-6, (counts, plan, cost)
+    return plan
 
 
 def plan_hand(counts) -> Plan:
@@ -209,14 +234,15 @@ def plan_hand(counts) -> Plan:
 
 
 def plan_cost(counts) -> float:
-    return _plan_cached(tuple(int(x) for x in counts)).cost
+    """The cost of the best plan of a hand (cached search, no groups built)."""
+    return _search(tuple(int(x) for x in counts), 0, ())[0]
 
 
 # ---------------------------------------------------------------------- simple (Easy) planner
 @lru_cache(maxsize=1 << 16)
 def _greedy_cached(counts: tuple[int, ...]) -> Plan:
     c = list(counts)
-    groups: list[Group] = []
+    groups: list[Light] = []
     # The longest straight from the lowest rank, repeatedly; then plain groups.
     while True:
         found = False
@@ -225,7 +251,7 @@ def _greedy_cached(counts: tuple[int, ...]) -> Plan:
             while end < 12 and c[end] >= 1:
                 end += 1
             if end - r >= 5:
-                groups.append(_group(T.STRAIGHT, end - 1, end - r, {k: 1 for k in range(r, end)}))
+                groups.append((T.STRAIGHT, end - 1, end - r, tuple((k, 1) for k in range(r, end))))
                 for k in range(r, end):
                     c[k] -= 1
                 found = True
@@ -233,7 +259,7 @@ def _greedy_cached(counts: tuple[int, ...]) -> Plan:
         if not found:
             break
     groups += _simple(tuple(c), ())
-    return Plan(_cost(groups), tuple(sorted(groups, key=_strength_key)))
+    return Plan(_cost(groups), tuple(sorted((_materialize(g) for g in groups), key=_strength_key)))
 
 
 def greedy_plan(counts) -> Plan:
