@@ -18,7 +18,7 @@ Masks are computed as bitsets over the move table, 64 moves per ``uint64`` word:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -55,9 +55,14 @@ class LegalTables:
     beat_group: np.ndarray
 
 
-@lru_cache(maxsize=8)
 def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
-    table = move_table(ruleset)
+    """Precomputed bitsets for ``ruleset`` (cached per ``kickers`` option)."""
+    return _legal_tables_for_kickers(ruleset.kickers)
+
+
+@cache
+def _legal_tables_for_kickers(kickers: str) -> LegalTables:
+    table = move_table(Ruleset(kickers=kickers))
     n = len(table)
     # Room for the three bid actions that follow the moves in the game's action space.
     num_words = (n + 3 + 63) // 64

@@ -29,7 +29,7 @@ from __future__ import annotations
 import enum
 import itertools
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -141,7 +141,7 @@ def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
 class MoveTable:
     """Every distinct move of a ruleset (see the module docstring for the layout)."""
 
-    ruleset: Ruleset
+    ruleset: Ruleset  # the canonical ruleset of this table's kickers option (other options don't change moves)
     counts: np.ndarray
     type: np.ndarray
     main: np.ndarray
@@ -186,9 +186,15 @@ class MoveTable:
         return format_counts(self.counts[move]) if move else "pass"
 
 
-@lru_cache(maxsize=8)
 def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
-    """The move table of ``ruleset``, built once per ruleset."""
+    """The move table of ``ruleset``, built once per ``kickers`` option (the only option that
+    changes which moves exist)."""
+    return _table_for_kickers(ruleset.kickers)
+
+
+@cache
+def _table_for_kickers(kickers: str) -> MoveTable:
+    ruleset = Ruleset(kickers=kickers)
     rows = _generate(ruleset)
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
     n = len(rows) + 1

@@ -38,7 +38,7 @@ move table (N, 54), so a learner scores each legal move by its features.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -92,10 +92,14 @@ def encode_cards(counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
-@lru_cache(maxsize=8)
 def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros)."""
-    feats = encode_cards(move_table(ruleset).counts)
+    return _move_features_for_kickers(ruleset.kickers)
+
+
+@cache
+def _move_features_for_kickers(kickers: str) -> np.ndarray:
+    feats = encode_cards(move_table(Ruleset(kickers=kickers)).counts)
     feats.setflags(write=False)
     return feats
 
