@@ -333,7 +333,9 @@ def _parser() -> argparse.ArgumentParser:
         help="hold the auction (each deal then played 6 times, every agent in every seat); "
         "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes to use (default 1)")
+    p.add_argument(
+        "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
+    )
     p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -346,9 +348,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.deals < 1:
         print(f"{prog}: --deals must be at least 1", file=sys.stderr)
         return 2
-    if args.workers < 1:
-        print(f"{prog}: --workers must be at least 1", file=sys.stderr)
+    if args.workers < 0:
+        print(f"{prog}: --workers must be 0 (all cores) or more", file=sys.stderr)
         return 2
+    if args.workers == 0:
+        import os
+
+        args.workers = os.cpu_count() or 1
     try:
         agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
     except (ValueError, ImportError, FileNotFoundError, RuntimeError) as exc:

@@ -87,7 +87,10 @@ def test_cli_text_output_and_progress(capsys):
     [
         (["nobody", "random"], "ddz eval: unknown agent 'nobody'; choose from "),
         (["easy", "random", "--deals", "0"], "ddz eval: --deals must be at least 1"),
-        (["easy", "random", "--workers", "0"], "ddz eval: --workers must be at least 1"),
+        (
+            ["easy", "random", "--workers", "-1"],
+            "ddz eval: --workers must be 0 (all cores) or more",
+        ),
     ],
 )
 def test_cli_errors_are_one_line(argv, message, capsys):
