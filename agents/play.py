@@ -37,6 +37,8 @@ FALLBACK = {"hard": "normal", "normal": "random", "easy": "random"}
 SEATS = ("You", "Right", "Left")
 HUMAN = 0
 BOT_PAUSE = 0.4
+#: Events of the hand shown above the table when the screen is redrawn.
+RECENT = 10
 PASS_WORDS = {"pass", "p", "no", "none", "-"}
 QUIT_WORDS = {"quit", "exit", ":q"}
 HELP = """\
@@ -76,6 +78,8 @@ class Terminal:
         self.style = Style(color)
         self.pause_s = pause
         self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
+        #: On a terminal the table is redrawn on a cleared screen at each of your turns.
+        self.screen = _isatty(stdout) and os.environ.get("TERM") != "dumb"
         self._ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
         if self.interactive:
             try:
@@ -107,6 +111,10 @@ class Terminal:
         line = line.rstrip("\r\n")
         self.stdout.write(line + "\n")
         return line
+
+    def clear(self) -> None:
+        if self.screen:
+            self.stdout.write("\x1b[H\x1b[2J")
 
     def pause(self) -> None:
         if self.pause_s > 0:
@@ -261,6 +269,8 @@ class Session:
         self.kitty_ids: list[int] = []
         self.last_cards: dict[int, list[int]] = {}
         self.bomb_log: list[tuple[int, int]] = []
+        self.log: list[str] = []  # this hand's events, for the redrawn screen
+        self.code = ""
 
     # ------------------------------------------------------------------ deals
     def new_code(self) -> str:
@@ -302,6 +312,8 @@ class Session:
             bot.reset(seed=(seed + k) % 2**63)
         self.hints_used = 0
         self.bomb_log = []
+        self.log = []
+        self.code = code
         self.term.say()
         self.term.say(self.style.bold(f"── New hand · deal {code} ──"))
         self.take_cards()
@@ -392,13 +404,13 @@ class Session:
         else:
             self.event(seat, "passes" if bid == 0 else f"bids {bid}")
         if int(g.redeals[0]) != redeals:
-            self.term.say(s.yellow("  All three passed: the cards are dealt again."))
+            self.note(s.yellow("  All three passed: the cards are dealt again."))
             self.take_cards()
         elif g.phase[0] != BIDDING:
             lord = int(g.landlord[0])
             self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
             who = "You are" if lord == HUMAN else f"{SEATS[lord]} is"
-            self.term.say(
+            self.note(
                 f"  {who} the landlord (base {int(g.base[0])}) and {'take' if lord == HUMAN else 'takes'} "
                 f"the kitty: {s.cards(self.kitty_ids)}"
             )
@@ -480,11 +492,8 @@ class Session:
             self.event(seat, "pass" if seat == HUMAN else "passes")
             if g.phase[0] != OVER and int(g.table_move[0]) == 0:
                 leader = int(g.current_player[0])
-                self.term.say(
-                    s.dim(
-                        f"  (two passes: {'you lead' if leader == HUMAN else SEATS[leader] + ' leads'})"
-                    )
-                )
+                who = "you lead" if leader == HUMAN else SEATS[leader] + " leads"
+                self.note(s.dim(f"  (two passes: {who})"))
             return
         ids = self.take_ids(seat, table.counts[move])
         self.last_cards[seat] = ids
@@ -497,7 +506,7 @@ class Session:
         left = len(self.cards[seat])
         if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
             warn = "Last card!" if left == 1 else "Last 2 cards!"
-            self.term.say(f"  {pad(SEATS[seat], 6)} {s.yellow(warn)}")
+            self.note(f"  {pad(SEATS[seat], 6)} {s.yellow(warn)}")
 
     def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
         """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
@@ -511,7 +520,12 @@ class Session:
     # ------------------------------------------------------------------ screen
     def event(self, seat: int, what: str) -> None:
         name = self.style.bold(SEATS[seat]) if seat == HUMAN else SEATS[seat]
-        self.term.say(f"  {pad(name, 6)} {what}")
+        self.note(f"  {pad(name, 6)} {what}")
+
+    def note(self, line: str) -> None:
+        """Print an event of the hand and keep it for the redrawn screen."""
+        self.log.append(line)
+        self.term.say(line)
 
     def say_error(self, message: str) -> None:
         self.term.say("  " + self.style.red("✗ ") + message)
@@ -533,6 +547,11 @@ class Session:
     def show_table(self, info: InfoSet) -> None:
         s, table = self.style, self.table
         say = self.term.say
+        if self.term.screen:
+            self.term.clear()
+            say(s.bold("Dou Dizhu") + f" · {self.level.capitalize()} bots · deal {self.code}")
+            for line in self.log[-RECENT:]:
+                say(line)
         say(s.dim("  " + "─" * 60))
         for seat in (1, 2):
             left = int(info.cards_left[seat])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
@@ -93,15 +94,35 @@ def test_colours_layout_and_a_few_moves(tmp_path):
 def test_no_colour(tmp_path, how):
     args = ("--code", CODE, "--fast") + (("--no-color",) if how == "flag" else ())
     child = spawn(*args, tmp_path=tmp_path, no_color_env=how == "env")
+    child.logfile_read = io.StringIO()
     child.expect(r"Your bid")
     child.sendline("3")
     child.expect("\n> ")
     child.sendline("quit")
     child.expect(pexpect.EOF)
-    out = child.before
     child.close()
+    everything = child.logfile_read.getvalue()
     assert child.exitstatus == 0
-    assert "\x1b[" not in out
+    assert "Kitty" in everything and "4♥" in everything
+    assert not re.search(r"\x1b\[[0-9;]*m", everything)  # no colour or bold at all
+
+
+def test_screen_is_redrawn_with_recent_moves(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    child.sendline("44 55 66")
+    child.expect(["\n> ", "Replay this hand"])
+    screen = child.before
+    assert "\x1b[H\x1b[2J" in screen  # cleared, then drawn from the top
+    top = plain(screen.rsplit("\x1b[H\x1b[2J", 1)[1]).splitlines()
+    assert top[0] == f"Dou Dizhu · Normal bots · deal {CODE}"
+    assert "  You    bid 3" in top
+    assert any(re.match(r"  You +4♠ 4♥ 5♥ 5♦ 6♠ 6♥ +3-pair chain 4-6$", line) for line in top)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
 
 
 def test_ctrl_c_leaves_the_terminal_clean(tmp_path):
