@@ -695,7 +695,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, metavar="N", help="seed the shuffles (same seed, same deals)"
     )
     p.add_argument("--no-stats", action="store_true", help="do not record statistics")
+    p.add_argument("--stats", action="store_true", help="show your statistics and exit")
     return p
+
+
+def show_stats(stdout: TextIO) -> int:
+    from .stats import load_stats, stats_path
+
+    stats, notice = load_stats()
+    if notice:
+        stdout.write(f"note: {notice}\n")
+    stdout.write(f"Statistics: {stats.summary()}\n({stats_path()})\n")
+    return 0
 
 
 def main(
@@ -712,6 +723,14 @@ def main(
             print(f"ddz play: bad deal code {args.code!r}: {exc}", file=sys.stderr)
             return 2
         args.code = encode_deal(owner, first)  # canonical spelling
+    for stream in (stdin, stdout):
+        if stream is sys.stdin or stream is sys.stdout:
+            try:  # undecodable input bytes become a typo, not a crash
+                stream.reconfigure(errors="replace")
+            except (AttributeError, ValueError, OSError):
+                pass
+    if args.stats:
+        return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not _isatty(stdout) else BOT_PAUSE
     term = Terminal(stdin, stdout, color, pause)

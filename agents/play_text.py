@@ -68,7 +68,7 @@ def pad(text: str, width: int) -> str:
 #: Replacements when the terminal can't print the symbols (e.g. an ASCII locale).
 ASCII_FALLBACK = str.maketrans(
     {"♠": "s", "♥": "h", "♣": "c", "♦": "d", "×": "x", "·": "|", "→": "->", "—": "-",
-     "═": "=", "─": "-", "…": "...", "≥": ">="}
+     "═": "=", "─": "-", "…": "...", "≥": ">=", "✗": "x", "✓": "+"}
 )  # fmt: skip
 
 

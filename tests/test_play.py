@@ -613,3 +613,27 @@ def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "TORCH False RC 0" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_undecodable_input_bytes_are_a_typo(tmp_path):
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONIOENCODING="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "ddz_cli.py", "play", "--fast", "--code", CODE, "--level", "normal"],
+        input=b"\xff\xfe\n3\n\xc3\n\x00\nquit\n", capture_output=True, cwd=ROOT, env=env, timeout=60,
+    )  # fmt: skip
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert "is not a bid" in out and "is not a card or a command" in out
+    assert out.endswith("Bye. (This hand was not finished, so it is not counted.)\n")
+
+
+def test_stats_flag_shows_the_totals(data_home):
+    from agents.stats import record_game
+
+    record_game(landlord=False, won=True, points=3)
+    rc, out = run_lines(["--stats"], [])
+    assert rc == 0
+    assert out.startswith(
+        "Statistics: 1 game · landlord 0/0 won · peasant 1/1 won · total +3 points\n"
+    )
+    assert str(data_home / "ddz" / "stats.json") in out
