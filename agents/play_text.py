@@ -1,5 +1,5 @@
-"""Words and pictures of ``ddz play``: the status line that judges a typed play, card and table
-rendering, the card counter, the bid assessment and the result card.
+"""Words and pictures of ``ddz play``: the status line that judges a typed play, styled cards,
+the card counter and a fallback bid assessment (used when the Normal bot's planner is absent).
 
 Every judgement reads the move table (``classify``, ``beats``, ``describe`` and its type / main /
 length arrays): the messages never re-implement the rules, they only explain the table's answer.
@@ -12,12 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ddz_env.cards import RANK_NAMES, format_card, format_counts
+from ddz_env.cards import RANK_NAMES, TWO, format_card, format_counts
 from ddz_env.moves import CHAIN_TOP, MoveTable, MoveType
 
 NUMBER_WORDS = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
 BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
-TWO = 12
 
 
 # ---------------------------------------------------------------------------------- style
@@ -290,9 +289,6 @@ def why_not_combination(counts: np.ndarray, kickers: str = "distinct") -> str:
             return "wings must be all singles or all pairs"
         return f"a {k}-trio plane takes {k} single wings or {k} pair wings"
     return generic
-
-
-TWO = 12
 
 
 # ---------------------------------------------------------------------------------- counter
