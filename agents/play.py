@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -80,6 +81,7 @@ class Terminal:
         self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
         #: On a terminal the table is redrawn on a cleared screen at each of your turns.
         self.screen = _isatty(stdout) and os.environ.get("TERM") != "dumb"
+        self.width = shutil.get_terminal_size((100, 24)).columns if self.screen else 100
         self._ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
         if self.interactive:
             try:
@@ -331,7 +333,7 @@ class Session:
         owner = self.game.owner[0]
         self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
         self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
-        self.term.say(f"  {self.style.bold('Your hand')}  {self.hand_text(HUMAN)}")
+        self.term.say(f"  {self.style.bold('Your hand')}  {self.hand_text(HUMAN, 13)}")
         self.last_cards = {}
 
     # ------------------------------------------------------------------ bots
@@ -379,7 +381,7 @@ class Session:
                 self.term.say("  " + bid_advice(info.hand, high))
                 continue
             if line in ("show", "s"):
-                self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN)}")
+                self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN, 13)}")
                 continue
             word = line.removeprefix("bid").strip()
             if word in PASS_WORDS or word == "0":
@@ -530,8 +532,20 @@ class Session:
     def say_error(self, message: str) -> None:
         self.term.say("  " + self.style.red("✗ ") + message)
 
-    def hand_text(self, seat: int) -> str:
-        return self.style.cards(self.cards[seat])
+    def hand_text(self, seat: int, indent: int = 9) -> str:
+        """A hand with suits, wrapped to the terminal's width (continuation lines indented)."""
+        words = self.style.cards(self.cards[seat]).split(" ")
+        width = max(40, self.term.width - indent)
+        lines, line, used = [], [], 0
+        for w in words:
+            n = text.visible_len(w) + 1
+            if line and used + n > width:
+                lines.append(" ".join(line))
+                line, used = [], 0
+            line.append(w)
+            used += n
+        lines.append(" ".join(line))
+        return ("\n" + " " * indent).join(lines)
 
     def role_of(self, seat: int) -> str:
         lord = int(self.game.landlord[0])
@@ -552,7 +566,7 @@ class Session:
             say(s.bold("Dou Dizhu") + f" · {self.level.capitalize()} bots · deal {self.code}")
             for line in self.log[-RECENT:]:
                 say(line)
-        say(s.dim("  " + "─" * 60))
+        say(s.dim("  " + "─" * min(60, self.term.width - 4)))
         for seat in (1, 2):
             left = int(info.cards_left[seat])
             warn = (

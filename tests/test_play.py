@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -412,9 +413,14 @@ def test_scripted_full_game(level, monkeypatch):
             "counter",
         ]
     )
+    start = time.perf_counter()
     rc, out = run_play(["--level", level, "--code", CODE, "--fast"], player)
+    elapsed = time.perf_counter() - start
     assert rc == 0
     assert "Traceback" not in out
+    # Bots answer quickly: the whole session (hints included) per bot decision.
+    bot_turns = len(re.findall(r"^  (?:Right|Left) +(?:passes|bids|\S+[♠♥♣♦] |BJ |RJ )", out, re.M))
+    assert bot_turns >= 2 and elapsed / bot_turns < 0.5
     assert f"against two {level.capitalize()} bots" in out
     # Bidding: the assessment names the hand's strength and a suggestion.
     assert re.search(
