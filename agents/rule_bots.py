@@ -75,6 +75,13 @@ class NormalAgent(Agent):
     """Plans its hand, keeps control cards, cooperates as a peasant. Deterministic."""
 
     name = "normal"
+    #: Largest plan-cost increase accepted to beat an opponent's move: as landlord, as a
+    #: peasant, and as the peasant who is the last one able to stop the landlord's move.
+    follow_limits = (0.45, 0.6, 0.9)
+    #: Extra cost of spending a single or pair of 2s while the opponent holds many cards.
+    top_card_cost = 0.3
+    #: An opponent with this many cards or fewer is "about to finish": beat at any cost.
+    urgent_cards = 4
 
     def __init__(self, seed: int | None = None):
         self.seed = seed
@@ -159,16 +166,16 @@ class NormalAgent(Agent):
             main = int(v.table.main[m])
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
-                delta += 0.3
+                delta += self.top_card_cost
             scored.append((delta + 0.01 * main, m))
         scored.sort()
         if v.role == 0:
-            limit = 0.45
+            limit = self.follow_limits[0]
         elif v.role == 2 and info.moves and info.moves[-1][1] == 0:
-            limit = 0.9  # the landlord's move, my partner passed: I am the last one to stop it
+            limit = self.follow_limits[2]  # the landlord's move, my partner passed: last defence
         else:
-            limit = 0.6
-        if owner_left <= 4 or v.danger <= 2:
+            limit = self.follow_limits[1]
+        if owner_left <= self.urgent_cards or v.danger <= 2:
             limit = 10.0
         if scored and scored[0][0] <= limit:
             return scored[0][1]
@@ -180,7 +187,7 @@ class NormalAgent(Agent):
                 for g in after.groups
                 if not g.is_bomb and not v.is_control(group_move(v.table, g))
             ]
-            if len(weak) <= 1 or owner_left <= 4 or v.danger <= 2:
+            if len(weak) <= 1 or owner_left <= self.urgent_cards or v.danger <= 2:
                 return bomb
         return 0
 
