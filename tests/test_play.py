@@ -33,6 +33,7 @@ CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
 TABLE = move_table()
 CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[♠♥♣♦]$|^BJ$|^RJ$")
 EVENT = re.compile(r"^  (You|Right|Left) +(.*)$")
+SEAT_NAMES = ("You", "Right", "Left")
 
 
 @pytest.fixture(autouse=True)
@@ -222,11 +223,57 @@ def table_on_screen(screen: str) -> str:
     return re.findall(r"^  Table  (.*)$", screen, re.M)[-1]
 
 
-def replay_transcript(code: str, transcript: str) -> Game:
-    """Rebuild a hand from the event lines of a transcript; ``ValueError`` if any is illegal."""
+def strip_suits(words: list[str]) -> np.ndarray:
+    return parse_counts(" ".join(re.sub("[♠♥♣♦]", "", w) for w in words))
+
+
+def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> Game:
+    """Rebuild a hand from the event lines of a transcript on a fresh engine, and check every
+    table drawn on the way against the engine: card counts, roles, last-card warnings, the
+    round line, the counter, the table move and your hand. ``stats`` counts what was seen."""
+    stats = {} if stats is None else stats
     g = Game(1)
     g.reset(codes=[code])
-    for line in transcript.splitlines():
+    lines = transcript.splitlines()
+    for i, line in enumerate(lines):
+        seat_line = re.match(r"^  (Right|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line)
+        if seat_line:
+            name, role, n, rest = seat_line.groups()
+            seat = SEAT_NAMES.index(name)
+            assert int(g.hands[0, seat].sum()) == int(n), line
+            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
+            warn = {1: "Last card!", 2: "Last 2 cards!"}.get(int(n), "") if seat else ""
+            assert rest.strip() == warn, line
+            stats["warnings"] = stats.get("warnings", 0) + bool(warn)
+            if seat == 0:
+                shown = strip_suits(lines[i + 1].split())
+                assert shown.tolist() == g.hands[0, 0].tolist(), lines[i + 1]
+            continue
+        warning = re.match(r"^  (Right|Left) +Last (card|2 cards)!$", line)
+        if warning:
+            left = int(g.hands[0, SEAT_NAMES.index(warning.group(1))].sum())
+            assert left == (1 if warning.group(2) == "card" else 2), line
+            stats["warnings"] = stats.get("warnings", 0) + 1
+            continue
+        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
+        if round_line:
+            base, mult, points = (int(x) for x in round_line.groups())
+            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
+            stats["multipliers"] = stats.get("multipliers", set()) | {mult}
+            continue
+        if line.startswith("  Unseen  3  4"):
+            unseen = [int(x) for x in lines[i + 1].split()]
+            deck = np.array([4] * 13 + [1, 1])
+            assert unseen == (deck - g.hands[0, 0] - g.played[0].sum(axis=0)).tolist()
+            continue
+        if line.startswith("  Table  "):
+            top = int(g.table_move[0])
+            if top == 0:
+                assert line == "  Table  empty"
+            else:
+                who = SEAT_NAMES[int(g.table_player[0])]
+                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
+            continue
         m = EVENT.match(line)
         if not m:
             continue
@@ -240,12 +287,13 @@ def replay_transcript(code: str, transcript: str) -> Game:
             for w in words:  # the cards come first, then the combination's name
                 if not CARD.match(w):
                     break
-                cards.append(re.sub("[♠♥♣♦]", "", w))
-            counts = parse_counts(" ".join(cards))
+                cards.append(w)
+            counts = strip_suits(cards)
             action = next(a for a in TABLE.classify(counts) if g.is_legal(np.array([a]))[0])
+            assert m.group(2).endswith(TABLE.describe(action)), line
         else:
             continue
-        assert int(g.current_player[0]) == ("You", "Right", "Left").index(m.group(1)), line
+        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
         g.step(np.array([action]))
     return g
 
@@ -257,7 +305,8 @@ class HintPlayer:
     the reason it expects, computed from what the screen shows.
     """
 
-    def __init__(self, first_lead=(), after=("q",)):
+    def __init__(self, first_lead=(), after=("q",), bid="3"):
+        self.bid = bid
         self.first_lead = list(first_lead)
         self.after = list(after)
         self.enter = False
@@ -267,7 +316,7 @@ class HintPlayer:
     def __call__(self, screen: str) -> str | None:
         prompt = prompt_of(screen)
         if prompt.startswith("Your bid"):
-            return "3"
+            return self.bid
         if prompt.startswith("Replay this hand"):
             self.enter = False
             return self.after.pop(0) if self.after else None
@@ -337,25 +386,42 @@ def level_available(level: str) -> bool:
     return True
 
 
-def assert_result_matches_engine(code: str, transcript: str) -> Game:
-    """The hand in the transcript replays legally to the end, and the result card prints the
-    engine's settlement."""
+def assert_result_matches_engine(code: str, transcript: str, stats: dict | None = None) -> Game:
+    """The hand in the transcript replays legally to the end (every table drawn matching the
+    engine), and the result card prints the engine's settlement, multipliers and cards."""
     hand_text = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
-    g = replay_transcript(code, hand_text)
+    g = replay_transcript(code, hand_text, stats)
     assert g.phase[0] == OVER
-    card = transcript.split("══ Result", 1)[1]
+    card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
+    lines = card.splitlines()
     base, mult = int(g.base[0]), int(g.multiplier[0])
+    assert f"  Bid                      {base}" in lines
     assert f"bid {base} × multiplier {mult} = {base * mult} per peasant" in card
     pay = [int(x) for x in g.payoffs[0]]
-    assert f"You {pay[0]:+d}   Right {pay[1]:+d}   Left {pay[2]:+d}" in card
+    assert f"  You {pay[0]:+d}   Right {pay[1]:+d}   Left {pay[2]:+d}" in lines
     assert sum(pay) == 0
-    lord = int(g.landlord[0])
-    winner = int(g.winner[0])
-    if lord == 0:
-        assert ("You win as the landlord!" in card) == (winner == 0)
-    bombs = card.count("bomb of") + card.count("rocket (")
-    assert bombs == int(g.bombs[0])
-    assert ("Spring" in card or "Anti-spring" in card) == bool(g.spring[0])
+    lord, winner = int(g.landlord[0]), int(g.winner[0])
+    if winner == lord:
+        assert "You win as the landlord!" in card if lord == 0 else "wins as the landlord." in card
+    else:
+        assert (
+            "win as peasants" in card
+            and f"({SEAT_NAMES[winner].replace('You', 'you')} went out first)" in card
+        )
+    doubling = [line for line in lines if line.endswith("×2")]
+    kinds = [int(TABLE.type[a]) for p, a in g.moves_played(0) if a and int(TABLE.type[a]) >= 13]
+    assert len(doubling) == len(kinds) + int(g.spring[0])
+    for line, kind in zip(doubling, kinds):
+        assert line.lstrip().startswith("Bomb of" if kind == 13 else "Rocket (")
+    if g.spring[0]:
+        assert doubling[-1].lstrip().startswith("Spring" if winner == lord else "Anti-spring")
+    for seat, name in enumerate(SEAT_NAMES):
+        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
+        cards = row.split()[2:]
+        left = g.hands[0, seat]
+        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
+    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
+    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
     return g
 
 
@@ -459,18 +525,23 @@ def test_scripted_full_game(level, monkeypatch):
 
 
 def test_following_checks_happen_in_some_game():
-    """Across a few seeded deals the scripted player meets each following situation."""
+    """Across a few seeded deals the scripted player meets each following situation, and
+    every screen matches the engine (warnings included)."""
     kinds: set[str] = set()
-    for seed in range(4):
-        player = HintPlayer()
+    seen: dict = {}
+    for seed in range(8):
+        player = HintPlayer(bid="3" if seed < 4 else "pass")
         rc, out = run_play(
             ["--level", "normal", "--seed", str(seed), "--fast", "--no-stats"], player
         )
-        assert rc == 0 and "Traceback" not in out
+        assert rc == 0 and "Traceback" not in out and "\x1b[" not in out
         for typed, reason in player.checks:
             assert f"> {typed}\n  ✗ {reason}\n> " in out
         kinds |= player.done_kinds
+        code = re.search(r"Deal code: (\S+)", out).group(1)
+        assert_result_matches_engine(code, out, seen)
     assert {"pair-on-single", "single-on-pair"} <= kinds
+    assert seen["warnings"] >= 1  # "Last card!" / "Last 2 cards!" were shown and checked
 
 
 def test_code_deals_the_same_cards():
@@ -643,3 +714,46 @@ def test_stats_flag_shows_the_totals(data_home):
         "Statistics: 1 game · landlord 0/0 won · peasant 1/1 won · total +3 points\n"
     )
     assert str(data_home / "ddz" / "stats.json") in out
+
+
+def test_help_lists_the_accepted_spellings():
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["3", "help", "quit"])
+    assert "ten: 10, t or 0   black joker: bj, b, sj or x   red joker: rj, r, dj or d" in out
+    assert "33 44 55    3-4-5-6-7    10 10 10 j" in out
+    for command in ("pass (p)", "hint (h)", "check CARDS", "counter (c)", "show (s)", "quit"):
+        assert command in out
+
+
+def test_bots_get_only_their_own_information_set(monkeypatch):
+    """Each bot is handed InfoSets of its own seat (which hold no other hand), nothing else."""
+    from agents import base
+    from agents.rule_bots import NormalAgent
+    from ddz_env.infoset import InfoSet
+
+    seen: list[tuple[int, int]] = []
+
+    class Spy(NormalAgent):
+        def act(self, info):
+            assert type(info) is InfoSet
+            seen.append((id(self), info.seat))
+            return super().act(info)
+
+    base._load_builtin()
+    monkeypatch.setitem(base._REGISTRY, "normal", lambda **kw: Spy(**kw))
+    rc, out = run_play(["--level", "normal", "--seed", "5", "--fast", "--no-stats"], HintPlayer())
+    assert rc == 0 and len(seen) >= 4
+    seats: dict[int, set[int]] = {}
+    for bot, seat in seen:
+        seats.setdefault(bot, set()).add(seat)
+    assert sorted(seats.values(), key=min) == [{1}, {2}]
+
+
+def test_deals_depend_only_on_the_seed_not_on_the_play():
+    """Two sessions with the same seed, played differently, get the same deals."""
+    codes = []
+    for bid in ("3", "pass"):
+        player = HintPlayer(bid=bid, after=["n", "q"])
+        rc, out = run_play(["--level", "easy", "--seed", "77", "--fast", "--no-stats"], player)
+        assert rc == 0
+        codes.append(re.findall(r"Deal code: (\S+)", out))
+    assert len(codes[0]) == 2 and codes[0] == codes[1] and codes[0][0] != codes[0][1]
