@@ -697,9 +697,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Dou Dizhu against two bots in the terminal (one command per line).",
         epilog="Cards are typed by rank: 33 44 55, 3-4-5-6-7, 10 10 10 j, bj rj. Type help in the game.",
     )
-    p.add_argument("--level", choices=LEVELS, default="hard", help="bot strength (default: hard)")
     p.add_argument(
-        "--code", metavar="CODE", help="deal the cards of this deal code (shown after each hand)"
+        "--level",
+        choices=LEVELS,
+        default="hard",
+        help="bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
+        "used, with a note, when no trained model is installed). Default: hard",
+    )
+    p.add_argument(
+        "--code",
+        metavar="CODE",
+        help="deal the cards of this deal code (shown after each hand); such a chosen deal is "
+        "not counted in the statistics",
     )
     p.add_argument("--fast", action="store_true", help="no pauses between bot moves")
     p.add_argument(
