@@ -273,6 +273,7 @@ class Session:
         self.bomb_log: list[tuple[int, int]] = []
         self.log: list[str] = []  # this hand's events, for the redrawn screen
         self.code = ""
+        self.hands_dealt = 0
 
     # ------------------------------------------------------------------ deals
     def new_code(self) -> str:
@@ -281,13 +282,7 @@ class Session:
         return encode_deal(owner[0], int(first[0]))
 
     def run(self, code: str | None) -> int:
-        s = self.style
-        self.term.say(
-            s.bold("Dou Dizhu")
-            + f" · you against two {self.level.capitalize()} bots · type help for commands"
-        )
-        for notice in self.notices:
-            self.term.say(s.yellow("note: ") + notice)
+        self.banner()
         counted = code is None
         code = code or self.new_code()
         try:
@@ -306,6 +301,15 @@ class Session:
             self.term.say("End of input. Bye.")
             return 0
 
+    def banner(self) -> None:
+        s = self.style
+        self.term.say(
+            s.bold("Dou Dizhu")
+            + f" · you against two {self.level.capitalize()} bots · type help for commands"
+        )
+        for notice in self.notices:
+            self.term.say(s.yellow("note: ") + notice)
+
     def play_hand(self, code: str, counted: bool) -> str:
         g = self.game
         g.reset(codes=[code])
@@ -316,6 +320,10 @@ class Session:
         self.bomb_log = []
         self.log = []
         self.code = code
+        if self.term.screen and self.hands_dealt:
+            self.term.clear()  # a fresh screen for each new hand on a terminal
+            self.banner()
+        self.hands_dealt += 1
         self.term.say()
         self.term.say(self.style.bold(f"── New hand · deal {code} ──"))
         self.take_cards()
