@@ -24,6 +24,14 @@ def _rlcard(**kwargs) -> Agent:
 register("easy", _easy)
 register("normal", _normal)
 register("rlcard", _rlcard)
-# The Hard agent registers here too: register("hard", ...).
+
+
+def _hard(**kwargs) -> Agent:
+    from .hard import HardAgent
+
+    return HardAgent(**kwargs)
+
+
+register("hard", _hard)
 
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register"]

@@ -1,0 +1,209 @@
+"""The Hard agent: the Deep Monte Carlo networks trained by ``ddz train``, run with NumPy alone.
+
+The model file (``checkpoints/hard.npz`` by default) holds plain float32 arrays written by
+``train.model.export_arrays`` and is loaded with ``allow_pickle=False``, so loading never runs
+code and playing never imports torch.
+
+* **Play**: the network of the agent's role scores every legal move,
+  ``q = head(relu(state_mlp(obs) + move_mlp(move)))``, and the agent plays the best one.
+  ``obs`` is :func:`observe_infoset`, the same 1302 features the trainer reads from the game
+  (``ddz_env.observation.observe``), rebuilt from the information set alone.
+* **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
+  cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.cards import DECK_COUNTS
+from ddz_env.game import BIDDING
+from ddz_env.infoset import InfoSet
+from ddz_env.observation import HISTORY_MOVES, OBS_SIZE, OBS_SLICES, encode_cards, move_features
+
+from .base import Agent
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "checkpoints" / "hard.npz"
+ROLES = ("landlord", "landlord_down", "landlord_up")
+#: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
+DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
+
+
+class ModelFileError(ValueError):
+    """The Hard agent's model file is missing or unreadable."""
+
+
+def observe_infoset(info: InfoSet) -> np.ndarray:
+    """(OBS_SIZE,) float32: ``observe(game)`` for the seat to act, built from its InfoSet only."""
+    out = np.zeros(OBS_SIZE, np.float32)
+    S = OBS_SLICES
+    seat = info.seat
+    known = info.landlord >= 0
+    anchor = info.landlord if known else seat
+    order = [(anchor + k) % 3 for k in range(3)]
+    feats = move_features(info.ruleset)
+    out[S["hand"]] = encode_cards(info.hand)
+    unseen = np.maximum(
+        DECK_COUNTS.astype(np.int16) - info.hand - info.played.sum(axis=0, dtype=np.int16), 0
+    )
+    out[S["unseen"]] = encode_cards(unseen)
+    out[S["table_move"]] = feats[info.table_move]
+    if info.table_move > 0:
+        out[S["table_seat"].start + (info.table_seat - anchor) % 3] = 1
+    else:
+        out[S["leading"]] = 1
+    if known:
+        out[S["role"].start + (seat - anchor) % 3] = 1
+    out[S["played"]] = encode_cards(info.played[order]).reshape(-1)
+    for k, s in enumerate(order):
+        out[S["cards_left"].start + 21 * k + min(int(info.cards_left[s]), 20)] = 1
+    out[S["bombs"].start + min(info.bombs, 15)] = 1
+    if known and info.kitty is not None:
+        out[S["kitty"]] = encode_cards(info.kitty)
+    last_word = {s: -1 for s in range(3)}
+    for s, bid in info.bids:
+        last_word[s] = bid
+    for k, s in enumerate(order):
+        out[S["bids"].start + 5 * k + last_word[s] + 1] = 1
+    out[S["high_bid"].start + info.high_bid] = 1
+    out[S["first_bidder"].start + (info.first_bidder - anchor) % 3] = 1
+    out[S["base"].start + info.base] = 1
+    out[S["log2_multiplier"]] = info.bombs / 10.0
+    out[S["bidding"]] = info.phase == BIDDING
+    recent = [move for _, move in info.moves[-HISTORY_MOVES:]]
+    if recent:
+        rows = feats[np.array(recent)]
+        out[S["history"].stop - 54 * len(recent) : S["history"].stop] = rows.reshape(-1)
+    return out
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=x)
+
+
+class HardModel:
+    """The exported networks as NumPy arrays, with the same forward pass as ``train.model``."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self.arrays = arrays
+        try:
+            self.meta = json.loads(str(arrays["meta"]))
+        except (KeyError, ValueError) as exc:
+            raise ModelFileError("model file has no valid 'meta' entry") from exc
+        if self.meta.get("format") != "ddz-hard-v1" or self.meta.get("obs_size") != OBS_SIZE:
+            raise ModelFileError(f"unsupported model format {self.meta.get('format')!r}")
+        self.layers = {
+            name: self._layers(name)
+            for name in [f"{r}.{p}" for r in ROLES for p in ("state", "move", "head")] + ["bid"]
+        }
+        self._move_tables: dict[tuple, np.ndarray] = {}
+
+    def _layers(self, prefix: str) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        out = []
+        k = 0
+        while f"{prefix}.{k}.w" in self.arrays:
+            w = np.asarray(self.arrays[f"{prefix}.{k}.w"], np.float32)
+            b = self.arrays.get(f"{prefix}.{k}.b")
+            out.append((w, None if b is None else np.asarray(b, np.float32)))
+            k += 1
+        if not out:
+            raise ModelFileError(f"model file lacks the layers of {prefix!r}")
+        return out
+
+    @staticmethod
+    def _mlp(layers, x: np.ndarray, relu_first: bool = False) -> np.ndarray:
+        """Linear layers with ReLU between them (and before the first when ``relu_first``)."""
+        if relu_first:
+            x = np.maximum(x, 0)
+        for k, (w, b) in enumerate(layers):
+            x = x @ w
+            if b is not None:
+                x = x + b
+            if k < len(layers) - 1:
+                x = _relu(x)
+        return x
+
+    def encode_state(self, role: int, obs: np.ndarray) -> np.ndarray:
+        return self._mlp(self.layers[f"{ROLES[role]}.state"], obs)
+
+    def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
+        return self._mlp(self.layers[f"{ROLES[role]}.move"], move_feats)
+
+    def score(self, role: int, joint: np.ndarray) -> np.ndarray:
+        return self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
+
+    def q_values(self, role: int, obs: np.ndarray, move_feats: np.ndarray) -> np.ndarray:
+        """Q for one (state, move) pair per row, like ``RoleNet.forward``."""
+        return self.score(role, self.encode_state(role, obs) + self.encode_moves(role, move_feats))
+
+    def move_embeddings(self, role: int, ruleset) -> np.ndarray:
+        """``move_mlp`` of every row of the ruleset's move table (computed once, cached)."""
+        key = (role, ruleset)
+        if key not in self._move_tables:
+            self._move_tables[key] = self.encode_moves(role, move_features(ruleset))
+        return self._move_tables[key]
+
+    def landlord_value(self, hand: np.ndarray) -> float:
+        """Estimated landlord return per unit of base for a 17-card hand (rank counts)."""
+        return float(self._mlp(self.layers["bid"], encode_cards(hand))[0])
+
+
+def load_model(path: str | Path = DEFAULT_MODEL) -> HardModel:
+    """Load an exported model; a missing or corrupt file raises :class:`ModelFileError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(
+            f"Hard agent model not found: {path} (train one with `ddz train`, or pass model_path=...)"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise ModelFileError(
+            f"Hard agent model {path} is corrupt or not a model file: {exc}"
+        ) from exc
+    return HardModel(arrays)
+
+
+class HardAgent(Agent):
+    """Plays the best move by the trained Q networks; bids by the trained bid network."""
+
+    name = "hard"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        model: HardModel | None = None,
+        bid_thresholds: tuple[float, float, float] | None = None,
+        seed: int | None = None,
+    ):
+        self.model = model if model is not None else load_model(model_path or DEFAULT_MODEL)
+        meta_thresholds = self.model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
+        self.bid_thresholds = tuple(float(t) for t in (bid_thresholds or meta_thresholds))
+
+    def bid(self, info: InfoSet) -> int:
+        value = self.model.landlord_value(info.hand)
+        best = 0
+        for k in range(info.high_bid + 1, 4):
+            if value > self.bid_thresholds[k - 1]:
+                best = k
+        return best
+
+    def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
+        """(legal move ids, their Q values) for the seat to act."""
+        moves = info.legal_moves()
+        role = info.role
+        obs = observe_infoset(info)
+        state = self.model.encode_state(role, obs[None])
+        joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
+        return moves, self.model.score(role, joint)
+
+    def play(self, info: InfoSet) -> int:
+        moves, values = self.move_values(info)
+        if len(moves) == 1:
+            return int(moves[0])
+        return int(moves[int(np.argmax(values))])

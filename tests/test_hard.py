@@ -1,0 +1,157 @@
+"""The Hard agent: NumPy forward pass, features from the information set, loading, play."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model, observe_infoset
+from ddz_env.game import BIDDING, OVER, Game
+from ddz_env.infoset import infoset
+from ddz_env.observation import OBS_SIZE, observe
+from ddz_env.rules import Ruleset
+
+torch = pytest.importorskip("torch")
+from train.model import DMCModel, export_arrays, save_npz  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    torch.manual_seed(0)
+    model = DMCModel(state_hidden=(64, 32), move_hidden=16, joint=32, head=8)
+    path = tmp_path_factory.mktemp("model") / "tiny.npz"
+    save_npz(model, str(path), {"frames": 0}, dtype=np.float32)
+    return model, path
+
+
+def test_numpy_forward_equals_torch_forward(tiny_model):
+    model, path = tiny_model
+    hard = load_model(path)
+    rng = np.random.default_rng(1)
+    obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
+    moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
+    hands = (rng.random((20, 54)) < 0.3).astype(np.float32)
+    with torch.no_grad():
+        for role, net in enumerate(model.roles):
+            expected = net(torch.from_numpy(obs), torch.from_numpy(moves)).numpy()
+            np.testing.assert_allclose(
+                hard.q_values(role, obs, moves), expected, rtol=1e-5, atol=1e-5
+            )
+        expected_bid = model.bid(torch.from_numpy(hands)).numpy()
+    got_bid = hard._mlp(hard.layers["bid"], hands)[:, 0]
+    np.testing.assert_allclose(got_bid, expected_bid, rtol=1e-5, atol=1e-5)
+
+
+def test_float16_export_is_close_to_torch(tiny_model, tmp_path):
+    model, _ = tiny_model
+    save_npz(model, str(tmp_path / "half.npz"))
+    hard = load_model(tmp_path / "half.npz")
+    assert hard.arrays["landlord.state.0.w"].dtype == np.float16
+    rng = np.random.default_rng(3)
+    obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
+    moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
+    with torch.no_grad():
+        expected = model.roles[0](torch.from_numpy(obs), torch.from_numpy(moves)).numpy()
+    np.testing.assert_allclose(hard.q_values(0, obs, moves), expected, rtol=0, atol=2e-3)
+
+
+def test_export_is_plain_arrays(tiny_model):
+    model, path = tiny_model
+    arrays = export_arrays(model)
+    assert all(a.dtype != object for a in arrays.values())
+    with np.load(path, allow_pickle=False) as data:
+        assert "landlord.state.0.w" in data.files and "bid.2.b" in data.files
+
+
+@pytest.mark.parametrize(
+    "rules", [Ruleset(), Ruleset(bidding="open"), Ruleset(bidding="none", kickers="any")]
+)
+def test_observation_from_infoset_equals_observe(rules):
+    game = Game(24, rules, seed=5)
+    rng = np.random.default_rng(2)
+    checked = bidding_checked = 0
+    while not game.done.all():
+        expected = observe(game)
+        for b in np.flatnonzero(game.phase != OVER):
+            np.testing.assert_array_equal(observe_infoset(infoset(game, int(b))), expected[b])
+            checked += 1
+            bidding_checked += int(game.phase[b] == BIDDING)
+        game.step(game.sample_actions(rng))
+    assert checked > 24 * 30
+    if rules.bidding != "none":
+        assert bidding_checked >= 24
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelFileError, match="Hard agent model not found"):
+        load_model(tmp_path / "nope.npz")
+
+
+def test_corrupt_model_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"this is not a zip file")
+    with pytest.raises(ModelFileError, match="corrupt"):
+        load_model(bad)
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, x=np.zeros(3))
+    with pytest.raises(ModelFileError, match="meta"):
+        load_model(wrong)
+
+
+def test_hard_agent_plays_full_games_legally(tiny_model):
+    _, path = tiny_model
+    agent = HardAgent(model_path=path)
+    game = Game(8, Ruleset(), seed=11)
+    while not game.done.all():
+        actions = np.zeros(8, np.int64)
+        for b in np.flatnonzero(game.phase != OVER):
+            info = infoset(game, int(b))
+            actions[b] = agent.act(info)
+            assert actions[b] in info.legal_actions
+        game.step(actions)
+    assert (game.winner >= 0).all()
+
+
+def test_bids_follow_the_thresholds(tiny_model):
+    _, path = tiny_model
+    game = Game(1, Ruleset(), seed=3)
+    info = infoset(game, 0)
+    agent = HardAgent(model_path=path)
+    value = agent.model.landlord_value(info.hand)
+    assert (
+        HardAgent(model_path=path, bid_thresholds=(value - 1, value - 1, value - 1)).bid(info) == 3
+    )
+    assert (
+        HardAgent(model_path=path, bid_thresholds=(value - 1, value + 1, value + 1)).bid(info) == 1
+    )
+    assert (
+        HardAgent(model_path=path, bid_thresholds=(value + 1, value + 1, value + 1)).bid(info) == 0
+    )
+
+
+def test_hard_agent_never_imports_torch(tiny_model):
+    _, path = tiny_model
+    code = (
+        "import sys\n"
+        "from agents import make_agent\n"
+        "from ddz_env.game import Game\n"
+        "from ddz_env.infoset import infoset\n"
+        f"agent = make_agent('hard', model_path={str(path)!r})\n"
+        "g = Game(1, seed=1)\n"
+        "agent.act(infoset(g, 0))\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model yet")
+def test_shipped_model_loads_and_is_small():
+    assert DEFAULT_MODEL.stat().st_size < 8 * 2**20
+    model = load_model(DEFAULT_MODEL)
+    assert model.meta["frames"] > 0

@@ -1,0 +1,143 @@
+"""Deep Monte Carlo training: helpers, a tiny training run, and kill-then-resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ddz_env.game import Game
+from ddz_env.legal import unpack_words
+from ddz_env.observation import observe
+from ddz_env.rules import Ruleset
+
+torch = pytest.importorskip("torch")
+from train import dmc  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
+
+
+def test_legal_pairs_lists_every_legal_move_by_game():
+    game = Game(16, Ruleset(bidding="none"), seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        words = game.legal_action_words()
+        gb, mv = dmc.legal_pairs(words)
+        mask = unpack_words(words, game.num_actions)
+        expected_b, expected_m = np.nonzero(mask)
+        np.testing.assert_array_equal(gb, expected_b)
+        np.testing.assert_array_equal(mv, expected_m)
+        game.step(game.sample_actions(rng))
+
+
+def test_packed_observations_unpack_exactly():
+    game = Game(64, Ruleset(bidding="none"), seed=9)
+    rng = np.random.default_rng(1)
+    for _ in range(40):  # bombs get played in random games: the multiplier must survive
+        game.step(game.sample_actions(rng))
+    obs = observe(game)
+    assert obs[:, dmc.OBS_SLICES["log2_multiplier"]].max() > 0
+    back = dmc.unpack_obs(torch, dmc.pack_obs(obs), "cpu").numpy()
+    np.testing.assert_array_equal(back, obs)
+
+
+def test_role_targets_adp_and_wp():
+    # seat 2 is landlord and won with 2**1 multiplier (base 1): landlord +4, peasants -2 each
+    payoffs = np.array([[-2.0, -2.0, 4.0], [1.0, -2.0, 1.0]])
+    landlord = np.array([2, 1])
+    np.testing.assert_array_equal(
+        dmc.role_targets(payoffs, landlord, "adp"), [[2, -2, -2], [-1, 1, 1]]
+    )
+    np.testing.assert_array_equal(
+        dmc.role_targets(payoffs, landlord, "wp"), [[1, -1, -1], [-1, 1, 1]]
+    )
+
+
+def test_help_documents_every_field(capsys):
+    with pytest.raises(SystemExit) as exc:
+        dmc.parse_args(["--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--total-seconds" in text and "stop after this many seconds of this invocation" in text
+    assert "--device" in text and "learner device: cpu or cuda" in text
+
+
+def test_bad_arguments_are_clear_errors(capsys):
+    with pytest.raises(SystemExit) as exc:
+        dmc.parse_args(["--target", "score"])
+    assert exc.value.code == 2
+    assert "--target must be adp or wp" in capsys.readouterr().err
+
+
+def test_resume_without_checkpoint_is_an_error(tmp_path, capsys):
+    assert dmc.main(["--resume", str(tmp_path)]) == 2
+    assert "no checkpoint to resume" in capsys.readouterr().err
+
+
+def _scalars(run_dir: Path) -> dict[str, list[float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir))
+    acc.Reload()
+    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_tiny_training_run(tmp_path):
+    from agents.hard import load_model
+
+    assert (
+        dmc.main(["--total-frames", "3072", "--runs-dir", str(tmp_path), "--seed", "3", *TINY]) == 0
+    )
+    (run_dir,) = tmp_path.iterdir()
+    assert run_dir.name.startswith("ddz__dmc__3__")
+    state = torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)
+    assert state["frames"] >= 3072 and state["frames"] % 256 == 0
+    model = load_model(run_dir / dmc.NPZ)
+    assert model.meta["frames"] == state["frames"]
+    tags = _scalars(run_dir)
+    for tag in ("perf/frames_per_s", "losses/landlord", "charts/episode_return_landlord"):
+        assert tag in tags, tag
+    assert not list(run_dir.glob("*.tmp"))
+
+
+def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
+    cmd = [
+        sys.executable,
+        "-m",
+        "train.dmc",
+        "--runs-dir",
+        str(tmp_path),
+        "--checkpoint-interval",
+        "0.5",
+        *TINY,
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.time() + 120
+        ckpt = None
+        while time.time() < deadline:
+            found = list(tmp_path.glob(f"*/{dmc.CHECKPOINT}"))
+            if found and torch.load(found[0], weights_only=True)["frames"] > 0:
+                ckpt = found[0]
+                break
+            time.sleep(0.2)
+        assert ckpt is not None, "no checkpoint within 120 s"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the learner and its actors, as a crash would
+        proc.wait()
+    killed_at = torch.load(ckpt, weights_only=True)["frames"]
+    goal = killed_at + 1024
+    assert dmc.main(["--resume", str(ckpt.parent), "--total-frames", str(goal), *TINY]) == 0
+    state = torch.load(ckpt, weights_only=True)
+    assert state["sessions"] == 1
+    assert goal <= state["frames"] < goal + 4 * 256
+    assert state["elapsed"] > 0

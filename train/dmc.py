@@ -1,0 +1,609 @@
+"""Deep Monte Carlo self-play training of the Hard agent (``ddz train``).
+
+The algorithm is DouZero's DMC: one value network per role (landlord, landlord_down,
+landlord_up) regressed on the final return of each episode, with epsilon-greedy exploration
+applied outside the networks. What differs is the cost per frame (see :mod:`train.model`):
+
+* **Actors** (``--actors`` processes) each step ``--actor-batch`` games together through
+  :class:`ddz_env.game.Game`. Per step they build all observations at once, encode each state
+  **once**, and score every legal move of every game in one batched pass of the light move head.
+  Each decision becomes a *frame* ``(observation, chosen move, role)``; when its game ends, the
+  frame gets its target (ADP: the role's points, ``±2^(bombs+spring)``; WP: ``±1``) and is sent
+  to the learner, bit-packed (163 bytes).
+* The **learner** (this process, ``--device cpu|cuda``) trains on each frame once, in batches,
+  and publishes fresh weights to the actors every ``--sync-interval`` seconds through shared
+  memory.
+* The **bid network** learns, from the same episodes, the landlord's return given the 17 cards
+  it was dealt (before the kitty); the Hard agent bids with it.
+
+Frames per second (``perf/frames_per_s``) counts frames the learner trained on.
+Runs are written to ``{runs_dir}/{env_id}__{exp_name}__{seed}__{time}/``: TensorBoard events
+(``charts/``, ``losses/``, ``perf/``), ``checkpoint.pt`` (atomic, every
+``--checkpoint-interval`` seconds, with optimizer state) and ``hard.npz`` (the NumPy model the
+Hard agent loads). ``--resume RUN_DIR`` continues a killed run from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import json
+import os
+import queue as queue_module
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.game import OVER, Game
+from ddz_env.observation import OBS_SIZE, OBS_SLICES, encode_cards, move_features, observe
+from ddz_env.rules import Ruleset
+
+PACKED_SIZE = (OBS_SIZE + 7) // 8
+CHECKPOINT = "checkpoint.pt"
+NPZ = "hard.npz"
+
+
+@dataclass
+class Args:
+    exp_name: str = "dmc"
+    """experiment name (part of the run name)"""
+    env_id: str = "ddz"
+    """environment id (part of the run name)"""
+    seed: int = 1
+    """seed of the deals, exploration and initial weights"""
+    device: str = "cpu"
+    """learner device: cpu or cuda (actors always run on CPU)"""
+    actors: int = 1
+    """number of self-play actor processes"""
+    actor_batch: int = 256
+    """games each actor steps together"""
+    threads: int = 1
+    """torch threads of the learner (actors use one each)"""
+    total_frames: int = 0
+    """stop once the run (across resumes) has trained on this many frames; 0 = no limit"""
+    total_seconds: float = 0.0
+    """stop after this many seconds of this invocation; 0 = no limit"""
+    batch_size: int = 1024
+    """frames per learner update"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    max_grad_norm: float = 40.0
+    """gradient clipping norm"""
+    epsilon: float = 0.01
+    """probability that an actor plays a uniformly random legal move instead of the best"""
+    target: str = "adp"
+    """regression target: adp (the role's points, ±2^(bombs+spring)) or wp (±1)"""
+    sync_interval: float = 2.0
+    """seconds between weight updates sent to the actors"""
+    checkpoint_interval: float = 300.0
+    """seconds between checkpoints (a resumed run loses at most this much)"""
+    log_interval: float = 10.0
+    """seconds between TensorBoard scalars and progress lines"""
+    eval_interval: float = 0.0
+    """seconds between arena evaluations vs Normal and the RLCard rule agent; 0 = never"""
+    eval_deals: int = 200
+    """deals per periodic evaluation (seats swapped)"""
+    runs_dir: str = "runs"
+    """folder of the runs"""
+    resume: str = ""
+    """run folder (or its checkpoint.pt) to continue"""
+    export: str = ""
+    """also write the NumPy model here at each checkpoint and at the end (e.g. checkpoints/hard.npz)"""
+    queue_size: int = 32
+    """frame chunks that may wait for the learner"""
+    quiet: bool = False
+    """no progress bar"""
+
+
+def _field_docs(cls) -> dict[str, str]:
+    """The docstring under each dataclass field (CleanRL style), for ``--help``."""
+    docs: dict[str, str] = {}
+    try:
+        tree = ast.parse(inspect.getsource(cls))
+    except (OSError, TypeError):
+        return docs
+    body = tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+                docs[node.target.id] = str(nxt.value.value)
+    return docs
+
+
+def parse_args(argv: list[str]) -> Args:
+    docs = _field_docs(Args)
+    parser = argparse.ArgumentParser(
+        prog="ddz train",
+        description="Train the Hard agent by Deep Monte Carlo self-play.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in (bool, "bool"):
+            parser.add_argument(flag, action="store_true", help=docs.get(f.name, ""))
+        else:
+            kind = {"int": int, "float": float, "str": str}.get(
+                f.type if isinstance(f.type, str) else f.type.__name__, str
+            )
+            parser.add_argument(flag, type=kind, default=f.default, help=docs.get(f.name, ""))
+    ns = parser.parse_args(argv)
+    args = Args(**vars(ns))
+    problems = []
+    if args.target not in ("adp", "wp"):
+        problems.append("--target must be adp or wp")
+    if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
+        problems.append("--actors, --actor-batch and --batch-size must be at least 1")
+    if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
+        problems.append("--device must be cpu or cuda")
+    if problems:
+        parser.error("; ".join(problems))
+    return args
+
+
+# ---------------------------------------------------------------------------------- helpers
+def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Packed legal bitsets (B, W) → (game index, move id) of every legal move, by game."""
+    b, k = np.nonzero(words)
+    bits = np.unpackbits(words[b, k].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    r, c = np.nonzero(bits)
+    return b[r], k[r] * 64 + c
+
+
+def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
+    """(n, 3) final returns by role (landlord, down, up) from seat payoffs: ADP halves the
+    landlord's double share so every role's target is ±2^(bombs+spring) per unit of base."""
+    seats = (landlord[:, None].astype(np.int64) + np.arange(3)) % 3
+    by_role = np.take_along_axis(payoffs, seats, axis=1).astype(np.float32)
+    by_role[:, 0] /= 2
+    return np.sign(by_role) if target == "wp" else by_role
+
+
+def unpack_obs(torch, packed, device):
+    """Bit-packed observations (n, PACKED_SIZE) uint8 → (n, OBS_SIZE) float32 on ``device``."""
+    x = torch.as_tensor(packed, device=device)
+    shifts = torch.arange(7, -1, -1, device=device, dtype=torch.uint8)
+    bits = ((x.unsqueeze(-1) >> shifts) & 1).reshape(x.shape[0], -1)[:, :OBS_SIZE].float()
+    bombs = OBS_SLICES["bombs"]
+    bits[:, OBS_SLICES["log2_multiplier"]] = (
+        bits[:, bombs].argmax(dim=1, keepdim=True).float() / 10.0
+    )
+    return bits
+
+
+def pack_obs(obs: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`unpack_obs` (every feature but log2_multiplier is 0/1; that one is
+    recomputed from the bombs one-hot)."""
+    return np.packbits(obs > 0, axis=1)
+
+
+# ---------------------------------------------------------------------------------- actor
+def actor_main(
+    actor_id: int, args_dict: dict, sizes: dict, shared, version, lock, out_queue, stop, seed_seq
+) -> None:
+    """Self-play loop of one actor process: steps games, sends finished frames to the learner."""
+    import torch
+
+    from train.model import DMCModel
+
+    torch.set_num_threads(1)
+    args = Args(**args_dict)
+    rules = Ruleset(bidding="none")
+    rng = np.random.default_rng(seed_seq)
+    B = args.actor_batch
+    game = Game(B, rules, seed=int(rng.integers(2**62)))
+    model = DMCModel(**sizes)
+    model.eval()
+    feats = torch.from_numpy(np.array(move_features(rules)))
+    local_version = -1
+    move_emb: list = [None, None, None]
+    cap = max(1 << 16, 64 * B)
+    ep_of_game = np.arange(B, dtype=np.int64)
+    next_ep = B
+    ep_return = np.zeros((cap, 3), np.float32)
+    ep_done = np.zeros(cap, bool)
+    ep_hand = np.zeros((cap, 15), np.uint8)
+
+    def note_hands(games: np.ndarray, eps: np.ndarray) -> None:
+        landlord = game.landlord[games].astype(np.int64)
+        ep_hand[eps % cap] = game.hands[games, landlord] - game.kitty[games]
+
+    note_hands(np.arange(B), ep_of_game)
+    pending: list[tuple] = []
+    finished: list[np.ndarray] = []
+    finished_hands: list[np.ndarray] = []
+    steps = 0
+    loc = np.zeros(B, np.int64)
+    parent = os.getppid()
+    while not stop.is_set() and os.getppid() == parent:  # also stop if the learner was killed
+        if version.value != local_version:
+            with lock:
+                local_version = version.value
+                torch.nn.utils.vector_to_parameters(shared.clone(), model.parameters())
+            with torch.no_grad():
+                move_emb = [net.encode_moves(feats) for net in model.roles]
+        obs = observe(game)
+        roles = game.role(game.current_player).astype(np.int64)
+        gb, mv = legal_pairs(game.legal_action_words())
+        counts = np.bincount(gb, minlength=B)
+        starts = np.cumsum(counts) - counts
+        q = np.empty(len(mv), np.float32)
+        obs_t = torch.from_numpy(obs)
+        pair_role = roles[gb]
+        with torch.no_grad():
+            for r, net in enumerate(model.roles):
+                gi = np.flatnonzero(roles == r)
+                if not len(gi):
+                    continue
+                loc[gi] = np.arange(len(gi))
+                state = net.encode_state(obs_t[torch.from_numpy(gi)])
+                ps = np.flatnonzero(pair_role == r)
+                joint = state[torch.from_numpy(loc[gb[ps]])] + move_emb[r][torch.from_numpy(mv[ps])]
+                q[ps] = net.score(joint).numpy()
+        best = np.maximum.reduceat(q, starts)
+        top = np.flatnonzero(q >= best[gb])
+        _, first = np.unique(gb[top], return_index=True)
+        choice = top[first]
+        explore = rng.random(B) < args.epsilon
+        if explore.any():
+            choice[explore] = starts[explore] + (
+                rng.random(explore.sum()) * counts[explore]
+            ).astype(np.int64)
+        actions = mv[choice]
+        pending.append(
+            (pack_obs(obs), actions.astype(np.int16), roles.astype(np.int8), ep_of_game.copy())
+        )
+        game.step(actions)
+        done = np.flatnonzero(game.phase == OVER)
+        if len(done):
+            eps = ep_of_game[done]
+            targets = role_targets(game.payoffs[done], game.landlord[done], args.target)
+            ep_return[eps % cap] = targets
+            ep_done[eps % cap] = True
+            finished.append(targets)
+            finished_hands.append(ep_hand[eps % cap].copy())
+            new = np.arange(next_ep, next_ep + len(done))
+            next_ep += len(done)
+            ep_done[new % cap] = False
+            ep_of_game[done] = new
+            game.reset(games=done)
+            note_hands(done, new)
+        steps += 1
+        if steps % 8 == 0 and finished:
+            packed, moves, rs, eps = (np.concatenate(x) for x in zip(*pending))
+            ready = ep_done[eps % cap]
+            chunk = {
+                "obs": packed[ready],
+                "move": moves[ready],
+                "role": rs[ready],
+                "target": ep_return[eps[ready] % cap, rs[ready]],
+                "episodes": np.concatenate(finished),
+                "bid_hands": np.concatenate(finished_hands),
+            }
+            keep = ~ready
+            pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
+            finished, finished_hands = [], []
+            while not stop.is_set() and os.getppid() == parent:
+                try:
+                    out_queue.put(chunk, timeout=0.5)
+                    break
+                except queue_module.Full:
+                    continue
+    out_queue.cancel_join_thread()
+
+
+# ---------------------------------------------------------------------------------- learner
+class JsonlWriter:
+    """Stand-in for TensorBoard's SummaryWriter when tensorboard is missing: one JSON line per
+    scalar in ``scalars.jsonl``."""
+
+    def __init__(self, log_dir: str):
+        self.file = open(Path(log_dir) / "scalars.jsonl", "a")
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        self.file.write(
+            json.dumps({"tag": tag, "value": float(value), "step": int(step), "time": time.time()})
+            + "\n"
+        )
+        self.file.flush()
+
+    def add_text(self, tag: str, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _run_name(args: Args) -> str:
+    return f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+
+
+def save_checkpoint(torch, path: Path, state: dict) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def _progress(frames: int, total: int, fps: float, elapsed: float, quiet: bool) -> None:
+    if quiet:
+        return
+    if total:
+        frac = min(frames / total, 1.0)
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        line = f"\r[{bar}] {frames:,}/{total:,} frames  {fps:,.0f} frames/s  {elapsed:,.0f}s"
+    else:
+        line = f"\rtrained {frames:,} frames  {fps:,.0f} frames/s  {elapsed:,.0f}s"
+    # a bar that redraws in a terminal, one line per update in a log file
+    print(line, end="" if sys.stderr.isatty() else "\n", file=sys.stderr, flush=True)
+
+
+def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
+    """WP of the current model vs Normal and the RLCard rule agent, if the arena and those
+    agents are available; returns {} otherwise."""
+    try:
+        from agents.arena import run_arena
+        from agents.base import make_agent
+        from agents.hard import HardAgent, load_model
+    except ImportError:
+        return {}
+    model = load_model(npz_path)
+    out = {}
+    for name in ("normal", "rlcard"):
+        try:
+            opponent = make_agent(name)
+            result = run_arena(HardAgent(model=model), opponent, deals=deals, seed=seed)
+        except Exception as exc:  # an optional, best-effort chart: never stop training for it
+            print(f"\nevaluation vs {name} skipped: {exc}", file=sys.stderr)
+            continue
+        wp = getattr(result, "wp", None) if not isinstance(result, dict) else result.get("wp")
+        adp = getattr(result, "adp", None) if not isinstance(result, dict) else result.get("adp")
+        if wp is not None:
+            out[f"wp_vs_{name}"] = float(wp)
+        if adp is not None:
+            out[f"adp_vs_{name}"] = float(adp)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        import torch
+        import torch.multiprocessing as tmp
+    except ImportError as exc:
+        print(f"ddz train needs torch (pip install 'ddz[train]'): {exc}", file=sys.stderr)
+        return 2
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        print(
+            "ddz train: tensorboard is not installed; scalars go to scalars.jsonl", file=sys.stderr
+        )
+        SummaryWriter = JsonlWriter
+    from train.model import DMCModel, save_npz
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("ddz train: --device cuda but no CUDA device is available", file=sys.stderr)
+        return 2
+    torch.set_num_threads(args.threads)
+    state = None
+    if args.resume:
+        ckpt = Path(args.resume)
+        ckpt = ckpt / CHECKPOINT if ckpt.is_dir() else ckpt
+        if not ckpt.is_file():
+            print(f"ddz train: no checkpoint to resume at {ckpt}", file=sys.stderr)
+            return 2
+        state = torch.load(ckpt, map_location="cpu", weights_only=True)
+        run_dir = ckpt.parent
+    else:
+        run_dir = Path(args.runs_dir) / _run_name(args)
+        run_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    sizes = json.loads(state["sizes"]) if state else {}
+    model = DMCModel(**sizes)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
+    frames = updates = 0
+    elapsed_before = 0.0
+    sessions = 0
+    if state:
+        model.load_state_dict(state["model"])
+        frames, updates = int(state["frames"]), int(state["updates"])
+        elapsed_before, sessions = float(state["elapsed"]), int(state["sessions"]) + 1
+    device = torch.device(args.device)
+    model.to(device)
+    if state:
+        optimizer.load_state_dict(state["optimizer"])
+    feats = torch.from_numpy(np.array(move_features(Ruleset(bidding="none")))).to(device)
+    writer = SummaryWriter(str(run_dir))
+    if not state:
+        writer.add_text(
+            "hyperparameters",
+            "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items()),
+        )
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+
+    ctx = tmp.get_context("spawn")
+    vector = torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu()
+    shared = vector.clone().share_memory_()
+    version = ctx.Value("i", 0)
+    lock = ctx.Lock()
+    stop = ctx.Event()
+    chunks = ctx.Queue(maxsize=args.queue_size)
+    seeds = np.random.SeedSequence([args.seed, sessions]).spawn(args.actors)
+    procs = [
+        ctx.Process(
+            target=actor_main,
+            args=(i, asdict(args), sizes, shared, version, lock, chunks, stop, seeds[i]),
+            daemon=True,
+        )
+        for i in range(args.actors)
+    ]
+    for p in procs:
+        p.start()
+
+    def publish() -> None:
+        with lock:
+            shared.copy_(torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu())
+            version.value += 1
+
+    def checkpoint(elapsed: float) -> None:
+        save_checkpoint(
+            torch,
+            run_dir / CHECKPOINT,
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "frames": frames,
+                "updates": updates,
+                "elapsed": elapsed,
+                "sessions": sessions,
+                "sizes": json.dumps(sizes),
+                "args": json.dumps(asdict(args)),
+            },
+        )
+        meta = {"frames": frames, "wall_seconds": round(elapsed, 1), "target": args.target}
+        save_npz(
+            model.cpu() if device.type == "cpu" else _cpu_copy(model, sizes),
+            str(run_dir / NPZ),
+            meta,
+        )
+        if args.export:
+            Path(args.export).parent.mkdir(parents=True, exist_ok=True)
+            save_npz(_cpu_copy(model, sizes), args.export, meta)
+
+    start = time.time()
+    last_sync = last_log = last_ckpt = last_eval = start
+    log_frames = frames
+    buf: list[dict] = []
+    buffered = 0
+    bid_buf: list[tuple[np.ndarray, np.ndarray]] = []
+    episode_log: list[np.ndarray] = []
+    losses = np.zeros(4)
+    loss_counts = np.zeros(4)
+    fps = 0.0
+    print(f"run: {run_dir}", file=sys.stderr)
+    try:
+        while True:
+            now = time.time()
+            if args.total_seconds and now - start >= args.total_seconds:
+                break
+            if args.total_frames and frames >= args.total_frames:
+                break
+            try:
+                chunk = chunks.get(timeout=1.0)
+            except queue_module.Empty:
+                if not any(p.is_alive() for p in procs):
+                    print("ddz train: every actor process died", file=sys.stderr)
+                    return 1
+                continue
+            buf.append(chunk)
+            buffered += len(chunk["move"])
+            episode_log.append(chunk["episodes"])
+            bid_buf.append((chunk["bid_hands"], chunk["episodes"][:, 0]))
+            while buffered >= args.batch_size:
+                cat = {
+                    k: np.concatenate([c[k] for c in buf])
+                    for k in ("obs", "move", "role", "target")
+                }
+                take = {k: v[: args.batch_size] for k, v in cat.items()}
+                rest = {k: v[args.batch_size :] for k, v in cat.items()}
+                buf, buffered = [rest], len(rest["move"])
+                obs = unpack_obs(torch, take["obs"], device)
+                move = feats[torch.as_tensor(take["move"].astype(np.int64), device=device)]
+                target = torch.as_tensor(take["target"], device=device)
+                role = torch.as_tensor(take["role"].astype(np.int64), device=device)
+                total = 0.0
+                for r, net in enumerate(model.roles):
+                    sel = role == r
+                    if not bool(sel.any()):
+                        continue
+                    loss = torch.nn.functional.mse_loss(net(obs[sel], move[sel]), target[sel])
+                    total = total + loss
+                    losses[r] += float(loss.detach())
+                    loss_counts[r] += 1
+                if sum(len(h) for h, _ in bid_buf) >= 64:
+                    hands = np.concatenate([h for h, _ in bid_buf])
+                    bid_target = torch.as_tensor(
+                        np.concatenate([t for _, t in bid_buf]), device=device
+                    )
+                    bid_in = torch.as_tensor(encode_cards(hands), device=device)
+                    bid_loss = torch.nn.functional.mse_loss(model.bid(bid_in), bid_target)
+                    total = total + bid_loss
+                    losses[3] += float(bid_loss.detach())
+                    loss_counts[3] += 1
+                    bid_buf = []
+                optimizer.zero_grad(set_to_none=True)
+                total.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                optimizer.step()
+                frames += args.batch_size
+                updates += 1
+            now = time.time()
+            if now - last_sync >= args.sync_interval:
+                publish()
+                last_sync = now
+            if now - last_log >= args.log_interval:
+                fps = (frames - log_frames) / (now - last_log)
+                log_frames, last_log = frames, now
+                writer.add_scalar("perf/frames_per_s", fps, frames)
+                writer.add_scalar("perf/updates", updates, frames)
+                if episode_log:
+                    eps = np.concatenate(episode_log)
+                    episode_log = []
+                    for r, name in enumerate(("landlord", "landlord_down", "landlord_up")):
+                        writer.add_scalar(
+                            f"charts/episode_return_{name}", float(eps[:, r].mean()), frames
+                        )
+                    writer.add_scalar("charts/landlord_wp", float((eps[:, 0] > 0).mean()), frames)
+                    writer.add_scalar("charts/episodes", len(eps), frames)
+                for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
+                    if loss_counts[r]:
+                        writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
+                losses[:] = 0
+                loss_counts[:] = 0
+                _progress(frames, args.total_frames, fps, elapsed_before + now - start, args.quiet)
+            if now - last_ckpt >= args.checkpoint_interval:
+                checkpoint(elapsed_before + now - start)
+                last_ckpt = now
+            if args.eval_interval and now - last_eval >= args.eval_interval:
+                checkpoint(elapsed_before + now - start)
+                for key, value in evaluate(run_dir / NPZ, args.eval_deals, args.seed).items():
+                    writer.add_scalar(f"charts/{key}", value, frames)
+                last_eval = time.time()
+    finally:
+        stop.set()
+        deadline = time.time() + 10
+        while any(p.is_alive() for p in procs) and time.time() < deadline:
+            try:
+                chunks.get(timeout=0.1)
+            except queue_module.Empty:
+                pass
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+            p.join(timeout=5)
+    elapsed = elapsed_before + time.time() - start
+    checkpoint(elapsed)
+    writer.close()
+    if not args.quiet:
+        print(file=sys.stderr)
+    print(
+        f"trained {frames:,} frames in {elapsed:,.0f}s; checkpoint {run_dir / CHECKPOINT}, model {run_dir / NPZ}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _cpu_copy(model, sizes):
+    from train.model import DMCModel
+
+    copy = DMCModel(**sizes)
+    copy.load_state_dict({k: v.detach().cpu() for k, v in model.state_dict().items()})
+    return copy
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The Hard agent's networks (torch), and their export to plain NumPy arrays.
+
+One :class:`RoleNet` per role (landlord, landlord_down, landlord_up) estimates ``Q(state, move)``,
+the expected final return of playing ``move`` in ``state``. Unlike DouZero, which runs its whole
+MLP once per legal move with the state copied into every row, the state is encoded **once per
+decision** and each legal move is scored by a light head::
+
+    a = state_mlp(obs)               # (J,)  once per decision: 1302 → 512 → 256 → J
+    e = move_mlp(move_features)      # (J,)  depends on the move only: precomputed per move table
+    q = head(relu(a + e))            # J → 32 → 1, per legal move
+
+``a + e`` is the first layer of an MLP over ``[state, move]`` split in two, so the per-move cost
+is a vector add and a ``J × 32`` product. During self-play ``e`` is a lookup in a table computed
+once per weight update for every row of the move table.
+
+:class:`BidNet` predicts the landlord's return (same units) from the 17 cards dealt to it, before
+the kitty: the Hard agent bids when holding the landlord seat is worth it.
+
+:func:`export_arrays` turns a :class:`DMCModel` into a flat dict of float32 arrays that
+``agents.hard`` evaluates with NumPy alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+from torch import nn
+
+from ddz_env.observation import OBS_SIZE
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+MOVE_SIZE = 54
+HAND_SIZE = 54
+
+
+class RoleNet(nn.Module):
+    """Q(state, move) for one role."""
+
+    def __init__(
+        self,
+        state_hidden: tuple[int, ...] = (512, 256),
+        move_hidden: int = 128,
+        joint: int = 256,
+        head: int = 32,
+    ):
+        super().__init__()
+        layers: list[nn.Module] = []
+        size = OBS_SIZE
+        for width in state_hidden:
+            layers += [nn.Linear(size, width), nn.ReLU()]
+            size = width
+        layers.append(nn.Linear(size, joint))
+        self.state_mlp = nn.Sequential(*layers)
+        self.move_mlp = nn.Sequential(
+            nn.Linear(MOVE_SIZE, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
+        )
+        self.head = nn.Sequential(nn.ReLU(), nn.Linear(joint, head), nn.ReLU(), nn.Linear(head, 1))
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.state_mlp(obs)
+
+    def encode_moves(self, move_feats: torch.Tensor) -> torch.Tensor:
+        return self.move_mlp(move_feats)
+
+    def score(self, joint: torch.Tensor) -> torch.Tensor:
+        """(P, J) sums ``a + e`` → (P,) values."""
+        return self.head(joint).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, move_feats: torch.Tensor) -> torch.Tensor:
+        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54) → (n,)."""
+        return self.score(self.encode_state(obs) + self.encode_moves(move_feats))
+
+
+class BidNet(nn.Module):
+    """Expected landlord return of a 17-card hand (card encoding, 54) before the kitty."""
+
+    def __init__(self, hidden: int = 128):
+        super().__init__()
+        self.mlp = nn.Sequential(
+            nn.Linear(HAND_SIZE, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, hidden // 2),
+            nn.ReLU(),
+            nn.Linear(hidden // 2, 1),
+        )
+
+    def forward(self, hand_feats: torch.Tensor) -> torch.Tensor:
+        return self.mlp(hand_feats).squeeze(-1)
+
+
+class DMCModel(nn.Module):
+    """The three role networks and the bid network."""
+
+    def __init__(self, **sizes):
+        super().__init__()
+        self.sizes = dict(sizes)
+        self.roles = nn.ModuleList(RoleNet(**sizes) for _ in ROLES)
+        self.bid = BidNet()
+
+
+def _linears(module: nn.Module) -> list[nn.Linear]:
+    return [m for m in module.modules() if isinstance(m, nn.Linear)]
+
+
+def export_arrays(
+    model: DMCModel, meta: dict | None = None, dtype=np.float16
+) -> dict[str, np.ndarray]:
+    """Plain arrays: ``{role}.{part}.{k}.w`` (in, out) and ``.b`` for the k-th linear layer of
+    ``state``, ``move`` and ``head``; ``bid.{k}.w/.b``; ``meta`` is a JSON string. Weights are
+    stored as float16 by default (half the size; the agent computes in float32)."""
+    out: dict[str, np.ndarray] = {}
+
+    def put(prefix: str, module: nn.Module) -> None:
+        for k, lin in enumerate(_linears(module)):
+            out[f"{prefix}.{k}.w"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
+            if lin.bias is not None:
+                out[f"{prefix}.{k}.b"] = lin.bias.detach().cpu().numpy().astype(dtype)
+
+    for role, net in zip(ROLES, model.roles):
+        put(f"{role}.state", net.state_mlp)
+        put(f"{role}.move", net.move_mlp)
+        put(f"{role}.head", net.head)
+    put("bid", model.bid.mlp)
+    info = {"format": "ddz-hard-v1", "obs_size": OBS_SIZE, **(meta or {})}
+    out["meta"] = np.array(json.dumps(info, sort_keys=True))
+    return out
+
+
+def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.float16) -> None:
+    """Write the NumPy model atomically (temporary file + rename)."""
+    import os
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, **export_arrays(model, meta, dtype))
+    os.replace(tmp, path)
