@@ -757,3 +757,70 @@ def test_deals_depend_only_on_the_seed_not_on_the_play():
         assert rc == 0
         codes.append(re.findall(r"Deal code: (\S+)", out))
     assert len(codes[0]) == 2 and codes[0] == codes[1] and codes[0][0] != codes[0][1]
+
+
+class Doormat:
+    """A scripted bot for exact result cards: bids ``bid`` if it can, leads its lowest single,
+    never follows."""
+
+    def __init__(self, bid: int):
+        from agents.base import Agent
+
+        class _Bot(Agent):
+            name = "doormat"
+
+            def bid(self, info):
+                return bid if bid > info.high_bid else 0
+
+            def play(self, info):
+                if not info.leading:
+                    return 0
+                legal = [int(m) for m in info.legal_moves()]
+                return min(legal, key=lambda m: (int(TABLE.size[m]) != 1, int(TABLE.main[m])))
+
+        self.factory = lambda **kw: _Bot()
+
+
+def use_doormats(monkeypatch, bid: int) -> None:
+    from agents import base
+
+    base._load_builtin()
+    monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
+
+
+def test_result_card_of_a_spring_with_a_bomb_and_the_rocket(monkeypatch):
+    use_doormats(monkeypatch, bid=0)
+    code = "5EZV-9GEJ-H08A-1Q03-6V92-AP9"  # I bid first; 20 cards with a bomb of 5s and the rocket
+    plays = ["5555", "b r", "3334", "7", "8", "9", "10", "jj", "kk", "a", "2"]
+    rc, out = run_lines(["--level", "normal", "--code", code, "--fast"], ["3", *plays, "q"])
+    assert rc == 0
+    assert "  Round  bid 3 × multiplier 4 = 12 points" in out  # live, after the bomb and rocket
+    card = out.split("══ Result", 1)[1].splitlines()
+    assert card[1:8] == [
+        "  You win as the landlord!",
+        "  Bid                      3",
+        "  Bomb of 5s (You)         ×2",
+        "  Rocket (You)             ×2",
+        "  Spring                   ×2",
+        "  Points                   bid 3 × multiplier 8 = 24 per peasant",
+        "  You +48   Right -24   Left -24",
+    ]
+    assert_result_matches_engine(code, out)
+
+
+def test_result_card_of_an_anti_spring(monkeypatch):
+    use_doormats(monkeypatch, bid=3)
+    code = "19PQ-RFE1-Q1DR-NX20-R5D1-QZ1"  # Right bids first (3) and leads a single 3
+    plays = ["7", "444 33", "888 9", "10", "j", "qq", "a", "22"]
+    rc, out = run_lines(["--level", "normal", "--code", code, "--fast"], [*plays, "q"])
+    assert rc == 0
+    assert "  Right  bids 3\n  Right is the landlord (base 3) and takes the kitty" in out
+    card = out.split("══ Result", 1)[1].splitlines()
+    assert card[1:6] == [
+        "  You and Left win as peasants! (you went out first)",
+        "  Bid                      3",
+        "  Anti-spring              ×2",
+        "  Points                   bid 3 × multiplier 2 = 6 per peasant",
+        "  You +6   Right -12   Left +6",
+    ]
+    assert_result_matches_engine(code, out)
