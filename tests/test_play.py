@@ -824,3 +824,24 @@ def test_result_card_of_an_anti_spring(monkeypatch):
         "  You +6   Right -12   Left +6",
     ]
     assert_result_matches_engine(code, out)
+
+
+def test_advice_and_hints_without_the_planner(monkeypatch):
+    """Without the Normal bot's planner the game still advises bids and orders hints."""
+    from agents.play import bid_advice, hint_order
+    from agents.play_text import estimate_moves
+    from ddz_env.infoset import infoset
+
+    monkeypatch.setitem(sys.modules, "agents.planner", None)
+    monkeypatch.setitem(sys.modules, "agents.rule_bots", None)
+    hand = parse_counts("3 3 4 5 6 7 8 9 9 9 Q Q K 2 2 bj rj")
+    assert estimate_moves(hand) == 7  # rocket, straight 3-9, 3, 99, QQ, K, 22
+    assert bid_advice(hand, 0) == "big cards 4, bombs 1, about 7 moves to empty → suggest: bid 3"
+    assert bid_advice(hand, 3).endswith("suggest: pass")
+    g = Game(1)
+    g.reset(codes=[CODE])
+    g.step(np.array([g.num_moves + 2]))  # I bid 3 and lead
+    order = hint_order(infoset(g, 0, 0))
+    legal = set(int(m) for m in infoset(g, 0, 0).legal_moves())
+    assert set(order) <= legal and len(order) == len({TABLE.counts[m].tobytes() for m in legal})
+    assert int(TABLE.type[order[-1]]) != 0  # no pass when leading
