@@ -42,10 +42,12 @@ BOT_PAUSE = 0.4
 RECENT = 10
 PASS_WORDS = {"pass", "p", "no", "none", "-"}
 QUIT_WORDS = {"quit", "exit", ":q"}
+NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢")
 HELP = """\
 Type the cards of your play by rank, in any order and any case, with or without spaces:
   33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj
   ten: 10, t or 0   black joker: bj, b, sj or x   red joker: rj, r, dj or d
+  suits don't matter and may be left out (9♥ 9♣ is 9 9)
 Commands:
   pass (p)         pass (not allowed when you lead)
   hint (h)         suggest a legal play, best first; again for another; Enter plays it
@@ -89,29 +91,34 @@ class Terminal:
             except ImportError:
                 pass
 
-    def say(self, line: str = "") -> None:
+    def write(self, chunk: str) -> None:
         if self._ascii:
-            line = line.translate(text.ASCII_FALLBACK)
-        self.stdout.write(line + "\n")
+            chunk = chunk.translate(text.ASCII_FALLBACK)
+        try:
+            self.stdout.write(chunk)
+        except UnicodeEncodeError:  # e.g. an echoed typo the terminal can't show
+            encoding = getattr(self.stdout, "encoding", None) or "ascii"
+            self.stdout.write(chunk.encode(encoding, "replace").decode(encoding))
+
+    def say(self, line: str = "") -> None:
+        self.write(line + "\n")
         self.stdout.flush()
 
     def ask(self, prompt: str) -> str:
-        if self._ascii:
-            prompt = prompt.translate(text.ASCII_FALLBACK)
         if self.interactive:
             try:
-                return input(prompt)
+                return input(prompt.translate(text.ASCII_FALLBACK) if self._ascii else prompt)
             except EOFError:
-                self.stdout.write("\n")
+                self.write("\n")
                 raise EndOfInput from None
-        self.stdout.write(prompt)
+        self.write(prompt)
         self.stdout.flush()
         line = self.stdin.readline()
         if not line:
-            self.stdout.write("\n")
+            self.write("\n")
             raise EndOfInput
         line = line.rstrip("\r\n")
-        self.stdout.write(line + "\n")
+        self.write(line + "\n")
         return line
 
     def clear(self) -> None:
@@ -481,7 +488,7 @@ class Session:
                 if low.startswith(prefix):
                     low, check = low[len(prefix) :].strip(), True
             try:
-                counts = parse_counts(low)
+                counts = parse_counts(low.translate(NO_SUITS))  # "9♥ 9♣" copied from the hand
             except CardParseError as exc:
                 self.say_error(f"{exc.token!r} is not a card or a command (type help)")
                 continue

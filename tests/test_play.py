@@ -473,6 +473,7 @@ def test_scripted_full_game(level, monkeypatch):
             "xyz",
             "? 44 55 66",
             "check 999 ttt 3 7",
+            "check 4♠ 4♥ 5♥ 5♦ 6♠ 6♥",
             "hint",
             "hint",
             "counter",
@@ -506,7 +507,7 @@ def test_scripted_full_game(level, monkeypatch):
         "✗ 'y' is not a card or a command (type help)",
     ]:
         assert f"\n  {reason}\n> " in out, reason
-    assert "✓ 3-pair chain 4-6 · you lead (not played)" in out
+    assert out.count("✓ 3-pair chain 4-6 · you lead (not played)") == 2  # suits are ignored
     assert "✓ 2-trio plane 9-10 with 2 singles · you lead (not played)" in out
     hints = re.findall(r"hint (\d+)/(\d+): (.*) · Enter plays it", out)
     assert hints[0][0] == "1" and hints[1][0] == "2" and hints[0][1] == hints[1][1]
@@ -668,7 +669,9 @@ def test_ascii_terminal_gets_plain_symbols():
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="ascii")
     rc = play.main(
-        ["--fast", "--code", CODE, "--level", "normal"], stdin=io.StringIO("3\nquit\n"), stdout=out
+        ["--fast", "--code", CODE, "--level", "normal"],
+        stdin=io.StringIO("3\n9♥ é\nquit\n"),
+        stdout=out,
     )
     out.flush()
     text = raw.getvalue().decode("ascii")
