@@ -246,8 +246,12 @@ def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
     name = level
     while True:
         try:
-            bots = [make_agent(name), make_agent(name)]
-            return bots, name
+            first = make_agent(name)
+            try:  # the Hard bots share one loaded model (and its cached move embeddings)
+                second = make_agent(name, model=first.model) if hasattr(first, "model") else None
+            except TypeError:
+                second = None
+            return [first, second or make_agent(name)], name
         except Exception as exc:  # a missing model file, an agent not written yet, ...
             nxt = FALLBACK.get(name)
             if nxt is None:
