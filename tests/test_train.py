@@ -90,7 +90,7 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
 
 
 def test_tiny_training_run(tmp_path):
-    from agents.hard import load_model
+    from agents.hard import HardAgent, load_model
 
     assert (
         dmc.main(["--total-frames", "3072", "--runs-dir", str(tmp_path), "--seed", "3", *TINY]) == 0
@@ -105,6 +105,19 @@ def test_tiny_training_run(tmp_path):
     for tag in ("perf/frames_per_s", "losses/landlord", "charts/episode_return_landlord"):
         assert tag in tags, tag
     assert not list(run_dir.glob("*.tmp"))
+
+    from train import export
+    from train.evaluate import bidding_match
+
+    out = tmp_path / "exported.npz"
+    assert export.main([str(run_dir), "--out", str(out), "--bid-thresholds", "0.1,0.2,0.3"]) == 0
+    exported = load_model(out)
+    assert exported.meta["bid_thresholds"] == [0.1, 0.2, 0.3]
+    assert exported.meta["frames"] == state["frames"]
+    # the same bidding on both sides, the same play: every game is mirrored, so A scores 0
+    agent = HardAgent(model=exported)
+    result = bidding_match(exported, agent.bid, agent.bid, deals=2, seed=4)
+    assert result["games"] == 12 and result["points"] == 0.0
 
 
 def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):

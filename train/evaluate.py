@@ -83,3 +83,45 @@ def play_deals(
             games += n
             done_deals += n
     return {"wp": wins / games, "adp": points / games, "games": games}
+
+
+def bidding_match(
+    model: HardModel, bid_a, bid_b, deals: int, seed: int = 0, batch_deals: int = 64
+) -> dict[str, float]:
+    """Compare two bidding policies (``InfoSet -> bid``) with the same play (the model) in full
+    games with bidding (rules "once"). Each deal is played six times: A bids for seat 0, 1 or 2
+    alone with B bidding for the two others, then the other way round. Returns A's average
+    points per game (its seats' settlement, zero-sum: B's is the negative) and its landlord rate.
+    """
+    from agents.arena import deal_seed
+
+    ruleset = Ruleset(bidding="once")
+    points = landlord_games = 0.0
+    games = 0
+    for lo in range(0, deals, batch_deals):
+        ids = list(range(lo, min(lo + batch_deals, deals)))
+        layout = [(d, cfg, seat) for d in ids for cfg in (0, 1) for seat in range(3)]
+        n = len(layout)
+        game = Game(n, ruleset, seed=0)
+        for b, (d, _, _) in enumerate(layout):
+            game.reset(seed=deal_seed(seed, d), games=[b])
+        a_seat = np.zeros((n, 3), bool)
+        for b, (_, cfg, seat) in enumerate(layout):
+            a_seat[b] = (np.arange(3) == seat) ^ (cfg == 1)
+        while not game.done.all():
+            live = np.flatnonzero(game.phase != OVER)
+            actions = np.zeros(n, np.int64)
+            bidding = live[game.phase[live] == 0]
+            playing = live[game.phase[live] == 1]
+            for b in bidding:
+                info = infoset(game, int(b))
+                bid = (bid_a if a_seat[b, info.seat] else bid_b)(info)
+                actions[b] = 0 if bid == 0 else game.num_moves + bid - 1
+            if len(playing):
+                actions[playing] = model_actions(model, game, playing)
+            game.step(actions)
+        rows = np.arange(n)
+        points += (game.payoffs * a_seat).sum()
+        landlord_games += a_seat[rows, game.landlord].sum()
+        games += n
+    return {"points": points / games, "a_landlord_rate": landlord_games / games, "games": games}
