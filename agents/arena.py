@@ -49,7 +49,7 @@ from .base import Agent, make_agent
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
-CHUNK_DEALS = 32
+CHUNK_DEALS = 16
 
 AgentSpec = str | Agent | Callable[[], Agent]
 

@@ -4,9 +4,12 @@
 
 * leading: finish if the hand is one move; if all groups but one are *control* groups (nothing
   unseen can beat them), cash the controls first; if an opponent is down to one card, lead
-  pairs and longer moves (or the highest single); as a peasant, feed a partner who has one or
-  two cards left with the smallest single or pair; otherwise lead the weakest group;
-* following: never beat the partner's move without reason (only to finish); otherwise play the
+  pairs and longer moves (or the highest single), and with 2-4 cards, groups bigger than his
+  hand; as a peasant, feed a partner who has one or two cards left with the smallest single or
+  pair; otherwise lead the weakest group, groups of four or more cards (chains, trios with
+  attachments) before singles and pairs;
+* following: never beat the partner's move without reason (only to finish); play a move
+  nobody can beat that leaves at most one weak group (a winning line); otherwise play the
   beating move that hurts the plan least, if it hurts little — or at any cost when an opponent
   is close to finishing (with the highest single against a one-card opponent); bomb when the
   rest of the hand can then be cashed, or when the opponent who played has few cards left;
@@ -77,11 +80,19 @@ class NormalAgent(Agent):
     name = "normal"
     #: Largest plan-cost increase accepted to beat an opponent's move: as landlord, as a
     #: peasant, and as the peasant who is the last one able to stop the landlord's move.
-    follow_limits = (0.45, 0.6, 0.9)
+    follow_limits = (1.0, 1.0, 1.5)
     #: Extra cost of spending a single or pair of 2s while the opponent holds many cards.
     top_card_cost = 0.3
     #: An opponent with this many cards or fewer is "about to finish": beat at any cost.
-    urgent_cards = 4
+    urgent_cards = 6
+    #: When an opponent has 2 to this many cards, lead groups bigger than his hand if any.
+    safe_lead_cards = 4
+    #: Follow with an unbeatable move that leaves at most one weak group, whatever it costs.
+    winning_lines = True
+    #: Leading, a group of 4 or more cards counts as this many ranks lower (play it earlier).
+    lead_size_bonus = 12
+    #: Leading, a pair or trio counts as this many ranks lower.
+    lead_pair_bonus = 0
 
     def __init__(self, seed: int | None = None):
         self.seed = seed
@@ -130,15 +141,29 @@ class NormalAgent(Agent):
                 return min(longer, key=lambda gm: gm[0].main)[1]
             singles = [m for m in v.legal if int(v.table.type[m]) == T.SINGLE]
             return max(singles, key=lambda m: int(v.table.main[m]))
-        if v.danger == 2:
-            no_pair = [(g, m) for g, m in weak if g.type != T.PAIR]
-            if no_pair:
-                weak = no_pair
+        if 2 <= v.danger <= self.safe_lead_cards:
+            # Groups bigger than an opponent's hand can't be followed (bombs aside).
+            safe = [(g, m) for g, m in weak if g.size > v.danger]
+            if safe:
+                weak = safe
         # Lead the weakest group; chains and trios first (they are hard to follow).
         pool = weak or groups
-        return min(pool, key=lambda gm: (gm[0].main - (3 if gm[0].size >= 4 else 0), -gm[0].size))[
+        bonus, pair_bonus = self.lead_size_bonus, self.lead_pair_bonus
+
+        def weakest(gm: tuple[Group, int]) -> tuple[int, int]:
+            g = gm[0]
+            return (g.main - (bonus if g.size >= 4 else pair_bonus if g.size >= 2 else 0), -g.size)
+
+        return min(pool, key=weakest)[1]
+
+    @staticmethod
+    def _weak_groups(v: _View, counts) -> int:
+        """Groups of the plan of ``counts`` that the unseen cards could beat (bombs aside)."""
+        return sum(
             1
-        ]
+            for g in plan_hand(counts).groups
+            if not g.is_bomb and not v.is_control(group_move(v.table, g))
+        )
 
     # ------------------------------------------------------------------ following
     def _follow(self, v: _View) -> int:
@@ -169,6 +194,11 @@ class NormalAgent(Agent):
                 delta += self.top_card_cost
             scored.append((delta + 0.01 * main, m))
         scored.sort()
+        # A move nobody can beat that leaves at most one weak group wins the hand: play it.
+        if self.winning_lines:
+            for _, m in scored[:3]:
+                if v.is_control(m) and self._weak_groups(v, v.rest(m)) <= 1:
+                    return m
         if v.role == 0:
             limit = self.follow_limits[0]
         elif v.role == 2 and info.moves and info.moves[-1][1] == 0:
@@ -181,13 +211,11 @@ class NormalAgent(Agent):
             return scored[0][1]
         if bombs:
             bomb = min(bombs, key=lambda m: (int(v.table.type[m]), int(v.table.main[m])))
-            after = plan_hand(v.rest(bomb))
-            weak = [
-                g
-                for g in after.groups
-                if not g.is_bomb and not v.is_control(group_move(v.table, g))
-            ]
-            if len(weak) <= 1 or owner_left <= self.urgent_cards or v.danger <= 2:
+            if (
+                self._weak_groups(v, v.rest(bomb)) <= 1
+                or owner_left <= self.urgent_cards
+                or v.danger <= 2
+            ):
                 return bomb
         return 0
 
