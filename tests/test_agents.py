@@ -154,6 +154,14 @@ def test_normal_finishes_when_the_hand_is_one_move():
     assert NormalAgent().play(info) == move("3 3 3 4 4 4 5 6")
 
 
+def test_normal_leads_long_groups_before_low_singles():
+    info = situation("3 5 6 7 8 9 K K", seat=0, landlord=0, cards_left=[0, 17, 17])
+    assert NormalAgent().play(info) == move("5 6 7 8 9")
+    # With no long group, the weakest one.
+    info = situation("3 8 K K", seat=0, landlord=0, cards_left=[0, 17, 17])
+    assert NormalAgent().play(info) == move("3")
+
+
 def test_normal_follows_with_the_smallest_beating_single():
     info = situation(
         "4 6 9 K 8 8", seat=1, landlord=0, cards_left=[15, 0, 17], table="5", table_seat=0
