@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from agents.planner import assess_hand, can_be_beaten, greedy_plan, group_move, plan_hand
+from agents.planner import (
+    assess_hand,
+    can_be_beaten,
+    greedy_plan,
+    group_move,
+    plan_cost,
+    plan_hand,
+)
 from ddz_env.cards import DECK_COUNTS, format_counts, parse_counts
 from ddz_env.moves import MoveType, move_table
 
@@ -62,6 +69,7 @@ def test_fewest_moves_counts():
                 total += g.counts
             assert (total == counts).all()
             assert plan_hand(counts).moves <= plan.moves
+        assert plan_cost(counts) == pytest.approx(plan_hand(counts).cost)
 
 
 def test_control_checks():
