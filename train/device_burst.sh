@@ -11,6 +11,8 @@
 #   $OUT/hard.npz                   copy of the latest NumPy model
 #   $OUT/train.log                  the training output
 # RESUME=path/to/run_dir continues that run (its folder is copied into $OUT/runs first).
+# INIT=path/to/model.npz starts from exported weights instead (fresh optimizer; the checkpoint
+# with optimizer state is 33 MB, too big to bring back from some machines).
 #
 # Needs python with numpy and torch (CUDA build). The project is used from the source tree
 # (PYTHONPATH), so nothing has to be installed; if numpy/torch are missing it tries pip.
@@ -32,6 +34,8 @@ EXTRA=()
 if [[ -n "${RESUME:-}" ]]; then
     cp -r "$RESUME" "$OUT/runs/"
     EXTRA=(--resume "$OUT/runs/$(basename "$RESUME")")
+elif [[ -n "${INIT:-}" ]]; then
+    EXTRA=(--init-from "$INIT")
 fi
 echo "burst: ${SECONDS_BUDGET}s, ${ACTORS} actors, learner on ${DEVICE}" | tee "$OUT/train.log"
 "$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" | tee -a "$OUT/train.log"

@@ -92,6 +92,8 @@ class Args:
     """folder of the runs"""
     resume: str = ""
     """run folder (or its checkpoint.pt) to continue"""
+    init_from: str = ""
+    """start a new run from the weights of an exported model (.npz), with a fresh optimizer"""
     export: str = ""
     """also write the NumPy model here at each checkpoint and at the end (e.g. checkpoints/hard.npz)"""
     queue_size: int = 32
@@ -134,6 +136,8 @@ def parse_args(argv: list[str]) -> Args:
     ns = parser.parse_args(argv)
     args = Args(**vars(ns))
     problems = []
+    if args.init_from and not Path(args.init_from).is_file():
+        problems.append(f"--init-from: no such file {args.init_from}")
     if args.target not in ("adp", "wp"):
         problems.append("--target must be adp or wp")
     if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
@@ -413,6 +417,13 @@ def main(argv: list[str] | None = None) -> int:
     frames = updates = 0
     elapsed_before = 0.0
     sessions = 0
+    if args.init_from and not state:
+        from train.model import load_arrays
+
+        with np.load(args.init_from, allow_pickle=False) as data:
+            meta = load_arrays(model, {k: data[k] for k in data.files})
+        frames, elapsed_before = int(meta.get("frames", 0)), float(meta.get("wall_seconds", 0.0))
+        print(f"initialised from {args.init_from} ({frames:,} frames)", file=sys.stderr)
     if state:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])

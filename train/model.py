@@ -136,3 +136,29 @@ def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.floa
     with open(tmp, "wb") as f:
         np.savez_compressed(f, **export_arrays(model, meta, dtype))
     os.replace(tmp, path)
+
+
+def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
+    """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
+    returns the model's metadata."""
+
+    def take(prefix: str, module: nn.Module) -> None:
+        for k, lin in enumerate(_linears(module)):
+            w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32).T
+            if w.shape != tuple(lin.weight.shape):
+                raise ValueError(
+                    f"{prefix}.{k}.w has shape {w.shape}, the model expects {tuple(lin.weight.shape)}"
+                )
+            with torch.no_grad():
+                lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+                if lin.bias is not None:
+                    lin.bias.copy_(
+                        torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
+                    )
+
+    for role, net in zip(ROLES, model.roles):
+        take(f"{role}.state", net.state_mlp)
+        take(f"{role}.move", net.move_mlp)
+        take(f"{role}.head", net.head)
+    take("bid", model.bid.mlp)
+    return json.loads(str(arrays["meta"]))
