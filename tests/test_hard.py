@@ -155,3 +155,23 @@ def test_shipped_model_loads_and_is_small():
     assert DEFAULT_MODEL.stat().st_size < 8 * 2**20
     model = load_model(DEFAULT_MODEL)
     assert model.meta["frames"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model yet")
+def test_shipped_model_decides_within_5ms_median():
+    import time
+
+    agent = HardAgent()
+    game = Game(10, Ruleset(), seed=21)
+    agent.act(infoset(game, 0))  # builds the move-embedding tables once
+    times = []
+    while not game.done.all():
+        actions = np.zeros(10, np.int64)
+        for b in np.flatnonzero(game.phase != OVER):
+            info = infoset(game, int(b))
+            start = time.perf_counter()
+            actions[b] = agent.act(info)
+            times.append(time.perf_counter() - start)
+        game.step(actions)
+    assert np.median(times) <= 0.005
