@@ -46,7 +46,7 @@ import numpy as np
 
 from .cards import card_rank
 from .codes import code_key, decode_deal, encode_deal
-from .legal import legal_tables, legal_words, pack_bool, sample_words, unpack_words
+from .legal import legal_tables, legal_words, pack_bool, sample_words, unpack_words, words_to_ids
 from .moves import MoveType, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
@@ -247,8 +247,8 @@ class Game:
         return unpack_words(self.legal_action_words(), self.num_actions)
 
     def legal_actions(self, game: int = 0) -> np.ndarray:
-        """Legal action ids of one game, ascending."""
-        return np.flatnonzero(self.legal_action_mask()[game])
+        """Legal action ids of one game, ascending (unpacks only that game's row)."""
+        return words_to_ids(self.legal_action_words()[game])
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game (-1 for finished games)."""
