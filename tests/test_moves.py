@@ -137,3 +137,22 @@ def test_beats_rules():
     assert table.describe(st6) == "6-card straight 5-10"
     assert table.describe(p5) == "pair of 5s"
     assert table.describe(bomb4) == "bomb of 4s"
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("333444 55", "wings must be of different ranks"),
+        ("3 4 5 6", "a straight needs at least 5 cards"),
+        ("33 44", "a pair chain needs at least 3 pairs"),
+        ("2 bj rj", "the two jokers together are the rocket: they can't go with other cards"),
+        ("10 j q k a 2", "a straight runs from 3 to A: 2s and jokers can't be in it"),
+    ],
+)
+def test_invalid_sets_come_with_a_reason(text, reason):
+    from ddz_env.cards import parse_counts
+
+    table = move_table()
+    counts = parse_counts(text)
+    assert table.classify(counts) == []
+    assert table.why_invalid(counts) == reason
