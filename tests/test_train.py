@@ -154,3 +154,65 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     assert state["sessions"] == 1
     assert goal <= state["frames"] < goal + 4 * 256
     assert state["elapsed"] > 0
+
+
+class _ListQueue:
+    def __init__(self):
+        self.chunks = []
+
+    def put(self, chunk, timeout=None):
+        self.chunks.append(chunk)
+
+    def cancel_join_thread(self):
+        pass
+
+
+class _StopAfter:
+    def __init__(self, queue, chunks):
+        self.queue, self.n = queue, chunks
+
+    def is_set(self):
+        return len(self.queue.chunks) >= self.n
+
+
+def _run_actor(**overrides):
+    import threading
+
+    from train.model import DMCModel
+
+    model = DMCModel(state_hidden=(32,), move_hidden=8, joint=16, head=4)
+    shared = torch.nn.utils.parameters_to_vector(model.parameters()).detach()
+    version = type("V", (), {"value": 0})()
+    args = dmc.Args(actor_batch=16, **overrides)
+    queue = _ListQueue()
+    sizes = {"state_hidden": (32,), "move_hidden": 8, "joint": 16, "head": 4}
+    dmc.actor_main(
+        0,
+        dmc.asdict(args),
+        sizes,
+        shared,
+        version,
+        threading.Lock(),
+        queue,
+        _StopAfter(queue, 3),
+        np.random.SeedSequence(5),
+    )
+    return queue.chunks
+
+
+def test_actor_frames_have_episode_targets():
+    chunks = _run_actor()
+    frames = sum(len(c["move"]) for c in chunks)
+    episodes = np.concatenate([c["episodes"] for c in chunks])
+    assert frames > 0 and len(episodes) > 0
+    for c in chunks:
+        assert c["obs"].shape == (len(c["move"]), dmc.PACKED_SIZE)
+        assert set(np.abs(c["target"]).tolist()) <= {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}
+    # every self-play episode is zero-sum: the landlord's return is minus each peasant's
+    np.testing.assert_array_equal(episodes[:, 0], -episodes[:, 1])
+
+
+def test_actor_against_the_normal_bot_records_only_its_own_side():
+    chunks = _run_actor(opponent_frac=1.0)
+    assert sum(len(c["move"]) for c in chunks) > 0
+    assert sum(len(c["episodes"]) for c in chunks) == 0  # no self-play game: no charts, no bid data

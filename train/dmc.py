@@ -76,6 +76,9 @@ class Args:
     """gradient clipping norm"""
     epsilon: float = 0.01
     """probability that an actor plays a uniformly random legal move instead of the best"""
+    opponent_frac: float = 0.0
+    """fraction of games where one side (landlord or both peasants, at random) is played by the
+    Normal bot instead of the networks; only the networks' decisions become frames"""
     target: str = "adp"
     """regression target: adp (the role's points, ±2^(bombs+spring)) or wp (±1)"""
     sync_interval: float = 2.0
@@ -138,6 +141,8 @@ def parse_args(argv: list[str]) -> Args:
     problems = []
     if args.init_from and not Path(args.init_from).is_file():
         problems.append(f"--init-from: no such file {args.init_from}")
+    if not 0 <= args.opponent_frac <= 1:
+        problems.append("--opponent-frac must be between 0 and 1")
     if args.target not in ("adp", "wp"):
         problems.append("--target must be adp or wp")
     if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
@@ -217,6 +222,25 @@ def actor_main(
         ep_hand[eps % cap] = game.hands[games, landlord] - game.kitty[games]
 
     note_hands(np.arange(B), ep_of_game)
+    # opponent[b, seat]: the Normal bot plays this seat (a fraction of games, one side of each)
+    opponent = np.zeros((B, 3), bool)
+    normal = None
+    if args.opponent_frac > 0:
+        from agents.base import make_agent
+        from ddz_env.infoset import infoset
+
+        normal = make_agent("normal", seed=int(rng.integers(2**31)))
+
+    def draw_opponents(games: np.ndarray) -> None:
+        opponent[games] = False
+        if normal is None:
+            return
+        chosen = games[rng.random(len(games)) < args.opponent_frac]
+        landlord_side = rng.random(len(chosen)) < 0.5
+        is_landlord = np.arange(3)[None] == game.landlord[chosen, None]
+        opponent[chosen] = is_landlord == landlord_side[:, None]
+
+    draw_opponents(np.arange(B))
     pending: list[tuple] = []
     finished: list[np.ndarray] = []
     finished_hands: list[np.ndarray] = []
@@ -258,8 +282,17 @@ def actor_main(
                 rng.random(explore.sum()) * counts[explore]
             ).astype(np.int64)
         actions = mv[choice]
+        mine = ~opponent[np.arange(B), game.current_player]
+        if normal is not None:
+            for b in np.flatnonzero(~mine):
+                actions[b] = normal.play(infoset(game, int(b)))
         pending.append(
-            (pack_obs(obs), actions.astype(np.int16), roles.astype(np.int8), ep_of_game.copy())
+            (
+                pack_obs(obs[mine]),
+                actions[mine].astype(np.int16),
+                roles[mine].astype(np.int8),
+                ep_of_game[mine],
+            )
         )
         game.step(actions)
         done = np.flatnonzero(game.phase == OVER)
@@ -268,14 +301,16 @@ def actor_main(
             targets = role_targets(game.payoffs[done], game.landlord[done], args.target)
             ep_return[eps % cap] = targets
             ep_done[eps % cap] = True
-            finished.append(targets)
-            finished_hands.append(ep_hand[eps % cap].copy())
+            selfplay = ~opponent[done].any(axis=1)  # charts and bid data: self-play games only
+            finished.append(targets[selfplay])
+            finished_hands.append(ep_hand[eps[selfplay] % cap].copy())
             new = np.arange(next_ep, next_ep + len(done))
             next_ep += len(done)
             ep_done[new % cap] = False
             ep_of_game[done] = new
             game.reset(games=done)
             note_hands(done, new)
+            draw_opponents(done)
         steps += 1
         if steps % 8 == 0 and finished:
             packed, moves, rs, eps = (np.concatenate(x) for x in zip(*pending))
@@ -565,9 +600,9 @@ def main(argv: list[str] | None = None) -> int:
                 log_frames, last_log = frames, now
                 writer.add_scalar("perf/frames_per_s", fps, frames)
                 writer.add_scalar("perf/updates", updates, frames)
-                if episode_log:
-                    eps = np.concatenate(episode_log)
-                    episode_log = []
+                eps = np.concatenate(episode_log) if episode_log else np.zeros((0, 3))
+                episode_log = []
+                if len(eps):
                     for r, name in enumerate(("landlord", "landlord_down", "landlord_up")):
                         writer.add_scalar(
                             f"charts/episode_return_{name}", float(eps[:, r].mean()), frames
