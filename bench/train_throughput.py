@@ -47,6 +47,8 @@ def measure(
             "5",
             "--checkpoint-interval",
             "100000",
+            "--eval-interval",
+            "0",
             "--quiet",
         ]
         code = dmc.main(argv)

@@ -41,5 +41,5 @@ echo "burst: ${SECONDS_BUDGET}s, ${ACTORS} actors, learner on ${DEVICE}" | tee "
 "$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" | tee -a "$OUT/train.log"
 "$PY" -m train.dmc --exp-name burst --device "$DEVICE" --actors "$ACTORS" --actor-batch 256 \
     --batch-size 4096 --learning-rate 5e-4 --threads 2 --total-seconds "$SECONDS_BUDGET" --runs-dir "$OUT/runs" \
-    --checkpoint-interval 60 --log-interval 10 --export "$OUT/hard.npz" "${EXTRA[@]}" \
+    --checkpoint-interval 60 --log-interval 10 --eval-interval 0 --export "$OUT/hard.npz" "${EXTRA[@]}" \
     2>&1 | tee -a "$OUT/train.log"

@@ -87,7 +87,7 @@ class Args:
     """seconds between checkpoints (a resumed run loses at most this much)"""
     log_interval: float = 10.0
     """seconds between TensorBoard scalars and progress lines"""
-    eval_interval: float = 0.0
+    eval_interval: float = 900.0
     """seconds between arena evaluations vs Normal and the RLCard rule agent; 0 = never"""
     eval_deals: int = 200
     """deals per periodic evaluation (seats swapped)"""
