@@ -104,10 +104,70 @@ def _move_features_for_kickers(kickers: str) -> np.ndarray:
     return feats
 
 
+_RANK_THERMO = (np.arange(5)[:, None] > np.arange(4)).astype(np.float32)  # count → 4 numbers
+_O = {name: sl.start for name, sl in OBS_SLICES.items()}
+
+
+def _encode_into(out: np.ndarray, start: int, counts: np.ndarray) -> None:
+    out[start : start + 52] = _RANK_THERMO[counts[:13]].ravel()
+    out[start + 52 : start + 54] = counts[13:15] > 0
+
+
+def _observe_one(game: Game, b: int, seat: int) -> np.ndarray:
+    """One observation with scalar indexing: the same vector as the batched path, faster for
+    one game (the PettingZoo and single-seat envs)."""
+    out = np.zeros(OBS_SIZE, np.float32)
+    landlord = int(game.landlord[b])
+    anchor = landlord if landlord >= 0 else seat
+    order = [anchor, (anchor + 1) % 3, (anchor + 2) % 3]
+    hands, played = game.hands[b], game.played[b]
+    hand = hands[seat]
+    _encode_into(out, _O["hand"], hand)
+    _encode_into(
+        out, _O["unseen"], np.maximum(_DECK - hand - played.sum(axis=0, dtype=np.int16), 0)
+    )
+    feats = move_features(game.ruleset)
+    table_move = int(game.table_move[b])
+    if table_move:
+        out[_O["table_move"] : _O["table_move"] + 54] = feats[table_move]
+        out[_O["table_seat"] + (int(game.table_player[b]) - anchor) % 3] = 1
+    else:
+        out[_O["leading"]] = 1
+    if landlord >= 0:
+        out[_O["role"] + (seat - anchor) % 3] = 1
+        _encode_into(out, _O["kitty"], game.kitty[b])
+    left = hands.sum(axis=1)
+    bids = game.bids[b]
+    for k, s in enumerate(order):
+        _encode_into(out, _O["played"] + 54 * k, played[s])
+        out[_O["cards_left"] + 21 * k + min(int(left[s]), 20)] = 1
+        out[_O["bids"] + 5 * k + int(bids[s]) + 1] = 1
+    out[_O["bombs"] + min(int(game.bombs[b]), 15)] = 1
+    out[_O["high_bid"] + int(game.high_bid[b])] = 1
+    out[_O["first_bidder"] + (int(game.first_bidder[b]) - anchor) % 3] = 1
+    out[_O["base"] + int(game.base[b])] = 1
+    out[_O["log2_multiplier"]] = (int(game.bombs[b]) + int(game.spring[b])) / 10.0
+    out[_O["bidding"]] = game.phase[b] == BIDDING
+    end, start = int(game.history_len[b]), int(game.play_start[b])
+    first = max(start, end - HISTORY_MOVES)
+    if end > first:
+        acts = game.history_action[b, first:end].astype(np.int64)
+        acts[acts >= game.num_moves] = 0
+        h = _O["history"] + 54 * (HISTORY_MOVES - (end - first))
+        out[h : _O["history"] + 54 * HISTORY_MOVES] = feats[acts].ravel()
+    return out
+
+
 def observe(game: Game, seats=None, games=None) -> np.ndarray:
     """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act)."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     n = len(idx)
+    if n == 1:
+        b = int(idx.reshape(-1)[0])
+        seat = (
+            int(game.current_player[b]) if seats is None else int(np.asarray(seats).reshape(-1)[0])
+        )
+        return _observe_one(game, b, seat)[None]
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
