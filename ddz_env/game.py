@@ -229,6 +229,15 @@ class Game:
 
     def legal_action_words(self) -> np.ndarray:
         """(B, W) uint64 bitsets of the legal actions of the player to act in each game."""
+        if self._legal_cache is None and self.batch_size == 1:
+            phase = self.phase[0]
+            if phase == PLAY:
+                hand = self.hands[0, self.current_player[0]][None]
+                self._legal_cache = legal_words(hand, self.table_move[:1], self.ruleset)
+            elif phase == BIDDING:
+                self._legal_cache = self._bid_words[self.high_bid[:1]]
+            else:
+                self._legal_cache = np.zeros((1, self.tables.num_words), np.uint64)
         if self._legal_cache is None:
             B = self.batch_size
             words = np.zeros((B, self.tables.num_words), np.uint64)
@@ -252,6 +261,9 @@ class Game:
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action per game (-1 for finished games)."""
+        if self.batch_size == 1:
+            ids = words_to_ids(self.legal_action_words()[0])
+            return np.array([ids[int(rng.random() * len(ids))] if len(ids) else -1])
         return sample_words(self.legal_action_words(), rng.random(self.batch_size))
 
     def is_legal(self, actions) -> np.ndarray:
@@ -300,6 +312,8 @@ class Game:
         actions = np.asarray(actions, dtype=np.int64).reshape(-1)
         if actions.shape != (self.batch_size,):
             raise ValueError(f"expected {self.batch_size} actions, got {actions.shape[0]}")
+        if self.batch_size == 1:
+            return self._step_one(int(actions[0]))
         live = self.phase != OVER
         legal = self.is_legal(actions) | ~live
         if not legal.all():
@@ -315,6 +329,49 @@ class Game:
             self._step_play(play, actions[play])
         for b in live_idx[self.phase[live_idx] == BIDDING]:
             self._step_bid(int(b), int(actions[b]))
+
+    def _step_one(self, action: int) -> None:
+        """``step`` for a batch of one, with scalar indexing (same transitions, less overhead)."""
+        if self.phase[0] == OVER:
+            return
+        if not 0 <= action < self.num_actions or not (
+            int(self.legal_action_words()[0, action >> 6]) >> (action & 63) & 1
+        ):
+            what = (
+                self.table.cards_text(action)
+                if 0 <= action < self.num_moves
+                else f"action {action}"
+            )
+            raise ValueError(
+                f"illegal action in game 0 ({what}): {self.explain_illegal(0, action)}"
+            )
+        self._legal_cache = None
+        seat = int(self.current_player[0])
+        pos = int(self.history_len[0])
+        self.history_action[0, pos] = action
+        self.history_player[0, pos] = seat
+        self.history_len[0] = pos + 1
+        if self.phase[0] == BIDDING:
+            return self._step_bid(0, action)
+        if action == 0:
+            self.passes[0] += 1
+            if self.passes[0] >= 2:
+                self.table_move[0] = 0
+                self.table_player[0] = -1
+                self.passes[0] = 0
+        else:
+            counts = self.table.counts[action]
+            hand = self.hands[0, seat]
+            hand -= counts
+            self.played[0, seat] += counts
+            self.num_plays[0, seat] += 1
+            self.table_move[0] = action
+            self.table_player[0] = seat
+            self.passes[0] = 0
+            self.bombs[0] += self._move_is_bomb[action]
+            if not hand.any():
+                self._finish(np.zeros(1, np.int64), np.array([seat]))
+        self.current_player[0] = (seat + 1) % 3
 
     def _record(self, idx: np.ndarray, actions: np.ndarray) -> None:
         pos = self.history_len[idx]

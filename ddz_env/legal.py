@@ -120,8 +120,13 @@ def sample_words(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
 
 def words_to_ids(words_row: np.ndarray) -> np.ndarray:
-    """Set bits of one row of words, ascending."""
-    return np.flatnonzero(np.unpackbits(words_row.view(np.uint8), bitorder="little"))
+    """Set bits of one row of words, ascending (unpacks only the non-zero words)."""
+    nonzero = np.flatnonzero(words_row)
+    bits = np.unpackbits(
+        words_row[nonzero].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    )
+    word, bit = np.nonzero(bits)
+    return nonzero[word] * 64 + bit
 
 
 def _group_index(hands: np.ndarray) -> np.ndarray:

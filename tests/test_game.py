@@ -293,3 +293,41 @@ def test_random_games_properties(rules, seed):
         assert g.payoffs[b, landlord] == 2 * sign * points
         if rules.bidding == "none":
             assert g.base[b] == 1
+
+
+@pytest.mark.parametrize(
+    "rules", [Ruleset(), Ruleset(bidding="open", redeal_limit=1), Ruleset(bidding="none")]
+)
+def test_one_game_path_equals_batched_path(rules):
+    """Game(1) steps with scalar code; it must make exactly the batched transitions."""
+    batch = Game(4, rules, seed=8)
+    codes = [batch.deal_code(b) for b in range(4)]
+    batch.reset(codes=codes)
+    singles = [Game(1, rules) for _ in range(4)]
+    for g, code in zip(singles, codes):
+        g.reset(codes=[code])
+    rng = np.random.default_rng(1)
+    fields = [
+        k for k, v in vars(batch).items() if isinstance(v, np.ndarray) and not k.startswith("_")
+    ]
+    while not batch.done.all():
+        actions = batch.sample_actions(rng)
+        for b, g in enumerate(singles):
+            assert np.array_equal(g.legal_actions(0), batch.legal_actions(b))
+            if not g.done[0]:
+                g.step([actions[b]])
+        batch.step(actions)
+        for b, g in enumerate(singles):
+            for k in fields:
+                assert np.array_equal(getattr(g, k)[0], getattr(batch, k)[b]), k
+
+
+def test_one_game_illegal_action_leaves_state_unchanged():
+    g = Game(1, Ruleset(bidding="none"), seed=4)
+    before = {k: v.copy() for k, v in vars(g).items() if isinstance(v, np.ndarray)}
+    with pytest.raises(ValueError, match="can't pass when leading"):
+        g.step([0])
+    with pytest.raises(ValueError, match="out of range"):
+        g.step([-3])
+    for k, v in before.items():
+        assert np.array_equal(getattr(g, k), v), k
