@@ -86,12 +86,19 @@ def play_deals(
 
 
 def bidding_match(
-    model: HardModel, bid_a, bid_b, deals: int, seed: int = 0, batch_deals: int = 64
+    model: HardModel | None,
+    bid_a,
+    bid_b,
+    deals: int,
+    seed: int = 0,
+    batch_deals: int = 64,
+    player: Agent | None = None,
 ) -> dict[str, float]:
     """Compare two bidding policies (``InfoSet -> bid``) with the same play (the model) in full
     games with bidding (rules "once"). Each deal is played six times: A bids for seat 0, 1 or 2
     alone with B bidding for the two others, then the other way round. Returns A's average
     points per game (its seats' settlement, zero-sum: B's is the negative) and its landlord rate.
+    ``player`` (an Agent) plays instead of the model when given.
     """
     from agents.arena import deal_seed
 
@@ -118,7 +125,11 @@ def bidding_match(
                 bid = (bid_a if a_seat[b, info.seat] else bid_b)(info)
                 actions[b] = 0 if bid == 0 else game.num_moves + bid - 1
             if len(playing):
-                actions[playing] = model_actions(model, game, playing)
+                if player is None:
+                    actions[playing] = model_actions(model, game, playing)
+                else:
+                    for b in playing:
+                        actions[b] = player.play(infoset(game, int(b)))
             game.step(actions)
         rows = np.arange(n)
         points += (game.payoffs * a_seat).sum()
