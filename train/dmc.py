@@ -636,6 +636,9 @@ def main(argv: list[str] | None = None) -> int:
                 p.terminate()
             p.join(timeout=5)
     elapsed = elapsed_before + time.time() - start
+    for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
+        if loss_counts[r]:  # the last, partial logging interval
+            writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
     checkpoint(elapsed)
     writer.close()
     if not args.quiet:
