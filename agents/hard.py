@@ -15,6 +15,7 @@ code and playing never imports torch.
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 from pathlib import Path
 
@@ -27,7 +28,16 @@ from ddz_env.observation import HISTORY_MOVES, OBS_SIZE, OBS_SLICES, encode_card
 
 from .base import Agent
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "checkpoints" / "hard.npz"
+
+def _default_model() -> Path:
+    """``checkpoints/hard.npz`` of the source tree (editable install), else the copy a regular
+    install puts in ``<prefix>/share/ddz/checkpoints``."""
+    source = Path(__file__).resolve().parent.parent / "checkpoints" / "hard.npz"
+    installed = Path(sys.prefix) / "share" / "ddz" / "checkpoints" / "hard.npz"
+    return source if source.exists() or not installed.exists() else installed
+
+
+DEFAULT_MODEL = _default_model()
 ROLES = ("landlord", "landlord_down", "landlord_up")
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
