@@ -74,6 +74,17 @@ class _View:
         return not can_be_beaten(self.table, move, self.unseen)
 
 
+def _forced_or_finishing(v: _View) -> int | None:
+    """The only legal move, or a move that empties the hand; ``None`` when there is a choice."""
+    if len(v.legal) == 1:
+        return v.legal[0]
+    total = int(v.hand.sum())
+    for m in v.legal:
+        if m and int(v.table.size[m]) == total:
+            return m
+    return None
+
+
 class NormalAgent(Agent):
     """Plans its hand, keeps control cards, cooperates as a peasant. Deterministic."""
 
@@ -103,12 +114,9 @@ class NormalAgent(Agent):
 
     def play(self, info: InfoSet) -> int:
         v = _View(info)
-        if len(v.legal) == 1:
-            return v.legal[0]
-        total = int(v.hand.sum())
-        for m in v.legal:
-            if m and int(v.table.size[m]) == total:
-                return m
+        obvious = _forced_or_finishing(v)
+        if obvious is not None:
+            return obvious
         return self._lead(v) if info.leading else self._follow(v)
 
     # ------------------------------------------------------------------ leading
@@ -241,12 +249,9 @@ class EasyAgent(Agent):
 
     def play(self, info: InfoSet) -> int:
         v = _View(info)
-        if len(v.legal) == 1:
-            return v.legal[0]
-        total = int(v.hand.sum())
-        for m in v.legal:
-            if m and int(v.table.size[m]) == total:
-                return m
+        obvious = _forced_or_finishing(v)
+        if obvious is not None:
+            return obvious
         mistake = self.rng.random() < self.mistake_rate
         if info.leading:
             plan = greedy_plan(v.hand)
