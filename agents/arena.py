@@ -318,7 +318,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measure agent A against agent B (DouZero's protocol: every deal is played "
         "with A as landlord vs B as peasants, then B as landlord vs A as peasants). Reports A's "
         "win percentage (WP), DouZero's average difference in points (ADP) and settlement points, "
-        "with 95%% confidence intervals, overall and per seat.",
+        "with 95% confidence intervals, overall and per seat.",
     )
     p.add_argument("agent_a", metavar="A", help="agent name: random, easy, normal, hard, rlcard")
     p.add_argument("agent_b", metavar="B", help="agent name")
