@@ -163,6 +163,10 @@ class HardModel:
             name: self._layers(name)
             for name in [f"{r}.{p}" for r in ROLES for p in ("state", "move", "head")] + ["bid"]
         }
+        # the optional branch that reads the cards each move leaves in hand (train.model)
+        self.has_rest = all(f"{r}.rest.0.w" in arrays for r in ROLES)
+        if self.has_rest:
+            self.layers.update({f"{r}.rest": self._layers(f"{r}.rest") for r in ROLES})
         self._move_tables: dict[tuple, np.ndarray] = {}
 
     def _layers(self, prefix: str) -> list[tuple[np.ndarray, np.ndarray | None]]:
@@ -199,9 +203,24 @@ class HardModel:
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
         return self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
 
-    def q_values(self, role: int, obs: np.ndarray, move_feats: np.ndarray) -> np.ndarray:
+    def encode_rest(self, role: int, rest_feats: np.ndarray) -> np.ndarray | float:
+        """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
+        if not self.has_rest:
+            return 0.0
+        return self._mlp(self.layers[f"{ROLES[role]}.rest"], rest_feats)
+
+    def q_values(
+        self,
+        role: int,
+        obs: np.ndarray,
+        move_feats: np.ndarray,
+        rest_feats: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Q for one (state, move) pair per row, like ``RoleNet.forward``."""
-        return self.score(role, self.encode_state(role, obs) + self.encode_moves(role, move_feats))
+        joint = self.encode_state(role, obs) + self.encode_moves(role, move_feats)
+        if self.has_rest:
+            joint = joint + self.encode_rest(role, rest_feats)
+        return self.score(role, joint)
 
     def move_embeddings(self, role: int, ruleset) -> np.ndarray:
         """``move_mlp`` of every row of the ruleset's move table (computed once, cached)."""
@@ -264,6 +283,9 @@ class HardAgent(Agent):
         obs = observe_infoset(info)
         state = self.model.encode_state(role, obs[None])
         joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
+        if self.model.has_rest:
+            rest = info.hand.astype(np.int16) - info.table.counts[moves]
+            joint = joint + self.model.encode_rest(role, encode_cards(rest))
         return moves, self.model.score(role, joint)
 
     def play(self, info: InfoSet) -> int:

@@ -21,10 +21,21 @@ from train.model import DMCModel, export_arrays, save_npz  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
+def _tiny(rest_hidden: int) -> DMCModel:
     torch.manual_seed(0)
-    model = DMCModel(state_hidden=(64, 32), move_hidden=16, joint=32, head=8)
+    model = DMCModel(
+        state_hidden=(64, 32), move_hidden=16, joint=32, head=8, rest_hidden=rest_hidden
+    )
+    if rest_hidden:  # the branch starts at zero; give it weights so that the tests see it
+        with torch.no_grad():
+            for net in model.roles:
+                net.rest_mlp[2].weight.normal_(0, 0.3)
+    return model
+
+
+@pytest.fixture(scope="module", params=[8, 0], ids=["rest", "no-rest"])
+def tiny_model(request, tmp_path_factory):
+    model = _tiny(request.param)
     path = tmp_path_factory.mktemp("model") / "tiny.npz"
     save_npz(model, str(path), {"frames": 0}, dtype=np.float32)
     return model, path
@@ -33,15 +44,17 @@ def tiny_model(tmp_path_factory):
 def test_numpy_forward_equals_torch_forward(tiny_model):
     model, path = tiny_model
     hard = load_model(path)
+    assert hard.has_rest == (model.roles[0].rest_mlp is not None)
     rng = np.random.default_rng(1)
     obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
     moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
+    rest = (rng.random((50, 54)) < 0.3).astype(np.float32)
     hands = (rng.random((20, 54)) < 0.3).astype(np.float32)
     with torch.no_grad():
         for role, net in enumerate(model.roles):
-            expected = net(torch.from_numpy(obs), torch.from_numpy(moves)).numpy()
+            expected = net(torch.from_numpy(obs), torch.from_numpy(moves), torch.from_numpy(rest))
             np.testing.assert_allclose(
-                hard.q_values(role, obs, moves), expected, rtol=1e-5, atol=1e-5
+                hard.q_values(role, obs, moves, rest), expected.numpy(), rtol=1e-5, atol=1e-5
             )
         expected_bid = model.bid(torch.from_numpy(hands)).numpy()
     got_bid = hard._mlp(hard.layers["bid"], hands)[:, 0]
@@ -56,9 +69,49 @@ def test_float16_export_is_close_to_torch(tiny_model, tmp_path):
     rng = np.random.default_rng(3)
     obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
     moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
+    rest = (rng.random((50, 54)) < 0.3).astype(np.float32)
     with torch.no_grad():
-        expected = model.roles[0](torch.from_numpy(obs), torch.from_numpy(moves)).numpy()
-    np.testing.assert_allclose(hard.q_values(0, obs, moves), expected, rtol=0, atol=2e-3)
+        expected = model.roles[0](
+            torch.from_numpy(obs), torch.from_numpy(moves), torch.from_numpy(rest)
+        ).numpy()
+    np.testing.assert_allclose(hard.q_values(0, obs, moves, rest), expected, rtol=0, atol=2e-3)
+
+
+def test_agent_values_every_legal_move_like_torch(tiny_model):
+    """The agent's Q of each legal move (features rebuilt from the information set, the rest
+    branch fed ``hand - move``) equals the torch network's on the same inputs."""
+    from ddz_env.observation import encode_cards, move_features
+
+    model, path = tiny_model
+    agent = HardAgent(model=load_model(path))
+    rules = Ruleset(bidding="none")
+    game = Game(1, rules, seed=11)
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        info = infoset(game, 0)
+        moves, values = agent.move_values(info)
+        obs = torch.from_numpy(np.repeat(observe(game)[:1], len(moves), axis=0))
+        feats = torch.from_numpy(move_features(rules)[moves])
+        rest = torch.from_numpy(encode_cards(info.hand.astype(np.int16) - info.table.counts[moves]))
+        with torch.no_grad():
+            expected = model.roles[info.role](obs, feats, rest).numpy()
+        np.testing.assert_allclose(values, expected, rtol=1e-4, atol=1e-4)
+        game.step(np.array([moves[rng.integers(len(moves))]]))
+
+
+def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
+    """``--init-from`` an older model: the new branch starts at zero, so Q is unchanged."""
+    from train.model import load_arrays
+
+    old = _tiny(0)
+    new = DMCModel(state_hidden=(64, 32), move_hidden=16, joint=32, head=8, rest_hidden=8)
+    load_arrays(new, export_arrays(old, dtype=np.float32))
+    rng = np.random.default_rng(5)
+    obs = torch.from_numpy((rng.random((20, OBS_SIZE)) < 0.2).astype(np.float32))
+    moves = torch.from_numpy((rng.random((20, 54)) < 0.1).astype(np.float32))
+    rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
+    with torch.no_grad():
+        np.testing.assert_array_equal(new.roles[2](obs, moves, rest), old.roles[2](obs, moves))
 
 
 def test_export_is_plain_arrays(tiny_model):

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz_env.game import Game
+from ddz_env.game import OVER, Game
 from ddz_env.legal import unpack_words
 from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
@@ -46,6 +46,28 @@ def test_packed_observations_unpack_exactly():
     assert obs[:, dmc.OBS_SLICES["log2_multiplier"]].max() > 0
     back = dmc.unpack_obs(torch, dmc.pack_obs(obs), "cpu").numpy()
     np.testing.assert_array_equal(back, obs)
+
+
+def test_rest_features_from_frames_equal_the_actors():
+    """The learner rebuilds ``encode_cards(hand - move)`` from a frame's packed observation and
+    move exactly as the actor computed it from the game."""
+    from ddz_env.moves import move_table
+    from ddz_env.observation import encode_cards
+
+    rules = Ruleset(bidding="none")
+    table = move_table(rules)
+    game = Game(64, rules, seed=13)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        actions = game.sample_actions(rng)
+        obs = dmc.unpack_obs(torch, dmc.pack_obs(observe(game)), "cpu")
+        got = dmc.rest_from_obs(torch, obs, torch.from_numpy(table.counts[actions]))
+        hands = game.hands[np.arange(64), game.current_player].astype(np.int16)
+        np.testing.assert_array_equal(got.numpy(), encode_cards(hands - table.counts[actions]))
+        game.step(actions)
+        over = np.flatnonzero(game.phase == OVER)
+        if len(over):
+            game.reset(games=over)
 
 
 def test_role_targets_adp_and_wp():
@@ -101,6 +123,7 @@ def test_tiny_training_run(tmp_path):
     assert state["frames"] >= 3072 and state["frames"] % 256 == 0
     model = load_model(run_dir / dmc.NPZ)
     assert model.meta["frames"] == state["frames"]
+    assert model.has_rest  # a new run has the branch that reads the rest of the hand
     tags = _scalars(run_dir)
     for tag in ("perf/frames_per_s", "losses/landlord", "charts/episode_return_landlord"):
         assert tag in tags, tag

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz_env.game import OVER, Game
+from ddz_env.moves import move_table
 from ddz_env.observation import OBS_SIZE, OBS_SLICES, encode_cards, move_features, observe
 from ddz_env.rules import Ruleset
 
@@ -74,6 +75,9 @@ class Args:
     """Adam learning rate"""
     max_grad_norm: float = 40.0
     """gradient clipping norm"""
+    rest_hidden: int = 128
+    """width of the branch that reads the cards each move leaves in hand (0 = no such branch);
+    a new run only: --resume keeps the run's sizes, --init-from adds the branch at zero"""
     epsilon: float = 0.01
     """probability that an actor plays a uniformly random legal move instead of the best"""
     opponent_frac: float = 0.0
@@ -145,6 +149,8 @@ def parse_args(argv: list[str]) -> Args:
         problems.append("--opponent-frac must be between 0 and 1")
     if args.target not in ("adp", "wp"):
         problems.append("--target must be adp or wp")
+    if args.rest_hidden < 0:
+        problems.append("--rest-hidden must be 0 or more")
     if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
         problems.append("--actors, --actor-batch and --batch-size must be at least 1")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
@@ -184,6 +190,16 @@ def unpack_obs(torch, packed, device):
     return bits
 
 
+def rest_from_obs(torch, obs, move_counts):
+    """Card encoding of ``hand - move`` from observations (their ``hand`` features) and the
+    moves' rank counts (n, 15): what the rest branch reads, for frames in the learner."""
+    hand = obs[:, OBS_SLICES["hand"]]
+    counts = torch.cat([hand[:, :52].reshape(-1, 13, 4).sum(-1), hand[:, 52:54]], dim=1)
+    rest = counts - move_counts.to(counts.dtype)
+    thermo = rest[:, :13, None] > torch.arange(4, device=obs.device, dtype=rest.dtype)
+    return torch.cat([thermo.reshape(-1, 52), rest[:, 13:15] > 0], dim=1).to(obs.dtype)
+
+
 def pack_obs(obs: np.ndarray) -> np.ndarray:
     """The inverse of :func:`unpack_obs` (every feature but log2_multiplier is 0/1; that one is
     recomputed from the bombs one-hot)."""
@@ -208,6 +224,8 @@ def actor_main(
     model = DMCModel(**sizes)
     model.eval()
     feats = torch.from_numpy(np.array(move_features(rules)))
+    table_counts = move_table(rules).counts.astype(np.int16)
+    has_rest = model.roles[0].rest_mlp is not None
     local_version = -1
     move_emb: list = [None, None, None]
     cap = max(1 << 16, 64 * B)
@@ -262,6 +280,9 @@ def actor_main(
         q = np.empty(len(mv), np.float32)
         obs_t = torch.from_numpy(obs)
         pair_role = roles[gb]
+        if has_rest:
+            hands = game.hands[gb, game.current_player[gb]].astype(np.int16)
+            rest_t = torch.from_numpy(encode_cards(hands - table_counts[mv]))
         with torch.no_grad():
             for r, net in enumerate(model.roles):
                 gi = np.flatnonzero(roles == r)
@@ -271,6 +292,8 @@ def actor_main(
                 state = net.encode_state(obs_t[torch.from_numpy(gi)])
                 ps = np.flatnonzero(pair_role == r)
                 joint = state[torch.from_numpy(loc[gb[ps]])] + move_emb[r][torch.from_numpy(mv[ps])]
+                if has_rest:
+                    joint = joint + net.encode_rest(rest_t[torch.from_numpy(ps)])
                 q[ps] = net.score(joint).numpy()
         best = np.maximum.reduceat(q, starts)
         top = np.flatnonzero(q >= best[gb])
@@ -441,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = Path(args.runs_dir) / _run_name(args)
         run_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
-    sizes = json.loads(state["sizes"]) if state else {}
+    sizes = json.loads(state["sizes"]) if state else {"rest_hidden": args.rest_hidden}
     model = DMCModel(**sizes)
     device = torch.device(args.device)
     model.to(device)
@@ -467,6 +490,9 @@ def main(argv: list[str] | None = None) -> int:
         frames, updates = int(state["frames"]), int(state["updates"])
         elapsed_before, sessions = float(state["elapsed"]), int(state["sessions"]) + 1
     feats = torch.from_numpy(np.array(move_features(Ruleset(bidding="none")))).to(device)
+    counts_table = torch.from_numpy(
+        move_table(Ruleset(bidding="none")).counts.astype(np.float32)
+    ).to(device)
     writer = SummaryWriter(str(run_dir))
     if not state:
         writer.add_text(
@@ -562,7 +588,9 @@ def main(argv: list[str] | None = None) -> int:
                 rest = {k: v[args.batch_size :] for k, v in cat.items()}
                 buf, buffered = [rest], len(rest["move"])
                 obs = unpack_obs(torch, take["obs"], device)
-                move = feats[torch.as_tensor(take["move"].astype(np.int64), device=device)]
+                move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
+                move = feats[move_ids]
+                rest = rest_from_obs(torch, obs, counts_table[move_ids])
                 target = torch.as_tensor(take["target"], device=device)
                 role = torch.as_tensor(take["role"].astype(np.int64), device=device)
                 total = 0.0
@@ -570,7 +598,8 @@ def main(argv: list[str] | None = None) -> int:
                     sel = role == r
                     if not bool(sel.any()):
                         continue
-                    loss = torch.nn.functional.mse_loss(net(obs[sel], move[sel]), target[sel])
+                    q = net(obs[sel], move[sel], rest[sel])
+                    loss = torch.nn.functional.mse_loss(q, target[sel])
                     total = total + loss
                     losses[r] += float(loss.detach())
                     loss_counts[r] += 1

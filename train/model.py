@@ -7,11 +7,16 @@ decision** and each legal move is scored by a light head::
 
     a = state_mlp(obs)               # (J,)  once per decision: 1302 → 512 → 256 → J
     e = move_mlp(move_features)      # (J,)  depends on the move only: precomputed per move table
-    q = head(relu(a + e))            # J → 32 → 1, per legal move
+    r = rest_mlp(rest_features)      # (J,)  the hand the move leaves: 54 → 128 → J, per move
+    q = head(relu(a + e + r))        # J → 32 → 1, per legal move
 
 ``a + e`` is the first layer of an MLP over ``[state, move]`` split in two, so the per-move cost
 is a vector add and a ``J × 32`` product. During self-play ``e`` is a lookup in a table computed
-once per weight update for every row of the move table.
+once per weight update for every row of the move table. ``r`` reads the cards the move leaves in
+hand (``encode_cards(hand - move)``): how good the rest of the hand is, the question a planner
+asks of every move, is then one small MLP away instead of something the head must work out
+from ``a + e``. Its last layer starts at zero, so a model initialised from one without this
+branch (``rest_hidden=0``, the first format) plays exactly as before until training moves it.
 
 :class:`BidNet` predicts the landlord's return (same units) from the 17 cards dealt to it, before
 the kitty: the Hard agent bids when holding the landlord seat is worth it.
@@ -44,6 +49,7 @@ class RoleNet(nn.Module):
         move_hidden: int = 128,
         joint: int = 256,
         head: int = 32,
+        rest_hidden: int = 0,
     ):
         super().__init__()
         layers: list[nn.Module] = []
@@ -57,6 +63,14 @@ class RoleNet(nn.Module):
             nn.Linear(MOVE_SIZE, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
         )
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(joint, head), nn.ReLU(), nn.Linear(head, 1))
+        self.rest_mlp = None
+        if rest_hidden:
+            self.rest_mlp = nn.Sequential(
+                nn.Linear(HAND_SIZE, rest_hidden),
+                nn.ReLU(),
+                nn.Linear(rest_hidden, joint, bias=False),
+            )
+            nn.init.zeros_(self.rest_mlp[2].weight)
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         return self.state_mlp(obs)
@@ -64,13 +78,22 @@ class RoleNet(nn.Module):
     def encode_moves(self, move_feats: torch.Tensor) -> torch.Tensor:
         return self.move_mlp(move_feats)
 
+    def encode_rest(self, rest_feats: torch.Tensor) -> torch.Tensor | None:
+        """``rest_mlp`` of the cards each move leaves in hand, or ``None`` without that branch."""
+        return None if self.rest_mlp is None else self.rest_mlp(rest_feats)
+
     def score(self, joint: torch.Tensor) -> torch.Tensor:
-        """(P, J) sums ``a + e`` → (P,) values."""
+        """(P, J) sums ``a + e (+ r)`` → (P,) values."""
         return self.head(joint).squeeze(-1)
 
-    def forward(self, obs: torch.Tensor, move_feats: torch.Tensor) -> torch.Tensor:
-        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54) → (n,)."""
-        return self.score(self.encode_state(obs) + self.encode_moves(move_feats))
+    def forward(
+        self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,)."""
+        joint = self.encode_state(obs) + self.encode_moves(move_feats)
+        if self.rest_mlp is not None:
+            joint = joint + self.rest_mlp(rest_feats)
+        return self.score(joint)
 
 
 class BidNet(nn.Module):
@@ -122,6 +145,8 @@ def export_arrays(
         put(f"{role}.state", net.state_mlp)
         put(f"{role}.move", net.move_mlp)
         put(f"{role}.head", net.head)
+        if net.rest_mlp is not None:
+            put(f"{role}.rest", net.rest_mlp)
     put("bid", model.bid.mlp)
     info = {"format": "ddz-hard-v1", "obs_size": OBS_SIZE, **(meta or {})}
     out["meta"] = np.array(json.dumps(info, sort_keys=True))
@@ -140,7 +165,8 @@ def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.floa
 
 def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
-    returns the model's metadata."""
+    returns the model's metadata. A model with the rest branch keeps its initial (zero-output)
+    branch when the arrays come from one without it."""
 
     def take(prefix: str, module: nn.Module) -> None:
         for k, lin in enumerate(_linears(module)):
@@ -160,5 +186,7 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
         take(f"{role}.state", net.state_mlp)
         take(f"{role}.move", net.move_mlp)
         take(f"{role}.head", net.head)
+        if net.rest_mlp is not None and f"{role}.rest.0.w" in arrays:
+            take(f"{role}.rest", net.rest_mlp)
     take("bid", model.bid.mlp)
     return json.loads(str(arrays["meta"]))
