@@ -228,3 +228,23 @@ def test_shipped_model_decides_within_5ms_median():
             times.append(time.perf_counter() - start)
         game.step(actions)
     assert np.median(times) <= 0.005
+
+
+def test_batched_training_evaluation_plays_like_the_agent(tiny_model):
+    """``train.evaluate.model_actions`` (batched, used to tune bids) picks the agent's moves."""
+    from train.evaluate import model_actions
+
+    _, path = tiny_model
+    model = load_model(path)
+    agent = HardAgent(model=model)
+    game = Game(16, Ruleset(bidding="none"), seed=17)
+    rng = np.random.default_rng(4)
+    for _ in range(25):
+        live = np.flatnonzero(game.phase != OVER)
+        if not len(live):
+            break
+        batched = model_actions(model, game, live)
+        one_by_one = [agent.act(infoset(game, int(b))) for b in live]
+        np.testing.assert_array_equal(batched, one_by_one)
+        actions = game.sample_actions(rng)
+        game.step(actions)
