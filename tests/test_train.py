@@ -103,6 +103,15 @@ def test_resume_without_checkpoint_is_an_error(tmp_path, capsys):
     assert "no checkpoint to resume" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("width", ["0", "64"])
+def test_init_from_a_model_the_sizes_cannot_hold_is_an_error(tmp_path, capsys, width):
+    """The shipped model has a 128-wide rest branch: no branch, or another width, would lose it."""
+    shipped = str(ROOT / "checkpoints" / "hard.npz")
+    argv = ["--init-from", shipped, "--rest-hidden", width, "--runs-dir", str(tmp_path)]
+    assert dmc.main(argv) == 2
+    assert "cannot initialise from" in capsys.readouterr().err
+
+
 def _scalars(run_dir: Path) -> dict[str, list[float]]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

@@ -478,8 +478,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.init_from and not state:
         from train.model import load_arrays
 
-        with np.load(args.init_from, allow_pickle=False) as data:
-            meta = load_arrays(model, {k: data[k] for k in data.files})
+        try:
+            with np.load(args.init_from, allow_pickle=False) as data:
+                meta = load_arrays(model, {k: data[k] for k in data.files})
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"ddz train: cannot initialise from {args.init_from}: {exc}", file=sys.stderr)
+            return 2
         frames, elapsed_before = int(meta.get("frames", 0)), float(meta.get("wall_seconds", 0.0))
         print(f"initialised from {args.init_from} ({frames:,} frames)", file=sys.stderr)
     if state:

@@ -182,6 +182,8 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                         torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
                     )
 
+    if model.roles[0].rest_mlp is None and f"{ROLES[0]}.rest.0.w" in arrays:
+        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
     for role, net in zip(ROLES, model.roles):
         take(f"{role}.state", net.state_mlp)
         take(f"{role}.move", net.move_mlp)
