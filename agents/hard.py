@@ -24,7 +24,14 @@ import numpy as np
 from ddz_env.cards import DECK_COUNTS
 from ddz_env.game import BIDDING
 from ddz_env.infoset import InfoSet
-from ddz_env.observation import HISTORY_MOVES, OBS_SIZE, OBS_SLICES, encode_cards, move_features
+from ddz_env.observation import (
+    HISTORY_MOVES,
+    OBS_SIZE,
+    OBS_SLICES,
+    encode_cards,
+    move_features,
+    rest_features,
+)
 
 from .base import Agent
 
@@ -203,11 +210,20 @@ class HardModel:
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
         return self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
 
-    def encode_rest(self, role: int, rest_feats: np.ndarray) -> np.ndarray | float:
+    def encode_rest(self, role: int, rest_feats: np.ndarray | None) -> np.ndarray | float:
         """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
         if not self.has_rest:
             return 0.0
         return self._mlp(self.layers[f"{ROLES[role]}.rest"], rest_feats)
+
+    def rest_embeddings(
+        self, role: int, hands: np.ndarray, move_counts: np.ndarray
+    ) -> np.ndarray | float:
+        """:meth:`encode_rest` of ``hands - move_counts`` (rank counts, one row per move); the
+        features are not even built for a model without the branch."""
+        if not self.has_rest:
+            return 0.0
+        return self.encode_rest(role, rest_features(hands, move_counts))
 
     def q_values(
         self,
@@ -218,9 +234,7 @@ class HardModel:
     ) -> np.ndarray:
         """Q for one (state, move) pair per row, like ``RoleNet.forward``."""
         joint = self.encode_state(role, obs) + self.encode_moves(role, move_feats)
-        if self.has_rest:
-            joint = joint + self.encode_rest(role, rest_feats)
-        return self.score(role, joint)
+        return self.score(role, joint + self.encode_rest(role, rest_feats))
 
     def move_embeddings(self, role: int, ruleset) -> np.ndarray:
         """``move_mlp`` of every row of the ruleset's move table (computed once, cached)."""
@@ -283,9 +297,7 @@ class HardAgent(Agent):
         obs = observe_infoset(info)
         state = self.model.encode_state(role, obs[None])
         joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
-        if self.model.has_rest:
-            rest = info.hand.astype(np.int16) - info.table.counts[moves]
-            joint = joint + self.model.encode_rest(role, encode_cards(rest))
+        joint = joint + self.model.rest_embeddings(role, info.hand, info.table.counts[moves])
         return moves, self.model.score(role, joint)
 
     def play(self, info: InfoSet) -> int:

@@ -92,6 +92,12 @@ def encode_cards(counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
+def rest_features(hands: np.ndarray, move_counts: np.ndarray) -> np.ndarray:
+    """(..., 54) card encoding of what each move leaves in hand: ``hands - move_counts``, both
+    (..., 15) rank counts (signed arithmetic, so uint8 hands cannot wrap)."""
+    return encode_cards(np.asarray(hands, np.int16) - move_counts)
+
+
 def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros)."""
     return _move_features_for_kickers(ruleset.kickers)

@@ -41,7 +41,14 @@ import numpy as np
 
 from ddz_env.game import OVER, Game
 from ddz_env.moves import move_table
-from ddz_env.observation import OBS_SIZE, OBS_SLICES, encode_cards, move_features, observe
+from ddz_env.observation import (
+    OBS_SIZE,
+    OBS_SLICES,
+    encode_cards,
+    move_features,
+    observe,
+    rest_features,
+)
 from ddz_env.rules import Ruleset
 
 PACKED_SIZE = (OBS_SIZE + 7) // 8
@@ -224,7 +231,7 @@ def actor_main(
     model = DMCModel(**sizes)
     model.eval()
     feats = torch.from_numpy(np.array(move_features(rules)))
-    table_counts = move_table(rules).counts.astype(np.int16)
+    table_counts = move_table(rules).counts
     has_rest = model.roles[0].rest_mlp is not None
     local_version = -1
     move_emb: list = [None, None, None]
@@ -281,8 +288,8 @@ def actor_main(
         obs_t = torch.from_numpy(obs)
         pair_role = roles[gb]
         if has_rest:
-            hands = game.hands[gb, game.current_player[gb]].astype(np.int16)
-            rest_t = torch.from_numpy(encode_cards(hands - table_counts[mv]))
+            hands = game.hands[gb, game.current_player[gb]]
+            rest_t = torch.from_numpy(rest_features(hands, table_counts[mv]))
         with torch.no_grad():
             for r, net in enumerate(model.roles):
                 gi = np.flatnonzero(roles == r)

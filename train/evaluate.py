@@ -18,7 +18,7 @@ from agents.base import Agent
 from agents.hard import HardModel
 from ddz_env.game import OVER, Game
 from ddz_env.infoset import infoset
-from ddz_env.observation import encode_cards, observe
+from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
 
 
@@ -39,11 +39,8 @@ def model_actions(model: HardModel, game: Game, games: np.ndarray) -> np.ndarray
         loc[rows] = np.arange(len(rows))
         ps = np.flatnonzero(roles[gb] == r)
         joint = state[loc[gb[ps]]] + model.move_embeddings(r, game.ruleset)[mv[ps]]
-        if model.has_rest:
-            hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
-            rest = hands.astype(np.int16) - game.table.counts[mv[ps]]
-            joint = joint + model.encode_rest(r, encode_cards(rest))
-        q = model.score(r, joint)
+        hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
+        q = model.score(r, joint + model.rest_embeddings(r, hands, game.table.counts[mv[ps]]))
         order = np.lexsort((-q, gb[ps]))
         first = np.unique(gb[ps][order], return_index=True)[1]
         out[gb[ps][order][first]] = mv[ps][order][first]

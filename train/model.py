@@ -91,9 +91,8 @@ class RoleNet(nn.Module):
     ) -> torch.Tensor:
         """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,)."""
         joint = self.encode_state(obs) + self.encode_moves(move_feats)
-        if self.rest_mlp is not None:
-            joint = joint + self.rest_mlp(rest_feats)
-        return self.score(joint)
+        rest = self.encode_rest(rest_feats)
+        return self.score(joint if rest is None else joint + rest)
 
 
 class BidNet(nn.Module):
