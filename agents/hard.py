@@ -5,7 +5,9 @@ The model file (``checkpoints/hard.npz`` by default) holds plain float32 arrays 
 code and playing never imports torch.
 
 * **Play**: the network of the agent's role scores every legal move,
-  ``q = head(relu(state_mlp(obs) + move_mlp(move)))``, and the agent plays the best one.
+  ``q = head(relu(state_mlp(obs) + move_mlp(move) + rest_mlp(hand - move)))``, and the agent
+  plays the best one. A model with a WP head (trained on win/loss) ranks moves by
+  ``q_wp + adp_mix * q_adp``: winning first, points to break near-ties.
   ``obs`` is :func:`observe_infoset`, the same 1302 features the trainer reads from the game
   (``ddz_env.observation.observe``), rebuilt from the information set alone.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
@@ -174,6 +176,11 @@ class HardModel:
         self.has_rest = all(f"{r}.rest.0.w" in arrays for r in ROLES)
         if self.has_rest:
             self.layers.update({f"{r}.rest": self._layers(f"{r}.rest") for r in ROLES})
+        # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
+        self.has_wp = all(f"{r}.wp.0.w" in arrays for r in ROLES)
+        if self.has_wp:
+            self.layers.update({f"{r}.wp": self._layers(f"{r}.wp") for r in ROLES})
+        self.adp_mix = float(self.meta.get("adp_mix", 0.0))
         self._move_tables: dict[tuple, np.ndarray] = {}
 
     def _layers(self, prefix: str) -> list[tuple[np.ndarray, np.ndarray | None]]:
@@ -207,8 +214,18 @@ class HardModel:
     def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
         return self._mlp(self.layers[f"{ROLES[role]}.move"], move_feats)
 
+    def values(self, role: int, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ADP head's values of the sums ``a + e + r`` and the WP head's (``None`` without
+        it), like ``RoleNet.values``."""
+        adp = self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
+        if not self.has_wp:
+            return adp, None
+        return adp, self._mlp(self.layers[f"{ROLES[role]}.wp"], joint, relu_first=True)[..., 0]
+
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
+        """The values that rank the moves: the ADP head's, or ``q_wp + adp_mix * q_adp``."""
+        adp, wp = self.values(role, joint)
+        return adp if wp is None else wp + self.adp_mix * adp
 
     def encode_rest(self, role: int, rest_feats: np.ndarray | None) -> np.ndarray | float:
         """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
@@ -232,9 +249,19 @@ class HardModel:
         move_feats: np.ndarray,
         rest_feats: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Q for one (state, move) pair per row, like ``RoleNet.forward``."""
+        """Q for one (state, move) pair per row, like ``RoleNet.forward`` (the ADP head)."""
+        return self.both(role, obs, move_feats, rest_feats)[0]
+
+    def both(
+        self,
+        role: int,
+        obs: np.ndarray,
+        move_feats: np.ndarray,
+        rest_feats: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(ADP values, WP values or ``None``) per (state, move) row, like ``RoleNet.both``."""
         joint = self.encode_state(role, obs) + self.encode_moves(role, move_feats)
-        return self.score(role, joint + self.encode_rest(role, rest_feats))
+        return self.values(role, joint + self.encode_rest(role, rest_feats))
 
     def move_embeddings(self, role: int, ruleset) -> np.ndarray:
         """``move_mlp`` of every row of the ruleset's move table (computed once, cached)."""

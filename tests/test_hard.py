@@ -21,11 +21,21 @@ from train.model import DMCModel, export_arrays, save_npz  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _tiny(rest_hidden: int) -> DMCModel:
+MIX = 0.25  # the adp_mix written into the tiny models
+
+
+def _tiny(rest_hidden: int, wp_head: int = 0) -> DMCModel:
     torch.manual_seed(0)
     model = DMCModel(
-        state_hidden=(64, 32), move_hidden=16, joint=32, head=8, rest_hidden=rest_hidden
+        state_hidden=(64, 32),
+        move_hidden=16,
+        joint=32,
+        head=8,
+        rest_hidden=rest_hidden,
+        wp_head=wp_head,
     )
+    for net in model.roles:
+        net.adp_mix = MIX
     if rest_hidden:  # the branch starts at zero; give it weights so that the tests see it
         with torch.no_grad():
             for net in model.roles:
@@ -33,11 +43,12 @@ def _tiny(rest_hidden: int) -> DMCModel:
     return model
 
 
-@pytest.fixture(scope="module", params=[8, 0], ids=["rest", "no-rest"])
+@pytest.fixture(scope="module", params=[(8, 1), (8, 0), (0, 0)], ids=["rest-wp", "rest", "no-rest"])
 def tiny_model(request, tmp_path_factory):
-    model = _tiny(request.param)
+    model = _tiny(*request.param)
     path = tmp_path_factory.mktemp("model") / "tiny.npz"
-    save_npz(model, str(path), {"frames": 0}, dtype=np.float32)
+    meta = {"frames": 0, "adp_mix": MIX} if request.param[1] else {"frames": 0}
+    save_npz(model, str(path), meta, dtype=np.float32)
     return model, path
 
 
@@ -45,6 +56,7 @@ def test_numpy_forward_equals_torch_forward(tiny_model):
     model, path = tiny_model
     hard = load_model(path)
     assert hard.has_rest == (model.roles[0].rest_mlp is not None)
+    assert hard.has_wp == (model.roles[0].wp is not None)
     rng = np.random.default_rng(1)
     obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
     moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
@@ -52,10 +64,18 @@ def test_numpy_forward_equals_torch_forward(tiny_model):
     hands = (rng.random((20, 54)) < 0.3).astype(np.float32)
     with torch.no_grad():
         for role, net in enumerate(model.roles):
-            expected = net(torch.from_numpy(obs), torch.from_numpy(moves), torch.from_numpy(rest))
-            np.testing.assert_allclose(
-                hard.q_values(role, obs, moves, rest), expected.numpy(), rtol=1e-5, atol=1e-5
+            adp, wp = net.both(
+                torch.from_numpy(obs), torch.from_numpy(moves), torch.from_numpy(rest)
             )
+            got_adp, got_wp = hard.both(role, obs, moves, rest)
+            np.testing.assert_allclose(got_adp, adp.numpy(), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(
+                hard.q_values(role, obs, moves, rest), adp.numpy(), rtol=1e-5, atol=1e-5
+            )
+            assert (wp is None) == (got_wp is None)
+            if wp is not None:
+                np.testing.assert_allclose(got_wp, wp.numpy(), rtol=1e-5, atol=1e-5)
+                assert not np.allclose(got_wp, got_adp)  # a head of its own
         expected_bid = model.bid(torch.from_numpy(hands)).numpy()
     got_bid = hard._mlp(hard.layers["bid"], hands)[:, 0]
     np.testing.assert_allclose(got_bid, expected_bid, rtol=1e-5, atol=1e-5)
@@ -79,7 +99,8 @@ def test_float16_export_is_close_to_torch(tiny_model, tmp_path):
 
 def test_agent_values_every_legal_move_like_torch(tiny_model):
     """The agent's Q of each legal move (features rebuilt from the information set, the rest
-    branch fed ``hand - move``) equals the torch network's on the same inputs."""
+    branch fed ``hand - move``) equals the torch network's on the same inputs; with a WP head,
+    the value that ranks moves is ``q_wp + adp_mix * q_adp`` with the model's adp_mix."""
     from ddz_env.observation import encode_cards, move_features
 
     model, path = tiny_model
@@ -94,7 +115,8 @@ def test_agent_values_every_legal_move_like_torch(tiny_model):
         feats = torch.from_numpy(move_features(rules)[moves])
         rest = torch.from_numpy(encode_cards(info.hand.astype(np.int16) - info.table.counts[moves]))
         with torch.no_grad():
-            expected = model.roles[info.role](obs, feats, rest).numpy()
+            adp, wp = model.roles[info.role].both(obs, feats, rest)
+        expected = adp.numpy() if wp is None else wp.numpy() + MIX * adp.numpy()
         np.testing.assert_allclose(values, expected, rtol=1e-4, atol=1e-4)
         game.step(np.array([moves[rng.integers(len(moves))]]))
 
@@ -112,6 +134,30 @@ def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
     rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
     with torch.no_grad():
         np.testing.assert_array_equal(new.roles[2](obs, moves, rest), old.roles[2](obs, moves))
+
+
+def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
+    """``--init-from`` a model without the WP head: the head starts as the ADP head scaled by
+    WP_FROM_ADP, so the ADP values are unchanged and the moves rank the same for any mix."""
+    from train.model import WP_FROM_ADP, load_arrays
+
+    old = _tiny(8)
+    with torch.no_grad():
+        for net in old.roles:
+            net.rest_mlp[2].weight.normal_(0, 0.3)
+    new = _tiny(8, wp_head=1)
+    load_arrays(new, export_arrays(old, dtype=np.float32))
+    rng = np.random.default_rng(6)
+    obs = torch.from_numpy((rng.random((20, OBS_SIZE)) < 0.2).astype(np.float32))
+    moves = torch.from_numpy((rng.random((20, 54)) < 0.1).astype(np.float32))
+    rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
+    with torch.no_grad():
+        adp, wp = new.roles[1].both(obs, moves, rest)
+        expected = old.roles[1](obs, moves, rest)
+    np.testing.assert_array_equal(adp, expected)
+    np.testing.assert_allclose(wp, WP_FROM_ADP * expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="WP head"):  # the other way round is an error
+        load_arrays(_tiny(8), export_arrays(new, dtype=np.float32))
 
 
 def test_export_is_plain_arrays(tiny_model):

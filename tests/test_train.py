@@ -133,8 +133,14 @@ def test_tiny_training_run(tmp_path):
     model = load_model(run_dir / dmc.NPZ)
     assert model.meta["frames"] == state["frames"]
     assert model.has_rest  # a new run has the branch that reads the rest of the hand
+    assert model.has_wp and model.adp_mix == dmc.Args.adp_mix  # and the win/loss head
     tags = _scalars(run_dir)
-    for tag in ("perf/frames_per_s", "losses/landlord", "charts/episode_return_landlord"):
+    for tag in (
+        "perf/frames_per_s",
+        "losses/landlord",
+        "losses/landlord_wp",
+        "charts/episode_return_landlord",
+    ):
         assert tag in tags, tag
     assert not list(run_dir.glob("*.tmp"))
 
@@ -142,9 +148,11 @@ def test_tiny_training_run(tmp_path):
     from train.evaluate import bidding_match
 
     out = tmp_path / "exported.npz"
-    assert export.main([str(run_dir), "--out", str(out), "--bid-thresholds", "0.1,0.2,0.3"]) == 0
+    argv = [str(run_dir), "--out", str(out), "--bid-thresholds", "0.1,0.2,0.3", "--adp-mix", "0.5"]
+    assert export.main(argv) == 0
     exported = load_model(out)
     assert exported.meta["bid_thresholds"] == [0.1, 0.2, 0.3]
+    assert exported.adp_mix == 0.5
     assert exported.meta["frames"] == state["frames"]
     # the same bidding on both sides, the same play: every game is mirrored, so A scores 0
     agent = HardAgent(model=exported)

@@ -85,6 +85,12 @@ class Args:
     rest_hidden: int = 128
     """width of the branch that reads the cards each move leaves in hand (0 = no such branch);
     a new run only: --resume keeps the run's sizes, --init-from adds the branch at zero"""
+    wp_weight: float = 2.0
+    """weight of the loss of the WP head (a second head trained on win/loss, ±1, beside the
+    points head); 0 = no WP head. A new run only, like --rest-hidden"""
+    adp_mix: float = 0.1
+    """with the WP head, moves are ranked by q_wp + adp_mix * q_adp (points break near-ties);
+    the actors play so and the exported model keeps it"""
     epsilon: float = 0.01
     """probability that an actor plays a uniformly random legal move instead of the best"""
     opponent_frac: float = 0.0
@@ -158,6 +164,8 @@ def parse_args(argv: list[str]) -> Args:
         problems.append("--target must be adp or wp")
     if args.rest_hidden < 0:
         problems.append("--rest-hidden must be 0 or more")
+    if args.wp_weight < 0 or args.adp_mix < 0:
+        problems.append("--wp-weight and --adp-mix must be 0 or more")
     if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
         problems.append("--actors, --actor-batch and --batch-size must be at least 1")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
@@ -230,6 +238,8 @@ def actor_main(
     game = Game(B, rules, seed=int(rng.integers(2**62)))
     model = DMCModel(**sizes)
     model.eval()
+    for net in model.roles:
+        net.adp_mix = args.adp_mix
     feats = torch.from_numpy(np.array(move_features(rules)))
     table_counts = move_table(rules).counts
     has_rest = model.roles[0].rest_mlp is not None
@@ -471,7 +481,11 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = Path(args.runs_dir) / _run_name(args)
         run_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
-    sizes = json.loads(state["sizes"]) if state else {"rest_hidden": args.rest_hidden}
+    sizes = (
+        json.loads(state["sizes"])
+        if state
+        else {"rest_hidden": args.rest_hidden, "wp_head": int(args.wp_weight > 0)}
+    )
     model = DMCModel(**sizes)
     device = torch.device(args.device)
     model.to(device)
@@ -552,6 +566,8 @@ def main(argv: list[str] | None = None) -> int:
             },
         )
         meta = {"frames": frames, "wall_seconds": round(elapsed, 1), "target": args.target}
+        if sizes.get("wp_head"):
+            meta["adp_mix"] = args.adp_mix
         save_npz(
             model.cpu() if device.type == "cpu" else _cpu_copy(model, sizes),
             str(run_dir / NPZ),
@@ -569,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     bid_buf: list[tuple[np.ndarray, np.ndarray]] = []
     episode_log: list[np.ndarray] = []
     losses = np.zeros(4)
+    wp_losses = np.zeros(3)
     loss_counts = np.zeros(4)
     fps = 0.0
     print(f"run: {run_dir}", file=sys.stderr)
@@ -609,10 +626,14 @@ def main(argv: list[str] | None = None) -> int:
                     sel = role == r
                     if not bool(sel.any()):
                         continue
-                    q = net(obs[sel], move[sel], rest[sel])
+                    q, q_wp = net.both(obs[sel], move[sel], rest[sel])
                     loss = torch.nn.functional.mse_loss(q, target[sel])
-                    total = total + loss
                     losses[r] += float(loss.detach())
+                    if q_wp is not None:  # the sign of the points is the win/loss
+                        wp_loss = torch.nn.functional.mse_loss(q_wp, torch.sign(target[sel]))
+                        loss = loss + args.wp_weight * wp_loss
+                        wp_losses[r] += float(wp_loss.detach())
+                    total = total + loss
                     loss_counts[r] += 1
                 if sum(len(h) for h, _ in bid_buf) >= 64:
                     hands = np.concatenate([h for h, _ in bid_buf])
@@ -652,7 +673,12 @@ def main(argv: list[str] | None = None) -> int:
                 for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
                     if loss_counts[r]:
                         writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
+                    if r < 3 and loss_counts[r] and sizes.get("wp_head"):
+                        writer.add_scalar(
+                            f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames
+                        )
                 losses[:] = 0
+                wp_losses[:] = 0
                 loss_counts[:] = 0
                 _progress(frames, args.total_frames, fps, elapsed_before + now - start, args.quiet)
             if now - last_ckpt >= args.checkpoint_interval:

@@ -69,6 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bid-thresholds", default="", help="explicit thresholds 'b1,b2,b3'")
     parser.add_argument(
+        "--adp-mix",
+        type=float,
+        default=None,
+        help="with a WP head: rank moves by q_wp + ADP_MIX * q_adp (default: the run's --adp-mix)",
+    )
+    parser.add_argument(
         "--hardware",
         default=f"{platform.machine()} CPU",
         help="training hardware for the model card metadata",
@@ -94,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         "hardware": args.hardware,
         "run": ckpt.parent.name,
     }
+    if model.roles[0].wp is not None:
+        mix = train_args.get("adp_mix", 0.0) if args.adp_mix is None else args.adp_mix
+        if mix < 0:
+            print("--adp-mix must be 0 or more", file=sys.stderr)
+            return 2
+        meta["adp_mix"] = float(mix)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.bid_thresholds:

@@ -18,6 +18,10 @@ asks of every move, is then one small MLP away instead of something the head mus
 from ``a + e``. Its last layer starts at zero, so a model initialised from one without this
 branch (``rest_hidden=0``, the first format) plays exactly as before until training moves it.
 
+With ``wp_head`` a second head of the same shape reads the same sum and is trained on the
+win/loss (±1) of the same frames while the first keeps the points (ADP): moves are ranked by
+``q_wp + adp_mix * q_adp``, so the win rate comes first and points break near-ties.
+
 :class:`BidNet` predicts the landlord's return (same units) from the 17 cards dealt to it, before
 the kitty: the Hard agent bids when holding the landlord seat is worth it.
 
@@ -38,6 +42,8 @@ from ddz_env.observation import OBS_SIZE
 ROLES = ("landlord", "landlord_down", "landlord_up")
 MOVE_SIZE = 54
 HAND_SIZE = 54
+#: a WP head initialised from a model without one starts as the ADP head times this
+WP_FROM_ADP = 0.3
 
 
 class RoleNet(nn.Module):
@@ -50,6 +56,7 @@ class RoleNet(nn.Module):
         joint: int = 256,
         head: int = 32,
         rest_hidden: int = 0,
+        wp_head: int = 0,
     ):
         super().__init__()
         layers: list[nn.Module] = []
@@ -71,6 +78,13 @@ class RoleNet(nn.Module):
                 nn.Linear(rest_hidden, joint, bias=False),
             )
             nn.init.zeros_(self.rest_mlp[2].weight)
+        self.wp = None
+        if wp_head:
+            self.wp = nn.Sequential(
+                nn.ReLU(), nn.Linear(joint, head), nn.ReLU(), nn.Linear(head, 1)
+            )
+        #: with the WP head, moves are ranked by ``q_wp + adp_mix * q_adp``
+        self.adp_mix = 0.0
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         return self.state_mlp(obs)
@@ -82,17 +96,32 @@ class RoleNet(nn.Module):
         """``rest_mlp`` of the cards each move leaves in hand, or ``None`` without that branch."""
         return None if self.rest_mlp is None else self.rest_mlp(rest_feats)
 
+    def values(self, joint: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(P, J) sums ``a + e (+ r)`` → the ADP head's (P,) values and the WP head's (or
+        ``None`` without it)."""
+        adp = self.head(joint).squeeze(-1)
+        return adp, None if self.wp is None else self.wp(joint).squeeze(-1)
+
     def score(self, joint: torch.Tensor) -> torch.Tensor:
-        """(P, J) sums ``a + e (+ r)`` → (P,) values."""
-        return self.head(joint).squeeze(-1)
+        """(P, J) sums ``a + e (+ r)`` → (P,) values that rank the moves: the ADP head's, or
+        ``q_wp + adp_mix * q_adp`` with the WP head."""
+        adp, wp = self.values(joint)
+        return adp if wp is None else wp + self.adp_mix * adp
 
     def forward(
         self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,)."""
+        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,), the
+        ADP head's value (see :meth:`both` for the WP head's too)."""
+        return self.both(obs, move_feats, rest_feats)[0]
+
+    def both(
+        self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(ADP value, WP value or ``None``) for one (state, move) pair per row."""
         joint = self.encode_state(obs) + self.encode_moves(move_feats)
         rest = self.encode_rest(rest_feats)
-        return self.score(joint if rest is None else joint + rest)
+        return self.values(joint if rest is None else joint + rest)
 
 
 class BidNet(nn.Module):
@@ -146,6 +175,8 @@ def export_arrays(
         put(f"{role}.head", net.head)
         if net.rest_mlp is not None:
             put(f"{role}.rest", net.rest_mlp)
+        if net.wp is not None:
+            put(f"{role}.wp", net.wp)
     put("bid", model.bid.mlp)
     info = {"format": "ddz-hard-v1", "obs_size": OBS_SIZE, **(meta or {})}
     out["meta"] = np.array(json.dumps(info, sort_keys=True))
@@ -165,7 +196,8 @@ def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.floa
 def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
     returns the model's metadata. A model with the rest branch keeps its initial (zero-output)
-    branch when the arrays come from one without it."""
+    branch when the arrays come from one without it; a model with the WP head starts it as the
+    ADP head times ``WP_FROM_ADP`` (it ranks moves the same way) when the arrays lack it."""
 
     def take(prefix: str, module: nn.Module) -> None:
         for k, lin in enumerate(_linears(module)):
@@ -183,11 +215,21 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
 
     if model.roles[0].rest_mlp is None and f"{ROLES[0]}.rest.0.w" in arrays:
         raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
+    if model.roles[0].wp is None and f"{ROLES[0]}.wp.0.w" in arrays:
+        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
     for role, net in zip(ROLES, model.roles):
         take(f"{role}.state", net.state_mlp)
         take(f"{role}.move", net.move_mlp)
         take(f"{role}.head", net.head)
         if net.rest_mlp is not None and f"{role}.rest.0.w" in arrays:
             take(f"{role}.rest", net.rest_mlp)
+        if net.wp is not None:
+            if f"{role}.wp.0.w" in arrays:
+                take(f"{role}.wp", net.wp)
+            else:  # start as the ADP head scaled down: the same ranking of moves
+                take(f"{role}.head", net.wp)
+                with torch.no_grad():
+                    net.wp[3].weight.mul_(WP_FROM_ADP)
+                    net.wp[3].bias.mul_(WP_FROM_ADP)
     take("bid", model.bid.mlp)
     return json.loads(str(arrays["meta"]))
