@@ -320,7 +320,12 @@ def _parser() -> argparse.ArgumentParser:
         "win percentage (WP), DouZero's average difference in points (ADP) and settlement points, "
         "with 95% confidence intervals, overall and per seat.",
     )
-    p.add_argument("agent_a", metavar="A", help="agent name: random, easy, normal, hard, rlcard")
+    p.add_argument(
+        "agent_a",
+        metavar="A",
+        help="agent name: random, easy, normal, hard, rlcard, or hard:PATH (the Hard agent with "
+        "the model file PATH, e.g. a run's hard.npz)",
+    )
     p.add_argument("agent_b", metavar="B", help="agent name")
     p.add_argument("--deals", type=int, default=1000, help="number of deals (default 1000)")
     p.add_argument(

@@ -72,9 +72,17 @@ def agent_names() -> list[str]:
 
 
 def make_agent(name: str, **kwargs) -> Agent:
-    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``)."""
+    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``);
+    ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's ``hard.npz``)."""
     _load_builtin()
     key = name.strip().lower()
+    if key.startswith("hard:"):
+        path = name.strip()[len("hard:") :]
+        if not path:
+            raise ValueError(
+                "hard:PATH needs the path of a model file, e.g. hard:runs/RUN/hard.npz"
+            )
+        return _REGISTRY["hard"](model_path=path, **kwargs)
     if key not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key](**kwargs)

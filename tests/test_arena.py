@@ -91,6 +91,8 @@ def test_cli_text_output_and_progress(capsys):
             ["easy", "random", "--workers", "-1"],
             "ddz eval: --workers must be 0 (all cores) or more",
         ),
+        (["hard:", "random"], "ddz eval: hard:PATH needs the path of a model file"),
+        (["hard:no/such/model.npz", "random"], "ddz eval: Hard agent model not found: no/such"),
     ],
 )
 def test_cli_errors_are_one_line(argv, message, capsys):
@@ -118,3 +120,15 @@ def test_strength_targets(a, b, target):
     if "rlcard" in (a, b):
         pytest.importorskip("rlcard")
     assert run_arena(a, b, deals=1000, seed=2026).wp >= target
+
+
+def test_hard_with_a_model_path(capsys):
+    """``hard:PATH`` plays with the model at PATH (the path keeps its case)."""
+    from agents.base import make_agent
+    from agents.hard import DEFAULT_MODEL
+
+    agent = make_agent(f"hard:{DEFAULT_MODEL}")
+    assert agent.name == "hard" and agent.model.meta == make_agent("hard").model.meta
+    argv = [f"hard:{DEFAULT_MODEL}", "random", "--deals", "1", "--json", "--no-progress"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["agent_a"] == f"hard:{DEFAULT_MODEL}"
