@@ -705,6 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
         if loss_counts[r]:  # the last, partial logging interval
             writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
+            if r < 3 and sizes.get("wp_head"):
+                writer.add_scalar(f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames)
     checkpoint(elapsed)
     writer.close()
     if not args.quiet:
