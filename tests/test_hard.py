@@ -294,3 +294,24 @@ def test_batched_training_evaluation_plays_like_the_agent(tiny_model):
         np.testing.assert_array_equal(batched, one_by_one)
         actions = game.sample_actions(rng)
         game.step(actions)
+
+
+def test_average_of_models(tmp_path, capsys):
+    """``python -m train.average``: each array is the mean of the inputs'; a mismatch is an error."""
+    from train.average import main as average_main
+
+    a, b = _tiny(8, wp_head=1), _tiny(8, wp_head=1)
+    with torch.no_grad():
+        for p in b.parameters():
+            p.add_(1.0)
+    save_npz(a, str(tmp_path / "a.npz"), {"frames": 1, "adp_mix": MIX}, dtype=np.float32)
+    save_npz(b, str(tmp_path / "b.npz"), {"frames": 2, "adp_mix": MIX}, dtype=np.float32)
+    out = tmp_path / "mean.npz"
+    assert average_main([str(out), str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == 0
+    mean, ma = load_model(out), load_model(tmp_path / "a.npz")
+    assert mean.meta["averaged"] == [1, 2] and mean.meta["frames"] == 2 and mean.has_wp
+    w = "landlord_up.wp.1.w"
+    np.testing.assert_allclose(mean.arrays[w], ma.arrays[w] + 0.5, rtol=1e-6, atol=1e-6)
+    save_npz(_tiny(0), str(tmp_path / "c.npz"), {"frames": 3}, dtype=np.float32)
+    assert average_main([str(out), str(tmp_path / "a.npz"), str(tmp_path / "c.npz")]) == 2
+    assert "does not have the arrays" in capsys.readouterr().err
