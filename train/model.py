@@ -46,6 +46,11 @@ HAND_SIZE = 54
 WP_FROM_ADP = 0.3
 
 
+def _head(joint: int, width: int) -> nn.Sequential:
+    """relu(joint sum) → width → 1: the points head, and the WP head beside it."""
+    return nn.Sequential(nn.ReLU(), nn.Linear(joint, width), nn.ReLU(), nn.Linear(width, 1))
+
+
 class RoleNet(nn.Module):
     """Q(state, move) for one role."""
 
@@ -69,7 +74,7 @@ class RoleNet(nn.Module):
         self.move_mlp = nn.Sequential(
             nn.Linear(MOVE_SIZE, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
         )
-        self.head = nn.Sequential(nn.ReLU(), nn.Linear(joint, head), nn.ReLU(), nn.Linear(head, 1))
+        self.head = _head(joint, head)
         self.rest_mlp = None
         if rest_hidden:
             self.rest_mlp = nn.Sequential(
@@ -80,9 +85,7 @@ class RoleNet(nn.Module):
             nn.init.zeros_(self.rest_mlp[2].weight)
         self.wp = None
         if wp_head:
-            self.wp = nn.Sequential(
-                nn.ReLU(), nn.Linear(joint, head), nn.ReLU(), nn.Linear(head, 1)
-            )
+            self.wp = _head(joint, head)
         #: with the WP head, moves are ranked by ``q_wp + adp_mix * q_adp``
         self.adp_mix = 0.0
 
