@@ -52,15 +52,21 @@ def tiny_model(request, tmp_path_factory):
     return model, path
 
 
+def _inputs(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random 0/1 (observations, move features, rest features), ``n`` rows each."""
+    obs = (rng.random((n, OBS_SIZE)) < 0.2).astype(np.float32)
+    moves = (rng.random((n, 54)) < 0.1).astype(np.float32)
+    rest = (rng.random((n, 54)) < 0.3).astype(np.float32)
+    return obs, moves, rest
+
+
 def test_numpy_forward_equals_torch_forward(tiny_model):
     model, path = tiny_model
     hard = load_model(path)
     assert hard.has_rest == (model.roles[0].rest_mlp is not None)
     assert hard.has_wp == (model.roles[0].wp is not None)
     rng = np.random.default_rng(1)
-    obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
-    moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
-    rest = (rng.random((50, 54)) < 0.3).astype(np.float32)
+    obs, moves, rest = _inputs(rng, 50)
     hands = (rng.random((20, 54)) < 0.3).astype(np.float32)
     with torch.no_grad():
         for role, net in enumerate(model.roles):
@@ -87,9 +93,7 @@ def test_float16_export_is_close_to_torch(tiny_model, tmp_path):
     hard = load_model(tmp_path / "half.npz")
     assert hard.arrays["landlord.state.0.w"].dtype == np.float16
     rng = np.random.default_rng(3)
-    obs = (rng.random((50, OBS_SIZE)) < 0.2).astype(np.float32)
-    moves = (rng.random((50, 54)) < 0.1).astype(np.float32)
-    rest = (rng.random((50, 54)) < 0.3).astype(np.float32)
+    obs, moves, rest = _inputs(rng, 50)
     with torch.no_grad():
         expected = model.roles[0](
             torch.from_numpy(obs), torch.from_numpy(moves), torch.from_numpy(rest)
@@ -129,9 +133,7 @@ def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
     new = DMCModel(state_hidden=(64, 32), move_hidden=16, joint=32, head=8, rest_hidden=8)
     load_arrays(new, export_arrays(old, dtype=np.float32))
     rng = np.random.default_rng(5)
-    obs = torch.from_numpy((rng.random((20, OBS_SIZE)) < 0.2).astype(np.float32))
-    moves = torch.from_numpy((rng.random((20, 54)) < 0.1).astype(np.float32))
-    rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
+    obs, moves, rest = (torch.from_numpy(x) for x in _inputs(rng, 20))
     with torch.no_grad():
         np.testing.assert_array_equal(new.roles[2](obs, moves, rest), old.roles[2](obs, moves))
 
@@ -148,9 +150,7 @@ def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
     new = _tiny(8, wp_head=1)
     load_arrays(new, export_arrays(old, dtype=np.float32))
     rng = np.random.default_rng(6)
-    obs = torch.from_numpy((rng.random((20, OBS_SIZE)) < 0.2).astype(np.float32))
-    moves = torch.from_numpy((rng.random((20, 54)) < 0.1).astype(np.float32))
-    rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
+    obs, moves, rest = (torch.from_numpy(x) for x in _inputs(rng, 20))
     with torch.no_grad():
         adp, wp = new.roles[1].both(obs, moves, rest)
         expected = old.roles[1](obs, moves, rest)
