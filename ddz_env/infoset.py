@@ -84,17 +84,13 @@ def infoset(game: Game, b: int = 0, seat: int | None = None) -> InfoSet:
     to_act = int(game.current_player[b])
     seat = to_act if seat is None else int(seat)
     start, end = int(game.play_start[b]), int(game.history_len[b])
-    acts = game.history_action[b, :end].astype(np.int64)
-    who = game.history_player[b, :end].astype(np.int64)
+    acts = game.history_action[b, :end].tolist()
+    who = game.history_player[b, :end].tolist()
     n = game.num_moves
-    bids = tuple(
-        (int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who[:start], acts[:start])
-    )
     if game.phase[b] == BIDDING:
-        bids = tuple((int(p), 0 if a == 0 else int(a) - n + 1) for p, a in zip(who, acts))
-        moves: tuple[tuple[int, int], ...] = ()
-    else:
-        moves = tuple((int(p), int(a)) for p, a in zip(who[start:], acts[start:]))
+        start = end
+    bids = tuple((p, 0 if a == 0 else a - n + 1) for p, a in zip(who[:start], acts[:start]))
+    moves = tuple(zip(who[start:], acts[start:]))
     legal = game.legal_actions(b) if seat == to_act else np.zeros(0, np.int64)
     landlord = int(game.landlord[b])
     return InfoSet(

@@ -72,6 +72,31 @@ def test_fewest_moves_counts():
         assert plan_cost(counts) == pytest.approx(plan_hand(counts).cost)
 
 
+def test_search_skips_only_ranks_where_no_chain_starts():
+    """The search jumps to the next rank where a chain can start: check that rank against every
+    chain of the move table that fits the hand."""
+    from agents.planner import _next_chain_start
+
+    table = move_table()
+    chains = [
+        m for m in range(1, len(table)) if int(table.type[m]) in (T.STRAIGHT, T.PAIR_CHAIN, T.PLANE)
+    ]
+    rng = np.random.default_rng(1)
+    deck = np.repeat(np.arange(15), DECK_COUNTS)
+    for _ in range(300):
+        counts = np.bincount(
+            rng.choice(deck, size=int(rng.integers(1, 21)), replace=False), minlength=15
+        )
+        bottoms = [
+            int(table.main[m]) - int(table.length[m]) + 1
+            for m in chains
+            if (table.counts[m] <= counts).all()
+        ]
+        for start in range(13):
+            expected = min([b for b in bottoms if b >= start], default=12)
+            assert _next_chain_start(tuple(counts.tolist()), start) == expected
+
+
 def test_control_checks():
     table = move_table()
     unseen = parse_counts("3 4 K BJ")

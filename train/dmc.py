@@ -294,15 +294,17 @@ def actor_main(
         gb, mv = legal_pairs(game.legal_action_words())
         counts = np.bincount(gb, minlength=B)
         starts = np.cumsum(counts) - counts
-        q = np.empty(len(mv), np.float32)
+        q = np.zeros(len(mv), np.float32)
         obs_t = torch.from_numpy(obs)
-        pair_role = roles[gb]
+        # the networks score only the moves of the games where they are to play
+        mine = ~opponent[np.arange(B), game.current_player]
+        pair_role = np.where(mine[gb], roles[gb], -1)
         if has_rest:
             hands = game.hands[gb, game.current_player[gb]]
             rest_t = torch.from_numpy(rest_features(hands, table_counts[mv]))
         with torch.no_grad():
             for r, net in enumerate(model.roles):
-                gi = np.flatnonzero(roles == r)
+                gi = np.flatnonzero((roles == r) & mine)
                 if not len(gi):
                     continue
                 loc[gi] = np.arange(len(gi))
@@ -322,7 +324,6 @@ def actor_main(
                 rng.random(explore.sum()) * counts[explore]
             ).astype(np.int64)
         actions = mv[choice]
-        mine = ~opponent[np.arange(B), game.current_player]
         if normal is not None:
             for b in np.flatnonzero(~mine):
                 actions[b] = normal.play(infoset(game, int(b)))
