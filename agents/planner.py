@@ -87,14 +87,18 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
     """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
     c = counts
     groups: list[Light] = []
+    singles: list[int] = []
+    pairs: list[int] = []
+    trios: list[int] = []
+    bombs: list[int] = []
+    by_count = (None, singles, pairs, trios, bombs)
+    for r in range(13):
+        if c[r]:
+            by_count[c[r]].append(r)
     if c[BLACK_JOKER] and c[RED_JOKER]:
         groups.append((T.ROCKET, RED_JOKER, 1, ((BLACK_JOKER, 1), (RED_JOKER, 1))))
-        singles = [r for r in range(13) if c[r] == 1]
     else:
-        singles = [r for r in range(15) if c[r] == 1]
-    bombs = [r for r in range(13) if c[r] == 4]
-    trios = [r for r in range(13) if c[r] == 3]
-    pairs = [r for r in range(13) if c[r] == 2]
+        singles += [r for r in (BLACK_JOKER, RED_JOKER) if c[r]]
     for top, n in planes:
         lo = top - n + 1
         body = tuple((r, 3) for r in range(lo, top + 1))

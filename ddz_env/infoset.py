@@ -79,8 +79,13 @@ class InfoSet:
         return [0] + list(range(self.high_bid + 1, 4))
 
 
-def infoset(game: Game, b: int = 0, seat: int | None = None) -> InfoSet:
-    """The information set of ``seat`` (default: the player to act) in game ``b``."""
+def infoset(
+    game: Game, b: int = 0, seat: int | None = None, legal: np.ndarray | None = None
+) -> InfoSet:
+    """The information set of ``seat`` (default: the player to act) in game ``b``.
+
+    ``legal``: the legal action ids of game ``b``, ascending, when the caller already has them
+    (a batched actor unpacks all games' legal moves at once); by default they are computed."""
     to_act = int(game.current_player[b])
     seat = to_act if seat is None else int(seat)
     start, end = int(game.play_start[b]), int(game.history_len[b])
@@ -91,7 +96,10 @@ def infoset(game: Game, b: int = 0, seat: int | None = None) -> InfoSet:
         start = end
     bids = tuple((p, 0 if a == 0 else a - n + 1) for p, a in zip(who[:start], acts[:start]))
     moves = tuple(zip(who[start:], acts[start:]))
-    legal = game.legal_actions(b) if seat == to_act else np.zeros(0, np.int64)
+    if seat != to_act:
+        legal = np.zeros(0, np.int64)
+    elif legal is None:
+        legal = game.legal_actions(b)
     landlord = int(game.landlord[b])
     return InfoSet(
         ruleset=game.ruleset,

@@ -34,6 +34,13 @@ def test_legal_pairs_lists_every_legal_move_by_game():
         expected_b, expected_m = np.nonzero(mask)
         np.testing.assert_array_equal(gb, expected_b)
         np.testing.assert_array_equal(mv, expected_m)
+        # the actor hands each game's slice to infoset(legal=...) for the Normal bot
+        counts = np.bincount(gb, minlength=16)
+        starts = np.cumsum(counts) - counts
+        for b in range(16):
+            np.testing.assert_array_equal(
+                mv[starts[b] : starts[b] + counts[b]], game.legal_actions(b)
+            )
         game.step(game.sample_actions(rng))
 
 

@@ -326,7 +326,8 @@ def actor_main(
         actions = mv[choice]
         if normal is not None:
             for b in np.flatnonzero(~mine):
-                actions[b] = normal.play(infoset(game, int(b)))
+                legal = mv[starts[b] : starts[b] + counts[b]]
+                actions[b] = normal.play(infoset(game, int(b), legal=legal))
         pending.append(
             (
                 pack_obs(obs[mine]),
