@@ -182,10 +182,70 @@ def _next_chain_start(c: tuple[int, ...], start: int) -> int:
     return found
 
 
+_W_ROCKET, _W_BOMB = _WEAK[T.ROCKET][RED_JOKER], _WEAK[T.BOMB]
+_W_PAIR, _W_SINGLE, _W_TRIO = _WEAK[T.PAIR], _WEAK[T.SINGLE], _WEAK[T.TRIO]
+_W_TRIO_1, _W_TRIO_2 = _WEAK[T.TRIO_WITH_SINGLE], _WEAK[T.TRIO_WITH_PAIR]
+_W_FOUR_1, _W_FOUR_2 = _WEAK[T.FOUR_WITH_TWO_SINGLES], _WEAK[T.FOUR_WITH_TWO_PAIRS]
+
+
 @lru_cache(maxsize=1 << 16)
 def _leaf(counts: tuple[int, ...], planes: tuple) -> float:
-    """Cost of the chain-free rest of a hand with the chosen planes (see :func:`_simple`)."""
-    return _cost(_simple(counts, planes))
+    """``_cost(_simple(counts, planes))`` without building the groups: the search's hot spot.
+
+    The same choices as :func:`_simple`, step for step, adding each group's weakness in the
+    same order, so the float is identical (a test checks this on random hands and planes)."""
+    if planes:  # rare: planes carry wings; take the general path
+        return _cost(_simple(counts, planes))
+    c = counts
+    singles: list[int] = []
+    pairs: list[int] = []
+    trios: list[int] = []
+    bombs: list[int] = []
+    by_count = (None, singles, pairs, trios, bombs)
+    for r in range(13):
+        if c[r]:
+            by_count[c[r]].append(r)
+    n = 0
+    weak = 0
+    if c[BLACK_JOKER] and c[RED_JOKER]:
+        n, weak = 1, weak + _W_ROCKET
+    else:
+        singles += [r for r in (BLACK_JOKER, RED_JOKER) if c[r]]
+    for r in trios:
+        n += 1
+        low_s = singles[0] if singles and singles[0] < TWO else 99
+        low_p = pairs[0] if pairs and pairs[0] < TWO else 99
+        if low_s < 99 and low_s <= low_p:
+            singles.remove(low_s)
+            weak += _W_TRIO_1[r]
+        elif low_p < 99:
+            pairs.remove(low_p)
+            weak += _W_TRIO_2[r]
+        elif singles:
+            singles.pop(0)
+            weak += _W_TRIO_1[r]
+        elif pairs:
+            pairs.pop(0)
+            weak += _W_TRIO_2[r]
+        else:
+            weak += _W_TRIO[r]
+    if bombs and n + len(bombs) + len(pairs) + len(singles) - 2 <= 2:
+        r = bombs[-1]
+        if len(singles) >= 2 and not (singles[0] == BLACK_JOKER and singles[1] == RED_JOKER):
+            singles = singles[2:]
+            bombs.remove(r)
+            n, weak = n + 1, weak + _W_FOUR_1[r]
+        elif len(pairs) >= 2:
+            pairs = pairs[2:]
+            bombs.remove(r)
+            n, weak = n + 1, weak + _W_FOUR_2[r]
+    for r in bombs:
+        weak += _W_BOMB[r]
+    for r in pairs:
+        weak += _W_PAIR[r]
+    for r in singles:
+        weak += _W_SINGLE[r]
+    return n + len(bombs) + len(pairs) + len(singles) + WEAKNESS * weak
 
 
 @lru_cache(maxsize=1 << 18)

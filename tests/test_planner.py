@@ -97,6 +97,24 @@ def test_search_skips_only_ranks_where_no_chain_starts():
             assert _next_chain_start(tuple(counts.tolist()), start) == expected
 
 
+def test_leaf_cost_equals_the_cost_of_the_groups_exactly():
+    """The search's cost-only leaf makes _simple's choices: the same float, bit for bit."""
+    from agents.planner import _cost, _leaf, _simple
+
+    rng = np.random.default_rng(2)
+    deck = np.repeat(np.arange(15), DECK_COUNTS)
+    for i in range(3000):
+        if i % 2:  # many trios, bombs and pairs: the attachment rules get exercised
+            counts = np.minimum(rng.integers(0, 5, 15), DECK_COUNTS)
+            counts[rng.random(15) < 0.4] = 0
+        else:
+            counts = np.bincount(
+                rng.choice(deck, size=int(rng.integers(1, 21)), replace=False), minlength=15
+            )
+        key = tuple(counts.tolist())
+        assert _leaf.__wrapped__(key, ()) == _cost(_simple(key, ()))
+
+
 def test_control_checks():
     table = move_table()
     unseen = parse_counts("3 4 K BJ")
