@@ -373,30 +373,31 @@ def group_move(table: MoveTable, g: Group) -> int:
     return int(ids[0]) if ids else 0
 
 
-def can_be_beaten(
-    table: MoveTable, move: int, unseen: np.ndarray, with_bombs: bool = False
-) -> bool:
+def can_be_beaten(table: MoveTable, move: int, unseen, with_bombs: bool = False) -> bool:
     """Whether some combination of the unseen cards could beat ``move`` (same type and size;
-    bombs and the rocket only if ``with_bombs``). An approximation: wings are not checked."""
+    bombs and the rocket only if ``with_bombs``). An approximation: wings are not checked.
+    ``unseen``: rank counts (15), an array or a list (a list is faster: the bots pass one)."""
     t = int(table.type[move])
     main = int(table.main[move])
-    u = unseen
-    if with_bombs and t not in (T.BOMB, T.ROCKET):
-        if (u[:13] >= 4).any() or (u[BLACK_JOKER] and u[RED_JOKER]):
+    u = unseen.tolist() if isinstance(unseen, np.ndarray) else unseen
+    jokers = bool(u[BLACK_JOKER] and u[RED_JOKER])
+    if with_bombs and t not in _BEATS_ALL:
+        if 4 in u[:13] or jokers:
             return True
-    if t == T.ROCKET:
+    if t == _ROCKET:
         return False
-    if t == T.BOMB:
-        return bool((u[main + 1 : 13] >= 4).any() or (u[BLACK_JOKER] and u[RED_JOKER]))
-    if t == T.SINGLE:
-        return bool(u[main + 1 :].any())
-    if t == T.PAIR:
-        return bool((u[main + 1 : 13] >= 2).any())
-    if t in (T.TRIO, T.TRIO_WITH_SINGLE, T.TRIO_WITH_PAIR):
-        return bool((u[main + 1 : 13] >= 3).any())
-    if t in (T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS):
-        return bool((u[main + 1 : 13] >= 4).any())
-    per = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}.get(MoveType(t), 3)
+    higher = u[main + 1 : 13]
+    if t == _BOMB:
+        return 4 in higher or jokers
+    if t == _SINGLE:
+        return any(u[main + 1 :])
+    if t == _PAIR:
+        return max(higher, default=0) >= 2
+    if t in _TRIOS:
+        return max(higher, default=0) >= 3
+    if t in _FOURS:
+        return 4 in higher
+    per = _PER_RANK.get(t, 3)
     n = int(table.length[move])
     run = 0
     for r in range(main - n + 2, 12):
@@ -404,6 +405,13 @@ def can_be_beaten(
         if run >= n and r > main:
             return True
     return False
+
+
+_ROCKET, _BOMB, _SINGLE, _PAIR = int(T.ROCKET), int(T.BOMB), int(T.SINGLE), int(T.PAIR)
+_BEATS_ALL = (_BOMB, _ROCKET)
+_TRIOS = (int(T.TRIO), int(T.TRIO_WITH_SINGLE), int(T.TRIO_WITH_PAIR))
+_FOURS = (int(T.FOUR_WITH_TWO_SINGLES), int(T.FOUR_WITH_TWO_PAIRS))
+_PER_RANK = {int(T.STRAIGHT): 1, int(T.PAIR_CHAIN): 2}
 
 
 # ---------------------------------------------------------------------- bid assessment

@@ -62,6 +62,7 @@ class _View:
             self.partner = 3 - landlord - self.seat
         self.danger = min(int(self.left[s]) for s in self.opponents)
         self.unseen = info.unseen()
+        self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
         self.legal = [int(m) for m in info.legal_moves()]
 
     def rest(self, move: int) -> np.ndarray:
@@ -71,7 +72,7 @@ class _View:
         return int(self.table.type[move]) in _BOMB_TYPES
 
     def is_control(self, move: int) -> bool:
-        return not can_be_beaten(self.table, move, self.unseen)
+        return not can_be_beaten(self.table, move, self._unseen)
 
 
 def _forced_or_finishing(v: _View) -> int | None:

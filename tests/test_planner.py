@@ -132,6 +132,27 @@ def test_control_checks():
     assert not can_be_beaten(table, straight, parse_counts("5 6 7 8 10 J"))
 
 
+def test_control_checks_against_the_move_table():
+    """Wing-free moves: beatable iff the table has a higher move of the same type and length
+    made of unseen cards (for a bomb, also the rocket); lists and arrays give the same."""
+    table = move_table()
+    plain = (T.SINGLE, T.PAIR, T.TRIO, T.BOMB, T.STRAIGHT, T.PAIR_CHAIN, T.PLANE)
+    moves = [m for m in range(1, len(table)) if int(table.type[m]) in plain]
+    rocket = table.classify(parse_counts("BJ RJ"))[0]
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        unseen = np.minimum(rng.integers(0, 5, 15), DECK_COUNTS).astype(np.uint8)
+        fits = {m for m in moves if (table.counts[m] <= unseen).all()}
+        for m in moves[::7]:
+            t, main, n = int(table.type[m]), int(table.main[m]), int(table.length[m])
+            expected = any(
+                int(table.type[o]) == t and int(table.length[o]) == n and table.main[o] > main
+                for o in fits
+            ) or (t == T.BOMB and bool((table.counts[rocket] <= unseen).all()))
+            assert can_be_beaten(table, m, unseen) == expected
+            assert can_be_beaten(table, m, unseen.tolist()) == expected
+
+
 def test_advice_text_and_bids():
     a = assess_hand(parse_counts("3 4 4 5 6 7 7 9 10 J Q Q K A 2 2 BJ"))
     assert a.advice_text() == "big cards 3, bombs 0, about 7 moves to empty → suggest: bid 1"
