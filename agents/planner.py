@@ -83,10 +83,9 @@ def _weakness(mtype: int, main: int) -> float:
 Light = tuple[int, int, int, tuple[tuple[int, int], ...]]
 
 
-def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> list[Light]:
-    """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
-    c = counts
-    groups: list[Light] = []
+def _ranks_by_count(c: tuple[int, ...]) -> tuple[bool, list, list, list, list]:
+    """(rocket?, singles, pairs, trios, bombs): the ranks of a hand by count, ascending; the
+    jokers are singles unless both are there (the rocket)."""
     singles: list[int] = []
     pairs: list[int] = []
     trios: list[int] = []
@@ -95,10 +94,18 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
     for r in range(13):
         if c[r]:
             by_count[c[r]].append(r)
-    if c[BLACK_JOKER] and c[RED_JOKER]:
-        groups.append((T.ROCKET, RED_JOKER, 1, ((BLACK_JOKER, 1), (RED_JOKER, 1))))
-    else:
+    rocket = bool(c[BLACK_JOKER] and c[RED_JOKER])
+    if not rocket:
         singles += [r for r in (BLACK_JOKER, RED_JOKER) if c[r]]
+    return rocket, singles, pairs, trios, bombs
+
+
+def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> list[Light]:
+    """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
+    groups: list[Light] = []
+    rocket, singles, pairs, trios, bombs = _ranks_by_count(counts)
+    if rocket:
+        groups.append((T.ROCKET, RED_JOKER, 1, ((BLACK_JOKER, 1), (RED_JOKER, 1))))
     for top, n in planes:
         lo = top - n + 1
         body = tuple((r, 3) for r in range(lo, top + 1))
@@ -193,24 +200,14 @@ def _leaf(counts: tuple[int, ...], planes: tuple) -> float:
     """``_cost(_simple(counts, planes))`` without building the groups: the search's hot spot.
 
     The same choices as :func:`_simple`, step for step, adding each group's weakness in the
-    same order, so the float is identical (a test checks this on random hands and planes)."""
+    same order, so the float is identical (a test checks this on random hands)."""
     if planes:  # rare: planes carry wings; take the general path
         return _cost(_simple(counts, planes))
-    c = counts
-    singles: list[int] = []
-    pairs: list[int] = []
-    trios: list[int] = []
-    bombs: list[int] = []
-    by_count = (None, singles, pairs, trios, bombs)
-    for r in range(13):
-        if c[r]:
-            by_count[c[r]].append(r)
+    rocket, singles, pairs, trios, bombs = _ranks_by_count(counts)
     n = 0
     weak = 0
-    if c[BLACK_JOKER] and c[RED_JOKER]:
+    if rocket:
         n, weak = 1, weak + _W_ROCKET
-    else:
-        singles += [r for r in (BLACK_JOKER, RED_JOKER) if c[r]]
     for r in trios:
         n += 1
         low_s = singles[0] if singles and singles[0] < TWO else 99
