@@ -299,9 +299,6 @@ def actor_main(
         # the networks score only the moves of the games where they are to play
         mine = ~opponent[np.arange(B), game.current_player]
         pair_role = np.where(mine[gb], roles[gb], -1)
-        if has_rest:
-            hands = game.hands[gb, game.current_player[gb]]
-            rest_t = torch.from_numpy(rest_features(hands, table_counts[mv]))
         with torch.no_grad():
             for r, net in enumerate(model.roles):
                 gi = np.flatnonzero((roles == r) & mine)
@@ -311,8 +308,10 @@ def actor_main(
                 state = net.encode_state(obs_t[torch.from_numpy(gi)])
                 ps = np.flatnonzero(pair_role == r)
                 joint = state[torch.from_numpy(loc[gb[ps]])] + move_emb[r][torch.from_numpy(mv[ps])]
-                if has_rest:
-                    joint = joint + net.encode_rest(rest_t[torch.from_numpy(ps)])
+                if has_rest:  # the cards each move leaves in the hand of the player to act
+                    hands = game.hands[gb[ps], game.current_player[gb[ps]]]
+                    rest = rest_features(hands, table_counts[mv[ps]])
+                    joint = joint + net.encode_rest(torch.from_numpy(rest))
                 q[ps] = net.score(joint).numpy()
         best = np.maximum.reduceat(q, starts)
         top = np.flatnonzero(q >= best[gb])
