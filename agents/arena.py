@@ -27,6 +27,10 @@ averaged first, since they share the cards).
 Results are deterministic for a given seed and do not depend on ``--workers``: deals are
 split into fixed chunks by index, every chunk reseeds the agents from (seed, chunk), and each
 chunk plays all its games together in one batched :class:`~ddz_env.game.Game`.
+
+Memory does not grow with the number of deals: chunks are made as they are needed (at most two
+per worker in flight) and each finished chunk is folded into running sums, kept exactly (as
+fractions) so that the result does not depend on the order in which chunks finish.
 """
 
 from __future__ import annotations
@@ -34,10 +38,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import operator
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -50,6 +58,9 @@ from .base import Agent, make_agent
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
 CHUNK_DEALS = 16
+#: The most deals one run may play: deals are numbered by 32-bit indices (see
+#: :func:`deal_seed`), so a longer run would repeat deals.
+MAX_DEALS = 2**32
 
 AgentSpec = str | Agent | Callable[[], Agent]
 
@@ -189,60 +200,121 @@ def _chunk_seed(seed: int, chunk: int, who: int) -> int:
 _WORKER: dict = {}
 
 
-def _worker_init(spec_a, spec_b, seed, ruleset) -> None:
+def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False) -> None:
+    if pool:  # Ctrl-C reaches every process of the terminal: the parent alone handles it
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
 
 
-def _worker_chunk(job: tuple[int, list[int]]) -> np.ndarray:
-    chunk, deals = job
+def _worker_chunk(job: tuple[int, int, int]) -> np.ndarray:
+    chunk, lo, hi = job
     a, b, seed = _WORKER["a"], _WORKER["b"], _WORKER["seed"]
     a.reset(_chunk_seed(seed, chunk, 0))
     b.reset(_chunk_seed(seed, chunk, 1))
-    return play_chunk(a, b, deals, seed, _WORKER["ruleset"])
+    return play_chunk(a, b, list(range(lo, hi)), seed, _WORKER["ruleset"])
 
 
-def _ci(x: np.ndarray) -> float:
-    return 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else 0.0
+def _chunks(deals: int) -> Iterator[tuple[int, int, int]]:
+    """(chunk, first deal, end) of every chunk, made one at a time."""
+    for c, lo in enumerate(range(0, deals, CHUNK_DEALS)):
+        yield c, lo, min(lo + CHUNK_DEALS, deals)
 
 
-def _stats(rows: np.ndarray) -> SeatStats:
-    if not len(rows):
-        return SeatStats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    deals = rows[:, 0].astype(np.int64)
-    _, inverse, counts = np.unique(deals, return_inverse=True, return_counts=True)
+class _Sums:
+    """Running sums of one group of games (all, A landlord, A peasants), kept exactly.
 
-    def per_deal(col: int) -> np.ndarray:
-        return np.bincount(inverse, weights=rows[:, col]) / counts
+    Every per-game value (win 0/1, DouZero score, points) is a whole number, so the sums are
+    Python integers: the means are correctly rounded whatever the number of games, and the
+    result is the same whichever way the games were split into chunks. A deal's mean over its
+    ``n`` games of the group (``n`` <= 6) is kept as its sum in per-``n`` accumulators."""
 
-    return SeatStats(
-        games=len(rows),
-        wp=float(rows[:, 2].mean()),
-        wp_ci=_ci(per_deal(2)),
-        adp=float(rows[:, 3].mean()),
-        adp_ci=_ci(per_deal(3)),
-        points=float(rows[:, 4].mean()),
-        points_ci=_ci(per_deal(4)),
+    COLS = (2, 3, 4)  # won, DouZero score, points
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.deals = 0
+        self.total = [0, 0, 0]  # sum over games, per column
+        self.s1: dict[int, list[int]] = {}  # n -> per column, sum over deals of the deal's sum
+        self.s2: dict[int, list[int]] = {}  # n -> per column, sum over deals of its square
+
+    def add(self, rows: np.ndarray) -> None:
+        if not len(rows):
+            return
+        values = rows[:, self.COLS].astype(np.int64)
+        if not np.array_equal(values, rows[:, self.COLS]):
+            raise RuntimeError("arena: a game's result is not a whole number")
+        _, inverse, counts = np.unique(rows[:, 0], return_inverse=True, return_counts=True)
+        self.games += len(rows)
+        self.deals += len(counts)
+        sums = np.stack([np.bincount(inverse, weights=values[:, k]) for k in range(3)], 1)
+        sums = sums.astype(np.int64)  # exact: small whole numbers
+        for k in range(3):
+            self.total[k] += int(values[:, k].sum())
+        for n in np.unique(counts).tolist():
+            part = sums[counts == n]
+            s1 = self.s1.setdefault(n, [0, 0, 0])
+            s2 = self.s2.setdefault(n, [0, 0, 0])
+            for k in range(3):
+                s1[k] += int(part[:, k].sum())
+                s2[k] += int((part[:, k] * part[:, k]).sum())
+
+    def _ci(self, k: int) -> float:
+        """95% half-width over deals (normal approximation, sample standard deviation)."""
+        if self.deals < 2:
+            return 0.0
+        s1 = sum(Fraction(v[k], n) for n, v in self.s1.items())
+        s2 = sum(Fraction(v[k], n * n) for n, v in self.s2.items())
+        var = (s2 - s1 * s1 / self.deals) / (self.deals - 1)
+        return 1.96 * math.sqrt(float(var)) / math.sqrt(self.deals)
+
+    def stats(self) -> SeatStats:
+        if not self.games:
+            return SeatStats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        g = self.games
+        return SeatStats(
+            games=g,
+            wp=self.total[0] / g,
+            wp_ci=self._ci(0),
+            adp=self.total[1] / g,
+            adp_ci=self._ci(1),
+            points=self.total[2] / g,
+            points_ci=self._ci(2),
+        )
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
+        return False
+
+
+def _progress_bar(total: int, enabled: bool):
+    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit=" games",
+        file=sys.stderr,
+        disable=not (enabled and _stderr_is_terminal()),
+        leave=True,
+        dynamic_ncols=True,
     )
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.enabled, self.done, self.start = total, enabled, 0, time.perf_counter()
-
-    def update(self, n: int) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / frac - elapsed if frac else 0.0
-        sys.stderr.write(
-            f"\r[{bar}] {self.done}/{self.total} games  {elapsed:.0f} s  eta {eta:.0f} s "
-        )
-        if self.done >= self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+def _in_order(pool, jobs: Iterator, limit: int) -> Iterator[np.ndarray]:
+    """``pool.imap(_worker_chunk, jobs)`` with at most ``limit`` jobs submitted and not yet
+    consumed (``imap`` itself would read every job at once)."""
+    pending: deque = deque()
+    for job in jobs:
+        pending.append(pool.apply_async(_worker_chunk, (job,)))
+        if len(pending) >= limit:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def run_arena(
@@ -254,14 +326,21 @@ def run_arena(
     workers: int = 1,
     ruleset: Ruleset | None = None,
     progress: bool = False,
+    keep_rows: bool = False,
 ) -> ArenaResult:
     """Play ``deals`` deals of A against B (see the module docstring) and return the result.
 
     Agents are registry names (``"normal"``), Agent instances or zero-argument factories.
     ``ruleset`` sets the other options; its ``bidding`` is replaced by ``bidding``.
+    ``deals`` is a whole number from 1 to :data:`MAX_DEALS` and ``workers`` at least 1
+    (ValueError otherwise, TypeError if not integers). Memory stays flat whatever ``deals``,
+    unless ``keep_rows``: then ``per_deal["rows"]`` holds one row per game (deal, A holds the
+    landlord seat, A won, A's DouZero score, A's points). ``progress`` shows a bar on stderr
+    when it is a terminal.
     """
-    if deals < 1:
-        raise ValueError("deals must be at least 1")
+    deals, workers = operator.index(deals), operator.index(workers)
+    if not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
     if workers < 1:
         raise ValueError("workers must be at least 1")
     base = ruleset or Ruleset()
@@ -271,44 +350,49 @@ def run_arena(
         kickers=base.kickers,
         base_points=base.base_points,
     )
-    jobs = [
-        (c, list(range(lo, min(lo + CHUNK_DEALS, deals))))
-        for c, lo in enumerate(range(0, deals, CHUNK_DEALS))
-    ]
-    per_deal = len(_layouts(bidding))
-    bar = _Progress(deals * per_deal, progress)
-    start = time.perf_counter()
-    results: list[np.ndarray] = []
-    if workers == 1:
-        _worker_init(agent_a, agent_b, seed, rules)
-        for job in jobs:
-            results.append(_worker_chunk(job))
-            bar.update(len(results[-1]))
-    else:
-        import multiprocessing as mp
+    n_chunks = -(-deals // CHUNK_DEALS)
+    workers = min(workers, n_chunks)
+    groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
+    kept: list[np.ndarray] = []
 
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-        with ctx.Pool(
-            workers, initializer=_worker_init, initargs=(agent_a, agent_b, seed, rules)
-        ) as pool:
-            for rows in pool.imap(_worker_chunk, jobs):
-                results.append(rows)
-                bar.update(len(rows))
-    rows = np.concatenate(results)
-    landlord = rows[:, 1] > 0
+    def fold(rows: np.ndarray) -> None:
+        landlord = rows[:, 1] > 0
+        groups["all"].add(rows)
+        groups["landlord"].add(rows[landlord])
+        groups["peasant"].add(rows[~landlord])
+        if keep_rows:
+            kept.append(rows)
+        bar.update(len(rows))
+
+    start = time.perf_counter()
+    with _progress_bar(deals * len(_layouts(bidding)), progress) as bar:
+        if workers == 1:
+            _worker_init(agent_a, agent_b, seed, rules)
+            for job in _chunks(deals):
+                fold(_worker_chunk(job))
+        else:
+            import multiprocessing as mp
+
+            methods = mp.get_all_start_methods()
+            ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+            with ctx.Pool(
+                workers, initializer=_worker_init, initargs=(agent_a, agent_b, seed, rules, True)
+            ) as pool:
+                for rows in _in_order(pool, _chunks(deals), 2 * workers):
+                    fold(rows)
+    overall = groups["all"].stats()
     return ArenaResult(
         agent_a=_name(agent_a),
         agent_b=_name(agent_b),
         deals=deals,
-        games=len(rows),
+        games=overall.games,
         seed=seed,
         bidding=bidding,
-        overall=_stats(rows),
-        landlord=_stats(rows[landlord]),
-        peasant=_stats(rows[~landlord]),
+        overall=overall,
+        landlord=groups["landlord"].stats(),
+        peasant=groups["peasant"].stats(),
         seconds=time.perf_counter() - start,
-        per_deal={"rows": rows},
+        per_deal={"rows": np.concatenate(kept)} if keep_rows else {},
     )
 
 
@@ -327,7 +411,12 @@ def _parser() -> argparse.ArgumentParser:
         "the model file PATH, e.g. a run's hard.npz)",
     )
     p.add_argument("agent_b", metavar="B", help="agent name")
-    p.add_argument("--deals", type=int, default=1000, help="number of deals (default 1000)")
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help=f"number of deals, from 1 to {MAX_DEALS:,} (default 1000)",
+    )
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the deals and the agents (default 0)"
     )
@@ -339,27 +428,48 @@ def _parser() -> argparse.ArgumentParser:
         "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
     )
     p.add_argument(
-        "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
+        "--workers",
+        type=int,
+        default=1,
+        help="processes to use, at most the cores available (default 1; 0 = all cores)",
     )
     p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (shown on stderr only when it is a terminal)",
+    )
     return p
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prog = "ddz eval"
-    if args.deals < 1:
-        print(f"{prog}: --deals must be at least 1", file=sys.stderr)
-        return 2
-    if args.workers < 0:
-        print(f"{prog}: --workers must be 0 (all cores) or more", file=sys.stderr)
+    cores = _cores()
+    problem = (
+        "--deals must be at least 1"
+        if args.deals < 1
+        else f"--deals must be at most {MAX_DEALS:,} (deals are numbered by 32-bit indices)"
+        if args.deals > MAX_DEALS
+        else "--workers must be 0 (all cores) or more"
+        if args.workers < 0
+        else f"--workers must be at most {cores} (the cores available)"
+        if args.workers > cores
+        else None
+    )
+    if problem:
+        print(f"{prog}: {problem}", file=sys.stderr)
         return 2
     if args.workers == 0:
-        import os
-
-        args.workers = os.cpu_count() or 1
+        args.workers = cores
     try:
         agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
     except (ValueError, ImportError, FileNotFoundError, RuntimeError) as exc:

@@ -1,6 +1,8 @@
 """The arena (``ddz eval``): protocol, exact game counts, determinism, scores and CLI errors."""
 
+import io
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from agents.rule_bots import EasyAgent
 
 
 def test_no_bidding_plays_each_deal_twice_with_seats_swapped():
-    result = run_arena("easy", "random", deals=3, seed=1)
+    result = run_arena("easy", "random", deals=3, seed=1, keep_rows=True)
     assert (result.deals, result.games) == (3, 6)
     assert (result.landlord.games, result.peasant.games) == (3, 3)
     rows = result.per_deal["rows"]
@@ -25,7 +27,7 @@ def test_no_bidding_plays_each_deal_twice_with_seats_swapped():
 
 
 def test_bidding_plays_each_deal_six_times():
-    result = run_arena("random", "easy", deals=2, seed=4, bidding=True)
+    result = run_arena("random", "easy", deals=2, seed=4, bidding=True, keep_rows=True)
     assert (result.deals, result.games) == (2, 12)
     assert result.landlord.games + result.peasant.games == 12
     assert result.per_deal["rows"][:, 0].tolist() == [0] * 6 + [1] * 6
@@ -35,7 +37,7 @@ def test_bidding_plays_each_deal_six_times():
 def test_an_agent_against_itself_breaks_even_exactly(bidding):
     """Normal is deterministic, so both games of a deal (six with bidding) are played alike;
     the protocol gives A each seat once with B's seats swapped, so A's results cancel."""
-    result = run_arena("normal", "normal", deals=3, seed=2, bidding=bidding)
+    result = run_arena("normal", "normal", deals=3, seed=2, bidding=bidding, keep_rows=True)
     rows = result.per_deal["rows"]
     per_deal = 6 if bidding else 2
     for d in range(3):
@@ -48,13 +50,13 @@ def test_an_agent_against_itself_breaks_even_exactly(bidding):
 
 def test_deterministic_for_a_seed_and_independent_of_workers():
     deals = CHUNK_DEALS + 5  # two chunks
-    one = run_arena(EasyAgent(seed=0), "random", deals=deals, seed=7)
-    again = run_arena(EasyAgent(seed=123), "random", deals=deals, seed=7)
-    two = run_arena("easy", "random", deals=deals, seed=7, workers=2)
+    one = run_arena(EasyAgent(seed=0), "random", deals=deals, seed=7, keep_rows=True)
+    again = run_arena(EasyAgent(seed=123), "random", deals=deals, seed=7, keep_rows=True)
+    two = run_arena("easy", "random", deals=deals, seed=7, workers=2, keep_rows=True)
     rows = one.per_deal["rows"]
     assert np.array_equal(rows, again.per_deal["rows"])
     assert np.array_equal(rows, two.per_deal["rows"])
-    other = run_arena("easy", "random", deals=deals, seed=8)
+    other = run_arena("easy", "random", deals=deals, seed=8, keep_rows=True)
     assert not np.array_equal(rows, other.per_deal["rows"])
     assert one.to_dict()["overall"] == two.to_dict()["overall"]
 
@@ -73,13 +75,19 @@ def test_cli_json_output(capsys):
     assert out["landlord"]["games"] == 2
 
 
-def test_cli_text_output_and_progress(capsys):
+def test_cli_text_output_and_progress(capsys, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["random", "random", "--deals", "1", "--bidding"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0].startswith(
         "random (A) vs random (B): 1 deals, 6 games (bidding"
     )
-    assert "6/6 games" in captured.err
+    assert "6/6" in terminal.getvalue()
 
 
 @pytest.mark.parametrize(
