@@ -35,6 +35,18 @@ QUICK_HANDS = 200
 
 
 # ---------------------------------------------------------------------------- arguments
+#: Bounds of the options: a window of at most an hour per figure, and sizes whose set-up stays
+#: under about 500 MB (Game(65536) ~370 MB; the vector env with 4096 games ~470 MB; batched
+#: legal masks of 10,000 hands ~300 MB).
+MAX_SECONDS = 3600.0
+MAX_BATCH = 65536
+MAX_ENVS = 4096
+MAX_HANDS = 10000
+MAX_ROUNDS = 100
+MAX_LIST = 16
+MAX_SEED = 2**64 - 1
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -42,23 +54,36 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    if not value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:g}, got {text}")
     return value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {text}")
+        return value
+
+    return parse
 
 
-def _int_list(text: str) -> list[int]:
-    return [_positive_int(part.strip()) for part in text.split(",") if part.strip()] or [
-        _positive_int(text)
-    ]
+def _int_list(high: int) -> Callable[[str], list[int]]:
+    one = _int_in(1, high)
+
+    def parse(text: str) -> list[int]:
+        values = [one(part.strip()) for part in text.split(",") if part.strip()] or [one(text)]
+        if len(values) > MAX_LIST:
+            raise argparse.ArgumentTypeError(f"at most {MAX_LIST} values, got {len(values)}")
+        return values
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seconds",
         type=_positive_float,
         default=None,
-        help=f"measuring window per figure (default {DEFAULT_SECONDS:g}; --quick: {QUICK_SECONDS:g})",
+        help=f"measuring window per figure, at most {MAX_SECONDS:g} (default {DEFAULT_SECONDS:g}; --quick: {QUICK_SECONDS:g})",
     )
     parser.add_argument(
         "--quick", action="store_true", help="a fast smoke run with short windows and fewer hands"
@@ -92,31 +117,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-peers", action="store_true", help="measure only ddz")
     parser.add_argument(
         "--batch",
-        type=_int_list,
+        type=_int_list(MAX_BATCH),
         default=[256, 1024],
-        help="batch sizes for batched random play, comma-separated (default 256,1024)",
+        help=f"batch sizes for batched random play, comma-separated, each at most {MAX_BATCH:,} (default 256,1024)",
     )
     parser.add_argument(
         "--hands",
-        type=_positive_int,
+        type=_int_in(1, MAX_HANDS),
         default=None,
-        help=f"number of seeded 20-card leading hands (default 1000; --quick: {QUICK_HANDS})",
+        help=f"number of seeded 20-card leading hands, at most {MAX_HANDS:,} (default 1000; --quick: {QUICK_HANDS})",
     )
     parser.add_argument(
         "--num-envs",
-        type=_int_list,
+        type=_int_list(MAX_ENVS),
         default=[1, 64, 256, 1024],
-        help="env: num_envs values, comma-separated (default 1,64,256,1024)",
+        help=f"env: num_envs values, comma-separated, each at most {MAX_ENVS:,} (default 1,64,256,1024)",
     )
     parser.add_argument(
         "--rounds",
-        type=_positive_int,
+        type=_int_in(1, MAX_ROUNDS),
         default=None,
-        help=f"split each window into this many rounds, interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
+        help=f"split each window into this many rounds (at most {MAX_ROUNDS}), interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_int_in(0, MAX_SEED),
         default=0,
         help="seed of the hands, deals and random players (default 0)",
     )
@@ -124,28 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------------- progress
-class Progress:
-    """A plain text progress bar on stderr (one line per step when stderr is not a terminal)."""
-
-    def __init__(self, total: int, stream=None):
-        self.total, self.done = total, 0
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.tty:
-            filled = round(20 * (self.done - 1) / self.total)
-            line = f"\r[{'#' * filled}{'.' * (20 - filled)}] {self.done}/{self.total} {label}"
-            self.stream.write(line[:100].ljust(100))
-        else:
-            self.stream.write(f"bench [{self.done}/{self.total}] {label}\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
+        return False
 
 
 def measure_all(
@@ -153,20 +161,29 @@ def measure_all(
 ) -> list[Result]:
     """Set every measure up, then run them in ``rounds`` interleaved rounds of
     ``seconds / rounds`` each (every other round in reverse order), so that a change in the
-    machine's load during the run affects all rows alike."""
-    progress = Progress(len(setups) * (rounds + 1))
+    machine's load during the run affects all rows alike. A progress bar is shown on stderr
+    when it is a terminal (and cleared at the end)."""
+    from tqdm import tqdm
+
     measures = []
-    try:
+    with tqdm(
+        total=len(setups) * (rounds + 1),
+        file=sys.stderr,
+        disable=not _stderr_is_terminal(),
+        leave=False,
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar:20}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
+    ) as progress:
         for label, setup in setups:
-            progress.step(f"set up: {label}")
+            progress.set_description_str(f"set up: {label}")
             measures.append(setup())
+            progress.update()
         for r in range(rounds):
             order = measures if r % 2 == 0 else measures[::-1]
             for m in order:
-                progress.step(f"round {r + 1}/{rounds}: {m.name} {m.what}")
+                progress.set_description_str(f"round {r + 1}/{rounds}: {m.name} {m.what}"[:60])
                 m.run(seconds / rounds)
-    finally:
-        progress.close()
+                progress.update()
     return [m.result() for m in measures]
 
 

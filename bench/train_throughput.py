@@ -74,17 +74,39 @@ def measure(
     }
 
 
+def _number(low: float, high: float, kind: type = int):
+    """An argparse type: a ``kind`` number from ``low`` to ``high`` (NaN and infinities refused)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            what = "whole number" if kind is int else "number"
+            raise argparse.ArgumentTypeError(f"not a {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {text}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.train_throughput",
         description="Measure training frames/s of ddz train.",
     )
-    parser.add_argument("--seconds", type=float, default=60.0, help="length of the run")
-    parser.add_argument("--actors", type=int, default=1, help="actor processes")
-    parser.add_argument("--actor-batch", type=int, default=256, help="games per actor")
-    parser.add_argument("--batch-size", type=int, default=1024, help="frames per update")
+    parser.add_argument(
+        "--seconds", type=_number(1, 86400, float), default=60.0, help="length of the run"
+    )
+    parser.add_argument("--actors", type=_number(1, 256), default=1, help="actor processes")
+    parser.add_argument(
+        "--actor-batch", type=_number(1, 65536), default=256, help="games per actor"
+    )
+    parser.add_argument(
+        "--batch-size", type=_number(1, 2**20), default=1024, help="frames per update"
+    )
     parser.add_argument("--device", default="cpu", help="learner device")
-    parser.add_argument("--threads", type=int, default=1, help="learner torch threads")
+    parser.add_argument("--threads", type=_number(1, 1024), default=1, help="learner torch threads")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     result = measure(
