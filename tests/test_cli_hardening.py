@@ -318,3 +318,31 @@ def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
         main(argv)
     assert exc.value.code == 2
     assert "error: argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stream", [None, ClosedTerminal(), io.StringIO()])
+def test_train_progress_is_silent_off_a_terminal(monkeypatch, stream):
+    pytest.importorskip("torch")
+    from train.dmc import _progress
+
+    monkeypatch.setattr(sys, "stderr", stream)
+    with _progress(0, 1000, quiet=False) as bar:
+        bar.update(500)
+    if stream is not None and not isinstance(stream, ClosedTerminal):
+        assert stream.getvalue() == ""
+
+
+def test_train_progress_on_a_terminal(monkeypatch):
+    pytest.importorskip("torch")
+    from train.dmc import _progress
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with _progress(100, 1000, quiet=False) as bar:
+        bar.update(400)
+    assert "500/1.00k" in terminal.getvalue()
+    quiet = Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with _progress(100, 1000, quiet=True) as bar:
+        bar.update(400)
+    assert quiet.getvalue() == ""

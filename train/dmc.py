@@ -408,17 +408,23 @@ def save_checkpoint(torch, path: Path, state: dict) -> None:
     os.replace(tmp, path)
 
 
-def _progress(frames: int, total: int, fps: float, elapsed: float, quiet: bool) -> None:
-    if quiet:
-        return
-    if total:
-        frac = min(frames / total, 1.0)
-        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-        line = f"\r[{bar}] {frames:,}/{total:,} frames  {fps:,.0f} frames/s  {elapsed:,.0f}s"
-    else:
-        line = f"\rtrained {frames:,} frames  {fps:,.0f} frames/s  {elapsed:,.0f}s"
-    # a bar that redraws in a terminal, one line per update in a log file
-    print(line, end="" if sys.stderr.isatty() else "\n", file=sys.stderr, flush=True)
+def _progress(frames: int, total: int, quiet: bool):
+    """A tqdm bar of the frames trained, on stderr, shown only when stderr is a terminal."""
+    from tqdm import tqdm
+
+    try:
+        tty = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # closed
+        tty = False
+    return tqdm(
+        total=total or None,
+        initial=frames,
+        unit=" frames",
+        unit_scale=True,
+        file=sys.stderr,
+        disable=quiet or not tty,
+        dynamic_ncols=True,
+    )
 
 
 def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
@@ -590,6 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     loss_counts = np.zeros(4)
     fps = 0.0
     print(f"run: {run_dir}", file=sys.stderr)
+    bar = _progress(frames, args.total_frames, args.quiet)
     try:
         while True:
             now = time.time()
@@ -681,7 +688,8 @@ def main(argv: list[str] | None = None) -> int:
                 losses[:] = 0
                 wp_losses[:] = 0
                 loss_counts[:] = 0
-                _progress(frames, args.total_frames, fps, elapsed_before + now - start, args.quiet)
+                bar.update(frames - bar.n)
+                bar.set_postfix_str(f"{fps:,.0f} frames/s")
             if now - last_ckpt >= args.checkpoint_interval:
                 checkpoint(elapsed_before + now - start)
                 last_ckpt = now
@@ -710,8 +718,7 @@ def main(argv: list[str] | None = None) -> int:
                 writer.add_scalar(f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames)
     checkpoint(elapsed)
     writer.close()
-    if not args.quiet:
-        print(file=sys.stderr)
+    bar.close()
     print(
         f"trained {frames:,} frames in {elapsed:,.0f}s; checkpoint {run_dir / CHECKPOINT}, model {run_dir / NPZ}",
         file=sys.stderr,
