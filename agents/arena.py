@@ -138,6 +138,10 @@ def _build(spec: AgentSpec) -> Agent:
     return spec()
 
 
+#: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
+MAX_SEED = 2**32 - 1
+
+
 def deal_seed(seed: int, deal: int) -> int:
     """The seed of deal number ``deal`` of an arena run."""
     key = np.array([(seed & 0xFFFFFFFF) << 32 | (deal & 0xFFFFFFFF)], np.uint64)
@@ -336,8 +340,13 @@ def run_arena(
     (ValueError otherwise, TypeError if not integers). Memory stays flat whatever ``deals``,
     unless ``keep_rows``: then ``per_deal["rows"]`` holds one row per game (deal, A holds the
     landlord seat, A won, A's DouZero score, A's points). ``progress`` shows a bar on stderr
-    when it is a terminal.
+    when it is a terminal. ``seed`` is an integer from 0 to ``MAX_SEED`` (2**32 - 1); others
+    raise ``ValueError`` (``TypeError`` when not an integer) rather than being truncated.
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
     deals, workers = operator.index(deals), operator.index(workers)
     if not 1 <= deals <= MAX_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
@@ -467,6 +476,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     if problem:
         print(f"{prog}: {problem}", file=sys.stderr)
+        return 2
+    if not 0 <= args.seed <= MAX_SEED:
+        print(f"{prog}: --seed must be from 0 to {MAX_SEED}", file=sys.stderr)
         return 2
     if args.workers == 0:
         args.workers = cores

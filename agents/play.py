@@ -24,7 +24,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz_env.cards import CardParseError, card_rank, parse_counts
+from ddz_env.cards import CardParseError, TooManyCardsError, card_rank, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import BIDDING, OVER, Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
@@ -493,6 +493,9 @@ class Session:
                     low, check = low[len(prefix) :].strip(), True
             try:
                 counts = parse_counts(low.translate(NO_SUITS))  # "9♥ 9♣" copied from the hand
+            except TooManyCardsError as exc:
+                self.say_error(str(exc))
+                continue
             except CardParseError as exc:
                 self.say_error(f"{exc.token!r} is not a card or a command (type help)")
                 continue

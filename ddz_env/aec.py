@@ -66,7 +66,7 @@ At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement)
 | `reward`        | `"wp"`, `"adp"`, `"logadp"`, `"score"`   | `"wp"`       |
 | `render_mode`   | `None`, `"ansi"` (returns text), `"human"` (prints) | `None` |
 | `bidding`       | `"once"`, `"open"`, `"none"` / `False`   | `"once"`     |
-| `redeal_limit`  | a non-negative int, or `None`            | `3`          |
+| `redeal_limit`  | an int from 0 to 100, or `None`          | `3`          |
 | `kickers`       | `"distinct"`, `"any"`                    | `"distinct"` |
 | `base_points`   | a positive int                           | `1`          |
 | `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
@@ -91,6 +91,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .env_common import (
+    action_id,
     check_render_mode,
     check_reward_mode,
     illegal_message,
@@ -99,7 +100,7 @@ from .env_common import (
     ruleset_from_options,
     seat_rewards,
 )
-from .game import OVER, Game
+from .game import OVER, Game, check_seed
 from .observation import OBS_SIZE, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
@@ -159,6 +160,7 @@ class raw_env(AECEnv):
         self.agent_selection = AGENTS[int(self.game.current_player[0])]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
         code = (options or {}).get("code")
         self.game.reset(seed=seed, codes=None if code is None else [code])
         self._reset_state()
@@ -180,7 +182,7 @@ class raw_env(AECEnv):
             raise ValueError(problem)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.game.step([int(action)])
+        self.game.step([action_id(action)])
         if self.game.phase[0] == OVER:
             values = seat_rewards(self.game, self.reward_mode)[0]
             self.rewards = {a: float(values[k]) for k, a in enumerate(AGENTS)}

@@ -42,6 +42,19 @@ class CardParseError(ValueError):
         super().__init__(f"{token!r} is not a card (cards: 3-9, 10/t, j q k a 2, bj/b, rj/r)")
 
 
+class TooManyCardsError(CardParseError):
+    """Typed cards hold more of a rank than the deck has (``token`` is the rank's name,
+    ``count`` how many were typed); the message names the rank."""
+
+    def __init__(self, rank: int, count: int, text: str):
+        self.rank, self.count = rank, count
+        self.token = RANK_NAMES[rank]
+        if DECK_COUNTS[rank] == 1:
+            ValueError.__init__(self, f"there is only one {self.token} in the deck")
+        else:
+            ValueError.__init__(self, f"there are only four {self.token}s in the deck")
+
+
 def card_rank(card: int | np.ndarray) -> int | np.ndarray:
     """Rank index of a card id (0..53)."""
     return np.minimum(np.asarray(card) // 4, 13) + (np.asarray(card) == 53)
@@ -70,11 +83,18 @@ def parse_ranks(text: str) -> list[int]:
 
 
 def parse_counts(text: str) -> np.ndarray:
-    """Parse typed cards into a rank-count vector (15,) uint8. Raises ``CardParseError``."""
-    counts = np.zeros(NUM_RANKS, dtype=np.uint8)
-    for rank in parse_ranks(text):
-        counts[rank] += 1
-    return counts
+    """Parse typed cards into a rank-count vector (15,) uint8.
+
+    Raises ``CardParseError`` for a token that is not a card, and its subclass
+    ``TooManyCardsError`` (naming the rank) when a rank is typed more times than the deck holds
+    it (4; 1 for each joker).
+    """
+    counts = np.bincount(np.array(parse_ranks(text), dtype=np.intp), minlength=NUM_RANKS)
+    over = np.flatnonzero(counts > DECK_COUNTS)
+    if len(over):
+        rank = int(over[0])
+        raise TooManyCardsError(rank, int(counts[rank]), text)
+    return counts.astype(np.uint8)
 
 
 def counts_of_cards(cards) -> np.ndarray:

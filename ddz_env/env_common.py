@@ -120,11 +120,24 @@ def action_name(game: Game, action: int) -> str:
     return f"action {action}"
 
 
+def action_id(action) -> int | None:
+    """``action`` as an ``int`` if it is an integer (Python or NumPy int, or an integer array
+    holding one value), else ``None`` (floats, strings, bools and the like are not actions)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(-1)[0])
+    return None
+
+
 def illegal_message(game: Game, b: int, action, who: str) -> str | None:
-    """Why ``action`` is illegal for ``who`` in game ``b``; ``None`` when it is legal."""
-    try:
-        a = int(action)
-    except (TypeError, ValueError):
+    """Why ``action`` is illegal for ``who`` in game ``b``; ``None`` when it is legal.
+
+    An action must be an integer (Python or NumPy, or a 0-d/one-element integer array); a
+    float, string or bool is never read as one (``2.9`` and ``"2"`` are not action 2).
+    """
+    a = action_id(action)
+    if a is None:
         return f"{who} gave {action!r}, which is not an action id (an integer 0..{game.num_actions - 1})"
     if game.is_legal(np.full(game.batch_size, a))[b]:
         return None

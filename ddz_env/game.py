@@ -21,7 +21,7 @@ kitty            (B, 15)      rank counts of the kitty
 first_bidder     (B,) i1      seat that opened the current auction
 bids             (B, 3) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
 high_bid         (B,) i1      highest bid so far (0 none)
-redeals          (B,) i1      all-pass redeals so far in this game
+redeals          (B,) i4      all-pass redeals so far in this game
 landlord         (B,) i1      landlord seat (-1 during the auction)
 base             (B,) i1      the winning bid (1-3), 0 during the auction
 table_move       (B,) i4      move to beat (0 = the player to act leads)
@@ -42,11 +42,20 @@ payoffs          (B, 3) f8    the settlement of each seat (zero-sum), set when o
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .cards import card_rank
 from .codes import code_key, decode_deal, encode_deal
-from .legal import legal_tables, legal_words, pack_bool, sample_words, unpack_words, words_to_ids
+from .legal import (
+    legal_tables,
+    pack_bool,
+    sample_words,
+    unchecked_legal_words,
+    unpack_words,
+    words_to_ids,
+)
 from .moves import MoveType, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
@@ -85,6 +94,55 @@ def hands_of_owner(owner: np.ndarray) -> np.ndarray:
     return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT).astype(np.uint8)
 
 
+def check_seed(seed) -> int | None:
+    """A seed as a Python ``int`` (or ``None``), the one seed policy of the engine and the envs.
+
+    Accepted: ``None`` and every integer type: Python ``int`` and NumPy integers of any width,
+    signed or not (``np.int64(5)``, ``np.uint32(7)``, 0-d integer arrays), of any size; as with
+    ``numpy.random.SeedSequence``, a seed must be 0 or more and every bit of it counts (seeds
+    below 2**64 give the same deals as ever; larger ones are hashed whole, never truncated).
+    A negative seed is a ``ValueError``; anything else (``bool``, ``float``, ``str``, arrays
+    of more than one value) is a ``TypeError``.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError(f"seed must be an integer or None, not a bool ({seed!r})")
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise TypeError(
+            f"seed must be an integer or None, not {type(seed).__name__} ({seed!r})"
+        ) from None
+    if value < 0:
+        raise ValueError(f"seed must be 0 or more, not {value}")
+    return value
+
+
+def _stream_of_seed(seed: int) -> np.uint64:
+    """The deal stream's state for a checked seed (see :func:`check_seed`)."""
+    if seed >> 64:
+        state = np.random.SeedSequence(seed).generate_state(1, np.uint64)
+    else:
+        state = np.array([seed], np.uint64)
+    return splitmix64(state)[0]
+
+
+def check_batch_size(batch_size) -> int:
+    """``batch_size`` as an ``int``: an integer (Python or NumPy, not ``bool``) of at least 1.
+
+    A non-integer is a ``TypeError`` (``1.5``, ``"3"`` and ``True`` are not batch sizes); less
+    than 1 is a ``ValueError``.
+    """
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(
+            f"batch_size must be an integer, not {type(batch_size).__name__} ({batch_size!r})"
+        )
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    return int(batch_size)
+
+
 def bid_action(num_moves: int, bid: int) -> int:
     return num_moves + bid - 1
 
@@ -97,10 +155,8 @@ class Game:
     ):
         if not isinstance(ruleset, Ruleset):
             raise TypeError("ruleset must be a ddz_env.Ruleset")
-        if int(batch_size) < 1:
-            raise ValueError("batch_size must be at least 1")
         self.ruleset = ruleset
-        self.batch_size = B = int(batch_size)
+        self.batch_size = B = check_batch_size(batch_size)
         self.table = move_table(ruleset)
         self.tables = legal_tables(ruleset)
         self.num_moves = N = len(self.table)
@@ -122,7 +178,7 @@ class Game:
         self.high_bid = np.zeros(B, np.int8)
         self.high_bidder = np.full(B, -1, np.int8)
         self.bid_count = np.zeros(B, np.int8)
-        self.redeals = np.zeros(B, np.int8)
+        self.redeals = np.zeros(B, np.int32)
         self.landlord = np.full(B, -1, np.int8)
         self.base = np.zeros(B, np.int8)
         self.table_move = np.zeros(B, np.int32)
@@ -149,16 +205,16 @@ class Game:
     def reset(self, seed: int | None = None, games=None, codes=None) -> None:
         """Start new deals in ``games`` (default: all).
 
-        ``seed`` restarts the deterministic stream of deals (same seed → same games);
+        ``seed`` restarts the deterministic stream of deals (same seed → same games); it follows
+        :func:`check_seed` (any integer type, 0 or more, ``TypeError``/``ValueError`` otherwise).
+        ``games``: distinct game indices, integers in ``0 .. batch_size - 1`` (a 1-D sequence or
+        a scalar); anything else is a ``TypeError`` (not integers) or ``ValueError``.
         ``codes`` (one per game reset, ``None`` entries allowed) replays deal codes.
         """
-        idx = (
-            np.arange(self.batch_size)
-            if games is None
-            else np.atleast_1d(np.asarray(games, dtype=np.int64))
-        )
+        seed = check_seed(seed)
+        idx = np.arange(self.batch_size) if games is None else self._check_games(games)
         if seed is not None:
-            self._stream[0] = splitmix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], np.uint64))[0]
+            self._stream[0] = _stream_of_seed(seed)
         elif games is None and not self._stream[0]:
             self._stream[0] = splitmix64(np.random.SeedSequence().generate_state(1, np.uint64))[0]
         with np.errstate(over="ignore"):
@@ -179,6 +235,23 @@ class Game:
             self.codes[b] = code_list[j]
         self.redeals[idx] = 0
         self._start_deal(idx, owner, first)
+
+    def _check_games(self, games) -> np.ndarray:
+        idx = np.atleast_1d(np.asarray(games))
+        if idx.ndim != 1:
+            raise ValueError(f"games must be a 1-D sequence of game indices, got shape {idx.shape}")
+        if idx.size == 0:
+            return idx.astype(np.int64)
+        if idx.dtype.kind not in "iu":
+            raise TypeError(f"games must be integer game indices, got dtype {idx.dtype}")
+        if idx.min() < 0 or idx.max() >= self.batch_size:
+            raise ValueError(
+                f"games must be indices in 0..{self.batch_size - 1}, got {idx.min()}..{idx.max()}"
+            )
+        idx = idx.astype(np.int64)
+        if len(idx) > 1 and len(np.unique(idx)) != len(idx):
+            raise ValueError("games must not repeat a game index")
+        return idx
 
     def _start_deal(self, idx: np.ndarray, owner: np.ndarray, first: np.ndarray) -> None:
         counts = hands_of_owner(owner)
@@ -233,7 +306,7 @@ class Game:
             phase = self.phase[0]
             if phase == PLAY:
                 hand = self.hands[0, self.current_player[0]][None]
-                self._legal_cache = legal_words(hand, self.table_move[:1], self.ruleset)
+                self._legal_cache = unchecked_legal_words(hand, self.table_move[:1], self.ruleset)
             elif phase == BIDDING:
                 self._legal_cache = self._bid_words[self.high_bid[:1]]
             else:
@@ -244,7 +317,7 @@ class Game:
             play = np.flatnonzero(self.phase == PLAY)
             if len(play):
                 hands = self.hands[play, self.current_player[play]]
-                words[play] = legal_words(hands, self.table_move[play], self.ruleset)
+                words[play] = unchecked_legal_words(hands, self.table_move[play], self.ruleset)
             bid = np.flatnonzero(self.phase == BIDDING)
             if len(bid):
                 words[bid] = self._bid_words[self.high_bid[bid]]
@@ -306,12 +379,22 @@ class Game:
     def step(self, actions) -> None:
         """Apply one action per game (entries of finished games are ignored).
 
-        Raises ``ValueError`` naming the game and the reason if any action is illegal; the
-        state is then left unchanged.
+        ``actions``: integers (any NumPy or Python integer type; no floats, strings or bools),
+        shape ``(batch_size,)`` (a batch of one also takes a scalar). Raises ``ValueError`` if
+        they are not, or naming the game and the reason if any action is illegal; the state is
+        then left unchanged.
         """
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         if actions.shape != (self.batch_size,):
-            raise ValueError(f"expected {self.batch_size} actions, got {actions.shape[0]}")
+            if actions.shape != () or self.batch_size != 1:
+                raise ValueError(
+                    f"expected {self.batch_size} actions (shape ({self.batch_size},)), "
+                    f"got shape {actions.shape}"
+                )
+            actions = actions.reshape(1)
+        actions = actions.astype(np.int64, copy=False)
         if self.batch_size == 1:
             return self._step_one(int(actions[0]))
         live = self.phase != OVER

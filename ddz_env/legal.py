@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 
+from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
 from .moves import MoveTable, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
@@ -134,15 +135,66 @@ def _group_index(hands: np.ndarray) -> np.ndarray:
     return hands[:, RANK_GROUPS].astype(np.intp) @ _GROUP_WEIGHTS
 
 
+def check_hands(hands) -> np.ndarray:
+    """A batch of hands (B, 15) checked for the public functions below: integer counts, each
+    rank from 0 to its count in the deck (4; 1 for each joker). A non-integer dtype is a
+    ``TypeError``; a wrong shape or a count out of range a ``ValueError``."""
+    hands = np.asarray(hands)
+    kind = hands.dtype.kind
+    if kind not in "iu":
+        raise TypeError(f"hands must be integer rank counts, got dtype {hands.dtype}")
+    if hands.ndim != 2 or hands.shape[1] != NUM_RANKS:
+        raise ValueError(f"hands must have shape (B, {NUM_RANKS}), got {hands.shape}")
+    # Signed counts viewed as unsigned make negative ones huge: one comparison checks both ends.
+    bad = (hands if kind == "u" else hands.view(f"u{hands.itemsize}")) > DECK_COUNTS
+    if np.count_nonzero(bad):
+        b, r = (int(i[0]) for i in np.nonzero(bad))
+        raise ValueError(
+            f"hand {b} holds {int(hands[b, r])} of rank {RANK_NAMES[r]}: "
+            f"a count must be 0 to {int(DECK_COUNTS[r])}"
+        )
+    return hands
+
+
+def check_table_moves(table_moves, batch: int, num_moves: int) -> np.ndarray:
+    """Table moves (B,) checked: integer move ids in ``0 .. num_moves - 1`` (0 = leading).
+    A non-integer dtype is a ``TypeError``; a wrong shape or an id out of range a
+    ``ValueError``."""
+    moves = np.asarray(table_moves)
+    kind = moves.dtype.kind
+    if kind not in "iu":
+        raise TypeError(f"table moves must be integer move ids, got dtype {moves.dtype}")
+    if moves.shape != (batch,):
+        raise ValueError(f"expected {batch} table moves, got shape {moves.shape}")
+    bad = (moves if kind == "u" else moves.view(f"u{moves.itemsize}")) >= num_moves
+    if np.count_nonzero(bad):
+        raise ValueError(
+            f"a table move must be a move id in 0..{num_moves - 1} (0 = leading), "
+            f"got {moves[bad][0]}"
+        )
+    return moves
+
+
 def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """Packed legal-move bitsets for a batch of hands.
 
     Args:
-        hands: (B, 15) rank counts.
-        table_moves: (B,) move ids to beat (0 = leading); ``None`` means all leading.
+        hands: (B, 15) integer rank counts, each from 0 to the deck's count of that rank.
+        table_moves: (B,) integer move ids to beat (0 = leading); ``None`` means all leading.
     Returns:
         (B, W) uint64 words; bit ``i`` of the mask is ``words[b, i // 64] >> (i % 64) & 1``.
+    Raises:
+        ``TypeError`` for non-integer input, ``ValueError`` for a wrong shape, a count out of
+        range or a move id out of range (:func:`check_hands`, :func:`check_table_moves`).
     """
+    hands = check_hands(hands)
+    if table_moves is not None:
+        table_moves = check_table_moves(table_moves, len(hands), len(move_table(ruleset)))
+    return unchecked_legal_words(hands, table_moves, ruleset)
+
+
+def unchecked_legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """:func:`legal_words` without input checks, for the engine's own valid arrays."""
     tables = legal_tables(ruleset)
     hands = np.asarray(hands)
     idx = _group_index(hands)
@@ -160,16 +212,30 @@ def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np
 def legal_mask(hand, table_move=0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """Boolean legal mask over the move table for one hand (15,) or a batch (B, 15).
 
-    ``table_move`` is the move id to beat (0 = leading), a scalar or (B,) array.
+    ``table_move`` is the move id to beat (0 = leading), a scalar or (B,) array. Inputs are
+    checked as in :func:`legal_words` (``TypeError``/``ValueError``).
     """
     hand = np.asarray(hand)
     single = hand.ndim == 1
-    hands = hand[None] if single else hand
-    moves = np.broadcast_to(np.asarray(table_move), (len(hands),))
-    mask = unpack_words(legal_words(hands, moves, ruleset), len(move_table(ruleset)))
+    hands = check_hands(hand[None] if single else hand)
+    num_moves = len(move_table(ruleset))
+    if isinstance(table_move, (int, np.integer)) and not isinstance(table_move, bool):
+        if not 0 <= table_move < num_moves:
+            raise ValueError(
+                f"a table move must be a move id in 0..{num_moves - 1} (0 = leading), "
+                f"got {table_move}"
+            )
+        # Leading (0) is the same bitset for every hand: no per-hand lookup.
+        moves = None if table_move == 0 else np.full(len(hands), table_move, np.int64)
+    else:
+        moves = np.asarray(table_move)
+        if moves.ndim == 0:
+            moves = np.broadcast_to(moves, (len(hands),))
+        moves = check_table_moves(moves, len(hands), num_moves)
+    mask = unpack_words(unchecked_legal_words(hands, moves, ruleset), num_moves)
     return mask[0] if single else mask
 
 
 def legal_moves(hand, table_move: int = 0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
-    """Ids of the legal moves for one hand, ascending."""
+    """Ids of the legal moves for one hand, ascending (inputs checked as in :func:`legal_mask`)."""
     return np.flatnonzero(legal_mask(hand, table_move, ruleset))

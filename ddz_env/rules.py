@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+#: The largest ``redeal_limit`` (real tables use 3; ``None`` redeals forever).
+MAX_REDEAL_LIMIT = 100
+
 
 @dataclass(frozen=True)
 class Ruleset:
@@ -14,7 +17,8 @@ class Ruleset:
             may bid again; ends after two passes in a row following a bid, or a bid of 3), or
             ``"none"`` / ``False`` (no auction: the landlord is drawn from the seed, base 1).
         redeal_limit: redeals after all-pass auctions before the opener is forced to be
-            landlord with base 1 (default 3); ``None`` redeals forever.
+            landlord with base 1 (default 3), an integer from 0 to ``MAX_REDEAL_LIMIT`` (100);
+            ``None`` redeals forever.
         kickers: ``"distinct"`` (wings of one combination have different ranks, default) or
             ``"any"`` (single wings may repeat a rank; pair wings stay distinct).
         base_points: points per unit of bid × multiplier (default 1; 10 reproduces the seed
@@ -42,10 +46,11 @@ class Ruleset:
         if self.redeal_limit is not None and (
             isinstance(self.redeal_limit, bool)
             or not isinstance(self.redeal_limit, int)
-            or self.redeal_limit < 0
+            or not 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT
         ):
             raise ValueError(
-                f"redeal_limit must be a non-negative integer or None, not {self.redeal_limit!r}"
+                f"redeal_limit must be a non-negative integer or None, not "
+                f"{self.redeal_limit!r} (at most {MAX_REDEAL_LIMIT})"
             )
         if self.kickers not in ("distinct", "any"):
             raise ValueError(f"kickers must be 'distinct' or 'any', not {self.kickers!r}")

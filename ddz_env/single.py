@@ -53,6 +53,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .env_common import (
+    action_id,
     check_render_mode,
     check_reward_mode,
     illegal_message,
@@ -61,7 +62,7 @@ from .env_common import (
     ruleset_from_options,
     seat_rewards,
 )
-from .game import OVER, Game
+from .game import OVER, Game, check_seed
 from .infoset import InfoSet, infoset
 from .observation import OBS_SIZE, observe
 
@@ -168,7 +169,7 @@ class DouDizhuEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         options = options or {}
         seat = options.get("seat", self.seat_option)
         if seat == "random":
@@ -208,7 +209,7 @@ class DouDizhuEnv(gymnasium.Env):
             self._episode_over = True
             info["illegal_action"] = problem
             return self._observation(), self.illegal_reward, True, False, info
-        self.game.step([int(action)])
+        self.game.step([action_id(action)])
         self._play_opponents()
         reward, terminated = 0.0, False
         if self.game.phase[0] == OVER:
@@ -253,7 +254,7 @@ class DouDizhuEnv(gymnasium.Env):
             problem = illegal_message(game, 0, action, f"opponent {opponent!r} (seat {seat})")
             if problem is not None:
                 raise RuntimeError(problem)
-            game.step([int(action)])
+            game.step([action_id(action)])
 
     def _observation(self) -> dict[str, np.ndarray]:
         obs = observe(self.game, seats=[self.seat])[0]

@@ -67,7 +67,7 @@ from .env_common import (
     ruleset_from_options,
     seat_rewards,
 )
-from .game import OVER, Game
+from .game import OVER, Game, check_seed
 from .observation import OBS_SIZE, observe
 
 _ENV_OPTIONS = ("num_envs", "reward", "autoreset_mode", "render_mode")
@@ -128,8 +128,7 @@ class DouDizhuVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Deal new games (all, or ``options["reset_mask"]``); returns ``(observations, {})``."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ValueError(f"seed must be an int or None, not {seed!r}")
+        seed = check_seed(seed)
         super().reset(seed=seed)
         options = options or {}
         mask = options.get("reset_mask")

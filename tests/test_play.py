@@ -21,7 +21,7 @@ import pytest
 
 from agents import play
 from agents.play_text import judge, why_not_combination
-from ddz_env.cards import parse_counts
+from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game, hands_of_owner
 from ddz_env.moves import move_table
@@ -143,7 +143,8 @@ def full_hand(text: str) -> np.ndarray:
     ],
 )
 def test_judge_gives_the_exact_reason(hand, table, typed, expected):
-    verdict = judge(TABLE, full_hand(hand), move(table) if table else 0, parse_counts(typed))
+    typed_counts = np.bincount(parse_ranks(typed), minlength=15)  # may exceed the deck
+    verdict = judge(TABLE, full_hand(hand), move(table) if table else 0, typed_counts)
     assert not verdict.ok
     assert verdict.text == expected
 
