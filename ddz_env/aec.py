@@ -16,7 +16,7 @@
 
 Dou Dizhu is a three-player climbing game: an auction decides who becomes the *landlord*, who
 takes the three kitty cards and plays alone against the two *peasants*; the first player to empty
-their hand wins for their side. The full rules, as implemented, are in ``shared/RULES.md``.
+their hand wins for their side. The full rules, as implemented, are in ``docs/RULES.md``.
 
 The agents are the seats: ``player_k`` is seat ``k``. Turn order is seat → (seat + 1) % 3.
 Who acts next is given by ``agent_selection`` and is not a fixed cycle: the auction starts at the
@@ -52,9 +52,9 @@ Zero on every step until the game ends; then each seat's result under the ``rewa
 
 ``b`` = bombs and rockets played (DouZero's definition: spring and bid ignored);
 ``s = base × multiplier × base_points`` with ``multiplier = 2^(b + spring)``, the settlement of
-RULES.md (``Game.payoffs``). With ``env()``, an illegal action ends the game: the agent that took
-it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` raises a
-``ValueError`` naming the move and why it is illegal.
+``docs/RULES.md`` (``Game.payoffs``). With ``env()``, an illegal action ends the game: the agent
+that took it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env``
+raises a ``ValueError`` naming the move and why it is illegal.
 
 At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement), ``winner``,
 ``landlord`` (agent names), ``bombs``, ``spring`` and ``code`` (the deal code).

@@ -2,7 +2,7 @@
 
 A deal assigns each of the 54 cards to a hand (0, 1, 2) or the kitty (3), 17/17/17/3, and
 names the first bidder. The assignment is ranked among all such assignments (a multinomial
-rank, about 81 bits), combined with the first bidder, and written in Crockford base-32 with a
+rank, about 90 bits), combined with the first bidder, and written in Crockford base-32 with a
 20-bit checksum, in groups of four characters: ``7K2Q-M0ZP-…``. Decoding checks the length,
 the alphabet, the range and the checksum, so a malformed or tampered code is a clear
 ``ValueError``, never a wrong deal. Case, dashes and spaces are ignored; ``I``/``L`` read as

@@ -11,7 +11,7 @@ mode       landlord / each peasant
 ``adp``    ±2^bombs / ∓2^bombs, as DouZero does: bombs counts the bombs *and rockets* played by
            anyone; spring is ignored and the bid is ignored (average difference in points)
 ``logadp`` ±(bombs + 1) / ∓(bombs + 1): DouZero's ``logadp``
-``score``  the settlement of RULES.md, :attr:`Game.payoffs`: the landlord gets
+``score``  the settlement of docs/RULES.md, :attr:`Game.payoffs`: the landlord gets
            ±2 × base × multiplier × base_points and each peasant ∓base × multiplier ×
            base_points (bid, bombs, rockets and spring all count; zero-sum)
 =========  ==================================================================================

@@ -1,4 +1,4 @@
-"""The ruleset: every option of ``shared/RULES.md`` as one frozen, validated dataclass."""
+"""The ruleset: every rules option of ``docs/RULES.md`` as one frozen, validated dataclass."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ Rewards: ``rewards[i]`` is the reward of the seat that acted in game ``i`` on th
 until the game ends. When a game ends, ``infos`` carries every seat's result (masked the Gymnasium
 way, ``infos["_payoffs"][i]`` is True for the games that ended):
 
-* ``payoffs`` (n, 3) float64: the settlement of RULES.md (``Game.payoffs``) per seat;
+* ``payoffs`` (n, 3) float64: the settlement of docs/RULES.md (``Game.payoffs``) per seat;
 * ``rewards`` (n, 3) float64: each seat's reward under the ``reward`` option;
 * ``winner``, ``landlord`` (n,) int64 seats, ``bombs`` (n,) int64.
 

@@ -1,4 +1,4 @@
-"""An independent, slow, obviously-correct reading of RULES.md, used to cross-check the engine.
+"""An independent, slow, obviously-correct reading of docs/RULES.md, used to cross-check the engine.
 
 Nothing here imports the engine's move table or legal-mask code.
 """

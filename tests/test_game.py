@@ -1,4 +1,4 @@
-"""The batched game: worked examples of RULES.md, properties of random games, codes, errors."""
+"""The batched game: worked examples of docs/RULES.md, properties of random games, codes, errors."""
 
 import numpy as np
 import pytest

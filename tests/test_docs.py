@@ -1,0 +1,45 @@
+"""The rules page ships with the repository and stays in step with the code that cites it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+
+from ddz_env import Ruleset
+from ddz_env.rules import MAX_REDEAL_LIMIT
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "docs" / "RULES.md"
+
+
+def _anchor(heading: str) -> str:
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_every_ruleset_option_is_documented():
+    text = RULES.read_text(encoding="utf-8")
+    for field in fields(Ruleset):
+        assert f"| `{field.name}` |" in text, field.name
+    assert f"an integer 0 to {MAX_REDEAL_LIMIT}" in text
+
+
+def test_the_rules_page_links_resolve():
+    text = RULES.read_text(encoding="utf-8")
+    anchors = {_anchor(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    links = re.findall(r"\]\(#([^)]+)\)", text)
+    assert links
+    for link in links:
+        assert link in anchors, link
+
+
+def test_nothing_cites_files_outside_the_repository():
+    outside = "shared" + "/"  # split so that this file does not cite it
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/RULES.md)" in readme
+    for folder in ("ddz_env", "agents", "train", "bench", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            assert outside not in path.read_text(encoding="utf-8"), path
+    for path in [ROOT / "README.md", *ROOT.glob("*/*.md")]:
+        assert outside not in path.read_text(encoding="utf-8"), path
