@@ -427,7 +427,10 @@ def _parser() -> argparse.ArgumentParser:
         help=f"number of deals, from 1 to {MAX_DEALS:,} (default 1000)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the deals and the agents (default 0)"
+        "--seed",
+        type=int,
+        default=0,
+        help=f"seed of the deals and the agents, 0 to {MAX_SEED} (default 0)",
     )
     p.add_argument(
         "--bidding",
