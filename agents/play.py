@@ -696,7 +696,8 @@ class Session:
         stats, notice = record_game(landlord, won, points)
         if notice:
             self.term.say(self.style.yellow("note: ") + notice)
-        self.term.say(f"  Statistics: {stats.summary()}")
+        if stats is not None:  # only totals that were really saved
+            self.term.say(f"  Statistics: {stats.summary()}")
 
 
 # ---------------------------------------------------------------------------------- main
