@@ -6,27 +6,42 @@ of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``
 command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
 exits cleanly at the end of input.
 
-Every deal has a code; ``ddz play --code CODE`` deals the same cards again. Finished hands are
-added to local statistics (:mod:`agents.stats`) unless they are replays or were dealt from a
-``--code``. The bots see only their own information set; this module keeps the suits of every
-card for display, while the engine works on rank counts.
+Every deal has a code (a redeal after three passes is a new deal with its own code);
+``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
+statistics (:mod:`agents.stats`) unless they are replays or were dealt from a ``--code``; a hand
+left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
+their own information set; this module keeps the suits of every card for display, while the
+engine works on rank counts.
+
+On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
+SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
+status 130, 143 and 129 (128 + the signal's number).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
 
 import numpy as np
 
-from ddz_env.cards import CardParseError, TooManyCardsError, card_rank, parse_counts
+from ddz_env.cards import (
+    DECK_COUNTS,
+    CardParseError,
+    TooManyCardsError,
+    card_rank,
+    parse_counts,
+)
 from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import BIDDING, OVER, Game, deal_from_keys
+from ddz_env.game import BIDDING, OVER, PLAY, Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 
 from . import play_text as text
@@ -43,6 +58,19 @@ RECENT = 10
 PASS_WORDS = {"pass", "p", "no", "none", "-"}
 QUIT_WORDS = {"quit", "exit", ":q"}
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢")
+#: Separators allowed between cards (as the card parser reads them).
+CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
+#: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
+#: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
+ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
+#: Lone letters that are cards during play but commands at the end-of-hand prompt:
+#: what they are in play, and what to type for the command.
+COMMAND_LETTERS = {
+    "q": ("the queen", "type quit to leave the game"),
+    "r": ("the red joker", "replay is offered once the hand is over"),
+}
+#: Exit statuses for the signals that end a game (128 + the signal's number).
+SIGNAL_NAMES = {"SIGTERM": "Terminated", "SIGHUP": "Hangup"}
 HELP = """\
 Type the cards of your play by rank, in any order and any case, with or without spaces:
   33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj
@@ -56,7 +84,7 @@ Commands:
   counter (c)      show or hide the card counter (cards you have not seen, per rank)
   show (s)         show the table again
   help             this help
-  quit             leave the game (an unfinished hand is not counted)
+  quit             leave the game (a hand left after the bidding counts as a loss)
 Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
   pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),
   four + two singles or two pairs, bomb (four of a rank), rocket (both jokers).
@@ -71,6 +99,14 @@ class QuitGame(Exception):
     """The player typed ``quit``."""
 
 
+class Terminated(Exception):
+    """A signal (SIGTERM, SIGHUP) asked the game to end."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
 # ---------------------------------------------------------------------------------- terminal
 class Terminal:
     """Line-based input and output; echoes piped input so a transcript reads like a session."""
@@ -83,16 +119,23 @@ class Terminal:
         self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
         #: On a terminal the table is redrawn on a cleared screen at each of your turns.
         self.screen = _isatty(stdout) and os.environ.get("TERM") != "dumb"
-        self.width = shutil.get_terminal_size((100, 24)).columns if self.screen else 100
-        self._ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
+        #: Suits are shown (and may be typed) as the letters s h c d.
+        self.ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
         if self.interactive:
             try:
                 import readline  # noqa: F401 - line editing and history for input()
             except ImportError:
                 pass
 
+    @property
+    def width(self) -> int:
+        """Columns of the terminal, read afresh (it may have been resized); 100 off a terminal."""
+        if not self.screen:
+            return 100
+        return max(20, shutil.get_terminal_size((100, 24)).columns)
+
     def write(self, chunk: str) -> None:
-        if self._ascii:
+        if self.ascii:
             chunk = chunk.translate(text.ASCII_FALLBACK)
         try:
             self.stdout.write(chunk)
@@ -101,13 +144,19 @@ class Terminal:
             self.stdout.write(chunk.encode(encoding, "replace").decode(encoding))
 
     def say(self, line: str = "") -> None:
+        """Print lines; on a terminal each is wrapped at word boundaries to the current width."""
+        if self.screen:
+            if self.ascii:
+                line = line.translate(text.ASCII_FALLBACK)
+            width = self.width
+            line = "\n".join(text.wrap(part, width) for part in line.split("\n"))
         self.write(line + "\n")
         self.stdout.flush()
 
     def ask(self, prompt: str) -> str:
         if self.interactive:
             try:
-                return input(prompt.translate(text.ASCII_FALLBACK) if self._ascii else prompt)
+                return input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
             except EOFError:
                 self.write("\n")
                 raise EndOfInput from None
@@ -284,6 +333,11 @@ class Session:
         self.bomb_log: list[tuple[int, int]] = []
         self.log: list[str] = []  # this hand's events, for the redrawn screen
         self.code = ""
+        self.counted = False
+        #: The opener was made landlord after the last allowed redeal (nobody bid).
+        self.forced = False
+        #: What happened to the finished hand's statistics (said if the game is interrupted).
+        self.hand_note = ""
         self.hands_dealt = 0
 
     # ------------------------------------------------------------------ deals
@@ -299,18 +353,40 @@ class Session:
         try:
             while True:
                 choice = self.play_hand(code, counted)
-                if choice == "replay":
-                    counted = False
+                if choice == "replay":  # the deal that was played (after any redeal)
+                    code, counted = self.code, False
                 elif choice == "new":
                     code, counted = self.new_code(), True
                 else:
                     return 0
         except QuitGame:
-            self.term.say("Bye. (This hand was not finished, so it is not counted.)")
+            self.abandon()
             return 0
         except EndOfInput:
             self.term.say("End of input. Bye.")
             return 0
+
+    def abandon(self) -> None:
+        """``quit`` in a hand: once the bidding is over, the hand counts as a loss at the stake
+        reached so far (bombs included), as leaving a table does in online play."""
+        g = self.game
+        if g.phase[0] != PLAY or not (self.counted and self.stats_on):
+            self.term.say("Bye. (This hand was not finished, so it is not counted.)")
+            return
+        landlord = int(g.landlord[0]) == HUMAN
+        per = int(g.base[0]) * 2 ** int(g.bombs[0]) * g.ruleset.base_points
+        points = -(2 if landlord else 1) * per
+        self.term.say(
+            f"Bye. You left the hand, so it counts as a loss: {points:+d} "
+            f"point{'' if abs(points) == 1 else 's'}."
+        )
+        self.record(landlord, False, points, True)
+
+    def leave_note(self) -> str:
+        """What became of the current hand, for the line printed when the game is interrupted."""
+        if self.game.phase[0] != OVER:
+            return "Nothing was saved for this hand."
+        return self.hand_note
 
     def banner(self) -> None:
         s = self.style
@@ -331,6 +407,9 @@ class Session:
         self.bomb_log = []
         self.log = []
         self.code = code
+        self.counted = counted
+        self.forced = False
+        self.hand_note = ""
         if self.term.screen and self.hands_dealt:
             self.term.clear()  # a fresh screen for each new hand on a terminal
             self.banner()
@@ -346,7 +425,7 @@ class Session:
             else:
                 move = self.human_play() if seat == HUMAN else self.bot_action(seat)
                 self.apply_play(seat, move)
-        return self.finish(code, counted)
+        return self.finish(counted)
 
     def take_cards(self) -> None:
         owner = self.game.owner[0]
@@ -378,6 +457,15 @@ class Session:
         g, s = self.game, self.style
         info = infoset(g, 0, HUMAN)
         high = int(g.high_bid[0])
+        limit = g.ruleset.redeal_limit
+        if limit is not None and int(g.redeals[0]) >= limit and high == 0:
+            opener = int(g.first_bidder[0])
+            who = "you" if opener == HUMAN else SEATS[opener]
+            self.term.say(
+                "  "
+                + s.yellow("note: ")
+                + f"no more redeals: if all three pass, {who} must be the landlord at base 1"
+            )
         self.term.say("  " + s.cyan("Assessment: ") + bid_advice(info.hand, high))
         options = ["pass"] + [str(k) for k in range(high + 1, 4)]
         prompt = f"Your bid ({', '.join(options)}) > "
@@ -425,12 +513,24 @@ class Session:
         else:
             self.event(seat, "passes" if bid == 0 else f"bids {bid}")
         if int(g.redeals[0]) != redeals:
-            self.note(s.yellow("  All three passed: the cards are dealt again."))
+            self.code = g.deal_code(0)  # each redeal is a deal of its own
+            self.note(
+                s.yellow(f"  All three passed: the cards are dealt again (deal {self.code}).")
+            )
             self.take_cards()
         elif g.phase[0] != BIDDING:
             lord = int(g.landlord[0])
             self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
             who = "You are" if lord == HUMAN else f"{SEATS[lord]} is"
+            self.forced = int(g.high_bid[0]) == 0
+            if self.forced:
+                must = "you must" if lord == HUMAN else f"{SEATS[lord]} must"
+                self.note(
+                    s.yellow(
+                        f"  All three passed again after {redeals} redeal{'' if redeals == 1 else 's'}: "
+                        f"{must} be the landlord, at base 1."
+                    )
+                )
             self.note(
                 f"  {who} the landlord (base {int(g.base[0])}) and {'take' if lord == HUMAN else 'takes'} "
                 f"the kitty: {s.cards(self.kitty_ids)}"
@@ -461,8 +561,8 @@ class Session:
                 self.show_counter = not self.show_counter
                 self.term.say(f"  card counter {'on' if self.show_counter else 'off'}")
                 if self.show_counter:
-                    for row in text.counter_lines(info.unseen(), self.style):
-                        self.term.say(f"  {'Unseen' if 'RJ' in row else '':<7}{row}")
+                    for row in self.counter_rows(info):
+                        self.term.say(row)
                 continue
             if low in ("show", "s"):
                 self.show_table(info)
@@ -491,8 +591,11 @@ class Session:
             for prefix in ("check ", "?"):
                 if low.startswith(prefix):
                     low, check = low[len(prefix) :].strip(), True
+            if low == "check" or (check and not low):
+                self.say_error("check what? type check CARDS")
+                continue
             try:
-                counts = parse_counts(low.translate(NO_SUITS))  # "9♥ 9♣" copied from the hand
+                counts = self.read_cards(low)
             except TooManyCardsError as exc:
                 self.say_error(str(exc))
                 continue
@@ -501,12 +604,41 @@ class Session:
                 continue
             verdict = text.judge(table, info.hand, info.table_move, counts)
             if not verdict.ok:
-                self.say_error(verdict.text)
+                if low in COMMAND_LETTERS and not check:
+                    card, command = COMMAND_LETTERS[low]
+                    self.say_error(f"{verdict.text} ('{low}' is {card} here; {command})")
+                else:
+                    self.say_error(verdict.text)
+                continue
+            if low in COMMAND_LETTERS and not check:  # a lone letter: played only on Enter
+                pending = verdict.move
+                card, command = COMMAND_LETTERS[low]
+                self.term.say(
+                    f"  '{low}' is {card} here: {verdict.text}. Press Enter to play it ({command})."
+                )
                 continue
             if check:
                 self.term.say("  " + self.style.green("✓ ") + verdict.text + " (not played)")
                 continue
             return verdict.move
+
+    def read_cards(self, entry: str) -> np.ndarray:
+        """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
+        on an ASCII-only terminal the letters it shows (``5d 6c``). ``CardParseError`` names the
+        first word of the entry that is not cards (``xyz``, not its ``y``)."""
+        counts = np.zeros(15, np.int64)
+        for word in entry.translate(NO_SUITS).translate(CARD_SEPARATORS).split():
+            plain = ASCII_SUIT.sub(r"\1", word) if self.term.ascii else word
+            try:
+                counts += parse_counts(plain)
+            except TooManyCardsError:
+                raise
+            except CardParseError:
+                raise CardParseError(word, entry) from None
+        over = np.flatnonzero(counts > DECK_COUNTS)
+        if len(over):  # "9 9 9 9 9": each word is fine, the whole entry is not
+            raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry)
+        return counts
 
     def apply_play(self, seat: int, move: int) -> None:
         g, s = self.game, self.style
@@ -557,7 +689,7 @@ class Session:
     def hand_text(self, seat: int, indent: int = 9) -> str:
         """A hand with suits, wrapped to the terminal's width (continuation lines indented)."""
         words = self.style.cards(self.cards[seat]).split(" ")
-        width = max(40, self.term.width - indent)
+        width = max(10, self.term.width - indent)
         lines, line, used = [], [], 0
         for w in words:
             n = text.visible_len(w) + 1
@@ -569,6 +701,10 @@ class Session:
         lines.append(" ".join(line))
         return ("\n" + " " * indent).join(lines)
 
+    def counter_rows(self, info: InfoSet) -> list[str]:
+        rows = text.counter_lines(info.unseen(), self.style, self.term.width)
+        return [f"  {'Unseen' if k == 0 else '':<7}{row}" for k, row in enumerate(rows)]
+
     def role_of(self, seat: int) -> str:
         lord = int(self.game.landlord[0])
         return "" if lord < 0 else "landlord" if seat == lord else "peasant"
@@ -578,7 +714,10 @@ class Session:
         base, mult = int(g.base[0]), int(2 ** int(g.bombs[0]))
         points = base * mult * g.ruleset.base_points
         unit = f"{g.ruleset.base_points} × " if g.ruleset.base_points != 1 else ""
-        return f"{unit}bid {base} × multiplier {mult} = {points} point{'' if points == 1 else 's'}"
+        word = "base" if self.forced else "bid"  # nobody bid for a forced landlord
+        return (
+            f"{unit}{word} {base} × multiplier {mult} = {points} point{'' if points == 1 else 's'}"
+        )
 
     def show_table(self, info: InfoSet) -> None:
         s, table = self.style, self.table
@@ -610,9 +749,8 @@ class Session:
         else:
             say(f"  {'Table':<6} {s.dim('empty')}")
         if self.show_counter:
-            head, row = text.counter_lines(info.unseen(), s)
-            say(f"  {'Unseen':<7}{head}")
-            say(f"  {'':<7}{row}")
+            for row in self.counter_rows(info):
+                say(row)
         say(
             f"  {pad(s.bold('You'), 6)} {self.role_of(HUMAN):<9}{cards_count(int(info.cards_left[HUMAN]))}"
         )
@@ -628,13 +766,14 @@ class Session:
             say(s.bold("Your turn") + ": you lead (any combination)")
 
     # ------------------------------------------------------------------ result
-    def finish(self, code: str, counted: bool) -> str:
+    def finish(self, counted: bool) -> str:
         g, s, table = self.game, self.style, self.table
+        code = self.code
         say = self.term.say
         lord, winner = int(g.landlord[0]), int(g.winner[0])
         lord_won = winner == lord
         say()
-        say(s.bold("══ Result " + "═" * 50))
+        say(s.bold("══ Result " + "═" * max(2, min(50, self.term.width - 11))))
         if lord_won:
             headline = (
                 "You win as the landlord!"
@@ -650,7 +789,10 @@ class Session:
                 headline = f"You and {SEATS[3 - lord - HUMAN]} win as peasants!"
             say("  " + s.bold(headline) + f" ({first} went out first)")
         base, mult = int(g.base[0]), int(g.multiplier[0])
-        say(f"  {'Bid':<24} {base}")
+        if self.forced:  # nobody bid: the opener was made landlord at base 1
+            say(f"  {'Base':<24} {base} (nobody bid: forced landlord)")
+        else:
+            say(f"  {'Bid':<24} {base}")
         for seat, move in self.bomb_log:
             name = table.describe(move)
             say(f"  {name[0].upper() + name[1:] + ' (' + SEATS[seat] + ')':<24} ×2")
@@ -659,7 +801,8 @@ class Session:
         unit = g.ruleset.base_points
         per = base * mult * unit
         unit_text = f"{unit} × " if unit != 1 else ""
-        say(f"  {'Points':<24} {unit_text}bid {base} × multiplier {mult} = {per} per peasant")
+        word = "base" if self.forced else "bid"
+        say(f"  {'Points':<24} {unit_text}{word} {base} × multiplier {mult} = {per} per peasant")
         pay = g.payoffs[0]
         say("  " + "   ".join(f"{SEATS[x]} {int(pay[x]):+d}" for x in range(3)))
         say("  Cards left:")
@@ -699,7 +842,9 @@ class Session:
         stats, notice = record_game(landlord, won, points)
         if notice:
             self.term.say(self.style.yellow("note: ") + notice)
-        self.term.say(f"  Statistics: {stats.summary()}")
+        if stats is not None:  # only totals that were really saved
+            self.hand_note = "This hand was saved in the statistics."
+            self.term.say(f"  Statistics: {stats.summary()}")
 
 
 # ---------------------------------------------------------------------------------- main
@@ -779,19 +924,85 @@ def main(
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not _isatty(stdout) else BOT_PAUSE
     term = Terminal(stdin, stdout, color, pause)
+    session: Session | None = None
+    restore = _guard_terminal(stdin)
     try:
         session = Session(term, args.level, args.seed, stats_on=not args.no_stats)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
+        _silence_stdout()
         return 1
     except KeyboardInterrupt:
-        stdout.write(
-            ("\x1b[0m" if color else "")
-            + "\nInterrupted. Bye. (Nothing was saved for this hand.)\n"
-        )
+        restore()
+        return _leave(stdout, color, "Interrupted", session, 130)
+    except Terminated as exc:  # SIGTERM, SIGHUP: 128 + the signal's number, like a shell
+        restore()
+        name = SIGNAL_NAMES.get(signal.Signals(exc.signum).name, "Stopped")
+        return _leave(stdout, color, name, session, 128 + exc.signum)
+    finally:
+        restore()
+
+
+def _silence_stdout() -> None:
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+    except OSError:
+        pass
+
+
+def _leave(stdout: TextIO, color: bool, what: str, session: Session | None, status: int) -> int:
+    """One line when the game is interrupted, saying what became of the hand."""
+    note = session.leave_note() if session is not None else ""
+    line = f"{what}. Bye." + (f" ({note})" if note else "")
+    try:
+        stdout.write(("\x1b[0m" if color else "") + "\n" + line + "\n")
         stdout.flush()
-        return 130
+    except (OSError, ValueError):  # e.g. the terminal hung up
+        _silence_stdout()
+    return status
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+def _guard_terminal(stdin: TextIO) -> Callable[[], None]:
+    """Make SIGTERM and SIGHUP end the game through an exception, as Ctrl-C does (so line
+    editing is wound up and the closing line printed), and remember the terminal's settings.
+    Returns a function, safe to call more than once, that restores the settings and the
+    previous signal handlers. Handlers are only installed from the main thread."""
+    saved = None
+    if _isatty(stdin):
+        try:
+            import termios
+
+            fd = stdin.fileno()
+            saved = (termios, fd, termios.tcgetattr(fd))
+        except Exception:  # no termios (Windows) or not a real terminal
+            saved = None
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in SIGNAL_NAMES:
+            signum = getattr(signal, name, None)
+            if signum is None:
+                continue
+            try:
+                previous[signum] = signal.signal(signum, _raise_terminated)
+            except (ValueError, OSError):
+                pass
+
+    def restore() -> None:
+        while previous:
+            signum, handler = previous.popitem()
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+        if saved is not None:
+            termios, fd, attrs = saved
+            try:
+                termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
+            except Exception:  # the terminal is gone (hang-up)
+                pass
+
+    return restore

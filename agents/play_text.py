@@ -66,6 +66,35 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(0, width - visible_len(text))
 
 
+_LABEL = re.compile(r" *\S+(?: \S+)* {2,}(?=\S)")
+
+
+def wrap(line: str, width: int) -> str:
+    """One line broken at spaces so that no piece is wider than ``width`` visible columns
+    (colour codes take none). Continuation lines start under the text after a label column
+    (``"  Kitty  3♠ …"``, ``"  You    4♠ 4♥ …"``), or two columns deeper than the line. The
+    spacing inside each piece is kept; a word wider than ``width`` is left whole."""
+    if visible_len(line) <= width:
+        return line
+    plain = _ANSI.sub("", line)
+    lead = len(plain) - len(plain.lstrip(" "))
+    label = _LABEL.match(plain)
+    indent = len(label.group(0)) if label else lead + 2
+    if indent > width // 2:
+        indent = min(lead + 2, width // 2)
+    parts = re.split(r"( +)", line)  # words at even positions, runs of spaces at odd ones
+    pieces, current, used = [], parts[0], visible_len(parts[0])
+    for gap, word in zip(parts[1::2], parts[2::2]):
+        n = visible_len(word)
+        if used + len(gap) + n > width and _ANSI.sub("", current).strip():
+            pieces.append(current.rstrip(" "))
+            current, used = " " * indent + word, indent + n
+        else:
+            current, used = current + gap + word, used + len(gap) + n
+    pieces.append(current)
+    return "\n".join(pieces)
+
+
 #: Replacements when the terminal can't print the symbols (e.g. an ASCII locale).
 ASCII_FALLBACK = str.maketrans(
     {"♠": "s", "♥": "h", "♣": "c", "♦": "d", "×": "x", "·": "|", "→": "->", "—": "-",
@@ -203,11 +232,23 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
 
 
 # ---------------------------------------------------------------------------------- counter
-def counter_lines(unseen: np.ndarray, style: Style) -> list[str]:
-    """Two aligned rows: rank names and how many of each you have not seen."""
-    head = " ".join(f"{name:>2}" for name in RANK_NAMES)
-    row = " ".join(style.dim(f"{0:>2}") if v == 0 else f"{int(v):>2}" for v in unseen)
-    return [head, row]
+#: Columns the card counter takes on one row (with its 9-column label).
+COUNTER_WIDTH = 9 + 3 * len(RANK_NAMES) - 1
+
+
+def counter_lines(unseen: np.ndarray, style: Style, width: int = 100) -> list[str]:
+    """Aligned rows of rank names and how many of each you have not seen: two rows, or four
+    (3-10, then J-RJ) when the screen is narrower than :data:`COUNTER_WIDTH`."""
+    groups = [range(15)] if width >= COUNTER_WIDTH else [range(8), range(8, 15)]
+    rows = []
+    for ranks in groups:
+        rows.append(" ".join(f"{RANK_NAMES[r]:>2}" for r in ranks))
+        rows.append(
+            " ".join(
+                style.dim(f"{0:>2}") if unseen[r] == 0 else f"{int(unseen[r]):>2}" for r in ranks
+            )
+        )
+    return rows
 
 
 # ---------------------------------------------------------------------------------- bidding

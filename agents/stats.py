@@ -3,22 +3,35 @@
 The file lives in the user's data directory: ``$XDG_DATA_HOME/ddz/stats.json``, or
 ``~/.local/share/ddz/stats.json`` when ``XDG_DATA_HOME`` is unset. Writes are atomic (a temporary
 file in the same folder, flushed, then ``os.replace``), so an interrupted game never leaves a
-half-written file. A corrupt or unreadable file is reported, moved aside as
-``stats.json.corrupt-<time>`` (never deleted) and replaced by fresh statistics; nothing here
-raises on a bad file. Replayed hands are not recorded — the caller simply does not call
-:func:`record_game` for them.
+half-written file, and they keep the file's permission bits. Each update (read, add, write) holds
+an exclusive lock on ``stats.json.lock`` next to it, so games finishing at the same moment in
+several terminals all count.
+
+Only a regular file of at most :data:`MAX_BYTES` is read. Anything else at that path (a folder,
+a FIFO, a device, a huge or deeply nested file) is corrupt, like a file that is not valid
+statistics: it is reported, moved aside as ``stats.json.corrupt-<time>`` (never deleted) and
+replaced by fresh statistics; nothing here raises on a bad file. A read-only statistics file is
+never replaced: the hand is reported as not saved. Replayed hands are not recorded — the caller
+simply does not call :func:`record_game` for them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 FILE_VERSION = 1
+#: The largest statistics file that is read (a real one is about 200 bytes).
+MAX_BYTES = 64 * 1024
+#: How long to wait for another game that is saving its statistics.
+LOCK_TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -84,28 +97,75 @@ def load_stats(path: Path | None = None) -> tuple[Stats, str | None]:
     A missing file gives fresh statistics silently. A corrupt or unreadable one is moved aside
     and fresh statistics are returned with a notice saying where the old file went.
     """
-    stats, notice, _ = _load(stats_path() if path is None else Path(path))
+    path = stats_path() if path is None else Path(path)
+    with _locked(path):
+        stats, notice, _ = _load(path)
     return stats, notice
+
+
+class _NotStats(ValueError):
+    """The path holds something that is not a statistics file (kind, size)."""
+
+
+def _read(path: Path) -> str:
+    """The text of a regular file of at most ``MAX_BYTES``; never blocks on a FIFO or reads a
+    device. ``FileNotFoundError`` when nothing is there."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotStats("not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise _NotStats(f"larger than {MAX_BYTES // 1024} KiB")
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:  # it grew while being read
+            raise _NotStats(f"larger than {MAX_BYTES // 1024} KiB")
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8")
 
 
 def _load(path: Path) -> tuple[Stats, str | None, bool]:
     """(stats, notice, safe to write): not safe when a bad file could not be moved aside."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
     except FileNotFoundError:
         return Stats(), None, True
+    except _NotStats as exc:
+        return (Stats(), *_set_aside(path, f"is corrupt ({exc})"))
     except (OSError, UnicodeDecodeError) as exc:
         return (Stats(), *_set_aside(path, f"can't be read ({_reason(exc)})"))
     try:
         return Stats.from_json(json.loads(text)), None, True
+    except RecursionError:
+        return (Stats(), *_set_aside(path, "is corrupt (nested too deeply)"))
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         return (Stats(), *_set_aside(path, f"is corrupt ({_reason(exc)})"))
 
 
+def _new_file_mode() -> int:
+    """The permission bits an ordinary new file gets (0o666 less the umask)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def save_stats(stats: Stats, path: Path | None = None) -> None:
-    """Write atomically: temporary file in the same folder, fsync, ``os.replace``."""
+    """Write atomically: temporary file in the same folder, fsync, ``os.replace``. The file
+    keeps its permission bits (a new one gets the usual ones, 0o666 less the umask)."""
     path = stats_path() if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = _new_file_mode()
     data = {"version": FILE_VERSION, **asdict(stats)}
     fd, tmp = tempfile.mkstemp(prefix=".stats-", suffix=".tmp", dir=path.parent)
     try:
@@ -113,6 +173,7 @@ def save_stats(stats: Stats, path: Path | None = None) -> None:
             json.dump(data, fh, indent=2)
             fh.write("\n")
             fh.flush()
+            os.chmod(tmp, mode)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -123,25 +184,90 @@ def save_stats(stats: Stats, path: Path | None = None) -> None:
         raise
 
 
+def _read_only(path: Path) -> bool:
+    """Whether an existing file at ``path`` is marked read-only (for everyone, or for us)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and (mode & 0o222 == 0 or not os.access(path, os.W_OK))
+
+
 def record_game(
     landlord: bool, won: bool, points: int, path: Path | None = None
-) -> tuple[Stats, str | None]:
-    """Add one finished hand and save. Returns the new totals and a notice (or ``None``).
+) -> tuple[Stats | None, str | None]:
+    """Add one finished hand and save. Returns the saved totals, or ``None`` when the hand could
+    not be saved, and a notice for the player (or ``None``).
 
-    The file is re-read just before writing, so two games running at once both count. Saving
-    problems (read-only disk, …) become a notice, never an exception.
+    The update holds the statistics lock and re-reads the file just before writing, so two
+    games running at once both count. Saving problems (read-only file or disk, another game
+    holding the lock for too long, …) become a notice, never an exception; the totals returned
+    are then ``None`` — nothing is reported that was not written.
     """
     path = stats_path() if path is None else Path(path)
-    stats, notice, writable = _load(path)
-    stats.add(landlord, won, points)
-    if not writable:
-        return stats, f"{notice}; this game was not saved"
+    notice = None
     try:
-        save_stats(stats, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path, required=True):
+            stats, notice, writable = _load(path)
+            if not writable:
+                return None, f"{notice}; this hand was not saved"
+            if _read_only(path):
+                return None, f"statistics file {path} is read-only; this hand was not saved"
+            stats.add(landlord, won, points)
+            save_stats(stats, path)
     except OSError as exc:
-        problem = f"statistics not saved: {path} ({_reason(exc)})"
-        notice = f"{notice}; {problem}" if notice else problem
+        problem = f"statistics not saved: {path} ({_reason(exc)}); this hand is not counted"
+        return None, f"{notice}; {problem}" if notice else problem
     return stats, notice
+
+
+@contextlib.contextmanager
+def _locked(path: Path, required: bool = False) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` while the statistics are read and written.
+
+    Without a place for the lock file (missing or read-only folder) nothing can be written
+    either, so the reader goes on unlocked. With ``required``, a lock that another game holds
+    for more than ``LOCK_TIMEOUT_S`` raises ``TimeoutError`` (an ``OSError``).
+    """
+    lock = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, _new_file_mode())
+    except OSError:
+        yield
+        return
+    try:
+        _acquire(fd, required)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _acquire(fd: int, required: bool) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows: lock the lock file's first byte instead
+        fcntl = None
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return
+        except BlockingIOError:
+            pass
+        except OSError:
+            if fcntl is not None:  # a file system without locks: go on unlocked
+                return
+        if time.monotonic() > deadline:
+            if required:
+                raise TimeoutError("another game kept the statistics locked")
+            return
+        time.sleep(0.02)
 
 
 def _reason(exc: BaseException) -> str:
@@ -152,7 +278,7 @@ def _set_aside(path: Path, problem: str) -> tuple[str, bool]:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
-    while target.exists():
+    while os.path.lexists(target):
         n += 1
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
     try:

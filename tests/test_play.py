@@ -377,6 +377,13 @@ class HintPlayer:
         return None
 
 
+def assert_refused(out: str, typed: str, reason: str) -> None:
+    """``typed`` got exactly ``reason`` (a lone Q or R also says it is a card here)."""
+    note = {"q": " ('q' is the queen here; type quit to leave the game)",
+            "r": " ('r' is the red joker here; replay is offered once the hand is over)"}  # fmt: skip
+    assert f"> {typed}\n  ✗ {reason}{note.get(typed.lower(), '')}\n> " in out
+
+
 def level_available(level: str) -> bool:
     from agents.base import make_agent
 
@@ -391,6 +398,10 @@ def assert_result_matches_engine(code: str, transcript: str, stats: dict | None 
     """The hand in the transcript replays legally to the end (every table drawn matching the
     engine), and the result card prints the engine's settlement, multipliers and cards."""
     hand_text = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
+    redealt = hand_text.rsplit("All three passed: the cards are dealt again (deal ", 1)
+    if len(redealt) == 2:  # each redeal has its own code: the hand is played from the last one
+        shown, hand_text = redealt[1].split(").\n", 1)
+        assert shown == code
     g = replay_transcript(code, hand_text, stats)
     assert g.phase[0] == OVER
     card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
@@ -505,7 +516,7 @@ def test_scripted_full_game(level, monkeypatch):
         "✗ a pair chain needs at least 3 pairs",
         "✗ you don't have four 10s (only three)",
         "✗ you don't have the black joker (BJ)",
-        "✗ 'y' is not a card or a command (type help)",
+        "✗ 'xyz' is not a card or a command (type help)",
     ]:
         assert f"\n  {reason}\n> " in out, reason
     assert out.count("✓ 3-pair chain 4-6 · you lead (not played)") == 2  # suits are ignored
@@ -519,7 +530,7 @@ def test_scripted_full_game(level, monkeypatch):
     assert "card counter off" in out and "card counter on" in out
     # Wrong plays when following get the exact reason computed from the screen.
     for typed, reason in player.checks:
-        assert f"> {typed}\n  ✗ {reason}\n> " in out
+        assert_refused(out, typed, reason)
     # The result card matches the engine's settlement; --code deals are not counted.
     assert_result_matches_engine(CODE, out)
     assert f"Deal code: {CODE}" in out
@@ -538,7 +549,7 @@ def test_following_checks_happen_in_some_game():
         )
         assert rc == 0 and "Traceback" not in out and "\x1b[" not in out
         for typed, reason in player.checks:
-            assert f"> {typed}\n  ✗ {reason}\n> " in out
+            assert_refused(out, typed, reason)
         kinds |= player.done_kinds
         code = re.search(r"Deal code: (\S+)", out).group(1)
         assert_result_matches_engine(code, out, seen)
@@ -602,10 +613,134 @@ def test_end_of_input_exits_cleanly_mid_game():
     assert rc == 0 and out.endswith("End of input. Bye.\n")
 
 
-def test_quit_is_clean_and_saves_nothing(data_home):
-    rc, out = run_lines(["--fast", "--level", "normal"], ["quit"])
-    assert rc == 0 and "Bye." in out
+def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, monkeypatch):
+    use_doormats(monkeypatch, bid=0)  # nobody bids 3 before my turn: I always get to bid
+    rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["quit"])
+    assert rc == 0 and out.endswith("Bye. (This hand was not finished, so it is not counted.)\n")
     assert not (data_home / "ddz" / "stats.json").exists()
+
+
+def test_quit_in_play_counts_the_hand_as_a_loss(data_home, monkeypatch):
+    from agents.stats import load_stats
+
+    use_doormats(monkeypatch, bid=0)
+    rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["3", "quit"])
+    assert rc == 0 and "You are the landlord (base 3)" in out
+    assert "Bye. You left the hand, so it counts as a loss: -6 points." in out
+    assert "Statistics: 1 game · landlord 0/1 won" in out
+    stats, _ = load_stats()
+    assert (stats.games, stats.landlord_games, stats.landlord_wins, stats.points) == (1, 1, 0, -6)
+    assert "a hand left after the bidding counts as a loss" in play.HELP
+
+
+def test_lone_command_letters_are_confirmed_not_played(monkeypatch):
+    """During play ``q`` is the queen and ``r`` the red joker, but they are the end-of-hand
+    commands too: a lone one is only played after Enter, or refused with the reason."""
+    use_doormats(monkeypatch, bid=0)
+    lines = ["3", "q", "show", "r", "Q", "", "quit"]
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert rc == 0
+    assert (
+        "> q\n  'q' is the queen here: single Q · you lead. "
+        "Press Enter to play it (type quit to leave the game).\n> show\n" in out
+    )
+    assert (
+        "> r\n  ✗ you don't have the red joker (RJ) "
+        "('r' is the red joker here; replay is offered once the hand is over)\n" in out
+    )
+    assert out.count("  You    Q♠") == 1 or out.count("  You    Q♥") == 1  # played once, on Enter
+    played = re.findall(r"^  You +(\S+) +single Q$", out, re.M)
+    assert len(played) == 1 and out.index("> Q\n") < out.index(played[0] + "  ")
+
+
+def test_bare_check_and_a_bad_word_name_the_whole_entry():
+    lines = ["3", "check", "?", "xyz", "33 xyz 44", "check 4 4 yy", "quit"]
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert out.count("> check\n  ✗ check what? type check CARDS\n") == 1
+    assert out.count("> ?\n  ✗ check what? type check CARDS\n") == 1
+    assert "> xyz\n  ✗ 'xyz' is not a card or a command (type help)\n" in out
+    assert "> 33 xyz 44\n  ✗ 'xyz' is not a card or a command (type help)\n" in out
+    assert "> check 4 4 yy\n  ✗ 'yy' is not a card or a command (type help)\n" in out
+    assert "black joker" not in out.split("> xyz", 1)[1]
+
+
+def test_ctrl_c_at_the_end_of_hand_menu_says_the_hand_was_saved(data_home):
+    from agents.stats import load_stats
+
+    player = HintPlayer()
+
+    def policy(screen: str) -> str | None:
+        if prompt_of(screen).startswith("Replay this hand"):
+            raise KeyboardInterrupt
+        return player(screen)
+
+    rc, out = run_play(["--level", "normal", "--seed", "3", "--fast"], policy)
+    assert rc == 130 and "Statistics: 1 game" in out
+    assert out.endswith("Interrupted. Bye. (This hand was saved in the statistics.)\n")
+    assert load_stats()[0].games == 1
+
+
+def test_ctrl_c_in_a_hand_says_nothing_was_saved(data_home):
+    def policy(screen: str) -> str | None:
+        if prompt_of(screen) == "> ":
+            raise KeyboardInterrupt
+        return "3" if prompt_of(screen).startswith("Your bid") else None
+
+    rc, out = run_play(["--level", "normal", "--code", CODE, "--fast"], policy)
+    assert rc == 130 and out.endswith("Interrupted. Bye. (Nothing was saved for this hand.)\n")
+
+
+def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(monkeypatch):
+    """Four all-pass auctions: three redeals (each with its own code, which --code deals
+    again), a warning at the last bid prompt, then the opener is made landlord at base 1."""
+    use_doormats(monkeypatch, bid=0)
+    lines = ["pass"] * 4 + ["hint", ""] * 30
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert rc == 0
+    codes = re.findall(r"All three passed: the cards are dealt again \(deal (\S+)\)\.", out)
+    assert len(codes) == 3 and len({CODE, *codes}) == 4
+    # Each code deals the cards shown after its redeal, with the same opener.
+    hands = re.findall(r"^  Your hand  (.*)$", out, re.M)
+    assert len(hands) == 4
+    for code, hand in zip(codes, hands[1:]):
+        owner, first = decode_deal(code)
+        assert strip_suits(hand.split()).tolist() == hands_of_owner(owner[None])[0][0].tolist()
+        again = run_lines(["--code", code, "--fast", "--level", "normal"], ["pass", "quit"])[1]
+        assert re.search(r"^  Your hand  (.*)$", again, re.M).group(1) == hand
+    # The warning comes once, at the fourth bid prompt, before my bid.
+    warning = "note: no more redeals: if all three pass, you must be the landlord at base 1"
+    assert out.count(warning) == 1
+    assert out.index(codes[2]) < out.index(warning) < out.rindex("Your bid")
+    assert "  All three passed again after 3 redeals: you must be the landlord, at base 1." in out
+    card = out.split("══ Result", 1)[1]
+    assert "  Base                     1 (nobody bid: forced landlord)" in card
+    assert "  Bid   " not in card and "base 1 × multiplier" in card
+    assert "  Round  base 1 × multiplier 1 = 1 point" in out
+    assert f"Deal code: {codes[2]}" in card
+
+
+def test_ascii_terminal_accepts_the_suit_letters_it_shows():
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    lines = ["3", "check 6c", "check 5d", "? 4s 4h 5h 5d 6s 6h", "check 10s", "check 3 dj", "quit"]
+    rc = play.main(
+        ["--fast", "--code", CODE, "--level", "normal", "--no-stats"],
+        stdin=io.StringIO("\n".join(lines) + "\n"),
+        stdout=out,
+    )
+    out.flush()
+    text = raw.getvalue().decode("ascii")
+    assert rc == 0 and re.search(r"\b5d\b", text) and re.search(r"\b6c\b", text)
+    assert "> check 6c\n  + single 6 | you lead (not played)\n" in text
+    assert "> check 5d\n  + single 5 | you lead (not played)\n" in text
+    assert "> ? 4s 4h 5h 5d 6s 6h\n  + 3-pair chain 4-6 | you lead (not played)\n" in text
+    assert "> check 10s\n  + single 10 | you lead (not played)\n" in text
+    assert "> check 3 dj\n  x you don't have the red joker (RJ)\n" in text  # dj is still RJ
+
+
+def test_unicode_terminal_still_reads_d_as_the_red_joker():
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["3", "check 5d", "quit"])
+    assert "> check 5d\n  ✗ you don't have the red joker (RJ)\n" in out
 
 
 def test_bid_input_errors():
@@ -759,7 +894,7 @@ def test_deals_depend_only_on_the_seed_not_on_the_play():
         player = HintPlayer(bid=bid, after=["n", "q"])
         rc, out = run_play(["--level", "easy", "--seed", "77", "--fast", "--no-stats"], player)
         assert rc == 0
-        codes.append(re.findall(r"Deal code: (\S+)", out))
+        codes.append(re.findall(r"── New hand · deal (\S+) ──", out))  # (a redeal has its own)
     assert len(codes[0]) == 2 and codes[0] == codes[1] and codes[0][0] != codes[0][1]
 
 
@@ -849,3 +984,24 @@ def test_advice_and_hints_without_the_planner(monkeypatch):
     legal = set(int(m) for m in infoset(g, 0, 0).legal_moves())
     assert set(order) <= legal and len(order) == len({TABLE.counts[m].tobytes() for m in legal})
     assert int(TABLE.type[order[-1]]) != 0  # no pass when leading
+
+
+def test_ctrl_c_while_the_subcommand_imports_is_a_quiet_exit(monkeypatch, capsys):
+    """Ctrl-C in the first moments of ``ddz play`` (its modules still importing) exits 130
+    with one line, no traceback."""
+    import ddz_cli
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ddz_cli.importlib, "import_module", interrupted)
+    assert ddz_cli.main(["play"]) == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err and captured.err.strip() == "interrupted"
+
+
+def test_more_of_a_rank_than_the_deck_names_the_rank():
+    lines = ["3", "9 9 9 9 9", "jjjjj", "quit"]
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert "> 9 9 9 9 9\n  ✗ there are only four 9s in the deck\n" in out
+    assert "> jjjjj\n  ✗ there are only four Js in the deck\n" in out

@@ -152,3 +152,80 @@ def test_bots_pause_between_moves_in_a_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def terminal_modes(child) -> tuple[bool, bool]:
+    """(echo, line editing) of the pseudo-terminal the game ran in."""
+    import termios
+
+    lflag = termios.tcgetattr(child.child_fd)[3]
+    return bool(lflag & termios.ECHO), bool(lflag & termios.ICANON)
+
+
+@pytest.mark.parametrize(
+    "name, status, word", [("SIGTERM", 143, "Terminated"), ("SIGHUP", 129, "Hangup")]
+)
+def test_sigterm_and_sighup_restore_the_terminal(tmp_path, name, status, word):
+    import signal
+
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    time.sleep(0.3)  # let line editing take the terminal over at the prompt
+    assert terminal_modes(child) == (False, False)  # line editing: raw while reading
+    child.kill(getattr(signal, name))
+    child.expect(pexpect.EOF)
+    tail = plain(child.before)
+    assert terminal_modes(child) == (True, True)  # echo and line editing are back
+    child.close()
+    assert child.exitstatus == status and child.signalstatus is None
+    assert tail.strip().splitlines()[-1] == f"{word}. Bye. (Nothing was saved for this hand.)"
+    assert "Traceback" not in tail
+
+
+@pytest.mark.parametrize("width", [40, 60])
+def test_narrow_terminal_lines_fit_and_break_between_words(tmp_path, width):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.setwinsize(50, width)
+    child.logfile_read = io.StringIO()
+    child.expect(r"Your bid")
+    child.sendline("help")
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    for line in ("44 55 66", "help", "counter", "counter", "hint", "", "show"):
+        child.sendline(line)
+        child.expect(["\n> ", "Replay this hand"])
+    screen = plain(child.before)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    everything = plain(child.logfile_read.getvalue())
+    too_wide = [line for line in everything.split("\n") if len(line) > width]
+    assert not too_wide  # the terminal never had to break a line (or a word) itself
+    words = " ".join(everything.split())
+    assert "Kitty" in words and "Unseen" in words and "3-pair chain 4-6" in words
+    # The hand is wrapped between cards, every card whole, continuation lines indented.
+    mine = screen.split("  You    landlord", 1)[1].split("Your turn", 1)[0].splitlines()
+    left, block = int(mine[0].split()[0]), mine[1:]
+    cards = " ".join(block).split()
+    assert all(re.fullmatch(r"(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ", c) for c in cards), cards
+    assert len(cards) == left and all(line.startswith("         ") for line in block)
+
+
+def test_the_width_is_read_again_after_a_resize(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    assert "─" * 60 in child.before  # drawn at 110 columns
+    child.setwinsize(50, 40)
+    child.sendline("show")
+    child.expect("\n> ")
+    redrawn = plain(child.before)
+    assert "─" * 36 in redrawn and "─" * 37 not in redrawn
+    assert max(len(line) for line in redrawn.split("\n")) <= 40
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()

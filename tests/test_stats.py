@@ -44,7 +44,7 @@ def test_record_counts_games_wins_and_points(home):
                     "peasant_games": 2, "peasant_wins": 1, "points": 9}  # fmt: skip
     assert st.load_stats()[0] == stats
     assert stats.summary() == "3 games · landlord 1/1 won · peasant 1/2 won · total +9 points"
-    assert [p.name for p in home.iterdir()] == ["stats.json"]  # no temporary file left
+    assert sorted(p.name for p in home.iterdir()) == ["stats.json", "stats.json.lock"]
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,8 @@ def test_two_corrupt_files_in_the_same_second_both_kept(home):
     for k in range(2):
         (home / "stats.json").write_text(f"broken {k}")
         st.load_stats()
-    assert sorted(p.read_text() for p in home.iterdir()) == ["broken 0", "broken 1"]
+    aside = [p for p in home.iterdir() if ".corrupt-" in p.name]
+    assert sorted(p.read_text() for p in aside) == ["broken 0", "broken 1"]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
@@ -101,8 +102,8 @@ def test_unreadable_file_in_a_read_only_folder_is_left_untouched(home):
     try:
         stats, notice = st.record_game(landlord=True, won=True, points=2)
         assert "can't be read" in notice and "could not be moved aside" in notice
-        assert "this game was not saved" in notice
-        assert stats.games == 1
+        assert "this hand was not saved" in notice
+        assert stats is None  # nothing was saved, so no totals are reported
     finally:
         home.chmod(0o700)
         path.chmod(0o600)
@@ -120,7 +121,7 @@ def test_interrupted_write_keeps_the_old_file(home, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         st.save_stats(st.Stats(games=5, landlord_games=5))
     assert (home / "stats.json").read_text() == before
-    assert [p.name for p in home.iterdir()] == ["stats.json"]
+    assert sorted(p.name for p in home.iterdir()) == ["stats.json", "stats.json.lock"]
 
 
 def test_save_failure_becomes_a_notice(home, monkeypatch):
@@ -129,7 +130,9 @@ def test_save_failure_becomes_a_notice(home, monkeypatch):
 
     monkeypatch.setattr(st.tempfile, "mkstemp", full)
     stats, notice = st.record_game(landlord=False, won=True, points=1)
-    assert stats.games == 1 and "statistics not saved" in notice and "No space left" in notice
+    assert "statistics not saved" in notice and "No space left" in notice
+    assert "this hand is not counted" in notice
+    assert stats is None  # no total that counts the unsaved hand
 
 
 def test_corrupt_file_during_play_is_reported_not_a_crash(home):
@@ -154,3 +157,141 @@ def test_corrupt_file_during_play_is_reported_not_a_crash(home):
         r"note: statistics file .*stats\.json is corrupt .*kept it as stats\.json\.corrupt-", text
     )
     assert "Statistics: 1 game ·" in text
+
+
+def test_two_processes_recording_at_once_both_count(home, tmp_path):
+    """Each update holds the lock: no game is lost when two games save at the same time."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    go = tmp_path / "go"
+    script = (
+        "import os, sys, time\n"
+        "from agents.stats import record_game\n"
+        "while not os.path.exists(sys.argv[1]):\n"
+        "    time.sleep(0.001)\n"
+        "for _ in range(150):\n"
+        "    assert record_game(landlord=True, won=True, points=1)[1] is None\n"
+    )
+    env = dict(os.environ, XDG_DATA_HOME=str(home.parent))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(go)], cwd=root, env=env)
+        for _ in range(2)
+    ]
+    go.touch()
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    stats, notice = st.load_stats()
+    assert notice is None
+    assert stats == st.Stats(games=300, landlord_games=300, landlord_wins=300, points=300)
+
+
+def _aside(home: Path) -> list[Path]:
+    return [p for p in home.iterdir() if p.name.startswith("stats.json.corrupt-")]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge", "folder"])
+def test_only_a_small_regular_file_is_read(home, kind):
+    """A FIFO (which would block), a device (endless), a file over the size bound or a folder is
+    corrupt: reported, set aside, and the hand is saved in a fresh file."""
+    home.mkdir(parents=True)
+    path = home / "stats.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "huge":
+        with open(path, "wb") as fh:  # sparse: 300 MB long, no disk used
+            fh.truncate(300 * 1024 * 1024)
+    else:
+        path.mkdir()
+    stats, notice = st.record_game(landlord=False, won=True, points=2)
+    problem = "larger than 64 KiB" if kind == "huge" else "not a regular file"
+    assert f"is corrupt ({problem})" in notice and "kept it as stats.json.corrupt-" in notice
+    assert stats == st.Stats(games=1, peasant_games=1, peasant_wins=1, points=2)
+    assert len(_aside(home)) == 1
+    assert st.load_stats() == (stats, None)
+
+
+@pytest.mark.parametrize("depth", [20_000, 100_000])
+def test_deeply_nested_json_is_corrupt_not_a_crash(home, depth):
+    home.mkdir(parents=True)
+    (home / "stats.json").write_text("[" * depth + "]" * depth)
+    stats, notice = st.load_stats()
+    assert stats == st.Stats() and "is corrupt" in notice
+    stats, notice = st.record_game(landlord=True, won=False, points=-2)
+    assert notice is None and stats.games == 1
+    assert len(_aside(home)) == 1
+
+
+def test_read_only_file_is_not_replaced(home):
+    st.record_game(landlord=True, won=True, points=4)
+    path = home / "stats.json"
+    before = path.read_text()
+    path.chmod(0o444)
+    stats, notice = st.record_game(landlord=False, won=False, points=-1)
+    assert stats is None and "is read-only; this hand was not saved" in notice
+    assert path.read_text() == before and (path.stat().st_mode & 0o777) == 0o444
+
+
+def test_saving_keeps_the_file_mode(home):
+    st.record_game(landlord=True, won=True, points=4)
+    path = home / "stats.json"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask  # a new file: the usual mode
+    path.chmod(0o640)
+    stats, notice = st.record_game(landlord=True, won=True, points=4)
+    assert notice is None and stats.games == 2
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_unwritable_folder_reports_the_totals_really_saved(home, monkeypatch):
+    """The game reports that the hand was not saved, and no total that counts it."""
+    import io
+
+    from agents import play
+
+    st.record_game(landlord=True, won=True, points=4)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(st.tempfile, "mkstemp", denied)
+    lines = ["3"] + ["hint", ""] * 60 + ["q"]
+    out = io.StringIO()
+    rc = play.main(
+        ["--fast", "--seed", "4", "--level", "normal"],
+        stdin=io.StringIO("\n".join(lines)),
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert rc == 0 and "══ Result" in text
+    assert "statistics not saved" in text and "this hand is not counted" in text
+    assert "Statistics: 2 games" not in text and "Statistics:" not in text
+    assert st.load_stats()[0].games == 1
+
+
+def test_deeply_nested_file_in_the_game_and_its_stats_flag(home):
+    """``ddz play`` reports a deeply nested file at the end of a hand and with ``--stats``."""
+    import io
+
+    from agents import play
+
+    home.mkdir(parents=True)
+    nested = "[" * 20_000 + "]" * 20_000
+    (home / "stats.json").write_text(nested)
+    out = io.StringIO()
+    assert play.main(["--stats"], stdout=out) == 0
+    assert "is corrupt (nested too deeply)" in out.getvalue()
+    assert "Statistics: 0 games" in out.getvalue()
+    (home / "stats.json").write_text(nested)
+    lines = ["3"] + ["hint", ""] * 60 + ["q"]
+    out = io.StringIO()
+    rc = play.main(
+        ["--fast", "--seed", "4", "--level", "normal"],
+        stdin=io.StringIO("\n".join(lines)),
+        stdout=out,
+    )
+    assert rc == 0 and "is corrupt (nested too deeply)" in out.getvalue()
+    assert "Statistics: 1 game ·" in out.getvalue()
