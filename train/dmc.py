@@ -47,9 +47,11 @@ import json
 import math
 import os
 import queue as queue_module
+import re
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -157,6 +159,7 @@ def parse_args(argv: list[str]) -> Args:
     docs = _field_docs(Args)
     parser = argparse.ArgumentParser(
         prog="ddz train",
+        usage="%(prog)s [options]   (%(prog)s --help lists them)",
         description="Train the Hard agent by Deep Monte Carlo self-play.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -516,10 +519,22 @@ class NonFiniteError(RuntimeError):
 
 
 def _short(exc: BaseException) -> str:
-    """The first line of an exception's message (torch's can run over many lines)."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else type(exc).__name__
+    """An exception's message on one line, at most 200 characters (torch's run over many)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _load_failure(exc: BaseException) -> str:
+    """Why ``torch.load`` could not read a file, in a few words."""
+    import pickle
+
+    if isinstance(exc, EOFError):
+        return "the file ends too early (empty or truncated)"
+    if isinstance(exc, pickle.UnpicklingError):
+        found = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
+        detail = found.group(1).strip() if found else _short(exc)
+        return f"not plain tensors and numbers ({detail}); refused, nothing was run"
+    return _short(str(exc).split(". ")[0])
 
 
 def _count(value) -> bool:
@@ -575,9 +590,11 @@ def load_checkpoint(torch, path: Path):
         return CheckpointError(f"checkpoint {path} is corrupt: {reason}")
 
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # e.g. about a pickle protocol: the error says enough
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # empty, truncated, random bytes, a pickle that would run code...
-        raise corrupt(_short(exc)) from None
+        raise corrupt(_load_failure(exc)) from None
     if not isinstance(state, dict):
         raise corrupt(f"it holds a {type(state).__name__}, not a checkpoint")
     required = ("model", "optimizer", "frames", "updates", "elapsed", "sessions", "sizes")
