@@ -1014,6 +1014,7 @@ def main(argv: list[str] | None = None) -> int:
                 writer.add_scalar(f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames)
     if failure:
         writer.close()
+        bar.close()
         try:
             checkpoint(elapsed)
             kept = (
@@ -1022,7 +1023,7 @@ def main(argv: list[str] | None = None) -> int:
         except NonFiniteError:
             kept = f"the last checkpoint in {run_dir} is kept"
         print(
-            f"\nddz train: stopped: {failure} (try a lower --learning-rate); {kept}",
+            f"ddz train: stopped: {failure} (try a lower --learning-rate); {kept}",
             file=sys.stderr,
         )
         return 1
