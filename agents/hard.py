@@ -17,6 +17,8 @@ code and playing never imports torch.
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -53,7 +55,170 @@ DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
 
 
 class ModelFileError(ValueError):
-    """The Hard agent's model file is missing or unreadable."""
+    """The Hard agent's model file is missing, unreadable or not a valid model."""
+
+
+#: bounds checked on each ``.npz`` member's header before its data is read (the shipped model
+#: has 73 entries, the largest of 0.67 M numbers, 3.3 M in all)
+MAX_ENTRIES = 512
+MAX_ENTRY_ELEMENTS = 1 << 24
+MAX_TOTAL_ELEMENTS = 1 << 25
+MAX_META_CHARS = 1 << 20
+
+#: network → (input width, output width, whether its last layer has a bias); ``None`` is the
+#: role's joint width (the state network's output)
+_NETWORKS = {
+    "state": (OBS_SIZE, None, True),
+    "move": (54, None, False),
+    "rest": (54, None, False),
+    "head": (None, 1, True),
+    "wp": (None, 1, True),
+    "bid": (54, 1, True),
+}
+_ENTRY = re.compile(
+    r"(?:(?P<role>landlord|landlord_down|landlord_up)\.(?P<net>state|move|rest|head|wp)|"
+    r"(?P<bid>bid))\.(?P<k>0|[1-9][0-9]{0,3})\.(?P<kind>[wb])"
+)
+Layers = list[tuple[np.ndarray, "np.ndarray | None"]]
+
+
+def _check_dtype(name: str, dtype: np.dtype) -> None:
+    if dtype.kind != "f":
+        raise ModelFileError(f"entry {name!r} has dtype {dtype}; the weights must be real floats")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _validate_meta(arrays) -> dict:
+    raw = arrays.get("meta")
+    if raw is None:
+        raise ModelFileError("model file has no 'meta' entry")
+    if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
+        raise ModelFileError("'meta' is not a JSON string")
+    try:
+        meta = json.loads(str(raw))
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"'meta' is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != "ddz-hard-v1" or meta.get("obs_size") != OBS_SIZE:
+        raise ModelFileError(f"unsupported model format {meta.get('format')!r}")
+    thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
+    if (
+        not isinstance(thresholds, (list, tuple))
+        or len(thresholds) != 3
+        or not all(_is_number(t) for t in thresholds)
+    ):
+        raise ModelFileError("'bid_thresholds' in meta must be 3 finite numbers")
+    if "adp_mix" in meta and not (_is_number(meta["adp_mix"]) and meta["adp_mix"] >= 0):
+        raise ModelFileError("'adp_mix' in meta must be a finite number, 0 or more")
+    frames = meta.get("frames", 0)
+    if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
+        raise ModelFileError("'frames' in meta must be a whole number, 0 or more")
+    if "wall_seconds" in meta and not (
+        _is_number(meta["wall_seconds"]) and meta["wall_seconds"] >= 0
+    ):
+        raise ModelFileError("'wall_seconds' in meta must be a finite number, 0 or more")
+    return meta
+
+
+def _chain(name: str, entries: dict, width_in: int, width_out: int | None, last_bias: bool):
+    """The float32 layers of one network, each shape checked against the previous layer's."""
+    count = len({k for k, _ in entries})
+    if {k for k, _ in entries} != set(range(count)):
+        missing = min(set(range(count)) - {k for k, _ in entries})
+        raise ModelFileError(f"network {name!r} lacks its layer {missing}")
+    layers: Layers = []
+    size = width_in
+    for k in range(count):
+        key = f"{name}.{k}.w"
+        w = entries.get((k, "w"))
+        if w is None:
+            raise ModelFileError(f"entry {key!r} is missing")
+        if w.ndim != 2 or w.shape[0] != size:
+            raise ModelFileError(
+                f"entry {key!r} has shape {w.shape}; expected ({size}, width) after the layer before"
+            )
+        size = w.shape[1]
+        if k == count - 1 and width_out is not None and size != width_out:
+            raise ModelFileError(
+                f"entry {key!r} has shape {w.shape}; expected ({w.shape[0]}, {width_out})"
+            )
+        b = entries.get((k, "b"))
+        wants_bias = last_bias or k < count - 1
+        if wants_bias and b is None:
+            raise ModelFileError(f"entry '{name}.{k}.b' (a bias) is missing")
+        if not wants_bias and b is not None:
+            raise ModelFileError(f"unexpected entry '{name}.{k}.b' (this layer has no bias)")
+        if b is not None and b.shape != (size,):
+            raise ModelFileError(f"entry '{name}.{k}.b' has shape {b.shape}; expected ({size},)")
+        pair = []
+        for part, arr in (("w", w), ("b", b)):
+            if arr is None:
+                pair.append(None)
+                continue
+            with np.errstate(over="ignore"):  # a float64 beyond float32's range: inf
+                as32 = np.asarray(arr, np.float32)
+            if not np.isfinite(as32).all():
+                raise ModelFileError(f"entry '{name}.{k}.{part}' holds NaN or infinite values")
+            pair.append(as32)
+        layers.append((pair[0], pair[1]))
+    return layers, size
+
+
+def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
+    """Check exported arrays; return (meta, float32 layers by network).
+
+    Policy: raises :class:`ModelFileError` with a one-line reason unless ``arrays`` is exactly a
+    model written by ``train.model.export_arrays``: a ``meta`` JSON object (format
+    ``ddz-hard-v1``, ``bid_thresholds`` of 3 finite numbers if given), and for each role the
+    ``state``, ``move`` and ``head`` networks (``rest`` and ``wp`` for every role or none) and
+    the ``bid`` network, each a chain of 2-D real-float weights whose shapes follow one another
+    (state from the 1302 observation features, move, rest and bid from 54, heads to 1), with
+    every bias of its layer's width (none on the last layer of ``move`` and ``rest``), all
+    values finite once in float32, and no other entry.
+    """
+    meta = _validate_meta(arrays)
+    networks: dict[str, dict] = {}
+    for key, value in arrays.items():
+        if key == "meta":
+            continue
+        m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
+        if m is None:
+            raise ModelFileError(f"unexpected entry {key!r}")
+        if not isinstance(value, np.ndarray):
+            raise ModelFileError(f"entry {key!r} is not an array")
+        _check_dtype(key, value.dtype)
+        name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
+        networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
+    for optional in ("rest", "wp"):
+        present = [f"{r}.{optional}" in networks for r in ROLES]
+        if any(present) and not all(present):
+            raise ModelFileError(f"the {optional!r} network is there for some roles only")
+    layers: dict[str, Layers] = {}
+    if "bid" not in networks:
+        raise ModelFileError("model file lacks the layers of 'bid'")
+    layers["bid"], _ = _chain("bid", networks["bid"], *_NETWORKS["bid"])
+    for role in ROLES:
+        joint = None
+        for net in ("state", "move", "rest", "head", "wp"):
+            name = f"{role}.{net}"
+            if name not in networks:
+                if net in ("rest", "wp"):
+                    continue
+                raise ModelFileError(f"model file lacks the layers of {name!r}")
+            width_in, width_out, last_bias = _NETWORKS[net]
+            layers[name], out = _chain(
+                name,
+                networks[name],
+                joint if width_in is None else width_in,
+                joint if width_out is None and joint is not None else width_out,
+                last_bias,
+            )
+            joint = out if net == "state" else joint
+    return meta, layers
 
 
 def observe_infoset(info: InfoSet) -> np.ndarray:
@@ -158,42 +323,20 @@ def _relu(x: np.ndarray) -> np.ndarray:
 
 
 class HardModel:
-    """The exported networks as NumPy arrays, with the same forward pass as ``train.model``."""
+    """The exported networks as NumPy arrays, with the same forward pass as ``train.model``.
+
+    ``arrays`` are validated by :func:`validate_arrays` (a bad one raises
+    :class:`ModelFileError`); the weights are kept as float32."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
-        try:
-            self.meta = json.loads(str(arrays["meta"]))
-        except (KeyError, ValueError) as exc:
-            raise ModelFileError("model file has no valid 'meta' entry") from exc
-        if self.meta.get("format") != "ddz-hard-v1" or self.meta.get("obs_size") != OBS_SIZE:
-            raise ModelFileError(f"unsupported model format {self.meta.get('format')!r}")
-        self.layers = {
-            name: self._layers(name)
-            for name in [f"{r}.{p}" for r in ROLES for p in ("state", "move", "head")] + ["bid"]
-        }
+        self.meta, self.layers = validate_arrays(arrays)
         # the optional branch that reads the cards each move leaves in hand (train.model)
-        self.has_rest = all(f"{r}.rest.0.w" in arrays for r in ROLES)
-        if self.has_rest:
-            self.layers.update({f"{r}.rest": self._layers(f"{r}.rest") for r in ROLES})
+        self.has_rest = f"{ROLES[0]}.rest" in self.layers
         # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
-        self.has_wp = all(f"{r}.wp.0.w" in arrays for r in ROLES)
-        if self.has_wp:
-            self.layers.update({f"{r}.wp": self._layers(f"{r}.wp") for r in ROLES})
+        self.has_wp = f"{ROLES[0]}.wp" in self.layers
         self.adp_mix = float(self.meta.get("adp_mix", 0.0))
         self._move_tables: dict[tuple, np.ndarray] = {}
-
-    def _layers(self, prefix: str) -> list[tuple[np.ndarray, np.ndarray | None]]:
-        out = []
-        k = 0
-        while f"{prefix}.{k}.w" in self.arrays:
-            w = np.asarray(self.arrays[f"{prefix}.{k}.w"], np.float32)
-            b = self.arrays.get(f"{prefix}.{k}.b")
-            out.append((w, None if b is None else np.asarray(b, np.float32)))
-            k += 1
-        if not out:
-            raise ModelFileError(f"model file lacks the layers of {prefix!r}")
-        return out
 
     @staticmethod
     def _mlp(layers, x: np.ndarray, relu_first: bool = False) -> np.ndarray:
@@ -275,21 +418,75 @@ class HardModel:
         return float(self._mlp(self.layers["bid"], encode_cards(hand))[0])
 
 
+def _read_entries(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file, each member's header checked (name, dtype, size) before
+    its data is read, so that a header declaring a huge array allocates nothing."""
+    arrays: dict[str, np.ndarray] = {}
+    total = 0
+    with zipfile.ZipFile(path) as zf:
+        members = zf.infolist()
+        if len(members) > MAX_ENTRIES:
+            raise ModelFileError(f"{len(members)} entries (at most {MAX_ENTRIES})")
+        for member in members:
+            if not member.filename.endswith(".npy"):
+                raise ModelFileError(f"entry {member.filename!r} is not a NumPy array")
+            name = member.filename[: -len(".npy")]
+            with zf.open(member) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+                else:
+                    raise ModelFileError(f"entry {name!r} has an unsupported .npy version")
+            size = math.prod(shape)
+            if name == "meta":
+                if dtype.kind != "U" or shape != () or dtype.itemsize > 4 * MAX_META_CHARS:
+                    raise ModelFileError("'meta' is not a JSON string")
+            else:
+                _check_dtype(name, dtype)
+                if size > MAX_ENTRY_ELEMENTS:
+                    raise ModelFileError(
+                        f"entry {name!r} declares {size:,} numbers (at most {MAX_ENTRY_ELEMENTS:,})"
+                    )
+                total += size
+                if total > MAX_TOTAL_ELEMENTS:
+                    raise ModelFileError(f"more than {MAX_TOTAL_ELEMENTS:,} numbers in all")
+            with zf.open(member) as f:
+                arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
+    return arrays
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def load_model(path: str | Path = DEFAULT_MODEL) -> HardModel:
-    """Load an exported model; a missing or corrupt file raises :class:`ModelFileError`."""
+    """Load and validate an exported model.
+
+    Policy: a missing, unreadable or invalid file raises :class:`ModelFileError` (a
+    ``ValueError``) with a one-line message, before any decision is taken. Each ``.npz`` member's
+    header is checked first (plain NumPy arrays, real floats or the ``meta`` string, at most
+    ``MAX_ENTRY_ELEMENTS`` numbers each and ``MAX_TOTAL_ELEMENTS`` in all), then the arrays by
+    :func:`validate_arrays`. Loading never runs code (no pickle).
+    """
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(
             f"Hard agent model not found: {path} (train one with `ddz train`, or pass model_path=...)"
         )
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        arrays = _read_entries(path)
+    except ModelFileError as exc:
+        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
         raise ModelFileError(
-            f"Hard agent model {path} is corrupt or not a model file: {exc}"
+            f"Hard agent model {path} is corrupt or not a model file: {_one_line(exc)}"
         ) from exc
-    return HardModel(arrays)
+    try:
+        return HardModel(arrays)
+    except ModelFileError as exc:
+        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
 
 
 class HardAgent(Agent):
@@ -306,7 +503,10 @@ class HardAgent(Agent):
     ):
         self.model = model if model is not None else load_model(model_path or DEFAULT_MODEL)
         meta_thresholds = self.model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
-        self.bid_thresholds = tuple(float(t) for t in (bid_thresholds or meta_thresholds))
+        thresholds = tuple(float(t) for t in (bid_thresholds or meta_thresholds))
+        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
+            raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
+        self.bid_thresholds = thresholds
 
     def bid(self, info: InfoSet) -> int:
         with _one_blas_thread():

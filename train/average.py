@@ -5,25 +5,27 @@
 Each array is the mean of the inputs' arrays (computed in float32, stored in the first input's
 dtype); ``meta`` is the last input's, with ``averaged`` listing the inputs' frames. Averaging
 late snapshots of one run smooths the noise of the last updates (the shipped model is such a
-mean, see ``checkpoints/README.md``). The inputs must have the same arrays and shapes.
+mean, see ``checkpoints/README.md``). The inputs must be valid models
+(:func:`agents.hard.load_model`) with the same arrays and shapes. The output is written durably
+(:func:`train.files.atomic_write`); stale temporary files of killed runs beside it are removed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import zipfile
 
 import numpy as np
 
+from train.files import atomic_write, remove_stale_temps
+
 
 def average(paths: list[str]) -> dict[str, np.ndarray]:
-    models = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            models.append({k: data[k] for k in data.files})
+    from agents.hard import load_model
+
+    models = [load_model(path).arrays for path in paths]  # each validated like the agent's
     keys = set(models[0])
     for path, m in zip(paths, models):
         if set(m) != keys or any(m[k].shape != models[0][k].shape for k in keys):
@@ -51,10 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         print(f"python -m train.average: {exc}", file=sys.stderr)
         return 2
-    tmp = f"{args.out}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        np.savez_compressed(f, **arrays)
-    os.replace(tmp, args.out)
+    remove_stale_temps(args.out)
+    try:
+        atomic_write(args.out, lambda f: np.savez_compressed(f, **arrays))
+    except OSError as exc:
+        print(f"python -m train.average: cannot write {args.out}: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}: mean of {len(args.models)} models")
     return 0
 

@@ -21,6 +21,20 @@ Runs are written to ``{runs_dir}/{env_id}__{exp_name}__{seed}__{time}/``: Tensor
 (``charts/``, ``losses/``, ``perf/``), ``checkpoint.pt`` (atomic, every
 ``--checkpoint-interval`` seconds, with optimizer state) and ``hard.npz`` (the NumPy model the
 Hard agent loads). ``--resume RUN_DIR`` continues a killed run from its last checkpoint.
+
+Files: each is written durably (:func:`train.files.atomic_write`: temporary file, fsync,
+rename, fsync of the folder), ``checkpoint.pt`` first, then ``hard.npz`` (and ``--export``).
+Both record their frames (the checkpoint's ``frames``, the model's ``meta["frames"]``); the
+checkpoint is the reference. A kill between the two renames leaves ``hard.npz`` one checkpoint
+behind: ``--resume`` then exports the checkpoint's model again before training, so after a
+resume every file holds the checkpoint's frames. Temporary files left by killed runs are
+removed on start.
+
+Errors: every argument is checked before any work starts (a usage error, exit 2); a checkpoint
+that cannot be resumed is one line ``checkpoint PATH is corrupt: REASON`` (exit 2); a model for
+``--init-from`` is validated like the Hard agent's (:func:`agents.hard.load_model`). If the loss
+or the gradient becomes non-finite, the update is not applied, the last finite weights are
+checkpointed and the run stops with a message (exit 1).
 """
 
 from __future__ import annotations
@@ -30,10 +44,14 @@ import ast
 import dataclasses
 import inspect
 import json
+import math
 import os
 import queue as queue_module
+import re
 import sys
+import tempfile
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -141,6 +159,7 @@ def parse_args(argv: list[str]) -> Args:
     docs = _field_docs(Args)
     parser = argparse.ArgumentParser(
         prog="ddz train",
+        usage="%(prog)s [options]   (%(prog)s --help lists them)",
         description="Train the Hard agent by Deep Monte Carlo self-play.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -155,24 +174,106 @@ def parse_args(argv: list[str]) -> Args:
             parser.add_argument(flag, type=kind, default=f.default, help=docs.get(f.name, ""))
     ns = parser.parse_args(argv)
     args = Args(**vars(ns))
+    problems = _argument_problems(args)
+    if problems:
+        parser.error("; ".join(problems))
+    problems = _path_problems(args)  # only once the rest is valid: this may create folders
+    if problems:
+        parser.error("; ".join(problems))
+    return args
+
+
+#: the widest layer a checkpoint's sizes or --rest-hidden may ask for
+MAX_WIDTH = 8192
+
+
+def _argument_problems(args: Args) -> list[str]:
+    """What is wrong with the arguments, paths aside (one phrase each)."""
     problems = []
-    if args.init_from and not Path(args.init_from).is_file():
-        problems.append(f"--init-from: no such file {args.init_from}")
+
+    def finite(name: str, value: float, low: float, strict: bool = False) -> None:
+        ok = math.isfinite(value) and (value > low if strict else value >= low)
+        if not ok:
+            problems.append(
+                f"--{name} must be a finite number {'above' if strict else 'of at least'} {low:g}"
+            )
+
+    if not 0 <= args.seed < 2**63:
+        problems.append("--seed must be between 0 and 2**63 - 1")
+    for name in ("actors", "actor_batch", "batch_size", "threads", "queue_size", "eval_deals"):
+        if getattr(args, name) < 1:
+            problems.append(f"--{name.replace('_', '-')} must be at least 1")
+    if args.actors > 1024 or args.threads > 1024:
+        problems.append("--actors and --threads must be at most 1024")
+    if args.actor_batch > 1 << 16 or args.batch_size > 1 << 20:
+        problems.append("--actor-batch must be at most 65536 and --batch-size at most 1048576")
+    if args.total_frames < 0:
+        problems.append("--total-frames must be 0 (no limit) or more")
+    finite("total-seconds", args.total_seconds, 0)
+    finite("learning-rate", args.learning_rate, 0, strict=True)
+    finite("max-grad-norm", args.max_grad_norm, 0, strict=True)
+    finite("wp-weight", args.wp_weight, 0)
+    finite("adp-mix", args.adp_mix, 0)
+    for name in ("sync_interval", "checkpoint_interval", "log_interval", "eval_interval"):
+        finite(name.replace("_", "-"), getattr(args, name), 0)
+    if not 0 <= args.epsilon <= 1:
+        problems.append("--epsilon must be between 0 and 1")
     if not 0 <= args.opponent_frac <= 1:
         problems.append("--opponent-frac must be between 0 and 1")
     if args.target not in ("adp", "wp"):
         problems.append("--target must be adp or wp")
-    if args.rest_hidden < 0:
-        problems.append("--rest-hidden must be 0 or more")
-    if args.wp_weight < 0 or args.adp_mix < 0:
-        problems.append("--wp-weight and --adp-mix must be 0 or more")
-    if args.actors < 1 or args.actor_batch < 1 or args.batch_size < 1:
-        problems.append("--actors, --actor-batch and --batch-size must be at least 1")
+    if not 0 <= args.rest_hidden <= MAX_WIDTH:
+        problems.append(f"--rest-hidden must be between 0 and {MAX_WIDTH}")
     if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
         problems.append("--device must be cpu or cuda")
-    if problems:
-        parser.error("; ".join(problems))
-    return args
+    for name in ("exp_name", "env_id"):
+        value = getattr(args, name)
+        if not value or value in (".", "..") or any(c in value for c in "/\\\0"):
+            problems.append(f"--{name.replace('_', '-')} must be a name without / or \\")
+    if args.resume and args.init_from:
+        problems.append("--init-from starts a new run: it cannot be used with --resume")
+    return problems
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """``None`` if files can be created in ``folder`` (created if missing), else why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _path_problems(args: Args) -> list[str]:
+    """The folders the run writes to must be writable, the files it reads must exist, and the
+    model for --init-from must be valid: checked before anything starts."""
+    problems = []
+    if args.resume:
+        ckpt = Path(args.resume)
+        folder = ckpt if ckpt.is_dir() else ckpt.parent
+        if ckpt.exists() and (why := _writable_folder(folder)):
+            problems.append(f"--resume: cannot write in {folder}: {why}")
+    elif why := _writable_folder(Path(args.runs_dir)):
+        problems.append(f"--runs-dir: cannot write in {args.runs_dir}: {why}")
+    if args.export:
+        export = Path(args.export)
+        if export.is_dir():
+            problems.append(f"--export: {export} is a folder, not a file")
+        elif why := _writable_folder(export.parent):
+            problems.append(f"--export: cannot write in {export.parent}: {why}")
+    if args.init_from:
+        if not Path(args.init_from).is_file():
+            problems.append(f"--init-from: no such file {args.init_from}")
+        else:
+            from agents.hard import ModelFileError, load_model
+
+            try:
+                load_model(args.init_from)
+            except ModelFileError as exc:
+                problems.append(f"--init-from: {exc}")
+    return problems
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -403,9 +504,169 @@ def _run_name(args: Args) -> str:
 
 
 def save_checkpoint(torch, path: Path, state: dict) -> None:
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    """Write a checkpoint durably (:func:`train.files.atomic_write`)."""
+    from train.files import atomic_write
+
+    atomic_write(path, lambda f: torch.save(state, f))
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed: unreadable, or not what ``ddz train`` writes."""
+
+
+class NonFiniteError(RuntimeError):
+    """The loss, a gradient or a weight became NaN or infinite."""
+
+
+def _short(exc: BaseException) -> str:
+    """An exception's message on one line, at most 200 characters (torch's run over many)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _load_failure(exc: BaseException) -> str:
+    """Why ``torch.load`` could not read a file, in a few words."""
+    import pickle
+
+    if isinstance(exc, EOFError):
+        return "the file ends too early (empty or truncated)"
+    if isinstance(exc, pickle.UnpicklingError):
+        found = re.search(r"WeightsUnpickler error:\s*(\S[^\n]*)", str(exc))
+        detail = found.group(1).strip() if found else _short(exc)
+        return f"not plain tensors and numbers ({detail}); refused, nothing was run"
+    return _short(str(exc).split(". ")[0])
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _width(value, low: int = 1) -> bool:
+    return _count(value) and low <= value <= MAX_WIDTH
+
+
+def _check_sizes(sizes) -> str | None:
+    """Why the ``sizes`` of a checkpoint cannot build a :class:`train.model.DMCModel`, or None."""
+    if not isinstance(sizes, dict):
+        return "'sizes' is not a JSON object"
+    known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head"}
+    if set(sizes) - known:
+        return f"unknown sizes {sorted(set(sizes) - known)}"
+    hidden = sizes.get("state_hidden", [512, 256])
+    if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= 8:
+        return "'state_hidden' must list 1 to 8 widths"
+    if not all(_width(w) for w in hidden):
+        return f"'state_hidden' widths must be whole numbers from 1 to {MAX_WIDTH}"
+    for key in ("move_hidden", "joint", "head"):
+        if key in sizes and not _width(sizes[key]):
+            return f"'{key}' must be a whole number from 1 to {MAX_WIDTH}"
+    if "rest_hidden" in sizes and not _width(sizes["rest_hidden"], 0):
+        return f"'rest_hidden' must be a whole number from 0 to {MAX_WIDTH}"
+    if "wp_head" in sizes and sizes["wp_head"] not in (0, 1):
+        return "'wp_head' must be 0 or 1"
+    return None
+
+
+def _nonfinite(torch, tensors) -> str | None:
+    """The name of the first floating tensor of ``(name, tensor)`` pairs holding a NaN or an
+    infinity, or None."""
+    for name, t in tensors:
+        if torch.is_tensor(t) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            return name
+    return None
+
+
+def load_checkpoint(torch, path: Path):
+    """Read and check a checkpoint written by ``ddz train``; return ``(state, model, sizes)``,
+    the model (on the CPU) holding the checkpoint's weights.
+
+    Policy: the file is read with ``weights_only=True`` (no code runs); anything else than a
+    checkpoint of this trainer (unreadable, keys missing, counters that are not whole numbers,
+    sizes or weights that do not fit, NaN or infinite weights) raises :class:`CheckpointError`
+    ``checkpoint PATH is corrupt: REASON`` (one line)."""
+    from train.model import DMCModel
+
+    def corrupt(reason: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {path} is corrupt: {reason}")
+
+    try:
+        with warnings.catch_warnings():  # e.g. about a pickle protocol: the error says enough
+            warnings.simplefilter("ignore")
+            state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # empty, truncated, random bytes, a pickle that would run code...
+        raise corrupt(_load_failure(exc)) from None
+    if not isinstance(state, dict):
+        raise corrupt(f"it holds a {type(state).__name__}, not a checkpoint")
+    required = ("model", "optimizer", "frames", "updates", "elapsed", "sessions", "sizes")
+    missing = [key for key in required if key not in state]
+    if missing:
+        raise corrupt(f"no {', '.join(repr(k) for k in missing)}")
+    for key in ("frames", "updates", "sessions"):
+        if not _count(state[key]):
+            raise corrupt(f"{key!r} is {state[key]!r}, not a whole number")
+    elapsed = state["elapsed"]
+    if (
+        isinstance(elapsed, bool)
+        or not isinstance(elapsed, (int, float))
+        or not (math.isfinite(elapsed) and elapsed >= 0)
+    ):
+        raise corrupt(f"'elapsed' is {elapsed!r}, not a number of seconds")
+    try:
+        sizes = json.loads(state["sizes"])
+        if "args" in state and not isinstance(json.loads(state["args"]), dict):
+            raise corrupt("'args' is not a JSON object")
+    except (TypeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
+        raise corrupt(f"'sizes' or 'args' is not JSON: {_short(exc)}") from None
+    why = _check_sizes(sizes)
+    if why:
+        raise corrupt(why)
+    weights = state["model"]
+    if not isinstance(weights, dict) or not all(torch.is_tensor(t) for t in weights.values()):
+        raise corrupt("'model' is not a set of weights")
+    bad = _nonfinite(torch, weights.items())
+    if bad:
+        raise corrupt(f"weight {bad!r} holds NaN or infinite values")
+    model = DMCModel(**sizes)
+    try:
+        model.load_state_dict(weights)
+    except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        raise corrupt(f"its weights do not fit its sizes: {_short(exc)}") from None
+    return state, model, sizes
+
+
+def restore_optimizer(torch, optimizer, model, state: dict, path: Path) -> None:
+    """Load the optimizer state of a checkpoint (from :func:`load_checkpoint`) into
+    ``optimizer`` (built on ``model``'s parameters); raise :class:`CheckpointError` if it does
+    not fit the weights (count, shapes) or holds non-finite values."""
+
+    def corrupt(reason: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {path} is corrupt: {reason}")
+
+    try:
+        optimizer.load_state_dict(state["optimizer"])
+    except Exception as exc:  # any malformed structure: torch raises many kinds
+        raise corrupt(f"its optimizer state does not fit: {_short(exc)}") from None
+    for name, p in model.named_parameters():
+        for key, value in optimizer.state.get(p, {}).items():
+            if torch.is_tensor(value):
+                if value.ndim and tuple(value.shape) != tuple(p.shape):
+                    raise corrupt(f"optimizer {key!r} of {name!r} has shape {tuple(value.shape)}")
+                if _nonfinite(torch, [(name, value)]):
+                    raise corrupt(f"optimizer {key!r} of {name!r} holds NaN or infinite values")
+            elif isinstance(value, float) and not math.isfinite(value):
+                raise corrupt(f"optimizer {key!r} of {name!r} is not finite")
+
+
+def _model_frames(path: Path) -> int | None:
+    """The frames an exported model records, or None if it is missing or invalid."""
+    from agents.hard import ModelFileError, load_model
+
+    try:
+        return int(load_model(path).meta.get("frames", -1))
+    except ModelFileError:
+        return None
 
 
 def _progress(frames: int, total: int, quiet: bool):
@@ -475,6 +736,10 @@ def main(argv: list[str] | None = None) -> int:
         print("ddz train: --device cuda but no CUDA device is available", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
+    from train.files import remove_stale_temps
+
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
     state = None
     if args.resume:
         ckpt = Path(args.resume)
@@ -482,19 +747,16 @@ def main(argv: list[str] | None = None) -> int:
         if not ckpt.is_file():
             print(f"ddz train: no checkpoint to resume at {ckpt}", file=sys.stderr)
             return 2
-        state = torch.load(ckpt, map_location="cpu", weights_only=True)
         run_dir = ckpt.parent
+        remove_stale_temps(ckpt)
+        try:
+            state, model, sizes = load_checkpoint(torch, ckpt)
+        except CheckpointError as exc:
+            print(f"ddz train: {exc}", file=sys.stderr)
+            return 2
     else:
-        run_dir = Path(args.runs_dir) / _run_name(args)
-        run_dir.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(args.seed)
-    sizes = (
-        json.loads(state["sizes"])
-        if state
-        else {"rest_hidden": args.rest_hidden, "wp_head": int(args.wp_weight > 0)}
-    )
-    model = DMCModel(**sizes)
-    device = torch.device(args.device)
+        sizes = {"rest_hidden": args.rest_hidden, "wp_head": int(args.wp_weight > 0)}
+        model = DMCModel(**sizes)
     model.to(device)
     try:  # the fused kernel is ~3x faster than the default on CPU
         optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, fused=True)
@@ -503,24 +765,34 @@ def main(argv: list[str] | None = None) -> int:
     frames = updates = 0
     elapsed_before = 0.0
     sessions = 0
-    if args.init_from and not state:
+    if args.init_from:
+        from agents.hard import ModelFileError, load_model
         from train.model import load_arrays
 
         try:
-            with np.load(args.init_from, allow_pickle=False) as data:
-                meta = load_arrays(model, {k: data[k] for k in data.files})
-        except (OSError, ValueError, KeyError) as exc:
+            meta = load_arrays(model, load_model(args.init_from).arrays)
+        except (ModelFileError, ValueError, KeyError) as exc:
             print(f"ddz train: cannot initialise from {args.init_from}: {exc}", file=sys.stderr)
             return 2
         frames, elapsed_before = int(meta.get("frames", 0)), float(meta.get("wall_seconds", 0.0))
         print(f"initialised from {args.init_from} ({frames:,} frames)", file=sys.stderr)
     if state:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
+        try:
+            restore_optimizer(torch, optimizer, model, state, ckpt)
+        except CheckpointError as exc:
+            print(f"ddz train: {exc}", file=sys.stderr)
+            return 2
         for group in optimizer.param_groups:  # the command line decides the learning rate
             group["lr"] = args.learning_rate
-        frames, updates = int(state["frames"]), int(state["updates"])
-        elapsed_before, sessions = float(state["elapsed"]), int(state["sessions"]) + 1
+        frames, updates = state["frames"], state["updates"]
+        elapsed_before, sessions = float(state["elapsed"]), state["sessions"] + 1
+    if not state:
+        run_dir = Path(args.runs_dir) / _run_name(args)
+        run_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(run_dir / CHECKPOINT)
+    remove_stale_temps(run_dir / NPZ)
+    if args.export:
+        remove_stale_temps(args.export)
     feats = torch.from_numpy(np.array(move_features(Ruleset(bidding="none")))).to(device)
     counts_table = torch.from_numpy(
         move_table(Ruleset(bidding="none")).counts.astype(np.float32)
@@ -532,6 +804,23 @@ def main(argv: list[str] | None = None) -> int:
             "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items()),
         )
     (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+
+    def export_models(elapsed: float, paths: list[Path] | None = None) -> None:
+        """hard.npz (and --export) from the current weights, after the checkpoint."""
+        meta = {"frames": frames, "wall_seconds": round(elapsed, 1), "target": args.target}
+        if sizes.get("wp_head"):
+            meta["adp_mix"] = args.adp_mix
+        cpu_model = model.cpu() if device.type == "cpu" else _cpu_copy(model, sizes)
+        targets = [run_dir / NPZ] + ([Path(args.export)] if args.export else [])
+        for path in targets if paths is None else paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_npz(cpu_model, str(path), meta)
+
+    if state:  # a kill between the checkpoint's and the models' writes left these behind
+        stale = [run_dir / NPZ] + ([Path(args.export)] if args.export else [])
+        stale = [path for path in stale if _model_frames(path) != frames]
+        if stale:
+            export_models(elapsed_before, stale)
 
     ctx = tmp.get_context("spawn")
     vector = torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu()
@@ -549,8 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for i in range(args.actors)
     ]
-    for p in procs:
-        p.start()
+    _start_actors(procs)
 
     def publish() -> None:
         with lock:
@@ -558,6 +846,9 @@ def main(argv: list[str] | None = None) -> int:
             version.value += 1
 
     def checkpoint(elapsed: float) -> None:
+        bad = _nonfinite(torch, model.named_parameters())
+        if bad:  # never save, nor export, weights that are not numbers
+            raise NonFiniteError(f"weight {bad!r} became NaN or infinite")
         save_checkpoint(
             torch,
             run_dir / CHECKPOINT,
@@ -572,17 +863,7 @@ def main(argv: list[str] | None = None) -> int:
                 "args": json.dumps(asdict(args)),
             },
         )
-        meta = {"frames": frames, "wall_seconds": round(elapsed, 1), "target": args.target}
-        if sizes.get("wp_head"):
-            meta["adp_mix"] = args.adp_mix
-        save_npz(
-            model.cpu() if device.type == "cpu" else _cpu_copy(model, sizes),
-            str(run_dir / NPZ),
-            meta,
-        )
-        if args.export:
-            Path(args.export).parent.mkdir(parents=True, exist_ok=True)
-            save_npz(_cpu_copy(model, sizes), args.export, meta)
+        export_models(elapsed)
 
     start = time.time()
     last_sync = last_log = last_ckpt = last_eval = start
@@ -595,6 +876,7 @@ def main(argv: list[str] | None = None) -> int:
     wp_losses = np.zeros(3)
     loss_counts = np.zeros(4)
     fps = 0.0
+    failure = ""
     print(f"run: {run_dir}", file=sys.stderr)
     bar = _progress(frames, args.total_frames, args.quiet)
     try:
@@ -655,11 +937,23 @@ def main(argv: list[str] | None = None) -> int:
                     loss_counts[3] += 1
                     bid_buf = []
                 optimizer.zero_grad(set_to_none=True)
-                total.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                value = float(total.detach())
+                if math.isfinite(value):
+                    total.backward()
+                    norm = float(
+                        torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
+                    )
+                    if not math.isfinite(norm):
+                        failure = f"the gradient norm became {norm} at {frames:,} frames"
+                else:
+                    failure = f"the loss became {value} at {frames:,} frames"
+                if failure:  # the update is not applied: the weights stay finite
+                    break
                 optimizer.step()
                 frames += args.batch_size
                 updates += 1
+            if failure:
+                break
             now = time.time()
             if now - last_sync >= args.sync_interval:
                 publish()
@@ -698,6 +992,8 @@ def main(argv: list[str] | None = None) -> int:
                 for key, value in evaluate(run_dir / NPZ, args.eval_deals, args.seed).items():
                     writer.add_scalar(f"charts/{key}", value, frames)
                 last_eval = time.time()
+    except NonFiniteError as exc:
+        failure = str(exc)
     finally:
         stop.set()
         deadline = time.time() + 10
@@ -716,6 +1012,21 @@ def main(argv: list[str] | None = None) -> int:
             writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
             if r < 3 and sizes.get("wp_head"):
                 writer.add_scalar(f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames)
+    if failure:
+        writer.close()
+        bar.close()
+        try:
+            checkpoint(elapsed)
+            kept = (
+                f"{run_dir / CHECKPOINT} and {run_dir / NPZ} hold the weights of {frames:,} frames"
+            )
+        except NonFiniteError:
+            kept = f"the last checkpoint in {run_dir} is kept"
+        print(
+            f"ddz train: stopped: {failure} (try a lower --learning-rate); {kept}",
+            file=sys.stderr,
+        )
+        return 1
     checkpoint(elapsed)
     writer.close()
     bar.close()
@@ -724,6 +1035,11 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _start_actors(procs) -> None:
+    for p in procs:
+        p.start()
 
 
 def _cpu_copy(model, sizes):

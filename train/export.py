@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import sys
 from pathlib import Path
@@ -82,17 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    from train.model import DMCModel, save_npz
+    from train.dmc import CheckpointError, load_checkpoint
+    from train.files import remove_stale_temps
+    from train.model import save_npz
 
     ckpt = Path(args.run)
     ckpt = ckpt / "checkpoint.pt" if ckpt.is_dir() else ckpt
     if not ckpt.is_file():
         print(f"no checkpoint at {ckpt}", file=sys.stderr)
         return 2
-    state = torch.load(ckpt, map_location="cpu", weights_only=True)
-    model = DMCModel(**json.loads(state["sizes"]))
-    model.load_state_dict(state["model"])
-    train_args = json.loads(state["args"])
+    try:
+        state, model, _ = load_checkpoint(torch, ckpt)
+    except CheckpointError as exc:
+        print(f"python -m train.export: {exc}", file=sys.stderr)
+        return 2
+    train_args = json.loads(state.get("args", "{}"))
     meta = {
         "frames": int(state["frames"]),
         "wall_seconds": round(float(state["elapsed"]), 1),
@@ -109,7 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.bid_thresholds:
-        meta["bid_thresholds"] = [float(x) for x in args.bid_thresholds.split(",")]
+        try:
+            thresholds = [float(x) for x in args.bid_thresholds.split(",")]
+        except ValueError:
+            thresholds = []
+        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
+            print("--bid-thresholds must be 3 finite numbers 'b1,b2,b3'", file=sys.stderr)
+            return 2
+        meta["bid_thresholds"] = thresholds
+    remove_stale_temps(out)
     save_npz(model, str(out), meta)
     if args.tune_bids:
         best, table = tune_bids(out, args.tune_bids)

@@ -187,13 +187,11 @@ def export_arrays(
 
 
 def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.float16) -> None:
-    """Write the NumPy model atomically (temporary file + rename)."""
-    import os
+    """Write the NumPy model durably (:func:`train.files.atomic_write`)."""
+    from train.files import atomic_write
 
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        np.savez_compressed(f, **export_arrays(model, meta, dtype))
-    os.replace(tmp, path)
+    arrays = export_arrays(model, meta, dtype)
+    atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
 
 def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
