@@ -458,7 +458,6 @@ def test_scripted_full_game(level, monkeypatch):
         model = stand_in_hard_model()
         if model is None:
             pytest.skip("the Hard agent is not available yet")
-        base._load_builtin()
         monkeypatch.setitem(base._REGISTRY, "hard", lambda **kw: HardAgent(model=model, **kw))
     if not level_available(level):
         pytest.skip(f"the {level} agent is not available yet")
@@ -619,8 +618,6 @@ def test_bid_input_errors():
 def test_hard_falls_back_to_normal_with_a_notice(monkeypatch):
     from agents import base
 
-    base._load_builtin()
-
     def broken(**kwargs):
         raise FileNotFoundError("no model file checkpoints/hard.npz")
 
@@ -742,7 +739,6 @@ def test_bots_get_only_their_own_information_set(monkeypatch):
             seen.append((id(self), info.seat))
             return super().act(info)
 
-    base._load_builtin()
     monkeypatch.setitem(base._REGISTRY, "normal", lambda **kw: Spy(**kw))
     rc, out = run_play(["--level", "normal", "--seed", "5", "--fast", "--no-stats"], HintPlayer())
     assert rc == 0 and len(seen) >= 4
@@ -788,7 +784,6 @@ class Doormat:
 def use_doormats(monkeypatch, bid: int) -> None:
     from agents import base
 
-    base._load_builtin()
     monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
 
 

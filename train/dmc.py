@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz_env.game import OVER, Game
+from ddz_env.legal import legal_pairs
 from ddz_env.moves import move_table
 from ddz_env.observation import (
     OBS_SIZE,
@@ -176,14 +177,6 @@ def parse_args(argv: list[str]) -> Args:
 
 
 # ---------------------------------------------------------------------------------- helpers
-def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Packed legal bitsets (B, W) → (game index, move id) of every legal move, by game."""
-    b, k = np.nonzero(words)
-    bits = np.unpackbits(words[b, k].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    r, c = np.nonzero(bits)
-    return b[r], k[r] * 64 + c
-
-
 def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
     """(n, 3) final returns by role (landlord, down, up) from seat payoffs: ADP halves the
     landlord's double share so every role's target is ±2^(bombs+spring) per unit of base."""

@@ -16,16 +16,16 @@ import numpy as np
 
 from agents.base import Agent
 from agents.hard import HardModel
-from ddz_env.game import OVER, Game
+from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
+from ddz_env.game import Game
 from ddz_env.infoset import infoset
+from ddz_env.legal import legal_pairs
 from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
 
 
 def model_actions(model: HardModel, game: Game, games: np.ndarray) -> np.ndarray:
     """Greedy moves of the model for the player to act in ``games`` (batched)."""
-    from train.dmc import legal_pairs
-
     out = np.zeros(len(games), np.int64)
     obs = observe(game, games=games)
     roles = game.role(game.current_player[games], games).astype(np.int64)
@@ -120,12 +120,12 @@ def bidding_match(
         while not game.done.all():
             live = np.flatnonzero(game.phase != OVER)
             actions = np.zeros(n, np.int64)
-            bidding = live[game.phase[live] == 0]
-            playing = live[game.phase[live] == 1]
+            bidding = live[game.phase[live] == BIDDING]
+            playing = live[game.phase[live] == PLAY]
             for b in bidding:
                 info = infoset(game, int(b))
                 bid = (bid_a if a_seat[b, info.seat] else bid_b)(info)
-                actions[b] = 0 if bid == 0 else game.num_moves + bid - 1
+                actions[b] = bid_action(game.num_moves, bid)
             if len(playing):
                 if player is None:
                     actions[playing] = model_actions(model, game, playing)
