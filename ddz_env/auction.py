@@ -9,7 +9,7 @@ auction is one subclass of :class:`Auction` plus a :func:`register_auction` call
         '''The first bidder always becomes the landlord at 1 (he can only bid 1).'''
 
         def legal_words(self, game, idx):
-            return self.words_of_bids([1])[np.zeros(len(game.high_bid[idx]), int)]
+            return np.repeat(self.words_of_bids([1]), len(game.high_bid[idx]), axis=0)
 
         def bid(self, game, b, seat, bid):
             return seat, 1
