@@ -1,9 +1,10 @@
 """Fast batched matches for training checks: the NumPy model against any agent, seats swapped.
 
-DouZero's protocol without bidding: every deal is played twice, once with side A as the landlord
-against side B as both peasants, once the other way round. WP is the fraction of games A's side
-wins, ADP the average points A's side scores per game (landlord ±2^(bombs+spring), each peasant
-half of that, counted once per side as in DouZero).
+Every deal is played twice without bidding, once with side A as the landlord against side B as
+both peasants, once the other way round. WP is the fraction of games A's side wins; ADP here is
+the average points A's side scores per game with the landlord's settlement halved
+(±2^(bombs+spring) per unit of base: a spring counts). That is not DouZero's ADP, which the
+arena reports (``agents.arena``: ±2·2^bombs a game, spring and bid ignored).
 
 The model plays in batch (all games where it is to act share one forward pass); other agents act
 one information set at a time. ``agents.arena`` is the user-facing arena; this module exists so
