@@ -7,7 +7,10 @@ PIP := $(VENV)/bin/pip
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q torch==2.13.0 || true
+	@# torch first, pinned to the build the shipped model was trained and tested with; if that
+	@# build is not available here, say so and let the `train` extra pick a compatible one.
+	$(PIP) install -q torch==2.13.0 || echo "WARNING: torch==2.13.0 could not be installed;" \
+		"installing the newest torch the 'train' extra allows (pyproject.toml)" >&2
 	$(PIP) install -q -e '.[dev]'
 	touch $@
 

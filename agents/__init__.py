@@ -21,6 +21,7 @@ def _rlcard(**kwargs) -> Agent:
     return RLCardAgent(**kwargs)
 
 
+register("random", RandomAgent)
 register("easy", _easy)
 register("normal", _normal)
 register("rlcard", _rlcard)

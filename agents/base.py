@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ddz_env.game import BIDDING
+from ddz_env.actions import BIDDING, bid_action
 from ddz_env.infoset import InfoSet
 
 
@@ -35,8 +35,7 @@ class Agent(ABC):
     def act(self, info: InfoSet) -> int:
         """An action id of the game's action space for this information set."""
         if info.phase == BIDDING:
-            bid = int(self.bid(info))
-            return 0 if bid == 0 else info.num_moves + bid - 1
+            return bid_action(info.num_moves, int(self.bid(info)))
         return int(self.play(info))
 
 
@@ -59,6 +58,7 @@ class RandomAgent(Agent):
         return int(self.rng.choice(info.legal_moves()))
 
 
+#: name -> factory; the built-in agents are registered in agents/__init__.py
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
 
 
@@ -67,14 +67,12 @@ def register(name: str, factory: Callable[..., Agent]) -> None:
 
 
 def agent_names() -> list[str]:
-    _load_builtin()
     return sorted(_REGISTRY)
 
 
 def make_agent(name: str, **kwargs) -> Agent:
     """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``);
     ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's ``hard.npz``)."""
-    _load_builtin()
     key = name.strip().lower()
     if key.startswith("hard:"):
         path = name.strip()[len("hard:") :]
@@ -86,10 +84,3 @@ def make_agent(name: str, **kwargs) -> Agent:
     if key not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key](**kwargs)
-
-
-def _load_builtin() -> None:
-    if _REGISTRY.get("random") is None:
-        register("random", RandomAgent)
-    # Other agents register themselves in agents/__init__.py when their modules exist.
-    import agents  # noqa: F401

@@ -1,7 +1,7 @@
 """The Hard agent: the Deep Monte Carlo networks trained by ``ddz train``, run with NumPy alone.
 
-The model file (``checkpoints/hard.npz`` by default) holds plain float32 arrays written by
-``train.model.export_arrays`` and is loaded with ``allow_pickle=False``, so loading never runs
+The model file (``checkpoints/hard.npz`` by default) holds plain float16 arrays (the agent
+computes in float32) written by ``train.model.export_arrays`` and is loaded with ``allow_pickle=False``, so loading never runs
 code and playing never imports torch.
 
 * **Play**: the network of the agent's role scores every legal move,
@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz_env.actions import BIDDING
 from ddz_env.cards import DECK_COUNTS
-from ddz_env.game import BIDDING
+from ddz_env.game import ROLE_NAMES
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import (
     HISTORY_MOVES,
@@ -49,7 +50,6 @@ def _default_model() -> Path:
 
 
 DEFAULT_MODEL = _default_model()
-ROLES = ("landlord", "landlord_down", "landlord_up")
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
 
@@ -194,14 +194,14 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
         name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
         networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
     for optional in ("rest", "wp"):
-        present = [f"{r}.{optional}" in networks for r in ROLES]
+        present = [f"{r}.{optional}" in networks for r in ROLE_NAMES]
         if any(present) and not all(present):
             raise ModelFileError(f"the {optional!r} network is there for some roles only")
     layers: dict[str, Layers] = {}
     if "bid" not in networks:
         raise ModelFileError("model file lacks the layers of 'bid'")
     layers["bid"], _ = _chain("bid", networks["bid"], *_NETWORKS["bid"])
-    for role in ROLES:
+    for role in ROLE_NAMES:
         joint = None
         for net in ("state", "move", "rest", "head", "wp"):
             name = f"{role}.{net}"
@@ -332,9 +332,9 @@ class HardModel:
         self.arrays = arrays
         self.meta, self.layers = validate_arrays(arrays)
         # the optional branch that reads the cards each move leaves in hand (train.model)
-        self.has_rest = f"{ROLES[0]}.rest" in self.layers
+        self.has_rest = f"{ROLE_NAMES[0]}.rest" in self.layers
         # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
-        self.has_wp = f"{ROLES[0]}.wp" in self.layers
+        self.has_wp = f"{ROLE_NAMES[0]}.wp" in self.layers
         self.adp_mix = float(self.meta.get("adp_mix", 0.0))
         self._move_tables: dict[tuple, np.ndarray] = {}
 
@@ -352,18 +352,18 @@ class HardModel:
         return x
 
     def encode_state(self, role: int, obs: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{ROLES[role]}.state"], obs)
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.state"], obs)
 
     def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{ROLES[role]}.move"], move_feats)
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.move"], move_feats)
 
     def values(self, role: int, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The ADP head's values of the sums ``a + e + r`` and the WP head's (``None`` without
         it), like ``RoleNet.values``."""
-        adp = self._mlp(self.layers[f"{ROLES[role]}.head"], joint, relu_first=True)[..., 0]
+        adp = self._mlp(self.layers[f"{ROLE_NAMES[role]}.head"], joint, relu_first=True)[..., 0]
         if not self.has_wp:
             return adp, None
-        return adp, self._mlp(self.layers[f"{ROLES[role]}.wp"], joint, relu_first=True)[..., 0]
+        return adp, self._mlp(self.layers[f"{ROLE_NAMES[role]}.wp"], joint, relu_first=True)[..., 0]
 
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
         """The values that rank the moves: the ADP head's, or ``q_wp + adp_mix * q_adp``."""
@@ -374,7 +374,7 @@ class HardModel:
         """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
         if not self.has_rest:
             return 0.0
-        return self._mlp(self.layers[f"{ROLES[role]}.rest"], rest_feats)
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.rest"], rest_feats)
 
     def rest_embeddings(
         self, role: int, hands: np.ndarray, move_counts: np.ndarray

@@ -33,6 +33,7 @@ from typing import TextIO
 
 import numpy as np
 
+from ddz_env.actions import BIDDING, OVER, PLAY, bid_action, bid_of_action
 from ddz_env.cards import (
     DECK_COUNTS,
     CardParseError,
@@ -41,7 +42,7 @@ from ddz_env.cards import (
     parse_counts,
 )
 from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import BIDDING, OVER, PLAY, Game, deal_from_keys
+from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 
 from . import play_text as text
@@ -49,7 +50,8 @@ from .play_text import Style, pad
 
 LEVELS = ("easy", "normal", "hard")
 #: Which agent to try next when a level can't be built.
-FALLBACK = {"hard": "normal", "normal": "random", "easy": "random"}
+#: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
+FALLBACK = {"hard": "normal"}
 SEATS = ("You", "Right", "Left")
 HUMAN = 0
 BOT_PAUSE = 0.4
@@ -289,19 +291,18 @@ def cards_count(n: int) -> str:
 
 # ---------------------------------------------------------------------------------- bots
 def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
-    """Two bots of ``level`` (falling back Hard → Normal → Random with a notice)."""
+    """Two bots of ``level`` (falling back from Hard to Normal, with a notice, when the Hard
+    model file can't be loaded)."""
     from .base import make_agent
 
     name = level
     while True:
         try:
             first = make_agent(name)
-            try:  # the Hard bots share one loaded model (and its cached move embeddings)
-                second = make_agent(name, model=first.model) if hasattr(first, "model") else None
-            except TypeError:
-                second = None
+            # the Hard bots share one loaded model (and its cached move embeddings)
+            second = make_agent(name, model=first.model) if hasattr(first, "model") else None
             return [first, second or make_agent(name)], name
-        except Exception as exc:  # a missing model file, an agent not written yet, ...
+        except (ValueError, OSError) as exc:  # a missing or damaged model file
             nxt = FALLBACK.get(name)
             if nxt is None:
                 raise
@@ -500,14 +501,14 @@ class Session:
                         f"a bid must be higher than {high}, the highest so far (or pass)"
                     )
                     continue
-                return g.num_moves + bid - 1
+                return bid_action(g.num_moves, bid)
             self.say_error(f"{line!r} is not a bid: type {', '.join(options)} (or help)")
 
     def apply_bid(self, seat: int, action: int) -> None:
         g, s = self.game, self.style
         redeals = int(g.redeals[0])
         g.step(np.array([action]))
-        bid = 0 if action == 0 else action - g.num_moves + 1
+        bid = bid_of_action(g.num_moves, action)
         if seat == HUMAN:
             self.event(seat, "pass" if bid == 0 else f"bid {bid}")
         else:

@@ -221,42 +221,16 @@ def legal_packed(hands: np.ndarray) -> Measure:
 
 # ---------------------------------------------------------------------------- environment steps
 def vector_env_steps(num_envs: int, seed: int = 0) -> Measure:
-    """Steps/s with observations for ``num_envs`` games stepping together.
+    """Steps/s with observations for ``num_envs`` games stepping together, timed by
+    ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env, seeded with ``seed``)."""
+    from ddz_env.vector import bench_vector_env
 
-    Uses ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env) when it exists; otherwise
-    times the work such an env does per step — ``Game.step`` + ``observe`` + ``legal_action_mask``
-    with per-game reset — and says so in the row.
-    """
-    try:
-        from ddz_env.vector import bench_vector_env
-    except ImportError:
-        bench_vector_env = None
-    extra = {"num_envs": num_envs}
-    if bench_vector_env is not None:
-        what = f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask"
-        return Measure(
-            ENV,
-            "ddz",
-            what,
-            rate_fn=lambda s: bench_vector_env(num_envs, s),
-            ours=True,
-            extra=extra,
-        )
-    from ddz_env.game import Game
-    from ddz_env.observation import observe
-
-    game = Game(num_envs, seed=seed)
-    rng = np.random.default_rng(seed)
-
-    def work() -> tuple[int, int]:
-        observe(game)
-        game.legal_action_mask()
-        game.step(game.sample_actions(rng))
-        done = np.flatnonzero(game.done)
-        if len(done):
-            game.reset(games=done)
-        return num_envs, 0
-
-    what = f"Game({num_envs}) + observe + legal_action_mask per step"
-    note = "fallback: ddz_env.vector not available"
-    return Measure(ENV, "ddz", what, work, note=note, ours=True, extra=extra)
+    what = f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask"
+    return Measure(
+        ENV,
+        "ddz",
+        what,
+        rate_fn=lambda seconds: bench_vector_env(num_envs, seconds, seed),
+        ours=True,
+        extra={"num_envs": num_envs},
+    )

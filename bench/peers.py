@@ -30,7 +30,8 @@ from .engine import ENV, LEAD, PLAY, Measure
 
 INSTALL_HINT = "not installed (pip install -e '.[bench]')"
 
-#: Figures measured on this machine before the project existed (the issue's reference).
+#: Reference figures of the peers (measured once on the development machine), used for the
+#: speed goals when a peer is not installed.
 REFERENCE = {
     ("OpenSpiel", PLAY): 4500.0,
     ("OpenSpiel", LEAD): 76000.0,

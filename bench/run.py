@@ -5,7 +5,7 @@ batch 1 and at batch ≥ 256, and legal-move generation for the same seeded 20-c
 (hands/s), singly and batched. ``ddz bench env`` measures environment steps/s with observations
 at several ``num_envs``. When the ``bench`` extra is installed the same figures for OpenSpiel,
 DouZero and rlcard are measured in the same run and printed with ratios (ours / peer), followed
-by the project's targets and whether this run meets them.
+by the speed goals (each a ratio of ours to a peer's figure) and whether this run meets them.
 
 All figures are single-threaded (thread pools are limited to one thread before NumPy loads).
 """

@@ -26,6 +26,7 @@ from dataclasses import fields
 
 import numpy as np
 
+from . import actions
 from .cards import format_counts
 from .game import BIDDING, OVER, ROLE_NAMES, Game
 from .observation import OBS_SIZE, OBS_SLICES
@@ -108,16 +109,8 @@ def observation_high() -> np.ndarray:
 
 
 def action_name(game: Game, action: int) -> str:
-    """``"pass"``, ``"bid 2"`` or a move's name with its cards: ``"pair of 8s (8 8)"``."""
-    action = int(action)
-    n = game.num_moves
-    if action == 0:
-        return "pass"
-    if n <= action < n + 3:
-        return f"bid {action - n + 1}"
-    if 0 < action < n:
-        return f"{game.table.describe(action)} ({game.table.cards_text(action)})"
-    return f"action {action}"
+    """:func:`ddz_env.actions.action_name` of ``action`` under ``game``'s ruleset."""
+    return actions.action_name(action, game.ruleset)
 
 
 def action_id(action) -> int | None:

@@ -4,9 +4,13 @@ Seats are 0, 1, 2; turn order is counter-clockwise, which the engine writes as
 ``seat → (seat + 1) % 3``. So ``landlord_down = (landlord + 1) % 3`` and
 ``landlord_up = (landlord + 2) % 3``.
 
-**Action space** (shared by the game, the environments and the agents): action ``a`` in
-``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no bid" during the
-auction); ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (``bid_action(k)``). ``num_actions = N + 3``.
+**Action space** (shared by the game, the environments and the agents; :mod:`ddz_env.actions`):
+action ``a`` in ``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no
+bid" during the auction); ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (``bid_action(N, k)``).
+``num_actions = N + 3``.
+
+**Auction**: the rules of ``ruleset.bidding`` (:mod:`ddz_env.auction`) say which bids are legal
+and when the auction ends, with which landlord at which base, or with a redeal.
 
 **State** (public attributes, leading batch dimension B):
 
@@ -21,11 +25,14 @@ kitty            (B, 15)      rank counts of the kitty
 first_bidder     (B,) i1      seat that opened the current auction
 bids             (B, 3) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
 high_bid         (B,) i1      highest bid so far (0 none)
+high_bidder      (B,) i1      seat that made it (-1 none)
+bid_count        (B,) i1      words spoken in the current auction
 redeals          (B,) i4      all-pass redeals so far in this game
 landlord         (B,) i1      landlord seat (-1 during the auction)
 base             (B,) i1      the winning bid (1-3), 0 during the auction
 table_move       (B,) i4      move to beat (0 = the player to act leads)
 table_player     (B,) i1      seat that played it (-1 when leading)
+passes           (B,) i1      passes in a row (in play: since the table move; in the auction)
 played           (B, 3, 15)   rank counts played by each seat
 num_plays        (B, 3) i2    non-pass moves played by each seat
 bombs            (B,) i1      bombs and rockets played
@@ -37,6 +44,8 @@ winner           (B,) i1      seat that emptied its hand (-1 until over)
 spring           (B,) i1      1 if the game ended in a spring or anti-spring
 multiplier       (B,) i8      2 ** (bombs + spring)
 payoffs          (B, 3) f8    the settlement of each seat (zero-sum), set when over
+deal_key         (B,) u8      the 64-bit key the current deal was drawn from
+codes            list (B,)    the deal code a game was reset with (``None``: drawn from the seed)
 ================ ============ ===============================================================
 """
 
@@ -46,11 +55,12 @@ import operator
 
 import numpy as np
 
+from .actions import BIDDING, OVER, PLAY, bid_action, bid_of_action, num_actions
+from .auction import AUCTIONS, REDEAL
 from .cards import card_rank
 from .codes import code_key, decode_deal, encode_deal
 from .legal import (
     legal_tables,
-    pack_bool,
     sample_words,
     unchecked_legal_words,
     unpack_words,
@@ -59,7 +69,10 @@ from .legal import (
 from .moves import MoveType, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
-BIDDING, PLAY, OVER = 0, 1, 2
+__all__ = [
+    "BIDDING", "HISTORY", "OVER", "PLAY", "ROLE_NAMES", "Game", "bid_action", "bid_of_action",
+    "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64",
+]  # fmt: skip
 HISTORY = 200
 ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
 _CARD_RANK = card_rank(np.arange(54))
@@ -143,10 +156,6 @@ def check_batch_size(batch_size) -> int:
     return int(batch_size)
 
 
-def bid_action(num_moves: int, bid: int) -> int:
-    return num_moves + bid - 1
-
-
 class Game:
     """B games of Dou Dizhu stepping together. See the module docstring for the state."""
 
@@ -160,14 +169,9 @@ class Game:
         self.table = move_table(ruleset)
         self.tables = legal_tables(ruleset)
         self.num_moves = N = len(self.table)
-        self.num_actions = N + 3
+        self.num_actions = num_actions(N)
         self._move_is_bomb = np.isin(self.table.type, (MoveType.BOMB, MoveType.ROCKET))
-        bid_words = np.zeros((4, self.num_actions), dtype=bool)
-        for high in range(4):
-            bid_words[high, 0] = True
-            for k in range(high + 1, 4):
-                bid_words[high, N + k - 1] = True
-        self._bid_words = pack_bool(bid_words, self.tables.num_words)
+        self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
         self.phase = np.full(B, OVER, np.int8)
         self.current_player = np.zeros(B, np.int8)
         self.hands = np.zeros((B, 3, 15), np.uint8)
@@ -282,9 +286,10 @@ class Game:
         self.payoffs[idx] = 0
         self.phase[idx] = BIDDING
         self._legal_cache = None
-        if self.ruleset.bidding == "none":
-            for b in idx:
-                self._make_landlord(int(b), int(self.first_bidder[b]), 1)
+        decided = self.auction.at_deal(self, idx)
+        if decided is not None:
+            for b, seat, base in zip(idx, *decided):
+                self._make_landlord(int(b), int(seat), int(base))
 
     def deal_code(self, game: int = 0) -> str:
         """The code of game ``game``'s current deal (hands, kitty, first bidder)."""
@@ -308,7 +313,7 @@ class Game:
                 hand = self.hands[0, self.current_player[0]][None]
                 self._legal_cache = unchecked_legal_words(hand, self.table_move[:1], self.ruleset)
             elif phase == BIDDING:
-                self._legal_cache = self._bid_words[self.high_bid[:1]]
+                self._legal_cache = self.auction.legal_words(self, slice(0, 1))
             else:
                 self._legal_cache = np.zeros((1, self.tables.num_words), np.uint64)
         if self._legal_cache is None:
@@ -320,7 +325,7 @@ class Game:
                 words[play] = unchecked_legal_words(hands, self.table_move[play], self.ruleset)
             bid = np.flatnonzero(self.phase == BIDDING)
             if len(bid):
-                words[bid] = self._bid_words[self.high_bid[bid]]
+                words[bid] = self.auction.legal_words(self, bid)
             self._legal_cache = words
         return self._legal_cache
 
@@ -354,14 +359,11 @@ class Game:
         if not 0 <= action < self.num_actions:
             return f"action {action} is out of range 0..{self.num_actions - 1}"
         if self.phase[game] == BIDDING:
-            if action == 0:
+            if int(self.legal_action_words()[game, action >> 6]) >> (action & 63) & 1:
                 return "legal"
-            if action < N:
+            if 0 < action < N:
                 return "the auction is on: pass or bid"
-            bid = action - N + 1
-            return (
-                f"a bid of {bid} must be higher than the highest bid so far ({self.high_bid[game]})"
-            )
+            return self.auction.explain(self, game, bid_of_action(N, action))
         if action >= N:
             return "the auction is over: bids can't be played"
         seat = self.current_player[game]
@@ -507,6 +509,7 @@ class Game:
         self.phase[idx] = OVER
 
     def _make_landlord(self, b: int, seat: int, base: int) -> None:
+        self.passes[b] = 0
         self.landlord[b] = seat
         self.base[b] = base
         self.hands[b, seat] += self.kitty[b]
@@ -516,34 +519,17 @@ class Game:
 
     def _step_bid(self, b: int, action: int) -> None:
         seat = int(self.current_player[b])
-        bid = 0 if action == 0 else action - self.num_moves + 1
-        self.bids[b, seat] = bid
-        self.bid_count[b] += 1
-        self.passes[b] = self.passes[b] + 1 if bid == 0 else 0
-        if bid:
-            self.high_bid[b] = bid
-            self.high_bidder[b] = seat
-        high = int(self.high_bid[b])
-        if bid == 3:
-            return self._make_landlord(b, seat, 3)
-        if self.ruleset.bidding == "once":
-            if self.bid_count[b] == 3:
-                return self._end_auction(b)
-        elif high and self.passes[b] >= 2:
-            return self._end_auction(b)
-        elif not high and self.bid_count[b] == 3:
-            return self._end_auction(b)
-        self.current_player[b] = (seat + 1) % 3
+        outcome = self.auction.bid(self, b, seat, bid_of_action(self.num_moves, action))
+        if outcome is None:
+            self.current_player[b] = (seat + 1) % 3
+        elif outcome is REDEAL:
+            self._redeal(b)
+        else:
+            self._make_landlord(b, *outcome)
 
-    def _end_auction(self, b: int) -> None:
-        if self.high_bid[b]:
-            self.passes[b] = 0
-            return self._make_landlord(b, int(self.high_bidder[b]), int(self.high_bid[b]))
-        limit = self.ruleset.redeal_limit
+    def _redeal(self, b: int) -> None:
+        """Deal game ``b`` again from its key; the next seat opens the new auction."""
         opener = int(self.first_bidder[b])
-        if limit is not None and self.redeals[b] >= limit:
-            self.passes[b] = 0
-            return self._make_landlord(b, opener, 1)
         self.redeals[b] += 1
         key = splitmix64(self.deal_key[b : b + 1] ^ np.uint64(0xA5A5))
         self.deal_key[b] = key[0]

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .game import BIDDING, Game
+from .actions import BIDDING, bid_of_action
+from .game import Game
 from .moves import MoveTable
 from .rules import Ruleset
 
@@ -29,7 +30,7 @@ class InfoSet:
     seat: int
     phase: int  # BIDDING or PLAY
     hand: np.ndarray  # (15,) own rank counts
-    legal_actions: np.ndarray  # legal action ids, ascending (bids are table.num_moves + k - 1)
+    legal_actions: np.ndarray  # legal action ids, ascending (bids: ddz_env.actions.bid_action)
     # auction
     first_bidder: int
     bids: tuple[tuple[int, int], ...]  # (seat, bid 0-3) in order, this deal's auction
@@ -61,9 +62,11 @@ class InfoSet:
         return self.table_move == 0
 
     def unseen(self) -> np.ndarray:
-        """Rank counts of the cards this seat has not seen: not in its hand, not played, and
-        not in the kitty when the kitty is shown (kitty cards in the landlord's hand are unseen
-        by the peasants only until played)."""
+        """Rank counts of the cards this seat has not seen: not in its hand and not played.
+
+        The kitty is not subtracted, even once it is shown: the kitty cards are in the
+        landlord's hand until played, so before anyone plays a peasant has 54 - 17 = 37 unseen
+        cards (the other two hands, kitty included) and the landlord 54 - 20 = 34."""
         from .cards import DECK_COUNTS
 
         seen = self.hand.astype(np.int16) + self.played.sum(axis=0)
@@ -75,8 +78,9 @@ class InfoSet:
         return self.legal_actions[self.legal_actions < self.num_moves]
 
     def legal_bids(self) -> list[int]:
-        """Legal bids during the auction: 0 (pass) and every bid above the high bid."""
-        return [0] + list(range(self.high_bid + 1, 4))
+        """Legal bids during the auction (0 = pass), ascending: the bids of ``legal_actions``
+        (under the default auction, 0 and every bid above the high bid)."""
+        return [bid_of_action(self.num_moves, int(a)) for a in self.legal_actions]
 
 
 def infoset(
@@ -94,7 +98,7 @@ def infoset(
     n = game.num_moves
     if game.phase[b] == BIDDING:
         start = end
-    bids = tuple((p, 0 if a == 0 else a - n + 1) for p, a in zip(who[:start], acts[:start]))
+    bids = tuple((p, bid_of_action(n, a)) for p, a in zip(who[:start], acts[:start]))
     moves = tuple(zip(who[start:], acts[start:]))
     if seat != to_act:
         legal = np.zeros(0, np.int64)

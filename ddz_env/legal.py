@@ -130,6 +130,15 @@ def words_to_ids(words_row: np.ndarray) -> np.ndarray:
     return nonzero[word] * 64 + bit
 
 
+def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Packed legal bitsets (B, W) → (game index, action id) of every set bit, by game then
+    action (each game's slice of action ids is ascending)."""
+    b, k = np.nonzero(words)
+    bits = np.unpackbits(words[b, k].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    r, c = np.nonzero(bits)
+    return b[r], k[r] * 64 + c
+
+
 def _group_index(hands: np.ndarray) -> np.ndarray:
     """(B, 15) counts → (B, 5) index into ``fit_words``."""
     return hands[:, RANK_GROUPS].astype(np.intp) @ _GROUP_WEIGHTS

@@ -13,9 +13,10 @@ class Ruleset:
     """Options of the game. Invalid values raise ``ValueError`` on construction.
 
     Attributes:
-        bidding: ``"once"`` (each player speaks once, default), ``"open"`` (a player who passed
-            may bid again; ends after two passes in a row following a bid, or a bid of 3), or
-            ``"none"`` / ``False`` (no auction: the landlord is drawn from the seed, base 1).
+        bidding: the auction (:mod:`ddz_env.auction`): ``"once"`` (each player speaks once,
+            default), ``"open"`` (a player who passed may bid again; ends after two passes in a
+            row following a bid, or a bid of 3), ``"none"`` / ``False`` (no auction: the
+            landlord is drawn from the seed, base 1), or the name of a registered auction.
         redeal_limit: redeals after all-pass auctions before the opener is forced to be
             landlord with base 1 (default 3), an integer from 0 to ``MAX_REDEAL_LIMIT`` (100);
             ``None`` redeals forever.
@@ -38,10 +39,12 @@ class Ruleset:
         bidding = self.bidding
         if bidding is False or bidding is None:
             bidding = "none"
-        if bidding not in ("once", "open", "none"):
-            raise ValueError(
-                f"bidding must be 'once', 'open' or 'none' (or False), not {self.bidding!r}"
-            )
+        from .auction import auction_names  # the auctions register there
+
+        names = auction_names()
+        if not isinstance(bidding, str) or bidding not in names:
+            listed = ", ".join(map(repr, names[:-1])) + f" or {names[-1]!r}"
+            raise ValueError(f"bidding must be {listed} (or False), not {self.bidding!r}")
         object.__setattr__(self, "bidding", bidding)
         if self.redeal_limit is not None and (
             isinstance(self.redeal_limit, bool)

@@ -3,6 +3,7 @@
 The learner plays one seat; the two other seats are played by opponent agents given at
 construction, which see only their :class:`~ddz_env.infoset.InfoSet` (any object with
 ``act(infoset) -> action``; an optional ``reset(seed=...)`` is called before each deal).
+Agents given by name are built by the ``agents`` package (imported only then).
 Registered as ``"ddz/DouDizhu-v0"``::
 
     import gymnasium, ddz_env
@@ -22,11 +23,11 @@ Options:
 
 ==================  ==========================================================================
 ``seat``            0, 1, 2 (fixed) or ``"random"`` (drawn per episode); default 0
-``opponents``       ``None`` (default: the ``normal`` rule bot when the ``agents`` package
-                    provides it, else random legal players), an agent name (``"random"``
-                    is built in; other names are built by ``agents.make_agent``), an agent
-                    object, or a sequence of two of those for the seats after and before the
-                    learner
+``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
+                    (built by ``agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
+                    ``"hard"``, ...), an agent object, a zero-argument factory returning
+                    one (e.g. an agent class), or a sequence of two of those for the seats
+                    after and before the learner
 ``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
 ``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward`` and
                     ``info["illegal_action"]`` explains why, as PettingZoo's
@@ -37,9 +38,10 @@ Options:
 ruleset fields      ``bidding``, ``redeal_limit``, ``kickers``, ``base_points`` (or ``ruleset``)
 ==================  ==========================================================================
 
-``reset(seed=s)`` makes the deals, the drawn seats and the built-in random opponents
-deterministic; ``reset(options={"code": ..., "seat": ...})`` replays a deal code and/or sets the
-seat for that episode. In the (astronomically rare) deal where an opponent goes out before the
+``reset(seed=s)`` makes the deals, the drawn seats and the opponents' randomness (each
+opponent's ``reset(seed=...)`` gets a seed drawn from ``s``) deterministic;
+``reset(options={"code": ..., "seat": ...})`` replays a deal code and/or sets the seat for that
+episode. In the (astronomically rare) deal where an opponent goes out before the
 learner ever acts, the deal is skipped and another is drawn; with a deal code it is an error.
 """
 
@@ -63,56 +65,35 @@ from .env_common import (
     seat_rewards,
 )
 from .game import OVER, Game, check_seed
-from .infoset import InfoSet, infoset
+from .infoset import infoset
 from .observation import OBS_SIZE, observe
 
 _ENV_OPTIONS = ("seat", "opponents", "reward", "illegal_action", "illegal_reward", "render_mode")
 _SEATS = ("seat 0", "seat 1", "seat 2")
 
 
-class RandomLegalPlayer:
-    """Plays a uniformly random legal action (seeded by :meth:`reset`)."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, info: InfoSet) -> int:
-        return int(self.rng.choice(info.legal_actions))
-
-
-def default_opponent_name() -> str:
-    """``"normal"`` when the ``agents`` package provides a Normal bot, else ``"random"``."""
-    try:
-        import agents
-    except ImportError:
-        return "random"
-    try:
-        return "normal" if "normal" in agents.agent_names() else "random"
-    except Exception:  # a broken agents package must not break the environment
-        return "random"
+#: the opponents when none are given (an agent name)
+DEFAULT_OPPONENT = "normal"
 
 
 def make_opponent(spec) -> Any:
-    """An opponent from an agent name or an object with ``act(infoset)``."""
+    """An opponent from an agent name (built by ``agents.make_agent``, imported only here), an
+    object with ``act(infoset)``, or a zero-argument factory returning one."""
     if isinstance(spec, str):
-        if spec.strip().lower() == "random":
-            return RandomLegalPlayer()
         try:
-            import agents
+            from agents import make_agent
         except ImportError as exc:
             raise ValueError(
-                f"opponent {spec!r} needs the agents package, which can't be imported ({exc})"
+                f"opponent {spec!r} needs the agents package, which can't be imported ({exc}); "
+                "give agent objects instead"
             ) from exc
-        return agents.make_agent(spec)
+        return make_agent(spec)
+    if callable(spec) and (isinstance(spec, type) or not callable(getattr(spec, "act", None))):
+        spec = spec()
     if not callable(getattr(spec, "act", None)):
         raise ValueError(
-            f"an opponent must be an agent name or have an act(infoset) method, not {spec!r}"
+            f"an opponent must be an agent name, have an act(infoset) method or be a factory "
+            f"of such an object, not {spec!r}"
         )
     return spec
 
@@ -145,7 +126,7 @@ class DouDizhuEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = check_render_mode(render_mode)
         if opponents is None:
-            opponents = default_opponent_name()
+            opponents = DEFAULT_OPPONENT
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             opponents = [make_opponent(opponents), make_opponent(opponents)]
         else:

@@ -268,7 +268,9 @@ def test_easy_is_reproducible_and_sometimes_weaker():
 
 
 # ---------------------------------------------------------------------- speed
+@pytest.mark.slow
 def test_normal_decides_in_under_5_ms_median():
+    """Wall-clock: only in the slow suite (``pytest -m slow``), on an otherwise idle machine."""
     agent = NormalAgent()
     game = Game(batch_size=1, seed=99)
     times = []

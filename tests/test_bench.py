@@ -33,6 +33,15 @@ def check_peer_row(row: dict) -> None:
         assert row["rate"] > 0 and row["units"] > 0
 
 
+def check_goal(goal: dict, payload: dict, ours: dict, peer: tuple[str, str], factor: float):
+    """A speed goal compares our row with the peer's figure of this run (its reference figure
+    when the peer is not installed) and is met exactly when ours / peer >= factor."""
+    [row] = [r for r in payload["results"] if not r["ours"] and (r["name"], r["kind"]) == peer]
+    peer_rate = row["rate"] or peers.REFERENCE[peer]
+    assert goal["ratio"] == pytest.approx(ours["rate"] / peer_rate)
+    assert goal["met"] is (goal["ratio"] >= factor)
+
+
 def test_lead_hands_are_seeded_20_card_hands():
     hands = engine.lead_hands(300, seed=7)
     assert hands.shape == (300, 15) and hands.dtype == np.uint8
@@ -80,7 +89,16 @@ def test_engine_bench_rows_and_figures(capsys):
         "batched legal masks",
         "batch-1 legal mask",
     ]
-    assert all(t["met"] in (True, False) for t in payload["targets"])
+    by_what = {r["what"].split(",")[0].split(" ")[0]: r for r in lead}
+    checks = [
+        (play[1], ("DouZero", "play"), 10),
+        (play[1], ("OpenSpiel", "play"), 1),
+        (by_what["legal_mask(hands)"], ("OpenSpiel", "lead"), 1),
+        (by_what["legal_words(hands)"], ("OpenSpiel", "lead"), 1),
+        (by_what["legal_mask(hand)"], ("DouZero", "lead"), 2),
+    ]
+    for goal, (row, peer, factor) in zip(payload["targets"], checks, strict=True):
+        check_goal(goal, payload, row, peer, factor)
     for ratio in payload["ratios"]:
         assert ratio["ratio"] > 0
 
@@ -101,7 +119,7 @@ def test_engine_bench_tables_without_peers(capsys):
     ):
         assert what in out
     assert "OpenSpiel  " not in out and "ours / peer" not in out
-    # Without peers the targets are checked against the issue's reference figures, and say so.
+    # Without peers the speed goals use the reference figures of bench.peers, and say so.
     assert out.count("reference figure, peer not measured in this run") == 5
     assert "(aim) batched random play, Game(64)" in out
 
@@ -119,7 +137,8 @@ def test_env_bench_rows_and_figures(capsys):
     for r in peer_rows:
         check_peer_row(r)
     [target] = payload["targets"]
-    assert target["target"].startswith("env at num_envs=256") and target["met"] in (True, False)
+    assert target["target"].startswith("env at num_envs=256")
+    check_goal(target, payload, ours[2], ("DouZero", "env"), 10)
 
 
 def test_help_and_bad_options(capsys):

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ddz_env.actions import bid_action
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import BIDDING, OVER, PLAY, Game, play_random_games
 from ddz_env.moves import MoveType
@@ -13,7 +14,7 @@ from tests.rules_reference import DECK, beats, readings
 
 
 def bid(game, k):
-    return 0 if k == 0 else game.num_moves + k - 1
+    return bid_action(game.num_moves, k)
 
 
 def scripted_game(rules, bid_value, peasant_plays, seed_range=range(500)):

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from ddz_env.legal import legal_mask, legal_moves, legal_words, sample_words, unpack_words
+from ddz_env.game import Game
+from ddz_env.legal import (
+    legal_mask,
+    legal_moves,
+    legal_pairs,
+    legal_words,
+    sample_words,
+    unpack_words,
+)
 from ddz_env.moves import MoveType, move_table
 from ddz_env.rules import Ruleset
 from tests.rules_reference import beats, readings, sub_multisets
@@ -120,3 +128,23 @@ def test_sample_words_uniform_and_legal():
     assert chi2 < 2 * len(legal) + 50
     empty = np.zeros_like(words[:2])
     assert sample_words(empty, np.array([0.3, 0.9])).tolist() == [-1, -1]
+
+
+def test_legal_pairs_lists_every_legal_move_by_game():
+    game = Game(16, Ruleset(bidding="none"), seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        words = game.legal_action_words()
+        gb, mv = legal_pairs(words)
+        mask = unpack_words(words, game.num_actions)
+        expected_b, expected_m = np.nonzero(mask)
+        np.testing.assert_array_equal(gb, expected_b)
+        np.testing.assert_array_equal(mv, expected_m)
+        # each game's slice is its legal_actions (what a batched actor hands to infoset(legal=...))
+        counts = np.bincount(gb, minlength=16)
+        starts = np.cumsum(counts) - counts
+        for b in range(16):
+            np.testing.assert_array_equal(
+                mv[starts[b] : starts[b] + counts[b]], game.legal_actions(b)
+            )
+        game.step(game.sample_actions(rng))

@@ -12,7 +12,7 @@ import ddz_env
 from ddz_env.env_common import seat_rewards
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import InfoSet
-from ddz_env.single import DouDizhuEnv, RandomLegalPlayer, default_opponent_name
+from ddz_env.single import DouDizhuEnv
 
 
 class Recorder:
@@ -52,10 +52,15 @@ def test_registered_and_passes_check_env():
     )
 
 
-def test_default_opponents_follow_the_agents_package():
+def test_default_opponents_are_normal_bots_and_factories_build_one_per_seat():
     env = DouDizhuEnv()
-    expected = "NormalAgent" if default_opponent_name() == "normal" else "RandomLegalPlayer"
-    assert [type(o).__name__ for o in env.opponents] == [expected, expected]
+    assert [type(o).__name__ for o in env.opponents] == ["NormalAgent", "NormalAgent"]
+    assert env.opponents[0] is not env.opponents[1]
+    made = DouDizhuEnv(opponents=Recorder).opponents
+    assert [type(o) for o in made] == [Recorder, Recorder] and made[0] is not made[1]
+    mine = Recorder()
+    made = DouDizhuEnv(opponents=[lambda: mine, "random"]).opponents
+    assert made[0] is mine and type(made[1]).__name__ == "RandomAgent"
     obs, info = env.reset(seed=0)
     obs, reward, info, _ = play_out(env, np.random.default_rng(0), obs)
     assert reward in (-1.0, 1.0)
@@ -158,12 +163,12 @@ def test_illegal_actions_terminate_or_raise():
     [
         ({"seat": 3}, "seat must be 0, 1, 2 or 'random', not 3"),
         (
-            {"opponents": [RandomLegalPlayer()]},
+            {"opponents": [Recorder()]},
             "give two opponents (the seats after and before the learner), not 1",
         ),
         (
-            {"opponents": [object(), RandomLegalPlayer()]},
-            "an opponent must be an agent name or have an act(infoset) method",
+            {"opponents": [object(), Recorder()]},
+            "an opponent must be an agent name, have an act(infoset) method",
         ),
         (
             {"illegal_action": "ignore"},

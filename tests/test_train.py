@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from ddz_env.game import OVER, Game
-from ddz_env.legal import unpack_words
 from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
 
@@ -22,26 +21,6 @@ from train import dmc  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
-
-
-def test_legal_pairs_lists_every_legal_move_by_game():
-    game = Game(16, Ruleset(bidding="none"), seed=4)
-    rng = np.random.default_rng(0)
-    for _ in range(20):
-        words = game.legal_action_words()
-        gb, mv = dmc.legal_pairs(words)
-        mask = unpack_words(words, game.num_actions)
-        expected_b, expected_m = np.nonzero(mask)
-        np.testing.assert_array_equal(gb, expected_b)
-        np.testing.assert_array_equal(mv, expected_m)
-        # the actor hands each game's slice to infoset(legal=...) for the Normal bot
-        counts = np.bincount(gb, minlength=16)
-        starts = np.cumsum(counts) - counts
-        for b in range(16):
-            np.testing.assert_array_equal(
-                mv[starts[b] : starts[b] + counts[b]], game.legal_actions(b)
-            )
-        game.step(game.sample_actions(rng))
 
 
 def test_packed_observations_unpack_exactly():

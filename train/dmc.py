@@ -57,7 +57,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.game import OVER, Game
+from ddz_env.game import OVER, ROLE_NAMES, Game
+from ddz_env.legal import legal_pairs
 from ddz_env.moves import move_table
 from ddz_env.observation import (
     OBS_SIZE,
@@ -277,14 +278,6 @@ def _path_problems(args: Args) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- helpers
-def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Packed legal bitsets (B, W) → (game index, move id) of every legal move, by game."""
-    b, k = np.nonzero(words)
-    bits = np.unpackbits(words[b, k].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    r, c = np.nonzero(bits)
-    return b[r], k[r] * 64 + c
-
-
 def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
     """(n, 3) final returns by role (landlord, down, up) from seat payoffs: ADP halves the
     landlord's double share so every role's target is ±2^(bombs+spring) per unit of base."""
@@ -689,14 +682,12 @@ def _progress(frames: int, total: int, quiet: bool):
 
 
 def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
-    """WP of the current model vs Normal and the RLCard rule agent, if the arena and those
-    agents are available; returns {} otherwise."""
-    try:
-        from agents.arena import run_arena
-        from agents.base import make_agent
-        from agents.hard import HardAgent, load_model
-    except ImportError:
-        return {}
+    """WP and ADP of the current model vs Normal and the RLCard rule agent (arena, no bidding);
+    an opponent that can't be played (e.g. RLCard not installed) is skipped with a note."""
+    from agents.arena import run_arena
+    from agents.base import make_agent
+    from agents.hard import HardAgent, load_model
+
     model = load_model(npz_path)
     out = {}
     for name in ("normal", "rlcard"):
@@ -706,12 +697,8 @@ def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
         except Exception as exc:  # an optional, best-effort chart: never stop training for it
             print(f"\nevaluation vs {name} skipped: {exc}", file=sys.stderr)
             continue
-        wp = getattr(result, "wp", None) if not isinstance(result, dict) else result.get("wp")
-        adp = getattr(result, "adp", None) if not isinstance(result, dict) else result.get("adp")
-        if wp is not None:
-            out[f"wp_vs_{name}"] = float(wp)
-        if adp is not None:
-            out[f"adp_vs_{name}"] = float(adp)
+        out[f"wp_vs_{name}"] = result.wp
+        out[f"adp_vs_{name}"] = result.adp
     return out
 
 
@@ -966,13 +953,13 @@ def main(argv: list[str] | None = None) -> int:
                 eps = np.concatenate(episode_log) if episode_log else np.zeros((0, 3))
                 episode_log = []
                 if len(eps):
-                    for r, name in enumerate(("landlord", "landlord_down", "landlord_up")):
+                    for r, name in enumerate(ROLE_NAMES):
                         writer.add_scalar(
                             f"charts/episode_return_{name}", float(eps[:, r].mean()), frames
                         )
                     writer.add_scalar("charts/landlord_wp", float((eps[:, 0] > 0).mean()), frames)
                     writer.add_scalar("charts/episodes", len(eps), frames)
-                for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
+                for r, name in enumerate((*ROLE_NAMES, "bid")):
                     if loss_counts[r]:
                         writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
                     if r < 3 and loss_counts[r] and sizes.get("wp_head"):
@@ -1007,7 +994,7 @@ def main(argv: list[str] | None = None) -> int:
                 p.terminate()
             p.join(timeout=5)
     elapsed = elapsed_before + time.time() - start
-    for r, name in enumerate(("landlord", "landlord_down", "landlord_up", "bid")):
+    for r, name in enumerate((*ROLE_NAMES, "bid")):
         if loss_counts[r]:  # the last, partial logging interval
             writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
             if r < 3 and sizes.get("wp_head"):

@@ -1,9 +1,10 @@
 """Fast batched matches for training checks: the NumPy model against any agent, seats swapped.
 
-DouZero's protocol without bidding: every deal is played twice, once with side A as the landlord
-against side B as both peasants, once the other way round. WP is the fraction of games A's side
-wins, ADP the average points A's side scores per game (landlord ±2^(bombs+spring), each peasant
-half of that, counted once per side as in DouZero).
+Every deal is played twice without bidding, once with side A as the landlord against side B as
+both peasants, once the other way round. WP is the fraction of games A's side wins; ADP here is
+the average points A's side scores per game with the landlord's settlement halved
+(±2^(bombs+spring) per unit of base: a spring counts). That is not DouZero's ADP, which the
+arena reports (``agents.arena``: ±2·2^bombs a game, spring and bid ignored).
 
 The model plays in batch (all games where it is to act share one forward pass); other agents act
 one information set at a time. ``agents.arena`` is the user-facing arena; this module exists so
@@ -16,16 +17,16 @@ import numpy as np
 
 from agents.base import Agent
 from agents.hard import HardModel
-from ddz_env.game import OVER, Game
+from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
+from ddz_env.game import Game
 from ddz_env.infoset import infoset
+from ddz_env.legal import legal_pairs
 from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
 
 
 def model_actions(model: HardModel, game: Game, games: np.ndarray) -> np.ndarray:
     """Greedy moves of the model for the player to act in ``games`` (batched)."""
-    from train.dmc import legal_pairs
-
     out = np.zeros(len(games), np.int64)
     obs = observe(game, games=games)
     roles = game.role(game.current_player[games], games).astype(np.int64)
@@ -120,12 +121,12 @@ def bidding_match(
         while not game.done.all():
             live = np.flatnonzero(game.phase != OVER)
             actions = np.zeros(n, np.int64)
-            bidding = live[game.phase[live] == 0]
-            playing = live[game.phase[live] == 1]
+            bidding = live[game.phase[live] == BIDDING]
+            playing = live[game.phase[live] == PLAY]
             for b in bidding:
                 info = infoset(game, int(b))
                 bid = (bid_a if a_seat[b, info.seat] else bid_b)(info)
-                actions[b] = 0 if bid == 0 else game.num_moves + bid - 1
+                actions[b] = bid_action(game.num_moves, bid)
             if len(playing):
                 if player is None:
                     actions[playing] = model_actions(model, game, playing)

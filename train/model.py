@@ -37,9 +37,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddz_env.game import ROLE_NAMES
 from ddz_env.observation import OBS_SIZE
 
-ROLES = ("landlord", "landlord_down", "landlord_up")
 MOVE_SIZE = 54
 HAND_SIZE = 54
 #: a WP head initialised from a model without one starts as the ADP head times this
@@ -150,7 +150,7 @@ class DMCModel(nn.Module):
     def __init__(self, **sizes):
         super().__init__()
         self.sizes = dict(sizes)
-        self.roles = nn.ModuleList(RoleNet(**sizes) for _ in ROLES)
+        self.roles = nn.ModuleList(RoleNet(**sizes) for _ in ROLE_NAMES)
         self.bid = BidNet()
 
 
@@ -172,7 +172,7 @@ def export_arrays(
             if lin.bias is not None:
                 out[f"{prefix}.{k}.b"] = lin.bias.detach().cpu().numpy().astype(dtype)
 
-    for role, net in zip(ROLES, model.roles):
+    for role, net in zip(ROLE_NAMES, model.roles):
         put(f"{role}.state", net.state_mlp)
         put(f"{role}.move", net.move_mlp)
         put(f"{role}.head", net.head)
@@ -214,11 +214,11 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                         torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
                     )
 
-    if model.roles[0].rest_mlp is None and f"{ROLES[0]}.rest.0.w" in arrays:
+    if model.roles[0].rest_mlp is None and f"{ROLE_NAMES[0]}.rest.0.w" in arrays:
         raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
-    if model.roles[0].wp is None and f"{ROLES[0]}.wp.0.w" in arrays:
+    if model.roles[0].wp is None and f"{ROLE_NAMES[0]}.wp.0.w" in arrays:
         raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
-    for role, net in zip(ROLES, model.roles):
+    for role, net in zip(ROLE_NAMES, model.roles):
         take(f"{role}.state", net.state_mlp)
         take(f"{role}.move", net.move_mlp)
         take(f"{role}.head", net.head)

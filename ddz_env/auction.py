@@ -1,0 +1,167 @@
+"""The auction: who becomes the landlord, at what base. One class per set of auction rules.
+
+The :class:`~ddz_env.game.Game` asks its ruleset's auction (``Ruleset.bidding`` names it) for
+the legal words of the games in the auction, tells it each word spoken, and applies the outcome
+it returns: the auction goes on (the next seat speaks), a landlord at a base, or a redeal. A new
+auction is one subclass of :class:`Auction` plus a :func:`register_auction` call::
+
+    class FirstBidder(Auction):
+        '''The first bidder always becomes the landlord at 1 (he can only bid 1).'''
+
+        def legal_words(self, game, idx):
+            return np.repeat(self.words_of_bids([1]), len(game.high_bid[idx]), axis=0)
+
+        def bid(self, game, b, seat, bid):
+            return seat, 1
+
+    register_auction("first", FirstBidder)
+    Game(ruleset=Ruleset(bidding="first"))
+
+The auction's public state lives in the game's arrays (``bids``, ``high_bid``, ``high_bidder``,
+``bid_count``, ``passes``, ``redeals``), which the observation and the information sets read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .actions import MAX_BID, bid_action
+
+if TYPE_CHECKING:
+    from .game import Game
+    from .rules import Ruleset
+
+#: the outcome "deal again" (:meth:`Auction.bid`)
+REDEAL = "redeal"
+
+
+class Auction:
+    """The rules of one auction; the game builds one per :class:`~ddz_env.game.Game`.
+
+    Subclasses implement :meth:`legal_words` and :meth:`bid`; :meth:`at_deal` decides the
+    landlord without an auction, :meth:`explain` words an illegal bid.
+    """
+
+    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
+        self.ruleset = ruleset
+        self.num_moves = num_moves
+        self.num_words = num_words
+
+    def words_of_bids(self, *bid_lists: Sequence[int]) -> np.ndarray:
+        """(len(bid_lists), W) uint64: the packed action bitsets of each list of bids."""
+        from .legal import pack_bool  # the rules validate names here before legal is loaded
+
+        mask = np.zeros((len(bid_lists), self.num_moves + MAX_BID), dtype=bool)
+        for row, bids in enumerate(bid_lists):
+            mask[row, [bid_action(self.num_moves, k) for k in bids]] = True
+        return pack_bool(mask, self.num_words)
+
+    def at_deal(self, game: Game, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(landlord seats, bases) of games ``idx`` just dealt when no auction is held, else
+        ``None`` (the default: ``game.first_bidder`` speaks first)."""
+        return None
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        """(len(idx), W) uint64 legal-action bitsets of games ``idx`` (an index array or a
+        slice) during the auction."""
+        raise NotImplementedError
+
+    def bid(self, game: Game, b: int, seat: int, bid: int):
+        """Seat ``seat`` of game ``b`` says ``bid`` (0 = pass; legal). Updates the auction
+        state and returns ``None`` (the next seat speaks), ``(landlord, base)`` or
+        :data:`REDEAL`."""
+        raise NotImplementedError
+
+    def explain(self, game: Game, b: int, bid: int) -> str:
+        """Why bid ``bid`` is not legal in game ``b`` (for error messages)."""
+        return f"a bid of {bid} is not allowed now"
+
+
+class ClassicAuction(Auction):
+    """Bids 1-3, each higher than the last; a bid of 3 ends it at once.
+
+    ``bidding="once"``: each seat speaks once, then the highest bidder is the landlord.
+    ``bidding="open"``: a seat that passed may bid again; the auction ends after two passes in a
+    row following a bid (or after three passes). Without any bid the cards are dealt again
+    (the next seat opens) up to ``redeal_limit`` times, then the opener is the landlord at 1.
+    """
+
+    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
+        super().__init__(ruleset, num_moves, num_words)
+        self.once = ruleset.bidding == "once"
+        # row h: the legal words when the highest bid so far is h
+        self._words = self.words_of_bids(
+            *[[0, *range(high + 1, MAX_BID + 1)] for high in range(MAX_BID + 1)]
+        )
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        return self._words[game.high_bid[idx]]
+
+    def bid(self, game: Game, b: int, seat: int, bid: int):
+        game.bids[b, seat] = bid
+        game.bid_count[b] += 1
+        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
+        if bid:
+            game.high_bid[b] = bid
+            game.high_bidder[b] = seat
+        high = int(game.high_bid[b])
+        if bid == MAX_BID:
+            return seat, MAX_BID
+        if self.once:
+            if game.bid_count[b] == 3:
+                return self._end(game, b)
+        elif high and game.passes[b] >= 2:
+            return self._end(game, b)
+        elif not high and game.bid_count[b] == 3:
+            return self._end(game, b)
+        return None
+
+    def _end(self, game: Game, b: int):
+        if game.high_bid[b]:
+            return int(game.high_bidder[b]), int(game.high_bid[b])
+        limit = self.ruleset.redeal_limit
+        if limit is not None and game.redeals[b] >= limit:
+            return int(game.first_bidder[b]), 1
+        return REDEAL
+
+    def explain(self, game: Game, b: int, bid: int) -> str:
+        return f"a bid of {bid} must be higher than the highest bid so far ({game.high_bid[b]})"
+
+
+class NoAuction(Auction):
+    """No auction: the first bidder drawn with the deal is the landlord at base 1."""
+
+    def at_deal(self, game: Game, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return game.first_bidder[idx], np.ones(len(idx), np.int8)
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        return np.zeros((len(game.high_bid[idx]), self.num_words), np.uint64)
+
+    def bid(self, game: Game, b: int, seat: int, bid: int):
+        raise RuntimeError("there is no auction under bidding='none'")
+
+
+AUCTIONS: dict[str, type[Auction]] = {
+    "once": ClassicAuction,
+    "open": ClassicAuction,
+    "none": NoAuction,
+}
+
+
+def register_auction(name: str, auction: type[Auction]) -> None:
+    """Make ``Ruleset(bidding=name)`` play ``auction`` (a subclass of :class:`Auction`)."""
+    if not (isinstance(auction, type) and issubclass(auction, Auction)):
+        raise TypeError(
+            f"an auction must be a subclass of ddz_env.auction.Auction, not {auction!r}"
+        )
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"an auction name must be a non-empty string, not {name!r}")
+    AUCTIONS[name] = auction
+
+
+def auction_names() -> list[str]:
+    """The values ``Ruleset.bidding`` accepts (besides ``False``, the same as ``"none"``)."""
+    return list(AUCTIONS)

@@ -1,0 +1,84 @@
+"""Imports point down the layers ddz_env <- agents <- train <- bench / the ``ddz`` command: each
+layer imports (every module of it) with the layers above it blocked, in a fresh interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BLOCKER = """
+import importlib, importlib.abc, pkgutil, sys
+
+BLOCKED = {blocked!r}
+
+
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ImportError(f"{{name}} is a higher layer than {layer!r}")
+        return None
+
+
+sys.meta_path.insert(0, Blocker())
+package = importlib.import_module({layer!r})
+for module in pkgutil.iter_modules(package.__path__):
+    importlib.import_module(f"{layer}.{{module.name}}")
+"""
+
+LAYERS = [
+    ("ddz_env", ["agents", "train", "bench", "ddz_cli"]),
+    ("agents", ["train", "bench", "ddz_cli"]),
+    ("train", ["bench", "ddz_cli"]),
+]
+
+
+def run_blocked(layer: str, blocked: list[str], extra: str = "") -> subprocess.CompletedProcess:
+    code = BLOCKER.format(layer=layer, blocked=blocked) + extra
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("layer, blocked", LAYERS)
+def test_each_layer_imports_with_the_layers_above_blocked(layer, blocked):
+    if layer == "train":
+        pytest.importorskip("torch")
+    result = run_blocked(layer, blocked)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_blocker_blocks():
+    """The check can fail: importing a blocked layer is an ImportError."""
+    result = run_blocked("ddz_env", ["agents"], "import agents\n")
+    assert result.returncode != 0 and "is a higher layer than 'ddz_env'" in result.stderr
+
+
+def test_single_seat_env_takes_agent_objects_without_the_agents_package():
+    play = """
+import numpy as np
+from ddz_env.single import DouDizhuEnv
+
+
+class First:
+    def act(self, info):
+        return int(info.legal_actions[0])
+
+
+env = DouDizhuEnv(opponents=[First(), First])
+obs, info = env.reset(seed=0)
+done = False
+while not done:
+    obs, reward, done, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+try:
+    DouDizhuEnv(opponents="random")
+except ValueError as exc:
+    print(exc)
+"""
+    result = run_blocked("ddz_env", ["agents", "train", "bench", "ddz_cli"], play)
+    assert result.returncode == 0, result.stderr
+    assert "opponent 'random' needs the agents package" in result.stdout
