@@ -48,6 +48,9 @@ PLAY_FIELDS = (
     "phase", "current_player", "hands", "table_move", "table_player", "passes", "played",
     "num_plays", "bombs", "history_len", "winner", "spring", "multiplier", "payoffs",
 )  # fmt: skip
+# Of those, the settlement is set only when a game ends: before any step it is at its start.
+_SETTLEMENT = {"winner": -1, "spring": 0, "multiplier": 1, "payoffs": 0}
+_SAVED_FIELDS = tuple(f for f in PLAY_FIELDS if f not in _SETTLEMENT)
 _BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
 # Attributes shared by every game of a ruleset (read-only; a clone shares them).
 CONSTANT_FIELDS = (
@@ -125,7 +128,7 @@ class _UndoLog:
         live = game.phase != OVER
         if not live.any():
             return False
-        snap = {name: getattr(game, name).copy() for name in PLAY_FIELDS}
+        snap = {name: getattr(game, name).copy() for name in _SAVED_FIELDS}
         bidding = np.flatnonzero(game.phase == BIDDING)
         snap["bid_rows"] = bidding
         if len(bidding):  # an auction step may end the auction or redeal: keep those rows whole
@@ -161,8 +164,10 @@ class _UndoLog:
         for k in steps:
             snap = self.snaps[int(k)]
             rows = np.unique(idx[ks == k])
-            for name in PLAY_FIELDS:
+            for name in _SAVED_FIELDS:
                 getattr(game, name)[rows] = snap[name][rows]
+            for name, start in _SETTLEMENT.items():
+                getattr(game, name)[rows] = start
             pos = snap["history_len"][rows].astype(np.int64)
             game.history_action[rows, pos] = -1
             game.history_player[rows, pos] = -1
