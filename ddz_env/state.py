@@ -298,6 +298,8 @@ def _parse_text(text: str) -> dict:
         raise ValueError("bad key, stream or actions field in the game state") from None
     if not (0 <= key < 2**64 and 0 <= stream < 2**64):
         raise ValueError("the deal key and the stream are 64-bit hexadecimal numbers")
+    if int(fields["redeals"]) >= 2**31:
+        raise ValueError("the redeals field of the game state is out of range")
     if len(acts) > HISTORY:
         raise ValueError(f"the game state has {len(acts)} actions, more than {HISTORY}")
     return dict(
@@ -305,7 +307,7 @@ def _parse_text(text: str) -> dict:
         owner=owner,
         first=first,
         code=encode_deal(owner, first) if fields["coded"] == "1" else None,
-        redeals=min(int(fields["redeals"]), 127),
+        redeals=int(fields["redeals"]),
         key=key,
         stream=stream,
         actions=acts,
@@ -330,7 +332,7 @@ def from_text(text) -> Game:
         ruleset,
         owner=np.stack([p["owner"] for p in parsed]),
         first=np.array([p["first"] for p in parsed], np.int8),
-        redeals=np.array([p["redeals"] for p in parsed], np.int8),
+        redeals=np.array([p["redeals"] for p in parsed], np.int64),
         keys=np.array([p["key"] for p in parsed], np.uint64),
         codes=[p["code"] for p in parsed],
         history=hist,

@@ -266,6 +266,7 @@ def test_corrupt_text_is_a_clear_error():
         re.sub(r"deal=(.)", lambda m: "deal=" + ("Z" if m[1] != "Z" else "Y"), text),
         re.sub(r"key=.{4}", "key=zzzz", text),
         text.replace("actions=", "actions=x"),
+        text.replace("redeals=0", "redeals=99999999999"),
         text.replace("actions=", "actions=99999,"),
         text + "," + ",".join(["0"] * 300),
         re.sub(r"actions=[^;]*", "actions=0,0,0", text),  # an all-pass auction redeals
