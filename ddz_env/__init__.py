@@ -3,10 +3,12 @@
 from .cards import RANK_NAMES, format_cards, format_counts, parse_counts
 from .codes import decode_deal, encode_deal
 from .game import BIDDING, OVER, PLAY, ROLE_NAMES, Game
+from .infoset import InfoSet
 from .legal import legal_mask, legal_moves, legal_words
 from .moves import MoveTable, MoveType, move_table
 from .registration import install as _install_gymnasium_registration
 from .rules import DEFAULT_RULES, Ruleset
+from .state import determinize
 
 _install_gymnasium_registration()  # registers "ddz/DouDizhu-v0" when gymnasium gets imported
 _LAZY = {"env": "aec", "raw_env": "aec", "DouDizhuVectorEnv": "vector", "DouDizhuEnv": "single"}
@@ -23,7 +25,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "BIDDING", "OVER", "PLAY", "RANK_NAMES", "ROLE_NAMES", "DEFAULT_RULES",
-    "Game", "MoveTable", "MoveType", "Ruleset",
-    "decode_deal", "encode_deal", "format_cards", "format_counts", "legal_mask", "legal_moves",
-    "legal_words", "move_table", "parse_counts",
+    "Game", "InfoSet", "MoveTable", "MoveType", "Ruleset",
+    "decode_deal", "determinize", "encode_deal", "format_cards", "format_counts", "legal_mask",
+    "legal_moves", "legal_words", "move_table", "parse_counts",
 ]  # fmt: skip

@@ -83,6 +83,7 @@ of ``options`` are ignored.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -104,6 +105,12 @@ from .game import OVER, Game, check_seed
 from .observation import OBS_SIZE, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
+# What clone/state/restore copy besides the game, and what a clone shares (read-only).
+_ENV_STATE = (
+    "agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
+    "infos",
+)  # fmt: skip
+_SHARED_ATTRS = ("observation_spaces", "action_spaces", "metadata", "possible_agents")
 
 
 def env(**options) -> AECEnv:
@@ -203,6 +210,42 @@ class raw_env(AECEnv):
             "spring": bool(g.spring[0]),
             "code": g.deal_code(0),
         }
+
+    # ---------------------------------------------------------------- state API (for search)
+    def clone(self) -> raw_env:
+        """An independent copy of this env (the game, whose turn, rewards, infos); stepping one
+        does not change the other. Call it on ``env.unwrapped``: the copy has no wrappers."""
+        new = copy.copy(self)
+        for name, value in vars(self).items():
+            if name == "game":
+                new.game = self.game.clone()
+            elif isinstance(value, (dict, list)) and name not in _SHARED_ATTRS:
+                setattr(new, name, copy.deepcopy(value))
+        return new
+
+    def state(self) -> dict[str, Any]:
+        """The env's state: ``"game"``, the dict of arrays of ``Game.to_arrays``, and copies of
+        the agents, ``agent_selection``, rewards, terminations, truncations and infos."""
+        out = {name: copy.deepcopy(getattr(self, name)) for name in _ENV_STATE}
+        out["game"] = self.game.to_arrays()
+        return out
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Put the env back in a ``state()`` (of an env with the same ruleset). The game is
+        validated by replay; ``ValueError`` if the state is not a consistent one."""
+        if not isinstance(state, dict):
+            raise TypeError("state must be a dict from env.state()")
+        missing = [k for k in ("game", *_ENV_STATE) if k not in state]
+        if missing:
+            raise ValueError(f"the env state lacks {', '.join(missing)}")
+        game = Game.from_arrays(state["game"])
+        if game.ruleset != self.ruleset or game.batch_size != 1:
+            raise ValueError("the env state is of a game under another ruleset")
+        if state["agent_selection"] not in AGENTS:
+            raise ValueError(f"agent_selection must be one of {AGENTS}")
+        self.game = game
+        for name in _ENV_STATE:
+            setattr(self, name, copy.deepcopy(state[name]))
 
     def render(self) -> str | None:
         if self.render_mode is None:

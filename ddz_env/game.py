@@ -537,6 +537,74 @@ class Game:
         self.codes[b] = None
         self._start_deal(np.array([b]), owner, np.array([(opener + 1) % 3], np.int8))
 
+    # ------------------------------------------------------------------ state API
+    # Clone, undo and serialization live in ddz_env.state; these methods are their entry points.
+    def clone(self, games=None) -> Game:
+        """An independent copy of every game, or of the games ``games`` (indices, repeats
+        allowed) in that order: the state arrays, the legal-move cache, the deal keys and codes
+        and the stream of future deals are copied. The copy does not record undo."""
+        from .state import clone
+
+        return clone(self, games)
+
+    def repeat(self, n: int, game: int = 0) -> Game:
+        """A batch of ``n`` copies of game ``game``."""
+        from .state import _indices, clone
+
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive integer, not {n!r}")
+        b = int(_indices(self, game, "game")[0])
+        return clone(self, np.full(int(n), b))
+
+    def tile(self, n: int) -> Game:
+        """A batch of ``n`` copies of the whole batch, one after the other (n × batch_size)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive integer, not {n!r}")
+        return self.clone(np.tile(np.arange(self.batch_size), int(n)))
+
+    def enable_undo(self, enabled: bool = True) -> None:
+        """Record what each step changes so that ``undo`` can take it back (``False`` stops
+        and forgets). Off by default: games that never enable it step at full speed."""
+        from .state import enable_undo
+
+        enable_undo(self, enabled)
+
+    def undo(self, games=None) -> None:
+        """Take back the last action of each game in ``games`` (default: all) exactly, state and
+        legal moves alike; repeat to go further back. ``ValueError`` if undo is not enabled or a
+        game has no recorded action (a reset forgets the reset games' records)."""
+        from .state import undo
+
+        undo(self, games)
+
+    def to_text(self, game: int = 0) -> str:
+        """Game ``game`` as one line: version, ruleset, deal code, deal key, actions so far."""
+        from .state import to_text
+
+        return to_text(self, game)
+
+    @classmethod
+    def from_text(cls, text) -> Game:
+        """The game of a ``to_text`` line (or a batch of several lines); the actions are
+        replayed and checked, so a corrupt line is a ``ValueError``."""
+        from .state import from_text
+
+        return from_text(text)
+
+    def to_arrays(self, games=None) -> dict:
+        """The state of all games (or of ``games``) as a dict of NumPy arrays, for ``numpy.savez``."""
+        from .state import to_arrays
+
+        return to_arrays(self, games)
+
+    @classmethod
+    def from_arrays(cls, arrays) -> Game:
+        """The games of ``to_arrays``, validated by replaying each game (``ValueError`` if the
+        arrays are not a consistent state)."""
+        from .state import from_arrays
+
+        return from_arrays(arrays)
+
     # ------------------------------------------------------------------ helpers
     def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
         """(seat, action) pairs of the play phase of one game, in order."""

@@ -45,6 +45,7 @@ class InfoSet:
     played: np.ndarray  # (3, 15) rank counts played by each seat
     cards_left: np.ndarray  # (3,) cards in each hand
     bombs: int  # bombs and rockets played so far
+    redeals: int = 0  # all-pass redeals so far in this game (public: everyone saw them)
 
     @property
     def role(self) -> int:
@@ -124,4 +125,5 @@ def infoset(
         played=game.played[b].copy(),
         cards_left=game.hands[b].sum(axis=1).astype(np.int64),
         bombs=int(game.bombs[b]),
+        redeals=int(game.redeals[b]),
     )

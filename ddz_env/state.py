@@ -1,0 +1,616 @@
+"""The state API for search: clone, undo, serialization and determinization of games.
+
+Everything here works on the arrays of a :class:`~ddz_env.game.Game` (no pickle anywhere) and
+is reached through ``Game`` methods, except :func:`determinize`:
+
+- ``game.clone(games=None)``, ``game.repeat(n, game=0)``, ``game.tile(n)``: array copies of all
+  games, of a selection (indices may repeat), of one game ``n`` times, of the batch ``n`` times.
+  The copy is exact (legal-move cache, deal keys and codes, the stream of future deals
+  included) and independent of the source; it does not record undo.
+- ``game.enable_undo()`` then ``game.undo(games=None)``: takes back the last action of each
+  selected game exactly. Undo keeps a snapshot of the state the step changes before every
+  step, so it is opt-in: a game that does not enable it steps through the unchanged ``step``
+  (enabling it installs a recording ``step``/``reset`` on that instance only).
+- ``game.to_text(b)`` / ``Game.from_text(text)``: one game as one line (format version, ruleset,
+  deal code, the redeals and deal key, the actions of the deal so far). ``game.to_arrays()`` /
+  ``Game.from_arrays(d)``: the whole batch as a dict of arrays (``numpy.savez`` can store it and
+  ``numpy.load(..., allow_pickle=False)`` read it back). Loading replays every game's actions
+  on its deal and checks that the result matches what was given, so a corrupt or tampered
+  state is a one-line ``ValueError``, never a wrong game.
+- :func:`determinize` builds ``n`` worlds from an :class:`~ddz_env.infoset.InfoSet` only: the
+  hidden cards are dealt at random, consistently with everything the seat has seen, and the
+  public history is copied, so the seat's observation is the same in every world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .cards import DECK_COUNTS, card_rank
+from .codes import code_key, decode_deal, encode_deal
+from .game import BIDDING, HISTORY, OVER, PLAY, Game
+from .rules import Ruleset
+
+FORMAT_VERSION = 1
+TEXT_TAG = "ddz-state"
+
+# Per-game state arrays of a Game (leading dimension: the batch).
+STATE_FIELDS = (
+    "phase", "current_player", "hands", "owner", "kitty", "first_bidder", "bids", "high_bid",
+    "high_bidder", "bid_count", "redeals", "landlord", "base", "table_move", "table_player",
+    "passes", "played", "num_plays", "bombs", "history_action", "history_player", "history_len",
+    "play_start", "winner", "spring", "multiplier", "payoffs", "deal_key",
+)  # fmt: skip
+# The arrays a step of the play phase may change (history aside: one entry is appended).
+PLAY_FIELDS = (
+    "phase", "current_player", "hands", "table_move", "table_player", "passes", "played",
+    "num_plays", "bombs", "history_len", "winner", "spring", "multiplier", "payoffs",
+)  # fmt: skip
+# Of those, the settlement is set only when a game ends: before any step it is at its start.
+_SETTLEMENT = {"winner": -1, "spring": 0, "multiplier": 1, "payoffs": 0}
+_SAVED_FIELDS = tuple(f for f in PLAY_FIELDS if f not in _SETTLEMENT)
+_BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
+# Attributes shared by every game of a ruleset (read-only; a clone shares them).
+CONSTANT_FIELDS = (
+    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "_bid_words",
+)  # fmt: skip
+# Everything else a Game holds: the batch size, the codes, the stream of deals, the cache.
+OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache")
+_UNDO_FIELDS = ("_undo", "step", "reset")  # present only while undo is enabled
+
+_CARD_RANK = card_rank(np.arange(54))
+_INDEX_IN_RANK = np.array([np.sum(_CARD_RANK[:c] == _CARD_RANK[c]) for c in range(54)])
+
+
+# ---------------------------------------------------------------------------- helpers
+def _indices(game: Game, games, what: str = "games") -> np.ndarray:
+    """Validated game indices (1-D int64, repeats allowed, at least one)."""
+    idx = np.asarray(games)
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        raise TypeError(f"{what} must be a 1-D sequence of game indices (integers)")
+    if idx.size == 0:
+        raise ValueError(f"{what} selects no game")
+    idx = idx.astype(np.int64)
+    if idx.min() < 0 or idx.max() >= game.batch_size:
+        raise ValueError(f"{what} must be indices in 0..{game.batch_size - 1}")
+    return idx
+
+
+def _empty_like(game: Game, batch_size: int) -> Game:
+    """A Game object sharing ``game``'s ruleset constants, with no state arrays yet."""
+    new = Game.__new__(Game)
+    for name in CONSTANT_FIELDS:
+        setattr(new, name, getattr(game, name))
+    new.batch_size = int(batch_size)
+    return new
+
+
+def _new_game(ruleset: Ruleset, batch_size: int) -> Game:
+    """A fresh Game of ``batch_size`` whose arrays are then overwritten (the deal is wasted)."""
+    return Game(batch_size, ruleset, seed=0)
+
+
+# ---------------------------------------------------------------------------- clone
+def clone(game: Game, games=None) -> Game:
+    """Copy of all games, or of the games ``games`` (indices, repeats allowed) in that order."""
+    if games is None:
+        idx = None
+        new = _empty_like(game, game.batch_size)
+    else:
+        idx = _indices(game, games)
+        new = _empty_like(game, len(idx))
+    for name in STATE_FIELDS:
+        arr = getattr(game, name)
+        setattr(new, name, arr.copy() if idx is None else arr[idx])
+    new.codes = list(game.codes) if idx is None else [game.codes[b] for b in idx]
+    new._stream = game._stream.copy()
+    cache = game._legal_cache
+    new._legal_cache = None if cache is None else (cache.copy() if idx is None else cache[idx])
+    return new
+
+
+# ---------------------------------------------------------------------------- undo
+class _UndoLog:
+    """Snapshots taken before each step, chained per game so games can be undone separately.
+
+    ``top[b]`` is the snapshot to restore to take back game ``b``'s last action (-1: none);
+    each snapshot remembers every stepped game's previous ``top``."""
+
+    def __init__(self, batch_size: int):
+        self.snaps: list[dict] = []
+        self.top = np.full(batch_size, -1, np.int64)
+
+    def push(self, game: Game) -> bool:
+        live = game.phase != OVER
+        if not live.any():
+            return False
+        snap = {name: getattr(game, name).copy() for name in _SAVED_FIELDS}
+        bidding = np.flatnonzero(game.phase == BIDDING)
+        snap["bid_rows"] = bidding
+        if len(bidding):  # an auction step may end the auction or redeal: keep those rows whole
+            for name in _BID_ONLY_FIELDS:
+                snap["bid:" + name] = getattr(game, name)[bidding]
+            snap["bid:codes"] = [game.codes[b] for b in bidding]
+        snap["cache"] = game._legal_cache
+        snap["prev"] = self.top.copy()
+        self.top[live] = len(self.snaps)
+        self.snaps.append(snap)
+        return True
+
+    def discard(self) -> None:
+        """Forget the last snapshot (its step raised and changed nothing)."""
+        self.top = self.snaps.pop()["prev"]
+
+    def forget(self, idx: np.ndarray) -> None:
+        self.top[idx] = -1
+        self._trim()
+
+    def _trim(self) -> None:
+        last = int(self.top.max()) if len(self.top) else -1
+        del self.snaps[last + 1 :]
+
+    def undo(self, game: Game, idx: np.ndarray) -> None:
+        ks = self.top[idx]
+        if (ks < 0).any():
+            b = int(idx[np.argmax(ks < 0)])
+            raise ValueError(f"game {b} has no action to take back")
+        cache = game._legal_cache
+        steps = np.unique(ks)
+        whole = len(steps) == 1 and len(np.unique(idx)) == game.batch_size
+        for k in steps:
+            snap = self.snaps[int(k)]
+            rows = np.unique(idx[ks == k])
+            for name in _SAVED_FIELDS:
+                getattr(game, name)[rows] = snap[name][rows]
+            for name, start in _SETTLEMENT.items():
+                getattr(game, name)[rows] = start
+            pos = snap["history_len"][rows].astype(np.int64)
+            game.history_action[rows, pos] = -1
+            game.history_player[rows, pos] = -1
+            bid_rows = snap["bid_rows"]
+            where = np.flatnonzero(np.isin(bid_rows, rows))
+            for j in where:
+                b = int(bid_rows[j])
+                for name in _BID_ONLY_FIELDS:
+                    getattr(game, name)[b] = snap["bid:" + name][j]
+                game.codes[b] = snap["bid:codes"][j]
+            self.top[rows] = snap["prev"][rows]
+            old = snap["cache"]
+            if whole:
+                cache = old
+            elif cache is not None and old is not None:
+                cache = cache.copy()
+                cache[rows] = old[rows]
+            else:
+                cache = None
+        game._legal_cache = cache
+        self._trim()
+
+
+def enable_undo(game: Game, enabled: bool = True) -> None:
+    """Start (or stop) recording what each step changes, so ``game.undo`` can take it back."""
+    if not enabled:
+        for name in _UNDO_FIELDS:
+            game.__dict__.pop(name, None)
+        return
+    if "_undo" in game.__dict__:
+        return
+    log = _UndoLog(game.batch_size)
+
+    def step(actions) -> None:
+        pushed = log.push(game)
+        try:
+            Game.step(game, actions)
+        except BaseException:
+            if pushed:
+                log.discard()
+            raise
+
+    def reset(seed=None, games=None, codes=None) -> None:
+        Game.reset(game, seed=seed, games=games, codes=codes)
+        log.forget(slice(None) if games is None else np.asarray(games, dtype=np.int64))
+
+    step.__doc__, reset.__doc__ = Game.step.__doc__, Game.reset.__doc__
+    game._undo, game.step, game.reset = log, step, reset
+
+
+def undo(game: Game, games=None) -> None:
+    """Take back the last action of each game in ``games`` (default: every game)."""
+    log = game.__dict__.get("_undo")
+    if log is None:
+        raise ValueError("undo is not enabled: call game.enable_undo() before stepping")
+    idx = np.arange(game.batch_size) if games is None else _indices(game, games)
+    log.undo(game, idx)
+
+
+# ---------------------------------------------------------------------------- text form
+def _rules_text(ruleset: Ruleset) -> str:
+    limit = "none" if ruleset.redeal_limit is None else str(ruleset.redeal_limit)
+    return f"{ruleset.bidding},{limit},{ruleset.kickers},{ruleset.base_points}"
+
+
+def _parse_rules(text: str) -> Ruleset:
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise ValueError("the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points")
+    bidding, limit, kickers, points = parts
+    if not (limit == "none" or limit.isdigit()) or not points.isdigit():
+        raise ValueError(f"bad ruleset {text!r}")
+    return Ruleset(
+        bidding=bidding,
+        redeal_limit=None if limit == "none" else int(limit),
+        kickers=kickers,
+        base_points=int(points),
+    )
+
+
+def to_text(game: Game, b: int = 0) -> str:
+    """Game ``b`` as one line of text; ``Game.from_text`` reads it back exactly."""
+    b = int(_indices(game, b, "game")[0])
+    n = int(game.history_len[b])
+    acts = ",".join(str(a) for a in game.history_action[b, :n].tolist())
+    return ";".join(
+        (
+            f"{TEXT_TAG} {FORMAT_VERSION}",
+            f"rules={_rules_text(game.ruleset)}",
+            f"deal={game.deal_code(b)}",
+            f"coded={int(game.codes[b] is not None)}",
+            f"redeals={int(game.redeals[b])}",
+            f"key={int(game.deal_key[b]):016x}",
+            f"stream={int(game._stream[0]):016x}",
+            f"actions={acts}",
+        )
+    )
+
+
+_TEXT_KEYS = ("rules", "deal", "coded", "redeals", "key", "stream", "actions")
+
+
+def _parse_text(text: str) -> dict:
+    if not isinstance(text, str):
+        raise TypeError("a game state text is a str")
+    parts = text.strip().split(";")
+    if parts[0].split(" ")[0] != TEXT_TAG:
+        raise ValueError(f"not a game state: it does not start with {TEXT_TAG!r}")
+    if parts[0] != f"{TEXT_TAG} {FORMAT_VERSION}":
+        raise ValueError(f"unknown game state version {parts[0][len(TEXT_TAG) :].strip()!r}")
+    fields = {}
+    for part in parts[1:]:
+        key, sep, value = part.partition("=")
+        if not sep or key not in _TEXT_KEYS or key in fields:
+            raise ValueError(f"bad field {part[:40]!r} in the game state")
+        fields[key] = value
+    missing = [k for k in _TEXT_KEYS if k not in fields]
+    if missing:
+        raise ValueError(f"the game state lacks {', '.join(missing)}")
+    ruleset = _parse_rules(fields["rules"])
+    owner, first = decode_deal(fields["deal"])
+    if fields["coded"] not in ("0", "1") or not fields["redeals"].isdigit():
+        raise ValueError("bad coded or redeals field in the game state")
+    try:
+        key, stream = int(fields["key"], 16), int(fields["stream"], 16)
+        acts = [int(a) for a in fields["actions"].split(",")] if fields["actions"] else []
+    except ValueError:
+        raise ValueError("bad key, stream or actions field in the game state") from None
+    if not (0 <= key < 2**64 and 0 <= stream < 2**64):
+        raise ValueError("the deal key and the stream are 64-bit hexadecimal numbers")
+    if int(fields["redeals"]) >= 2**31:
+        raise ValueError("the redeals field of the game state is out of range")
+    if len(acts) > HISTORY:
+        raise ValueError(f"the game state has {len(acts)} actions, more than {HISTORY}")
+    return dict(
+        ruleset=ruleset,
+        owner=owner,
+        first=first,
+        code=encode_deal(owner, first) if fields["coded"] == "1" else None,
+        redeals=int(fields["redeals"]),
+        key=key,
+        stream=stream,
+        actions=acts,
+    )
+
+
+def from_text(text) -> Game:
+    """The game of a line of ``to_text`` (a batch of one), or of a list of lines (a batch; the
+    stream of future deals is the first line's). ``ValueError`` if a line is not a valid state."""
+    texts = [text] if isinstance(text, str) else list(text)
+    if not texts:
+        raise ValueError("no game state given")
+    parsed = [_parse_text(t) for t in texts]
+    ruleset = parsed[0]["ruleset"]
+    if any(p["ruleset"] != ruleset for p in parsed):
+        raise ValueError("the game states of one batch must share a ruleset")
+    B = len(parsed)
+    hist = np.full((B, HISTORY), -1, np.int64)
+    for b, p in enumerate(parsed):
+        hist[b, : len(p["actions"])] = p["actions"]
+    return _replay(
+        ruleset,
+        owner=np.stack([p["owner"] for p in parsed]),
+        first=np.array([p["first"] for p in parsed], np.int8),
+        redeals=np.array([p["redeals"] for p in parsed], np.int64),
+        keys=np.array([p["key"] for p in parsed], np.uint64),
+        codes=[p["code"] for p in parsed],
+        history=hist,
+        lengths=np.array([len(p["actions"]) for p in parsed], np.int64),
+        stream=parsed[0]["stream"],
+    )
+
+
+def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, stream) -> Game:
+    """Rebuild games from their deals and actions, checking every action is legal in turn."""
+    B = len(owner)
+    game = _new_game(ruleset, B)
+    game._start_deal(np.arange(B), owner, first)
+    game.redeals[:] = redeals
+    game.deal_key[:] = keys
+    game.codes = list(codes)
+    game._stream[0] = np.uint64(stream)
+    for t in range(int(lengths.max()) if B else 0):
+        idx = np.flatnonzero(lengths > t)
+        acts = history[idx, t].astype(np.int64)
+        over = game.phase[idx] == OVER
+        if over.any():
+            raise ValueError(f"game {int(idx[over][0])}: actions continue after the game is over")
+        full = np.zeros(B, np.int64)
+        full[idx] = acts
+        legal = game.is_legal(full)[idx]
+        if not legal.all():
+            j = int(np.flatnonzero(~legal)[0])
+            b, a = int(idx[j]), int(acts[j])
+            raise ValueError(
+                f"game {b}: action {a} (number {t + 1}) is illegal: {game.explain_illegal(b, a)}"
+            )
+        game._legal_cache = None
+        game._record(idx, acts)
+        is_play = game.phase[idx] == PLAY
+        if is_play.any():
+            game._step_play(idx[is_play], acts[is_play])
+        for b, a in zip(idx[~is_play], acts[~is_play]):
+            game._step_bid(int(b), int(a))
+        bad = game.history_len[idx] != t + 1
+        if bad.any():
+            raise ValueError(
+                f"game {int(idx[bad][0])}: its actions redeal, which starts a new deal"
+            )
+    return game
+
+
+# ---------------------------------------------------------------------------- arrays
+def to_arrays(game: Game, games=None) -> dict[str, np.ndarray]:
+    """The state of all games (or of ``games``) as a dict of NumPy arrays (copies)."""
+    src = clone(game, games)
+    out = {name: getattr(src, name) for name in STATE_FIELDS}
+    out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U32")
+    out["stream"] = src._stream.copy()
+    out["version"] = np.array(FORMAT_VERSION, np.int64)
+    out["ruleset"] = np.array(_rules_text(game.ruleset))
+    return out
+
+
+def _field(arrays: Mapping, name: str) -> np.ndarray:
+    if name not in arrays:
+        raise ValueError(f"the game state arrays lack {name!r}")
+    return np.asarray(arrays[name])
+
+
+def from_arrays(arrays: Mapping) -> Game:
+    """The games of ``to_arrays``. Each game's actions are replayed on its deal and the result
+    must equal the given arrays, else ``ValueError`` naming the array and the game."""
+    if not isinstance(arrays, Mapping):
+        raise TypeError("game state arrays are a dict of arrays (from Game.to_arrays)")
+    version = _field(arrays, "version")
+    if version.shape != () or version.dtype.kind not in "iu" or int(version) != FORMAT_VERSION:
+        raise ValueError(f"unknown game state version {version!r}; this is version 1")
+    rules = _field(arrays, "ruleset")
+    if rules.shape != () or rules.dtype.kind != "U":
+        raise ValueError("'ruleset' must be a string")
+    ruleset = _parse_rules(str(rules))
+    phase = _field(arrays, "phase")
+    if phase.ndim != 1 or len(phase) < 1:
+        raise ValueError("'phase' must be a 1-D array with one entry per game")
+    B = len(phase)
+    ref = _new_game(ruleset, B)
+    given = {}
+    for name in STATE_FIELDS:
+        arr = _field(arrays, name)
+        want = getattr(ref, name)
+        if arr.shape != want.shape:
+            raise ValueError(f"{name!r} has shape {arr.shape}, expected {want.shape}")
+        if arr.dtype != want.dtype:
+            raise ValueError(f"{name!r} has dtype {arr.dtype}, expected {want.dtype}")
+        given[name] = arr
+    codes = _field(arrays, "codes")
+    stream = _field(arrays, "stream")
+    if codes.shape != (B,) or codes.dtype.kind != "U":
+        raise ValueError(f"'codes' must be {B} strings")
+    if stream.shape != (1,) or stream.dtype != np.uint64:
+        raise ValueError("'stream' must be one uint64")
+    owner = given["owner"]
+    counts = (owner[:, :, None] == np.arange(4)).sum(axis=1)
+    bad = ~(counts == (17, 17, 17, 3)).all(axis=1)
+    if bad.any():
+        raise ValueError(f"game {int(np.argmax(bad))}: 'owner' is not a deal (17/17/17/3 cards)")
+    first = given["first_bidder"]
+    if ((first < 0) | (first > 2)).any():
+        raise ValueError("'first_bidder' must be 0, 1 or 2")
+    lengths = given["history_len"].astype(np.int64)
+    if ((lengths < 0) | (lengths > HISTORY)).any():
+        raise ValueError(f"'history_len' must be in 0..{HISTORY}")
+    code_list = [str(c) or None for c in codes]
+    for b, code in enumerate(code_list):
+        if code is not None:
+            o, f = decode_deal(code)
+            if not np.array_equal(o, owner[b]) or f != first[b]:
+                raise ValueError(f"game {b}: its code is not the code of its deal")
+            if given["deal_key"][b] != np.uint64(code_key(code)):
+                raise ValueError(f"game {b}: its deal key is not the key of its code")
+    game = _replay(
+        ruleset,
+        owner=owner,
+        first=first,
+        redeals=given["redeals"],
+        keys=given["deal_key"],
+        codes=code_list,
+        history=given["history_action"],
+        lengths=lengths,
+        stream=int(stream[0]),
+    )
+    for name in STATE_FIELDS:
+        diff = getattr(game, name) != given[name]
+        if diff.any():
+            b = int(np.flatnonzero(diff.reshape(B, -1).any(axis=1))[0])
+            raise ValueError(f"game {b}: {name!r} does not match its deal and actions")
+    return game
+
+
+# ---------------------------------------------------------------------------- determinization
+def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
+    """What ``info``'s seat cannot see, and where it must go.
+
+    Returns ``(pool, forced, places, sizes)``: ``pool`` (15,) rank counts of the cards to deal
+    at random, ``forced`` (3, 15) cards known to be in each hand (the kitty cards the landlord
+    has not played yet), ``places`` the seats (and 3 = the kitty, during the auction) that
+    receive the pool, and ``sizes`` how many cards each receives."""
+    seat, landlord = int(info.seat), int(info.landlord)
+    others = [(seat + 1) % 3, (seat + 2) % 3]
+    hand = info.hand.astype(np.int64)
+    played = np.asarray(info.played, np.int64)
+    left = np.asarray(info.cards_left, np.int64)
+    forced = np.zeros((3, 15), np.int64)
+    if landlord < 0:
+        places, sizes = others + [3], [int(left[o]) for o in others] + [3]
+    else:
+        if seat != landlord:
+            forced[landlord] = np.maximum(np.asarray(info.kitty, np.int64) - played[landlord], 0)
+        places, sizes = others, [int(left[o] - forced[o].sum()) for o in others]
+    pool = DECK_COUNTS.astype(np.int64) - hand - played.sum(axis=0) - forced.sum(axis=0)
+    if (pool < 0).any() or min(sizes) < 0 or pool.sum() != sum(sizes):
+        raise ValueError("the InfoSet is inconsistent: its cards do not add up to one deck")
+    return pool, forced, places, sizes
+
+
+def determinize(info, n: int, rng=None) -> Game:
+    """``n`` worlds (a :class:`Game` of batch ``n``) consistent with what ``info``'s seat has seen.
+
+    The cards the seat cannot see are dealt uniformly at random to the hands that hide them
+    (and to the kitty during the auction), each hand getting its number of cards left; the
+    kitty cards the landlord has not played are in the landlord's hand. The seat's own hand,
+    the auction, the moves, the cards played and everything else public are copied, so
+    ``infoset(worlds, w, info.seat)`` equals ``info`` and the seat's observation is the same in
+    every world. Only ``info`` is read; ``rng`` (a ``numpy.random.Generator``, a seed or
+    ``None``) makes the worlds reproducible. The worlds' deal keys and stream of deals come from
+    ``rng``, not from the real game."""
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, not {n!r}")
+    n = int(n)
+    pool, forced, places, sizes = hidden_pool(info)
+    cards = np.repeat(np.arange(15), pool)  # one entry per hidden card
+    order = np.argsort(rng.random((n, len(cards))), axis=1)
+    dealt = cards[order]  # (n, P) a shuffle of the hidden cards
+    slot = np.repeat(np.arange(len(places)), sizes)  # which place receives each position
+    got = np.zeros((n, len(places), 15), np.int64)
+    np.add.at(got, (np.arange(n)[:, None], slot[None, :], dealt), 1)
+    hands = np.broadcast_to(forced, (n, 3, 15)).copy()
+    hands[:, int(info.seat)] = info.hand
+    kitty = None
+    for j, place in enumerate(places):
+        if place == 3:
+            kitty = got[:, j]
+        else:
+            hands[:, place] += got[:, j]
+    return worlds_from_hands(info, hands, kitty, rng)
+
+
+def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, rng=None) -> Game:
+    """Worlds in which the current hands are ``hands`` (n, 3, 15) and, during the auction, the
+    kitty is ``kitty`` (n, 15); everything public is copied from ``info``. ``ValueError`` if
+    the hands do not fit what ``info`` has seen."""
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    hands = np.asarray(hands, np.int64)
+    if hands.ndim != 3 or hands.shape[1:] != (3, 15) or len(hands) < 1:
+        raise ValueError(f"hands must have shape (n, 3, 15), not {hands.shape}")
+    n, seat, landlord = len(hands), int(info.seat), int(info.landlord)
+    phase = int(info.phase)
+    if phase not in (BIDDING, PLAY):
+        raise ValueError("the InfoSet is of a finished game: there is nothing to search")
+    played = np.asarray(info.played, np.int64)
+    if landlord < 0:
+        if kitty is None:
+            raise ValueError("during the auction the kitty of each world must be given")
+        kitty = np.broadcast_to(np.asarray(kitty, np.int64), (n, 15))
+    else:
+        kitty = np.broadcast_to(np.asarray(info.kitty, np.int64), (n, 15))
+    if not (hands[:, seat] == info.hand).all():
+        raise ValueError("the seat's own hand differs from the InfoSet's")
+    if not (hands.sum(axis=2) == np.asarray(info.cards_left)).all():
+        raise ValueError("the hands' sizes differ from the InfoSet's cards left")
+    dealt = np.zeros((n, 4, 15), np.int64)
+    dealt[:, :3] = hands + played
+    if landlord >= 0:
+        dealt[:, landlord] -= kitty
+    dealt[:, 3] = kitty
+    if (dealt < 0).any() or not (dealt.sum(axis=1) == DECK_COUNTS).all():
+        raise ValueError("the hands do not fit the cards played and the kitty")
+    # owner: within each rank, the cards go to seats 0, 1, 2 then the kitty, in card order
+    cum = np.cumsum(dealt, axis=1)[:, :, _CARD_RANK]  # (n, 4, 54)
+    owner = (cum <= _INDEX_IN_RANK).sum(axis=1).astype(np.int8)
+
+    game = _new_game(info.ruleset, n)
+    N = game.num_moves
+    bids = list(info.bids)
+    moves = list(info.moves)
+    entries = [(p, 0 if k == 0 else N + k - 1) for p, k in bids] + [(p, a) for p, a in moves]
+    if len(entries) > HISTORY:
+        raise ValueError("the InfoSet's history is longer than a game's")
+    game._start_deal(np.arange(n), owner, np.full(n, int(info.first_bidder), np.int8))
+    game.hands[:] = hands
+    game.redeals[:] = int(getattr(info, "redeals", 0))
+    game.phase[:] = phase
+    words = np.full(3, -1, np.int8)
+    high_bidder = -1
+    for p, k in bids:
+        words[p] = k
+        if k:
+            high_bidder = p
+    game.bids[:] = words
+    game.high_bid[:] = int(info.high_bid)
+    game.high_bidder[:] = high_bidder
+    game.bid_count[:] = len(bids)
+    game.landlord[:] = landlord
+    game.base[:] = int(info.base)
+    game.table_move[:] = int(info.table_move)
+    game.table_player[:] = int(info.table_seat)
+    trailing = 0
+    for _, k in reversed(moves if landlord >= 0 else bids):
+        if k:
+            break
+        trailing += 1
+    game.passes[:] = trailing if (landlord < 0 or info.table_move) else 0
+    game.played[:] = played
+    num_plays = np.zeros(3, np.int16)
+    for p, a in moves:
+        num_plays[p] += a != 0
+    game.num_plays[:] = num_plays
+    game.bombs[:] = int(info.bombs)
+    if entries:
+        who, acts = zip(*entries)
+        game.history_action[:, : len(entries)] = acts
+        game.history_player[:, : len(entries)] = who
+    game.history_len[:] = len(entries)
+    game.play_start[:] = len(bids) if landlord >= 0 else 0
+    if phase == BIDDING:
+        to_act = (bids[-1][0] + 1) % 3 if bids else int(info.first_bidder)
+    else:
+        to_act = (moves[-1][0] + 1) % 3 if moves else landlord
+    game.current_player[:] = to_act
+    game.deal_key[:] = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    game.codes = [None] * n
+    game._stream[0] = rng.integers(1, 2**64, dtype=np.uint64)
+    game._legal_cache = None
+    return game

@@ -1,0 +1,479 @@
+"""The state API: clone, undo, text and array serialization, determinization, AEC state."""
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ddz_env
+from ddz_env.game import BIDDING, OVER, PLAY, Game, hands_of_owner
+from ddz_env.infoset import infoset
+from ddz_env.observation import observe
+from ddz_env.rules import Ruleset
+from ddz_env.state import (
+    CONSTANT_FIELDS,
+    OTHER_FIELDS,
+    STATE_FIELDS,
+    determinize,
+    hidden_pool,
+    worlds_from_hands,
+)
+
+RULESETS = (
+    Ruleset(),
+    Ruleset(bidding="open", redeal_limit=1, kickers="any"),
+    Ruleset(bidding="none", base_points=10),
+    Ruleset(redeal_limit=None),
+)
+
+
+def random_positions(rules, seed, batch=48, rounds=4):
+    """Batches of games stopped after a random number of random steps (some in the auction,
+    some in play, some over), ``rounds`` batches."""
+    rng = np.random.default_rng(seed)
+    for r in range(rounds):
+        game = Game(batch, rules, seed=seed * 100 + r)
+        for _ in range(int(rng.integers(0, 90))):
+            if game.done.all():
+                break
+            game.step(game.sample_actions(rng))
+        yield game, rng
+
+
+def assert_same(a: Game, b: Game, rows_a=None, rows_b=None, stream=True):
+    """Every attribute of ``a`` (rows ``rows_a``) equals ``b``'s (rows ``rows_b``); ``stream``:
+    the stream of future deals too (a reset draws from it, an undo does not give it back)."""
+    ra = np.arange(a.batch_size) if rows_a is None else np.asarray(rows_a)
+    rb = np.arange(b.batch_size) if rows_b is None else np.asarray(rows_b)
+    assert set(vars(a)) - {"_undo", "step", "reset"} == set(vars(b)) - {"_undo", "step", "reset"}
+    for name in STATE_FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype, name
+        assert np.array_equal(x[ra], y[rb]), name
+    for name in CONSTANT_FIELDS:  # the ruleset's tables: shared, or equal
+        x, y = getattr(a, name), getattr(b, name)
+        assert x is y or (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), name
+    assert [a.codes[i] for i in ra] == [b.codes[i] for i in rb]
+    assert a._stream[0] == b._stream[0] or not stream
+    if a._legal_cache is not None and b._legal_cache is not None:
+        assert np.array_equal(a._legal_cache[ra], b._legal_cache[rb])
+    assert np.array_equal(a.legal_action_words()[ra], b.legal_action_words()[rb])
+
+
+def test_every_game_attribute_is_handled():
+    """Clone/serialization know every attribute a Game holds (a new one must be added there)."""
+    for rules in RULESETS:
+        game = Game(3, rules, seed=0)
+        assert set(vars(game)) == set(STATE_FIELDS) | set(CONSTANT_FIELDS) | set(OTHER_FIELDS)
+        for name in STATE_FIELDS:
+            assert getattr(game, name).shape[0] == 3, name
+
+
+# ---------------------------------------------------------------------------- clone
+def test_clone_is_exact_and_independent():
+    n = 0
+    for rules in RULESETS:
+        for game, rng in random_positions(rules, seed=1):
+            if rng.random() < 0.5:
+                game.legal_action_words()  # with and without a legal-move cache
+            copy = game.clone()
+            assert_same(game, copy)
+            assert copy.batch_size == game.batch_size
+            for name in STATE_FIELDS:
+                assert not np.shares_memory(getattr(game, name), getattr(copy, name))
+            saved = game.to_arrays()
+            play = copy.sample_actions(rng)
+            copy.step(play)
+            copy.reset(games=[0])
+            for name in STATE_FIELDS:
+                assert np.array_equal(getattr(game, name), saved[name]), name
+            # a selection, repeats allowed, in the given order
+            pick = rng.integers(0, game.batch_size, size=9)
+            part = game.clone(pick)
+            assert part.batch_size == 9
+            assert_same(game, part, rows_a=pick)
+            b = int(pick[0])
+            assert_same(game, game.repeat(5, game=b), rows_a=[b] * 5)
+            assert_same(game, game.tile(3), rows_a=np.tile(np.arange(game.batch_size), 3))
+            n += game.batch_size
+    assert n >= 500
+
+
+def test_clone_of_one_game_and_its_cache():
+    game = Game(1, seed=4)
+    words = game.legal_action_words()
+    copy = game.clone()
+    assert copy._legal_cache is not words and np.array_equal(copy._legal_cache, words)
+    batch = game.repeat(4)
+    rng = np.random.default_rng(0)
+    while not batch.done.all():  # the copies play on as a batch
+        batch.step(batch.sample_actions(rng))
+    assert game.history_len[0] == 0 and game.phase[0] == BIDDING
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda g: g.clone([]), ValueError),
+        (lambda g: g.clone([3]), ValueError),
+        (lambda g: g.clone([-1]), ValueError),
+        (lambda g: g.clone([0.5]), TypeError),
+        (lambda g: g.clone([[0]]), TypeError),
+        (lambda g: g.repeat(0), ValueError),
+        (lambda g: g.repeat(2, game=7), ValueError),
+        (lambda g: g.tile(True), ValueError),
+    ],
+)
+def test_clone_bad_arguments(call, error):
+    with pytest.raises(error):
+        call(Game(3, seed=0))
+
+
+# ---------------------------------------------------------------------------- undo
+def test_undo_takes_back_every_step_exactly():
+    redeal_undone = finished_undone = 0
+    for rules in RULESETS:
+        game = Game(32, rules, seed=7)
+        game.enable_undo()
+        rng = np.random.default_rng(3)
+        states = []
+        while not game.done.all():
+            game.legal_action_words() if rng.random() < 0.5 else None
+            states.append(game.clone())
+            game.step(game.sample_actions(rng))
+        for before in reversed(states):
+            after_redeals, after_over = game.redeals.copy(), game.done.copy()
+            live = np.flatnonzero(before.phase != OVER)
+            game.undo(live)
+            assert_same(before, game)
+            redeal_undone += int((after_redeals > game.redeals).sum())
+            finished_undone += int((after_over & ~game.done).sum())
+        with pytest.raises(ValueError, match="no action to take back"):
+            game.undo()
+        assert game._undo.snaps == []
+    assert redeal_undone and finished_undone  # redeals and endings were taken back too
+
+
+def test_undo_selected_games_against_a_model():
+    """Random steps, undos of random subsets, resets: each game's row always equals the state a
+    per-game stack of the states before its actions says it should."""
+    for rules in RULESETS[:2]:
+        game = Game(6, rules, seed=11)
+        game.enable_undo()
+        rng = np.random.default_rng(5)
+        stacks = [[] for _ in range(6)]
+        for _ in range(400):
+            r = rng.random()
+            if r < 0.6:
+                before = game.clone()
+                game.step(game.sample_actions(rng))
+                for b in range(6):
+                    if before.phase[b] != OVER:
+                        stacks[b].append(before.clone([b]))
+            elif r < 0.95:
+                has = [b for b in range(6) if stacks[b]]
+                if not has:
+                    continue
+                pick = rng.choice(has, size=int(rng.integers(1, len(has) + 1)), replace=False)
+                game.undo(pick)
+                for b in pick:
+                    assert_same(stacks[b].pop(), game, rows_b=[b], stream=False)
+            else:
+                b = int(rng.integers(6))
+                game.reset(games=[b])
+                stacks[b] = []
+                with pytest.raises(ValueError, match=f"game {b} has no action"):
+                    game.undo([b])
+
+
+def test_undo_after_an_illegal_step_and_switching_off():
+    game = Game(2, seed=0)
+    with pytest.raises(ValueError, match="undo is not enabled"):
+        game.undo()
+    game.enable_undo()
+    before = game.clone()
+    game.step([0, 0])
+    with pytest.raises(ValueError, match="illegal action"):
+        game.step([5, 5])
+    game.undo()
+    assert_same(before, game)
+    game.enable_undo(False)
+    assert "step" not in vars(game) and "_undo" not in vars(game)
+    with pytest.raises(ValueError, match="undo is not enabled"):
+        game.undo()
+
+
+def test_games_without_undo_use_the_plain_step():
+    game = Game(4, seed=0)
+    assert "step" not in vars(game) and "reset" not in vars(game)
+    assert game.step.__func__ is Game.step
+
+
+# ---------------------------------------------------------------------------- text and arrays
+def test_text_round_trip():
+    n = 0
+    for rules in RULESETS:
+        for game, _ in random_positions(rules, seed=2, rounds=6):
+            game.reset(games=[1], codes=[game.deal_code(5)])  # a game replayed from a code
+            texts = [game.to_text(b) for b in range(game.batch_size)]
+            assert_same(game, Game.from_text(texts))  # every game, replayed as a batch
+            for b in range(0, game.batch_size, 6):
+                text = texts[b]
+                assert "\n" not in text
+                back = Game.from_text(text)
+                assert_same(game, back, rows_a=[b])
+                assert back.to_text(0) == text
+                n += 1
+    assert n >= 80
+
+
+def test_arrays_round_trip_through_npz():
+    for rules in RULESETS:
+        for game, _ in random_positions(rules, seed=3, rounds=2):
+            game.reset(games=[0], codes=[game.deal_code(2)])
+            buf = io.BytesIO()
+            np.savez(buf, **game.to_arrays())
+            buf.seek(0)
+            with np.load(buf, allow_pickle=False) as data:
+                back = Game.from_arrays(dict(data))
+            assert_same(game, back)
+            assert_same(game, Game.from_arrays(game.to_arrays([3, 1])), rows_a=[3, 1])
+
+
+def _one_line_value_error(call):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert "\n" not in str(err.value) and str(err.value)
+    return str(err.value)
+
+
+def test_corrupt_text_is_a_clear_error():
+    game = Game(1, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        game.step(game.sample_actions(rng))
+    text = game.to_text()
+    bad = [
+        "",
+        "hello",
+        text.replace("ddz-state 1", "ddz-state 9"),
+        text.replace(";coded=0", ""),
+        text + ";extra=1",
+        text.replace("rules=once", "rules=twice"),
+        text.replace("rules=once,3", "rules=once,-3"),
+        re.sub(r"deal=(.)", lambda m: "deal=" + ("Z" if m[1] != "Z" else "Y"), text),
+        re.sub(r"key=.{4}", "key=zzzz", text),
+        text.replace("actions=", "actions=x"),
+        text.replace("redeals=0", "redeals=99999999999"),
+        text.replace("actions=", "actions=99999,"),
+        text + "," + ",".join(["0"] * 300),
+        re.sub(r"actions=[^;]*", "actions=0,0,0", text),  # an all-pass auction redeals
+    ]
+    for b in bad:
+        _one_line_value_error(lambda b=b: Game.from_text(b))
+    with pytest.raises(TypeError):
+        Game.from_text([3])
+    # random damage: never anything but a ValueError (or a valid game)
+    for _ in range(300):
+        pos = int(rng.integers(len(text)))
+        damaged = text[:pos] + str(rng.choice(list("0123456789,;=-AZaz "))) + text[pos + 1 :]
+        try:
+            Game.from_text(damaged)
+        except ValueError as err:
+            assert "\n" not in str(err)
+
+
+def test_corrupt_arrays_are_a_clear_error():
+    game = Game(4, seed=6)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        game.step(game.sample_actions(rng))
+    good = game.to_arrays()
+
+    def damaged(name, value):
+        d = dict(good)
+        d[name] = value
+        return d
+
+    hands = good["hands"].copy()
+    hands[2, 1, 4] += 1
+    owner = good["owner"].copy()
+    owner[0, [0, 53]] = owner[0, [53, 0]]  # a 3 and the red joker change hands
+    hist = good["history_action"].copy()
+    hist[1, 0] = 4
+    coded = game.clone()
+    coded.reset(games=[0], codes=[game.deal_code(3)])
+    recoded = coded.to_arrays()
+    recoded["deal_key"] = recoded["deal_key"] + np.uint64(1)
+    bad = [
+        damaged("version", np.array(2)),
+        damaged("ruleset", np.array("once,3,sometimes,1")),
+        damaged("hands", hands),
+        damaged("hands", good["hands"].astype(np.int64)),
+        damaged("played", good["played"][:2]),
+        damaged("owner", np.full((4, 54), 9, np.int8)),
+        damaged("history_action", hist),
+        damaged("deal_key", good["deal_key"].astype(np.int64)),
+        damaged("codes", np.array([game.deal_code(1), "", "", ""])),
+        damaged("stream", np.zeros(2, np.uint64)),
+        {k: v for k, v in good.items() if k != "bids"},
+        recoded,
+    ]
+    if not np.array_equal(owner, good["owner"]):
+        bad.append(damaged("owner", owner))
+    for d in bad:
+        _one_line_value_error(lambda d=d: Game.from_arrays(d))
+    assert "'hands'" in _one_line_value_error(lambda: Game.from_arrays(bad[2]))
+    with pytest.raises(TypeError):
+        Game.from_arrays([1, 2])
+
+
+# ---------------------------------------------------------------------------- determinization
+def _same_infoset(a, b):
+    for name in vars(a):
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert (x is None) == (y is None), name
+            assert x is None or np.array_equal(x, y), name
+        else:
+            assert x == y, name
+
+
+def _positions_with_seats(seed, rounds=4):
+    for rules in RULESETS:
+        for game, rng in random_positions(rules, seed=seed, batch=40, rounds=rounds):
+            for b in np.flatnonzero(game.phase != OVER):
+                yield game, int(b), int(rng.integers(3)), rng
+
+
+def test_worlds_never_contradict_the_infoset():
+    checked = 0
+    for game, b, seat, rng in _positions_with_seats(seed=8):
+        info = infoset(game, b, seat)
+        worlds = determinize(info, 6, rng=rng)
+        assert worlds.batch_size == 6
+        seats = np.full(6, seat)
+        mine = observe(game, seats=[seat], games=[b])[0]
+        assert (observe(worlds, seats=seats) == mine).all()
+        for w in range(6):
+            _same_infoset(info, infoset(worlds, w, seat))
+            assert np.array_equal(observe(worlds, seats=[seat], games=[w])[0], mine)
+        if checked % 24 == 0:  # a world is a real game: its deal and actions give it back
+            assert_same(worlds, Game.from_arrays(worlds.to_arrays()))
+        dealt = hands_of_owner(worlds.owner).astype(np.int64)
+        landlord = info.landlord
+        if landlord >= 0:
+            dealt[:, landlord] += dealt[:, 3]
+            keep = np.maximum(info.kitty.astype(np.int64) - info.played[landlord], 0)
+            assert (worlds.hands[:, landlord] >= keep).all()  # unplayed kitty cards stay
+        assert np.array_equal(dealt[:, :3] - info.played, worlds.hands)
+        checked += 6
+    assert checked >= 2000
+
+
+def test_worlds_with_the_true_hands_are_the_real_game():
+    for game, b, seat, _ in _positions_with_seats(seed=9, rounds=2):
+        info = infoset(game, b, seat)
+        kitty = game.kitty[b][None] if game.landlord[b] < 0 else None
+        world = worlds_from_hands(info, game.hands[b][None], kitty, rng=0)
+        for name in STATE_FIELDS:
+            if name not in ("owner", "deal_key"):
+                assert np.array_equal(getattr(world, name)[0], getattr(game, name)[b]), name
+        assert np.array_equal(
+            hands_of_owner(world.owner)[0], hands_of_owner(game.owner[b : b + 1])[0]
+        )
+        assert np.array_equal(world.legal_action_words()[0], game.legal_action_words()[b])
+
+
+def test_worlds_depend_on_the_infoset_and_seed_only():
+    """Shuffling the hidden cards of the real game between the other hands changes nothing."""
+    for game, b, seat, rng in _positions_with_seats(seed=10, rounds=1):
+        info = infoset(game, b, seat)
+        other = determinize(info, 1, rng=rng)  # the real game with the other hands re-dealt
+        info2 = infoset(other, 0, seat)
+        a, c = determinize(info, 4, rng=123), determinize(info2, 4, rng=123)
+        assert_same(a, c)
+        if hidden_pool(info)[0].sum() > 3:
+            d = determinize(info, 4, rng=124)
+            assert not np.array_equal(a.hands, d.hands)
+
+
+def test_uniform_hidden_cards():
+    game = Game(1, seed=12)
+    rng = np.random.default_rng(0)
+    while game.phase[0] == BIDDING or game.history_len[0] < 12:
+        game.step(game.sample_actions(rng))
+    assert game.phase[0] == PLAY
+    seat = (int(game.landlord[0]) + 1) % 3
+    info = infoset(game, 0, seat)
+    pool, forced, places, sizes = hidden_pool(info)
+    worlds = determinize(info, 4000, rng=1)
+    for place, size in zip(places, sizes):
+        got = worlds.hands[:, place].astype(np.float64) - forced[place]
+        expect = pool * size / pool.sum()
+        var = pool * (size / pool.sum()) * (1 - size / pool.sum())  # a bound on each count's
+        assert (np.abs(got.mean(axis=0) - expect) <= 5 * np.sqrt(var / 4000) + 1e-9).all()
+
+
+def test_determinize_errors():
+    game = Game(1, seed=0)
+    info = infoset(game)
+    with pytest.raises(ValueError):
+        determinize(info, 0)
+    with pytest.raises(ValueError):
+        worlds_from_hands(info, game.hands[0][None])  # the auction needs the kitty
+    with pytest.raises(ValueError):
+        worlds_from_hands(info, game.hands[0][None][:, :, ::-1], game.kitty[0][None])
+    rng = np.random.default_rng(0)
+    while not game.done[0]:
+        game.step(game.sample_actions(rng))
+    with pytest.raises(ValueError, match="finished"):
+        determinize(infoset(game), 2)
+
+
+# ---------------------------------------------------------------------------- AEC env
+def _random_steps(env, rng, k):
+    for _ in range(k):
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            return
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_aec_clone_state_restore():
+    for seed in range(6):
+        env = ddz_env.env(reward="adp").unwrapped
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        _random_steps(env, rng, int(rng.integers(0, 40)))
+        copy = env.clone()
+        saved = env.state()
+        fresh = ddz_env.aec.raw_env(reward="adp")
+        fresh.restore(saved)
+        r1, r2, r3 = (np.random.default_rng(99) for _ in range(3))
+        for e, r in ((env, r1), (copy, r2), (fresh, r3)):
+            _random_steps(e, r, 200)
+        for e in (copy, fresh):
+            assert e.agent_selection == env.agent_selection
+            assert e.rewards == env.rewards and e.infos == env.infos
+            assert e.terminations == env.terminations
+            assert_same(env.game, e.game)
+        env.restore(saved)  # back to the saved position, again
+        assert_same(env.game, Game.from_arrays(saved["game"]))
+    with pytest.raises(ValueError):
+        ddz_env.aec.raw_env(bidding="open").restore(saved)
+    with pytest.raises(ValueError):
+        env.restore({"game": saved["game"]})
+
+
+# ---------------------------------------------------------------------------- README
+def test_readme_search_example_runs():
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    section = text.split("## Search", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S)[1]
+    scope = {}
+    exec(compile(code, "README.md (Search)", "exec"), scope)
+    assert scope["best"] in scope["info"].legal_actions
