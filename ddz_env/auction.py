@@ -50,6 +50,17 @@ class Auction:
         self.num_moves = num_moves
         self.num_words = num_words
 
+    def _key(self) -> tuple:
+        return (type(self), self.ruleset, self.num_moves, self.num_words)
+
+    def __eq__(self, other: object) -> bool:
+        """Two auctions are equal when they are of one kind for one ruleset (they hold no
+        per-game state: that lives in the Game's arrays)."""
+        return isinstance(other, Auction) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def words_of_bids(self, *bid_lists: Sequence[int]) -> np.ndarray:
         """(len(bid_lists), W) uint64: the packed action bitsets of each list of bids."""
         from .legal import pack_bool  # the rules validate names here before legal is loaded

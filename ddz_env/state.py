@@ -54,7 +54,7 @@ _SAVED_FIELDS = tuple(f for f in PLAY_FIELDS if f not in _SETTLEMENT)
 _BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
 # Attributes shared by every game of a ruleset (read-only; a clone shares them).
 CONSTANT_FIELDS = (
-    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "_bid_words",
+    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "auction",
 )  # fmt: skip
 # Everything else a Game holds: the batch size, the codes, the stream of deals, the cache.
 OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache")
