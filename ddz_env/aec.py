@@ -94,6 +94,7 @@ from .env_common import (
     action_id,
     check_render_mode,
     check_reward_mode,
+    end_info,
     illegal_message,
     observation_high,
     render_text,
@@ -101,7 +102,7 @@ from .env_common import (
     seat_rewards,
 )
 from .game import OVER, Game, check_seed
-from .observation import OBS_SIZE, observe
+from .observation import OBS_SIZE, information_state, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
 
@@ -127,7 +128,7 @@ class raw_env(AECEnv):
 
     def __init__(self, render_mode: str | None = None, reward: str = "wp", **options: Any):
         super().__init__()
-        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"))
+        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"), "raw_env")
         self.reward_mode = check_reward_mode(reward)
         self.render_mode = check_render_mode(render_mode)
         self.game = Game(1, self.ruleset)
@@ -187,22 +188,20 @@ class raw_env(AECEnv):
             values = seat_rewards(self.game, self.reward_mode)[0]
             self.rewards = {a: float(values[k]) for k, a in enumerate(AGENTS)}
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: self._final_info() for a in AGENTS}
+            self.infos = {a: end_info(self.game, 0, values) for a in AGENTS}
             self._accumulate_rewards()
         self.agent_selection = AGENTS[int(self.game.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
-    def _final_info(self) -> dict[str, Any]:
-        g = self.game
-        return {
-            "payoffs": {a: float(g.payoffs[0, k]) for k, a in enumerate(AGENTS)},
-            "winner": AGENTS[int(g.winner[0])],
-            "landlord": AGENTS[int(g.landlord[0])],
-            "bombs": int(g.bombs[0]),
-            "spring": bool(g.spring[0]),
-            "code": g.deal_code(0),
-        }
+    def deal_code(self) -> str:
+        """The code of the current deal (``reset(options={"code": ...})`` replays it)."""
+        return self.game.deal_code(0)
+
+    def information_state(self, agent: str) -> np.ndarray:
+        """``agent``'s information state with the whole public history, (INFOSTATE_SIZE,)
+        float32 (:func:`ddz_env.observation.information_state`)."""
+        return information_state(self.game, seats=[AGENTS.index(agent)])[0]
 
     def render(self) -> str | None:
         if self.render_mode is None:

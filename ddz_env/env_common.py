@@ -23,11 +23,14 @@ DouZero's training targets do (so they do not sum to zero); ``score`` is zero-su
 from __future__ import annotations
 
 from dataclasses import fields
+from functools import cache
+from typing import Any
 
 import numpy as np
 
 from .cards import format_counts
 from .game import BIDDING, OVER, ROLE_NAMES, Game
+from .moves import move_table
 from .observation import OBS_SIZE, OBS_SLICES
 from .rules import Ruleset
 
@@ -35,20 +38,28 @@ REWARD_MODES = ("wp", "adp", "logadp", "score")
 RULESET_OPTIONS = tuple(f.name for f in fields(Ruleset))
 
 
-def ruleset_from_options(options: dict, env_options: tuple[str, ...]) -> Ruleset:
+def ruleset_from_options(
+    options: dict, env_options: tuple[str, ...], owner: str = "the environment"
+) -> Ruleset:
     """The :class:`Ruleset` named by ``options`` (every Ruleset field, or ``ruleset=Ruleset(...)``).
 
-    Unknown keys are a ``ValueError`` that lists every option the environment knows, including
-    the environment's own ``env_options``.
+    Unknown keys are a ``TypeError`` worded as Python words it for a bad keyword argument
+    (``"DouDizhuEnv() got an unexpected keyword argument 'frameskip'"``, so callers that retry
+    without an optional keyword, as TorchRL's ``GymEnv`` does, recognise it), followed by every
+    option the environment knows, including the environment's own ``env_options``. A bad value
+    of a known option is a ``ValueError``.
     """
     options = dict(options)
     ruleset = options.pop("ruleset", None)
     unknown = sorted(set(options) - set(RULESET_OPTIONS))
     if unknown:
         known = sorted((*RULESET_OPTIONS, "ruleset", *env_options))
-        raise ValueError(
-            f"unknown option(s) {', '.join(map(repr, unknown))}; known options: {', '.join(known)}"
+        words = (
+            f"an unexpected keyword argument {unknown[0]!r}"
+            if len(unknown) == 1
+            else "unexpected keyword arguments " + ", ".join(map(repr, unknown))
         )
+        raise TypeError(f"{owner}() got {words}; known options: {', '.join(known)}")
     if ruleset is not None:
         if not isinstance(ruleset, Ruleset):
             raise ValueError(f"ruleset must be a ddz_env.Ruleset, not {type(ruleset).__name__}")
@@ -109,14 +120,18 @@ def observation_high() -> np.ndarray:
 
 def action_name(game: Game, action: int) -> str:
     """``"pass"``, ``"bid 2"`` or a move's name with its cards: ``"pair of 8s (8 8)"``."""
+    return _action_name(game.table, action)
+
+
+def _action_name(table, action) -> str:
     action = int(action)
-    n = game.num_moves
+    n = len(table)
     if action == 0:
         return "pass"
     if n <= action < n + 3:
         return f"bid {action - n + 1}"
     if 0 < action < n:
-        return f"{game.table.describe(action)} ({game.table.cards_text(action)})"
+        return f"{table.describe(action)} ({table.cards_text(action)})"
     return f"action {action}"
 
 
@@ -128,6 +143,37 @@ def action_id(action) -> int | None:
     if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
         return int(action.reshape(-1)[0])
     return None
+
+
+def action_names(ruleset: Ruleset | None = None) -> tuple[str, ...]:
+    """The name of every action id ``0 .. N + 2`` under ``ruleset`` (default rules): ``"pass"``,
+    each move's name with its cards (``"pair of 8s (8 8)"``), then ``"bid 1"`` .. ``"bid 3"``.
+    Computed once per move table; ``action_names()[a]`` names action ``a``."""
+    from .rules import DEFAULT_RULES
+
+    return _action_names_for_kickers((ruleset or DEFAULT_RULES).kickers)
+
+
+@cache
+def _action_names_for_kickers(kickers: str) -> tuple[str, ...]:
+    table = move_table(Ruleset(kickers=kickers))
+    return tuple(_action_name(table, a) for a in range(len(table) + 3))
+
+
+def end_info(game: Game, b: int, per_seat: np.ndarray) -> dict[str, Any]:
+    """The end-of-game info of game ``b`` (see :data:`END_INFO_KEYS`), numbers only."""
+    return {
+        "payoffs": game.payoffs[b].astype(np.float64),
+        "rewards": np.asarray(per_seat, np.float64).copy(),
+        "winner": int(game.winner[b]),
+        "landlord": int(game.landlord[b]),
+        "bombs": int(game.bombs[b]),
+        "spring": int(game.spring[b]),
+        "multiplier": int(game.multiplier[b]),
+    }
+
+
+END_INFO_KEYS = ("payoffs", "rewards", "winner", "landlord", "bombs", "spring", "multiplier")
 
 
 def illegal_message(game: Game, b: int, action, who: str) -> str | None:

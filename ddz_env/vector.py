@@ -59,7 +59,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .codes import encode_deal
 from .env_common import (
+    END_INFO_KEYS,
     check_render_mode,
     check_reward_mode,
     observation_high,
@@ -70,7 +72,7 @@ from .env_common import (
 from .game import OVER, Game, check_seed
 from .observation import OBS_SIZE, observe
 
-_ENV_OPTIONS = ("num_envs", "reward", "autoreset_mode", "render_mode")
+_ENV_OPTIONS = ("num_envs", "reward", "learner_seat", "autoreset_mode", "render_mode")
 
 
 def _autoreset_mode(value) -> AutoresetMode:
@@ -95,6 +97,7 @@ class DouDizhuVectorEnv(VectorEnv):
         self,
         num_envs: int = 1,
         reward: str = "wp",
+        learner_seat: int = 0,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         **options: Any,
@@ -105,8 +108,11 @@ class DouDizhuVectorEnv(VectorEnv):
             or num_envs < 1
         ):
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
-        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS)
+        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS, "DouDizhuVectorEnv")
         self.reward_mode = check_reward_mode(reward)
+        if isinstance(learner_seat, bool) or learner_seat not in (0, 1, 2):
+            raise ValueError(f"learner_seat must be 0, 1 or 2, not {learner_seat!r}")
+        self.learner_seat = int(learner_seat)
         self.render_mode = check_render_mode(render_mode, ("ansi",))
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
@@ -116,7 +122,7 @@ class DouDizhuVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.bool_),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
                 "current_player": spaces.Discrete(3),
             }
         )
@@ -124,6 +130,8 @@ class DouDizhuVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._needs_reset = np.zeros(n, bool)
+        self._final_owner = np.full((n, 54), -1, np.int8)
+        self._final_first = np.zeros(n, np.int8)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -158,7 +166,6 @@ class DouDizhuVectorEnv(VectorEnv):
             raise ValueError(f"expected actions of shape ({n},), got {actions.shape}")
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        actor = game.current_player.astype(np.int64)
         live = game.phase != OVER
         game.step(actions)
         finished = np.flatnonzero(live & (game.phase == OVER))
@@ -168,8 +175,10 @@ class DouDizhuVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if len(finished):
             per_seat = seat_rewards(game, self.reward_mode, finished)
-            rewards[finished] = per_seat[np.arange(len(finished)), actor[finished]]
+            rewards[finished] = per_seat[:, self.learner_seat]
             infos = self._end_infos(finished, per_seat, terminations)
+            self._final_owner[finished] = game.owner[finished]
+            self._final_first[finished] = game.first_bidder[finished]
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             restart = np.flatnonzero(self._needs_reset)
             if len(restart):
@@ -194,6 +203,20 @@ class DouDizhuVectorEnv(VectorEnv):
             return None
         return tuple(render_text(self.game, b) for b in range(self.num_envs))
 
+    def deal_code(self, i: int = 0) -> str:
+        """The code of the deal now in game ``i`` (``reset(options={"codes": [...]})`` replays
+        it)."""
+        return self.game.deal_code(int(i))
+
+    def final_deal_code(self, i: int = 0) -> str | None:
+        """The code of the deal that last ended in game ``i`` (``None`` before one has ended),
+        whatever the autoreset mode: under ``SAME_STEP`` the next deal is already dealt when the
+        step returns."""
+        i = int(i)
+        if self._final_owner[i, 0] < 0:
+            return None
+        return encode_deal(self._final_owner[i], int(self._final_first[i]))
+
     # ------------------------------------------------------------------ helpers
     def sample_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action per game (0 in finished games), from the packed
@@ -209,7 +232,7 @@ class DouDizhuVectorEnv(VectorEnv):
             mask, player = mask[games], player[games]
         return {
             "observation": observe(game, games=games),
-            "action_mask": mask,
+            "action_mask": mask.view(np.int8),  # bool -> int8 without a copy
             "current_player": player,
         }
 
@@ -226,10 +249,13 @@ class DouDizhuVectorEnv(VectorEnv):
             ("winner", game.winner),
             ("landlord", game.landlord),
             ("bombs", game.bombs),
+            ("spring", game.spring),
+            ("multiplier", game.multiplier),
         ):
             array = np.zeros(n, np.int64)
             array[finished] = values[finished]
             out[key] = array
+        assert tuple(out) == END_INFO_KEYS
         for key in list(out):
             out[f"_{key}"] = ended.copy()
         return out
