@@ -249,3 +249,20 @@ def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["DouDizhuEnv", "True"]
+
+
+def test_registration_survives_a_find_spec_before_the_import():
+    """Libraries check ``importlib.util.find_spec("gymnasium")`` before importing it (TorchRL
+    does); the registration must still happen on the real import."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.util, sys, ddz_env\n"
+        "assert importlib.util.find_spec('gymnasium') is not None\n"
+        "assert 'gymnasium' not in sys.modules\n"
+        "import gymnasium\n"
+        "print('ddz/DouDizhu-v0' in gymnasium.registry)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True"]
