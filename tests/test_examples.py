@@ -51,3 +51,8 @@ def test_cleanrl_ppo_selfplay_reports_the_learner_seats_return():
 @pytest.mark.slow
 def test_torchrl_rollout():
     run_example("torchrl_rollout.py", "--episodes", "10", "--eval-episodes", "5", needs="torchrl")
+
+
+@pytest.mark.slow
+def test_tianshou_dqn():
+    run_example("tianshou_dqn.py", "--steps", "300", "--eval-episodes", "4", needs="tianshou")
