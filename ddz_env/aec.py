@@ -56,8 +56,12 @@ Zero on every step until the game ends; then each seat's result under the ``rewa
 that took it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env``
 raises a ``ValueError`` naming the move and why it is illegal.
 
-At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement), ``winner``,
-``landlord`` (agent names), ``bombs``, ``spring`` and ``code`` (the deal code).
+At the end, every agent's ``info`` holds the end-of-game keys shared by every env, numbers only
+(seats as ints 0-2, ``player_k`` is seat ``k``): ``payoffs`` and ``rewards`` ((3,) float64 per
+seat: the settlement and the reward under ``reward``), ``winner``, ``landlord``, ``bombs``,
+``spring`` (0/1) and ``multiplier``. Before the end the infos are empty. The deal code is
+``env.unwrapped.deal_code()``; ``env.unwrapped.information_state(agent)`` gives the agent's
+view with the whole public history (:func:`ddz_env.observation.information_state`).
 
 ### Options
 
@@ -71,8 +75,8 @@ At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement)
 | `base_points`   | a positive int                           | `1`          |
 | `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
 
-Every field of :class:`ddz_env.Ruleset` is an option; an unknown option or a bad value is a
-``ValueError`` at construction. ``reset(seed=s)`` deals deterministically from ``s``;
+Every field of :class:`ddz_env.Ruleset` is an option; an unknown option is a ``TypeError``
+worded as Python's for a bad keyword argument, a bad value a ``ValueError``, at construction. ``reset(seed=s)`` deals deterministically from ``s``;
 ``reset(options={"code": "XXXX-…"})`` replays a deal code (``ddz_env.encode_deal``); other keys
 of ``options`` are ignored.
 

@@ -10,13 +10,16 @@ Registered as ``"ddz/DouDizhu-v0"``::
     obs, info = env.reset(seed=0)
 
 * Observation: ``{"observation": (1302,) float32, "action_mask": (N + 3,) int8}``, the learner's
-  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over).
+  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over);
+  with ``mask_in_obs=False``, the (1302,) features alone. :meth:`DouDizhuEnv.action_masks`
+  returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
 * Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
   ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
-* Info: ``seat`` (the learner's seat) and ``code`` (the deal code) at reset; at the end also
-  ``payoffs`` ((3,) settlement per seat), ``rewards`` ((3,) per seat under ``reward``),
-  ``winner``, ``landlord``.
+* Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
+  end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
+  and ``rewards`` (3,) per seat, ``winner``, ``landlord``, ``bombs``, ``spring``,
+  ``multiplier``). The deal code is :meth:`DouDizhuEnv.deal_code`.
 
 Options:
 
@@ -34,9 +37,14 @@ Options:
                     ``TerminateIllegalWrapper`` does) or ``"raise"`` (``ValueError`` naming the
                     move and why it is illegal)
 ``illegal_reward``  reward for an illegal action under ``"terminate"`` (default -1.0)
+``mask_in_obs``     ``True`` (default: a dict observation with the mask) or ``False`` (the
+                    features alone, for flat policies; the mask from ``action_masks()``)
 ``render_mode``     ``None``, ``"ansi"`` (text) or ``"human"`` (printed)
 ruleset fields      ``bidding``, ``redeal_limit``, ``kickers``, ``base_points`` (or ``ruleset``)
 ==================  ==========================================================================
+
+An unknown option is a ``TypeError`` worded as Python's for a bad keyword argument; a bad value
+of a known option is a ``ValueError``.
 
 ``reset(seed=s)`` makes the deals, the drawn seats and the built-in random opponents
 deterministic; ``reset(options={"code": ..., "seat": ...})`` replays a deal code and/or sets the

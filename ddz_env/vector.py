@@ -13,7 +13,7 @@ key                 shape / dtype       meaning
 ==================  ==================  ========================================================
 ``observation``     (n, 1302) float32   the features of :mod:`ddz_env.observation` seen by the
                                         player to act
-``action_mask``     (n, N + 3) bool     its legal actions (all False in a finished game)
+``action_mask``     (n, N + 3) int8     its legal actions (all 0 in a finished game)
 ``current_player``  (n,) int64          the seat to act, 0-2
 ==================  ==================  ========================================================
 
@@ -21,14 +21,21 @@ Actions: ``(n,)`` ints in the game's action space (:mod:`ddz_env.game`: moves, t
 An illegal action raises ``ValueError`` naming the game, the move and why (the state is left
 unchanged). :meth:`DouDizhuVectorEnv.sample_legal_actions` draws uniformly random legal actions.
 
-Rewards: ``rewards[i]`` is the reward of the seat that acted in game ``i`` on this step under the
-``reward`` option (``wp``, ``adp``, ``logadp``, ``score``; see :mod:`ddz_env.env_common`), zero
-until the game ends. When a game ends, ``infos`` carries every seat's result (masked the Gymnasium
-way, ``infos["_payoffs"][i]`` is True for the games that ended):
+Rewards: ``rewards[i]`` is zero until game ``i`` ends, then the result of seat ``learner_seat``
+(option, default 0) under the ``reward`` option (``wp``, ``adp``, ``logadp``, ``score``; see
+:mod:`ddz_env.env_common`), so an episode's return is that seat's result and generic wrappers
+(``gymnasium.wrappers.vector.RecordEpisodeStatistics``) report it. Self-play learners take each
+seat's result from ``infos["rewards"]``. When a game ends, ``infos`` carries the end-of-game keys
+shared by every env, numbers only (masked the Gymnasium way, ``infos["_payoffs"][i]`` is True
+for the games that ended):
 
 * ``payoffs`` (n, 3) float64: the settlement of docs/RULES.md (``Game.payoffs``) per seat;
 * ``rewards`` (n, 3) float64: each seat's reward under the ``reward`` option;
-* ``winner``, ``landlord`` (n,) int64 seats, ``bombs`` (n,) int64.
+* ``winner``, ``landlord`` (n,) int64 seats, ``bombs``, ``spring`` (0/1), ``multiplier`` (n,)
+  int64.
+
+Deal codes: :meth:`DouDizhuVectorEnv.deal_code` (the deal now in game ``i``) and
+:meth:`DouDizhuVectorEnv.final_deal_code` (the deal that last ended there).
 
 Autoreset (``autoreset_mode``, see https://farama.org/Vector-Autoreset-Mode):
 
@@ -43,8 +50,9 @@ Autoreset (``autoreset_mode``, see https://farama.org/Vector-Autoreset-Mode):
 
 ``reset(seed=s)`` makes the stream of deals deterministic; ``options`` may hold ``reset_mask``
 (bool (n,): reset only those games) and ``codes`` (one deal code or ``None`` per game reset).
-Options are the :class:`~ddz_env.rules.Ruleset` fields plus ``reward``, ``autoreset_mode`` and
-``render_mode`` (``"ansi"``: ``render()`` returns one text per game).
+Options are the :class:`~ddz_env.rules.Ruleset` fields plus ``reward``, ``learner_seat``,
+``autoreset_mode`` and ``render_mode`` (``"ansi"``: ``render()`` returns one text per game); an
+unknown option is a ``TypeError`` worded as Python's for a bad keyword argument.
 
 :func:`bench_vector_env` measures steps per second with random legal actions.
 """
