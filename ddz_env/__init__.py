@@ -1,11 +1,21 @@
 """Dou Dizhu rules engine and environments (NumPy only, no torch)."""
 
+from .actions import action_names
 from .cards import RANK_NAMES, format_cards, format_counts, parse_counts
 from .codes import decode_deal, encode_deal
 from .game import BIDDING, OVER, PLAY, ROLE_NAMES, Game
 from .infoset import InfoSet
 from .legal import legal_mask, legal_moves, legal_words
 from .moves import MoveTable, MoveType, move_table
+from .observation import (
+    INFOSTATE_LAYOUT,
+    INFOSTATE_SIZE,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    information_state,
+    move_features,
+    observe,
+)
 from .registration import install as _install_gymnasium_registration
 from .rules import DEFAULT_RULES, Ruleset
 from .state import determinize
@@ -25,7 +35,9 @@ def __getattr__(name: str):
 
 __all__ = [
     "BIDDING", "OVER", "PLAY", "RANK_NAMES", "ROLE_NAMES", "DEFAULT_RULES",
+    "INFOSTATE_LAYOUT", "INFOSTATE_SIZE", "OBS_LAYOUT", "OBS_SIZE",
     "Game", "InfoSet", "MoveTable", "MoveType", "Ruleset",
-    "decode_deal", "determinize", "encode_deal", "format_cards", "format_counts", "legal_mask",
-    "legal_moves", "legal_words", "move_table", "parse_counts",
+    "action_names", "decode_deal", "determinize", "encode_deal", "format_cards",
+    "format_counts", "information_state", "legal_mask", "legal_moves", "legal_words",
+    "move_features", "move_table", "observe", "parse_counts",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ A game is in one of three phases: :data:`BIDDING`, :data:`PLAY`, :data:`OVER`.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -61,3 +62,20 @@ def action_name(action: int, ruleset: Ruleset | None = None) -> str:
     if 0 < action < n:
         return f"{table.describe(action)} ({table.cards_text(action)})"
     return f"action {action}"
+
+
+def action_names(ruleset: Ruleset | None = None) -> tuple[str, ...]:
+    """The name of every action id of ``ruleset``'s action space (default: the standard rules),
+    as :func:`action_name` gives it; computed once per ruleset. ``action_names()[a]`` names
+    action ``a``."""
+    from .rules import DEFAULT_RULES
+
+    return _action_names(DEFAULT_RULES if ruleset is None else ruleset)
+
+
+@cache
+def _action_names(ruleset: Ruleset) -> tuple[str, ...]:
+    from .moves import move_table
+
+    n = len(move_table(ruleset))
+    return tuple(action_name(a, ruleset) for a in range(num_actions(n)))

@@ -56,8 +56,12 @@ Zero on every step until the game ends; then each seat's result under the ``rewa
 that took it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env``
 raises a ``ValueError`` naming the move and why it is illegal.
 
-At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement), ``winner``,
-``landlord`` (agent names), ``bombs``, ``spring`` and ``code`` (the deal code).
+At the end, every agent's ``info`` holds the end-of-game keys shared by every env, numbers only
+(seats as ints 0-2, ``player_k`` is seat ``k``): ``payoffs`` and ``rewards`` ((3,) float64 per
+seat: the settlement and the reward under ``reward``), ``winner``, ``landlord``, ``bombs``,
+``spring`` (0/1) and ``multiplier``. Before the end the infos are empty. The deal code is
+``env.unwrapped.deal_code()``; ``env.unwrapped.information_state(agent)`` gives the agent's
+view with the whole public history (:func:`ddz_env.observation.information_state`).
 
 ### Options
 
@@ -71,8 +75,8 @@ At the end, every agent's ``info`` holds ``payoffs`` (dict agent → settlement)
 | `base_points`   | a positive int                           | `1`          |
 | `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
 
-Every field of :class:`ddz_env.Ruleset` is an option; an unknown option or a bad value is a
-``ValueError`` at construction. ``reset(seed=s)`` deals deterministically from ``s``;
+Every field of :class:`ddz_env.Ruleset` is an option; an unknown option is a ``TypeError``
+worded as Python's for a bad keyword argument, a bad value a ``ValueError``, at construction. ``reset(seed=s)`` deals deterministically from ``s``;
 ``reset(options={"code": "XXXX-…"})`` replays a deal code (``ddz_env.encode_deal``); other keys
 of ``options`` are ignored.
 
@@ -95,6 +99,7 @@ from .env_common import (
     action_id,
     check_render_mode,
     check_reward_mode,
+    end_info,
     illegal_message,
     observation_high,
     render_text,
@@ -102,7 +107,7 @@ from .env_common import (
     seat_rewards,
 )
 from .game import OVER, Game, check_seed
-from .observation import OBS_SIZE, observe
+from .observation import OBS_SIZE, information_state, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
 # What clone/state/restore copy besides the game, and what a clone shares (read-only).
@@ -134,7 +139,7 @@ class raw_env(AECEnv):
 
     def __init__(self, render_mode: str | None = None, reward: str = "wp", **options: Any):
         super().__init__()
-        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"))
+        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"), "raw_env")
         self.reward_mode = check_reward_mode(reward)
         self.render_mode = check_render_mode(render_mode)
         self.game = Game(1, self.ruleset)
@@ -194,22 +199,20 @@ class raw_env(AECEnv):
             values = seat_rewards(self.game, self.reward_mode)[0]
             self.rewards = {a: float(values[k]) for k, a in enumerate(AGENTS)}
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: self._final_info() for a in AGENTS}
+            self.infos = {a: end_info(self.game, 0, values) for a in AGENTS}
             self._accumulate_rewards()
         self.agent_selection = AGENTS[int(self.game.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
-    def _final_info(self) -> dict[str, Any]:
-        g = self.game
-        return {
-            "payoffs": {a: float(g.payoffs[0, k]) for k, a in enumerate(AGENTS)},
-            "winner": AGENTS[int(g.winner[0])],
-            "landlord": AGENTS[int(g.landlord[0])],
-            "bombs": int(g.bombs[0]),
-            "spring": bool(g.spring[0]),
-            "code": g.deal_code(0),
-        }
+    def deal_code(self) -> str:
+        """The code of the current deal (``reset(options={"code": ...})`` replays it)."""
+        return self.game.deal_code(0)
+
+    def information_state(self, agent: str) -> np.ndarray:
+        """``agent``'s information state with the whole public history, (INFOSTATE_SIZE,)
+        float32 (:func:`ddz_env.observation.information_state`)."""
+        return information_state(self.game, seats=[AGENTS.index(agent)])[0]
 
     # ---------------------------------------------------------------- state API (for search)
     def clone(self) -> raw_env:

@@ -23,6 +23,7 @@ DouZero's training targets do (so they do not sum to zero); ``score`` is zero-su
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 import numpy as np
 
@@ -36,20 +37,28 @@ REWARD_MODES = ("wp", "adp", "logadp", "score")
 RULESET_OPTIONS = tuple(f.name for f in fields(Ruleset))
 
 
-def ruleset_from_options(options: dict, env_options: tuple[str, ...]) -> Ruleset:
+def ruleset_from_options(
+    options: dict, env_options: tuple[str, ...], owner: str = "the environment"
+) -> Ruleset:
     """The :class:`Ruleset` named by ``options`` (every Ruleset field, or ``ruleset=Ruleset(...)``).
 
-    Unknown keys are a ``ValueError`` that lists every option the environment knows, including
-    the environment's own ``env_options``.
+    Unknown keys are a ``TypeError`` worded as Python words it for a bad keyword argument
+    (``"DouDizhuEnv() got an unexpected keyword argument 'frameskip'"``, so callers that retry
+    without an optional keyword, as TorchRL's ``GymEnv`` does, recognise it), followed by every
+    option the environment knows, including the environment's own ``env_options``. A bad value
+    of a known option is a ``ValueError``.
     """
     options = dict(options)
     ruleset = options.pop("ruleset", None)
     unknown = sorted(set(options) - set(RULESET_OPTIONS))
     if unknown:
         known = sorted((*RULESET_OPTIONS, "ruleset", *env_options))
-        raise ValueError(
-            f"unknown option(s) {', '.join(map(repr, unknown))}; known options: {', '.join(known)}"
+        words = (
+            f"an unexpected keyword argument {unknown[0]!r}"
+            if len(unknown) == 1
+            else "unexpected keyword arguments " + ", ".join(map(repr, unknown))
         )
+        raise TypeError(f"{owner}() got {words}; known options: {', '.join(known)}")
     if ruleset is not None:
         if not isinstance(ruleset, Ruleset):
             raise ValueError(f"ruleset must be a ddz_env.Ruleset, not {type(ruleset).__name__}")
@@ -121,6 +130,22 @@ def action_id(action) -> int | None:
     if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
         return int(action.reshape(-1)[0])
     return None
+
+
+def end_info(game: Game, b: int, per_seat: np.ndarray) -> dict[str, Any]:
+    """The end-of-game info of game ``b`` (see :data:`END_INFO_KEYS`), numbers only."""
+    return {
+        "payoffs": game.payoffs[b].astype(np.float64),
+        "rewards": np.asarray(per_seat, np.float64).copy(),
+        "winner": int(game.winner[b]),
+        "landlord": int(game.landlord[b]),
+        "bombs": int(game.bombs[b]),
+        "spring": int(game.spring[b]),
+        "multiplier": int(game.multiplier[b]),
+    }
+
+
+END_INFO_KEYS = ("payoffs", "rewards", "winner", "landlord", "bombs", "spring", "multiplier")
 
 
 def illegal_message(game: Game, b: int, action, who: str) -> str | None:

@@ -34,6 +34,37 @@ history             810     the last 15 moves of the play, oldest first, 15 × 5
 
 Per-move features: :func:`move_features` gives the 54-number card encoding of every row of the
 move table (N, 54), so a learner scores each legal move by its features.
+
+Information state
+-----------------
+
+:func:`information_state` gives one seat's view with the *whole* public history of the deal,
+for methods that need perfect recall (CFR, NFSP, ReBeL-style search): every word of the auction
+and every move of the play, in order, with who took it, plus the seat's own dealt hand. Seats
+other than ``seat`` are relative to the observer (0 self, 1 next, 2 previous). Layout
+(float32, ``INFOSTATE_SIZE`` = 9,112), also ``INFOSTATE_LAYOUT`` / ``INFOSTATE_SLICES``:
+
+==================  ======  ===============================================================
+name                size    meaning
+==================  ======  ===============================================================
+seat                3       one-hot own seat (0-2, absolute)
+dealt_hand          54      the 17 cards dealt to the observer (before the kitty)
+hand                54      own cards now
+kitty               54      the kitty once revealed (zeros before)
+first_bidder        3       one-hot (relative) seat that opened the auction
+landlord            3       one-hot (relative) landlord seat (zeros during the auction)
+auction             49      7 slots × 7, oldest first: one-hot (relative) seat, then one-hot
+                            word (pass, bid 1, bid 2, bid 3); unused slots are zeros
+play                8892    156 slots × 57, oldest first: one-hot (relative) seat, then the
+                            54-number card encoding of the move (zeros for a pass); unused
+                            slots are zeros
+==================  ======  ===============================================================
+
+The slot counts are upper bounds, not truncations: an auction has at most 7 words (``"open"``
+bidding: at most two passes before the first bid, one between bids, bids 1, 2, 3 increasing),
+and a play at most 52 moves that play cards (the game ends when a hand empties, so at most
+20 + 16 + 16 cards are played) each followed by at most two passes. The auction is the one of
+the current deal (an all-pass auction redeals, and the redealt cards are no longer in play).
 """
 
 from __future__ import annotations
@@ -42,6 +73,7 @@ from functools import cache
 
 import numpy as np
 
+from .cards import card_rank
 from .game import BIDDING, Game
 from .moves import move_table
 from .rules import DEFAULT_RULES, Ruleset
@@ -69,6 +101,20 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = (
 OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 _DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
 
+AUCTION_SLOTS = 7
+PLAY_SLOTS = 156
+INFOSTATE_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("seat", 3),
+    ("dealt_hand", 54),
+    ("hand", 54),
+    ("kitty", 54),
+    ("first_bidder", 3),
+    ("landlord", 3),
+    ("auction", AUCTION_SLOTS * 7),
+    ("play", PLAY_SLOTS * 57),
+)
+INFOSTATE_SIZE = sum(size for _, size in INFOSTATE_LAYOUT)
+
 
 def obs_slices() -> dict[str, slice]:
     """Field name → slice of the observation vector."""
@@ -80,6 +126,17 @@ def obs_slices() -> dict[str, slice]:
 
 
 OBS_SLICES = obs_slices()
+
+
+def _slices(layout) -> dict[str, slice]:
+    out, offset = {}, 0
+    for name, size in layout:
+        out[name] = slice(offset, offset + size)
+        offset += size
+    return out
+
+
+INFOSTATE_SLICES = _slices(INFOSTATE_LAYOUT)
 
 
 def encode_cards(counts: np.ndarray) -> np.ndarray:
@@ -110,6 +167,7 @@ def _move_features_for_kickers(kickers: str) -> np.ndarray:
     return feats
 
 
+_CARD_RANK_ONEHOT = np.eye(15, dtype=np.int16)[card_rank(np.arange(54))]  # (54, 15)
 _RANK_THERMO = (np.arange(5)[:, None] > np.arange(4)).astype(np.float32)  # count → 4 numbers
 _O = {name: sl.start for name, sl in OBS_SLICES.items()}
 
@@ -220,4 +278,59 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
     acts = game.history_action[idx[:, None], np.maximum(pos, 0)].astype(np.int64)
     acts = np.where(valid & (acts < game.num_moves), acts, 0)
     out[:, S["history"]] = move_features(game.ruleset)[acts].reshape(n, -1)
+    return out
+
+
+def information_state(game: Game, seats=None, games=None) -> np.ndarray:
+    """Information states (len(games), INFOSTATE_SIZE) float32 of ``seats`` (default: the
+    player to act): the whole public history of the deal with the seat's own cards (see the
+    module docstring for the layout)."""
+    idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
+    idx = idx.reshape(-1)
+    n = len(idx)
+    seat = (
+        game.current_player[idx].astype(np.int64)
+        if seats is None
+        else np.broadcast_to(np.asarray(seats, np.int64).reshape(-1), (n,)).copy()
+    )
+    rows = np.arange(n)
+    S = INFOSTATE_SLICES
+    out = np.zeros((n, INFOSTATE_SIZE), np.float32)
+    out[rows, S["seat"].start + seat] = 1
+    dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ _CARD_RANK_ONEHOT
+    out[:, S["dealt_hand"]] = encode_cards(dealt)
+    out[:, S["hand"]] = encode_cards(game.hands[idx, seat])
+    landlord = game.landlord[idx].astype(np.int64)
+    known = landlord >= 0
+    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]])
+    first = game.first_bidder[idx].astype(np.int64)
+    out[rows, S["first_bidder"].start + (first - seat) % 3] = 1
+    out[rows[known], S["landlord"].start + ((landlord - seat) % 3)[known]] = 1
+    length = game.history_len[idx].astype(np.int64)
+    start = game.play_start[idx].astype(np.int64)
+    auction_len = np.where(game.phase[idx] == BIDDING, length, start)
+    num_moves = game.num_moves
+    # auction: slot j holds history entry j
+    j = np.arange(AUCTION_SLOTS)
+    valid = j[None] < auction_len[:, None]
+    acts = game.history_action[idx[:, None], j[None]].astype(np.int64)
+    who = (game.history_player[idx[:, None], j[None]].astype(np.int64) - seat[:, None]) % 3
+    word = np.where(acts == 0, 0, acts - num_moves + 1)
+    r, k = np.nonzero(valid)
+    base = S["auction"].start + 7 * k
+    out[r, base + who[r, k]] = 1
+    out[r, base + 3 + word[r, k]] = 1
+    # play: slot k holds history entry play_start + k
+    k = np.arange(PLAY_SLOTS)
+    pos = start[:, None] + k[None]
+    valid = (pos < length[:, None]) & ~(game.phase[idx] == BIDDING)[:, None]
+    pos = np.minimum(pos, game.history_action.shape[1] - 1)
+    acts = game.history_action[idx[:, None], pos].astype(np.int64)
+    acts = np.where(valid & (acts > 0) & (acts < num_moves), acts, 0)
+    who = (game.history_player[idx[:, None], pos].astype(np.int64) - seat[:, None]) % 3
+    play = out[:, S["play"]].reshape(n, PLAY_SLOTS, 57)
+    play[:, :, 3:] = move_features(game.ruleset)[acts]
+    r, k = np.nonzero(valid)
+    play[r, k, who[r, k]] = 1
+    out[:, S["play"]] = play.reshape(n, -1)
     return out

@@ -39,13 +39,20 @@ class _RegisterAfterImport(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name != "gymnasium":
             return None
-        _remove_hook()
-        spec = importlib.util.find_spec(name)
+        spec = None
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         exec_module = spec.loader.exec_module
 
         def exec_and_register(module):
+            # the hook stays until gymnasium really runs: a mere ``importlib.util.find_spec``
+            # (libraries check whether gymnasium is installed that way) must not use it up
+            _remove_hook()
             exec_module(module)
             register_envs()
 

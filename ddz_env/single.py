@@ -11,13 +11,16 @@ Registered as ``"ddz/DouDizhu-v0"``::
     obs, info = env.reset(seed=0)
 
 * Observation: ``{"observation": (1302,) float32, "action_mask": (N + 3,) int8}``, the learner's
-  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over).
+  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over);
+  with ``mask_in_obs=False``, the (1302,) features alone. :meth:`DouDizhuEnv.action_masks`
+  returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
 * Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
   ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
-* Info: ``seat`` (the learner's seat) and ``code`` (the deal code) at reset; at the end also
-  ``payoffs`` ((3,) settlement per seat), ``rewards`` ((3,) per seat under ``reward``),
-  ``winner``, ``landlord``.
+* Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
+  end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
+  and ``rewards`` (3,) per seat, ``winner``, ``landlord``, ``bombs``, ``spring``,
+  ``multiplier``). The deal code is :meth:`DouDizhuEnv.deal_code`.
 
 Options:
 
@@ -29,14 +32,20 @@ Options:
                     one (e.g. an agent class), or a sequence of two of those for the seats
                     after and before the learner
 ``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
-``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward`` and
-                    ``info["illegal_action"]`` explains why, as PettingZoo's
+``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward``,
+                    ``info["illegal_action"]`` is the action id (-1 if it was not an integer)
+                    and ``env.illegal_message`` explains why, as PettingZoo's
                     ``TerminateIllegalWrapper`` does) or ``"raise"`` (``ValueError`` naming the
                     move and why it is illegal)
 ``illegal_reward``  reward for an illegal action under ``"terminate"`` (default -1.0)
+``mask_in_obs``     ``True`` (default: a dict observation with the mask) or ``False`` (the
+                    features alone, for flat policies; the mask from ``action_masks()``)
 ``render_mode``     ``None``, ``"ansi"`` (text) or ``"human"`` (printed)
 ruleset fields      ``bidding``, ``redeal_limit``, ``kickers``, ``base_points`` (or ``ruleset``)
 ==================  ==========================================================================
+
+An unknown option is a ``TypeError`` worded as Python's for a bad keyword argument; a bad value
+of a known option is a ``ValueError``.
 
 ``reset(seed=s)`` makes the deals, the drawn seats and the opponents' randomness (each
 opponent's ``reset(seed=...)`` gets a seed drawn from ``s``) deterministic;
@@ -58,6 +67,7 @@ from .env_common import (
     action_id,
     check_render_mode,
     check_reward_mode,
+    end_info,
     illegal_message,
     observation_high,
     render_text,
@@ -68,7 +78,15 @@ from .game import OVER, Game, check_seed
 from .infoset import infoset
 from .observation import OBS_SIZE, observe
 
-_ENV_OPTIONS = ("seat", "opponents", "reward", "illegal_action", "illegal_reward", "render_mode")
+_ENV_OPTIONS = (
+    "seat",
+    "opponents",
+    "reward",
+    "illegal_action",
+    "illegal_reward",
+    "mask_in_obs",
+    "render_mode",
+)
 _SEATS = ("seat 0", "seat 1", "seat 2")
 
 
@@ -110,10 +128,14 @@ class DouDizhuEnv(gymnasium.Env):
         reward: str = "wp",
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
+        mask_in_obs: bool = True,
         render_mode: str | None = None,
         **options: Any,
     ):
-        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS)
+        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS, "DouDizhuEnv")
+        if not isinstance(mask_in_obs, (bool, np.bool_)):
+            raise ValueError(f"mask_in_obs must be True or False, not {mask_in_obs!r}")
+        self.mask_in_obs = bool(mask_in_obs)
         if seat != "random" and (isinstance(seat, bool) or seat not in (0, 1, 2)):
             raise ValueError(f"seat must be 0, 1, 2 or 'random', not {seat!r}")
         self.seat_option = seat
@@ -138,15 +160,20 @@ class DouDizhuEnv(gymnasium.Env):
         self.opponents = opponents
         self.game = Game(1, self.ruleset, seed=0)
         self.num_actions = self.game.num_actions
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-            }
-        )
+        features = spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32)
+        if self.mask_in_obs:
+            self.observation_space = spaces.Dict(
+                {
+                    "observation": features,
+                    "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+                }
+            )
+        else:
+            self.observation_space = features
         self.action_space = spaces.Discrete(self.num_actions)
         self.seat = 0 if seat == "random" else int(seat)
         self._episode_over = True
+        self.illegal_message: str | None = None
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -175,20 +202,23 @@ class DouDizhuEnv(gymnasium.Env):
                     f"in deal {code} the game ends before seat {self.seat} acts; choose another seat"
                 )
         self._episode_over = False
+        self.illegal_message = None
         if self.render_mode == "human":
             self.render()
-        return self._observation(), {"seat": self.seat, "code": self.game.deal_code(0)}
+        return self._observation(), {"seat": self.seat}
 
     def step(self, action):
         if self._episode_over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        info: dict[str, Any] = {"seat": self.seat, "code": self.game.deal_code(0)}
+        info: dict[str, Any] = {"seat": self.seat}
         problem = illegal_message(self.game, 0, action, f"the learner (seat {self.seat})")
         if problem is not None:
             if self.illegal_action == "raise":
                 raise ValueError(problem)
             self._episode_over = True
-            info["illegal_action"] = problem
+            self.illegal_message = problem
+            a = action_id(action)
+            info["illegal_action"] = -1 if a is None else a
             return self._observation(), self.illegal_reward, True, False, info
         self.game.step([action_id(action)])
         self._play_opponents()
@@ -197,15 +227,27 @@ class DouDizhuEnv(gymnasium.Env):
             per_seat = seat_rewards(self.game, self.reward_mode)[0]
             reward, terminated = float(per_seat[self.seat]), True
             self._episode_over = True
-            info.update(
-                payoffs=self.game.payoffs[0].copy(),
-                rewards=per_seat,
-                winner=int(self.game.winner[0]),
-                landlord=int(self.game.landlord[0]),
-            )
+            info.update(end_info(self.game, 0, per_seat))
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """(N + 3,) int8: the learner's legal actions now (all zeros once the episode is over),
+        the method sb3-contrib's ``MaskablePPO`` reads; the same array as the observation's
+        ``"action_mask"``."""
+        mask = np.zeros(self.num_actions, np.int8)
+        if (
+            not self._episode_over
+            and self.game.current_player[0] == self.seat
+            and self.game.phase[0] != OVER
+        ):
+            mask[:] = self.game.legal_action_mask()[0]
+        return mask
+
+    def deal_code(self) -> str:
+        """The code of the current deal (``reset(options={"code": ...})`` replays it)."""
+        return self.game.deal_code(0)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -237,13 +279,8 @@ class DouDizhuEnv(gymnasium.Env):
                 raise RuntimeError(problem)
             game.step([action_id(action)])
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = observe(self.game, seats=[self.seat])[0]
-        mask = np.zeros(self.num_actions, np.int8)
-        if (
-            not self._episode_over
-            and self.game.current_player[0] == self.seat
-            and self.game.phase[0] != OVER
-        ):
-            mask[:] = self.game.legal_action_mask()[0]
-        return {"observation": obs, "action_mask": mask}
+        if not self.mask_in_obs:
+            return obs
+        return {"observation": obs, "action_mask": self.action_masks()}

@@ -13,7 +13,7 @@ key                 shape / dtype       meaning
 ==================  ==================  ========================================================
 ``observation``     (n, 1302) float32   the features of :mod:`ddz_env.observation` seen by the
                                         player to act
-``action_mask``     (n, N + 3) bool     its legal actions (all False in a finished game)
+``action_mask``     (n, N + 3) int8     its legal actions (all 0 in a finished game)
 ``current_player``  (n,) int64          the seat to act, 0-2
 ==================  ==================  ========================================================
 
@@ -21,14 +21,21 @@ Actions: ``(n,)`` ints in the game's action space (:mod:`ddz_env.game`: moves, t
 An illegal action raises ``ValueError`` naming the game, the move and why (the state is left
 unchanged). :meth:`DouDizhuVectorEnv.sample_legal_actions` draws uniformly random legal actions.
 
-Rewards: ``rewards[i]`` is the reward of the seat that acted in game ``i`` on this step under the
-``reward`` option (``wp``, ``adp``, ``logadp``, ``score``; see :mod:`ddz_env.env_common`), zero
-until the game ends. When a game ends, ``infos`` carries every seat's result (masked the Gymnasium
-way, ``infos["_payoffs"][i]`` is True for the games that ended):
+Rewards: ``rewards[i]`` is zero until game ``i`` ends, then the result of seat ``learner_seat``
+(option, default 0) under the ``reward`` option (``wp``, ``adp``, ``logadp``, ``score``; see
+:mod:`ddz_env.env_common`), so an episode's return is that seat's result and generic wrappers
+(``gymnasium.wrappers.vector.RecordEpisodeStatistics``) report it. Self-play learners take each
+seat's result from ``infos["rewards"]``. When a game ends, ``infos`` carries the end-of-game keys
+shared by every env, numbers only (masked the Gymnasium way, ``infos["_payoffs"][i]`` is True
+for the games that ended):
 
 * ``payoffs`` (n, 3) float64: the settlement of docs/RULES.md (``Game.payoffs``) per seat;
 * ``rewards`` (n, 3) float64: each seat's reward under the ``reward`` option;
-* ``winner``, ``landlord`` (n,) int64 seats, ``bombs`` (n,) int64.
+* ``winner``, ``landlord`` (n,) int64 seats, ``bombs``, ``spring`` (0/1), ``multiplier`` (n,)
+  int64.
+
+Deal codes: :meth:`DouDizhuVectorEnv.deal_code` (the deal now in game ``i``) and
+:meth:`DouDizhuVectorEnv.final_deal_code` (the deal that last ended there).
 
 Autoreset (``autoreset_mode``, see https://farama.org/Vector-Autoreset-Mode):
 
@@ -43,8 +50,9 @@ Autoreset (``autoreset_mode``, see https://farama.org/Vector-Autoreset-Mode):
 
 ``reset(seed=s)`` makes the stream of deals deterministic; ``options`` may hold ``reset_mask``
 (bool (n,): reset only those games) and ``codes`` (one deal code or ``None`` per game reset).
-Options are the :class:`~ddz_env.rules.Ruleset` fields plus ``reward``, ``autoreset_mode`` and
-``render_mode`` (``"ansi"``: ``render()`` returns one text per game).
+Options are the :class:`~ddz_env.rules.Ruleset` fields plus ``reward``, ``learner_seat``,
+``autoreset_mode`` and ``render_mode`` (``"ansi"``: ``render()`` returns one text per game); an
+unknown option is a ``TypeError`` worded as Python's for a bad keyword argument.
 
 :func:`bench_vector_env` measures steps per second with random legal actions.
 """
@@ -59,7 +67,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .codes import encode_deal
 from .env_common import (
+    END_INFO_KEYS,
     check_render_mode,
     check_reward_mode,
     observation_high,
@@ -70,7 +80,7 @@ from .env_common import (
 from .game import OVER, Game, check_seed
 from .observation import OBS_SIZE, observe
 
-_ENV_OPTIONS = ("num_envs", "reward", "autoreset_mode", "render_mode")
+_ENV_OPTIONS = ("num_envs", "reward", "learner_seat", "autoreset_mode", "render_mode")
 
 
 def _autoreset_mode(value) -> AutoresetMode:
@@ -95,6 +105,7 @@ class DouDizhuVectorEnv(VectorEnv):
         self,
         num_envs: int = 1,
         reward: str = "wp",
+        learner_seat: int = 0,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         **options: Any,
@@ -105,8 +116,11 @@ class DouDizhuVectorEnv(VectorEnv):
             or num_envs < 1
         ):
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
-        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS)
+        self.ruleset = ruleset_from_options(options, _ENV_OPTIONS, "DouDizhuVectorEnv")
         self.reward_mode = check_reward_mode(reward)
+        if isinstance(learner_seat, bool) or learner_seat not in (0, 1, 2):
+            raise ValueError(f"learner_seat must be 0, 1 or 2, not {learner_seat!r}")
+        self.learner_seat = int(learner_seat)
         self.render_mode = check_render_mode(render_mode, ("ansi",))
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
@@ -116,7 +130,7 @@ class DouDizhuVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.bool_),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
                 "current_player": spaces.Discrete(3),
             }
         )
@@ -124,6 +138,8 @@ class DouDizhuVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._needs_reset = np.zeros(n, bool)
+        self._final_owner = np.full((n, 54), -1, np.int8)
+        self._final_first = np.zeros(n, np.int8)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -158,7 +174,6 @@ class DouDizhuVectorEnv(VectorEnv):
             raise ValueError(f"expected actions of shape ({n},), got {actions.shape}")
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        actor = game.current_player.astype(np.int64)
         live = game.phase != OVER
         game.step(actions)
         finished = np.flatnonzero(live & (game.phase == OVER))
@@ -168,8 +183,10 @@ class DouDizhuVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if len(finished):
             per_seat = seat_rewards(game, self.reward_mode, finished)
-            rewards[finished] = per_seat[np.arange(len(finished)), actor[finished]]
+            rewards[finished] = per_seat[:, self.learner_seat]
             infos = self._end_infos(finished, per_seat, terminations)
+            self._final_owner[finished] = game.owner[finished]
+            self._final_first[finished] = game.first_bidder[finished]
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             restart = np.flatnonzero(self._needs_reset)
             if len(restart):
@@ -194,6 +211,20 @@ class DouDizhuVectorEnv(VectorEnv):
             return None
         return tuple(render_text(self.game, b) for b in range(self.num_envs))
 
+    def deal_code(self, i: int = 0) -> str:
+        """The code of the deal now in game ``i`` (``reset(options={"codes": [...]})`` replays
+        it)."""
+        return self.game.deal_code(int(i))
+
+    def final_deal_code(self, i: int = 0) -> str | None:
+        """The code of the deal that last ended in game ``i`` (``None`` before one has ended),
+        whatever the autoreset mode: under ``SAME_STEP`` the next deal is already dealt when the
+        step returns."""
+        i = int(i)
+        if self._final_owner[i, 0] < 0:
+            return None
+        return encode_deal(self._final_owner[i], int(self._final_first[i]))
+
     # ------------------------------------------------------------------ helpers
     def sample_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action per game (0 in finished games), from the packed
@@ -209,7 +240,7 @@ class DouDizhuVectorEnv(VectorEnv):
             mask, player = mask[games], player[games]
         return {
             "observation": observe(game, games=games),
-            "action_mask": mask,
+            "action_mask": mask.view(np.int8),  # bool -> int8 without a copy
             "current_player": player,
         }
 
@@ -226,10 +257,13 @@ class DouDizhuVectorEnv(VectorEnv):
             ("winner", game.winner),
             ("landlord", game.landlord),
             ("bombs", game.bombs),
+            ("spring", game.spring),
+            ("multiplier", game.multiplier),
         ):
             array = np.zeros(n, np.int64)
             array[finished] = values[finished]
             out[key] = array
+        assert tuple(out) == END_INFO_KEYS
         for key in list(out):
             out[f"_{key}"] = ended.copy()
         return out

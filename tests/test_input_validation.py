@@ -118,9 +118,12 @@ def test_vector_env_accepts_numpy_seeds_and_refuses_floats():
 
 def test_single_env_accepts_numpy_seeds_and_refuses_floats():
     env = DouDizhuEnv(opponents="random")
-    code = env.reset(seed=3)[1]["code"]
-    assert env.reset(seed=np.int64(3))[1]["code"] == code
-    assert env.reset(seed=np.uint32(3))[1]["code"] == code
+    env.reset(seed=3)
+    code = env.deal_code()
+    env.reset(seed=np.int64(3))
+    assert env.deal_code() == code
+    env.reset(seed=np.uint32(3))
+    assert env.deal_code() == code
     with pytest.raises(TypeError, match="seed must be an integer or None"):
         env.reset(seed=1.5)
 

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import ddz_env
-from ddz_env.env_common import seat_rewards
+from ddz_env.env_common import END_INFO_KEYS, seat_rewards
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import InfoSet
 from ddz_env.single import DouDizhuEnv
@@ -78,7 +78,7 @@ def test_seeded_episodes_are_identical_and_seats_are_drawn():
             )
             trace.append((obs["observation"].tobytes(), reward))
             if terminated:
-                return info["seat"], info["code"], trace
+                return info["seat"], env.deal_code(), trace
 
     assert episode(3) == episode(3)
     assert episode(3)[1] != episode(4)[1]
@@ -123,13 +123,15 @@ def test_code_and_seat_options_replay_a_deal():
     code = Game(1, seed=9).deal_code(0)
     env = DouDizhuEnv(opponents="random")
     _, info = env.reset(seed=0, options={"code": code, "seat": 2})
-    assert info == {"seat": 2, "code": code}
+    assert info == {"seat": 2}
+    assert env.deal_code() == code
     owner = env.game.owner.copy()
     # replaying the code from another seed deals the same cards
     env.reset(seed=5, options={"code": code, "seat": 2})
     np.testing.assert_array_equal(env.game.owner, owner)
     assert env.game.deal_code(0) == code
-    assert env.reset(seed=5)[1]["code"] != code
+    env.reset(seed=5)
+    assert env.deal_code() != code
 
 
 def test_illegal_actions_terminate_or_raise():
@@ -138,9 +140,8 @@ def test_illegal_actions_terminate_or_raise():
     assert env.game.phase[0] == BIDDING
     obs, reward, terminated, truncated, info = env.step(5)
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["illegal_action"].endswith(
-        "by the learner (seat 0): the auction is on: pass or bid"
-    )
+    assert info == {"seat": 0, "illegal_action": 5}
+    assert env.illegal_message.endswith("by the learner (seat 0): the auction is on: pass or bid")
     assert not obs["action_mask"].any()
     with pytest.raises(
         RuntimeError, match=re.escape("the episode is over: call reset() before step()")
@@ -176,12 +177,47 @@ def test_illegal_actions_terminate_or_raise():
         ),
         ({"reward": "money"}, "reward must be one of"),
         ({"kickers": "some"}, "kickers must be 'distinct' or 'any', not 'some'"),
-        ({"num_envs": 4}, "unknown option(s) 'num_envs'"),
+        ({"mask_in_obs": "no"}, "mask_in_obs must be True or False, not 'no'"),
     ],
 )
 def test_bad_options_are_clear_errors(options, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         DouDizhuEnv(**options)
+
+
+def test_unknown_options_are_a_type_error_worded_as_python_words_it():
+    message = "DouDizhuEnv() got an unexpected keyword argument 'num_envs'; known options:"
+    with pytest.raises(TypeError, match=re.escape(message)):
+        DouDizhuEnv(num_envs=4)
+
+
+def test_action_masks_and_mask_out_of_the_observation():
+    env = DouDizhuEnv(opponents="random", seat=1)
+    flat = DouDizhuEnv(opponents="random", seat=1, mask_in_obs=False)
+    assert flat.observation_space == env.observation_space["observation"]
+    obs, _ = env.reset(seed=4)
+    flat_obs, _ = flat.reset(seed=4)
+    rng = np.random.default_rng(4)
+    steps = 0
+    while True:
+        mask = env.action_masks()
+        assert mask.dtype == np.int8 and mask.shape == (env.num_actions,)
+        np.testing.assert_array_equal(mask, obs["action_mask"])
+        np.testing.assert_array_equal(mask, flat.action_masks())
+        np.testing.assert_array_equal(flat_obs, obs["observation"])
+        assert flat.observation_space.contains(flat_obs)
+        assert mask.any()
+        action = int(rng.choice(np.flatnonzero(mask)))
+        obs, reward, terminated, _, info = env.step(action)
+        flat_obs, flat_reward, flat_terminated, _, flat_info = flat.step(action)
+        assert (reward, terminated) == (flat_reward, flat_terminated)
+        steps += 1
+        if terminated:
+            break
+    assert steps > 1
+    assert not env.action_masks().any() and not flat.action_masks().any()
+    assert sorted(info) == sorted(["seat", *END_INFO_KEYS])
+    assert all(isinstance(v, (int, np.ndarray)) for v in info.values())
 
 
 def test_a_bad_opponent_is_named():
@@ -218,3 +254,20 @@ def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["DouDizhuEnv", "True"]
+
+
+def test_registration_survives_a_find_spec_before_the_import():
+    """Libraries check ``importlib.util.find_spec("gymnasium")`` before importing it (TorchRL
+    does); the registration must still happen on the real import."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.util, sys, ddz_env\n"
+        "assert importlib.util.find_spec('gymnasium') is not None\n"
+        "assert 'gymnasium' not in sys.modules\n"
+        "import gymnasium\n"
+        "print('ddz/DouDizhu-v0' in gymnasium.registry)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True"]

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from ddz_env import DouDizhuVectorEnv
-from ddz_env.env_common import seat_rewards
+from ddz_env.env_common import END_INFO_KEYS, seat_rewards
 from ddz_env.game import OVER, Game
 from ddz_env.observation import OBS_SLICES, observe
 from ddz_env.vector import bench_vector_env
@@ -34,7 +34,7 @@ def test_spaces_and_first_observation():
     assert infos == {}
     assert env.observation_space.contains(obs)
     assert obs["observation"].shape == (5, 1302) and obs["observation"].dtype == np.float32
-    assert obs["action_mask"].shape == (5, N_ACTIONS) and obs["action_mask"].dtype == np.bool_
+    assert obs["action_mask"].shape == (5, N_ACTIONS) and obs["action_mask"].dtype == np.int8
     assert obs["current_player"].tolist() == env.game.first_bidder.tolist()
     np.testing.assert_array_equal(obs["observation"], observe(env.game))
     n = N_ACTIONS - 3
@@ -75,13 +75,15 @@ def test_next_step_autoreset_and_end_infos(reward):
     assert (game.phase[ended] == OVER).all()
     # the final observation: nothing is legal any more
     assert not obs["action_mask"][ended].any()
-    for key in ("payoffs", "rewards", "winner", "landlord", "bombs"):
+    assert sorted(infos) == sorted([*END_INFO_KEYS, *(f"_{key}" for key in END_INFO_KEYS)])
+    for key in END_INFO_KEYS:
         assert infos[f"_{key}"].tolist() == terms.tolist()
+        assert infos[key].dtype.kind in "if"  # numbers only
     np.testing.assert_array_equal(infos["payoffs"][ended], game.payoffs[ended])
     assert (infos["payoffs"][~terms] == 0).all()
     per_seat = infos["rewards"][ended]
     np.testing.assert_array_equal(per_seat, seat_rewards(game, reward, ended))
-    np.testing.assert_array_equal(rewards[ended], per_seat[np.arange(len(ended)), actor[ended]])
+    np.testing.assert_array_equal(rewards[ended], per_seat[:, 0])  # learner_seat 0
     assert (rewards[~terms] == 0).all()
     for k, i in enumerate(ended):
         landlord, won = game.landlord[i], game.winner[i] == game.landlord[i]
@@ -92,6 +94,9 @@ def test_next_step_autoreset_and_end_infos(reward):
         value = value if won else -value
         assert per_seat[k, landlord] == value
         assert infos["winner"][i] == game.winner[i] and infos["bombs"][i] == bombs
+        assert infos["spring"][i] == game.spring[i]
+        assert infos["multiplier"][i] == game.multiplier[i]
+        assert env.final_deal_code(i) == env.deal_code(i) == game.deal_code(i)
     # the next step ignores the actions of the finished games and deals new ones
     garbage = np.where(terms, 123456, env.sample_legal_actions(rng))
     obs, rewards, terms2, _, infos = env.step(garbage)
@@ -118,7 +123,8 @@ def test_same_step_autoreset():
         assert set(final) == {"observation", "action_mask", "current_player"}
         assert not final["action_mask"].any()
         assert env.single_observation_space.contains(final)
-        assert rewards[i] == final_info["payoffs"][i, actor[i]]
+        assert rewards[i] == final_info["payoffs"][i, 0]  # learner_seat 0
+        assert env.final_deal_code(i) != env.deal_code(i)  # the next deal is already dealt
         assert infos["final_obs"][i]["observation"][OBS_SLICES["bidding"]][0] == 0
     assert all(infos["final_obs"][i] is None for i in np.flatnonzero(~terms))
     # the returned observation is already the new game's first one
@@ -200,8 +206,13 @@ def test_illegal_action_and_bad_input_errors():
         DouDizhuVectorEnv(2, autoreset_mode="sometimes")
     with pytest.raises(ValueError, match="reward must be one of"):
         DouDizhuVectorEnv(2, reward="points")
-    with pytest.raises(ValueError, match=re.escape("unknown option(s) 'seat'")):
+    with pytest.raises(
+        TypeError,
+        match=re.escape("DouDizhuVectorEnv() got an unexpected keyword argument 'seat'"),
+    ):
         DouDizhuVectorEnv(2, seat=1)
+    with pytest.raises(ValueError, match="learner_seat must be 0, 1 or 2, not 3"):
+        DouDizhuVectorEnv(2, learner_seat=3)
     with pytest.raises(ValueError, match="reset_mask must be a bool array of shape"):
         env.reset(options={"reset_mask": [1, 0]})
 
@@ -248,3 +259,44 @@ def test_make_vec_builds_the_batched_env():
     assert isinstance(env, DouDizhuVectorEnv)
     assert (env.num_envs, env.reward_mode) == (4, "adp")
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_rewards_are_the_learner_seats_result(learner_seat):
+    """``rewards[i]`` is ``learner_seat``'s result when game ``i`` ends, so its sign follows
+    that seat's wins and losses (not the seat that acted last, which always wins)."""
+    env = DouDizhuVectorEnv(32, learner_seat=learner_seat)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    seen = []
+    for _ in range(400):
+        _, rewards, terms, _, infos = env.step(env.sample_legal_actions(rng))
+        for i in np.flatnonzero(terms):
+            won = (infos["winner"][i] == infos["landlord"][i]) == (
+                infos["landlord"][i] == learner_seat
+            )
+            assert rewards[i] == (1.0 if won else -1.0) == infos["rewards"][i, learner_seat]
+            seen.append(rewards[i])
+        assert (rewards[~terms] == 0).all()
+    assert set(seen) == {-1.0, 1.0}
+
+
+def test_record_episode_statistics_reports_the_learner_seats_return():
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(DouDizhuVectorEnv(16), buffer_length=1000)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(600):
+        env.step(env.unwrapped.sample_legal_actions(rng))
+    returns = np.array(env.return_queue)
+    assert len(returns) > 20
+    assert set(returns.tolist()) == {-1.0, 1.0}  # each game's return is seat 0's result
+    assert 0.2 < (returns > 0).mean() < 0.8
+
+
+def test_final_deal_code_before_any_game_ended():
+    env = DouDizhuVectorEnv(2)
+    env.reset(seed=0)
+    assert env.final_deal_code(0) is None
+    assert env.deal_code(1) == env.game.deal_code(1)

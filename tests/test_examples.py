@@ -1,0 +1,58 @@
+"""Each script in examples/ runs for a few hundred steps and prints its steps/s and its win rate
+against Random before and after training. The SB3 and CleanRL-style ones run by default; the
+heavier clients are ``slow`` and skip when their library is not installed."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run_example(name: str, *args: str, needs: str | None = None) -> str:
+    if needs is not None and importlib.util.find_spec(needs) is None:
+        pytest.skip(f"{needs} is not installed (pip install -e '.[examples]')")
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert re.search(r"[\d,]+ steps/s", out.stdout), out.stdout
+    rates = re.search(r"win rate vs Random: before ([\d.]+), after ([\d.]+)", out.stdout)
+    assert rates, out.stdout
+    assert all(0.0 <= float(r) <= 1.0 for r in rates.groups())
+    return out.stdout
+
+
+def test_sb3_maskable_ppo():
+    run_example(
+        "sb3_maskable_ppo.py",
+        *("--steps", "256", "--n-steps", "128", "--epochs", "1", "--eval-episodes", "5"),
+        needs="sb3_contrib",
+    )
+
+
+def test_cleanrl_ppo_selfplay_reports_the_learner_seats_return():
+    out = run_example(
+        "cleanrl_ppo_selfplay.py",
+        *("--steps", "600", "--num-envs", "8", "--rollout", "40", "--eval-games", "12"),
+        needs="torch",
+    )
+    returns = [float(x) for x in re.findall(r"seat-0 mean return ([+-][\d.]+|nan)", out)]
+    assert returns and all(-1.0 <= r <= 1.0 for r in returns if r == r)
+
+
+@pytest.mark.slow
+def test_torchrl_rollout():
+    run_example("torchrl_rollout.py", "--episodes", "10", "--eval-episodes", "5", needs="torchrl")
+
+
+@pytest.mark.slow
+def test_tianshou_dqn():
+    run_example("tianshou_dqn.py", "--steps", "300", "--eval-episodes", "4", needs="tianshou")
