@@ -25,12 +25,15 @@ import subprocess
 import tempfile
 import time
 import weakref
+from functools import cache
 
 import numpy as np
 
 from ddz_env.cards import format_counts
 from ddz_env.game import BIDDING, splitmix64
 from ddz_env.infoset import InfoSet
+from ddz_env.moves import move_table
+from ddz_env.rules import Ruleset
 
 from .base import Agent
 
@@ -48,19 +51,26 @@ class BotError(Exception):
     """A bot failed to give a usable answer; the message says why (one line)."""
 
 
+@cache
+def _move_texts(kickers: str) -> tuple[str, ...]:
+    """``cards_text`` of every move of the table (built once per table)."""
+    table = move_table(Ruleset(kickers=kickers))
+    return tuple(table.cards_text(m) for m in range(len(table)))
+
+
 def request(info: InfoSet, seed: int = 0) -> dict:
     """The protocol's request for one decision: only what ``info``'s seat may see."""
-    table = info.table
+    texts = _move_texts(info.ruleset.kickers)
     n = info.num_moves
 
     def move(seat: int, move_id: int) -> dict:
-        return {"seat": int(seat), "id": int(move_id), "cards": table.cards_text(int(move_id))}
+        return {"seat": int(seat), "id": int(move_id), "cards": texts[move_id]}
 
     bidding = info.phase == BIDDING
     if bidding:
-        legal = [{"id": int(a), "bid": 0 if a == 0 else int(a) - n + 1} for a in info.legal_actions]
+        legal = [{"id": a, "bid": 0 if a == 0 else a - n + 1} for a in info.legal_actions.tolist()]
     else:
-        legal = [{"id": int(a), "cards": table.cards_text(int(a))} for a in info.legal_actions]
+        legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
     rules = info.ruleset
     return {
         "protocol": PROTOCOL_VERSION,
