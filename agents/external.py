@@ -8,7 +8,8 @@ request from an :class:`~ddz_env.infoset.InfoSet`, so a program sees exactly wha
 see and nothing else.
 
 A program that exits, answers something that is not a JSON object with an integer ``id``, or
-takes longer than its time limit raises :class:`BotError`; the arena turns that into a
+takes longer than its time limit raises :class:`BotError` (the first answer after the program
+starts gets :data:`STARTUP_GRACE` more seconds, for its start-up); the arena turns that into a
 forfeit of the game. The program is then stopped (its answers could be out of step) and started
 again for its next decision. Its standard error goes to a temporary file whose last line is
 quoted when it exits. Waiting for an answer uses ``select`` on the pipe (POSIX systems).
@@ -41,6 +42,8 @@ from .base import Agent
 PROTOCOL_VERSION = 1
 #: Seconds a program may take per decision when the run sets no ``--time-limit``.
 DEFAULT_TIME_LIMIT = 10.0
+#: Extra seconds allowed for the first answer after the program starts.
+STARTUP_GRACE = 5.0
 #: Longest answer line accepted, in bytes.
 MAX_ANSWER_BYTES = 1 << 16
 
@@ -120,6 +123,9 @@ class ExternalAgent(Agent):
 
     #: The arena leaves the time limit to this agent (it stops waiting by itself).
     enforces_time_limit = True
+    #: Extra seconds for the first answer after the program (re)starts: its start-up time does
+    #: not count against the time limit.
+    startup_grace = STARTUP_GRACE
 
     def __init__(self, command: str, name: str | None = None, time_limit: float | None = None):
         try:
@@ -222,13 +228,14 @@ class ExternalAgent(Agent):
         self._count += 1
         seed = int(splitmix64(key)[0] >> np.uint64(1))
         line = json.dumps(request(info, seed), separators=(",", ":")).encode() + b"\n"
+        fresh = self._proc is None or self._proc.poll() is not None
         proc = self._start()
         try:
             proc.stdin.write(line)
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._fail("stopped reading its input", exited=True) from None
-        answer = self._read_line(proc)
+        answer = self._read_line(proc, self.time_limit + (self.startup_grace if fresh else 0.0))
         try:
             data = json.loads(answer)
         except (ValueError, UnicodeDecodeError):
@@ -240,9 +247,9 @@ class ExternalAgent(Agent):
             raise self._fail(f'answered {shown}, not an object {{"id": ACTION_ID}}')
         return action
 
-    def _read_line(self, proc: subprocess.Popen) -> bytes:
+    def _read_line(self, proc: subprocess.Popen, wait: float) -> bytes:
         fd = proc.stdout.fileno()
-        deadline = time.monotonic() + self.time_limit
+        deadline = time.monotonic() + wait
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0:

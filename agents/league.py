@@ -517,6 +517,16 @@ def plot_league(result: LeagueResult, path: str | os.PathLike) -> None:
         color="tab:blue",
         capsize=4,
     )
+    for k, i in enumerate(order):
+        label = (
+            "anchor"
+            if result.bots[i] == result.anchor
+            else f"{result.ratings[i]:.0f} ± {result.rating_ci[i]:.0f}"
+        )
+        x = max(result.ratings[i], 0) + result.rating_ci[i]
+        bars.text(x, k, f"  {label}", va="center", fontsize=9)
+    low, high = bars.get_xlim()
+    bars.set_xlim(low, high + 0.2 * (high - low))
     bars.set_yticks(range(n), [result.bots[i] for i in order])
     bars.axvline(0, color="grey", linewidth=0.8)
     bars.set_xlabel(f"rating (Elo scale, {result.anchor} = 0, 95% interval)")

@@ -18,7 +18,8 @@ is a ``BaseException`` subclass, so a bot's ``except Exception`` can't swallow i
 limits depend on the machine: a bot that decides close to the limit can forfeit in one run and
 not in another, which is the only way a forfeit can make a run non-reproducible. Without a time
 limit, in-process bots are never timed. Program bots enforce their own limit by waiting at
-most that long for the answer (10 s when none is set).
+most that long for the answer (10 s when none is set; 5 s more for the first answer after the
+program starts).
 
 **Scoring of a forfeited game.** The forfeiting seat's side loses as if the other side had just
 gone out: DouZero's score is ±2·2^bombs for the bombs played so far, the settlement points are

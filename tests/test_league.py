@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.arena import CHUNK_DEALS, run_arena
+from agents.external import ExternalAgent
 from agents.league import ELO, fit_ratings, load_results, main, run_league
 from agents.referee import Referee
 from ddz_env.codes import decode_deal
@@ -55,7 +56,9 @@ def _table(result) -> dict:
         (program("notobject"), None, 'not an object {"id": ACTION_ID}'),
     ],
 )
-def test_a_failing_bot_forfeits_and_the_league_completes(bot, limit, reason):
+def test_a_failing_bot_forfeits_and_the_league_completes(bot, limit, reason, monkeypatch):
+    # No start-up allowance: a hanging program is restarted for each game it forfeits.
+    monkeypatch.setattr(ExternalAgent, "startup_grace", 0.0)
     result = run_league([bot, "random", "easy"], deals=1, seed=3, time_limit=limit)
     assert result.forfeits, "the bot should have forfeited"
     for f in result.forfeits:
