@@ -45,7 +45,17 @@ import numpy as np
 
 from ddz_env.rules import Ruleset
 
-from .arena import CHUNK_DEALS, SeatStats, _chunk_seed, _layouts, _stats, play_chunk
+from .arena import (
+    CHUNK_DEALS,
+    MAX_SEED,
+    SeatStats,
+    _chunk_seed,
+    _cores,
+    _layouts,
+    _stderr_is_terminal,
+    _Sums,
+    play_chunk,
+)
 from .loader import build_agent
 from .referee import Forfeit
 
@@ -53,6 +63,8 @@ FILE_FORMAT = "ddz-league"
 FILE_VERSION = 1
 ELO = 400 / math.log(10)  # Elo points per unit of natural log-odds
 SAVE_EVERY = 2.0  # seconds between saves of the results file
+#: Most deals per pair: a league keeps every game's result (in memory and in its file).
+MAX_LEAGUE_DEALS = 100_000
 
 
 # ---------------------------------------------------------------------------- rating fit
@@ -206,7 +218,11 @@ def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
 _WORKER: dict = {}
 
 
-def _worker_init(specs, seed, rules, time_limit, prebuilt=None) -> None:
+def _worker_init(specs, seed, rules, time_limit, prebuilt=None, pool: bool = False) -> None:
+    if pool:  # Ctrl-C reaches every process of the terminal: the parent alone handles it
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.clear()
     _WORKER.update(specs=list(specs), seed=seed, rules=rules, time_limit=time_limit)
     _WORKER["agents"] = dict(prebuilt or {})
@@ -232,41 +248,19 @@ def _worker_chunk(job) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]
     return (i, j, c), rows, lost
 
 
-class _Bar:
-    """A progress bar on stderr (tqdm's when installed, a one-line bar otherwise)."""
+def _bar(total: int, done: int, enabled: bool):
+    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
+    from tqdm import tqdm
 
-    def __init__(self, total: int, done: int, enabled: bool):
-        self.total, self.done, self.enabled = total, done, enabled
-        self.start, self.tqdm = time.perf_counter(), None
-        if enabled:
-            try:
-                from tqdm import tqdm
-
-                self.tqdm = tqdm(total=total, initial=done, unit="game", desc="league")
-            except ImportError:
-                self.update(0, "")
-
-    def update(self, n: int, label: str) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        if self.tqdm is not None:
-            self.tqdm.set_postfix_str(label, refresh=False)
-            self.tqdm.update(n)
-            return
-        frac = self.done / self.total if self.total else 1.0
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        elapsed = time.perf_counter() - self.start
-        label = label[:40]
-        sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} games  {elapsed:.0f} s  {label:<40}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.tqdm is not None:
-            self.tqdm.close()
-        elif self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+    return tqdm(
+        total=total,
+        initial=done,
+        unit=" games",
+        desc="league",
+        file=sys.stderr,
+        disable=not (enabled and _stderr_is_terminal()),
+        dynamic_ncols=True,
+    )
 
 
 def _config(bots, deals, seed, bidding, kickers) -> dict:
@@ -383,11 +377,15 @@ def run_league(
         raise ValueError("a league needs at least two bots")
     if len({b.lower() for b in bots}) != len(bots):
         raise ValueError("each bot can appear only once in a league")
-    if deals < 1:
-        raise ValueError("deals must be at least 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
+    if not 1 <= deals <= MAX_LEAGUE_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if time_limit is not None and not time_limit > 0:
+    if time_limit is not None and not 0 < time_limit < math.inf:
         raise ValueError("time_limit must be a positive number of seconds")
     if resume and save is None:
         raise ValueError("resume needs the results file to continue (save)")
@@ -404,7 +402,7 @@ def run_league(
     pending = [job for job in jobs if job[:3] not in done]
     per_deal = len(_layouts(bidding))
     total = len(jobs)
-    bar = _Bar(
+    bar = _bar(
         sum(len(job[3]) for job in jobs) * per_deal,
         sum(len(r) for r, _ in done.values()),
         progress,
@@ -415,7 +413,8 @@ def run_league(
     def record(key, rows, lost) -> None:
         nonlocal last_save
         done[key] = (rows, lost)
-        bar.update(len(rows), f"{bots[key[0]]} vs {bots[key[1]]}")
+        bar.set_postfix_str(f"{bots[key[0]]} vs {bots[key[1]]}", refresh=False)
+        bar.update(len(rows))
         if path is not None and time.perf_counter() - last_save >= SAVE_EVERY:
             save_results(path, config, done)
             last_save = time.perf_counter()
@@ -437,7 +436,9 @@ def run_league(
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("fork" if "fork" in methods else "spawn")
             with ctx.Pool(
-                workers, initializer=_worker_init, initargs=(bots, seed, rules, time_limit)
+                workers,
+                initializer=_worker_init,
+                initargs=(bots, seed, rules, time_limit, None, True),
             ) as pool:
                 for result in pool.imap_unordered(_worker_chunk, pending):
                     record(*result)
@@ -461,7 +462,9 @@ def _result(bots, deals, seed, bidding, done, seconds) -> LeagueResult:
             rows = np.concatenate([done[k][0] for k in keys])
             for k in keys:
                 forfeits += done[k][1]
-            s = _stats(rows)
+            sums = _Sums()
+            sums.add(rows)
+            s = sums.stats()
             pairs[(i, j)] = s
             wp[i, j], wp[j, i] = s.wp, 1 - s.wp
             adp[i, j], adp[j, i] = s.adp, -s.adp
@@ -555,7 +558,12 @@ def _parser() -> argparse.ArgumentParser:
         "from an installed package, package.module:Name or path/bot.py:Name, or 'cmd:PROGRAM "
         "ARGS' (a program speaking JSON lines, docs/PROTOCOL.md)",
     )
-    p.add_argument("--deals", type=int, default=1000, help="deals per pair (default 1000)")
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help=f"deals per pair, 1 to {MAX_LEAGUE_DEALS:,} (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and bots (default 0)")
     p.add_argument(
         "--bidding",
@@ -590,7 +598,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--plot", metavar="FILE", help="write a PNG: WP heatmap and rating chart (needs ddz[plot])"
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on terminals only)"
+    )
     return p
 
 
@@ -602,11 +612,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {message}", file=sys.stderr)
         return 2
 
-    if args.deals < 1:
-        return fail("--deals must be at least 1")
-    if args.workers < 0:
-        return fail("--workers must be 0 (all cores) or more")
-    if args.time_limit is not None and not args.time_limit > 0:
+    cores = _cores()
+    if not 1 <= args.deals <= MAX_LEAGUE_DEALS:
+        return fail(f"--deals must be from 1 to {MAX_LEAGUE_DEALS:,} per pair")
+    if not 0 <= args.seed <= MAX_SEED:
+        return fail(f"--seed must be from 0 to {MAX_SEED}")
+    if not 0 <= args.workers <= cores:
+        return fail(f"--workers must be from 0 (all cores) to {cores} (the cores available)")
+    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
         return fail("--time-limit must be a positive number of seconds")
     if args.resume and not args.save:
         return fail("--resume needs --save FILE (the league to continue)")
@@ -615,7 +628,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if importlib.util.find_spec("matplotlib") is None:
             return fail("--plot needs matplotlib: pip install 'ddz[plot]'")
-    workers = args.workers or os.cpu_count() or 1
+    workers = args.workers or cores
     try:
         result = run_league(
             args.bots,

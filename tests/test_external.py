@@ -29,7 +29,7 @@ def python_cmd(script: Path, *args: str) -> str:
 
 def test_python_bot_by_file_path_plays_a_full_arena_run():
     spec = f"{BOTS / 'my_agent.py'}:SmallestFirst"
-    result = run_arena(spec, "random", deals=4, seed=3)
+    result = run_arena(spec, "random", deals=4, seed=3, keep_rows=True)
     assert (result.games, result.forfeits) == (8, [])
     assert result.agent_a == spec
 
@@ -37,10 +37,18 @@ def test_python_bot_by_file_path_plays_a_full_arena_run():
 def test_python_bot_by_module_path_factory_and_duck_typing():
     """A factory builds the same agent as the registry; an object with only ``act`` (and
     ``reset``) plays like the agent it wraps."""
-    rows = run_arena("tests.bad_agents:make_easy", "random", deals=3, seed=5).per_deal["rows"]
-    assert np.array_equal(rows, run_arena("easy", "random", deals=3, seed=5).per_deal["rows"])
-    duck = run_arena("tests.bad_agents:DuckTyped", "easy", deals=3, seed=5).per_deal["rows"]
-    assert np.array_equal(duck, run_arena("random", "easy", deals=3, seed=5).per_deal["rows"])
+    rows = run_arena(
+        "tests.bad_agents:make_easy", "random", deals=3, seed=5, keep_rows=True
+    ).per_deal["rows"]
+    assert np.array_equal(
+        rows, run_arena("easy", "random", deals=3, seed=5, keep_rows=True).per_deal["rows"]
+    )
+    duck = run_arena(
+        "tests.bad_agents:DuckTyped", "easy", deals=3, seed=5, keep_rows=True
+    ).per_deal["rows"]
+    assert np.array_equal(
+        duck, run_arena("random", "easy", deals=3, seed=5, keep_rows=True).per_deal["rows"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -88,11 +96,11 @@ def test_entry_point_group_adds_names(tmp_path, monkeypatch):
 
 def test_example_python_program_plays_full_arena_runs():
     spec = python_cmd(BOTS / "random_bot.py")
-    assert run_arena(spec, "easy", deals=2, seed=4, bidding=True).forfeits == []
-    one = run_arena(spec, "easy", deals=CHUNK_DEALS + 1, seed=4)
+    assert run_arena(spec, "easy", deals=2, seed=4, bidding=True, keep_rows=True).forfeits == []
+    one = run_arena(spec, "easy", deals=CHUNK_DEALS + 1, seed=4, keep_rows=True)
     assert (one.games, one.forfeits) == (2 * CHUNK_DEALS + 2, [])
     # The bot seeds itself from the requests' seeds: reproducible and independent of workers.
-    two = run_arena(spec, "easy", deals=CHUNK_DEALS + 1, seed=4, workers=2)
+    two = run_arena(spec, "easy", deals=CHUNK_DEALS + 1, seed=4, workers=2, keep_rows=True)
     assert np.array_equal(one.per_deal["rows"], two.per_deal["rows"])
 
 
@@ -100,7 +108,7 @@ def test_example_python_program_plays_full_arena_runs():
 def test_example_javascript_program_plays_full_arena_runs():
     spec = "cmd:node " + shlex.quote(str(BOTS / "biggest_bot.js"))
     for bidding in (False, True):
-        result = run_arena(spec, "random", deals=6, seed=2, bidding=bidding)
+        result = run_arena(spec, "random", deals=6, seed=2, bidding=bidding, keep_rows=True)
         assert result.forfeits == [] and result.games == (36 if bidding else 12)
 
 
