@@ -255,9 +255,8 @@ def _worker_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, list[Forfeit]]
     a.reset(_chunk_seed(seed, chunk, 0))
     b.reset(_chunk_seed(seed, chunk, 1))
     lost: list[Forfeit] = []
-    rows = play_chunk(
-        a, b, list(range(lo, hi)), seed, _WORKER["ruleset"], _WORKER["time_limit"], lost
-    )
+    rules, limit = _WORKER["ruleset"], _WORKER["time_limit"]
+    rows = play_chunk(a, b, list(range(lo, hi)), seed, rules, time_limit=limit, forfeits=lost)
     return rows, lost
 
 

@@ -564,7 +564,12 @@ def _parser() -> argparse.ArgumentParser:
         default=1000,
         help=f"deals per pair, 1 to {MAX_LEAGUE_DEALS:,} (default 1000)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and bots (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help=f"seed of the deals and bots, 0 to {MAX_SEED} (default 0)",
+    )
     p.add_argument(
         "--bidding",
         action=argparse.BooleanOptionalAction,
