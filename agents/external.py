@@ -30,8 +30,9 @@ from functools import cache
 
 import numpy as np
 
+from ddz_env.actions import BIDDING, bid_of_action
 from ddz_env.cards import format_counts
-from ddz_env.game import BIDDING, splitmix64
+from ddz_env.game import ROLE_NAMES, splitmix64
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import move_table
 from ddz_env.rules import Ruleset
@@ -46,8 +47,6 @@ DEFAULT_TIME_LIMIT = 10.0
 STARTUP_GRACE = 5.0
 #: Longest answer line accepted, in bytes.
 MAX_ANSWER_BYTES = 1 << 16
-
-ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
 
 
 class BotError(Exception):
@@ -71,7 +70,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
 
     bidding = info.phase == BIDDING
     if bidding:
-        legal = [{"id": a, "bid": 0 if a == 0 else a - n + 1} for a in info.legal_actions.tolist()]
+        legal = [{"id": a, "bid": bid_of_action(n, a)} for a in info.legal_actions.tolist()]
     else:
         legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
     rules = info.ruleset
