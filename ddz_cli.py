@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("agents.play", "play Dou Dizhu against the bots in the terminal"),
     "eval": ("agents.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
     "simulate": ("agents.arena", "alias of eval"),
+    "league": ("agents.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
     "train": ("train.dmc", "train the Hard agent by Deep Monte Carlo self-play"),
     "bench": ("bench.run", "benchmark the engine and environments (and peers, if installed)"),
 }

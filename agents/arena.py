@@ -53,7 +53,9 @@ from ddz_env.game import OVER, Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.rules import Ruleset
 
-from .base import Agent, make_agent
+from .base import Agent
+from .loader import build_agent
+from .referee import Forfeit, Referee, filler_action, forfeit_row
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -91,6 +93,7 @@ class ArenaResult:
     peasant: SeatStats  # games where A does not
     seconds: float
     per_deal: dict = field(default_factory=dict, repr=False)
+    forfeits: list[Forfeit] = field(default_factory=list)
 
     @property
     def wp(self) -> float:
@@ -103,6 +106,7 @@ class ArenaResult:
     def to_dict(self) -> dict:
         out = asdict(self)
         out.pop("per_deal")
+        out["forfeits"] = [f.to_dict() for f in self.forfeits]
         return out
 
     def text(self) -> str:
@@ -121,6 +125,9 @@ class ArenaResult:
                 f"{label:<12}{s.games:>7}  {s.wp:>7.3f} ± {s.wp_ci:<5.3f}  {s.adp:>7.3f} ± {s.adp_ci:<5.3f}"
                 f"  {s.points:>7.3f} ± {s.points_ci:<5.3f}"
             )
+        if self.forfeits:
+            lines.append(f"{len(self.forfeits)} game(s) forfeited (lost by the side at fault):")
+            lines += [f"  {f.text()}" for f in self.forfeits]
         return "\n".join(lines)
 
 
@@ -132,7 +139,7 @@ def _name(spec: AgentSpec) -> str:
 
 def _build(spec: AgentSpec) -> Agent:
     if isinstance(spec, str):
-        return make_agent(spec)
+        return build_agent(spec)
     if isinstance(spec, Agent):
         return spec
     return spec()
@@ -157,10 +164,19 @@ def _layouts(bidding: bool) -> list[tuple[int, int]]:
 
 
 def play_chunk(
-    agent_a: Agent, agent_b: Agent, deals: list[int], seed: int, ruleset: Ruleset
+    agent_a: Agent,
+    agent_b: Agent,
+    deals: list[int],
+    seed: int,
+    ruleset: Ruleset,
+    time_limit: float | None = None,
+    forfeits: list[Forfeit] | None = None,
 ) -> np.ndarray:
     """Play every game of ``deals``; one row per game:
-    (deal, A holds landlord, A won, A DouZero score, A points)."""
+    (deal, A holds landlord, A won, A DouZero score, A points).
+
+    A game a bot forfeits (:mod:`agents.referee`) is scored as lost by its side and recorded
+    in ``forfeits`` when given; the other games go on."""
     layouts = _layouts(ruleset.bidding != "none")
     games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
     B = len(games)
@@ -174,14 +190,30 @@ def play_chunk(
         a_seat[b] = (np.arange(3) == lone) ^ (cfg == 1)
     agents = (agent_b, agent_a)
     actions = np.zeros(B, np.int64)
-    while True:
-        live = np.flatnonzero(game.phase != OVER)
-        if not len(live):
-            break
-        for b in live:
-            seat = int(game.current_player[b])
-            actions[b] = agents[int(a_seat[b, seat])].act(infoset(game, int(b)))
-        game.step(actions)
+    lost: dict[int, Forfeit] = {}
+    with Referee(time_limit) as referee:
+        referee.prepare(agent_a)
+        referee.prepare(agent_b)
+        while True:
+            live = np.flatnonzero(game.phase != OVER)
+            if not len(live):
+                break
+            for b in live:
+                b = int(b)
+                if b in lost:
+                    actions[b] = filler_action(game, b)
+                    continue
+                seat = int(game.current_player[b])
+                side = int(a_seat[b, seat])
+                action, reason = referee.decide(agents[side], infoset(game, b), game, b)
+                if reason is not None:
+                    name = getattr(agents[side], "name", "agent")
+                    lost[b] = Forfeit(
+                        name, "BA"[side], seat, games[b][0], game.deal_code(b), reason
+                    )
+                    action = filler_action(game, b)
+                actions[b] = action
+            game.step(actions)
     rows = np.zeros((B, 5))
     for b, (d, _, _) in enumerate(games):
         landlord = int(game.landlord[b])
@@ -194,6 +226,10 @@ def play_chunk(
                 score += (2 if s == landlord else 1) * unit * (1 if side_won else -1)
         points = float(game.payoffs[b][a_seat[b]].sum())
         rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
+    for b, forfeit in lost.items():
+        rows[b] = forfeit_row(game, b, forfeit.seat, a_seat[b], games[b][0])
+    if forfeits is not None:
+        forfeits.extend(lost[b] for b in sorted(lost))
     return rows
 
 
@@ -204,20 +240,24 @@ def _chunk_seed(seed: int, chunk: int, who: int) -> int:
 _WORKER: dict = {}
 
 
-def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False) -> None:
+def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False, time_limit=None) -> None:
     if pool:  # Ctrl-C reaches every process of the terminal: the parent alone handles it
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
+    _WORKER["time_limit"] = time_limit
 
 
-def _worker_chunk(job: tuple[int, int, int]) -> np.ndarray:
+def _worker_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, list[Forfeit]]:
     chunk, lo, hi = job
     a, b, seed = _WORKER["a"], _WORKER["b"], _WORKER["seed"]
     a.reset(_chunk_seed(seed, chunk, 0))
     b.reset(_chunk_seed(seed, chunk, 1))
-    return play_chunk(a, b, list(range(lo, hi)), seed, _WORKER["ruleset"])
+    lost: list[Forfeit] = []
+    rules, limit = _WORKER["ruleset"], _WORKER["time_limit"]
+    rows = play_chunk(a, b, list(range(lo, hi)), seed, rules, time_limit=limit, forfeits=lost)
+    return rows, lost
 
 
 def _chunks(deals: int) -> Iterator[tuple[int, int, int]]:
@@ -331,10 +371,12 @@ def run_arena(
     ruleset: Ruleset | None = None,
     progress: bool = False,
     keep_rows: bool = False,
+    time_limit: float | None = None,
 ) -> ArenaResult:
     """Play ``deals`` deals of A against B (see the module docstring) and return the result.
 
-    Agents are registry names (``"normal"``), Agent instances or zero-argument factories.
+    Agents are specs (``"normal"``, ``"mypkg.bots:MyAgent"``, ``"cmd:./mybot"``, see
+    :mod:`agents.loader`), Agent instances or zero-argument factories.
     ``ruleset`` sets the other options; its ``bidding`` is replaced by ``bidding``.
     ``deals`` is a whole number from 1 to :data:`MAX_DEALS` and ``workers`` at least 1
     (ValueError otherwise, TypeError if not integers). Memory stays flat whatever ``deals``,
@@ -342,6 +384,9 @@ def run_arena(
     landlord seat, A won, A's DouZero score, A's points). ``progress`` shows a bar on stderr
     when it is a terminal. ``seed`` is an integer from 0 to ``MAX_SEED`` (2**32 - 1); others
     raise ``ValueError`` (``TypeError`` when not an integer) rather than being truncated.
+    A game a bot forfeits (it raises, answers an illegal action, or exceeds ``time_limit``
+    seconds for a decision; :mod:`agents.referee`) counts as lost by its side and is listed in
+    the result's ``forfeits``.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -363,20 +408,23 @@ def run_arena(
     workers = min(workers, n_chunks)
     groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
     kept: list[np.ndarray] = []
+    forfeits: list[Forfeit] = []
 
-    def fold(rows: np.ndarray) -> None:
+    def fold(result: tuple[np.ndarray, list[Forfeit]]) -> None:
+        rows, lost = result
         landlord = rows[:, 1] > 0
         groups["all"].add(rows)
         groups["landlord"].add(rows[landlord])
         groups["peasant"].add(rows[~landlord])
         if keep_rows:
             kept.append(rows)
+        forfeits.extend(lost)
         bar.update(len(rows))
 
     start = time.perf_counter()
     with _progress_bar(deals * len(_layouts(bidding)), progress) as bar:
         if workers == 1:
-            _worker_init(agent_a, agent_b, seed, rules)
+            _worker_init(agent_a, agent_b, seed, rules, time_limit=time_limit)
             for job in _chunks(deals):
                 fold(_worker_chunk(job))
         else:
@@ -385,10 +433,12 @@ def run_arena(
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("fork" if "fork" in methods else "spawn")
             with ctx.Pool(
-                workers, initializer=_worker_init, initargs=(agent_a, agent_b, seed, rules, True)
+                workers,
+                initializer=_worker_init,
+                initargs=(agent_a, agent_b, seed, rules, True, time_limit),
             ) as pool:
-                for rows in _in_order(pool, _chunks(deals), 2 * workers):
-                    fold(rows)
+                for result in _in_order(pool, _chunks(deals), 2 * workers):
+                    fold(result)
     overall = groups["all"].stats()
     return ArenaResult(
         agent_a=_name(agent_a),
@@ -402,7 +452,14 @@ def run_arena(
         peasant=groups["peasant"].stats(),
         seconds=time.perf_counter() - start,
         per_deal={"rows": np.concatenate(kept)} if keep_rows else {},
+        forfeits=_named(forfeits, _name(agent_a), _name(agent_b)),
     )
+
+
+def _named(forfeits: list[Forfeit], name_a: str, name_b: str) -> list[Forfeit]:
+    for f in forfeits:
+        f.agent = name_a if f.side == "A" else name_b
+    return forfeits
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -416,10 +473,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "agent_a",
         metavar="A",
-        help="agent name: random, easy, normal, hard, rlcard, or hard:PATH (the Hard agent with "
-        "the model file PATH, e.g. a run's hard.npz)",
+        help="agent: random, easy, normal, hard, rlcard, hard:PATH (the Hard agent with "
+        "the model file PATH, e.g. a run's hard.npz), a name added by an installed package "
+        "(entry points ddz.agents), a Python class package.module:Name or path/bot.py:Name, or "
+        "a program 'cmd:PROGRAM ARGS' speaking JSON lines (docs/PROTOCOL.md)",
     )
-    p.add_argument("agent_b", metavar="B", help="agent name")
+    p.add_argument("agent_b", metavar="B", help="agent, as A")
     p.add_argument(
         "--deals",
         type=int,
@@ -446,6 +505,14 @@ def _parser() -> argparse.ArgumentParser:
         help="processes to use, at most the cores available (default 1; 0 = all cores)",
     )
     p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
+        "bots, 10 s for programs)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
         "--no-progress",
@@ -483,11 +550,14 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.seed <= MAX_SEED:
         print(f"{prog}: --seed must be from 0 to {MAX_SEED}", file=sys.stderr)
         return 2
+    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
+        print(f"{prog}: --time-limit must be a positive number of seconds", file=sys.stderr)
+        return 2
     if args.workers == 0:
         args.workers = cores
     try:
-        agent_a, agent_b = make_agent(args.agent_a), make_agent(args.agent_b)
-    except (ValueError, ImportError, FileNotFoundError, RuntimeError) as exc:
+        agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
+    except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     result = run_arena(
@@ -499,8 +569,10 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         ruleset=Ruleset(kickers=args.kickers),
         progress=not args.no_progress,
+        time_limit=args.time_limit,
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
+    _named(result.forfeits, args.agent_a, args.agent_b)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -150,7 +150,7 @@ def test_bench_progress_only_on_a_terminal(monkeypatch, capsys):
 
 # ---------------------------------------------------------------------------- eval: huge runs
 def _fake_chunk(calls: list, stop_after: int):
-    def play_chunk(agent_a, agent_b, deals, seed, ruleset):
+    def play_chunk(agent_a, agent_b, deals, seed, ruleset, **options):
         calls.append(deals[0])
         if len(calls) > stop_after:
             raise KeyboardInterrupt

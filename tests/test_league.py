@@ -1,0 +1,276 @@
+"""Forfeits, the league (ddz league), its rating fit, its results file and its CLI."""
+
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.arena import CHUNK_DEALS, run_arena
+from agents.external import ExternalAgent
+from agents.league import ELO, fit_ratings, load_results, main, run_league
+from agents.referee import Referee
+from ddz_env.codes import decode_deal
+from ddz_env.game import Game
+from ddz_env.infoset import infoset
+from ddz_env.rules import Ruleset
+
+HERE = Path(__file__).resolve().parent
+BAD = HERE / "bad_agents.py"
+
+
+def agent(name: str) -> str:
+    return f"{BAD}:{name}"
+
+
+def program(mode: str) -> str:
+    return "cmd:" + shlex.join([sys.executable, str(HERE / "bad_program.py"), mode])
+
+
+def _table(result) -> dict:
+    out = result.to_dict()
+    out.pop("seconds")
+    return out
+
+
+# ---------------------------------------------------------------------------- forfeits
+@pytest.mark.parametrize(
+    "bot, limit, reason",
+    [
+        (agent("Raising"), None, "raised RuntimeError: this bot is broken"),
+        (agent("Illegal"), None, "chose an illegal action (pass): you can't pass when leading"),
+        (
+            agent("NotAnId"),
+            None,
+            "raised ValueError: invalid literal for int() with base 10: '3 3'",
+        ),
+        (agent("Hanging"), 0.5, "did not decide within the time limit (0.5 s)"),
+        (agent("Swallowing"), 0.5, "did not decide within the time limit (0.5 s)"),
+        (program("crash"), None, "(the program exited with code 3; its last error line: "),
+        (program("garbage"), None, "answered something that is not JSON: 'I play 3 3'"),
+        (program("hang"), 0.5, "no answer within the time limit (0.5 s)"),
+        (program("illegal"), None, "chose an illegal action (action 1000000): action 1000000"),
+        (program("notobject"), None, 'not an object {"id": ACTION_ID}'),
+    ],
+)
+def test_a_failing_bot_forfeits_and_the_league_completes(bot, limit, reason, monkeypatch):
+    # No start-up allowance: a hanging program is restarted for each game it forfeits.
+    monkeypatch.setattr(ExternalAgent, "startup_grace", 0.0)
+    result = run_league([bot, "random", "easy"], deals=1, seed=3, time_limit=limit)
+    assert result.forfeits, "the bot should have forfeited"
+    for f in result.forfeits:
+        assert f.agent == bot and reason in f.reason
+        assert f.deal == 0 and f.side == "A" and f.seat in (0, 1, 2)
+        decode_deal(f.code)  # a valid deal code, to replay the deal
+        assert f.code in f.text() and reason in f.text()
+    # Forfeited games are lost; the other pair's games are those of a league without the bot.
+    assert result.wins[0].sum() + len(result.forfeits) <= 4
+    clean = run_league(["random", "easy"], deals=1, seed=3)
+    assert result.pairs[(1, 2)] == clean.pairs[(0, 1)]
+    assert "forfeited" in result.text()
+
+
+def test_forfeited_games_are_scored_as_lost_by_the_bots_side():
+    """Raising on its first move: every game is lost before any bomb, worth -2 (DouZero) and
+    -2 points (base 1: the landlord pays 2, or two peasants pay 1 each)."""
+    result = run_arena(agent("Raising"), "random", deals=5, seed=2, keep_rows=True)
+    rows = result.per_deal["rows"]
+    assert len(result.forfeits) == 10 and result.wp == 0
+    assert (rows[:, 3] == -2).all() and (rows[:, 4] == -2).all()
+    assert {f.agent for f in result.forfeits} == {agent("Raising")}
+
+
+def test_a_forfeit_in_the_auction_makes_the_seat_a_losing_landlord():
+    result = run_arena(
+        agent("RaisingBidder"), "random", deals=2, seed=2, bidding=True, keep_rows=True
+    )
+    rows = result.per_deal["rows"]
+    assert len(result.forfeits) == 12 and "raised ValueError: no bids today" in result.text()
+    # Alone, the bot loses 2; with two seats, its forfeiting seat loses 2 as landlord and its
+    # other seat wins 1 as a peasant (or both lose 1 as peasants when the opponent bid 3 first).
+    assert (rows[:, 2] == 0).all() and set(rows[:, 3]) <= {-2.0, -1.0}
+
+
+def test_forfeits_keep_the_chunk_and_the_workers_deterministic():
+    deals = CHUNK_DEALS + 3
+    one = run_arena(agent("Illegal"), "easy", deals=deals, seed=4, keep_rows=True)
+    two = run_arena(agent("Illegal"), "easy", deals=deals, seed=4, workers=2, keep_rows=True)
+    assert one.forfeits and np.array_equal(one.per_deal["rows"], two.per_deal["rows"])
+    assert [f.text() for f in one.forfeits] == [f.text() for f in two.forfeits]
+
+
+def test_a_decision_over_the_limit_forfeits_after_the_fact():
+    """Without the timer (outside the context manager) the wall time is still checked."""
+    from tests.bad_agents import Slow
+
+    game = Game(1, ruleset=Ruleset(bidding="none"), seed=1)
+    bot = Slow(0)
+    action, reason = Referee(0.05).decide(bot, infoset(game, 0), game, 0)
+    assert action == -1 and "over the time limit (0.05 s)" in reason
+    action, reason = Referee(None).decide(bot, infoset(game, 0), game, 0)
+    assert reason is None and action in infoset(game, 0).legal_actions
+
+
+# ---------------------------------------------------------------------------- ratings
+def test_two_bots_rating_is_the_log_odds_with_its_standard_error():
+    wins = np.array([[0, 30], [70, 0]])
+    ratings, ci = fit_ratings(wins)
+    p = 70.5 / 101  # half a win added each way
+    assert ratings[0] == 0 and ci[0] == 0
+    assert ratings[1] == pytest.approx(ELO * math.log(p / (1 - p)))
+    assert ci[1] == pytest.approx(1.96 * ELO / math.sqrt(101 * p * (1 - p)))
+
+
+def test_ratings_recover_a_known_ladder_with_intervals_that_shrink():
+    truth = np.array([0.0, 150.0, 400.0, 420.0])
+    p = 1 / (1 + 10 ** (-(truth[:, None] - truth[None, :]) / 400))
+    cis = []
+    for games in (4_000, 16_000):
+        wins = p * games
+        np.fill_diagonal(wins, 0)
+        ratings, ci = fit_ratings(wins, anchor=0)
+        assert np.abs(ratings - truth).max() < 1.0  # the prior moves it by far less than a point
+        assert list(np.argsort(ratings)) == [0, 1, 2, 3]
+        assert (ci[1:] > 0).all()
+        cis.append(ci)
+    assert cis[1][1:] == pytest.approx(cis[0][1:] / 2, rel=0.01)  # 4x the games, half the width
+
+
+def test_ratings_stay_finite_when_a_bot_wins_everything_and_inputs_are_checked():
+    ratings, ci = fit_ratings(np.array([[0, 0], [50, 0]]))
+    assert np.isfinite(ratings).all() and ratings[1] > 400 and np.isfinite(ci).all()
+    with pytest.raises(ValueError, match="square"):
+        fit_ratings(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="non-negative"):
+        fit_ratings(np.array([[0, -1], [1, 0]]))
+    with pytest.raises(ValueError, match="anchor"):
+        fit_ratings(np.zeros((2, 2)), anchor=2)
+
+
+# ---------------------------------------------------------------------------- the league
+BOTS = ["random", "easy", agent("Illegal")]
+DEALS = CHUNK_DEALS + 2  # two chunks per pair
+
+
+def test_league_pairs_are_the_arena_runs_and_workers_do_not_matter():
+    one = run_league(BOTS, deals=DEALS, seed=6)
+    two = run_league(BOTS, deals=DEALS, seed=6, workers=2)
+    assert _table(one) == _table(two)
+    arena = run_arena("easy", agent("Illegal"), deals=DEALS, seed=6)
+    assert one.pairs[(1, 2)] == arena.overall
+    assert one.wp[2, 1] == pytest.approx(1 - arena.wp) and one.adp[2, 1] == -arena.adp
+    assert one.anchor == "random" and one.ratings[0] == 0
+    assert one.ratings[1] > 0  # easy beats random
+    text = one.text()
+    assert "Ratings (Elo scale" in text and "WP (the row's" in text and "forfeited" in text
+
+
+def test_resume_after_an_interruption_gives_the_same_table(tmp_path):
+    full = run_league(BOTS, deals=DEALS, seed=6)
+    path = tmp_path / "league.json"
+    calls = []
+
+    def stop_after_two(done, total):
+        calls.append(done)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_league(BOTS, deals=DEALS, seed=6, save=path, on_chunk=stop_after_two)
+    config = json.loads(path.read_text())["config"]
+    assert len(load_results(path, config)) == 2  # saved when interrupted
+    calls.clear()
+    resumed = run_league(
+        BOTS,
+        deals=DEALS,
+        seed=6,
+        save=path,
+        resume=True,
+        on_chunk=lambda done, _: calls.append(done),
+    )
+    assert calls[0] == 3 and calls[-1] == 6  # only the four missing chunks were played
+    assert _table(resumed) == _table(full)
+    again = run_league(BOTS, deals=DEALS, seed=6, save=path, resume=True)  # nothing left
+    assert _table(again) == _table(full)
+
+
+def test_results_file_is_validated(tmp_path):
+    path = tmp_path / "league.json"
+    run_league(["random", "easy"], deals=2, seed=1, save=path)
+    with pytest.raises(ValueError, match="exists; pass --resume"):
+        run_league(["random", "easy"], deals=2, seed=1, save=path)
+    with pytest.raises(ValueError, match="other settings"):
+        run_league(["random", "easy"], deals=3, seed=1, save=path, resume=True)
+    data = json.loads(path.read_text())
+    data["chunks"]["0,1,0"]["rows"][0][0] = 7  # a deal that is not in this chunk
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="damaged"):
+        run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="can't read"):
+        run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True)
+
+
+# ---------------------------------------------------------------------------- CLI
+def test_cli_json_and_text(capsys):
+    assert main(["random", "easy", "--deals", "2", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bots"] == ["random", "easy"] and out["games_per_pair"] == 4
+    assert [r["bot"] for r in out["ratings"]][-1] in ("random", "easy")
+    assert out["wp"][0][0] is None and out["forfeits"] == []
+    assert main(["random", "easy", "--deals", "1", "--bidding"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("League of 2 bots: 1 deals per pair, 6 games per pair")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["random"], "ddz league: a league needs at least two bots"),
+        (["random", "Random"], "ddz league: each bot can appear only once"),
+        (["random", "nobody"], "ddz league: unknown agent 'nobody'"),
+        (["random", "easy", "--deals", "0"], "ddz league: --deals must be from 1 to 100,000"),
+        (["random", "easy", "--seed", "-1"], "ddz league: --seed must be from 0 to"),
+        (["random", "easy", "--resume"], "ddz league: --resume needs --save FILE"),
+        (["random", "easy", "--time-limit", "0"], "ddz league: --time-limit must be a positive"),
+    ],
+)
+def test_cli_errors_are_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message)
+    assert err.count("\n") == 1
+
+
+def test_cli_plot_needs_matplotlib(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["random", "easy", "--deals", "1", "--plot", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert err == "ddz league: --plot needs matplotlib: pip install 'ddz[plot]'\n"
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_cli_plot_writes_a_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "league.png"
+    assert (
+        main(["random", "easy", "normal", "--deals", "1", "--no-progress", "--plot", str(target)])
+        == 0
+    )
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {target}" in capsys.readouterr().out
+
+
+def test_cli_help_and_registration(capsys):
+    from ddz_cli import COMMANDS
+    from ddz_cli import main as ddz
+
+    assert COMMANDS["league"][0] == "agents.league"
+    with pytest.raises(SystemExit) as exc:
+        ddz(["league", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--resume" in out and "--plot" in out and "--time-limit" in out
