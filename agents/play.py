@@ -711,7 +711,7 @@ class Session:
         self.note(self.render.play_line(seat, ids, move))
         left = len(m.cards[seat])
         if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
-            self.note(f"  {pad(seat_name(seat), 6)} {s.yellow(warning(left))}")
+            self.note(f"  {pad(seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
 
     # ------------------------------------------------------------------ output
     def note(self, line: str) -> None:

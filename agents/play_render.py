@@ -24,6 +24,13 @@ RECENT = 10
 KITTY_MARK = "*"
 
 
+#: Labels of the table and the result card (translated where shown).
+LABELS = (
+    N_("Your hand"), N_("Unseen"), N_("Kitty"), N_("Round"), N_("Table"), N_("Base"), N_("Bid"),
+    N_("Spring"), N_("Anti-spring"), N_("Points"),
+)  # fmt: skip
+
+
 def seat_name(seat: int) -> str:
     return _(SEAT_NAMES[seat])
 
@@ -49,6 +56,16 @@ class Renderer:
     def say(self):
         return self.term.say
 
+    @property
+    def col(self) -> int:
+        """Width of the label column: the longest seat name or table label, at least 6."""
+        names = [_(x) for x in (*SEAT_NAMES, *LABELS[2:5])]
+        return max(6, *(text.visible_len(x) for x in names))
+
+    @property
+    def role_col(self) -> int:
+        return max(9, 1 + max(text.visible_len(_(x)) for x in ("landlord", "peasant")))
+
     # ------------------------------------------------------------------ pieces
     def level_name(self) -> str:
         names = {"easy": N_("Easy"), "normal": N_("Normal"), "hard": N_("Hard")}
@@ -56,7 +73,7 @@ class Renderer:
 
     def event_line(self, seat: int, what: str) -> str:
         name = self.style.bold(seat_name(seat)) if seat == HUMAN else seat_name(seat)
-        return f"  {pad(name, 6)} {what}"
+        return f"  {pad(name, self.col)} {what}"
 
     def play_line(self, seat: int, ids: list[int], move: int) -> str:
         cards = self.style.cards(ids)
@@ -93,10 +110,13 @@ class Renderer:
         kitty = self.model.kitty_unplayed_by_others(HUMAN)
         unseen = info.unseen().astype(np.int64) - kitty
         rows = text.counter_lines(unseen, self.style, self.term.width)
-        out = [f"  {pad(_('Unseen') if k == 0 else '', 7)}{row}" for k, row in enumerate(rows)]
+        col = self.col + 1
+        out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
         if kitty.any():
             kept = text.counter_lines(kitty, self.style, self.term.width)[1::2]
-            out += [f"  {pad(_('Kitty') if k == 0 else '', 7)}{row}" for k, row in enumerate(kept)]
+            out += [
+                f"  {pad(_('Kitty') if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
+            ]
         return out
 
     def role_of(self, seat: int) -> str:
@@ -142,7 +162,7 @@ class Renderer:
         self.say(f"  {self.style.bold(_('Your hand'))}  {self.hand_text(HUMAN, 13)}")
 
     def table(self, info: InfoSet, show_counter: bool) -> None:
-        s, m, say = self.style, self.model, self.say
+        s, m, say, col = self.style, self.model, self.say, self.col
         if self.term.screen:
             self.term.clear()
             title = _("{level} bots · deal {code}").format(level=self.level_name(), code=m.code)
@@ -160,15 +180,17 @@ class Renderer:
         kitty = self.cards(m.kitty_ids)
         if m.kitty_held(HUMAN):
             kitty += "  " + s.dim(_("({mark} in your hand)").format(mark=KITTY_MARK))
-        say(f"  {pad(_('Kitty'), 6)} {kitty}")
-        say(f"  {pad(_('Round'), 6)} {self.round_line()}")
-        say(f"  {pad(_('Table'), 6)} {self.table_text(info)}")
+        say(f"  {pad(_('Kitty'), col)} {kitty}")
+        say(f"  {pad(_('Round'), col)} {self.round_line()}")
+        say(f"  {pad(_('Table'), col)} {self.table_text(info)}")
         if show_counter:
             for row in self.counter_rows(info):
                 say(row)
         mine = cards_count(int(info.cards_left[HUMAN]))
-        say(f"  {pad(s.bold(seat_name(HUMAN)), 6)} {pad(self.role_of(HUMAN), 9)}{mine}")
-        say(f"  {'':<6} {self.hand_text(HUMAN)}")
+        say(
+            f"  {pad(s.bold(seat_name(HUMAN)), col)} {pad(self.role_of(HUMAN), self.role_col)}{mine}"
+        )
+        say(f"  {'':<{col}} {self.hand_text(HUMAN, col + 3)}")
         say(s.bold(_("Your turn")) + ": " + self.turn_text(info))
 
     def table_text(self, info: InfoSet) -> str:
@@ -244,8 +266,9 @@ class Renderer:
     def cards_left(self, lord: int) -> None:
         self.say("  " + _("Cards left:"))
         for x in range(3):
-            role = pad(_("landlord") if x == lord else _("peasant"), 9)
-            self.say(f"    {pad(seat_name(x), 6)} {role} {self.style.cards(self.model.cards[x])}")
+            role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
+            name = pad(seat_name(x), self.col)
+            self.say(f"    {name} {role} {self.style.cards(self.model.cards[x])}")
         self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
 
 

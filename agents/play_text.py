@@ -8,6 +8,7 @@ length arrays): the messages never re-implement the rules, they only explain the
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,7 +61,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def visible_len(text: str) -> int:
-    return len(_ANSI.sub("", text))
+    """Columns a text takes on a terminal: colour codes take none, wide (CJK) characters two."""
+    plain = _ANSI.sub("", text)
+    if plain.isascii():
+        return len(plain)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in plain)
 
 
 def pad(text: str, width: int) -> str:
@@ -80,7 +85,7 @@ def wrap(line: str, width: int) -> str:
     plain = _ANSI.sub("", line)
     lead = len(plain) - len(plain.lstrip(" "))
     label = _LABEL.match(plain)
-    indent = len(label.group(0)) if label else lead + 2
+    indent = visible_len(label.group(0)) if label else lead + 2
     if indent > width // 2:
         indent = min(lead + 2, width // 2)
     parts = re.split(r"( +)", line)  # words at even positions, runs of spaces at odd ones
