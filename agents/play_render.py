@@ -172,10 +172,9 @@ class Renderer:
         say(s.dim("  " + "─" * min(60, self.term.width - 4)))
         for seat in (1, 2):
             left = int(info.cards_left[seat])
-            role = pad(self.role_of(seat), 9)
-            line = (
-                f"  {pad(seat_name(seat), 6)} {role}{cards_count(left)}  {s.yellow(warning(left))}"
-            )
+            role = pad(self.role_of(seat), self.role_col)
+            name = pad(seat_name(seat), col)
+            line = f"  {name} {role}{cards_count(left)}  {s.yellow(warning(left))}"
             say(line.rstrip())
         kitty = self.cards(m.kitty_ids)
         if m.kitty_held(HUMAN):
