@@ -79,6 +79,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _current.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """The current language's text of ``message`` in ``context`` (e.g. ``"bid"``)."""
+    return _current.pgettext(context, message)
+
+
 def N_(message: str) -> str:
     """Mark a message for the catalogue without translating it (translated where it is shown)."""
     return message

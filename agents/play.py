@@ -40,7 +40,17 @@ from ddz_env.game import deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 
 from . import play_text as text
-from .i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, detect_language, ngettext, set_language, words
+from .i18n import (
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    _,
+    detect_language,
+    ngettext,
+    pgettext,
+    set_language,
+    words,
+)
 from .play_render import BID_HELP, HUMAN, KITTY_MARK, Renderer, help_text, pad, seat_name, warning
 from .play_table import TableModel
 from .play_text import Style
@@ -478,7 +488,7 @@ class Session:
             )
             self.term.say("  " + s.yellow(_("note: ")) + note)
         self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high))
-        options = [_("pass")] + [str(k) for k in range(high + 1, 4)]
+        options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
         prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
         while True:
             line = self.term.ask(prompt).strip().lower()
@@ -541,9 +551,9 @@ class Session:
         redeals = int(self.game.redeals[0])
         bid, redealt = m.bid(action)
         if seat == HUMAN:
-            what = _("pass") if bid == 0 else _("bid {n}").format(n=bid)
+            what = pgettext("bid", "pass") if bid == 0 else _("bid {n}").format(n=bid)
         else:
-            what = _("passes") if bid == 0 else _("bids {n}").format(n=bid)
+            what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
         self.note(self.render.event_line(seat, what))
         if redealt:
             line = _("All three passed: the cards are dealt again (deal {code}).")

@@ -18,7 +18,7 @@ from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import consecutive_runs as _runs
 from ddz_env.moves import explain_invalid as _explain_invalid
 
-from .i18n import N_, _
+from .i18n import N_, _, pgettext
 
 BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 
@@ -385,7 +385,7 @@ def simple_assessment(hand: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def assessment_text(big: int, bombs: int, moves: int, bid: int) -> str:
-    suggest = _("bid {bid}").format(bid=bid) if bid else _("pass")
+    suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)

@@ -249,7 +249,7 @@ LANGS = [
     ("it", "La tua dichiarazione (passo, 1, 2, 3) > ", "Tocca a te", "passo", "padrone", "Coperte"),
     ("es", "Tu puja (paso, 1, 2, 3) > ", "Tu turno", "paso", "casero", "Ocultas"),
     ("id", "Tawaranmu (pas, 1, 2, 3) > ", "Giliranmu", "pas", "Tuan Tanah", "Kartu dasar"),
-    ("zh", "你叫分（不出, 1, 2, 3）> ", "轮到你", "不出", "地主", "底牌"),
+    ("zh", "你叫分（不叫, 1, 2, 3）> ", "轮到你", "不出", "地主", "底牌"),
 ]
 
 
