@@ -2,7 +2,8 @@
 
 You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2). Type the cards
 of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
-``hint``, ``check CARDS``, ``counter``, ``show``, ``help`` and ``quit``. The game reads one
+``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
+``undo`` with ``--undo``), plus each language's own words for them. The game reads one
 command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
 exits cleanly at the end of input.
 
@@ -12,6 +13,10 @@ statistics (:mod:`agents.stats`) unless they are replays or were dealt from a ``
 left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
 their own information set; this module keeps the suits of every card for display, while the
 engine works on rank counts.
+
+This module is the input loop: the position lives in :mod:`agents.play_table`, the screens are
+drawn by :mod:`agents.play_render`, and every message comes from the gettext catalogue of the
+language chosen with ``--lang`` (:mod:`agents.i18n`).
 
 On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
 SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
