@@ -38,9 +38,9 @@ from typing import TextIO
 
 import numpy as np
 
+from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
 from ddz_env.cards import DECK_COUNTS, CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
 from ddz_env.game import deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 

@@ -15,18 +15,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ddz_env.actions import BIDDING, OVER, bid_of_action
 from ddz_env.cards import card_rank
-from ddz_env.game import BIDDING, OVER, Game
+from ddz_env.game import Game
 
 from .play_text import BOMB_TYPES
 
 
-def game_state(game: Game) -> dict[str, np.ndarray]:
-    """Copies of every array of a game's state (enough to put the game back exactly)."""
-    return {k: v.copy() for k, v in vars(game).items() if isinstance(v, np.ndarray)}
+def game_state(game: Game) -> dict:
+    """Copies of every array (and list, e.g. the deal codes) of a game's state: enough to put
+    the game back exactly. The move tables and rules objects are constants, shared."""
+    return {k: v.copy() for k, v in vars(game).items() if isinstance(v, (np.ndarray, list))}
 
 
-def set_game_state(game: Game, state: dict[str, np.ndarray]) -> None:
+def set_game_state(game: Game, state: dict) -> None:
     """Put back a state taken by :func:`game_state`."""
     for k, v in state.items():
         setattr(game, k, v.copy())
@@ -87,7 +89,7 @@ class TableModel:
         redeals = int(g.redeals[0])
         g.step(np.array([action]))
         self.turns += 1
-        bid = 0 if action == 0 else action - g.num_moves + 1
+        bid = bid_of_action(g.num_moves, action)
         if int(g.redeals[0]) != redeals:
             self.code = g.deal_code(0)  # each redeal is a deal of its own
             self.take_cards()

@@ -12,6 +12,7 @@ import pytest
 
 from agents import play, stats
 from agents.play_table import TableModel, game_state
+from ddz_env.actions import bid_action
 
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"  # seat 0 bids first; bidding 3 makes it the landlord
 
@@ -30,7 +31,9 @@ def run_lines(argv, lines) -> tuple[int, str]:
 
 
 def same_state(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    return a.keys() == b.keys() and all(
+        np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k] for k in a
+    )
 
 
 # ---------------------------------------------------------------------------------- model
@@ -39,7 +42,7 @@ def test_undo_restores_the_exact_position():
     m.deal(CODE)
     m.push()
     before = (game_state(m.game), [list(c) for c in m.cards], list(m.log), m.turns)
-    m.bid(m.game.num_moves + 2)  # bid 3: landlord, kitty taken
+    m.bid(bid_action(m.game.num_moves, 3))  # bid 3: landlord, kitty taken
     m.log.append("bid 3")
     m.push()
     mid = (game_state(m.game), [list(c) for c in m.cards], list(m.log), m.turns)
@@ -61,7 +64,7 @@ def test_undo_restores_the_exact_position():
 def test_kitty_cards_are_tracked_while_held():
     m = TableModel()
     m.deal(CODE)
-    m.bid(m.game.num_moves + 2)
+    m.bid(bid_action(m.game.num_moves, 3))
     assert m.landlord() == 0
     assert sorted(m.kitty_held(0)) == sorted(m.kitty_ids) and m.kitty_held(1) == []
     assert not m.kitty_unplayed_by_others(0).any()  # you know you hold them
