@@ -2,7 +2,8 @@
 
 You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2). Type the cards
 of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
-``hint``, ``check CARDS``, ``counter``, ``show``, ``help`` and ``quit``. The game reads one
+``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
+``undo`` with ``--undo``), plus each language's own words for them. The game reads one
 command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
 exits cleanly at the end of input.
 
@@ -12,6 +13,10 @@ statistics (:mod:`agents.stats`) unless they are replays or were dealt from a ``
 left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
 their own information set; this module keeps the suits of every card for display, while the
 engine works on rank counts.
+
+This module is the input loop: the position lives in :mod:`agents.play_table`, the screens are
+drawn by :mod:`agents.play_render`, and every message comes from the gettext catalogue of the
+language chosen with ``--lang`` (:mod:`agents.i18n`).
 
 On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
 SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
@@ -33,33 +38,34 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, OVER, PLAY, bid_action, bid_of_action
-from ddz_env.cards import (
-    DECK_COUNTS,
-    CardParseError,
-    TooManyCardsError,
-    card_rank,
-    parse_counts,
-)
+from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
+from ddz_env.cards import DECK_COUNTS, CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import Game, deal_from_keys
+from ddz_env.game import deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 
 from . import play_text as text
-from .play_text import Style, pad
+from .i18n import (
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    _,
+    detect_language,
+    ngettext,
+    pgettext,
+    set_language,
+    words,
+)
+from .play_render import BID_HELP, HUMAN, KITTY_MARK, Renderer, help_text, pad, seat_name, warning
+from .play_table import TableModel
+from .play_text import Style
 
 LEVELS = ("easy", "normal", "hard")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
 FALLBACK = {"hard": "normal"}
-SEATS = ("You", "Right", "Left")
-HUMAN = 0
 BOT_PAUSE = 0.4
-#: Events of the hand shown above the table when the screen is redrawn.
-RECENT = 10
-PASS_WORDS = {"pass", "p", "no", "none", "-"}
-QUIT_WORDS = {"quit", "exit", ":q"}
-NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢")
+NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: Separators allowed between cards (as the card parser reads them).
 CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
@@ -68,29 +74,13 @@ ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
 #: Lone letters that are cards during play but commands at the end-of-hand prompt:
 #: what they are in play, and what to type for the command.
 COMMAND_LETTERS = {
-    "q": ("the queen", "type quit to leave the game"),
-    "r": ("the red joker", "replay is offered once the hand is over"),
+    "q": (N_("the queen"), N_("type quit to leave the game")),
+    "r": (N_("the red joker"), N_("replay is offered once the hand is over")),
 }
 #: Exit statuses for the signals that end a game (128 + the signal's number).
-SIGNAL_NAMES = {"SIGTERM": "Terminated", "SIGHUP": "Hangup"}
-HELP = """\
-Type the cards of your play by rank, in any order and any case, with or without spaces:
-  33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj
-  ten: 10, t or 0   black joker: bj, b, sj or x   red joker: rj, r, dj or d
-  suits don't matter and may be left out (9♥ 9♣ is 9 9)
-Commands:
-  pass (p)         pass (not allowed when you lead)
-  hint (h)         suggest a legal play, best first; again for another; Enter plays it
-  check CARDS      name a play and say whether it covers the table, without playing it
-                   (also: ? CARDS)
-  counter (c)      show or hide the card counter (cards you have not seen, per rank)
-  show (s)         show the table again
-  help             this help
-  quit             leave the game (a hand left after the bidding counts as a loss)
-Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
-  pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),
-  four + two singles or two pairs, bomb (four of a rank), rocket (both jokers).
-A bomb beats anything but a higher bomb or the rocket; the rocket beats everything."""
+SIGNAL_NAMES = {"SIGTERM": N_("Terminated"), "SIGHUP": N_("Hangup")}
+#: The in-game help in English (``help_text`` gives it in the current language).
+HELP = help_text(undo=False)
 
 
 class EndOfInput(Exception):
@@ -171,6 +161,27 @@ class Terminal:
         line = line.rstrip("\r\n")
         self.write(line + "\n")
         return line
+
+    @property
+    def height(self) -> int:
+        """Rows of the terminal, read afresh; unlimited (0) off a terminal."""
+        if not self.screen:
+            return 0
+        return max(5, shutil.get_terminal_size((100, 24)).lines)
+
+    def page(self, lines: list[str]) -> None:
+        """Print lines one screenful at a time on a terminal (Enter shows more, q stops);
+        everything at once off a terminal."""
+        rows = self.height - 1
+        shown = 0
+        for line in lines:
+            if rows > 0 and shown >= rows - 1:
+                answer = self.ask(_("-- more (Enter), q to stop -- "))
+                if answer.strip().lower() in ("q", *words("quit")):
+                    return
+                shown = 0
+            self.say(line)
+            shown += 1 + (self.width and text.visible_len(line) // max(1, self.width))
 
     def clear(self) -> None:
         if self.screen:
@@ -285,10 +296,6 @@ def hint_order(info: InfoSet) -> list[int]:
     return first + variants
 
 
-def cards_count(n: int) -> str:
-    return f"{n:>3} {'card' if n == 1 else 'cards':<5}"
-
-
 # ---------------------------------------------------------------------------------- bots
 def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
     """Two bots of ``level`` (falling back from Hard to Normal, with a notice, when the Hard
@@ -307,39 +314,62 @@ def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
             if nxt is None:
                 raise
             reason = str(exc).split("\n")[0] or type(exc).__name__
-            notices.append(
-                f"{name.capitalize()} bots unavailable ({reason}); playing {nxt.capitalize()} bots"
-            )
+            levels = {"hard": N_("Hard"), "normal": N_("Normal"), "random": N_("Random")}
+            line = _("{level} bots unavailable ({reason}); playing {other} bots")
+            notices.append(line.format(level=_(levels[name]), reason=reason, other=_(levels[nxt])))
             name = nxt
 
 
 # ---------------------------------------------------------------------------------- session
-class Session:
-    """One sitting: a series of hands against the same bots."""
+class UndoRequest(Exception):
+    """The player typed ``undo``."""
 
-    def __init__(self, term: Terminal, level: str, seed: int | None, stats_on: bool = True):
+
+class Session:
+    """One sitting: a series of hands against the same bots. This is the input loop; the table
+    model (:mod:`agents.play_table`) keeps the position and the renderer
+    (:mod:`agents.play_render`) draws it."""
+
+    def __init__(
+        self,
+        term: Terminal,
+        level: str,
+        seed: int | None,
+        stats_on: bool = True,
+        undo: bool = False,
+    ):
         self.term = term
         self.style = term.style
-        self.game = Game(1)
+        self.model = TableModel()
+        self.game = self.model.game
         self.table = self.game.table
         self.notices: list[str] = []
         self.bots, self.level = load_bots(level, self.notices)
+        self.render = Renderer(term, self.model, self.level)
         self.rng = np.random.default_rng(seed)
-        self.show_counter = True
         self.stats_on = stats_on
-        self.hints_used = 0
-        self.cards: list[list[int]] = [[], [], []]
-        self.kitty_ids: list[int] = []
-        self.last_cards: dict[int, list[int]] = {}
-        self.bomb_log: list[tuple[int, int]] = []
-        self.log: list[str] = []  # this hand's events, for the redrawn screen
-        self.code = ""
+        self.undo_on = undo
+        self.show_counter = self.load_counter_setting()
         self.counted = False
-        #: The opener was made landlord after the last allowed redeal (nobody bid).
-        self.forced = False
         #: What happened to the finished hand's statistics (said if the game is interrupted).
         self.hand_note = ""
         self.hands_dealt = 0
+
+    # ------------------------------------------------------------------ settings
+    def load_counter_setting(self) -> bool:
+        from .stats import load_settings
+
+        settings, notice = load_settings()
+        if notice:
+            self.notices.append(notice)
+        return settings.counter
+
+    def save_counter_setting(self) -> None:
+        from .stats import save_setting
+
+        notice = save_setting("counter", self.show_counter)
+        if notice:
+            self.term.say(self.style.yellow(_("note: ")) + notice)
 
     # ------------------------------------------------------------------ deals
     def new_code(self) -> str:
@@ -348,14 +378,14 @@ class Session:
         return encode_deal(owner[0], int(first[0]))
 
     def run(self, code: str | None) -> int:
-        self.banner()
+        self.render.banner(self.notices)
         counted = code is None
         code = code or self.new_code()
         try:
             while True:
                 choice = self.play_hand(code, counted)
                 if choice == "replay":  # the deal that was played (after any redeal)
-                    code, counted = self.code, False
+                    code, counted = self.model.code, False
                 elif choice == "new":
                     code, counted = self.new_code(), True
                 else:
@@ -364,7 +394,7 @@ class Session:
             self.abandon()
             return 0
         except EndOfInput:
-            self.term.say("End of input. Bye.")
+            self.term.say(_("End of input. Bye."))
             return 0
 
     def abandon(self) -> None:
@@ -372,84 +402,77 @@ class Session:
         reached so far (bombs included), as leaving a table does in online play."""
         g = self.game
         if g.phase[0] != PLAY or not (self.counted and self.stats_on):
-            self.term.say("Bye. (This hand was not finished, so it is not counted.)")
+            self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
             return
         landlord = int(g.landlord[0]) == HUMAN
         per = int(g.base[0]) * 2 ** int(g.bombs[0]) * g.ruleset.base_points
         points = -(2 if landlord else 1) * per
         self.term.say(
-            f"Bye. You left the hand, so it counts as a loss: {points:+d} "
-            f"point{'' if abs(points) == 1 else 's'}."
+            ngettext(
+                "Bye. You left the hand, so it counts as a loss: {points} point.",
+                "Bye. You left the hand, so it counts as a loss: {points} points.",
+                abs(points),
+            ).format(points=f"{points:+d}")
         )
         self.record(landlord, False, points, True)
 
     def leave_note(self) -> str:
         """What became of the current hand, for the line printed when the game is interrupted."""
         if self.game.phase[0] != OVER:
-            return "Nothing was saved for this hand."
+            return _("Nothing was saved for this hand.")
         return self.hand_note
 
-    def banner(self) -> None:
-        s = self.style
-        self.term.say(
-            s.bold("Dou Dizhu")
-            + f" · you against two {self.level.capitalize()} bots · type help for commands"
-        )
-        for notice in self.notices:
-            self.term.say(s.yellow("note: ") + notice)
-
     def play_hand(self, code: str, counted: bool) -> str:
-        g = self.game
-        g.reset(codes=[code])
-        seed = code_key(code)
-        for k, bot in enumerate(self.bots):
-            bot.reset(seed=(seed + k) % 2**63)
-        self.hints_used = 0
-        self.bomb_log = []
-        self.log = []
-        self.code = code
+        m = self.model
+        m.deal(code)
         self.counted = counted
-        self.forced = False
         self.hand_note = ""
         if self.term.screen and self.hands_dealt:
             self.term.clear()  # a fresh screen for each new hand on a terminal
-            self.banner()
+            self.render.banner(self.notices)
         self.hands_dealt += 1
-        self.term.say()
-        self.term.say(self.style.bold(f"── New hand · deal {code} ──"))
-        self.take_cards()
-        while g.phase[0] != OVER:
-            seat = int(g.current_player[0])
-            if g.phase[0] == BIDDING:
-                bid = self.human_bid() if seat == HUMAN else self.bot_action(seat)
-                self.apply_bid(seat, bid)
+        self.render.new_hand(code)
+        while not m.over():
+            seat = int(self.game.current_player[0])
+            bidding = self.game.phase[0] == BIDDING
+            if seat != HUMAN:
+                action = self.bot_action(seat)
             else:
-                move = self.human_play() if seat == HUMAN else self.bot_action(seat)
-                self.apply_play(seat, move)
+                m.push()
+                try:
+                    action = self.human_bid() if bidding else self.human_play()
+                except UndoRequest:
+                    self.take_back()
+                    continue
+            if bidding:
+                self.apply_bid(seat, action)
+            else:
+                self.apply_play(seat, action)
         return self.finish(counted)
 
-    def take_cards(self) -> None:
-        owner = self.game.owner[0]
-        self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
-        self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
-        self.term.say(f"  {self.style.bold('Your hand')}  {self.hand_text(HUMAN, 13)}")
-        self.last_cards = {}
+    def take_back(self) -> None:
+        """Undo: back to your previous turn, exactly as it was."""
+        self.model.undo()
+        self.term.say("  " + self.style.cyan(_("Undone: back to your previous turn.")))
+        if self.game.phase[0] == BIDDING:
+            self.render.your_hand()
 
     # ------------------------------------------------------------------ bots
     def bot_action(self, seat: int) -> int:
+        """The bot's action, reseeded from the position so that after an undo a bot answers
+        the same position the same way."""
         g = self.game
         info = infoset(g, 0, seat)
+        bot = self.bots[seat - 1]
+        bot.reset(seed=(code_key(self.model.code) + 7919 * self.model.turns + seat) % 2**63)
         try:
-            action = int(self.bots[seat - 1].act(info))
+            action = int(bot.act(info))
             if not g.is_legal(np.array([action]))[0]:
                 raise ValueError(f"illegal action {action}")
         except Exception as exc:  # a bot bug must not end the human's game
             action = int(np.random.default_rng().choice(info.legal_actions))
-            self.term.say(
-                self.style.yellow(
-                    f"note: {SEATS[seat]}'s bot failed ({exc}); it played a random legal move"
-                )
-            )
+            note = _("note: {seat}'s bot failed ({error}); it played a random legal move")
+            self.term.say(self.style.yellow(note.format(seat=seat_name(seat), error=exc)))
         self.term.pause()
         return action
 
@@ -461,167 +484,211 @@ class Session:
         limit = g.ruleset.redeal_limit
         if limit is not None and int(g.redeals[0]) >= limit and high == 0:
             opener = int(g.first_bidder[0])
-            who = "you" if opener == HUMAN else SEATS[opener]
-            self.term.say(
-                "  "
-                + s.yellow("note: ")
-                + f"no more redeals: if all three pass, {who} must be the landlord at base 1"
+            note = (
+                _("no more redeals: if all three pass, you must be the landlord at base 1")
+                if opener == HUMAN
+                else _(
+                    "no more redeals: if all three pass, {seat} must be the landlord at base 1"
+                ).format(seat=seat_name(opener))
             )
-        self.term.say("  " + s.cyan("Assessment: ") + bid_advice(info.hand, high))
-        options = ["pass"] + [str(k) for k in range(high + 1, 4)]
-        prompt = f"Your bid ({', '.join(options)}) > "
+            self.term.say("  " + s.yellow(_("note: ")) + note)
+        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high))
+        options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
+        prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
         while True:
             line = self.term.ask(prompt).strip().lower()
             if not line:
                 continue
-            if line in QUIT_WORDS:
-                raise QuitGame
-            if line in ("help", "?"):
-                self.term.say(
-                    "Bid 1, 2 or 3 (higher than the highest bid so far) or pass. The highest bidder"
-                )
-                self.term.say(
-                    "becomes the landlord, takes the 3 kitty cards and plays alone against the other two;"
-                )
-                self.term.say("the bid is the base of the points. Type hint for the assessment.")
+            try:
+                bid = self.bid_entry(line, info, high, options)
+            except _Handled:
                 continue
-            if line in ("hint", "h"):
-                self.term.say("  " + bid_advice(info.hand, high))
-                continue
-            if line in ("show", "s"):
-                self.term.say(f"  {s.bold('Your hand')}  {self.hand_text(HUMAN, 13)}")
-                continue
+            if bid is not None:
+                return bid
+
+    def bid_entry(self, line: str, info: InfoSet, high: int, options: list[str]) -> int | None:
+        """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
+        self.common_command(line)
+        if line in ("help", "?"):
+            self.term.say(_(BID_HELP))
+        elif line in words("hint"):
+            self.term.say("  " + bid_advice(info.hand, high))
+        elif line in ("show", "s"):
+            self.render.your_hand()
+        else:
             word = line.removeprefix("bid").strip()
-            if word in PASS_WORDS or word == "0":
+            if word in words("pass") or word == "0":
                 return 0
             if word in ("1", "2", "3"):
-                bid = int(word)
-                if bid <= high:
-                    self.say_error(
-                        f"a bid must be higher than {high}, the highest so far (or pass)"
-                    )
-                    continue
-                return bid_action(g.num_moves, bid)
-            self.say_error(f"{line!r} is not a bid: type {', '.join(options)} (or help)")
-
-    def apply_bid(self, seat: int, action: int) -> None:
-        g, s = self.game, self.style
-        redeals = int(g.redeals[0])
-        g.step(np.array([action]))
-        bid = bid_of_action(g.num_moves, action)
-        if seat == HUMAN:
-            self.event(seat, "pass" if bid == 0 else f"bid {bid}")
-        else:
-            self.event(seat, "passes" if bid == 0 else f"bids {bid}")
-        if int(g.redeals[0]) != redeals:
-            self.code = g.deal_code(0)  # each redeal is a deal of its own
-            self.note(
-                s.yellow(f"  All three passed: the cards are dealt again (deal {self.code}).")
-            )
-            self.take_cards()
-        elif g.phase[0] != BIDDING:
-            lord = int(g.landlord[0])
-            self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
-            who = "You are" if lord == HUMAN else f"{SEATS[lord]} is"
-            self.forced = int(g.high_bid[0]) == 0
-            if self.forced:
-                must = "you must" if lord == HUMAN else f"{SEATS[lord]} must"
-                self.note(
-                    s.yellow(
-                        f"  All three passed again after {redeals} redeal{'' if redeals == 1 else 's'}: "
-                        f"{must} be the landlord, at base 1."
+                if int(word) > high:
+                    return bid_action(self.game.num_moves, int(word))
+                self.say_error(
+                    _("a bid must be higher than {high}, the highest so far (or pass)").format(
+                        high=high
                     )
                 )
-            self.note(
-                f"  {who} the landlord (base {int(g.base[0])}) and {'take' if lord == HUMAN else 'takes'} "
-                f"the kitty: {s.cards(self.kitty_ids)}"
+            else:
+                self.say_error(
+                    _("{line} is not a bid: type {options} (or help)").format(
+                        line=repr(line), options=", ".join(options)
+                    )
+                )
+        return None
+
+    def common_command(self, low: str) -> None:
+        """Commands of every prompt in a hand: quit, undo, history (they raise or print)."""
+        if low in words("quit"):
+            raise QuitGame
+        if low in words("undo"):
+            if not self.undo_on:
+                self.say_error(_("undo is off in this game (start it with ddz play --undo)"))
+            elif not self.model.can_undo():
+                self.say_error(_("nothing to undo yet"))
+            else:
+                raise UndoRequest
+            raise _Handled
+        if low in words("history"):
+            self.term.page(self.render.history())
+            raise _Handled
+
+    def apply_bid(self, seat: int, action: int) -> None:
+        s, m = self.style, self.model
+        redeals = int(self.game.redeals[0])
+        bid, redealt = m.bid(action)
+        if seat == HUMAN:
+            what = pgettext("bid", "pass") if bid == 0 else _("bid {n}").format(n=bid)
+        else:
+            what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
+        self.note(self.render.event_line(seat, what))
+        if redealt:
+            line = _("All three passed: the cards are dealt again (deal {code}).")
+            self.note(s.yellow("  " + line.format(code=m.code)))
+            self.render.your_hand()
+        elif self.game.phase[0] != BIDDING:
+            self.announce_landlord(redeals)
+
+    def announce_landlord(self, redeals: int) -> None:
+        s, m = self.style, self.model
+        lord = m.landlord()
+        if m.forced:
+            line = ngettext(
+                "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+                "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+                redeals,
             )
+            who = _("you") if lord == HUMAN else seat_name(lord)
+            self.note(s.yellow("  " + line.format(n=redeals, seat=who)))
+        base, kitty = int(self.game.base[0]), s.cards(m.kitty_ids)
+        if lord == HUMAN:
+            line = _("You are the landlord (base {base}) and take the kitty: {cards}")
+        else:
+            line = _("{seat} is the landlord (base {base}) and takes the kitty: {cards}")
+        self.note("  " + line.format(seat=seat_name(lord), base=base, cards=kitty))
 
     # ------------------------------------------------------------------ play
     def human_play(self) -> int:
-        g, table = self.game, self.table
-        info = infoset(g, 0, HUMAN)
-        self.show_table(info)
-        hints: list[int] | None = None
-        hint_at = -1
-        pending: int | None = None
+        info = infoset(self.game, 0, HUMAN)
+        self.render.table(info, self.show_counter)
+        state = _Turn(info)
         while True:
             line = self.term.ask("> ").strip()
-            low = line.lower()
             if not line:
-                if pending is not None:
-                    return pending
+                if state.pending is not None:
+                    return state.pending
                 continue
-            pending = None
-            if low in QUIT_WORDS:
-                raise QuitGame
-            if low == "help":
-                self.term.say(HELP)
-                continue
-            if low in ("counter", "c"):
-                self.show_counter = not self.show_counter
-                self.term.say(f"  card counter {'on' if self.show_counter else 'off'}")
-                if self.show_counter:
-                    for row in self.counter_rows(info):
-                        self.term.say(row)
-                continue
-            if low in ("show", "s"):
-                self.show_table(info)
-                continue
-            if low in ("hint", "h"):
-                if hints is None:
-                    hints = hint_order(info)
-                hint_at = (hint_at + 1) % len(hints)
-                pending = hints[hint_at]
-                self.hints_used += 1
-                what = (
-                    "pass"
-                    if pending == 0
-                    else f"{table.cards_text(pending)}  ({table.describe(pending)})"
-                )
-                self.term.say(
-                    f"  hint {hint_at + 1}/{len(hints)}: {what} · Enter plays it, hint shows another"
-                )
-                continue
-            if low in PASS_WORDS:
-                if info.leading:
-                    self.say_error("you can't pass when you lead")
-                    continue
-                return 0
-            check = False
-            for prefix in ("check ", "?"):
-                if low.startswith(prefix):
-                    low, check = low[len(prefix) :].strip(), True
-            if low == "check" or (check and not low):
-                self.say_error("check what? type check CARDS")
-                continue
+            state.pending = None
             try:
-                counts = self.read_cards(low)
-            except TooManyCardsError as exc:
-                self.say_error(str(exc))
+                action = self.play_entry(line, state)
+            except _Handled:
                 continue
-            except CardParseError as exc:
-                self.say_error(f"{exc.token!r} is not a card or a command (type help)")
-                continue
-            verdict = text.judge(table, info.hand, info.table_move, counts)
-            if not verdict.ok:
-                if low in COMMAND_LETTERS and not check:
-                    card, command = COMMAND_LETTERS[low]
-                    self.say_error(f"{verdict.text} ('{low}' is {card} here; {command})")
-                else:
-                    self.say_error(verdict.text)
-                continue
-            if low in COMMAND_LETTERS and not check:  # a lone letter: played only on Enter
-                pending = verdict.move
-                card, command = COMMAND_LETTERS[low]
-                self.term.say(
-                    f"  '{low}' is {card} here: {verdict.text}. Press Enter to play it ({command})."
+            if action is not None:
+                return action
+
+    def play_entry(self, line: str, state: _Turn) -> int | None:
+        """The move of a line typed at your turn, or ``None`` (after answering it)."""
+        low, info = line.lower(), state.info
+        self.common_command(low)
+        if low == "help":
+            self.term.say(help_text(self.undo_on))
+        elif low in ("counter", "c"):
+            self.toggle_counter(info)
+        elif low in ("show", "s"):
+            self.render.table(info, self.show_counter)
+        elif low in words("hint"):
+            self.hint(state)
+        elif low in words("pass"):
+            if not info.leading:
+                return 0
+            self.say_error(_("you can't pass when you lead"))
+        else:
+            return self.cards_entry(low, state)
+        return None
+
+    def toggle_counter(self, info: InfoSet) -> None:
+        self.show_counter = not self.show_counter
+        self.term.say("  " + (_("card counter on") if self.show_counter else _("card counter off")))
+        self.save_counter_setting()
+        if self.show_counter:
+            for row in self.render.counter_rows(info):
+                self.term.say(row)
+
+    def hint(self, state: _Turn) -> None:
+        table = self.table
+        if state.hints is None:
+            state.hints = hint_order(state.info)
+        state.hint_at = (state.hint_at + 1) % len(state.hints)
+        pending = state.pending = state.hints[state.hint_at]
+        self.model.hints_used += 1
+        if pending == 0:
+            what = _("pass")
+        else:
+            what = f"{table.cards_text(pending)}  ({text.describe(table, pending)})"
+        line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
+        self.term.say("  " + line.format(k=state.hint_at + 1, n=len(state.hints), play=what))
+
+    def cards_entry(self, low: str, state: _Turn) -> int | None:
+        """A typed play (or ``check CARDS``): the move, or ``None`` after saying why not."""
+        info, check = state.info, False
+        for prefix in ("check ", "?"):
+            if low.startswith(prefix):
+                low, check = low[len(prefix) :].strip(), True
+        if low == "check" or (check and not low):
+            self.say_error(_("check what? type check CARDS"))
+            return None
+        try:
+            counts = self.read_cards(low)
+        except TooManyCardsError as exc:
+            self.say_error(text.too_many_text(exc.rank))
+            return None
+        except CardParseError as exc:
+            self.say_error(
+                _("{word} is not a card or a command (type help)").format(word=repr(exc.token))
+            )
+            return None
+        verdict = text.judge(self.table, info.hand, info.table_move, counts)
+        letter = low in COMMAND_LETTERS and not check
+        if letter:
+            card, command = (_(x) for x in COMMAND_LETTERS[low])
+        if not verdict.ok:
+            if letter:
+                extra = _(" ({letter} is {card} here; {command})")
+                verdict_text = verdict.text + extra.format(
+                    letter=repr(low), card=card, command=command
                 )
-                continue
-            if check:
-                self.term.say("  " + self.style.green("✓ ") + verdict.text + " (not played)")
-                continue
-            return verdict.move
+            self.say_error(verdict_text if letter else verdict.text)
+            return None
+        if letter:  # a lone letter: played only on Enter
+            state.pending = verdict.move
+            line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
+            self.term.say(
+                "  "
+                + line.format(letter=repr(low), card=card, verdict=verdict.text, command=command)
+            )
+            return None
+        if check:
+            self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
+            return None
+        return verdict.move
 
     def read_cards(self, entry: str) -> np.ndarray:
         """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
@@ -642,210 +709,84 @@ class Session:
         return counts
 
     def apply_play(self, seat: int, move: int) -> None:
-        g, s = self.game, self.style
-        table = self.table
-        g.step(np.array([move]))
+        g, s, m = self.game, self.style, self.model
+        ids = m.play(seat, move)
         if move == 0:
-            self.event(seat, "pass" if seat == HUMAN else "passes")
+            what = _("pass") if seat == HUMAN else _("passes")
+            self.note(self.render.event_line(seat, what))
             if g.phase[0] != OVER and int(g.table_move[0]) == 0:
                 leader = int(g.current_player[0])
-                who = "you lead" if leader == HUMAN else SEATS[leader] + " leads"
-                self.note(s.dim(f"  (two passes: {who})"))
+                who = (
+                    _("you lead")
+                    if leader == HUMAN
+                    else _("{seat} leads").format(seat=seat_name(leader))
+                )
+                self.note(s.dim("  " + _("(two passes: {who})").format(who=who)))
             return
-        ids = self.take_ids(seat, table.counts[move])
-        self.last_cards[seat] = ids
-        if int(table.type[move]) in text.BOMB_TYPES:
-            self.bomb_log.append((seat, move))
-        cards = s.cards(ids)
-        self.event(
-            seat, f"{cards}{' ' * max(2, 24 - text.visible_len(cards))}{table.describe(move)}"
-        )
-        left = len(self.cards[seat])
+        self.note(self.render.play_line(seat, ids, move))
+        left = len(m.cards[seat])
         if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
-            warn = "Last card!" if left == 1 else "Last 2 cards!"
-            self.note(f"  {pad(SEATS[seat], 6)} {s.yellow(warn)}")
+            self.note(f"  {pad(seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
 
-    def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
-        """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
-        taken = []
-        for r in np.flatnonzero(counts):
-            ids = [c for c in self.cards[seat] if int(card_rank(c)) == r][: int(counts[r])]
-            taken += ids
-        self.cards[seat] = [c for c in self.cards[seat] if c not in taken]
-        return sorted(taken)
-
-    # ------------------------------------------------------------------ screen
-    def event(self, seat: int, what: str) -> None:
-        name = self.style.bold(SEATS[seat]) if seat == HUMAN else SEATS[seat]
-        self.note(f"  {pad(name, 6)} {what}")
-
+    # ------------------------------------------------------------------ output
     def note(self, line: str) -> None:
-        """Print an event of the hand and keep it for the redrawn screen."""
-        self.log.append(line)
+        """Print an event of the hand and keep it for the redrawn screen and the history."""
+        self.model.log.append(line)
         self.term.say(line)
 
     def say_error(self, message: str) -> None:
         self.term.say("  " + self.style.red("✗ ") + message)
 
-    def hand_text(self, seat: int, indent: int = 9) -> str:
-        """A hand with suits, wrapped to the terminal's width (continuation lines indented)."""
-        words = self.style.cards(self.cards[seat]).split(" ")
-        width = max(10, self.term.width - indent)
-        lines, line, used = [], [], 0
-        for w in words:
-            n = text.visible_len(w) + 1
-            if line and used + n > width:
-                lines.append(" ".join(line))
-                line, used = [], 0
-            line.append(w)
-            used += n
-        lines.append(" ".join(line))
-        return ("\n" + " " * indent).join(lines)
-
-    def counter_rows(self, info: InfoSet) -> list[str]:
-        rows = text.counter_lines(info.unseen(), self.style, self.term.width)
-        return [f"  {'Unseen' if k == 0 else '':<7}{row}" for k, row in enumerate(rows)]
-
-    def role_of(self, seat: int) -> str:
-        lord = int(self.game.landlord[0])
-        return "" if lord < 0 else "landlord" if seat == lord else "peasant"
-
-    def round_line(self) -> str:
-        g = self.game
-        base, mult = int(g.base[0]), int(2 ** int(g.bombs[0]))
-        points = base * mult * g.ruleset.base_points
-        unit = f"{g.ruleset.base_points} × " if g.ruleset.base_points != 1 else ""
-        word = "base" if self.forced else "bid"  # nobody bid for a forced landlord
-        return (
-            f"{unit}{word} {base} × multiplier {mult} = {points} point{'' if points == 1 else 's'}"
-        )
-
-    def show_table(self, info: InfoSet) -> None:
-        s, table = self.style, self.table
-        say = self.term.say
-        if self.term.screen:
-            self.term.clear()
-            say(s.bold("Dou Dizhu") + f" · {self.level.capitalize()} bots · deal {self.code}")
-            for line in self.log[-RECENT:]:
-                say(line)
-        say(s.dim("  " + "─" * min(60, self.term.width - 4)))
-        for seat in (1, 2):
-            left = int(info.cards_left[seat])
-            warn = (
-                s.yellow("Last card!")
-                if left == 1
-                else s.yellow("Last 2 cards!")
-                if left == 2
-                else ""
-            )
-            say(
-                f"  {pad(SEATS[seat], 6)} {self.role_of(seat):<9}{cards_count(left)}  {warn}".rstrip()
-            )
-        say(f"  {'Kitty':<6} {s.cards(self.kitty_ids)}")
-        say(f"  {'Round':<6} {self.round_line()}")
-        if info.table_move:
-            who = SEATS[info.table_seat]
-            ids = self.last_cards.get(info.table_seat, [])
-            say(f"  {'Table':<6} {who}: {s.cards(ids)}  {table.describe(info.table_move)}")
-        else:
-            say(f"  {'Table':<6} {s.dim('empty')}")
-        if self.show_counter:
-            for row in self.counter_rows(info):
-                say(row)
-        say(
-            f"  {pad(s.bold('You'), 6)} {self.role_of(HUMAN):<9}{cards_count(int(info.cards_left[HUMAN]))}"
-        )
-        say(f"  {'':<6} {self.hand_text(HUMAN)}")
-        if info.table_move:
-            whose = "your" if info.table_seat == HUMAN else f"{SEATS[info.table_seat]}'s"
-            stuck = " (nothing you hold beats it)" if len(info.legal_moves()) == 1 else ""
-            say(
-                s.bold("Your turn")
-                + f": beat {whose} {table.describe(info.table_move)}, or pass{stuck}"
-            )
-        else:
-            say(s.bold("Your turn") + ": you lead (any combination)")
-
     # ------------------------------------------------------------------ result
     def finish(self, counted: bool) -> str:
-        g, s, table = self.game, self.style, self.table
-        code = self.code
-        say = self.term.say
-        lord, winner = int(g.landlord[0]), int(g.winner[0])
-        lord_won = winner == lord
-        say()
-        say(s.bold("══ Result " + "═" * max(2, min(50, self.term.width - 11))))
-        if lord_won:
-            headline = (
-                "You win as the landlord!"
-                if lord == HUMAN
-                else f"{SEATS[lord]} wins as the landlord."
-            )
-            say("  " + s.bold(headline))
-        else:
-            first = "you" if winner == HUMAN else SEATS[winner]
-            if lord == HUMAN:
-                headline = f"{SEATS[1]} and {SEATS[2]} win as peasants."
-            else:
-                headline = f"You and {SEATS[3 - lord - HUMAN]} win as peasants!"
-            say("  " + s.bold(headline) + f" ({first} went out first)")
-        base, mult = int(g.base[0]), int(g.multiplier[0])
-        if self.forced:  # nobody bid: the opener was made landlord at base 1
-            say(f"  {'Base':<24} {base} (nobody bid: forced landlord)")
-        else:
-            say(f"  {'Bid':<24} {base}")
-        for seat, move in self.bomb_log:
-            name = table.describe(move)
-            say(f"  {name[0].upper() + name[1:] + ' (' + SEATS[seat] + ')':<24} ×2")
-        if g.spring[0]:
-            say(f"  {'Spring' if lord_won else 'Anti-spring':<24} ×2")
-        unit = g.ruleset.base_points
-        per = base * mult * unit
-        unit_text = f"{unit} × " if unit != 1 else ""
-        word = "base" if self.forced else "bid"
-        say(f"  {'Points':<24} {unit_text}{word} {base} × multiplier {mult} = {per} per peasant")
-        pay = g.payoffs[0]
-        say("  " + "   ".join(f"{SEATS[x]} {int(pay[x]):+d}" for x in range(3)))
-        say("  Cards left:")
-        for x in range(3):
-            role = "landlord" if x == lord else "peasant"
-            say(f"    {pad(SEATS[x], 6)} {role:<9} {s.cards(self.cards[x])}")
-        say(f"  Kitty: {s.cards(self.kitty_ids)}")
-        if self.hints_used:
-            say(f"  Hints used: {self.hints_used}")
-        say(f"  Deal code: {code}   (ddz play --code {code})")
-        self.record(lord == HUMAN, lord_won == (lord == HUMAN), int(pay[HUMAN]), counted)
+        g, m = self.game, self.model
+        self.render.result()
+        lord, winner = m.landlord(), int(g.winner[0])
+        won = (winner == lord) == (lord == HUMAN)
+        self.record(lord == HUMAN, won, int(g.payoffs[0][HUMAN]), counted)
         while True:
-            line = (
-                self.term.ask("Replay this hand (r), play again (n) or quit (q)? > ")
-                .strip()
-                .lower()
-            )
+            line = self.term.ask(_("Replay this hand (r), play again (n) or quit (q)? > "))
+            line = line.strip().lower()
             if line in ("r", "replay", "replay this hand", "same"):
                 return "replay"
             if line in ("n", "new", "again", "play", "play again", "y", "yes"):
                 return "new"
-            if line in QUIT_WORDS or line == "q":
+            if line in words("quit") or line == "q":
                 return "quit"
             if line:
-                self.say_error("type r to replay this hand, n to play a new one, q to quit")
+                self.say_error(_("type r to replay this hand, n to play a new one, q to quit"))
 
     def record(self, landlord: bool, won: bool, points: int, counted: bool) -> None:
         if not self.stats_on:
             return
         if not counted:
             self.term.say(
-                self.style.dim("  (replayed or chosen deal: not counted in the statistics)")
+                self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
             )
             return
         from .stats import record_game
 
-        stats, notice = record_game(landlord, won, points)
+        m = self.model
+        stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
         if notice:
-            self.term.say(self.style.yellow("note: ") + notice)
+            self.term.say(self.style.yellow(_("note: ")) + notice)
         if stats is not None:  # only totals that were really saved
-            self.hand_note = "This hand was saved in the statistics."
-            self.term.say(f"  Statistics: {stats.summary()}")
+            self.hand_note = _("This hand was saved in the statistics.")
+            self.term.say("  " + _("Statistics: {summary}").format(summary=stats.summary()))
+
+
+class _Handled(Exception):
+    """A command was answered; ask again."""
+
+
+class _Turn:
+    """What one of your turns remembers between lines: the hints and the pending play."""
+
+    def __init__(self, info: InfoSet):
+        self.info = info
+        self.hints: list[int] | None = None
+        self.hint_at = -1
+        self.pending: int | None = None
 
 
 # ---------------------------------------------------------------------------------- main
@@ -857,6 +798,15 @@ def _seed(value: str) -> int:
     if seed < 0:
         raise argparse.ArgumentTypeError("the seed must be 0 or more")
     return seed
+
+
+def _language(value: str) -> str:
+    code = value.strip().lower()
+    if code not in LANGUAGES:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not one of the languages: {', '.join(LANGUAGES)}"
+        )
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -878,6 +828,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="deal the cards of this deal code (shown after each hand); such a chosen deal is "
         "not counted in the statistics",
     )
+    names = ", ".join(f"{code} ({LANGUAGE_NAMES[code]})" for code in LANGUAGES)
+    p.add_argument(
+        "--lang",
+        type=_language,
+        metavar="LANG",
+        help=f"language of the game: {names}. Default: from LANGUAGE, LC_ALL or LANG, else English",
+    )
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help="allow undo: take back your last play and the bots' replies (counted on the "
+        "result card and in the statistics)",
+    )
     p.add_argument("--fast", action="store_true", help="no pauses between bot moves")
     p.add_argument(
         "--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)"
@@ -895,8 +858,9 @@ def show_stats(stdout: TextIO) -> int:
 
     stats, notice = load_stats()
     if notice:
-        stdout.write(f"note: {notice}\n")
-    stdout.write(f"Statistics: {stats.summary()}\n({stats_path()})\n")
+        stdout.write(_("note: ") + notice + "\n")
+    line = _("Statistics: {summary}").format(summary=stats.summary())
+    stdout.write(f"{line}\n({stats_path()})\n")
     return 0
 
 
@@ -905,6 +869,7 @@ def main(
 ) -> int:
     """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
     args = build_parser().parse_args(argv)
+    set_language(args.lang or detect_language())
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     if args.code is not None:
@@ -928,17 +893,17 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        session = Session(term, args.level, args.seed, stats_on=not args.no_stats)
+        session = Session(term, args.level, args.seed, not args.no_stats, args.undo)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
         _silence_stdout()
         return 1
     except KeyboardInterrupt:
         restore()
-        return _leave(stdout, color, "Interrupted", session, 130)
+        return _leave(stdout, color, N_("Interrupted"), session, 130)
     except Terminated as exc:  # SIGTERM, SIGHUP: 128 + the signal's number, like a shell
         restore()
-        name = SIGNAL_NAMES.get(signal.Signals(exc.signum).name, "Stopped")
+        name = SIGNAL_NAMES.get(signal.Signals(exc.signum).name, N_("Stopped"))
         return _leave(stdout, color, name, session, 128 + exc.signum)
     finally:
         restore()
@@ -954,7 +919,7 @@ def _silence_stdout() -> None:
 def _leave(stdout: TextIO, color: bool, what: str, session: Session | None, status: int) -> int:
     """One line when the game is interrupted, saying what became of the hand."""
     note = session.leave_note() if session is not None else ""
-    line = f"{what}. Bye." + (f" ({note})" if note else "")
+    line = _("{what}. Bye.").format(what=_(what)) + (f" ({note})" if note else "")
     try:
         stdout.write(("\x1b[0m" if color else "") + "\n" + line + "\n")
         stdout.flush()

@@ -8,16 +8,18 @@ length arrays): the messages never re-implement the rules, they only explain the
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
 from ddz_env.cards import RANK_NAMES, format_card
-from ddz_env.moves import CHAIN_TOP, MoveTable, MoveType
+from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import consecutive_runs as _runs
-from ddz_env.moves import explain_invalid as why_not_combination
+from ddz_env.moves import explain_invalid as _explain_invalid
 
-NUMBER_WORDS = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
+from .i18n import N_, _, pgettext
+
 BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 
 
@@ -59,7 +61,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def visible_len(text: str) -> int:
-    return len(_ANSI.sub("", text))
+    """Columns a text takes on a terminal: colour codes take none, wide (CJK) characters two."""
+    plain = _ANSI.sub("", text)
+    if plain.isascii():
+        return len(plain)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in plain)
 
 
 def pad(text: str, width: int) -> str:
@@ -79,7 +85,7 @@ def wrap(line: str, width: int) -> str:
     plain = _ANSI.sub("", line)
     lead = len(plain) - len(plain.lstrip(" "))
     label = _LABEL.match(plain)
-    indent = len(label.group(0)) if label else lead + 2
+    indent = visible_len(label.group(0)) if label else lead + 2
     if indent > width // 2:
         indent = min(lead + 2, width // 2)
     parts = re.split(r"( +)", line)  # words at even positions, runs of spaces at odd ones
@@ -103,41 +109,81 @@ ASCII_FALLBACK = str.maketrans(
 
 
 # ---------------------------------------------------------------------------------- names
-def _plural(rank: int) -> str:
-    return RANK_NAMES[rank] + "s"
+#: Number words of the status line (translated where shown).
+NUMBER_WORDS = {0: N_("none"), 1: N_("one"), 2: N_("two"), 3: N_("three"), 4: N_("four")}
 
 
-def _article(phrase: str) -> str:
-    first = phrase.split("-")[0].split()[0]
-    vowel = first in ("8", "11", "18", "A") or first[0] in "aeiou"
-    return ("an " if vowel else "a ") + phrase
+def _number(n: int) -> str:
+    return _(NUMBER_WORDS[n]) if n in NUMBER_WORDS else str(n)
+
+
+def _an(rank_or_number: str) -> bool:
+    """Whether English says "an" before this number or rank name (8, 11, 18, A)."""
+    return rank_or_number in ("8", "11", "18", "A") or rank_or_number.startswith("8")
+
+
+def describe(table: MoveTable, move: int) -> str:
+    """A player-facing name of a move in the current language (``"pair of 8s"``); in English
+    exactly the move table's ``describe``."""
+    t = MoveType(int(table.type[move]))
+    m, n = int(table.main[move]), int(table.length[move])
+    rank = RANK_NAMES[m] if m >= 0 else ""
+    lo = RANK_NAMES[m - n + 1] if t in CHAIN_TYPES or t in _PLANES else ""
+    message = {
+        MoveType.PASS: N_("pass"),
+        MoveType.SINGLE: N_("single {rank}"),
+        MoveType.PAIR: N_("pair of {rank}s"),
+        MoveType.TRIO: N_("trio of {rank}s"),
+        MoveType.TRIO_WITH_SINGLE: N_("trio of {rank}s with a single"),
+        MoveType.TRIO_WITH_PAIR: N_("trio of {rank}s with a pair"),
+        MoveType.STRAIGHT: N_("{n}-card straight {lo}-{hi}"),
+        MoveType.PAIR_CHAIN: N_("{n}-pair chain {lo}-{hi}"),
+        MoveType.PLANE: N_("{n}-trio plane {lo}-{hi}"),
+        MoveType.PLANE_WITH_SINGLES: N_("{n}-trio plane {lo}-{hi} with {n} singles"),
+        MoveType.PLANE_WITH_PAIRS: N_("{n}-trio plane {lo}-{hi} with {n} pairs"),
+        MoveType.FOUR_WITH_TWO_SINGLES: N_("four {rank}s with two singles"),
+        MoveType.FOUR_WITH_TWO_PAIRS: N_("four {rank}s with two pairs"),
+        MoveType.BOMB: N_("bomb of {rank}s"),
+        MoveType.ROCKET: N_("rocket"),
+    }[t]
+    return _(message).format(rank=rank, n=n, lo=lo, hi=rank)
+
+
+_PLANES = (MoveType.PLANE_WITH_SINGLES, MoveType.PLANE_WITH_PAIRS)
 
 
 def kind_phrase(table: MoveTable, move: int) -> str:
     """The kind of a move with its size: ``"a pair"``, ``"a 6-card straight"``, ``"the rocket"``."""
     t = MoveType(int(table.type[move]))
     n = int(table.length[move])
-    if t == MoveType.ROCKET:
-        return "the rocket"
-    if t == MoveType.STRAIGHT:
-        return _article(f"{n}-card straight")
-    if t == MoveType.PAIR_CHAIN:
-        return _article(f"{n}-pair chain")
-    if t == MoveType.PLANE:
-        return _article(f"{n}-trio plane")
-    if t == MoveType.PLANE_WITH_SINGLES:
-        return _article(f"{n}-trio plane with singles")
-    if t == MoveType.PLANE_WITH_PAIRS:
-        return _article(f"{n}-trio plane with pairs")
-    if t == MoveType.TRIO_WITH_SINGLE:
-        return "a trio with a single"
-    if t == MoveType.TRIO_WITH_PAIR:
-        return "a trio with a pair"
-    if t == MoveType.FOUR_WITH_TWO_SINGLES:
-        return "a four with two singles"
-    if t == MoveType.FOUR_WITH_TWO_PAIRS:
-        return "a four with two pairs"
-    return _article(t.label)
+    sized = {
+        MoveType.STRAIGHT: (N_("a {n}-card straight"), N_("an {n}-card straight")),
+        MoveType.PAIR_CHAIN: (N_("a {n}-pair chain"), N_("an {n}-pair chain")),
+        MoveType.PLANE: (N_("a {n}-trio plane"), N_("an {n}-trio plane")),
+        MoveType.PLANE_WITH_SINGLES: (
+            N_("a {n}-trio plane with singles"),
+            N_("an {n}-trio plane with singles"),
+        ),
+        MoveType.PLANE_WITH_PAIRS: (
+            N_("a {n}-trio plane with pairs"),
+            N_("an {n}-trio plane with pairs"),
+        ),
+    }
+    if t in sized:
+        return _(sized[t][_an(str(n))]).format(n=n)
+    return _(
+        {
+            MoveType.SINGLE: N_("a single"),
+            MoveType.PAIR: N_("a pair"),
+            MoveType.TRIO: N_("a trio"),
+            MoveType.TRIO_WITH_SINGLE: N_("a trio with a single"),
+            MoveType.TRIO_WITH_PAIR: N_("a trio with a pair"),
+            MoveType.FOUR_WITH_TWO_SINGLES: N_("a four with two singles"),
+            MoveType.FOUR_WITH_TWO_PAIRS: N_("a four with two pairs"),
+            MoveType.BOMB: N_("a bomb"),
+            MoveType.ROCKET: N_("the rocket"),
+        }[t]
+    )
 
 
 def short_name(table: MoveTable, move: int) -> str:
@@ -145,27 +191,86 @@ def short_name(table: MoveTable, move: int) -> str:
     t = MoveType(int(table.type[move]))
     m, n = int(table.main[move]), int(table.length[move])
     if MoveType.STRAIGHT <= t <= MoveType.PLANE_WITH_PAIRS:
-        word = {MoveType.STRAIGHT: "straight", MoveType.PAIR_CHAIN: "pair chain"}.get(t, "plane")
-        return f"{word} {RANK_NAMES[m - n + 1]}-{RANK_NAMES[m]}"
+        word = {
+            MoveType.STRAIGHT: N_("straight {lo}-{hi}"),
+            MoveType.PAIR_CHAIN: N_("pair chain {lo}-{hi}"),
+        }.get(t, N_("plane {lo}-{hi}"))
+        return _(word).format(lo=RANK_NAMES[m - n + 1], hi=RANK_NAMES[m])
     word = {
-        MoveType.SINGLE: "single",
-        MoveType.PAIR: "pair",
-        MoveType.TRIO: "trio",
-        MoveType.TRIO_WITH_SINGLE: "trio",
-        MoveType.TRIO_WITH_PAIR: "trio",
-        MoveType.FOUR_WITH_TWO_SINGLES: "four",
-        MoveType.FOUR_WITH_TWO_PAIRS: "four",
-        MoveType.BOMB: "bomb",
+        MoveType.SINGLE: N_("single {rank}"),
+        MoveType.PAIR: N_("pair {rank}"),
+        MoveType.TRIO: N_("trio {rank}"),
+        MoveType.TRIO_WITH_SINGLE: N_("trio {rank}"),
+        MoveType.TRIO_WITH_PAIR: N_("trio {rank}"),
+        MoveType.FOUR_WITH_TWO_SINGLES: N_("four {rank}"),
+        MoveType.FOUR_WITH_TWO_PAIRS: N_("four {rank}"),
+        MoveType.BOMB: N_("bomb {rank}"),
     }.get(t)
-    return "rocket" if word is None else f"{word} {RANK_NAMES[m]}"
+    return _("rocket") if word is None else _(word).format(rank=RANK_NAMES[m])
 
 
 def _how_many(n: int, rank: int) -> str:
     if rank >= 13:
-        return "the black joker (BJ)" if rank == 13 else "the red joker (RJ)"
+        return _("the black joker (BJ)") if rank == 13 else _("the red joker (RJ)")
+    name = RANK_NAMES[rank]
     if n == 1:
-        return _article(RANK_NAMES[rank])
-    return f"{NUMBER_WORDS.get(n, str(n))} {_plural(rank)}"
+        return _(N_("an {rank}") if _an(name) else N_("a {rank}")).format(rank=name)
+    return _("{number} {rank}s").format(number=_number(n), rank=name)
+
+
+#: The engine's reasons why cards are not a combination (``explain_invalid``), translated
+#: where shown; the two with numbers or cards in them are matched by pattern.
+INVALID_REASONS = (
+    N_("the two jokers together are the rocket: they can't go with other cards"),
+    N_("those are two bombs or more: play one at a time"),
+    N_("a straight runs from 3 to A: 2s and jokers can't be in it"),
+    N_("a pair chain runs from 3 to A: 2s can't be in it"),
+    N_("a plane runs from 3 to A: 2s can't be in it"),
+    N_("two different cards are not a combination (a pair is two of one rank)"),
+    N_("a straight needs at least 5 cards"),
+    N_("a pair chain needs at least 3 pairs"),
+    N_("the ranks of a straight must follow each other with no gap"),
+    N_("the pairs of a pair chain must be of consecutive ranks"),
+    N_("the trios of a plane must be of consecutive ranks"),
+    N_("a straight has exactly one card of each rank"),
+    N_("play one bomb at a time"),
+    N_("the two singles of a four with two must be of different ranks"),
+    N_("the two pairs of a four with two must be of different ranks"),
+    N_("a four takes two singles or two pairs, not a mix"),
+    N_("a four takes two singles or two pairs (a bomb is played alone)"),
+    N_("an attachment can't be of its trio's rank"),
+    N_("an attachment can't be of the plane's ranks"),
+    N_("a trio takes one single or one pair"),
+    N_("wings must be of different ranks"),
+    N_("pair wings must be of different ranks"),
+    N_("wings must be all singles or all pairs"),
+)
+_REASON_PATTERNS = (
+    (
+        re.compile(r"^a (\d+)-trio plane takes \1 single wings or \1 pair wings$"),
+        N_("a {n}-trio plane takes {n} single wings or {n} pair wings"),
+    ),
+    (
+        re.compile(r"^(.*) is not a combination \(type help for the list\)$"),
+        N_("{cards} is not a combination (type help for the list)"),
+    ),
+)
+
+
+def translate_reason(reason: str) -> str:
+    """The current language's text of a reason given by the engine's ``explain_invalid``."""
+    if reason in INVALID_REASONS:
+        return _(reason)
+    for pattern, message in _REASON_PATTERNS:
+        match = pattern.match(reason)
+        if match:
+            return _(message).format(n=match.group(1), cards=match.group(1))
+    return reason
+
+
+def why_not_combination(counts: np.ndarray, kickers: str = "distinct") -> str:
+    """Why a set of cards is not a combination, in the current language."""
+    return translate_reason(_explain_invalid(counts, kickers))
 
 
 # ---------------------------------------------------------------------------------- judge
@@ -183,31 +288,42 @@ def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarra
     counts = np.asarray(counts, dtype=np.int64)
     hand = np.asarray(hand, dtype=np.int64)
     if counts.sum() == 0:
-        return Verdict(False, -1, "type some cards, or pass")
+        return Verdict(False, -1, _("type some cards, or pass"))
     deck = np.array([4] * 13 + [1, 1])
     for r in np.flatnonzero(counts > deck):
-        if r >= 13:
-            return Verdict(False, -1, f"there is only one {RANK_NAMES[r]} in the deck")
-        return Verdict(False, -1, f"there are only four {_plural(r)} in the deck")
+        return Verdict(False, -1, too_many_text(int(r)))
     for r in np.flatnonzero(counts > hand):
         have, want = int(hand[r]), int(counts[r])
         tail = ""
         if want > 1:
-            tail = f" (only {NUMBER_WORDS[have]})" if have else " (you have none)"
-        return Verdict(False, -1, f"you don't have {_how_many(want, int(r))}{tail}")
+            tail = (
+                _(" (only {number})").format(number=_number(have))
+                if have
+                else _(" (you have none)")
+            )
+        what = _("you don't have {cards}").format(cards=_how_many(want, int(r)))
+        return Verdict(False, -1, what + tail)
     readings = table.classify(counts.astype(np.uint8))
     if not readings:
         return Verdict(False, -1, why_not_combination(counts, table.ruleset.kickers))
     if table_move == 0:
         move = readings[0]
-        return Verdict(True, move, f"{table.describe(move)} · you lead")
+        return Verdict(True, move, _("{play} · you lead").format(play=describe(table, move)))
     for move in readings:
         if table.beats(move, table_move):
-            return Verdict(
-                True, move, f"{table.describe(move)} · covers {table.describe(table_move)}"
+            text = _("{play} · covers {table}").format(
+                play=describe(table, move), table=describe(table, table_move)
             )
+            return Verdict(True, move, text)
     move = _closest_reading(table, readings, table_move)
     return Verdict(False, move, why_not_covers(table, move, table_move))
+
+
+def too_many_text(rank: int) -> str:
+    """More of ``rank`` than the deck holds was typed."""
+    if rank >= 13:
+        return _("there is only one {rank} in the deck").format(rank=RANK_NAMES[rank])
+    return _("there are only four {rank}s in the deck").format(rank=RANK_NAMES[rank])
 
 
 def _closest_reading(table: MoveTable, readings: list[int], target: int) -> int:
@@ -221,14 +337,18 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
     """Why ``move`` (a valid combination) can't be played on ``target``."""
     a, b = MoveType(int(table.type[move])), MoveType(int(table.type[target]))
     if b == MoveType.ROCKET:
-        return "nothing beats the rocket: you can only pass"
+        return _("nothing beats the rocket: you can only pass")
     if b == MoveType.BOMB and a != MoveType.BOMB:
-        return (
-            f"{kind_phrase(table, move)} can't cover a bomb: only a higher bomb or the rocket can"
+        return _("{kind} can't cover a bomb: only a higher bomb or the rocket can").format(
+            kind=kind_phrase(table, move)
         )
     if a != b or table.length[move] != table.length[target]:
-        return f"{kind_phrase(table, move)} can't cover {kind_phrase(table, target)}"
-    return f"{short_name(table, move)} is not higher than {short_name(table, target)}"
+        return _("{kind} can't cover {target}").format(
+            kind=kind_phrase(table, move), target=kind_phrase(table, target)
+        )
+    return _("{play} is not higher than {target}").format(
+        play=short_name(table, move), target=short_name(table, target)
+    )
 
 
 # ---------------------------------------------------------------------------------- counter
@@ -265,8 +385,10 @@ def simple_assessment(hand: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def assessment_text(big: int, bombs: int, moves: int, bid: int) -> str:
-    suggest = f"bid {bid}" if bid else "pass"
-    return f"big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
+    suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
+    return _(
+        "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
+    ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)
 
 
 def estimate_moves(hand: np.ndarray) -> int:

@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from .i18n import _, ngettext
+
 FILE_VERSION = 1
 #: The largest statistics file that is read (a real one is about 200 bytes).
 MAX_BYTES = 64 * 1024
@@ -44,9 +46,14 @@ class Stats:
     peasant_games: int = 0
     peasant_wins: int = 0
     points: int = 0
+    #: Hints asked and moves taken back over the counted hands (absent from older files: 0).
+    hints: int = 0
+    undos: int = 0
 
-    def add(self, landlord: bool, won: bool, points: int) -> None:
+    def add(self, landlord: bool, won: bool, points: int, hints: int = 0, undos: int = 0) -> None:
         self.games += 1
+        self.hints += int(hints)
+        self.undos += int(undos)
         if landlord:
             self.landlord_games += 1
             self.landlord_wins += int(won)
@@ -56,12 +63,23 @@ class Stats:
         self.points += int(points)
 
     def summary(self) -> str:
-        """One line: ``5 games · landlord 2/3 won · peasant 1/2 won · total +12 points``."""
-        plural = "game" if self.games == 1 else "games"
-        return (
-            f"{self.games} {plural} · landlord {self.landlord_wins}/{self.landlord_games} won · "
-            f"peasant {self.peasant_wins}/{self.peasant_games} won · total {self.points:+d} points"
+        """One line in the current language: ``5 games · landlord 2/3 won · peasant 1/2 won ·
+        total +12 points`` (then the hints and undos used, when there were any)."""
+        line = _(
+            "{games} · landlord {lw}/{lg} won · peasant {pw}/{pg} won · total {points} points"
+        ).format(
+            games=ngettext("{n} game", "{n} games", self.games).format(n=self.games),
+            lw=self.landlord_wins,
+            lg=self.landlord_games,
+            pw=self.peasant_wins,
+            pg=self.peasant_games,
+            points=f"{self.points:+d}",
         )
+        if self.hints or self.undos:
+            line += " · " + _("hints {hints} · undos {undos}").format(
+                hints=self.hints, undos=self.undos
+            )
+        return line
 
     @classmethod
     def from_json(cls, data: object) -> Stats:
@@ -132,22 +150,26 @@ def _read(path: Path) -> str:
     return b"".join(chunks).decode("utf-8")
 
 
-def _load(path: Path) -> tuple[Stats, str | None, bool]:
-    """(stats, notice, safe to write): not safe when a bad file could not be moved aside."""
+def _load(path: Path, kind=None) -> tuple:
+    """(value, notice, safe to write) of a statistics (or settings: ``kind``) file: not safe
+    when a bad file could not be moved aside."""
+    kind = Stats if kind is None else kind
     try:
         text = _read(path)
     except FileNotFoundError:
-        return Stats(), None, True
+        return kind(), None, True
     except _NotStats as exc:
-        return (Stats(), *_set_aside(path, f"is corrupt ({exc})"))
+        return (kind(), *_set_aside(path, _("is corrupt ({reason})").format(reason=exc), kind))
     except (OSError, UnicodeDecodeError) as exc:
-        return (Stats(), *_set_aside(path, f"can't be read ({_reason(exc)})"))
+        problem = _("can't be read ({reason})").format(reason=_reason(exc))
+        return (kind(), *_set_aside(path, problem, kind))
     try:
-        return Stats.from_json(json.loads(text)), None, True
+        return kind.from_json(json.loads(text)), None, True
     except RecursionError:
-        return (Stats(), *_set_aside(path, "is corrupt (nested too deeply)"))
+        return (kind(), *_set_aside(path, _("is corrupt (nested too deeply)"), kind))
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
-        return (Stats(), *_set_aside(path, f"is corrupt ({_reason(exc)})"))
+        problem = _("is corrupt ({reason})").format(reason=_reason(exc))
+        return (kind(), *_set_aside(path, problem, kind))
 
 
 def _new_file_mode() -> int:
@@ -161,12 +183,16 @@ def save_stats(stats: Stats, path: Path | None = None) -> None:
     """Write atomically: temporary file in the same folder, fsync, ``os.replace``. The file
     keeps its permission bits (a new one gets the usual ones, 0o666 less the umask)."""
     path = stats_path() if path is None else Path(path)
+    _write_json(path, {"version": FILE_VERSION, **asdict(stats)})
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write ``data`` atomically, keeping the file's permission bits."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = _new_file_mode()
-    data = {"version": FILE_VERSION, **asdict(stats)}
     fd, tmp = tempfile.mkstemp(prefix=".stats-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -194,7 +220,12 @@ def _read_only(path: Path) -> bool:
 
 
 def record_game(
-    landlord: bool, won: bool, points: int, path: Path | None = None
+    landlord: bool,
+    won: bool,
+    points: int,
+    path: Path | None = None,
+    hints: int = 0,
+    undos: int = 0,
 ) -> tuple[Stats | None, str | None]:
     """Add one finished hand and save. Returns the saved totals, or ``None`` when the hand could
     not be saved, and a notice for the player (or ``None``).
@@ -211,13 +242,15 @@ def record_game(
         with _locked(path, required=True):
             stats, notice, writable = _load(path)
             if not writable:
-                return None, f"{notice}; this hand was not saved"
+                return None, _("{notice}; this hand was not saved").format(notice=notice)
             if _read_only(path):
-                return None, f"statistics file {path} is read-only; this hand was not saved"
-            stats.add(landlord, won, points)
+                line = _("statistics file {path} is read-only; this hand was not saved")
+                return None, line.format(path=path)
+            stats.add(landlord, won, points, hints, undos)
             save_stats(stats, path)
     except OSError as exc:
-        problem = f"statistics not saved: {path} ({_reason(exc)}); this hand is not counted"
+        line = _("statistics not saved: {path} ({reason}); this hand is not counted")
+        problem = line.format(path=path, reason=_reason(exc))
         return None, f"{notice}; {problem}" if notice else problem
     return stats, notice
 
@@ -274,7 +307,8 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def _set_aside(path: Path, problem: str) -> tuple[str, bool]:
+def _set_aside(path: Path, problem: str, kind=None) -> tuple[str, bool]:
+    what = _("settings file") if kind is Settings else _("statistics file")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
@@ -284,6 +318,66 @@ def _set_aside(path: Path, problem: str) -> tuple[str, bool]:
     try:
         os.replace(path, target)
     except OSError as exc:
-        problem += f" and could not be moved aside ({_reason(exc)})"
-        return f"statistics file {path} {problem}; it is left untouched", False
-    return f"statistics file {path} {problem}; kept it as {target.name} and started from zero", True
+        problem += _(" and could not be moved aside ({reason})").format(reason=_reason(exc))
+        line = _("{what} {path} {problem}; it is left untouched")
+        return line.format(what=what, path=path, problem=problem), False
+    line = _("{what} {path} {problem}; kept it as {name} and started from zero")
+    return line.format(what=what, path=path, problem=problem, name=target.name), True
+
+
+# ---------------------------------------------------------------------------------- settings
+@dataclass
+class Settings:
+    """Choices of ``ddz play`` kept between games (``settings.json`` next to the statistics,
+    read and written under the same rules: bounded regular file, lock, atomic write, a corrupt
+    file reported and set aside)."""
+
+    #: Whether the card counter is shown.
+    counter: bool = True
+
+    @classmethod
+    def from_json(cls, data: object) -> Settings:
+        """Validate a decoded file; ``ValueError`` if anything is off."""
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        values = {}
+        for f in fields(cls):
+            v = data.get(f.name, f.default)
+            if not isinstance(v, bool):
+                raise ValueError(f"field {f.name!r} is not true or false")
+            values[f.name] = v
+        return cls(**values)
+
+
+def settings_path() -> Path:
+    """Where the settings file lives: next to the statistics."""
+    return stats_path().with_name("settings.json")
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
+    """The settings and a notice (``None`` when all is well); a missing file gives the
+    defaults, a corrupt one is moved aside with a notice."""
+    path = settings_path() if path is None else Path(path)
+    with _locked(path):
+        settings, notice, _writable = _load(path, Settings)
+    return settings, notice
+
+
+def save_setting(name: str, value: bool, path: Path | None = None) -> str | None:
+    """Change one setting and save (under the lock, re-reading first). Returns a notice when
+    it could not be saved; never raises for a file problem."""
+    path = settings_path() if path is None else Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path, required=True):
+            settings, notice, writable = _load(path, Settings)
+            if not writable or _read_only(path):
+                return _(
+                    "settings file {path} can't be written; the setting is kept for this game only"
+                ).format(path=path)
+            setattr(settings, name, value)
+            _write_json(path, {"version": FILE_VERSION, **asdict(settings)})
+    except OSError as exc:
+        line = _("settings not saved: {path} ({reason})")
+        return line.format(path=path, reason=_reason(exc))
+    return notice

@@ -217,7 +217,7 @@ def prompt_of(screen: str) -> str:
 def hand_on_screen(screen: str) -> np.ndarray:
     """The human's hand as last drawn on the table."""
     block = screen.rsplit("  You    ", 1)[1].split("\n")[1]
-    return parse_counts(re.sub(r"[♠♥♣♦]", "", block))
+    return parse_counts(re.sub(r"[♠♥♣♦*]", "", block))
 
 
 def table_on_screen(screen: str) -> str:
@@ -225,7 +225,7 @@ def table_on_screen(screen: str) -> str:
 
 
 def strip_suits(words: list[str]) -> np.ndarray:
-    return parse_counts(" ".join(re.sub("[♠♥♣♦]", "", w) for w in words))
+    return parse_counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
 
 
 def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> Game:
@@ -263,9 +263,14 @@ def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> 
             stats["multipliers"] = stats.get("multipliers", set()) | {mult}
             continue
         if line.startswith("  Unseen  3  4"):
-            unseen = [int(x) for x in lines[i + 1].split()]
+            unseen = np.array([int(x) for x in lines[i + 1].split()])
+            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
+                kitty = np.array([int(x) for x in lines[i + 2].split()[1:]])
+                assert (kitty <= g.kitty[0]).all() and kitty.sum() > 0
+                unseen = unseen + kitty
+                stats["kitty rows"] = stats.get("kitty rows", 0) + 1
             deck = np.array([4] * 13 + [1, 1])
-            assert unseen == (deck - g.hands[0, 0] - g.played[0].sum(axis=0)).tolist()
+            assert unseen.tolist() == (deck - g.hands[0, 0] - g.played[0].sum(axis=0)).tolist()
             continue
         if line.startswith("  Table  "):
             top = int(g.table_move[0])

@@ -20,10 +20,11 @@ RED = "\x1b[31m"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def spawn(*args: str, tmp_path: Path, no_color_env: bool = False):
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+def spawn(*args: str, tmp_path: Path, no_color_env: bool = False, lang_env: str = "C.UTF-8"):
+    drop = {"NO_COLOR", "LANGUAGE", "LC_ALL", "LC_MESSAGES"}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(
-        TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8", PYTHONIOENCODING="utf-8"
+        TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG=lang_env, PYTHONIOENCODING="utf-8"
     )
     if no_color_env:
         env["NO_COLOR"] = "1"
@@ -220,7 +221,7 @@ def test_narrow_terminal_lines_fit_and_break_between_words(tmp_path, width):
     mine = screen.split("  You    landlord", 1)[1].split("Your turn", 1)[0].splitlines()
     left, block = int(mine[0].split()[0]), mine[1:]
     cards = " ".join(block).split()
-    assert all(re.fullmatch(r"(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ", c) for c in cards), cards
+    assert all(re.fullmatch(r"(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?", c) for c in cards), cards
     assert len(cards) == left and all(line.startswith("         ") for line in block)
 
 
@@ -239,3 +240,125 @@ def test_the_width_is_read_again_after_a_resize(tmp_path):
     child.sendline("quit")
     child.expect(pexpect.EOF)
     child.close()
+
+
+# ---------------------------------------------------------------------------------- languages
+#: (language, the bid prompt, "Your turn", a word typed for pass) as the player sees them.
+LANGS = [
+    ("pt", "Seu pedido (passo, 1, 2, 3) > ", "Sua vez", "passo", "senhorio", "Morto"),
+    ("it", "La tua dichiarazione (passo, 1, 2, 3) > ", "Tocca a te", "passo", "padrone", "Coperte"),
+    ("es", "Tu puja (paso, 1, 2, 3) > ", "Tu turno", "paso", "casero", "Ocultas"),
+    ("id", "Tawaranmu (pas, 1, 2, 3) > ", "Giliranmu", "pas", "Tuan Tanah", "Kartu dasar"),
+    ("zh", "你叫分（不叫, 1, 2, 3）> ", "轮到你", "不出", "地主", "底牌"),
+]
+
+
+@pytest.mark.parametrize("lang, bid_prompt, turn, pass_word, landlord, kitty", LANGS)
+def test_each_language_in_a_terminal(tmp_path, lang, bid_prompt, turn, pass_word, landlord, kitty):
+    child = spawn("--code", CODE, "--fast", "--lang", lang, tmp_path=tmp_path)
+    child.expect_exact(bid_prompt)
+    child.sendline("3")
+    child.expect("\n> ")
+    screen = plain(child.before)
+    assert turn in screen and landlord in screen and kitty in screen
+    assert "Your turn" not in screen and "landlord" not in screen
+    child.sendline(pass_word)  # you lead: the game says you can't pass, in your language
+    child.expect("\n> ")
+    assert "✗ " in plain(child.before) and "you can't pass" not in child.before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_the_language_comes_from_the_locale(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path, lang_env="it_IT.UTF-8")
+    child.expect_exact("La tua dichiarazione (passo, 1, 2, 3) > ")
+    child.sendline("esci")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_undo_in_a_terminal_redraws_the_position(tmp_path):
+    child = spawn("--code", CODE, "--fast", "--undo", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    first = plain(child.before).rsplit("\x1b[H\x1b[2J", 1)[-1]
+    child.sendline("44 55 66")
+    child.expect("\n> ")
+    child.sendline("undo")
+    child.expect("\n> ")
+    again = plain(child.before)
+    assert "Undone: back to your previous turn." in again
+    table = again.rsplit("─" * 60, 1)[1]
+    assert "  You    landlord  20 cards" in table and "  Table  empty" in table
+    assert first.rsplit("─" * 60, 1)[1] == table
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_history_is_paged_to_the_terminal_height(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.setwinsize(8, 110)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    for _ in range(4):  # a few rounds of hints make the history longer than the screen
+        child.sendline("hint")
+        child.expect("\n> ")
+        child.sendline("")
+        child.expect(["\n> ", "Replay this hand"])
+    child.sendline("history")
+    child.expect_exact("-- more (Enter), q to stop -- ")
+    page = plain(child.before).split("history", 1)[1].strip("\n").splitlines()
+    assert page[0].startswith("History of deal") and len(page) <= 7
+    child.sendline("")
+    child.expect(["-- more", "\n> "])
+    child.sendline("q")
+    child.expect("\n> ")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_kitty_marks_in_a_terminal(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    screen = plain(child.before)
+    assert "  Kitty  6♥* 10♦* Q♠*  (* in your hand)" in screen
+    assert re.search(r"6♥\* 7♠ .*10♦\* Q♠\* Q♦", screen)
+    child.sendline("6 7 8 9 10")  # no 8: refused, and nothing changes
+    child.expect("\n> ")
+    child.sendline("3")
+    child.expect("\n> ")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_the_counter_setting_persists_across_terminal_games(tmp_path):
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    assert "Unseen" in plain(child.before)
+    child.sendline("counter")
+    child.expect("card counter off")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    child = spawn("--code", CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid")
+    child.sendline("3")
+    child.expect("\n> ")
+    assert "Unseen" not in plain(child.before) and "Kitty" in plain(child.before)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert (tmp_path / "ddz" / "settings.json").exists()

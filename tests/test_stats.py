@@ -41,7 +41,8 @@ def test_record_counts_games_wins_and_points(home):
     )
     data = json.loads((home / "stats.json").read_text())
     assert data == {"version": 1, "games": 3, "landlord_games": 1, "landlord_wins": 1,
-                    "peasant_games": 2, "peasant_wins": 1, "points": 9}  # fmt: skip
+                    "peasant_games": 2, "peasant_wins": 1, "points": 9,
+                    "hints": 0, "undos": 0}  # fmt: skip
     assert st.load_stats()[0] == stats
     assert stats.summary() == "3 games · landlord 1/1 won · peasant 1/2 won · total +9 points"
     assert sorted(p.name for p in home.iterdir()) == ["stats.json", "stats.json.lock"]

@@ -1,0 +1,179 @@
+"""The table of ``ddz play``: the engine's game plus what a screen needs that the engine does
+not keep — which card (with its suit) each seat holds, the kitty's cards, the cards of each
+seat's last play, the bombs played, the hand's history — and snapshots to take moves back.
+
+The engine works on rank counts; this model picks the suited cards of each play (lowest suits
+first) so the hands on screen always match the engine's counts. A snapshot copies the engine's
+arrays and this model's lists, so :meth:`TableModel.restore` gives back the exact position
+(hands, table, bids, multiplier, history).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ddz_env.actions import BIDDING, OVER, bid_of_action
+from ddz_env.cards import card_rank
+from ddz_env.game import Game
+
+from .play_text import BOMB_TYPES
+
+
+def game_state(game: Game) -> dict:
+    """Copies of every array (and list, e.g. the deal codes) of a game's state: enough to put
+    the game back exactly. The move tables and rules objects are constants, shared."""
+    return {k: v.copy() for k, v in vars(game).items() if isinstance(v, (np.ndarray, list))}
+
+
+def set_game_state(game: Game, state: dict) -> None:
+    """Put back a state taken by :func:`game_state`."""
+    for k, v in state.items():
+        setattr(game, k, v.copy())
+    game._legal_cache = None
+
+
+@dataclass
+class Event:
+    """One line of the hand's history: who (``None`` for a notice) and the rendered text."""
+
+    seat: int | None
+    text: str
+
+
+@dataclass
+class TableModel:
+    """One hand at the table (seat 0 is the human)."""
+
+    game: Game = field(default_factory=lambda: Game(1))
+    cards: list[list[int]] = field(default_factory=lambda: [[], [], []])
+    kitty_ids: list[int] = field(default_factory=list)
+    last_cards: dict[int, list[int]] = field(default_factory=dict)
+    bomb_log: list[tuple[int, int]] = field(default_factory=list)
+    #: Every line of the hand so far (bids, plays, notices), for the screen and ``history``.
+    log: list[str] = field(default_factory=list)
+    code: str = ""
+    #: The opener was made landlord after the last allowed redeal (nobody bid).
+    forced: bool = False
+    #: Actions taken in this hand (bids and plays, redeals included).
+    turns: int = 0
+    hints_used: int = 0
+    undos_used: int = 0
+    snapshots: list[dict] = field(default_factory=list)
+
+    @property
+    def table(self):
+        return self.game.table
+
+    # ------------------------------------------------------------------ deals
+    def deal(self, code: str) -> None:
+        self.game.reset(codes=[code])
+        self.code = code
+        self.bomb_log, self.log, self.snapshots = [], [], []
+        self.forced = False
+        self.turns = self.hints_used = self.undos_used = 0
+        self.take_cards()
+
+    def take_cards(self) -> None:
+        owner = self.game.owner[0]
+        self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
+        self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
+        self.last_cards = {}
+
+    # ------------------------------------------------------------------ actions
+    def bid(self, action: int) -> tuple[int, bool]:
+        """Apply a bid action: (the bid 0-3, whether the cards were dealt again)."""
+        g = self.game
+        redeals = int(g.redeals[0])
+        g.step(np.array([action]))
+        self.turns += 1
+        bid = bid_of_action(g.num_moves, action)
+        if int(g.redeals[0]) != redeals:
+            self.code = g.deal_code(0)  # each redeal is a deal of its own
+            self.take_cards()
+            return bid, True
+        if g.phase[0] != BIDDING:
+            lord = int(g.landlord[0])
+            self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
+            self.forced = int(g.high_bid[0]) == 0
+        return bid, False
+
+    def play(self, seat: int, move: int) -> list[int]:
+        """Apply a play: the suited cards it took from ``seat`` (empty for a pass)."""
+        self.game.step(np.array([move]))
+        self.turns += 1
+        if move == 0:
+            return []
+        ids = self.take_ids(seat, self.table.counts[move])
+        self.last_cards[seat] = ids
+        if int(self.table.type[move]) in BOMB_TYPES:
+            self.bomb_log.append((seat, move))
+        return ids
+
+    def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
+        """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
+        taken = []
+        for r in np.flatnonzero(counts):
+            ids = [c for c in self.cards[seat] if int(card_rank(c)) == r][: int(counts[r])]
+            taken += ids
+        self.cards[seat] = [c for c in self.cards[seat] if c not in taken]
+        return sorted(taken)
+
+    # ------------------------------------------------------------------ facts
+    def over(self) -> bool:
+        return bool(self.game.phase[0] == OVER)
+
+    def landlord(self) -> int:
+        return int(self.game.landlord[0])
+
+    def kitty_held(self, seat: int) -> list[int]:
+        """The kitty's cards still in ``seat``'s hand when that seat is the landlord."""
+        if self.landlord() != seat:
+            return []
+        return [c for c in self.kitty_ids if c in self.cards[seat]]
+
+    def kitty_unplayed_by_others(self, seat: int) -> np.ndarray:
+        """Rank counts of the revealed kitty cards that ``seat`` has not seen played and does
+        not hold (so the counter can show them apart): empty before the kitty is revealed."""
+        counts = np.zeros(15, np.int64)
+        lord = self.landlord()
+        if lord < 0 or lord == seat:
+            return counts
+        for c in self.kitty_ids:
+            if c in self.cards[lord]:
+                counts[int(card_rank(c))] += 1
+        return counts
+
+    # ------------------------------------------------------------------ undo
+    def push(self) -> None:
+        """Remember the position before the human acts."""
+        self.snapshots.append(self._state())
+
+    def can_undo(self) -> bool:
+        return len(self.snapshots) >= 2
+
+    def undo(self) -> None:
+        """Go back to the position before the human's previous action (the current turn's
+        snapshot and the previous one are dropped; the caller pushes again at that turn)."""
+        self.snapshots.pop()
+        state = self.snapshots.pop()
+        hints, undos = self.hints_used, self.undos_used
+        set_game_state(self.game, state.pop("game"))
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.hints_used, self.undos_used = hints, undos + 1
+
+    def _state(self) -> dict:
+        return {
+            "game": game_state(self.game),
+            "cards": copy.deepcopy(self.cards),
+            "kitty_ids": list(self.kitty_ids),
+            "last_cards": copy.deepcopy(self.last_cards),
+            "bomb_log": list(self.bomb_log),
+            "log": list(self.log),
+            "code": self.code,
+            "forced": self.forced,
+            "turns": self.turns,
+        }
