@@ -141,7 +141,7 @@ class DouDizhuVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._needs_reset = np.zeros(n, bool)
-        self._final_owner = np.full((n, 54), -1, np.int8)
+        self._final_owner = np.full((n, self.ruleset.deck.num_cards), -1, np.int8)
         self._final_first = np.zeros(n, np.int8)
 
     # ------------------------------------------------------------------ API

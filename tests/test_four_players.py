@@ -314,7 +314,7 @@ def test_aec_game_to_the_end_four_players():
         assert obs["observation"].shape == (OBS_SIZE_4,)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert seen == {"player_0", "player_1", "player_2", "player_3"}
-    assert sum(info["payoffs"].values()) == 0
+    assert info["payoffs"].shape == (4,) and info["payoffs"].sum() == 0
 
 
 def test_observation_four_players_fields():
