@@ -363,3 +363,10 @@ def test_vector_and_single_envs_four_players():
         DouDizhuEnv(opponents=["random", "random"], players=4)
     with pytest.raises(ValueError, match="seat must be 0, 1, 2, 3"):
         DouDizhuEnv(seat=4, players=4)
+
+
+def test_information_state_is_for_three_players():
+    from ddz_env.observation import information_state
+
+    with pytest.raises(ValueError, match="three-player game only"):
+        information_state(Game(1, FOUR, seed=0))
