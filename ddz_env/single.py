@@ -157,10 +157,12 @@ class DouDizhuEnv(gymnasium.Env):
             opponents = [make_opponent(opponents) for _ in range(P - 1)]
         else:
             if len(opponents) != P - 1:
-                which = "two opponents" if P == 3 else "three opponents"
-                raise ValueError(
-                    f"give {which} (the seats after the learner, in turn order), not {len(opponents)}"
+                which = (
+                    "two opponents (the seats after and before the learner)"
+                    if P == 3
+                    else "three opponents (the seats after the learner, in turn order)"
                 )
+                raise ValueError(f"give {which}, not {len(opponents)}")
             opponents = [make_opponent(o) for o in opponents]
         self.opponents = opponents
         self.game = Game(1, self.ruleset, seed=0)
