@@ -4,6 +4,10 @@
 same landlord seat (drawn from the deal's seed): first A sits in the landlord seat and B plays
 both peasants, then B is the landlord and A plays both peasants.
 
+**Four players** (``--players 4``): the same protocols; A holds the landlord seat and B the
+three peasant seats, then the reverse (with bidding, 8 games per deal: A alone in each seat,
+then B alone in each seat). ADP scores the landlord ±3 and each peasant ±1 times ``2**bombs``.
+
 **Protocol with bidding** (``--bidding``, rules "once each"). There is no fixed landlord seat, so
 each deal is played six times: A alone in seat 0, 1 and 2 with B in the two other seats, then B
 alone in each seat with A in the two others. The agents bid; the auction decides who is landlord.
@@ -94,6 +98,7 @@ class ArenaResult:
     seconds: float
     per_deal: dict = field(default_factory=dict, repr=False)
     forfeits: list[Forfeit] = field(default_factory=list)
+    players: int = 3
 
     @property
     def wp(self) -> float:
@@ -110,7 +115,10 @@ class ArenaResult:
         return out
 
     def text(self) -> str:
-        mode = "bidding, 6 games per deal" if self.bidding else "no bidding, seats swapped"
+        per = self.games // self.deals if self.deals else 0
+        mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
+        if per == 8 or (not self.bidding and self.players == 4):
+            mode = "four players, " + mode
         lines = [
             f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
             f"({mode}), seed {self.seed}, {self.seconds:.1f} s",
@@ -145,6 +153,9 @@ def _build(spec: AgentSpec) -> Agent:
     return spec()
 
 
+#: The agents that play the four-player game (``--players 4``).
+FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
+
 #: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
 MAX_SEED = 2**32 - 1
 
@@ -155,12 +166,12 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(splitmix64(key)[0] >> np.uint64(1))
 
 
-def _layouts(bidding: bool) -> list[tuple[int, int]]:
+def _layouts(bidding: bool, players: int = 3) -> list[tuple[int, int]]:
     """(config, seat) per game of a deal: which seat is alone; config 0 = A alone, 1 = B alone.
     Without bidding the lone seat is the landlord seat (seat -1 = "the landlord's")."""
     if not bidding:
         return [(0, -1), (1, -1)]
-    return [(cfg, seat) for cfg in (0, 1) for seat in range(3)]
+    return [(cfg, seat) for cfg in (0, 1) for seat in range(players)]
 
 
 def play_chunk(
@@ -177,17 +188,18 @@ def play_chunk(
 
     A game a bot forfeits (:mod:`agents.referee`) is scored as lost by its side and recorded
     in ``forfeits`` when given; the other games go on."""
-    layouts = _layouts(ruleset.bidding != "none")
+    P = ruleset.players
+    layouts = _layouts(ruleset.bidding != "none", P)
     games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
     B = len(games)
     game = Game(batch_size=B, ruleset=ruleset, seed=0)
     for b, (d, _, _) in enumerate(games):
         game.reset(seed=deal_seed(seed, d), games=[b])
     # a_seat[b, s]: A plays seat s of game b.
-    a_seat = np.zeros((B, 3), bool)
+    a_seat = np.zeros((B, P), bool)
     for b, (_, cfg, seat) in enumerate(games):
         lone = int(game.landlord[b]) if seat < 0 else seat
-        a_seat[b] = (np.arange(3) == lone) ^ (cfg == 1)
+        a_seat[b] = (np.arange(P) == lone) ^ (cfg == 1)
     agents = (agent_b, agent_a)
     actions = np.zeros(B, np.int64)
     lost: dict[int, Forfeit] = {}
@@ -220,10 +232,10 @@ def play_chunk(
         landlord_won = int(game.winner[b]) == landlord
         unit = 2.0 ** int(game.bombs[b])
         score = 0.0
-        for s in range(3):
+        for s in range(P):
             if a_seat[b, s]:
                 side_won = landlord_won == (s == landlord)
-                score += (2 if s == landlord else 1) * unit * (1 if side_won else -1)
+                score += (P - 1 if s == landlord else 1) * unit * (1 if side_won else -1)
         points = float(game.payoffs[b][a_seat[b]].sum())
         rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
     for b, forfeit in lost.items():
@@ -399,10 +411,11 @@ def run_arena(
         raise ValueError("workers must be at least 1")
     base = ruleset or Ruleset()
     rules = Ruleset(
-        bidding="once" if bidding else "none",
+        bidding="once" if bidding else "none",  # "once" is read as "open4" with four players
         redeal_limit=base.redeal_limit,
         kickers=base.kickers,
         base_points=base.base_points,
+        players=base.players,
     )
     n_chunks = -(-deals // CHUNK_DEALS)
     workers = min(workers, n_chunks)
@@ -422,7 +435,7 @@ def run_arena(
         bar.update(len(rows))
 
     start = time.perf_counter()
-    with _progress_bar(deals * len(_layouts(bidding)), progress) as bar:
+    with _progress_bar(deals * len(_layouts(bidding, rules.players)), progress) as bar:
         if workers == 1:
             _worker_init(agent_a, agent_b, seed, rules, time_limit=time_limit)
             for job in _chunks(deals):
@@ -453,6 +466,7 @@ def run_arena(
         seconds=time.perf_counter() - start,
         per_deal={"rows": np.concatenate(kept)} if keep_rows else {},
         forfeits=_named(forfeits, _name(agent_a), _name(agent_b)),
+        players=rules.players,
     )
 
 
@@ -513,6 +527,15 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per decision; a bot over it forfeits the game (default: none for Python "
         "bots, 10 s for programs)",
     )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help="3 (default) or 4: the four-player game with two decks (A alone in the landlord "
+        "seat against B in the three peasant seats, then the reverse; with --bidding each deal "
+        "is played 8 times); random, easy and normal play it",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
         "--no-progress",
@@ -555,6 +578,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.workers == 0:
         args.workers = cores
+    if args.players == 4:
+        for name in (args.agent_a, args.agent_b):
+            if name not in FOUR_PLAYER_AGENTS:
+                print(
+                    f"{prog}: {name} does not play the four-player game "
+                    f"(--players 4: {', '.join(FOUR_PLAYER_AGENTS)})",
+                    file=sys.stderr,
+                )
+                return 2
     try:
         agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
@@ -567,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         bidding=args.bidding,
         workers=args.workers,
-        ruleset=Ruleset(kickers=args.kickers),
+        ruleset=Ruleset(kickers=args.kickers, players=args.players),
         progress=not args.no_progress,
         time_limit=args.time_limit,
     )

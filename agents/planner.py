@@ -446,3 +446,121 @@ def assess_hand(counts) -> Assessment:
     score = big + 2 * bombs + 0.6 * (8 - moves)
     bid = 3 if score >= 7 else 2 if score >= 5 else 1 if score >= 3 else 0
     return Assessment(big, bombs, moves, bid)
+
+
+# ---------------------------------------------------------------------- four players (two decks)
+# The four-player game has bombs of 4 to 8 cards (more cards beat fewer), the rocket of four
+# jokers, pairs of same-colour jokers, and no trio + single, plane + singles or four + two. Its
+# planner is greedy: the rocket, every rank of four or more cards as one bomb, the longest
+# straights from the lowest rank, trios carrying the lowest loose pairs, then pairs and singles.
+
+
+def _light_four(counts: tuple[int, ...]) -> list[Light]:
+    c = list(counts)
+    groups: list[Light] = []
+    if c[BLACK_JOKER] == 2 and c[RED_JOKER] == 2:
+        groups.append((T.ROCKET, RED_JOKER, 1, ((BLACK_JOKER, 2), (RED_JOKER, 2))))
+        c[BLACK_JOKER] = c[RED_JOKER] = 0
+    for r in range(13):
+        if c[r] >= 4:
+            groups.append((T.BOMB, r, c[r], ((r, c[r]),)))
+            c[r] = 0
+    while True:
+        found = False
+        for r in range(8):
+            end = r
+            while end < 12 and c[end] >= 1:
+                end += 1
+            if end - r >= 5:
+                groups.append((T.STRAIGHT, end - 1, end - r, tuple((k, 1) for k in range(r, end))))
+                for k in range(r, end):
+                    c[k] -= 1
+                found = True
+                break
+        if not found:
+            break
+    trios = [r for r in range(13) if c[r] == 3]
+    pairs = [r for r in range(15) if c[r] == 2]
+    for r in trios:
+        loose = [p for p in pairs if p != r and p < TWO]
+        if loose:
+            p = loose[0]
+            pairs.remove(p)
+            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (p, 2))))
+        else:
+            groups.append((T.TRIO, r, 1, ((r, 3),)))
+    groups += [(T.PAIR, r, 1, ((r, 2),)) for r in pairs]
+    groups += [(T.SINGLE, r, 1, ((r, 1),)) for r in range(15) if c[r] == 1]
+    return groups
+
+
+def _weakness_four(light: Light) -> float:
+    t, main = light[0], light[1]
+    if t == T.ROCKET:
+        return -1.0
+    if t == T.BOMB:
+        return -0.5 - 0.1 * light[2]
+    return _weakness(t, main)
+
+
+@lru_cache(maxsize=1 << 16)
+def _plan_four_cached(counts: tuple[int, ...]) -> Plan:
+    light = _light_four(counts)
+    cost = len(light) + WEAKNESS * sum(_weakness_four(g) for g in light)
+    return Plan(cost, tuple(sorted((_materialize(g) for g in light), key=_strength_key)))
+
+
+def plan_hand_four(counts) -> Plan:
+    """The plan of a hand of the four-player game (greedy; see above)."""
+    return _plan_four_cached(_key(counts))
+
+
+def plan_cost_four(counts) -> float:
+    """The cost of :func:`plan_hand_four`'s plan."""
+    return _plan_four_cached(_key(counts)).cost
+
+
+def can_be_beaten_four(table: MoveTable, move: int, unseen, with_bombs: bool = False) -> bool:
+    """:func:`can_be_beaten` for the four-player game: bombs are beaten by bigger bombs (more
+    cards, or as many of a higher rank) and by the rocket (all four jokers)."""
+    t = int(table.type[move])
+    main = int(table.main[move])
+    u = unseen.tolist() if isinstance(unseen, np.ndarray) else unseen
+    rocket = u[BLACK_JOKER] == 2 and u[RED_JOKER] == 2
+    if with_bombs and t not in _BEATS_ALL:
+        if max(u[:13]) >= 4 or rocket:
+            return True
+    if t == _ROCKET:
+        return False
+    if t == _BOMB:
+        size = int(table.size[move])
+        return rocket or max(u[:13]) > size or any(u[r] >= size for r in range(main + 1, 13))
+    if t == _SINGLE:
+        return any(u[main + 1 :])
+    if t == _PAIR:
+        return max(u[main + 1 :], default=0) >= 2
+    if t in _TRIOS:
+        return max(u[main + 1 : 13], default=0) >= 3
+    per = _PER_RANK.get(t, 3)
+    n = int(table.length[move])
+    run = 0
+    for r in range(main - n + 2, 12):
+        run = run + 1 if u[r] >= per else 0
+        if run >= n and r > main:
+            return True
+    return False
+
+
+def assess_hand_four(counts) -> Assessment:
+    """:func:`assess_hand` for a 25-card hand of the four-player game: big cards are the 2s and
+    jokers, bombs the ranks of 4 or more cards (a bomb of 6+ counts double, as it doubles the
+    stakes) and the rocket; ``score = big_cards / 2 + 2 * bombs + 0.6 * (12 - moves)``, with the
+    same thresholds (3 → bid 1, 5 → bid 2, 7 → bid 3)."""
+    c = [int(x) for x in counts]
+    big = c[TWO] + c[BLACK_JOKER] + c[RED_JOKER]
+    bombs = sum(1 + (c[r] >= 6) for r in range(13) if c[r] >= 4)
+    bombs += int(c[BLACK_JOKER] == 2 and c[RED_JOKER] == 2)
+    moves = plan_hand_four(c).moves
+    score = big / 2 + 2 * bombs + 0.6 * (12 - moves)
+    bid = 3 if score >= 7 else 2 if score >= 5 else 1 if score >= 3 else 0
+    return Assessment(big, bombs, moves, bid)

@@ -177,10 +177,11 @@ def forfeit_row(game: Game, b: int, seat: int, a_seat: np.ndarray, deal: int) ->
     unit = 2.0 ** int(game.bombs[b])
     value = base * unit * game.ruleset.base_points
     score = points = 0.0
-    for s in range(3):
+    players = len(a_seat)
+    for s in range(players):
         if a_seat[s]:
             won = landlord_won == (s == landlord)
-            share = 2 if s == landlord else 1
+            share = players - 1 if s == landlord else 1
             score += share * unit * (1 if won else -1)
             points += share * value * (1 if won else -1)
     return (deal, a_seat[landlord], score > 0, score, points)

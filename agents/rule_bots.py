@@ -18,6 +18,13 @@
 **Easy** uses a cruder greedy plan, ignores its partner, and with probability ``mistake_rate``
 (seeded) makes a weaker choice — leading a random planned group or passing when it could
 follow. It never plays an illegal move and keeps bombs and the rocket for the end.
+
+**Four players** (``Ruleset(players=4)``): both bots plan with the four-player planner
+(:func:`agents.planner.plan_hand_four`: bombs of 4 to 8 cards, the rocket of four jokers, no
+trio + single), judge control with :func:`~agents.planner.can_be_beaten_four` (bigger bombs beat
+smaller ones) and bid with :func:`~agents.planner.assess_hand_four`; a peasant's partners are the
+two other peasants (never beaten without reason, fed when one is close to finishing), and the
+last defence is the peasant who plays just before the landlord.
 """
 
 from __future__ import annotations
@@ -32,11 +39,15 @@ from .base import Agent
 from .planner import (
     Group,
     assess_hand,
+    assess_hand_four,
     can_be_beaten,
+    can_be_beaten_four,
     greedy_plan,
     group_move,
     plan_cost,
+    plan_cost_four,
     plan_hand,
+    plan_hand_four,
 )
 
 T = MoveType
@@ -54,12 +65,27 @@ class _View:
         self.role = info.role
         self.left = info.cards_left
         landlord = info.landlord
+        self.players = P = info.ruleset.players
+        self.four = P == 4
+        if self.four:
+            self.plan_hand, self.plan_cost, self.greedy_plan = (
+                plan_hand_four,
+                plan_cost_four,
+                plan_hand_four,
+            )
+            self._beaten = can_be_beaten_four
+        else:
+            self.plan_hand, self.plan_cost, self.greedy_plan = plan_hand, plan_cost, greedy_plan
+            self._beaten = can_be_beaten
         if self.role == 0:
-            self.opponents = [(landlord + 1) % 3, (landlord + 2) % 3]
+            self.opponents = [(landlord + k) % P for k in range(1, P)]
+            self.partners: list[int] = []
             self.partner = -1
         else:
             self.opponents = [landlord]
-            self.partner = 3 - landlord - self.seat
+            self.partners = [s for s in range(P) if s not in (landlord, self.seat)]
+            # the partner closest to finishing (the only one with three players)
+            self.partner = min(self.partners, key=lambda s: int(self.left[s]))
         self.danger = min(int(self.left[s]) for s in self.opponents)
         self.unseen = info.unseen()
         self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
@@ -72,7 +98,15 @@ class _View:
         return int(self.table.type[move]) in _BOMB_TYPES
 
     def is_control(self, move: int) -> bool:
-        return not can_be_beaten(self.table, move, self._unseen)
+        return not self._beaten(self.table, move, self._unseen)
+
+    def is_partner(self, seat: int) -> bool:
+        return seat == self.partner if not self.four else seat in self.partners
+
+
+def _bomb_order(table, m: int) -> tuple[int, int, int]:
+    """The smallest bomb first: type (bombs before the rocket), size (four players), rank."""
+    return int(table.type[m]), int(table.length[m]), int(table.main[m])
 
 
 def _forced_or_finishing(v: _View) -> int | None:
@@ -110,7 +144,8 @@ class NormalAgent(Agent):
         self.seed = seed
 
     def bid(self, info: InfoSet) -> int:
-        bid = assess_hand(info.hand).suggested_bid
+        assess = assess_hand_four if info.ruleset.players == 4 else assess_hand
+        bid = assess(info.hand).suggested_bid
         return bid if bid > info.high_bid else 0
 
     def play(self, info: InfoSet) -> int:
@@ -122,7 +157,7 @@ class NormalAgent(Agent):
 
     # ------------------------------------------------------------------ leading
     def _lead(self, v: _View) -> int:
-        plan = plan_hand(v.hand)
+        plan = v.plan_hand(v.hand)
         groups = [(g, group_move(v.table, g)) for g in plan.groups]
         groups = [(g, m) for g, m in groups if m in v.legal] or [(None, m) for m in v.legal[:1]]
         if groups[0][0] is None:
@@ -170,7 +205,7 @@ class NormalAgent(Agent):
         """Groups of the plan of ``counts`` that the unseen cards could beat (bombs aside)."""
         return sum(
             1
-            for g in plan_hand(counts).groups
+            for g in v.plan_hand(counts).groups
             if not g.is_bomb and not v.is_control(group_move(v.table, g))
         )
 
@@ -181,8 +216,8 @@ class NormalAgent(Agent):
         candidates = [m for m in v.legal if m]
         plain = [m for m in candidates if not v.is_bomb(m)]
         bombs = [m for m in candidates if v.is_bomb(m)]
-        base = plan_cost(v.hand)
-        if owner == v.partner:
+        base = v.plan_cost(v.hand)
+        if v.is_partner(owner):
             return 0
         owner_left = int(v.left[owner])
         tmove = info.table_move
@@ -196,7 +231,7 @@ class NormalAgent(Agent):
             if key in seen:
                 continue
             seen.add(key)
-            delta = plan_cost(v.rest(m)) - base
+            delta = v.plan_cost(v.rest(m)) - base
             main = int(v.table.main[m])
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
@@ -210,7 +245,7 @@ class NormalAgent(Agent):
                     return m
         if v.role == 0:
             limit = self.follow_limits[0]
-        elif v.role == 2 and info.moves and info.moves[-1][1] == 0:
+        elif v.role == v.players - 1 and info.moves and info.moves[-1][1] == 0:
             limit = self.follow_limits[2]  # the landlord's move, my partner passed: last defence
         else:
             limit = self.follow_limits[1]
@@ -219,7 +254,7 @@ class NormalAgent(Agent):
         if scored and scored[0][0] <= limit:
             return scored[0][1]
         if bombs:
-            bomb = min(bombs, key=lambda m: (int(v.table.type[m]), int(v.table.main[m])))
+            bomb = min(bombs, key=lambda m: _bomb_order(v.table, m))
             if (
                 self._weak_groups(v, v.rest(bomb)) <= 1
                 or owner_left <= self.urgent_cards
@@ -243,7 +278,7 @@ class EasyAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def bid(self, info: InfoSet) -> int:
-        a = assess_hand(info.hand)
+        a = (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
         score = a.big_cards + 2 * a.bombs
         bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
         return bid if bid > info.high_bid else 0
@@ -255,7 +290,7 @@ class EasyAgent(Agent):
             return obvious
         mistake = self.rng.random() < self.mistake_rate
         if info.leading:
-            plan = greedy_plan(v.hand)
+            plan = v.greedy_plan(v.hand)
             groups: list[tuple[Group, int]] = [(g, group_move(v.table, g)) for g in plan.groups]
             groups = [(g, m) for g, m in groups if m in v.legal]
             plain = [(g, m) for g, m in groups if not g.is_bomb]
@@ -268,9 +303,9 @@ class EasyAgent(Agent):
         plain = [m for m in candidates if not v.is_bomb(m)]
         owner_left = int(v.left[info.table_seat])
         if plain and not (mistake and owner_left > 3):
-            keep = [m for m in plain if not (v.table.counts[m] & (v.hand == 4)).any()] or plain
+            keep = [m for m in plain if not (v.table.counts[m] & (v.hand >= 4)).any()] or plain
             return min(keep, key=lambda m: (int(v.table.main[m]), -int(v.table.size[m])))
         bombs = [m for m in candidates if v.is_bomb(m)]
-        if bombs and owner_left <= 3 and info.table_seat != v.partner:
-            return min(bombs, key=lambda m: (int(v.table.type[m]), int(v.table.main[m])))
+        if bombs and owner_left <= 3 and not v.is_partner(info.table_seat):
+            return min(bombs, key=lambda m: _bomb_order(v.table, m))
         return 0

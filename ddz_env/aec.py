@@ -18,7 +18,8 @@ Dou Dizhu is a three-player climbing game: an auction decides who becomes the *l
 takes the three kitty cards and plays alone against the two *peasants*; the first player to empty
 their hand wins for their side. The full rules, as implemented, are in ``docs/RULES.md``.
 
-The agents are the seats: ``player_k`` is seat ``k``. Turn order is seat → (seat + 1) % 3.
+The agents are the seats: ``player_k`` is seat ``k``. Turn order is seat → (seat + 1) % 3 (four
+agents, ``player_0`` to ``player_3``, and ``% 4`` with ``players=4``).
 Who acts next is given by ``agent_selection`` and is not a fixed cycle: the auction starts at the
 first bidder, play starts at the landlord, and an all-pass auction redeals.
 
@@ -57,7 +58,7 @@ that took it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``)
 raises a ``ValueError`` naming the move and why it is illegal.
 
 At the end, every agent's ``info`` holds the end-of-game keys shared by every env, numbers only
-(seats as ints 0-2, ``player_k`` is seat ``k``): ``payoffs`` and ``rewards`` ((3,) float64 per
+(seats as ints 0-2, or 0-3, ``player_k`` is seat ``k``): ``payoffs`` and ``rewards`` ((P,) float64 per
 seat: the settlement and the reward under ``reward``), ``winner``, ``landlord``, ``bombs``,
 ``spring`` (0/1) and ``multiplier``. Before the end the infos are empty. The deal code is
 ``env.unwrapped.deal_code()``; ``env.unwrapped.information_state(agent)`` gives the agent's
@@ -107,7 +108,7 @@ from .env_common import (
     seat_rewards,
 )
 from .game import OVER, Game, check_seed
-from .observation import OBS_SIZE, information_state, observe
+from .observation import information_state, obs_size, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
 # What clone/state/restore copy besides the game, and what a clone shares (read-only).
@@ -115,7 +116,7 @@ _ENV_STATE = (
     "agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
     "infos",
 )  # fmt: skip
-_SHARED_ATTRS = ("observation_spaces", "action_spaces", "metadata", "possible_agents")
+_SHARED_ATTRS = ("observation_spaces", "action_spaces", "metadata", "possible_agents", "names")
 
 
 def env(**options) -> AECEnv:
@@ -144,16 +145,20 @@ class raw_env(AECEnv):
         self.render_mode = check_render_mode(render_mode)
         self.game = Game(1, self.ruleset)
         self.num_actions = self.game.num_actions
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
+        #: the agents, one per seat (player_0 .. player_3 with four players)
+        self.names = tuple(f"player_{k}" for k in range(self.ruleset.players))
+        self.possible_agents = list(self.names)
+        self.agents = list(self.names)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
+                "observation": spaces.Box(
+                    0.0, observation_high(self.ruleset), (obs_size(self.ruleset),), np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in AGENTS}
+        self.observation_spaces = {a: obs_space for a in self.names}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.names}
         self._reset_state()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -163,13 +168,13 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def _reset_state(self) -> None:
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[int(self.game.current_player[0])]
+        self.agents = list(self.names)
+        self.rewards = dict.fromkeys(self.names, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.names, 0.0)
+        self.terminations = dict.fromkeys(self.names, False)
+        self.truncations = dict.fromkeys(self.names, False)
+        self.infos = {a: {} for a in self.names}
+        self.agent_selection = self.names[int(self.game.current_player[0])]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         seed = check_seed(seed)
@@ -178,7 +183,7 @@ class raw_env(AECEnv):
         self._reset_state()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = AGENTS.index(agent)
+        seat = self.names.index(agent)
         obs = observe(self.game, seats=[seat])[0]
         mask = np.zeros(self.num_actions, np.int8)
         if self.game.phase[0] != OVER and seat == self.game.current_player[0]:
@@ -197,11 +202,11 @@ class raw_env(AECEnv):
         self.game.step([action_id(action)])
         if self.game.phase[0] == OVER:
             values = seat_rewards(self.game, self.reward_mode)[0]
-            self.rewards = {a: float(values[k]) for k, a in enumerate(AGENTS)}
-            self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: end_info(self.game, 0, values) for a in AGENTS}
+            self.rewards = {a: float(values[k]) for k, a in enumerate(self.names)}
+            self.terminations = dict.fromkeys(self.names, True)
+            self.infos = {a: end_info(self.game, 0, values) for a in self.names}
             self._accumulate_rewards()
-        self.agent_selection = AGENTS[int(self.game.current_player[0])]
+        self.agent_selection = self.names[int(self.game.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
@@ -212,7 +217,7 @@ class raw_env(AECEnv):
     def information_state(self, agent: str) -> np.ndarray:
         """``agent``'s information state with the whole public history, (INFOSTATE_SIZE,)
         float32 (:func:`ddz_env.observation.information_state`)."""
-        return information_state(self.game, seats=[AGENTS.index(agent)])[0]
+        return information_state(self.game, seats=[self.names.index(agent)])[0]
 
     # ---------------------------------------------------------------- state API (for search)
     def clone(self) -> raw_env:
@@ -244,8 +249,8 @@ class raw_env(AECEnv):
         game = Game.from_arrays(state["game"])
         if game.ruleset != self.ruleset or game.batch_size != 1:
             raise ValueError("the env state is of a game under another ruleset")
-        if state["agent_selection"] not in AGENTS:
-            raise ValueError(f"agent_selection must be one of {AGENTS}")
+        if state["agent_selection"] not in self.names:
+            raise ValueError(f"agent_selection must be one of {self.names}")
         self.game = game
         for name in _ENV_STATE:
             setattr(self, name, copy.deepcopy(state[name]))
@@ -256,7 +261,7 @@ class raw_env(AECEnv):
 
             logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = render_text(self.game, 0, AGENTS)
+        text = render_text(self.game, 0, self.names)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -42,8 +42,11 @@ class Auction:
     """The rules of one auction; the game builds one per :class:`~ddz_env.game.Game`.
 
     Subclasses implement :meth:`legal_words` and :meth:`bid`; :meth:`at_deal` decides the
-    landlord without an auction, :meth:`explain` words an illegal bid.
+    landlord without an auction, :meth:`explain` words an illegal bid. ``players`` names the
+    player counts an auction is written for (``None``: any).
     """
+
+    players: tuple[int, ...] | None = None
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         self.ruleset = ruleset
@@ -100,6 +103,8 @@ class ClassicAuction(Auction):
     (the next seat opens) up to ``redeal_limit`` times, then the opener is the landlord at 1.
     """
 
+    players = (3,)
+
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         super().__init__(ruleset, num_moves, num_words)
         self.once = ruleset.bidding == "once"
@@ -142,6 +147,47 @@ class ClassicAuction(Auction):
         return f"a bid of {bid} must be higher than the highest bid so far ({game.high_bid[b]})"
 
 
+class FourPlayerAuction(Auction):
+    """The four-player auction (``bidding="open4"``): bids 1-3, each higher than the last; a
+    seat that passed may bid again when its turn comes round; the auction ends on a bid of 3 or
+    when the three other seats pass in a row after a bid. Four passes without a bid deal the
+    cards again (the next seat opens), up to ``redeal_limit`` times, then the opener is the
+    landlord at 1.
+    """
+
+    players = (4,)
+
+    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
+        super().__init__(ruleset, num_moves, num_words)
+        self._words = self.words_of_bids(
+            *[[0, *range(high + 1, MAX_BID + 1)] for high in range(MAX_BID + 1)]
+        )
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        return self._words[game.high_bid[idx]]
+
+    def bid(self, game: Game, b: int, seat: int, bid: int):
+        game.bids[b, seat] = bid
+        game.bid_count[b] += 1
+        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
+        if bid:
+            game.high_bid[b] = bid
+            game.high_bidder[b] = seat
+        if bid == MAX_BID:
+            return seat, MAX_BID
+        if game.high_bid[b] and game.passes[b] >= 3:
+            return int(game.high_bidder[b]), int(game.high_bid[b])
+        if not game.high_bid[b] and game.passes[b] >= 4:
+            limit = self.ruleset.redeal_limit
+            if limit is not None and game.redeals[b] >= limit:
+                return int(game.first_bidder[b]), 1
+            return REDEAL
+        return None
+
+    def explain(self, game: Game, b: int, bid: int) -> str:
+        return f"a bid of {bid} must be higher than the highest bid so far ({game.high_bid[b]})"
+
+
 class NoAuction(Auction):
     """No auction: the first bidder drawn with the deal is the landlord at base 1."""
 
@@ -159,6 +205,7 @@ AUCTIONS: dict[str, type[Auction]] = {
     "once": ClassicAuction,
     "open": ClassicAuction,
     "none": NoAuction,
+    "open4": FourPlayerAuction,
 }
 
 

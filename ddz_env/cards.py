@@ -5,6 +5,10 @@ The engine reasons on *rank counts*: a length-15 vector, one entry per rank in t
 card for card: card id ``c`` in 0..51 has rank ``c // 4`` and suit ``c % 4``; 52 is the black
 joker and 53 the red joker.
 
+The four-player game (:class:`Deck` ``DECKS[4]``) uses two such decks, 108 cards: card id ``c``
+in 0..103 has rank ``c // 8`` and suit ``c % 4`` (ids ``8r .. 8r + 7`` are the eight cards of
+rank ``r``, two of each suit); 104 and 105 are the black jokers, 106 and 107 the red jokers.
+
 Accepted spellings when parsing (any case, any order, with or without spaces, dashes or commas):
 
 * ``3`` … ``9``; ``10``, ``t`` or ``0`` for ten; ``j q k a 2``;
@@ -12,6 +16,8 @@ Accepted spellings when parsing (any case, any order, with or without spaces, da
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +34,62 @@ RED_JOKER = 14
 DECK_COUNTS = np.array([4] * 13 + [1, 1], dtype=np.uint8)
 SUITS = ("♠", "♥", "♣", "♦")
 RED_SUITS = frozenset({1, 3})
+
+
+@dataclass(frozen=True, eq=False)
+class Deck:
+    """The cards of one game: how many of each rank, how they are dealt.
+
+    Attributes:
+        players: seats at the table (3 or 4).
+        num_cards: cards in the deck (54 or 108).
+        counts: (15,) uint8, how many cards of each rank the deck holds.
+        hand_size: cards dealt to each seat (17 or 25); the rest (3 or 8) is the kitty.
+        card_ranks: (num_cards,) the rank of each card id.
+    """
+
+    players: int
+    num_cards: int
+    counts: np.ndarray
+    hand_size: int
+    card_ranks: np.ndarray
+
+    @property
+    def kitty_size(self) -> int:
+        return self.num_cards - self.players * self.hand_size
+
+    @property
+    def max_count(self) -> int:
+        """The most cards of one rank (4 or 8)."""
+        return int(self.counts.max())
+
+    def format_card(self, card: int, color: bool = False) -> str:
+        """One card with its suit, e.g. ``10♥``; jokers are ``BJ``/``RJ``."""
+        card = int(card)
+        rank = int(self.card_ranks[card])
+        if rank >= BLACK_JOKER:
+            text, red = RANK_NAMES[rank], rank == RED_JOKER
+        else:
+            text = RANK_NAMES[rank] + SUITS[card % 4]
+            red = card % 4 in RED_SUITS
+        if color and red:
+            return f"\x1b[31m{text}\x1b[0m"
+        return text
+
+    def format_cards(self, cards, color: bool = False, sep: str = " ") -> str:
+        """Card ids as text, sorted by rank then suit."""
+        return sep.join(self.format_card(int(c), color) for c in sorted(int(c) for c in cards))
+
+
+def _deck(players: int) -> Deck:
+    if players == 3:
+        ranks = np.minimum(np.arange(54) // 4, 13) + (np.arange(54) == 53)
+        counts = DECK_COUNTS
+        return Deck(3, 54, counts, 17, ranks.astype(np.int64))
+    ranks = np.minimum(np.arange(108) // 8, 13) + (np.arange(108) >= 106)
+    counts = np.array([8] * 13 + [2, 2], dtype=np.uint8)
+    return Deck(4, 108, counts, 25, ranks.astype(np.int64))
+
 
 _TOKENS: dict[str, int] = {name.lower(): rank for rank, name in enumerate(RANK_NAMES)}
 _TOKENS.update({"t": 7, "0": 7, "b": 13, "sj": 13, "x": 13, "r": 14, "dj": 14, "d": 14})
@@ -46,13 +108,15 @@ class TooManyCardsError(CardParseError):
     """Typed cards hold more of a rank than the deck has (``token`` is the rank's name,
     ``count`` how many were typed); the message names the rank."""
 
-    def __init__(self, rank: int, count: int, text: str):
+    def __init__(self, rank: int, count: int, text: str, deck_counts: np.ndarray = None):
         self.rank, self.count = rank, count
         self.token = RANK_NAMES[rank]
-        if DECK_COUNTS[rank] == 1:
+        have = int((DECK_COUNTS if deck_counts is None else deck_counts)[rank])
+        if have == 1:
             ValueError.__init__(self, f"there is only one {self.token} in the deck")
         else:
-            ValueError.__init__(self, f"there are only four {self.token}s in the deck")
+            words = {2: "two", 4: "four", 8: "eight"}.get(have, str(have))
+            ValueError.__init__(self, f"there are only {words} {self.token}s in the deck")
 
 
 def card_rank(card: int | np.ndarray) -> int | np.ndarray:
@@ -82,18 +146,19 @@ def parse_ranks(text: str) -> list[int]:
     return out
 
 
-def parse_counts(text: str) -> np.ndarray:
+def parse_counts(text: str, deck_counts: np.ndarray | None = None) -> np.ndarray:
     """Parse typed cards into a rank-count vector (15,) uint8.
 
     Raises ``CardParseError`` for a token that is not a card, and its subclass
     ``TooManyCardsError`` (naming the rank) when a rank is typed more times than the deck holds
-    it (4; 1 for each joker).
+    it (``deck_counts``, default the 54-card deck: 4; 1 for each joker).
     """
+    limit = DECK_COUNTS if deck_counts is None else deck_counts
     counts = np.bincount(np.array(parse_ranks(text), dtype=np.intp), minlength=NUM_RANKS)
-    over = np.flatnonzero(counts > DECK_COUNTS)
+    over = np.flatnonzero(counts > limit)
     if len(over):
         rank = int(over[0])
-        raise TooManyCardsError(rank, int(counts[rank]), text)
+        raise TooManyCardsError(rank, int(counts[rank]), text, limit)
     return counts.astype(np.uint8)
 
 
@@ -125,3 +190,8 @@ def format_card(card: int, color: bool = False) -> str:
 def format_cards(cards, color: bool = False, sep: str = " ") -> str:
     """Card ids as text, sorted by rank then suit."""
     return sep.join(format_card(int(c), color) for c in sorted(int(c) for c in cards))
+
+
+#: The deck of each player count: ``DECKS[3]`` (54 cards, the classic game), ``DECKS[4]``
+#: (108 cards, two decks).
+DECKS: dict[int, Deck] = {3: _deck(3), 4: _deck(4)}

@@ -7,6 +7,12 @@ rank, about 90 bits), combined with the first bidder, and written in Crockford b
 the alphabet, the range and the checksum, so a malformed or tampered code is a clear
 ``ValueError``, never a wrong deal. Case, dashes and spaces are ignored; ``I``/``L`` read as
 ``1`` and ``O`` as ``0``.
+
+The four-player game (two decks) has its own format, version 2: 108 cards dealt 25/25/25/25/8
+(owners 0-3 and 4 = kitty) and a first bidder 0-3, about 229 bits, written the same way in 51
+characters (``decode_deal(code, players=4)``). The two formats differ in length, version and
+checksum, so a code of one game is never read as a deal of the other: it is a ``ValueError``
+that says which game the code is for.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ _READ = {c: i for i, c in enumerate(ALPHABET)}
 _READ.update({"I": 1, "L": 1, "O": 0})
 SIZES = (17, 17, 17, 3)
 VERSION = 1
+SIZES_4 = (25, 25, 25, 25, 8)
+VERSION_4 = 2
 CHECK_BITS = 20
 
 
@@ -36,10 +44,18 @@ def _multinomial(sizes: tuple[int, ...]) -> int:
 NUM_DEALS = _multinomial(SIZES)
 _PAYLOAD_BITS = (NUM_DEALS * 3 * 4).bit_length()
 _CODE_CHARS = -(-(_PAYLOAD_BITS + CHECK_BITS) // 5)
+NUM_DEALS_4 = _multinomial(SIZES_4)
+_CODE_CHARS_4 = -(-((NUM_DEALS_4 * 4 * 4).bit_length() + CHECK_BITS) // 5)
+#: per player count: (sizes, version, number of deals, characters, checksum person, bytes)
+_FORMATS = {
+    3: (SIZES, VERSION, NUM_DEALS, _CODE_CHARS, b"ddz-deal", 16),
+    4: (SIZES_4, VERSION_4, NUM_DEALS_4, _CODE_CHARS_4, b"ddz-deal-4p", 32),
+}
+_GAME_NAMES = {3: "the three-player game", 4: "the four-player game (two decks)"}
 
 
-def _rank(owner: list[int]) -> int:
-    left = list(SIZES)
+def _rank(owner: list[int], sizes: tuple[int, ...] = SIZES) -> int:
+    left = list(sizes)
     rank = 0
     for o in owner:
         for smaller in range(o):
@@ -51,11 +67,11 @@ def _rank(owner: list[int]) -> int:
     return rank
 
 
-def _unrank(rank: int) -> list[int]:
-    left = list(SIZES)
+def _unrank(rank: int, sizes: tuple[int, ...] = SIZES) -> list[int]:
+    left = list(sizes)
     owner = []
-    for _ in range(sum(SIZES)):
-        for o in range(4):
+    for _ in range(sum(sizes)):
+        for o in range(len(sizes)):
             if not left[o]:
                 continue
             left[o] -= 1
@@ -68,38 +84,52 @@ def _unrank(rank: int) -> list[int]:
     return owner
 
 
-def _checksum(payload: int) -> int:
-    digest = hashlib.blake2b(
-        payload.to_bytes(16, "big"), digest_size=8, person=b"ddz-deal"
-    ).digest()
+def _checksum(payload: int, person: bytes = b"ddz-deal", nbytes: int = 16) -> int:
+    digest = hashlib.blake2b(payload.to_bytes(nbytes, "big"), digest_size=8, person=person).digest()
     return int.from_bytes(digest, "big") & ((1 << CHECK_BITS) - 1)
 
 
 def encode_deal(owner, first_bidder: int) -> str:
-    """Code for a deal. ``owner[c]`` is the hand (0-2) or kitty (3) holding card ``c``."""
+    """Code for a deal. ``owner[c]`` is the hand (0-2) or kitty (3) holding card ``c``; a deal
+    of the four-player game has 108 owners (hands 0-3, kitty 4)."""
     owner = [int(o) for o in np.asarray(owner).ravel()]
-    if len(owner) != 54 or tuple(owner.count(i) for i in range(4)) != SIZES:
+    players = 4 if len(owner) == 108 else 3
+    sizes, version, _, chars_count, person, nbytes = _FORMATS[players]
+    if len(owner) != sum(sizes) or tuple(owner.count(i) for i in range(len(sizes))) != sizes:
+        if players == 4:
+            raise ValueError("a four-player deal gives 25 cards to each player and 8 to the kitty")
         raise ValueError("a deal gives 17 cards to each player and 3 to the kitty")
-    if first_bidder not in (0, 1, 2):
-        raise ValueError(f"first bidder must be 0, 1 or 2, not {first_bidder!r}")
-    payload = ((_rank(owner) * 3 + int(first_bidder)) << 2) | VERSION
-    value = (payload << CHECK_BITS) | _checksum(payload)
+    if first_bidder not in range(players):
+        raise ValueError(f"first bidder must be a seat 0 to {players - 1}, not {first_bidder!r}")
+    payload = ((_rank(owner, sizes) * players + int(first_bidder)) << 2) | version
+    value = (payload << CHECK_BITS) | _checksum(payload, person, nbytes)
     chars = []
-    for _ in range(_CODE_CHARS):
+    for _ in range(chars_count):
         chars.append(ALPHABET[value & 31])
         value >>= 5
     text = "".join(reversed(chars))
     return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
 
 
-def decode_deal(code: str) -> tuple[np.ndarray, int]:
-    """(owner (54,) int8, first_bidder) of a code; ``ValueError`` if it is not a valid code."""
+def decode_deal(code: str, players: int = 3) -> tuple[np.ndarray, int]:
+    """(owner (54,) int8, first_bidder) of a code; ``ValueError`` if it is not a valid code.
+
+    ``players=4`` reads a code of the four-player game: owner (108,) int8. A code of the other
+    game is a ``ValueError`` naming the game it is for."""
     if not isinstance(code, str):
         raise ValueError("a deal code is a string")
+    if players not in _FORMATS:
+        raise ValueError(f"players must be 3 or 4, not {players!r}")
+    sizes, version, num_deals, chars_count, person, nbytes = _FORMATS[players]
     text = code.strip().upper().replace("-", "").replace(" ", "")
-    if len(text) != _CODE_CHARS:
+    if len(text) != chars_count:
+        other = 4 if players == 3 else 3
+        if len(text) == _FORMATS[other][3]:
+            raise ValueError(
+                f"this is a deal code of {_GAME_NAMES[other]}, not of {_GAME_NAMES[players]}"
+            )
         raise ValueError(
-            f"a deal code has {_CODE_CHARS} characters (dashes aside), this one has {len(text)}"
+            f"a deal code has {chars_count} characters (dashes aside), this one has {len(text)}"
         )
     value = 0
     for ch in text:
@@ -107,17 +137,17 @@ def decode_deal(code: str) -> tuple[np.ndarray, int]:
             raise ValueError(f"{ch!r} can't appear in a deal code")
         value = (value << 5) | _READ[ch]
     payload, check = value >> CHECK_BITS, value & ((1 << CHECK_BITS) - 1)
-    if _checksum(payload) != check:
+    if _checksum(payload, person, nbytes) != check:
         raise ValueError(
             "this deal code is damaged (its checksum does not match); check for a typo"
         )
-    if payload & 3 != VERSION:
+    if payload & 3 != version:
         raise ValueError("this deal code comes from an unknown version")
     number = payload >> 2
-    if number >= NUM_DEALS * 3:
+    if number >= num_deals * players:
         raise ValueError("this deal code is out of range")
-    rank, first_bidder = divmod(number, 3)
-    return np.array(_unrank(rank), dtype=np.int8), first_bidder
+    rank, first_bidder = divmod(number, players)
+    return np.array(_unrank(rank, sizes), dtype=np.int8), first_bidder
 
 
 def code_key(code: str) -> int:

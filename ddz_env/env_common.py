@@ -29,8 +29,8 @@ import numpy as np
 
 from . import actions
 from .cards import format_counts
-from .game import BIDDING, OVER, ROLE_NAMES, Game
-from .observation import OBS_SIZE, OBS_SLICES
+from .game import BIDDING, OVER, Game
+from .observation import OBS_SIZE, OBS_SIZE_4, OBS_SLICES, OBS_SLICES_4
 from .rules import Ruleset
 
 REWARD_MODES = ("wp", "adp", "logadp", "score")
@@ -89,7 +89,8 @@ def check_render_mode(
 
 
 def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
-    """(n, 3) float64 reward of each seat in finished ``games`` under ``mode`` (see module doc)."""
+    """(n, P) float64 reward of each seat (P = 3, or 4 players) in finished ``games`` under
+    ``mode`` (see module doc)."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     if mode == "score":
         return game.payoffs[idx].astype(np.float64)
@@ -104,14 +105,18 @@ def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
         value = sign * (bombs + 1.0)
     else:
         raise ValueError(f"unknown reward mode {mode!r}")
-    out = np.repeat(-value[:, None], 3, axis=1)
+    out = np.repeat(-value[:, None], game.num_players, axis=1)
     out[np.arange(len(idx)), landlord] = value
     return out
 
 
-def observation_high() -> np.ndarray:
-    """Upper bounds of the observation vector: 1 everywhere except ``log2_multiplier``
-    ((bombs + rockets + spring) / 10, at most 1.5)."""
+def observation_high(ruleset: Ruleset | None = None) -> np.ndarray:
+    """Upper bounds of the observation vector (of ``ruleset``; default the classic game): 1
+    everywhere except ``log2_multiplier`` ((bombs + rockets + spring) / 10, at most 1.5)."""
+    if ruleset is not None and ruleset.players == 4:
+        high = np.ones(OBS_SIZE_4, np.float32)
+        high[OBS_SLICES_4["log2_multiplier"]] = 1.5
+        return high
     high = np.ones(OBS_SIZE, np.float32)
     high[OBS_SLICES["log2_multiplier"]] = 1.5
     return high
@@ -162,15 +167,18 @@ def illegal_message(game: Game, b: int, action, who: str) -> str | None:
     return f"illegal action {a} ({action_name(game, a)}) by {who}: {game.explain_illegal(b, a)}"
 
 
-def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2")) -> str:
-    """A plain-text view of game ``b`` (all hands shown: this is an observer's view)."""
+def render_text(game: Game, b: int = 0, names=None) -> str:
+    """A plain-text view of game ``b`` (all hands shown: this is an observer's view); ``names``
+    of the seats default to ``player_0`` … ."""
+    P = game.num_players
+    names = tuple(f"player_{k}" for k in range(P)) if names is None else names
     lines = []
     landlord = int(game.landlord[b])
     phase = int(game.phase[b])
     header = {BIDDING: "auction", OVER: "game over"}.get(phase, "play")
     lines.append(f"Dou Dizhu — {header}")
-    for seat in range(3):
-        role = f" ({ROLE_NAMES[(seat - landlord) % 3]})" if landlord >= 0 else ""
+    for seat in range(P):
+        role = f" ({game.role_names[(seat - landlord) % P]})" if landlord >= 0 else ""
         marker = "→ " if phase != OVER and seat == game.current_player[b] else "  "
         hand = game.hands[b, seat]
         size = int(hand.sum())
@@ -179,7 +187,7 @@ def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2
         )
     if phase == BIDDING:
         words = ["none" if w < 0 else ("pass" if w == 0 else f"bid {w}") for w in game.bids[b]]
-        spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(3))
+        spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(P))
         lines.append(
             f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}"
         )
@@ -201,7 +209,7 @@ def render_text(game: Game, b: int = 0, names=("player_0", "player_1", "player_2
         winner = int(game.winner[b])
         side = "the landlord wins" if winner == landlord else "the peasants win"
         spring = ", spring" if game.spring[b] else ""
-        payoffs = ", ".join(f"{names[s]} {game.payoffs[b, s]:+g}" for s in range(3))
+        payoffs = ", ".join(f"{names[s]} {game.payoffs[b, s]:+g}" for s in range(P))
         lines.append(
             f"{names[winner]} went out: {side} (multiplier {int(game.multiplier[b])}{spring}); {payoffs}"
         )

@@ -4,6 +4,10 @@ Seats are 0, 1, 2; turn order is counter-clockwise, which the engine writes as
 ``seat → (seat + 1) % 3``. So ``landlord_down = (landlord + 1) % 3`` and
 ``landlord_up = (landlord + 2) % 3``.
 
+With ``Ruleset(players=4)`` (two decks) there are four seats, 0-3, ``seat → (seat + 1) % 4``,
+and ``P = 4`` below: 108 cards, 25 to each seat and 8 to the kitty, one landlord against three
+peasants (roles :data:`ROLE_NAMES_4`), a trick ends after three passes in a row.
+
 **Action space** (shared by the game, the environments and the agents; :mod:`ddz_env.actions`):
 action ``a`` in ``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no
 bid" during the auction); ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (``bid_action(N, k)``).
@@ -19,11 +23,12 @@ name             shape/dtype  meaning
 ================ ============ ===============================================================
 phase            (B,) i1      ``BIDDING``, ``PLAY`` or ``OVER``
 current_player   (B,) i1      seat to act (meaningless once over)
-hands            (B, 3, 15)   rank counts held by each seat
-owner            (B, 54) i1   the dealt owner of each card (0-2, 3 = kitty), for display/codes
+hands            (B, P, 15)   rank counts held by each seat (P = 3 seats, or 4)
+owner            (B, C) i1    the dealt owner of each card (a seat, or P = kitty; C = 54 or
+                              108 cards), for display/codes
 kitty            (B, 15)      rank counts of the kitty
 first_bidder     (B,) i1      seat that opened the current auction
-bids             (B, 3) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
+bids             (B, P) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
 high_bid         (B,) i1      highest bid so far (0 none)
 high_bidder      (B,) i1      seat that made it (-1 none)
 bid_count        (B,) i1      words spoken in the current auction
@@ -33,9 +38,11 @@ base             (B,) i1      the winning bid (1-3), 0 during the auction
 table_move       (B,) i4      move to beat (0 = the player to act leads)
 table_player     (B,) i1      seat that played it (-1 when leading)
 passes           (B,) i1      passes in a row (in play: since the table move; in the auction)
-played           (B, 3, 15)   rank counts played by each seat
-num_plays        (B, 3) i2    non-pass moves played by each seat
-bombs            (B,) i1      bombs and rockets played
+played           (B, P, 15)   rank counts played by each seat
+num_plays        (B, P) i2    non-pass moves played by each seat
+bombs            (B,) i1      bombs and rockets played that double the stakes (all of them in
+                              the classic game; with four players bombs of 6+ cards and the
+                              rocket)
 history_action   (B, H) i2    every action of this deal, in order (bids first), -1 padded
 history_player   (B, H) i1    who took it
 history_len      (B,) i2      number of entries
@@ -43,7 +50,7 @@ play_start       (B,) i2      index in the history where play (after the auction
 winner           (B,) i1      seat that emptied its hand (-1 until over)
 spring           (B,) i1      1 if the game ended in a spring or anti-spring
 multiplier       (B,) i8      2 ** (bombs + spring)
-payoffs          (B, 3) f8    the settlement of each seat (zero-sum), set when over
+payoffs          (B, P) f8    the settlement of each seat (zero-sum), set when over
 deal_key         (B,) u8      the 64-bit key the current deal was drawn from
 codes            list (B,)    the deal code a game was reset with (``None``: drawn from the seed)
 ================ ============ ===============================================================
@@ -57,7 +64,7 @@ import numpy as np
 
 from .actions import BIDDING, OVER, PLAY, bid_action, bid_of_action, num_actions
 from .auction import AUCTIONS, REDEAL
-from .cards import card_rank
+from .cards import DECKS, card_rank
 from .codes import code_key, decode_deal, encode_deal
 from .legal import (
     legal_tables,
@@ -71,12 +78,31 @@ from .rules import DEFAULT_RULES, Ruleset
 
 __all__ = [
     "BIDDING", "HISTORY", "OVER", "PLAY", "ROLE_NAMES", "Game", "bid_action", "bid_of_action",
-    "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64",
+    "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64", "ROLE_NAMES_4",
+    "role_names", "history_size",
 ]  # fmt: skip
 HISTORY = 200
+#: Four players: at most 4 actions per card played (a move, then up to three passes), plus the
+#: auction.
+HISTORY_4 = 448
 ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
+ROLE_NAMES_4 = ("landlord", "landlord_down", "landlord_across", "landlord_up")
 _CARD_RANK = card_rank(np.arange(54))
 _RANK_ONEHOT = np.eye(15, dtype=np.uint8)[_CARD_RANK]  # (54, 15)
+_RANK_ONEHOT_4 = np.eye(15, dtype=np.uint8)[DECKS[4].card_ranks]  # (108, 15)
+
+
+def role_names(players: int = 3) -> tuple[str, ...]:
+    """The role names of a game of ``players`` seats (:data:`ROLE_NAMES` or
+    :data:`ROLE_NAMES_4`)."""
+    return ROLE_NAMES_4 if players == 4 else ROLE_NAMES
+
+
+def history_size(players: int = 3) -> int:
+    """Room for the actions of one deal (:data:`HISTORY` or :data:`HISTORY_4`)."""
+    return HISTORY_4 if players == 4 else HISTORY
+
+
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -89,20 +115,28 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def deal_from_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Deals from 64-bit keys: (owner (B, 54) int8, first_bidder (B,) int8)."""
+def deal_from_keys(keys: np.ndarray, players: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Deals from 64-bit keys: (owner (B, C) int8, first_bidder (B,) int8), C = 54 cards
+    (``players=3``) or 108 (``players=4``)."""
     keys = np.asarray(keys, dtype=np.uint64)
+    deck = DECKS[players]
+    n = deck.num_cards
     with np.errstate(over="ignore"):
-        noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(54, dtype=np.uint64))
+        noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(n, dtype=np.uint64))
     perm = np.argsort(noise, axis=1)
     owner = np.empty_like(perm, dtype=np.int8)
-    np.put_along_axis(owner, perm, np.minimum(np.arange(54) // 17, 3).astype(np.int8)[None], axis=1)
-    first = (splitmix64(keys ^ np.uint64(0xD1CE)) % np.uint64(3)).astype(np.int8)
+    seats = np.minimum(np.arange(n) // deck.hand_size, players).astype(np.int8)
+    np.put_along_axis(owner, perm, seats[None], axis=1)
+    first = (splitmix64(keys ^ np.uint64(0xD1CE)) % np.uint64(players)).astype(np.int8)
     return owner, first
 
 
 def hands_of_owner(owner: np.ndarray) -> np.ndarray:
-    """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty)."""
+    """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty); (B, 108) owners of
+    the four-player deck → (B, 5, 15)."""
+    if owner.shape[1] == 108:
+        onehot = (owner[:, :, None] == np.arange(5)).astype(np.uint8)
+        return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT_4).astype(np.uint8)
     onehot = (owner[:, :, None] == np.arange(4)).astype(np.uint8)  # (B, 54, 4)
     return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT).astype(np.uint8)
 
@@ -170,15 +204,22 @@ class Game:
         self.tables = legal_tables(ruleset)
         self.num_moves = N = len(self.table)
         self.num_actions = num_actions(N)
+        self.num_players = P = ruleset.players
+        self.role_names = role_names(P)
+        # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
         self._move_is_bomb = np.isin(self.table.type, (MoveType.BOMB, MoveType.ROCKET))
+        if P == 4:
+            self._move_is_bomb &= (self.table.type == MoveType.ROCKET) | (self.table.size >= 6)
+        num_cards = ruleset.deck.num_cards
+        history = history_size(P)
         self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
         self.phase = np.full(B, OVER, np.int8)
         self.current_player = np.zeros(B, np.int8)
-        self.hands = np.zeros((B, 3, 15), np.uint8)
-        self.owner = np.zeros((B, 54), np.int8)
+        self.hands = np.zeros((B, P, 15), np.uint8)
+        self.owner = np.zeros((B, num_cards), np.int8)
         self.kitty = np.zeros((B, 15), np.uint8)
         self.first_bidder = np.zeros(B, np.int8)
-        self.bids = np.full((B, 3), -1, np.int8)
+        self.bids = np.full((B, P), -1, np.int8)
         self.high_bid = np.zeros(B, np.int8)
         self.high_bidder = np.full(B, -1, np.int8)
         self.bid_count = np.zeros(B, np.int8)
@@ -188,17 +229,17 @@ class Game:
         self.table_move = np.zeros(B, np.int32)
         self.table_player = np.full(B, -1, np.int8)
         self.passes = np.zeros(B, np.int8)
-        self.played = np.zeros((B, 3, 15), np.uint8)
-        self.num_plays = np.zeros((B, 3), np.int16)
+        self.played = np.zeros((B, P, 15), np.uint8)
+        self.num_plays = np.zeros((B, P), np.int16)
         self.bombs = np.zeros(B, np.int8)
-        self.history_action = np.full((B, HISTORY), -1, np.int16)
-        self.history_player = np.full((B, HISTORY), -1, np.int8)
+        self.history_action = np.full((B, history), -1, np.int16)
+        self.history_player = np.full((B, history), -1, np.int8)
         self.history_len = np.zeros(B, np.int16)
         self.play_start = np.zeros(B, np.int16)
         self.winner = np.full(B, -1, np.int8)
         self.spring = np.zeros(B, np.int8)
         self.multiplier = np.ones(B, np.int64)
-        self.payoffs = np.zeros((B, 3), np.float64)
+        self.payoffs = np.zeros((B, P), np.float64)
         self.deal_key = np.zeros(B, np.uint64)
         self.codes: list[str | None] = [None] * B
         self._stream = np.zeros(1, np.uint64)
@@ -224,7 +265,7 @@ class Game:
         with np.errstate(over="ignore"):
             keys = splitmix64(self._stream[0] + np.arange(1, len(idx) + 1, dtype=np.uint64))
             self._stream[0] = self._stream[0] + np.uint64(len(idx))
-        owner, first = deal_from_keys(keys)
+        owner, first = deal_from_keys(keys, self.num_players)
         code_list = [None] * len(idx)
         if codes is not None:
             code_list = list(codes)
@@ -232,7 +273,7 @@ class Game:
                 raise ValueError(f"got {len(code_list)} codes for {len(idx)} games")
             for j, code in enumerate(code_list):
                 if code is not None:
-                    owner[j], first[j] = decode_deal(code)
+                    owner[j], first[j] = decode_deal(code, self.num_players)
                     keys[j] = np.uint64(code_key(code))
         self.deal_key[idx] = keys
         for j, b in enumerate(idx):
@@ -260,8 +301,8 @@ class Game:
     def _start_deal(self, idx: np.ndarray, owner: np.ndarray, first: np.ndarray) -> None:
         counts = hands_of_owner(owner)
         self.owner[idx] = owner
-        self.hands[idx] = counts[:, :3]
-        self.kitty[idx] = counts[:, 3]
+        self.hands[idx] = counts[:, : self.num_players]
+        self.kitty[idx] = counts[:, self.num_players]
         self.first_bidder[idx] = first
         self.current_player[idx] = first
         self.bids[idx] = -1
@@ -301,9 +342,10 @@ class Game:
         return self.phase == OVER
 
     def role(self, seat, game=None) -> np.ndarray:
-        """0 landlord, 1 landlord_down, 2 landlord_up (per game), -1 during the auction."""
+        """0 landlord, 1 landlord_down, 2 landlord_up (per game; four players: 2 landlord_across,
+        3 landlord_up), -1 during the auction."""
         landlord = self.landlord if game is None else self.landlord[game]
-        return np.where(landlord < 0, -1, (np.asarray(seat) - landlord) % 3)
+        return np.where(landlord < 0, -1, (np.asarray(seat) - landlord) % self.num_players)
 
     def legal_action_words(self) -> np.ndarray:
         """(B, W) uint64 bitsets of the legal actions of the player to act in each game."""
@@ -440,7 +482,7 @@ class Game:
             return self._step_bid(0, action)
         if action == 0:
             self.passes[0] += 1
-            if self.passes[0] >= 2:
+            if self.passes[0] >= self.num_players - 1:
                 self.table_move[0] = 0
                 self.table_player[0] = -1
                 self.passes[0] = 0
@@ -456,7 +498,7 @@ class Game:
             self.bombs[0] += self._move_is_bomb[action]
             if not hand.any():
                 self._finish(np.zeros(1, np.int64), np.array([seat]))
-        self.current_player[0] = (seat + 1) % 3
+        self.current_player[0] = (seat + 1) % self.num_players
 
     def _record(self, idx: np.ndarray, actions: np.ndarray) -> None:
         pos = self.history_len[idx]
@@ -470,7 +512,7 @@ class Game:
         if is_pass.any():
             p = idx[is_pass]
             self.passes[p] += 1
-            clear = p[self.passes[p] >= 2]
+            clear = p[self.passes[p] >= self.num_players - 1]
             self.table_move[clear] = 0
             self.table_player[clear] = -1
             self.passes[clear] = 0
@@ -487,7 +529,7 @@ class Game:
             finished = self.hands[q, s].sum(axis=1) == 0
             if finished.any():
                 self._finish(q[finished], s[finished])
-        self.current_player[idx] = (cur + 1) % 3
+        self.current_player[idx] = (cur + 1) % self.num_players
 
     def _finish(self, idx: np.ndarray, winners: np.ndarray) -> None:
         landlord = self.landlord[idx].astype(np.int64)
@@ -503,8 +545,9 @@ class Game:
         self.multiplier[idx] = mult
         points = self.base[idx].astype(np.float64) * mult * self.ruleset.base_points
         sign = np.where(landlord_won, 1.0, -1.0)
-        pay = np.repeat((-sign * points)[:, None], 3, axis=1)
-        pay[np.arange(len(idx)), landlord] = 2 * sign * points
+        P = self.num_players
+        pay = np.repeat((-sign * points)[:, None], P, axis=1)
+        pay[np.arange(len(idx)), landlord] = (P - 1) * sign * points
         self.payoffs[idx] = pay
         self.phase[idx] = OVER
 
@@ -521,7 +564,7 @@ class Game:
         seat = int(self.current_player[b])
         outcome = self.auction.bid(self, b, seat, bid_of_action(self.num_moves, action))
         if outcome is None:
-            self.current_player[b] = (seat + 1) % 3
+            self.current_player[b] = (seat + 1) % self.num_players
         elif outcome is REDEAL:
             self._redeal(b)
         else:
@@ -533,9 +576,9 @@ class Game:
         self.redeals[b] += 1
         key = splitmix64(self.deal_key[b : b + 1] ^ np.uint64(0xA5A5))
         self.deal_key[b] = key[0]
-        owner, _ = deal_from_keys(key)
+        owner, _ = deal_from_keys(key, self.num_players)
         self.codes[b] = None
-        self._start_deal(np.array([b]), owner, np.array([(opener + 1) % 3], np.int8))
+        self._start_deal(np.array([b]), owner, np.array([(opener + 1) % self.num_players], np.int8))
 
     # ------------------------------------------------------------------ state API
     # Clone, undo and serialization live in ddz_env.state; these methods are their entry points.

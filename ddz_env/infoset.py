@@ -22,7 +22,8 @@ class InfoSet:
     """What ``seat`` knows when it is its turn to act.
 
     Seats are 0-2; roles 0 landlord, 1 landlord_down (plays right after the landlord),
-    2 landlord_up; ``role == -1`` during the auction.
+    2 landlord_up; ``role == -1`` during the auction. With four players (``ruleset.players``)
+    seats are 0-3 and roles 0 landlord, 1 landlord_down, 2 landlord_across, 3 landlord_up.
     """
 
     ruleset: Ruleset
@@ -42,17 +43,21 @@ class InfoSet:
     moves: tuple[tuple[int, int], ...]  # (seat, move id) of the play so far, passes included
     table_move: int  # move to beat, 0 when leading
     table_seat: int  # who played it, -1 when leading
-    played: np.ndarray  # (3, 15) rank counts played by each seat
-    cards_left: np.ndarray  # (3,) cards in each hand
-    bombs: int  # bombs and rockets played so far
+    played: np.ndarray  # (P, 15) rank counts played by each seat (P = 3 or 4 players)
+    cards_left: np.ndarray  # (P,) cards in each hand
+    bombs: int  # bombs and rockets played so far that doubled the stakes
     redeals: int = 0  # all-pass redeals so far in this game (public: everyone saw them)
 
     @property
+    def num_players(self) -> int:
+        return self.ruleset.players
+
+    @property
     def role(self) -> int:
-        return -1 if self.landlord < 0 else (self.seat - self.landlord) % 3
+        return -1 if self.landlord < 0 else (self.seat - self.landlord) % self.ruleset.players
 
     def seat_of_role(self, role: int) -> int:
-        return (self.landlord + role) % 3
+        return (self.landlord + role) % self.ruleset.players
 
     @property
     def num_moves(self) -> int:
@@ -67,11 +72,10 @@ class InfoSet:
 
         The kitty is not subtracted, even once it is shown: the kitty cards are in the
         landlord's hand until played, so before anyone plays a peasant has 54 - 17 = 37 unseen
-        cards (the other two hands, kitty included) and the landlord 54 - 20 = 34."""
-        from .cards import DECK_COUNTS
-
+        cards (the other two hands, kitty included) and the landlord 54 - 20 = 34 (with four
+        players, 108 - 25 = 83 and 108 - 33 = 75)."""
         seen = self.hand.astype(np.int16) + self.played.sum(axis=0)
-        unseen = DECK_COUNTS.astype(np.int16) - seen
+        unseen = self.ruleset.deck.counts.astype(np.int16) - seen
         return np.maximum(unseen, 0).astype(np.uint8)
 
     def legal_moves(self) -> np.ndarray:

@@ -7,7 +7,7 @@ the table. Pass (row 0) is legal exactly when not leading.
 Masks are computed as bitsets over the move table, 64 moves per ``uint64`` word:
 
 * ``fits``: the 15 ranks are split into 5 groups of 3; for each group and each of the
-  5×5×5 count combinations a precomputed bitset says which moves fit. A hand's fit set is
+  5×5×5 count combinations (9×9×9 with two decks) a precomputed bitset says which moves fit. A hand's fit set is
   the AND of 5 bitsets — a few hundred word operations per hand, batched over hands.
 * ``beats``: the moves that beat a table move are two contiguous row ranges
   (see :mod:`ddz_env.moves`), precomputed as a bitset per (type, length, main) group.
@@ -47,32 +47,43 @@ def unpack_words(words: np.ndarray, num_moves: int) -> np.ndarray:
 class LegalTables:
     table: MoveTable
     num_words: int
-    #: (5, 125, W): moves that fit given the counts of one group of three ranks.
+    #: (5, base**3, W): moves that fit given the counts of one group of three ranks
+    #: (base = the most cards of a rank + 1: 5, or 9 with two decks).
     fit_words: np.ndarray
     #: (G, W): for each beat group, the moves legal on a table move of that group (row 0 of
     #: the group index = leading: every non-pass move).
     beat_words: np.ndarray
     #: (N,): beat group of each row; row 0 (pass / leading) → group 0.
     beat_group: np.ndarray
+    #: (3,) weights of a group's three counts in its index into ``fit_words``.
+    group_weights: np.ndarray
+    #: (15,) the deck's count of each rank (the largest count a hand may hold).
+    deck_counts: np.ndarray
 
 
 def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
-    """Precomputed bitsets for ``ruleset`` (cached per ``kickers`` option)."""
+    """Precomputed bitsets for ``ruleset`` (cached per move table)."""
+    if ruleset.players == 4:
+        return _legal_tables_for_kickers("distinct", 4)
     return _legal_tables_for_kickers(ruleset.kickers)
 
 
 @cache
-def _legal_tables_for_kickers(kickers: str) -> LegalTables:
-    table = move_table(Ruleset(kickers=kickers))
+def _legal_tables_for_kickers(kickers: str, players: int = 3) -> LegalTables:
+    ruleset = Ruleset(kickers=kickers, players=players)
+    table = move_table(ruleset)
     n = len(table)
     # Room for the three bid actions that follow the moves in the game's action space.
     num_words = (n + 3 + 63) // 64
-    fit_words = np.zeros((5, 125, num_words), dtype=np.uint64)
+    base = ruleset.deck.max_count + 1
+    weights = np.array([base * base, base, 1])
+    combos = np.arange(base**3)
+    have = np.stack([combos // (base * base), combos // base % base, combos % base], axis=1)
+    fit_words = np.zeros((5, base**3, num_words), dtype=np.uint64)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks]
-        for combo in range(125):
-            have = np.array([combo // 25, combo // 5 % 5, combo % 5])
-            fit_words[g, combo] = pack_bool(np.all(need <= have, axis=1), num_words)
+        for combo in range(base**3):
+            fit_words[g, combo] = pack_bool(np.all(need <= have[combo], axis=1), num_words)
     # Beat groups: rows with equal (beat_lo, beat_hi, beat_bomb_lo) share a bitset.
     keys = np.stack([table.beat_lo, table.beat_hi, table.beat_bomb_lo], axis=1)
     keys[0] = (-1, -1, -1)
@@ -91,7 +102,13 @@ def _legal_tables_for_kickers(kickers: str) -> LegalTables:
         beats[g] = ((rows >= lo) & (rows < hi)) | (rows >= bomb_lo)
         beats[g, 0] = True  # pass is legal when following
     return LegalTables(
-        table, num_words, fit_words, pack_bool(beats, num_words), group.astype(np.int32)
+        table,
+        num_words,
+        fit_words,
+        pack_bool(beats, num_words),
+        group.astype(np.int32),
+        weights,
+        ruleset.deck.counts,
     )
 
 
@@ -139,15 +156,16 @@ def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return b[r], k[r] * 64 + c
 
 
-def _group_index(hands: np.ndarray) -> np.ndarray:
+def _group_index(hands: np.ndarray, weights: np.ndarray = _GROUP_WEIGHTS) -> np.ndarray:
     """(B, 15) counts → (B, 5) index into ``fit_words``."""
-    return hands[:, RANK_GROUPS].astype(np.intp) @ _GROUP_WEIGHTS
+    return hands[:, RANK_GROUPS].astype(np.intp) @ weights
 
 
-def check_hands(hands) -> np.ndarray:
+def check_hands(hands, deck_counts: np.ndarray = DECK_COUNTS) -> np.ndarray:
     """A batch of hands (B, 15) checked for the public functions below: integer counts, each
-    rank from 0 to its count in the deck (4; 1 for each joker). A non-integer dtype is a
-    ``TypeError``; a wrong shape or a count out of range a ``ValueError``."""
+    rank from 0 to its count in the deck (``deck_counts``; the 54-card deck: 4, 1 for each
+    joker). A non-integer dtype is a ``TypeError``; a wrong shape or a count out of range a
+    ``ValueError``."""
     hands = np.asarray(hands)
     kind = hands.dtype.kind
     if kind not in "iu":
@@ -155,12 +173,12 @@ def check_hands(hands) -> np.ndarray:
     if hands.ndim != 2 or hands.shape[1] != NUM_RANKS:
         raise ValueError(f"hands must have shape (B, {NUM_RANKS}), got {hands.shape}")
     # Signed counts viewed as unsigned make negative ones huge: one comparison checks both ends.
-    bad = (hands if kind == "u" else hands.view(f"u{hands.itemsize}")) > DECK_COUNTS
+    bad = (hands if kind == "u" else hands.view(f"u{hands.itemsize}")) > deck_counts
     if np.count_nonzero(bad):
         b, r = (int(i[0]) for i in np.nonzero(bad))
         raise ValueError(
             f"hand {b} holds {int(hands[b, r])} of rank {RANK_NAMES[r]}: "
-            f"a count must be 0 to {int(DECK_COUNTS[r])}"
+            f"a count must be 0 to {int(deck_counts[r])}"
         )
     return hands
 
@@ -196,7 +214,7 @@ def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np
         ``TypeError`` for non-integer input, ``ValueError`` for a wrong shape, a count out of
         range or a move id out of range (:func:`check_hands`, :func:`check_table_moves`).
     """
-    hands = check_hands(hands)
+    hands = check_hands(hands, ruleset.deck.counts)
     if table_moves is not None:
         table_moves = check_table_moves(table_moves, len(hands), len(move_table(ruleset)))
     return unchecked_legal_words(hands, table_moves, ruleset)
@@ -206,7 +224,7 @@ def unchecked_legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RU
     """:func:`legal_words` without input checks, for the engine's own valid arrays."""
     tables = legal_tables(ruleset)
     hands = np.asarray(hands)
-    idx = _group_index(hands)
+    idx = _group_index(hands, tables.group_weights)
     fw = tables.fit_words
     words = fw[0, idx[:, 0]]
     for g in range(1, 5):
@@ -226,7 +244,7 @@ def legal_mask(hand, table_move=0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarr
     """
     hand = np.asarray(hand)
     single = hand.ndim == 1
-    hands = check_hands(hand[None] if single else hand)
+    hands = check_hands(hand[None] if single else hand, ruleset.deck.counts)
     num_moves = len(move_table(ruleset))
     if isinstance(table_move, (int, np.integer)) and not isinstance(table_move, bool):
         if not 0 <= table_move < num_moves:

@@ -20,6 +20,12 @@ length   (N,) i1      chain length (straight, pair chain, plane), wing count
 size     (N,) i1      number of cards
 ======== ============ ==========================================================
 
+With four players (``Ruleset(players=4)``, two decks) the table has its own rows: no trio with a
+single, plane with singles or four with two; pairs of the same joker (``BJ BJ``, ``RJ RJ``) as
+pairs and as pair wings; chains up to 12 ranks (planes up to 11 trios); bombs of 4 to 8 cards of
+one rank, whose ``length`` is their number of cards so that they sort (and beat) by size, then
+rank; the rocket is the four jokers.
+
 A card set with two readings (possible under ``kickers="any"``, e.g. 333444555666 is a
 4-trio plane and a 3-trio plane with singles) has one row per reading.
 """
@@ -95,9 +101,62 @@ def _wing_sets(exclude: set[int], n: int, pairs: bool, kickers: str) -> list[tup
     return [c for c in itertools.combinations(ranks, n) if not (13 in c and 14 in c)]
 
 
+#: Four players: chain bodies run up to A (12 ranks); a plane is at most 11 trios (33 cards,
+#: the landlord's 25 + 8), a plane with pairs at most 6 trios (30 cards).
+CHAIN_SHAPE_4 = {
+    MoveType.STRAIGHT: (1, 5, 12),
+    MoveType.PAIR_CHAIN: (2, 3, 12),
+    MoveType.PLANE: (3, 2, 11),
+}
+MAX_PLANE_PAIRS_4 = 6
+#: Four players: bombs are 4 to 8 cards of one rank 3..2.
+BOMB_SIZES_4 = range(4, 9)
+
+
+def _generate_four(rows: list) -> None:
+    """The four-player moves (two decks), appended to ``rows`` as in :func:`_generate`."""
+
+    def add(mtype: MoveType, length: int, main: int, ranks) -> None:
+        counts = [0] * NUM_RANKS
+        for r in ranks:
+            counts[r] += 1
+        rows.append((int(mtype), length, main, tuple(counts)))
+
+    for r in range(NUM_RANKS):
+        add(MoveType.SINGLE, 1, r, [r])
+        add(MoveType.PAIR, 1, r, [r] * 2)  # a pair of the same joker is a pair
+    for r in range(13):
+        add(MoveType.TRIO, 1, r, [r] * 3)
+        for k in range(NUM_RANKS):
+            if k != r:
+                add(MoveType.TRIO_WITH_PAIR, 1, r, [r] * 3 + [k] * 2)
+        for size in BOMB_SIZES_4:
+            add(MoveType.BOMB, size, r, [r] * size)
+    for mtype, (per, lo, hi) in CHAIN_SHAPE_4.items():
+        for length in range(lo, hi + 1):
+            for top in range(length - 1, CHAIN_TOP + 1):
+                add(
+                    mtype,
+                    length,
+                    top,
+                    [r for r in range(top - length + 1, top + 1) for _ in range(per)],
+                )
+    for n in range(2, MAX_PLANE_PAIRS_4 + 1):
+        for top in range(n - 1, CHAIN_TOP + 1):
+            body_ranks = range(top - n + 1, top + 1)
+            body = [r for r in body_ranks for _ in range(3)]
+            others = [k for k in range(NUM_RANKS) if k not in body_ranks]
+            for ks in itertools.combinations(others, n):
+                add(MoveType.PLANE_WITH_PAIRS, n, top, body + [k for k in ks for _ in range(2)])
+    rows.append((int(MoveType.ROCKET), 1, 14, tuple([0] * 13 + [2, 2])))
+
+
 def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
     """All moves as (type, length, main, counts) tuples, unsorted."""
     rows: list[tuple[int, int, int, tuple[int, ...]]] = []
+    if ruleset.players == 4:
+        _generate_four(rows)
+        return rows
 
     def add(mtype: MoveType, length: int, main: int, ranks) -> None:
         counts = [0] * NUM_RANKS
@@ -141,7 +200,7 @@ def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
 class MoveTable:
     """Every distinct move of a ruleset (see the module docstring for the layout)."""
 
-    ruleset: Ruleset  # the canonical ruleset of this table's kickers option (other options don't change moves)
+    ruleset: Ruleset  # the canonical ruleset of this table's kickers and players options (other options don't change moves)
     counts: np.ndarray
     type: np.ndarray
     main: np.ndarray
@@ -178,6 +237,8 @@ class MoveTable:
 
     def why_invalid(self, counts) -> str:
         """Why a set of cards that :meth:`classify` rejects is not a combination (for messages)."""
+        if self.ruleset.players == 4:
+            return explain_invalid_four(np.asarray(counts))
         return explain_invalid(np.asarray(counts), self.ruleset.kickers)
 
     def describe(self, move: int) -> str:
@@ -191,14 +252,17 @@ class MoveTable:
 
 
 def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
-    """The move table of ``ruleset``, built once per ``kickers`` option (the only option that
-    changes which moves exist)."""
+    """The move table of ``ruleset``, built once per ``kickers`` and ``players`` options (the
+    only options that change which moves exist; four players have no single wings, so
+    ``kickers`` does not change their table)."""
+    if ruleset.players == 4:
+        return _table_for_kickers("distinct", 4)
     return _table_for_kickers(ruleset.kickers)
 
 
 @cache
-def _table_for_kickers(kickers: str) -> MoveTable:
-    ruleset = Ruleset(kickers=kickers)
+def _table_for_kickers(kickers: str, players: int = 3) -> MoveTable:
+    ruleset = Ruleset(kickers=kickers, players=players)
     rows = _generate(ruleset)
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
     n = len(rows) + 1
@@ -214,6 +278,10 @@ def _table_for_kickers(kickers: str) -> MoveTable:
         if t == MoveType.PASS:
             continue
         idx = np.flatnonzero(mtype == t)
+        if not len(idx):  # a type the ruleset does not have: an empty block where it would be
+            at = int(np.searchsorted(mtype, t))
+            blocks[t] = slice(at, at)
+            continue
         blocks[t] = slice(int(idx[0]), int(idx[-1]) + 1)
     # Beat ranges. Group = (type, length, main); rows of one (type, length) are sorted by main.
     beat_lo = np.zeros(n, dtype=np.int32)
@@ -293,6 +361,8 @@ def describe_move(table: MoveTable, move: int) -> str:
     if t == MoveType.FOUR_WITH_TWO_PAIRS:
         return f"four {_plural(m)} with two pairs"
     if t == MoveType.BOMB:
+        if table.ruleset.players == 4:
+            return f"{ln}-card bomb of {_plural(m)}"
         return f"bomb of {_plural(m)}"
     return "rocket"
 
@@ -390,4 +460,34 @@ def explain_invalid(counts: np.ndarray, kickers: str = "distinct") -> str:
         if total == 2 * k and rest.max() == 2:
             return "wings must be all singles or all pairs"
         return f"a {k}-trio plane takes {k} single wings or {k} pair wings"
+    return generic
+
+
+def explain_invalid_four(counts: np.ndarray) -> str:
+    """Why a set of cards is not a combination of the four-player game (best effort)."""
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    ranks = [int(r) for r in np.flatnonzero(c)]
+    generic = f"{format_counts(c)} is not a combination (type help for the list)"
+    if c[13] or c[14]:
+        if c[13] and c[14] and len(ranks) == 2:
+            return "the rocket is all four jokers; a pair of jokers is two of one colour"
+        if len(ranks) > 1 and not (n >= 7 and max(c[13], c[14]) == 2):
+            return generic
+    values = {int(c[r]) for r in ranks}
+    if len(ranks) >= 2 and max(values) >= 4 and values != {3, 2} and 4 in values:
+        return "a bomb is played alone (four with two is not played with four players)"
+    if values == {3, 1} or (3 in values and 1 in values):
+        return "trios take pairs with four players (no single wings)"
+    if len(values) == 1 and len(ranks) >= 2:
+        k = values.pop()
+        need = {1: 5, 2: 3, 3: 2}.get(k, 0)
+        if len(ranks) >= need and max(ranks) > CHAIN_TOP:
+            return "a chain runs from 3 to A: 2s and jokers can't be in it"
+        if len(consecutive_runs(ranks)) > 1:
+            return "the ranks of a chain must follow each other with no gap"
+        if k == 1:
+            return "a straight needs at least 5 cards"
+        if k == 2:
+            return "a pair chain needs at least 3 pairs"
     return generic

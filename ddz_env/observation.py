@@ -32,6 +32,12 @@ history             810     the last 15 moves of the play, oldest first, 15 × 5
                             padding are zeros; the last row is the previous player's move)
 ==================  ======  ===============================================================
 
+Four players (``Ruleset(players=4)``, two decks): cards are encoded in 108 numbers, a
+thermometer of eight for each rank 3..2 then a thermometer of two for each joker; seats are
+listed in the same way, four of them; the layout is ``OBS_LAYOUT_4`` (``obs_layout(ruleset)``):
+the same fields with 108-number card sets, 4 seats, cards left one-hot 0..33 (4 × 34) and a
+history of 15 × 108, 2,679 numbers in all.
+
 Per-move features: :func:`move_features` gives the 54-number card encoding of every row of the
 move table (N, 54), so a learner scores each legal move by its features.
 
@@ -100,6 +106,28 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = (
 )
 OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 _DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
+#: the card encoding of the four-player game: 13 × 8 + 2 × 2 numbers
+CARDS_4 = 108
+OBS_LAYOUT_4: tuple[tuple[str, int], ...] = (
+    ("hand", CARDS_4),
+    ("unseen", CARDS_4),
+    ("table_move", CARDS_4),
+    ("table_seat", 4),
+    ("leading", 1),
+    ("role", 4),
+    ("played", 4 * CARDS_4),
+    ("cards_left", 4 * 34),
+    ("bombs", 16),
+    ("kitty", CARDS_4),
+    ("bids", 20),
+    ("high_bid", 4),
+    ("first_bidder", 4),
+    ("base", 4),
+    ("log2_multiplier", 1),
+    ("bidding", 1),
+    ("history", HISTORY_MOVES * CARDS_4),
+)
+OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
 
 AUCTION_SLOTS = 7
 PLAY_SLOTS = 156
@@ -116,16 +144,27 @@ INFOSTATE_LAYOUT: tuple[tuple[str, int], ...] = (
 INFOSTATE_SIZE = sum(size for _, size in INFOSTATE_LAYOUT)
 
 
-def obs_slices() -> dict[str, slice]:
+def obs_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
+    """The observation layout of ``ruleset``'s player count (``OBS_LAYOUT`` or ``OBS_LAYOUT_4``)."""
+    return OBS_LAYOUT_4 if ruleset.players == 4 else OBS_LAYOUT
+
+
+def obs_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
+    """The length of an observation of ``ruleset`` (``OBS_SIZE``, or ``OBS_SIZE_4`` = 2,679)."""
+    return OBS_SIZE_4 if ruleset.players == 4 else OBS_SIZE
+
+
+def obs_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
     """Field name → slice of the observation vector."""
     out, offset = {}, 0
-    for name, size in OBS_LAYOUT:
+    for name, size in obs_layout(ruleset):
         out[name] = slice(offset, offset + size)
         offset += size
     return out
 
 
 OBS_SLICES = obs_slices()
+OBS_SLICES_4 = obs_slices(Ruleset(players=4))
 
 
 def _slices(layout) -> dict[str, slice]:
@@ -139,9 +178,16 @@ def _slices(layout) -> dict[str, slice]:
 INFOSTATE_SLICES = _slices(INFOSTATE_LAYOUT)
 
 
-def encode_cards(counts: np.ndarray) -> np.ndarray:
-    """(..., 15) rank counts → (..., 54) float32 card encoding."""
+def encode_cards(counts: np.ndarray, players: int = 3) -> np.ndarray:
+    """(..., 15) rank counts → (..., 54) float32 card encoding; ``players=4``: (..., 108)."""
     counts = np.asarray(counts)
+    if players == 4:
+        ranks = counts[..., :13, None] > np.arange(8)
+        jokers = counts[..., 13:15, None] > np.arange(2)
+        shape = counts.shape[:-1]
+        return np.concatenate(
+            [ranks.reshape(shape + (104,)), jokers.reshape(shape + (4,))], axis=-1
+        ).astype(np.float32)
     thermo = counts[..., :13, None] > np.arange(4)
     out = np.concatenate(
         [thermo.reshape(counts.shape[:-1] + (52,)), counts[..., 13:15] > 0], axis=-1
@@ -149,20 +195,23 @@ def encode_cards(counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
-def rest_features(hands: np.ndarray, move_counts: np.ndarray) -> np.ndarray:
+def rest_features(hands: np.ndarray, move_counts: np.ndarray, players: int = 3) -> np.ndarray:
     """(..., 54) card encoding of what each move leaves in hand: ``hands - move_counts``, both
     (..., 15) rank counts (signed arithmetic, so uint8 hands cannot wrap)."""
-    return encode_cards(np.asarray(hands, np.int16) - move_counts)
+    return encode_cards(np.asarray(hands, np.int16) - move_counts, players)
 
 
 def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
-    """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros)."""
+    """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros);
+    (N, 108) with four players."""
+    if ruleset.players == 4:
+        return _move_features_for_kickers("distinct", 4)
     return _move_features_for_kickers(ruleset.kickers)
 
 
 @cache
-def _move_features_for_kickers(kickers: str) -> np.ndarray:
-    feats = encode_cards(move_table(Ruleset(kickers=kickers)).counts)
+def _move_features_for_kickers(kickers: str, players: int = 3) -> np.ndarray:
+    feats = encode_cards(move_table(Ruleset(kickers=kickers, players=players)).counts, players)
     feats.setflags(write=False)
     return feats
 
@@ -223,9 +272,17 @@ def _observe_one(game: Game, b: int, seat: int) -> np.ndarray:
 
 
 def observe(game: Game, seats=None, games=None) -> np.ndarray:
-    """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act)."""
+    """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act);
+    (len(games), OBS_SIZE_4) with four players."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     n = len(idx)
+    if game.num_players == 4:
+        seat = (
+            game.current_player[idx].astype(np.int64)
+            if seats is None
+            else np.broadcast_to(np.asarray(seats, np.int64), (n,))
+        )
+        return np.stack([_observe_four(game, int(b), int(s)) for b, s in zip(idx, seat)])
     if n == 1:
         b = int(idx.reshape(-1)[0])
         seat = (
@@ -288,6 +345,8 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
     n = len(idx)
+    if game.num_players == 4:
+        raise ValueError("information_state is defined for the three-player game only")
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
@@ -333,4 +392,52 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
     out[:, S["play"]] = play.reshape(n, -1)
+    return out
+
+
+_O4 = {name: sl.start for name, sl in OBS_SLICES_4.items()}
+
+
+def _observe_four(game: Game, b: int, seat: int) -> np.ndarray:
+    """One observation of the four-player game (``OBS_LAYOUT_4``)."""
+    P, C = 4, CARDS_4
+    out = np.zeros(OBS_SIZE_4, np.float32)
+    landlord = int(game.landlord[b])
+    anchor = landlord if landlord >= 0 else seat
+    order = [(anchor + k) % P for k in range(P)]
+    hands, played = game.hands[b], game.played[b]
+    hand = hands[seat]
+    deck = game.ruleset.deck.counts.astype(np.int16)
+    out[_O4["hand"] : _O4["hand"] + C] = encode_cards(hand, P)
+    unseen = np.maximum(deck - hand - played.sum(axis=0, dtype=np.int16), 0)
+    out[_O4["unseen"] : _O4["unseen"] + C] = encode_cards(unseen, P)
+    feats = move_features(game.ruleset)
+    table_move = int(game.table_move[b])
+    if table_move:
+        out[_O4["table_move"] : _O4["table_move"] + C] = feats[table_move]
+        out[_O4["table_seat"] + (int(game.table_player[b]) - anchor) % P] = 1
+    else:
+        out[_O4["leading"]] = 1
+    if landlord >= 0:
+        out[_O4["role"] + (seat - anchor) % P] = 1
+        out[_O4["kitty"] : _O4["kitty"] + C] = encode_cards(game.kitty[b], P)
+    left = hands.sum(axis=1)
+    bids = game.bids[b]
+    for k, s in enumerate(order):
+        out[_O4["played"] + C * k : _O4["played"] + C * (k + 1)] = encode_cards(played[s], P)
+        out[_O4["cards_left"] + 34 * k + min(int(left[s]), 33)] = 1
+        out[_O4["bids"] + 5 * k + int(bids[s]) + 1] = 1
+    out[_O4["bombs"] + min(int(game.bombs[b]), 15)] = 1
+    out[_O4["high_bid"] + int(game.high_bid[b])] = 1
+    out[_O4["first_bidder"] + (int(game.first_bidder[b]) - anchor) % P] = 1
+    out[_O4["base"] + int(game.base[b])] = 1
+    out[_O4["log2_multiplier"]] = (int(game.bombs[b]) + int(game.spring[b])) / 10.0
+    out[_O4["bidding"]] = game.phase[b] == BIDDING
+    end, start = int(game.history_len[b]), int(game.play_start[b])
+    first = max(start, end - HISTORY_MOVES)
+    if end > first:
+        acts = game.history_action[b, first:end].astype(np.int64)
+        acts[acts >= game.num_moves] = 0
+        h = _O4["history"] + C * (HISTORY_MOVES - (end - first))
+        out[h : _O4["history"] + C * HISTORY_MOVES] = feats[acts].ravel()
     return out

@@ -25,7 +25,10 @@ class Ruleset:
         base_points: points per unit of bid × multiplier (default 1; 10 reproduces the seed
             page that shows "10 × bid × multiplier").
         rob_the_landlord: variant (later): rob-the-landlord bidding. Must be False for now.
-        four_players: variant (later): four players with two decks. Must be False for now.
+        players: 3 (the classic game, default) or 4 (two decks, 108 cards: 25 each and 8 to
+            the kitty, one landlord against three peasants, its own combinations and bombs;
+            ``docs/RULES.md``). With 4 players the auction is ``"open4"`` (the default
+            ``"once"`` is read as ``"open4"``) or ``"none"``.
     """
 
     bidding: str = "once"
@@ -33,18 +36,33 @@ class Ruleset:
     kickers: str = "distinct"
     base_points: int = 1
     rob_the_landlord: bool = False
-    four_players: bool = False
+    players: int = 3
 
     def __post_init__(self) -> None:
+        if (
+            isinstance(self.players, bool)
+            or not isinstance(self.players, int)
+            or self.players not in (3, 4)
+        ):
+            raise ValueError(f"players must be 3 or 4, not {self.players!r}")
         bidding = self.bidding
         if bidding is False or bidding is None:
             bidding = "none"
-        from .auction import auction_names  # the auctions register there
+        from .auction import AUCTIONS, auction_names  # the auctions register there
 
+        if self.players == 4 and bidding == "once":
+            bidding = "open4"  # the four-player game's auction (the default)
         names = auction_names()
         if not isinstance(bidding, str) or bidding not in names:
             listed = ", ".join(map(repr, names[:-1])) + f" or {names[-1]!r}"
             raise ValueError(f"bidding must be {listed} (or False), not {self.bidding!r}")
+        seats = getattr(AUCTIONS[bidding], "players", None)
+        if seats is not None and self.players not in seats:
+            four = [n for n in names if 4 in (getattr(AUCTIONS[n], "players", None) or (4,))]
+            raise ValueError(
+                f"bidding {bidding!r} is not an auction for {self.players} players"
+                + (f" (with 4 players: {', '.join(map(repr, four))})" if self.players == 4 else "")
+            )
         object.__setattr__(self, "bidding", bidding)
         if self.redeal_limit is not None and (
             isinstance(self.redeal_limit, bool)
@@ -63,12 +81,29 @@ class Ruleset:
             or self.base_points < 1
         ):
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
-        for name in ("rob_the_landlord", "four_players"):
+        for name in ("rob_the_landlord",):
             value = getattr(self, name)
             if value is not False:
                 raise ValueError(
                     f"{name} is a variant that is not implemented yet; it must be False"
                 )
+
+    @property
+    def deck(self):
+        """The :class:`~ddz_env.cards.Deck` of this player count (54 or 108 cards)."""
+        from .cards import DECKS
+
+        return DECKS[self.players]
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each seat: 17 (3 players) or 25 (4 players)."""
+        return self.deck.hand_size
+
+    @property
+    def kitty_size(self) -> int:
+        """Cards of the kitty: 3 or 8."""
+        return self.deck.kitty_size
 
     @classmethod
     def from_options(cls, **options) -> Ruleset:

@@ -19,13 +19,13 @@ Registered as ``"ddz/DouDizhu-v0"``::
   ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
 * Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
   end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
-  and ``rewards`` (3,) per seat, ``winner``, ``landlord``, ``bombs``, ``spring``,
+  and ``rewards`` (P,) per seat (P = 3, or 4 players), ``winner``, ``landlord``, ``bombs``, ``spring``,
   ``multiplier``). The deal code is :meth:`DouDizhuEnv.deal_code`.
 
 Options:
 
 ==================  ==========================================================================
-``seat``            0, 1, 2 (fixed) or ``"random"`` (drawn per episode); default 0
+``seat``            0, 1, 2 (0-3 with ``players=4``) or ``"random"`` (drawn per episode); default 0
 ``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
                     (built by ``agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
@@ -76,7 +76,7 @@ from .env_common import (
 )
 from .game import OVER, Game, check_seed
 from .infoset import infoset
-from .observation import OBS_SIZE, observe
+from .observation import obs_size, observe
 
 _ENV_OPTIONS = (
     "seat",
@@ -87,7 +87,6 @@ _ENV_OPTIONS = (
     "mask_in_obs",
     "render_mode",
 )
-_SEATS = ("seat 0", "seat 1", "seat 2")
 
 
 #: the opponents when none are given (an agent name)
@@ -116,6 +115,10 @@ def make_opponent(spec) -> Any:
     return spec
 
 
+def _seat_list(players: int) -> str:
+    return "0, 1, 2" if players == 3 else "0, 1, 2, 3"
+
+
 class DouDizhuEnv(gymnasium.Env):
     """One learner seat against two opponent agents; see the module docstring."""
 
@@ -136,8 +139,9 @@ class DouDizhuEnv(gymnasium.Env):
         if not isinstance(mask_in_obs, (bool, np.bool_)):
             raise ValueError(f"mask_in_obs must be True or False, not {mask_in_obs!r}")
         self.mask_in_obs = bool(mask_in_obs)
-        if seat != "random" and (isinstance(seat, bool) or seat not in (0, 1, 2)):
-            raise ValueError(f"seat must be 0, 1, 2 or 'random', not {seat!r}")
+        P = self.ruleset.players
+        if seat != "random" and (isinstance(seat, bool) or seat not in range(P)):
+            raise ValueError(f"seat must be {_seat_list(P)} or 'random', not {seat!r}")
         self.seat_option = seat
         self.reward_mode = check_reward_mode(reward)
         if illegal_action not in ("terminate", "raise"):
@@ -150,17 +154,22 @@ class DouDizhuEnv(gymnasium.Env):
         if opponents is None:
             opponents = DEFAULT_OPPONENT
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-            opponents = [make_opponent(opponents), make_opponent(opponents)]
+            opponents = [make_opponent(opponents) for _ in range(P - 1)]
         else:
-            if len(opponents) != 2:
-                raise ValueError(
-                    f"give two opponents (the seats after and before the learner), not {len(opponents)}"
+            if len(opponents) != P - 1:
+                which = (
+                    "two opponents (the seats after and before the learner)"
+                    if P == 3
+                    else "three opponents (the seats after the learner, in turn order)"
                 )
+                raise ValueError(f"give {which}, not {len(opponents)}")
             opponents = [make_opponent(o) for o in opponents]
         self.opponents = opponents
         self.game = Game(1, self.ruleset, seed=0)
         self.num_actions = self.game.num_actions
-        features = spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32)
+        features = spaces.Box(
+            0.0, observation_high(self.ruleset), (obs_size(self.ruleset),), np.float32
+        )
         if self.mask_in_obs:
             self.observation_space = spaces.Dict(
                 {
@@ -180,10 +189,11 @@ class DouDizhuEnv(gymnasium.Env):
         super().reset(seed=check_seed(seed))
         options = options or {}
         seat = options.get("seat", self.seat_option)
+        P = self.ruleset.players
         if seat == "random":
-            seat = int(self.np_random.integers(3))
-        if isinstance(seat, bool) or seat not in (0, 1, 2):
-            raise ValueError(f"seat must be 0, 1, 2 or 'random', not {seat!r}")
+            seat = int(self.np_random.integers(P))
+        if isinstance(seat, bool) or seat not in range(P):
+            raise ValueError(f"seat must be {_seat_list(P)} or 'random', not {seat!r}")
         self.seat = int(seat)
         code = options.get("code")
         for opponent in self.opponents:
@@ -255,8 +265,9 @@ class DouDizhuEnv(gymnasium.Env):
                 "You are calling render method without specifying any render mode."
             )
             return None
+        seats = tuple(f"seat {k}" for k in range(self.ruleset.players))
         names = tuple(
-            f"{name} (learner)" if s == self.seat else name for s, name in enumerate(_SEATS)
+            f"{name} (learner)" if s == self.seat else name for s, name in enumerate(seats)
         )
         text = render_text(self.game, 0, names)
         if self.render_mode == "ansi":
@@ -266,7 +277,7 @@ class DouDizhuEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ helpers
     def _opponent_of(self, seat: int):
-        return self.opponents[(seat - self.seat) % 3 - 1]
+        return self.opponents[(seat - self.seat) % self.ruleset.players - 1]
 
     def _play_opponents(self) -> None:
         game = self.game

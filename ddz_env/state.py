@@ -28,9 +28,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .cards import DECK_COUNTS, card_rank
+from .cards import DECKS
 from .codes import code_key, decode_deal, encode_deal
-from .game import BIDDING, HISTORY, OVER, PLAY, Game
+from .game import BIDDING, OVER, PLAY, Game, history_size
 from .rules import Ruleset
 
 FORMAT_VERSION = 1
@@ -55,13 +55,18 @@ _BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
 # Attributes shared by every game of a ruleset (read-only; a clone shares them).
 CONSTANT_FIELDS = (
     "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "auction",
+    "num_players", "role_names",
 )  # fmt: skip
 # Everything else a Game holds: the batch size, the codes, the stream of deals, the cache.
 OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache")
 _UNDO_FIELDS = ("_undo", "step", "reset")  # present only while undo is enabled
 
-_CARD_RANK = card_rank(np.arange(54))
-_INDEX_IN_RANK = np.array([np.sum(_CARD_RANK[:c] == _CARD_RANK[c]) for c in range(54)])
+
+def _index_in_rank(ranks: np.ndarray) -> np.ndarray:
+    return np.array([np.sum(ranks[:c] == ranks[c]) for c in range(len(ranks))])
+
+
+_INDEX_IN_RANK = {p: _index_in_rank(d.card_ranks) for p, d in DECKS.items()}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -230,13 +235,22 @@ def undo(game: Game, games=None) -> None:
 # ---------------------------------------------------------------------------- text form
 def _rules_text(ruleset: Ruleset) -> str:
     limit = "none" if ruleset.redeal_limit is None else str(ruleset.redeal_limit)
-    return f"{ruleset.bidding},{limit},{ruleset.kickers},{ruleset.base_points}"
+    text = f"{ruleset.bidding},{limit},{ruleset.kickers},{ruleset.base_points}"
+    # a fifth field only for four players: the three-player text is unchanged
+    return text + ",players=4" if ruleset.players == 4 else text
 
 
 def _parse_rules(text: str) -> Ruleset:
     parts = text.split(",")
+    players = 3
+    if len(parts) == 5 and parts[4] == "players=4":
+        players = 4
+        parts = parts[:4]
     if len(parts) != 4:
-        raise ValueError("the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points")
+        raise ValueError(
+            "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
+            "(and players=4 for the four-player game)"
+        )
     bidding, limit, kickers, points = parts
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
         raise ValueError(f"bad ruleset {text!r}")
@@ -245,6 +259,7 @@ def _parse_rules(text: str) -> Ruleset:
         redeal_limit=None if limit == "none" else int(limit),
         kickers=kickers,
         base_points=int(points),
+        players=players,
     )
 
 
@@ -288,7 +303,7 @@ def _parse_text(text: str) -> dict:
     if missing:
         raise ValueError(f"the game state lacks {', '.join(missing)}")
     ruleset = _parse_rules(fields["rules"])
-    owner, first = decode_deal(fields["deal"])
+    owner, first = decode_deal(fields["deal"], ruleset.players)
     if fields["coded"] not in ("0", "1") or not fields["redeals"].isdigit():
         raise ValueError("bad coded or redeals field in the game state")
     try:
@@ -300,8 +315,9 @@ def _parse_text(text: str) -> dict:
         raise ValueError("the deal key and the stream are 64-bit hexadecimal numbers")
     if int(fields["redeals"]) >= 2**31:
         raise ValueError("the redeals field of the game state is out of range")
-    if len(acts) > HISTORY:
-        raise ValueError(f"the game state has {len(acts)} actions, more than {HISTORY}")
+    room = history_size(ruleset.players)
+    if len(acts) > room:
+        raise ValueError(f"the game state has {len(acts)} actions, more than {room}")
     return dict(
         ruleset=ruleset,
         owner=owner,
@@ -325,7 +341,7 @@ def from_text(text) -> Game:
     if any(p["ruleset"] != ruleset for p in parsed):
         raise ValueError("the game states of one batch must share a ruleset")
     B = len(parsed)
-    hist = np.full((B, HISTORY), -1, np.int64)
+    hist = np.full((B, history_size(ruleset.players)), -1, np.int64)
     for b, p in enumerate(parsed):
         hist[b, : len(p["actions"])] = p["actions"]
     return _replay(
@@ -385,7 +401,7 @@ def to_arrays(game: Game, games=None) -> dict[str, np.ndarray]:
     """The state of all games (or of ``games``) as a dict of NumPy arrays (copies)."""
     src = clone(game, games)
     out = {name: getattr(src, name) for name in STATE_FIELDS}
-    out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U32")
+    out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U80")
     out["stream"] = src._stream.copy()
     out["version"] = np.array(FORMAT_VERSION, np.int64)
     out["ruleset"] = np.array(_rules_text(game.ruleset))
@@ -431,20 +447,24 @@ def from_arrays(arrays: Mapping) -> Game:
     if stream.shape != (1,) or stream.dtype != np.uint64:
         raise ValueError("'stream' must be one uint64")
     owner = given["owner"]
-    counts = (owner[:, :, None] == np.arange(4)).sum(axis=1)
-    bad = ~(counts == (17, 17, 17, 3)).all(axis=1)
+    P, deck = ruleset.players, ruleset.deck
+    counts = (owner[:, :, None] == np.arange(P + 1)).sum(axis=1)
+    sizes = (deck.hand_size,) * P + (deck.kitty_size,)
+    bad = ~(counts == sizes).all(axis=1)
     if bad.any():
-        raise ValueError(f"game {int(np.argmax(bad))}: 'owner' is not a deal (17/17/17/3 cards)")
+        shape = "/".join(map(str, sizes))
+        raise ValueError(f"game {int(np.argmax(bad))}: 'owner' is not a deal ({shape} cards)")
     first = given["first_bidder"]
-    if ((first < 0) | (first > 2)).any():
-        raise ValueError("'first_bidder' must be 0, 1 or 2")
+    if ((first < 0) | (first > P - 1)).any():
+        raise ValueError(f"'first_bidder' must be a seat 0 to {P - 1}")
     lengths = given["history_len"].astype(np.int64)
-    if ((lengths < 0) | (lengths > HISTORY)).any():
-        raise ValueError(f"'history_len' must be in 0..{HISTORY}")
+    room = history_size(P)
+    if ((lengths < 0) | (lengths > room)).any():
+        raise ValueError(f"'history_len' must be in 0..{room}")
     code_list = [str(c) or None for c in codes]
     for b, code in enumerate(code_list):
         if code is not None:
-            o, f = decode_deal(code)
+            o, f = decode_deal(code, P)
             if not np.array_equal(o, owner[b]) or f != first[b]:
                 raise ValueError(f"game {b}: its code is not the code of its deal")
             if given["deal_key"][b] != np.uint64(code_key(code)):
@@ -477,18 +497,19 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     has not played yet), ``places`` the seats (and 3 = the kitty, during the auction) that
     receive the pool, and ``sizes`` how many cards each receives."""
     seat, landlord = int(info.seat), int(info.landlord)
-    others = [(seat + 1) % 3, (seat + 2) % 3]
+    P, deck = info.ruleset.players, info.ruleset.deck
+    others = [(seat + k) % P for k in range(1, P)]
     hand = info.hand.astype(np.int64)
     played = np.asarray(info.played, np.int64)
     left = np.asarray(info.cards_left, np.int64)
-    forced = np.zeros((3, 15), np.int64)
+    forced = np.zeros((P, 15), np.int64)
     if landlord < 0:
-        places, sizes = others + [3], [int(left[o]) for o in others] + [3]
+        places, sizes = others + [P], [int(left[o]) for o in others] + [deck.kitty_size]
     else:
         if seat != landlord:
             forced[landlord] = np.maximum(np.asarray(info.kitty, np.int64) - played[landlord], 0)
         places, sizes = others, [int(left[o] - forced[o].sum()) for o in others]
-    pool = DECK_COUNTS.astype(np.int64) - hand - played.sum(axis=0) - forced.sum(axis=0)
+    pool = deck.counts.astype(np.int64) - hand - played.sum(axis=0) - forced.sum(axis=0)
     if (pool < 0).any() or min(sizes) < 0 or pool.sum() != sum(sizes):
         raise ValueError("the InfoSet is inconsistent: its cards do not add up to one deck")
     return pool, forced, places, sizes
@@ -516,11 +537,12 @@ def determinize(info, n: int, rng=None) -> Game:
     slot = np.repeat(np.arange(len(places)), sizes)  # which place receives each position
     got = np.zeros((n, len(places), 15), np.int64)
     np.add.at(got, (np.arange(n)[:, None], slot[None, :], dealt), 1)
-    hands = np.broadcast_to(forced, (n, 3, 15)).copy()
+    P = info.ruleset.players
+    hands = np.broadcast_to(forced, (n, P, 15)).copy()
     hands[:, int(info.seat)] = info.hand
     kitty = None
     for j, place in enumerate(places):
-        if place == 3:
+        if place == P:
             kitty = got[:, j]
         else:
             hands[:, place] += got[:, j]
@@ -533,8 +555,9 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
     the hands do not fit what ``info`` has seen."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     hands = np.asarray(hands, np.int64)
-    if hands.ndim != 3 or hands.shape[1:] != (3, 15) or len(hands) < 1:
-        raise ValueError(f"hands must have shape (n, 3, 15), not {hands.shape}")
+    P, deck = info.ruleset.players, info.ruleset.deck
+    if hands.ndim != 3 or hands.shape[1:] != (P, 15) or len(hands) < 1:
+        raise ValueError(f"hands must have shape (n, {P}, 15), not {hands.shape}")
     n, seat, landlord = len(hands), int(info.seat), int(info.landlord)
     phase = int(info.phase)
     if phase not in (BIDDING, PLAY):
@@ -550,29 +573,29 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
         raise ValueError("the seat's own hand differs from the InfoSet's")
     if not (hands.sum(axis=2) == np.asarray(info.cards_left)).all():
         raise ValueError("the hands' sizes differ from the InfoSet's cards left")
-    dealt = np.zeros((n, 4, 15), np.int64)
-    dealt[:, :3] = hands + played
+    dealt = np.zeros((n, P + 1, 15), np.int64)
+    dealt[:, :P] = hands + played
     if landlord >= 0:
         dealt[:, landlord] -= kitty
-    dealt[:, 3] = kitty
-    if (dealt < 0).any() or not (dealt.sum(axis=1) == DECK_COUNTS).all():
+    dealt[:, P] = kitty
+    if (dealt < 0).any() or not (dealt.sum(axis=1) == deck.counts).all():
         raise ValueError("the hands do not fit the cards played and the kitty")
     # owner: within each rank, the cards go to seats 0, 1, 2 then the kitty, in card order
-    cum = np.cumsum(dealt, axis=1)[:, :, _CARD_RANK]  # (n, 4, 54)
-    owner = (cum <= _INDEX_IN_RANK).sum(axis=1).astype(np.int8)
+    cum = np.cumsum(dealt, axis=1)[:, :, deck.card_ranks]  # (n, P + 1, C)
+    owner = (cum <= _INDEX_IN_RANK[P]).sum(axis=1).astype(np.int8)
 
     game = _new_game(info.ruleset, n)
     N = game.num_moves
     bids = list(info.bids)
     moves = list(info.moves)
     entries = [(p, 0 if k == 0 else N + k - 1) for p, k in bids] + [(p, a) for p, a in moves]
-    if len(entries) > HISTORY:
+    if len(entries) > history_size(P):
         raise ValueError("the InfoSet's history is longer than a game's")
     game._start_deal(np.arange(n), owner, np.full(n, int(info.first_bidder), np.int8))
     game.hands[:] = hands
     game.redeals[:] = int(getattr(info, "redeals", 0))
     game.phase[:] = phase
-    words = np.full(3, -1, np.int8)
+    words = np.full(P, -1, np.int8)
     high_bidder = -1
     for p, k in bids:
         words[p] = k
@@ -593,7 +616,7 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
         trailing += 1
     game.passes[:] = trailing if (landlord < 0 or info.table_move) else 0
     game.played[:] = played
-    num_plays = np.zeros(3, np.int16)
+    num_plays = np.zeros(P, np.int16)
     for p, a in moves:
         num_plays[p] += a != 0
     game.num_plays[:] = num_plays
@@ -605,9 +628,9 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
     game.history_len[:] = len(entries)
     game.play_start[:] = len(bids) if landlord >= 0 else 0
     if phase == BIDDING:
-        to_act = (bids[-1][0] + 1) % 3 if bids else int(info.first_bidder)
+        to_act = (bids[-1][0] + 1) % P if bids else int(info.first_bidder)
     else:
-        to_act = (moves[-1][0] + 1) % 3 if moves else landlord
+        to_act = (moves[-1][0] + 1) % P if moves else landlord
     game.current_player[:] = to_act
     game.deal_key[:] = rng.integers(0, 2**64, size=n, dtype=np.uint64)
     game.codes = [None] * n

@@ -29,8 +29,9 @@ seat's result from ``infos["rewards"]``. When a game ends, ``infos`` carries the
 shared by every env, numbers only (masked the Gymnasium way, ``infos["_payoffs"][i]`` is True
 for the games that ended):
 
-* ``payoffs`` (n, 3) float64: the settlement of docs/RULES.md (``Game.payoffs``) per seat;
-* ``rewards`` (n, 3) float64: each seat's reward under the ``reward`` option;
+* ``payoffs`` (n, P) float64: the settlement of docs/RULES.md (``Game.payoffs``) per seat
+  (P = 3 seats, or 4 with ``players=4``);
+* ``rewards`` (n, P) float64: each seat's reward under the ``reward`` option;
 * ``winner``, ``landlord`` (n,) int64 seats, ``bombs``, ``spring`` (0/1), ``multiplier`` (n,)
   int64.
 
@@ -78,7 +79,7 @@ from .env_common import (
     seat_rewards,
 )
 from .game import OVER, Game, check_seed
-from .observation import OBS_SIZE, observe
+from .observation import obs_size, observe
 
 _ENV_OPTIONS = ("num_envs", "reward", "learner_seat", "autoreset_mode", "render_mode")
 
@@ -129,16 +130,18 @@ class DouDizhuVectorEnv(VectorEnv):
         self.num_actions = self.game.num_actions
         self.single_observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, observation_high(), (OBS_SIZE,), np.float32),
+                "observation": spaces.Box(
+                    0.0, observation_high(self.ruleset), (obs_size(self.ruleset),), np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-                "current_player": spaces.Discrete(3),
+                "current_player": spaces.Discrete(self.ruleset.players),
             }
         )
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self._needs_reset = np.zeros(n, bool)
-        self._final_owner = np.full((n, 54), -1, np.int8)
+        self._final_owner = np.full((n, self.ruleset.deck.num_cards), -1, np.int8)
         self._final_first = np.zeros(n, np.int8)
 
     # ------------------------------------------------------------------ API
@@ -248,9 +251,9 @@ class DouDizhuVectorEnv(VectorEnv):
         self, finished: np.ndarray, per_seat: np.ndarray, ended: np.ndarray
     ) -> dict[str, Any]:
         game, n = self.game, self.num_envs
-        payoffs = np.zeros((n, 3), np.float64)
+        payoffs = np.zeros((n, game.num_players), np.float64)
         payoffs[finished] = game.payoffs[finished]
-        rewards = np.zeros((n, 3), np.float64)
+        rewards = np.zeros((n, game.num_players), np.float64)
         rewards[finished] = per_seat
         out: dict[str, Any] = {"payoffs": payoffs, "rewards": rewards}
         for key, values in (

@@ -205,7 +205,10 @@ def test_illegal_action_wrapped_terminates_as_pettingzoo_documents(caplog):
             {"render_mode": "rgb_array"},
             "render_mode must be None or one of 'ansi', 'human', not 'rgb_array'",
         ),
-        ({"bidding": "twice"}, "bidding must be 'once', 'open' or 'none' (or False), not 'twice'"),
+        (
+            {"bidding": "twice"},
+            "bidding must be 'once', 'open', 'none' or 'open4' (or False), not 'twice'",
+        ),
         ({"kickers": "some"}, "kickers must be 'distinct' or 'any', not 'some'"),
         ({"redeal_limit": -1}, "redeal_limit must be a non-negative integer or None, not -1"),
         ({"base_points": 0}, "base_points must be a positive integer, not 0"),

@@ -68,7 +68,10 @@ def test_ruleset_defaults_and_normalisation():
         ({"kickers": "some"}, "kickers"),
         ({"base_points": 0}, "base_points"),
         ({"base_points": True}, "base_points"),
-        ({"four_players": True}, "not implemented"),
+        ({"players": 2}, "players must be 3 or 4"),
+        ({"players": True}, "players must be 3 or 4"),
+        ({"players": 4, "bidding": "open"}, "not an auction for 4 players"),
+        ({"bidding": "open4"}, "not an auction for 3 players"),
         ({"rob_the_landlord": True}, "not implemented"),
     ],
 )
