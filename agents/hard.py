@@ -8,7 +8,7 @@ code and playing never imports torch.
   ``q = head(relu(state_mlp(obs) + move_mlp(move) + rest_mlp(hand - move)))``, and the agent
   plays the best one. A model with a WP head (trained on win/loss) ranks moves by
   ``q_wp + adp_mix * q_adp``: winning first, points to break near-ties.
-  ``obs`` is :func:`observe_infoset`, the same 1302 features the trainer reads from the game
+  ``obs`` is :func:`ddz_env.observation.observe_infoset`, the same 1302 features the trainer reads from the game
   (``ddz_env.observation.observe``), rebuilt from the information set alone.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds.
@@ -25,16 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.actions import BIDDING
-from ddz_env.cards import DECK_COUNTS
 from ddz_env.game import ROLE_NAMES
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import (
-    HISTORY_MOVES,
     OBS_SIZE,
-    OBS_SLICES,
     encode_cards,
     move_features,
+    observe_infoset,
     rest_features,
 )
 
@@ -219,50 +216,6 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
             )
             joint = out if net == "state" else joint
     return meta, layers
-
-
-def observe_infoset(info: InfoSet) -> np.ndarray:
-    """(OBS_SIZE,) float32: ``observe(game)`` for the seat to act, built from its InfoSet only."""
-    out = np.zeros(OBS_SIZE, np.float32)
-    S = OBS_SLICES
-    seat = info.seat
-    known = info.landlord >= 0
-    anchor = info.landlord if known else seat
-    order = [(anchor + k) % 3 for k in range(3)]
-    feats = move_features(info.ruleset)
-    out[S["hand"]] = encode_cards(info.hand)
-    unseen = np.maximum(
-        DECK_COUNTS.astype(np.int16) - info.hand - info.played.sum(axis=0, dtype=np.int16), 0
-    )
-    out[S["unseen"]] = encode_cards(unseen)
-    out[S["table_move"]] = feats[info.table_move]
-    if info.table_move > 0:
-        out[S["table_seat"].start + (info.table_seat - anchor) % 3] = 1
-    else:
-        out[S["leading"]] = 1
-    if known:
-        out[S["role"].start + (seat - anchor) % 3] = 1
-    out[S["played"]] = encode_cards(info.played[order]).reshape(-1)
-    for k, s in enumerate(order):
-        out[S["cards_left"].start + 21 * k + min(int(info.cards_left[s]), 20)] = 1
-    out[S["bombs"].start + min(info.bombs, 15)] = 1
-    if known and info.kitty is not None:
-        out[S["kitty"]] = encode_cards(info.kitty)
-    last_word = {s: -1 for s in range(3)}
-    for s, bid in info.bids:
-        last_word[s] = bid
-    for k, s in enumerate(order):
-        out[S["bids"].start + 5 * k + last_word[s] + 1] = 1
-    out[S["high_bid"].start + info.high_bid] = 1
-    out[S["first_bidder"].start + (info.first_bidder - anchor) % 3] = 1
-    out[S["base"].start + info.base] = 1
-    out[S["log2_multiplier"]] = info.bombs / 10.0
-    out[S["bidding"]] = info.phase == BIDDING
-    recent = [move for _, move in info.moves[-HISTORY_MOVES:]]
-    if recent:
-        rows = feats[np.array(recent)]
-        out[S["history"].stop - 54 * len(recent) : S["history"].stop] = rows.reshape(-1)
-    return out
 
 
 class _OneBlasThread:

@@ -6,7 +6,11 @@ Cards are encoded in 54 numbers (DouZero's encoding): for each rank 3..2 a therm
 Seats are listed *by role* (landlord, landlord_down, landlord_up) once the landlord is known, and
 relative to the observer (self, next, previous) during the auction.
 
-Layout of one observation (float32), also available as ``OBS_LAYOUT`` / ``obs_slices()``:
+Layout of one observation (float32), declared once by ``obs_fields(ruleset)`` (each field's
+name, size, kind and encoding; ``OBS_FIELDS`` for three players, also ``OBS_LAYOUT`` /
+``obs_slices()``). Every number is 0/1 (kind ``binary``)
+except ``log2_multiplier`` (kind ``scalar``); kind ``count`` (whole numbers 0-255) is there for
+fields that count. Frame packing (``train.dmc.pack_obs``) reads the kinds.
 
 ==================  ======  ===============================================================
 name                size    meaning
@@ -32,14 +36,18 @@ history             810     the last 15 moves of the play, oldest first, 15 × 5
                             padding are zeros; the last row is the previous player's move)
 ==================  ======  ===============================================================
 
+The fields are described once (:func:`_field_values`, from what the observer sees) and written
+once (:func:`_write`); :func:`observe` reads what each observer sees from a batched
+:class:`~ddz_env.game.Game`, :func:`observe_infosets` from information sets: the same vectors.
+
 Four players (``Ruleset(players=4)``, two decks): cards are encoded in 108 numbers, a
 thermometer of eight for each rank 3..2 then a thermometer of two for each joker; seats are
-listed in the same way, four of them; the layout is ``OBS_LAYOUT_4`` (``obs_layout(ruleset)``):
-the same fields with 108-number card sets, 4 seats, cards left one-hot 0..33 (4 × 34) and a
+listed in the same way, four of them; the layout is ``OBS_LAYOUT_4`` (``obs_layout(ruleset)``, fields
+``OBS_FIELDS_4``): the same fields with 108-number card sets, 4 seats, cards left one-hot 0..33 (4 × 34) and a
 history of 15 × 108, 2,679 numbers in all.
 
-Per-move features: :func:`move_features` gives the 54-number card encoding of every row of the
-move table (N, 54), so a learner scores each legal move by its features.
+Per-move features: :func:`move_features` gives the card encoding of every row of the move
+table (N, 54; N, 108 with four players), so a learner scores each legal move by its features.
 
 Information state
 -----------------
@@ -75,59 +83,91 @@ the current deal (an all-pass auction redeals, and the redealt cards are no long
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .actions import BIDDING
 from .cards import card_rank
-from .game import BIDDING, Game
+from .game import Game
 from .moves import move_table
 from .rules import DEFAULT_RULES, Ruleset
 
+if TYPE_CHECKING:
+    from .infoset import InfoSet
+
 HISTORY_MOVES = 15
-OBS_LAYOUT: tuple[tuple[str, int], ...] = (
-    ("hand", 54),
-    ("unseen", 54),
-    ("table_move", 54),
-    ("table_seat", 3),
-    ("leading", 1),
-    ("role", 3),
-    ("played", 162),
-    ("cards_left", 63),
-    ("bombs", 16),
-    ("kitty", 54),
-    ("bids", 15),
-    ("high_bid", 4),
-    ("first_bidder", 3),
-    ("base", 4),
-    ("log2_multiplier", 1),
-    ("bidding", 1),
-    ("history", HISTORY_MOVES * 54),
-)
-OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
-_DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
 #: the card encoding of the four-player game: 13 × 8 + 2 × 2 numbers
 CARDS_4 = 108
-OBS_LAYOUT_4: tuple[tuple[str, int], ...] = (
-    ("hand", CARDS_4),
-    ("unseen", CARDS_4),
-    ("table_move", CARDS_4),
-    ("table_seat", 4),
-    ("leading", 1),
-    ("role", 4),
-    ("played", 4 * CARDS_4),
-    ("cards_left", 4 * 34),
-    ("bombs", 16),
-    ("kitty", CARDS_4),
-    ("bids", 20),
-    ("high_bid", 4),
-    ("first_bidder", 4),
-    ("base", 4),
-    ("log2_multiplier", 1),
-    ("bidding", 1),
-    ("history", HISTORY_MOVES * CARDS_4),
-)
+
+#: Kinds of field, by the numbers they hold: 0/1, whole numbers 0-255, or any float32.
+BINARY, COUNT, SCALAR = "binary", "count", "scalar"
+#: How a field is written: card encodings of rank counts, card encodings of move ids, one-hot
+#: of an index (-1: all zeros), or the value itself; a field is ``blocks`` equal blocks.
+CARDS, MOVES, ONEHOT, VALUE = "cards", "moves", "onehot", "value"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of the observation vector: ``size`` numbers of a ``kind``, written by
+    ``encoding`` in ``blocks`` equal blocks (e.g. ``played``: 3 blocks of 54)."""
+
+    name: str
+    size: int
+    kind: str
+    encoding: str
+    blocks: int = 1
+
+
+def _card_width(players: int) -> int:
+    """Numbers in one card encoding: 54, or 108 with four players (two decks)."""
+    return CARDS_4 if players == 4 else 54
+
+
+def _left_cap(players: int) -> int:
+    """Largest hand the ``cards_left`` one-hot tells apart: 20, or 33 with four players."""
+    return 33 if players == 4 else 20
+
+
+@cache
+def _fields_for(players: int) -> tuple[Field, ...]:
+    C, P = _card_width(players), players
+    return (
+        Field("hand", C, BINARY, CARDS),
+        Field("unseen", C, BINARY, CARDS),
+        Field("table_move", C, BINARY, MOVES),
+        Field("table_seat", P, BINARY, ONEHOT),
+        Field("leading", 1, BINARY, VALUE),
+        Field("role", P, BINARY, ONEHOT),
+        Field("played", P * C, BINARY, CARDS, P),
+        Field("cards_left", P * (_left_cap(P) + 1), BINARY, ONEHOT, P),
+        Field("bombs", 16, BINARY, ONEHOT),
+        Field("kitty", C, BINARY, CARDS),
+        Field("bids", P * 5, BINARY, ONEHOT, P),
+        Field("high_bid", 4, BINARY, ONEHOT),
+        Field("first_bidder", P, BINARY, ONEHOT),
+        Field("base", 4, BINARY, ONEHOT),
+        Field("log2_multiplier", 1, SCALAR, VALUE),
+        Field("bidding", 1, BINARY, VALUE),
+        Field("history", HISTORY_MOVES * C, BINARY, MOVES, HISTORY_MOVES),
+    )
+
+
+def obs_fields(ruleset: Ruleset = DEFAULT_RULES) -> tuple[Field, ...]:
+    """The fields of ``ruleset``'s observation (``OBS_FIELDS`` or ``OBS_FIELDS_4``)."""
+    return _fields_for(ruleset.players)
+
+
+OBS_FIELDS: tuple[Field, ...] = obs_fields()
+OBS_FIELDS_4: tuple[Field, ...] = obs_fields(Ruleset(players=4))
+OBS_LAYOUT: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS)
+OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
+OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS_4)
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
+_DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
 
 AUCTION_SLOTS = 7
 PLAY_SLOTS = 156
@@ -154,19 +194,6 @@ def obs_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
     return OBS_SIZE_4 if ruleset.players == 4 else OBS_SIZE
 
 
-def obs_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
-    """Field name → slice of the observation vector."""
-    out, offset = {}, 0
-    for name, size in obs_layout(ruleset):
-        out[name] = slice(offset, offset + size)
-        offset += size
-    return out
-
-
-OBS_SLICES = obs_slices()
-OBS_SLICES_4 = obs_slices(Ruleset(players=4))
-
-
 def _slices(layout) -> dict[str, slice]:
     out, offset = {}, 0
     for name, size in layout:
@@ -175,6 +202,13 @@ def _slices(layout) -> dict[str, slice]:
     return out
 
 
+def obs_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
+    """Field name → slice of the observation vector."""
+    return _slices(obs_layout(ruleset))
+
+
+OBS_SLICES = obs_slices()
+OBS_SLICES_4 = obs_slices(Ruleset(players=4))
 INFOSTATE_SLICES = _slices(INFOSTATE_LAYOUT)
 
 
@@ -217,124 +251,275 @@ def _move_features_for_kickers(kickers: str, players: int = 3) -> np.ndarray:
 
 
 _CARD_RANK_ONEHOT = np.eye(15, dtype=np.int16)[card_rank(np.arange(54))]  # (54, 15)
-_RANK_THERMO = (np.arange(5)[:, None] > np.arange(4)).astype(np.float32)  # count → 4 numbers
-_O = {name: sl.start for name, sl in OBS_SLICES.items()}
 
 
-def _encode_into(out: np.ndarray, start: int, counts: np.ndarray) -> None:
-    out[start : start + 52] = _RANK_THERMO[counts[:13]].ravel()
-    out[start + 52 : start + 54] = counts[13:15] > 0
+class _Layout:
+    """What :func:`_field_values` and :func:`_write` need of one player count's fields."""
+
+    def __init__(self, players: int):
+        self.players = P = players
+        self.fields = _fields_for(P)
+        self.size = sum(f.size for f in self.fields)
+        self.left_cap = _left_cap(P)
+        self.deck = _DECK * (2 if P == 4 else 1)
+        slices = _slices((f.name, f.size) for f in self.fields)
+
+        def of(encoding):
+            return tuple((f, slices[f.name]) for f in self.fields if f.encoding == encoding)
+
+        self.card_fields, self.move_fields = of(CARDS), of(MOVES)
+        self.onehot_fields, self.value_fields = of(ONEHOT), of(VALUE)
+        #: first column of each block of the one-hot fields, in layout order
+        self.onehot_starts = [
+            sl.start + k * (f.size // f.blocks)
+            for f, sl in self.onehot_fields
+            for k in range(f.blocks)
+        ]
+        #: columns of every block of the cards fields, in layout order
+        self.card_cols = np.concatenate(
+            [np.arange(sl.start, sl.stop) for _, sl in self.card_fields]
+        )
+        # a rank count → its thermometer of ``w`` numbers (4, or 8 with two decks); of a
+        # joker's thermometer :func:`encode_cards` keeps the first ``j`` numbers (1, or 2)
+        w, j = (8, 2) if P == 4 else (4, 1)
+        self.thermo = (np.arange(w + 1)[:, None] > np.arange(w)).astype(np.float32)
+        keep = np.concatenate([np.arange(13 * w), 13 * w + np.arange(j), 14 * w + np.arange(j)])
+        blocks = len(self.card_cols) // _card_width(P)
+        self.card_keep = (np.arange(blocks)[:, None] * 15 * w + keep).ravel()
 
 
-def _observe_one(game: Game, b: int, seat: int) -> np.ndarray:
-    """One observation with scalar indexing: the same vector as the batched path, faster for
-    one game (the PettingZoo and single-seat envs)."""
-    out = np.zeros(OBS_SIZE, np.float32)
-    landlord = int(game.landlord[b])
-    anchor = landlord if landlord >= 0 else seat
-    order = [anchor, (anchor + 1) % 3, (anchor + 2) % 3]
-    hands, played = game.hands[b], game.played[b]
-    hand = hands[seat]
-    _encode_into(out, _O["hand"], hand)
-    _encode_into(
-        out, _O["unseen"], np.maximum(_DECK - hand - played.sum(axis=0, dtype=np.int16), 0)
+@cache
+def _layout(players: int) -> _Layout:
+    return _Layout(players)
+
+
+class _Batch:
+    """How :func:`_field_values` computes for ``n`` observers at once (arrays with a first
+    axis of ``n``)."""
+
+    where = staticmethod(np.where)
+    minimum = staticmethod(np.minimum)
+
+    @staticmethod
+    def order(anchor, players):
+        return (anchor[:, None] + np.arange(players)) % players
+
+    @staticmethod
+    def by_order(per_seat, order):
+        return per_seat[np.arange(len(order))[:, None], order]
+
+    @staticmethod
+    def rows_where(cond, rows):
+        return np.where(cond[:, None], rows, 0)
+
+    @staticmethod
+    def pick(rows, index):
+        """``rows[i][index[i]]`` for each i."""
+        return rows[np.arange(len(rows)).reshape((-1,) + (1,) * (np.ndim(index) - 1)), index]
+
+
+class _One:
+    """How :func:`_field_values` computes for one observer (scalars, no batch axis)."""
+
+    @staticmethod
+    def where(cond, a, b):
+        return a if cond else b
+
+    minimum = staticmethod(min)
+
+    @staticmethod
+    def order(anchor, players):
+        return [(anchor + k) % players for k in range(players)]
+
+    @staticmethod
+    def by_order(per_seat, order):
+        return per_seat[order]
+
+    @staticmethod
+    def rows_where(cond, rows):
+        return rows if cond else np.zeros_like(rows)
+
+    @staticmethod
+    def pick(row, index):
+        return row[index]
+
+
+def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
+    """What each field of ``layout`` holds, from what the observer sees, for ``n`` observers
+    (``ops=_Batch``: every value with a first axis of ``n``) or one (``ops=_One``):
+
+    ``seat``, ``landlord`` (-1 during the auction), ``phase``, ``high_bid``, ``first_bidder``,
+    ``base``, ``bombs``, ``spring``, ``table_move`` (0 when leading), ``table_player``;
+    ``hand`` and ``kitty`` (15 rank counts); ``played`` (P × 15), ``left`` and ``bids``
+    (P: -1 no word yet, 0 pass, 1-3) by seat; ``history`` (HISTORY_MOVES) the last moves of
+    the play, oldest first, front-padded with 0.
+
+    Cards fields are rank counts (blocks × 15), moves fields move ids, one-hot fields indices
+    (-1: all zeros) and value fields numbers."""
+    P = layout.players
+    seat, landlord = seen["seat"], seen["landlord"]
+    known = landlord >= 0
+    # order[k] = seat listed k-th: by role when the landlord is known, else relative to observer.
+    anchor = ops.where(known, landlord, seat)
+    order = ops.order(anchor, P)
+    has_table = seen["table_move"] > 0
+    played = seen["played"]
+    return {
+        "hand": seen["hand"],
+        "unseen": np.maximum(layout.deck - seen["hand"] - played.sum(axis=-2, dtype=np.int16), 0),
+        "table_move": seen["table_move"],
+        "table_seat": ops.where(has_table, (seen["table_player"] - anchor) % P, -1),
+        "leading": seen["table_move"] == 0,
+        "role": ops.where(known, (seat - anchor) % P, -1),
+        "played": ops.by_order(played, order),
+        "cards_left": np.minimum(ops.by_order(seen["left"], order), layout.left_cap),
+        "bombs": ops.minimum(seen["bombs"], 15),
+        "kitty": ops.rows_where(known, seen["kitty"]),
+        "bids": ops.by_order(seen["bids"], order) + 1,  # 0 no word, 1 pass, 2.. bids
+        "high_bid": seen["high_bid"],
+        "first_bidder": (seen["first_bidder"] - anchor) % P,
+        "base": seen["base"],
+        "log2_multiplier": (seen["bombs"] + seen["spring"]) / 10.0,
+        "bidding": seen["phase"] == BIDDING,
+        "history": seen["history"],
+    }
+
+
+def _write(values: dict, layout: _Layout, feats: np.ndarray) -> np.ndarray:
+    """(n, size) float32 observations from :func:`_field_values` (``_Batch``), each field
+    encoded as ``layout``'s fields declare."""
+    n = len(values["hand"])
+    out = np.zeros((n, layout.size), np.float32)
+    counts = np.concatenate([values[f.name].reshape(n, -1) for f, _ in layout.card_fields], axis=1)
+    out[:, layout.card_cols] = layout.thermo[counts].reshape(n, -1)[:, layout.card_keep]
+    for f, sl in layout.move_fields:
+        out[:, sl] = feats[values[f.name]].reshape(n, -1)
+    index = np.concatenate(
+        [np.reshape(values[f.name], (n, f.blocks)) for f, _ in layout.onehot_fields], axis=1
     )
-    feats = move_features(game.ruleset)
-    table_move = int(game.table_move[b])
-    if table_move:
-        out[_O["table_move"] : _O["table_move"] + 54] = feats[table_move]
-        out[_O["table_seat"] + (int(game.table_player[b]) - anchor) % 3] = 1
-    else:
-        out[_O["leading"]] = 1
-    if landlord >= 0:
-        out[_O["role"] + (seat - anchor) % 3] = 1
-        _encode_into(out, _O["kitty"], game.kitty[b])
-    left = hands.sum(axis=1)
-    bids = game.bids[b]
-    for k, s in enumerate(order):
-        _encode_into(out, _O["played"] + 54 * k, played[s])
-        out[_O["cards_left"] + 21 * k + min(int(left[s]), 20)] = 1
-        out[_O["bids"] + 5 * k + int(bids[s]) + 1] = 1
-    out[_O["bombs"] + min(int(game.bombs[b]), 15)] = 1
-    out[_O["high_bid"] + int(game.high_bid[b])] = 1
-    out[_O["first_bidder"] + (int(game.first_bidder[b]) - anchor) % 3] = 1
-    out[_O["base"] + int(game.base[b])] = 1
-    out[_O["log2_multiplier"]] = (int(game.bombs[b]) + int(game.spring[b])) / 10.0
-    out[_O["bidding"]] = game.phase[b] == BIDDING
-    end, start = int(game.history_len[b]), int(game.play_start[b])
-    first = max(start, end - HISTORY_MOVES)
-    if end > first:
-        acts = game.history_action[b, first:end].astype(np.int64)
-        acts[acts >= game.num_moves] = 0
-        h = _O["history"] + 54 * (HISTORY_MOVES - (end - first))
-        out[h : _O["history"] + 54 * HISTORY_MOVES] = feats[acts].ravel()
+    # index -1 writes a 0 at its block's first column (blocks never overlap)
+    out[np.arange(n)[:, None], np.maximum(index, 0) + layout.onehot_starts] = index >= 0
+    for f, sl in layout.value_fields:
+        out[:, sl.start] = values[f.name]
     return out
+
+
+def _write_one(values: dict, layout: _Layout, feats: np.ndarray) -> np.ndarray:
+    """(size,) float32: :func:`_write` for one observer (``_One`` values)."""
+    out = np.zeros(layout.size, np.float32)
+    counts = np.concatenate([values[f.name] for f, _ in layout.card_fields], axis=None)
+    out[layout.card_cols] = layout.thermo[counts].ravel()[layout.card_keep]
+    for f, sl in layout.move_fields:
+        out[sl] = feats[values[f.name]].ravel()
+    ones, k = [], 0
+    for f, _ in layout.onehot_fields:
+        value = values[f.name]
+        for i in value.tolist() if f.blocks > 1 else (int(value),):
+            if i >= 0:
+                ones.append(layout.onehot_starts[k] + i)
+            k += 1
+    out[ones] = 1
+    for f, sl in layout.value_fields:
+        out[sl.start] = values[f.name]
+    return out
+
+
+def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
+    """What ``seat[i]`` sees of game ``idx[i]`` (see :func:`_field_values`); for one game
+    (``ops=_One``) ``idx`` and ``seat`` are integers."""
+    hands = game.hands[idx]
+    end, start = game.history_len[idx], game.play_start[idx]
+    count = end - np.maximum(start, end - HISTORY_MOVES)  # play moves in the window
+    pos = np.maximum(np.add.outer(end, np.arange(-HISTORY_MOVES, 0)), 0)
+    acts = ops.pick(game.history_action[idx], pos)
+    valid = (np.add.outer(count, np.arange(HISTORY_MOVES)) >= HISTORY_MOVES) & (
+        acts < game.num_moves
+    )
+    return {
+        "seat": seat,
+        "landlord": game.landlord[idx],
+        "phase": game.phase[idx],
+        "high_bid": game.high_bid[idx],
+        "first_bidder": game.first_bidder[idx],
+        "base": game.base[idx],
+        "bombs": game.bombs[idx],
+        "spring": game.spring[idx],
+        "table_move": game.table_move[idx],
+        "table_player": game.table_player[idx],
+        "hand": ops.pick(hands, seat),
+        "kitty": game.kitty[idx],
+        "played": game.played[idx],
+        "left": hands.sum(axis=-1, dtype=np.int64),
+        "bids": game.bids[idx],
+        "history": np.where(valid, acts, 0),
+    }
+
+
+def _seen_by_infoset(info: InfoSet) -> dict:
+    """What an information set shows its seat (see :func:`_field_values`, one observer)."""
+    history = np.zeros(HISTORY_MOVES, np.int64)
+    recent = [move for _, move in info.moves[-HISTORY_MOVES:]]
+    if recent:
+        history[HISTORY_MOVES - len(recent) :] = recent
+    bids = np.full(info.ruleset.players, -1, np.int64)
+    for s, bid in info.bids:
+        bids[s] = bid
+    return {
+        "seat": info.seat,
+        "landlord": info.landlord,
+        "phase": info.phase,
+        "high_bid": info.high_bid,
+        "first_bidder": info.first_bidder,
+        "base": info.base,
+        "bombs": info.bombs,
+        "spring": 0,  # a spring is known once the game is over only
+        "table_move": info.table_move,
+        "table_player": info.table_seat,
+        "hand": info.hand,
+        "kitty": np.zeros(15, np.uint8) if info.kitty is None else info.kitty,
+        "played": info.played,
+        "left": info.cards_left,
+        "bids": bids,
+        "history": history,
+    }
 
 
 def observe(game: Game, seats=None, games=None) -> np.ndarray:
     """Observations (len(games), OBS_SIZE) float32 of ``seats`` (default: the player to act);
     (len(games), OBS_SIZE_4) with four players."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
+    idx = idx.reshape(-1)
     n = len(idx)
-    if game.num_players == 4:
-        seat = (
-            game.current_player[idx].astype(np.int64)
-            if seats is None
-            else np.broadcast_to(np.asarray(seats, np.int64), (n,))
-        )
-        return np.stack([_observe_four(game, int(b), int(s)) for b, s in zip(idx, seat)])
-    if n == 1:
-        b = int(idx.reshape(-1)[0])
-        seat = (
-            int(game.current_player[b]) if seats is None else int(np.asarray(seats).reshape(-1)[0])
-        )
-        return _observe_one(game, b, seat)[None]
+    layout = _layout(game.num_players)
+    if n == 1:  # one game: scalar indexing and arithmetic
+        b = range(game.batch_size)[int(idx[0])]
+        seat = int(game.current_player[b] if seats is None else np.asarray(seats).reshape(-1)[0])
+        values = _field_values(_seen_in_game(game, b, seat, _One), layout, _One)
+        return _write_one(values, layout, move_features(game.ruleset))[None]
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
         else np.broadcast_to(np.asarray(seats, np.int64), (n,))
     )
-    rows = np.arange(n)
-    landlord = game.landlord[idx].astype(np.int64)
-    known = landlord >= 0
-    # order[k] = seat listed k-th: by role when the landlord is known, else relative to observer.
-    anchor = np.where(known, landlord, seat)
-    order = (anchor[:, None] + np.arange(3)) % 3
-    own_pos = (seat - anchor) % 3
-    out = np.zeros((n, OBS_SIZE), np.float32)
-    S = OBS_SLICES
-    hand = game.hands[idx, seat]
-    played = game.played[idx]
-    out[:, S["hand"]] = encode_cards(hand)
-    out[:, S["unseen"]] = encode_cards(
-        np.maximum(_DECK - hand - played.sum(axis=1, dtype=np.int16), 0)
-    )
-    table_move = game.table_move[idx]
-    out[:, S["table_move"]] = move_features(game.ruleset)[table_move]
-    tseat = game.table_player[idx].astype(np.int64)
-    has_table = table_move > 0
-    out[rows[has_table], S["table_seat"].start + ((tseat - anchor) % 3)[has_table]] = 1
-    out[:, S["leading"]] = (~has_table)[:, None]
-    out[rows[known], S["role"].start + own_pos[known]] = 1
-    out[:, S["played"]] = encode_cards(played[rows[:, None], order]).reshape(n, 162)
-    left = game.hands[idx].sum(axis=2, dtype=np.int64)[rows[:, None], order]  # (n, 3)
-    out[rows[:, None], S["cards_left"].start + np.arange(3) * 21 + np.minimum(left, 20)] = 1
-    out[rows, S["bombs"].start + np.minimum(game.bombs[idx].astype(np.int64), 15)] = 1
-    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]])
-    bids = game.bids[idx][rows[:, None], order].astype(np.int64) + 1  # 0 none, 1 pass, 2.. bids
-    out[rows[:, None], S["bids"].start + np.arange(3) * 5 + bids] = 1
-    out[rows, S["high_bid"].start + game.high_bid[idx].astype(np.int64)] = 1
-    out[rows, S["first_bidder"].start + (game.first_bidder[idx].astype(np.int64) - anchor) % 3] = 1
-    out[rows, S["base"].start + game.base[idx].astype(np.int64)] = 1
-    out[:, S["log2_multiplier"]] = ((game.bombs[idx] + game.spring[idx]) / 10.0)[:, None]
-    out[:, S["bidding"]] = (game.phase[idx] == BIDDING)[:, None]
-    # history: the last 15 entries of the play phase
-    end = game.history_len[idx].astype(np.int64)
-    pos = end[:, None] - HISTORY_MOVES + np.arange(HISTORY_MOVES)
-    valid = pos >= game.play_start[idx][:, None]
-    acts = game.history_action[idx[:, None], np.maximum(pos, 0)].astype(np.int64)
-    acts = np.where(valid & (acts < game.num_moves), acts, 0)
-    out[:, S["history"]] = move_features(game.ruleset)[acts].reshape(n, -1)
+    values = _field_values(_seen_in_game(game, idx, seat), layout)
+    return _write(values, layout, move_features(game.ruleset))
+
+
+def observe_infoset(info: InfoSet) -> np.ndarray:
+    """(obs_size(info.ruleset),) float32: ``observe(game)`` for the seat to act, built from its
+    InfoSet only."""
+    layout = _layout(info.ruleset.players)
+    values = _field_values(_seen_by_infoset(info), layout, _One)
+    return _write_one(values, layout, move_features(info.ruleset))
+
+
+def observe_infosets(infos: Sequence[InfoSet]) -> np.ndarray:
+    """(len(infos), obs_size) float32: :func:`observe_infoset` of each information set (all
+    of one player count)."""
+    size = obs_size(infos[0].ruleset) if len(infos) else OBS_SIZE
+    out = np.zeros((len(infos), size), np.float32)
+    for i, info in enumerate(infos):
+        out[i] = observe_infoset(info)
     return out
 
 
@@ -392,52 +577,4 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
     out[:, S["play"]] = play.reshape(n, -1)
-    return out
-
-
-_O4 = {name: sl.start for name, sl in OBS_SLICES_4.items()}
-
-
-def _observe_four(game: Game, b: int, seat: int) -> np.ndarray:
-    """One observation of the four-player game (``OBS_LAYOUT_4``)."""
-    P, C = 4, CARDS_4
-    out = np.zeros(OBS_SIZE_4, np.float32)
-    landlord = int(game.landlord[b])
-    anchor = landlord if landlord >= 0 else seat
-    order = [(anchor + k) % P for k in range(P)]
-    hands, played = game.hands[b], game.played[b]
-    hand = hands[seat]
-    deck = game.ruleset.deck.counts.astype(np.int16)
-    out[_O4["hand"] : _O4["hand"] + C] = encode_cards(hand, P)
-    unseen = np.maximum(deck - hand - played.sum(axis=0, dtype=np.int16), 0)
-    out[_O4["unseen"] : _O4["unseen"] + C] = encode_cards(unseen, P)
-    feats = move_features(game.ruleset)
-    table_move = int(game.table_move[b])
-    if table_move:
-        out[_O4["table_move"] : _O4["table_move"] + C] = feats[table_move]
-        out[_O4["table_seat"] + (int(game.table_player[b]) - anchor) % P] = 1
-    else:
-        out[_O4["leading"]] = 1
-    if landlord >= 0:
-        out[_O4["role"] + (seat - anchor) % P] = 1
-        out[_O4["kitty"] : _O4["kitty"] + C] = encode_cards(game.kitty[b], P)
-    left = hands.sum(axis=1)
-    bids = game.bids[b]
-    for k, s in enumerate(order):
-        out[_O4["played"] + C * k : _O4["played"] + C * (k + 1)] = encode_cards(played[s], P)
-        out[_O4["cards_left"] + 34 * k + min(int(left[s]), 33)] = 1
-        out[_O4["bids"] + 5 * k + int(bids[s]) + 1] = 1
-    out[_O4["bombs"] + min(int(game.bombs[b]), 15)] = 1
-    out[_O4["high_bid"] + int(game.high_bid[b])] = 1
-    out[_O4["first_bidder"] + (int(game.first_bidder[b]) - anchor) % P] = 1
-    out[_O4["base"] + int(game.base[b])] = 1
-    out[_O4["log2_multiplier"]] = (int(game.bombs[b]) + int(game.spring[b])) / 10.0
-    out[_O4["bidding"]] = game.phase[b] == BIDDING
-    end, start = int(game.history_len[b]), int(game.play_start[b])
-    first = max(start, end - HISTORY_MOVES)
-    if end > first:
-        acts = game.history_action[b, first:end].astype(np.int64)
-        acts[acts >= game.num_moves] = 0
-        h = _O4["history"] + C * (HISTORY_MOVES - (end - first))
-        out[h : _O4["history"] + C * HISTORY_MOVES] = feats[acts].ravel()
     return out

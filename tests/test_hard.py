@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model, observe_infoset
+from agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import infoset
-from ddz_env.observation import OBS_SIZE, observe
+from ddz_env.observation import OBS_SIZE, observe, observe_infoset
 from ddz_env.rules import Ruleset
 
 torch = pytest.importorskip("torch")

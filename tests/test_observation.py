@@ -3,15 +3,26 @@
 import numpy as np
 import pytest
 
-from ddz_env.game import Game
+from ddz_env.game import OVER, Game
+from ddz_env.infoset import infoset
 from ddz_env.observation import (
+    BINARY,
+    COUNT,
+    OBS_FIELDS,
+    OBS_FIELDS_4,
     OBS_LAYOUT,
+    OBS_LAYOUT_4,
     OBS_SIZE,
     OBS_SLICES,
-    _observe_one,
+    SCALAR,
     encode_cards,
     move_features,
+    obs_fields,
+    obs_size,
+    obs_slices,
     observe,
+    observe_infoset,
+    observe_infosets,
 )
 from ddz_env.rules import Ruleset
 
@@ -26,6 +37,30 @@ def test_layout_is_contiguous_and_documented():
 
     for name, _ in OBS_LAYOUT:
         assert name in module.__doc__
+    assert OBS_LAYOUT == tuple((f.name, f.size) for f in OBS_FIELDS)
+    assert OBS_LAYOUT_4 == tuple((f.name, f.size) for f in OBS_FIELDS_4)
+    assert obs_fields() == OBS_FIELDS and obs_fields(Ruleset(players=4)) == OBS_FIELDS_4
+    assert [f.name for f in OBS_FIELDS] == [f.name for f in OBS_FIELDS_4]
+    for f in OBS_FIELDS + OBS_FIELDS_4:
+        assert f.kind in (BINARY, COUNT, SCALAR) and f.size % f.blocks == 0
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_field_kinds_hold_their_numbers(players):
+    """Binary fields hold only 0/1 and scalar ones the float the layout declares."""
+    rng = np.random.default_rng(1)
+    rules = Ruleset(players=players)
+    game = Game(64, rules, seed=4)
+    slices = obs_slices(rules)
+    for _ in range(80):
+        obs = observe(game)
+        assert obs.shape == (64, obs_size(rules))
+        for f in obs_fields(rules):
+            values = obs[:, slices[f.name]]
+            if f.kind == BINARY:
+                assert np.isin(values, (0, 1)).all(), f.name
+        game.step(game.sample_actions(rng))
+    assert obs[:, slices["log2_multiplier"]].max() > 0
 
 
 def test_encode_cards():
@@ -51,17 +86,44 @@ def test_fields_of_a_fresh_deal():
 
 
 @pytest.mark.parametrize(
-    "rules", [Ruleset(), Ruleset(bidding="open"), Ruleset(bidding="none", kickers="any")]
+    "rules",
+    [
+        Ruleset(),
+        Ruleset(bidding="open"),
+        Ruleset(bidding="none", kickers="any"),
+        Ruleset(players=4),
+    ],
 )
-def test_one_game_path_equals_batched_path(rules):
+def test_every_path_gives_the_same_observation(rules):
+    """Batched, one game, any seat, and from the information set alone: the same vector, on
+    thousands of random states."""
     rng = np.random.default_rng(0)
-    game = Game(6, rules, seed=3)
+    game = Game(8, rules, seed=3)
+    checked = 0
     for _ in range(150):
-        for seat in range(3):
-            batched = observe(game, seats=np.full(6, seat))
-            for b in range(6):
-                assert np.array_equal(_observe_one(game, b, seat), batched[b])
+        batched = observe(game)
+        live = np.flatnonzero(game.phase != OVER)
+        infos = [infoset(game, int(b)) for b in live]
+        np.testing.assert_array_equal(observe_infosets(infos), batched[live])
+        for b in range(8):
+            np.testing.assert_array_equal(observe(game, games=[b])[0], batched[b])
+        for b, info in zip(live, infos):
+            np.testing.assert_array_equal(observe_infoset(info), batched[b])
+            checked += 1
+        for seat in range(rules.players):
+            by_seat = observe(game, seats=np.full(8, seat))
+            for b in range(8):
+                one = observe(game, seats=[seat], games=[b])[0]
+                np.testing.assert_array_equal(one, by_seat[b])
         game.step(game.sample_actions(rng))
         done = np.flatnonzero(game.done)
         if len(done):
             game.reset(games=done)
+    assert checked > 1000
+
+
+def test_one_game_index_is_checked():
+    game = Game(2, Ruleset(), seed=1)
+    np.testing.assert_array_equal(observe(game, games=[-1])[0], observe(game)[1])
+    with pytest.raises(IndexError):
+        observe(game, games=[2])

@@ -34,6 +34,24 @@ def test_packed_observations_unpack_exactly():
     np.testing.assert_array_equal(back, obs)
 
 
+def test_packing_follows_the_field_kinds():
+    """Scalar fields keep their float exactly (not rebuilt from another field: a spring adds
+    to the multiplier but not to the bombs); binary fields take one bit a number."""
+    from ddz_env.observation import BINARY, OBS_FIELDS
+
+    game = Game(16, Ruleset(bidding="none"), seed=5)
+    rng = np.random.default_rng(3)
+    while not game.done.all():
+        game.step(game.sample_actions(rng))
+    obs = observe(game)
+    col = dmc.OBS_SLICES["log2_multiplier"].start
+    obs[:, col] = rng.random(16, dtype=np.float32)
+    packed = dmc.pack_obs(obs)
+    binary = sum(f.size for f in OBS_FIELDS if f.kind == BINARY)
+    assert packed.shape == (16, dmc.PACKED_SIZE) and dmc.BITS_SIZE * 8 >= binary
+    np.testing.assert_array_equal(dmc.unpack_obs(torch, packed, "cpu").numpy(), obs)
+
+
 def test_rest_features_from_frames_equal_the_actors():
     """The learner rebuilds ``encode_cards(hand - move)`` from a frame's packed observation and
     move exactly as the actor computed it from the game."""

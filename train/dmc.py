@@ -9,7 +9,7 @@ applied outside the networks. What differs is the cost per frame (see :mod:`trai
   **once**, and score every legal move of every game in one batched pass of the light move head.
   Each decision becomes a *frame* ``(observation, chosen move, role)``; when its game ends, the
   frame gets its target (ADP: the role's points, ``±2^(bombs+spring)``; WP: ``±1``) and is sent
-  to the learner, bit-packed (163 bytes).
+  to the learner, packed (167 bytes: a bit per 0/1 feature, the one scalar as float32).
 * The **learner** (this process, ``--device cpu|cuda``) trains on each frame once, in batches,
   and publishes fresh weights to the actors every ``--sync-interval`` seconds through shared
   memory.
@@ -61,8 +61,12 @@ from ddz_env.game import OVER, ROLE_NAMES, Game
 from ddz_env.legal import legal_pairs
 from ddz_env.moves import move_table
 from ddz_env.observation import (
+    BINARY,
+    COUNT,
+    OBS_FIELDS,
     OBS_SIZE,
     OBS_SLICES,
+    SCALAR,
     encode_cards,
     move_features,
     observe,
@@ -70,7 +74,25 @@ from ddz_env.observation import (
 )
 from ddz_env.rules import Ruleset
 
-PACKED_SIZE = (OBS_SIZE + 7) // 8
+
+def _columns(kind: str) -> np.ndarray:
+    """Observation columns of the fields of ``kind`` (``ddz_env.observation.OBS_FIELDS``)."""
+    sl = OBS_SLICES
+    return np.array(
+        [c for f in OBS_FIELDS if f.kind == kind for c in range(sl[f.name].start, sl[f.name].stop)],
+        np.int64,
+    )
+
+
+#: a packed frame: one bit per observation column (0 outside binary fields), then one byte per
+#: count column, then the scalar columns as float32 bytes
+BITS_SIZE = (OBS_SIZE + 7) // 8
+COUNT_COLS, SCALAR_COLS = _columns(COUNT), _columns(SCALAR)
+_BINARY_MASK = np.zeros(OBS_SIZE, bool)
+_BINARY_MASK[_columns(BINARY)] = True
+PACKED_SIZE = BITS_SIZE + len(COUNT_COLS) + 4 * len(SCALAR_COLS)
+if _BINARY_MASK.sum() + len(COUNT_COLS) + len(SCALAR_COLS) != OBS_SIZE:
+    raise ImportError("an observation field has a kind that frames cannot pack")
 CHECKPOINT = "checkpoint.pt"
 NPZ = "hard.npz"
 
@@ -288,15 +310,19 @@ def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.n
 
 
 def unpack_obs(torch, packed, device):
-    """Bit-packed observations (n, PACKED_SIZE) uint8 → (n, OBS_SIZE) float32 on ``device``."""
+    """Packed observations (n, PACKED_SIZE) uint8 (:func:`pack_obs`) → (n, OBS_SIZE) float32
+    on ``device``."""
     x = torch.as_tensor(packed, device=device)
     shifts = torch.arange(7, -1, -1, device=device, dtype=torch.uint8)
-    bits = ((x.unsqueeze(-1) >> shifts) & 1).reshape(x.shape[0], -1)[:, :OBS_SIZE].float()
-    bombs = OBS_SLICES["bombs"]
-    bits[:, OBS_SLICES["log2_multiplier"]] = (
-        bits[:, bombs].argmax(dim=1, keepdim=True).float() / 10.0
-    )
-    return bits
+    bits = x[:, :BITS_SIZE]
+    out = ((bits.unsqueeze(-1) >> shifts) & 1).reshape(x.shape[0], -1)[:, :OBS_SIZE].float()
+    counts_end = BITS_SIZE + len(COUNT_COLS)
+    if len(COUNT_COLS):
+        out[:, torch.as_tensor(COUNT_COLS, device=device)] = x[:, BITS_SIZE:counts_end].float()
+    if len(SCALAR_COLS):
+        scalars = x[:, counts_end:].contiguous().view(torch.float32)
+        out[:, torch.as_tensor(SCALAR_COLS, device=device)] = scalars
+    return out
 
 
 def rest_from_obs(torch, obs, move_counts):
@@ -310,9 +336,13 @@ def rest_from_obs(torch, obs, move_counts):
 
 
 def pack_obs(obs: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`unpack_obs` (every feature but log2_multiplier is 0/1; that one is
-    recomputed from the bombs one-hot)."""
-    return np.packbits(obs > 0, axis=1)
+    """(n, OBS_SIZE) observations → (n, PACKED_SIZE) uint8, the inverse of :func:`unpack_obs`,
+    each field as its kind says: binary fields one bit a number, count fields one byte
+    (whole numbers 0-255), scalar fields their float32 bytes."""
+    bits = np.packbits((obs > 0) & _BINARY_MASK, axis=1)
+    counts = obs[:, COUNT_COLS].astype(np.uint8)
+    scalars = np.ascontiguousarray(obs[:, SCALAR_COLS], np.float32).view(np.uint8)
+    return np.concatenate([bits, counts, scalars], axis=1)
 
 
 # ---------------------------------------------------------------------------------- actor
