@@ -186,8 +186,10 @@ def play_chunk(
     """Play every game of ``deals``; one row per game:
     (deal, A holds landlord, A won, A DouZero score, A points).
 
-    A game a bot forfeits (:mod:`agents.referee`) is scored as lost by its side and recorded
-    in ``forfeits`` when given; the other games go on."""
+    At each step every agent decides all the games where it is to act, in game order, in one
+    :meth:`~agents.referee.Referee.decide_batch`. A game a bot forfeits (:mod:`agents.referee`)
+    is scored as lost by its side and recorded in ``forfeits`` when given; the other games go
+    on."""
     P = ruleset.players
     layouts = _layouts(ruleset.bidding != "none", P)
     games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
@@ -200,8 +202,8 @@ def play_chunk(
     for b, (_, cfg, seat) in enumerate(games):
         lone = int(game.landlord[b]) if seat < 0 else seat
         a_seat[b] = (np.arange(P) == lone) ^ (cfg == 1)
-    agents = (agent_b, agent_a)
     actions = np.zeros(B, np.int64)
+    agents = (agent_b, agent_a)
     lost: dict[int, Forfeit] = {}
     with Referee(time_limit) as referee:
         referee.prepare(agent_a)
@@ -210,21 +212,25 @@ def play_chunk(
             live = np.flatnonzero(game.phase != OVER)
             if not len(live):
                 break
-            for b in live:
-                b = int(b)
-                if b in lost:
-                    actions[b] = filler_action(game, b)
+            playing = np.array([b for b in live.tolist() if b not in lost], np.int64)
+            for b in set(live.tolist()) & lost.keys():
+                actions[b] = filler_action(game, b)
+            side = a_seat[playing, game.current_player[playing]].astype(np.int64)
+            # one call per agent (one in all when A and B are the same object)
+            for who in [None] if agent_a is agent_b else [0, 1]:
+                mine = playing if who is None else playing[side == who]
+                if not len(mine):
                     continue
-                seat = int(game.current_player[b])
-                side = int(a_seat[b, seat])
-                action, reason = referee.decide(agents[side], infoset(game, b), game, b)
-                if reason is not None:
-                    name = getattr(agents[side], "name", "agent")
-                    lost[b] = Forfeit(
-                        name, "BA"[side], seat, games[b][0], game.deal_code(b), reason
-                    )
-                    action = filler_action(game, b)
-                actions[b] = action
+                infos = [infoset(game, b) for b in mine.tolist()]
+                decided = referee.decide_batch(agents[who or 0], infos, game, mine.tolist())
+                for b, info, (action, reason) in zip(mine.tolist(), infos, decided):
+                    if reason is not None:
+                        s = int(side[np.searchsorted(playing, b)])
+                        name = getattr(agents[s], "name", "agent")
+                        deal, code = games[b][0], game.deal_code(b)
+                        lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
+                        action = filler_action(game, b)
+                    actions[b] = action
             game.step(actions)
     rows = np.zeros((B, 5))
     for b, (d, _, _) in enumerate(games):

@@ -1,6 +1,7 @@
 """Forfeits: a bot that fails to make a legal decision in time loses that game, and the run goes on.
 
-The arena asks every decision through :meth:`Referee.decide`. A bot **forfeits** a game when,
+The arena asks every decision through :meth:`Referee.decide` (or :meth:`Referee.decide_batch`
+for all the games where one agent is to act). A bot **forfeits** a game when,
 for one of its decisions, it
 
 * raises an exception (any ``Exception``; ``KeyboardInterrupt`` still stops the run),
@@ -43,6 +44,7 @@ import numpy as np
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
 
+from .base import Agent
 from .external import BotError
 
 
@@ -125,6 +127,29 @@ class Referee:
 
     def decide(self, agent, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
         """(action, None) for a legal decision, (-1, reason) for a forfeit."""
+        answer, reason = self._ask(agent, lambda: agent.act(info))
+        return (-1, reason) if reason is not None else _check(answer, info, game, b)
+
+    def decide_batch(
+        self, agent, infos: list[InfoSet], game: Game, games: list[int]
+    ) -> list[tuple[int, str | None]]:
+        """:meth:`decide` for each information set (of game ``games[i]``), in order. An agent
+        with its own ``decide_batch`` (see :meth:`agents.base.Agent.decide_batch`) answers them
+        all in one call when no time limit is set (a limit is per decision); a failure of that
+        call forfeits all of them."""
+        own = getattr(type(agent), "decide_batch", None)
+        if self.time_limit is not None or own is None or own is Agent.decide_batch:
+            return [self.decide(agent, i, game, b) for i, b in zip(infos, games)]
+        answers, reason = self._ask(agent, lambda: agent.decide_batch(infos))
+        if reason is None and np.shape(answers) != (len(infos),):
+            reason = f"decide_batch returned {np.shape(answers)} answers for {len(infos)} decisions"
+        if reason is not None:
+            return [(-1, reason)] * len(infos)
+        return [_check(a, i, game, b) for a, i, b in zip(list(answers), infos, games)]
+
+    def _ask(self, agent, call):
+        """(the agent's answer, None), or (None, why it forfeits) when it raised or ran out
+        of time."""
         limit = self.time_limit
         timed = limit is not None and not getattr(agent, "enforces_time_limit", False)
         start = time.perf_counter()
@@ -132,32 +157,37 @@ class Referee:
             if timed and self._alarm:
                 signal.setitimer(signal.ITIMER_REAL, limit)
             try:
-                answer = agent.act(info)
+                answer = call()
             finally:
                 if timed and self._alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
-            return -1, f"did not decide within the time limit ({limit:g} s)"
+            return None, f"did not decide within the time limit ({limit:g} s)"
         except Exception as exc:  # the bot's own failure: forfeit, the run goes on
             text = str(exc).strip().splitlines()
             what = type(exc).__name__ + (f": {text[0][:200]}" if text else "")
             if isinstance(exc, BotError):
-                return -1, str(exc)
-            return -1, f"raised {what}"
+                return None, str(exc)
+            return None, f"raised {what}"
         elapsed = time.perf_counter() - start
         if timed and elapsed > limit:
-            return -1, f"took {elapsed:.3g} s to decide, over the time limit ({limit:g} s)"
-        try:
-            action = operator.index(answer)
-        except TypeError:
-            return -1, f"returned {answer!r:.60}, not an action id"
-        legal = info.legal_actions
-        i = int(np.searchsorted(legal, action))
-        if i == len(legal) or legal[i] != action:
-            n = game.num_moves
-            what = game.table.cards_text(action) if 0 <= action < n else f"action {action}"
-            return -1, f"chose an illegal action ({what}): {game.explain_illegal(b, action)}"
-        return action, None
+            return None, f"took {elapsed:.3g} s to decide, over the time limit ({limit:g} s)"
+        return answer, None
+
+
+def _check(answer, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
+    """(action, None) when ``answer`` is a legal action id of game ``b``, else (-1, reason)."""
+    try:
+        action = operator.index(answer)
+    except TypeError:
+        return -1, f"returned {answer!r:.60}, not an action id"
+    legal = info.legal_actions
+    i = int(np.searchsorted(legal, action))
+    if i == len(legal) or legal[i] != action:
+        n = game.num_moves
+        what = game.table.cards_text(action) if 0 <= action < n else f"action {action}"
+        return -1, f"chose an illegal action ({what}): {game.explain_illegal(b, action)}"
+    return action, None
 
 
 def filler_action(game: Game, b: int) -> int:

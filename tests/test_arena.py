@@ -9,6 +9,7 @@ import pytest
 
 from agents.arena import CHUNK_DEALS, main, run_arena
 from agents.rule_bots import EasyAgent
+from ddz_env.rules import Ruleset
 
 
 def test_no_bidding_plays_each_deal_twice_with_seats_swapped():
@@ -141,3 +142,49 @@ def test_hard_with_a_model_path(capsys):
     argv = [f"hard:{DEFAULT_MODEL}", "random", "--deals", "1", "--json", "--no-progress"]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["agent_a"] == f"hard:{DEFAULT_MODEL}"
+
+
+class _Batched(EasyAgent):
+    """Easy, deciding through ``decide_batch``; records the size of every batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches: list[int] = []
+
+    def decide_batch(self, infos):
+        self.batches.append(len(infos))
+        return np.array([self.act(info) for info in infos])
+
+
+@pytest.mark.parametrize("bidding, players", [(False, 3), (True, 3), (False, 4), (True, 4)])
+def test_the_arena_decides_through_decide_batch(bidding, players):
+    """Each step, an agent gets all the games where it is to act in one ``decide_batch`` call;
+    the figures are those of the agent deciding one information set at a time."""
+    batched = _Batched()
+    rules = Ruleset(players=players)
+    kwargs = dict(deals=CHUNK_DEALS, seed=8, bidding=bidding, ruleset=rules)
+    result = run_arena(batched, "random", **kwargs)
+    plain = run_arena(EasyAgent(), "random", **kwargs)
+    assert result.to_dict() | {"seconds": 0} == plain.to_dict() | {"seconds": 0}
+    assert max(batched.batches) > 1
+
+
+def test_decide_batch_default_is_act_in_order():
+    from ddz_env.game import Game
+    from ddz_env.infoset import infoset
+
+    game = Game(8, seed=2)
+    infos = [infoset(game, b) for b in range(8)]
+    agent, one_by_one = EasyAgent(seed=5), EasyAgent(seed=5)
+    got = agent.decide_batch(infos)
+    assert got.dtype == np.int64 and got.tolist() == [one_by_one.act(i) for i in infos]
+
+
+def test_a_bad_decide_batch_forfeits_its_games():
+    class Short(EasyAgent):
+        def decide_batch(self, infos):
+            return np.zeros(len(infos) - 1, np.int64)
+
+    result = run_arena(Short(), "random", deals=1)
+    assert result.wp == 0 and len(result.forfeits) == result.games == 2
+    assert all("decide_batch returned" in f.reason for f in result.forfeits)

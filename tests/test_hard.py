@@ -315,3 +315,46 @@ def test_average_of_models(tmp_path, capsys):
     save_npz(_tiny(0), str(tmp_path / "c.npz"), {"frames": 3}, dtype=np.float32)
     assert average_main([str(out), str(tmp_path / "a.npz"), str(tmp_path / "c.npz")]) == 2
     assert "does not have the arrays" in capsys.readouterr().err
+
+
+def _bidding_match_reference(model, bid_a, bid_b, deals, seed):
+    """The games of ``bidding_match`` played out directly: the arena's six seatings of every
+    deal, bids from the two policies, every move by ``model_actions`` in one batch."""
+    from agents.arena import deal_seed
+    from ddz_env.actions import bid_action
+    from train.evaluate import model_actions
+
+    layout = [(d, cfg, seat) for d in range(deals) for cfg in (0, 1) for seat in range(3)]
+    game = Game(len(layout), Ruleset(bidding="once"), seed=0)
+    a_seat = np.zeros((len(layout), 3), bool)
+    for b, (d, cfg, seat) in enumerate(layout):
+        game.reset(seed=deal_seed(seed, d), games=[b])
+        a_seat[b] = (np.arange(3) == seat) ^ (cfg == 1)
+    while not game.done.all():
+        live = np.flatnonzero(game.phase != OVER)
+        actions = np.zeros(len(layout), np.int64)
+        for b in live[game.phase[live] == BIDDING]:
+            info = infoset(game, int(b))
+            bid = (bid_a if a_seat[b, info.seat] else bid_b)(info)
+            actions[b] = bid_action(game.num_moves, bid)
+        playing = live[game.phase[live] != BIDDING]
+        if len(playing):
+            actions[playing] = model_actions(model, game, playing)
+        game.step(actions)
+    points = float((game.payoffs * a_seat).sum()) / len(layout)
+    landlord = float(a_seat[np.arange(len(layout)), game.landlord].sum()) / len(layout)
+    return {"points": points, "a_landlord_rate": landlord, "games": len(layout)}
+
+
+def test_bidding_match_is_the_arena_with_the_models_play(tiny_model):
+    """``train.evaluate.bidding_match`` (an arena run) gives the figures of the same games
+    played directly with the model's batched moves."""
+    from agents.rule_bots import NormalAgent
+    from train.evaluate import bidding_match
+
+    _, path = tiny_model
+    model = load_model(path)
+    hard = HardAgent(model=model, bid_thresholds=(-0.2, 0.0, 0.2))
+    normal = NormalAgent()
+    got = bidding_match(model, hard.bid, normal.bid, deals=3, seed=11)
+    assert got == _bidding_match_reference(model, hard.bid, normal.bid, 3, 11)
