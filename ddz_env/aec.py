@@ -26,11 +26,11 @@ first bidder, play starts at the landlord, and an all-pass auction redeals.
 ### Observation Space
 
 A dictionary with an ``'observation'`` element (another key with the ``obs_key`` option), the
-1302 float32 features of :mod:`ddz_env.observation` seen by that seat (own hand, unseen cards, the move to beat, played
-cards, cards left, bombs, kitty once revealed, the auction, base, multiplier and the last 15
-moves; the layout is the table in that module's docstring and ``ddz_env.observation.OBS_SLICES``),
-and an ``'action_mask'``, int8 of length ``N + 3``, the legal actions of the agent to act
-(all zeros for the others, and once the game is over).
+1302 float32 features of :mod:`ddz_env.observation` seen by that seat (own hand, unseen cards,
+the move to beat, played cards, cards left, bombs, kitty once revealed, the auction, base,
+multiplier and the last 15 moves; the layout is the table in that module's docstring and
+``ddz_env.observation.OBS_SLICES``), and an ``'action_mask'``, int8 of length ``N + 3``, the
+legal actions of the agent to act (all zeros for the others, and once the game is over).
 
 ### Action Space
 
