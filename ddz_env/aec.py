@@ -25,12 +25,12 @@ first bidder, play starts at the landlord, and an all-pass auction redeals.
 
 ### Observation Space
 
-A dictionary with an ``'observation'`` element, the 1302 float32 features of
-:mod:`ddz_env.observation` seen by that seat (own hand, unseen cards, the move to beat, played
-cards, cards left, bombs, kitty once revealed, the auction, base, multiplier and the last 15
-moves; the layout is the table in that module's docstring and ``ddz_env.observation.OBS_SLICES``),
-and an ``'action_mask'``, int8 of length ``N + 3``, the legal actions of the agent to act
-(all zeros for the others, and once the game is over).
+A dictionary with an ``'observation'`` element (another key with the ``obs_key`` option), the
+1302 float32 features of :mod:`ddz_env.observation` seen by that seat (own hand, unseen cards,
+the move to beat, played cards, cards left, bombs, kitty once revealed, the auction, base,
+multiplier and the last 15 moves; the layout is the table in that module's docstring and
+``ddz_env.observation.OBS_SLICES``), and an ``'action_mask'``, int8 of length ``N + 3``, the
+legal actions of the agent to act (all zeros for the others, and once the game is over).
 
 ### Action Space
 
@@ -75,6 +75,7 @@ view with the whole public history (:func:`ddz_env.observation.information_state
 | `kickers`       | `"distinct"`, `"any"`                    | `"distinct"` |
 | `base_points`   | a positive int                           | `1`          |
 | `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
+| `obs_key`       | the features' key in the observation, any non-empty string but `"action_mask"` (RLlib's action-masking modules read `"observations"`) | `"observation"` |
 
 Every field of :class:`ddz_env.Ruleset` is an option; an unknown option is a ``TypeError``
 worded as Python's for a bad keyword argument, a bad value a ``ValueError``, at construction. ``reset(seed=s)`` deals deterministically from ``s``;
@@ -138,11 +139,24 @@ class raw_env(AECEnv):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, reward: str = "wp", **options: Any):
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward: str = "wp",
+        obs_key: str = "observation",
+        **options: Any,
+    ):
         super().__init__()
-        self.ruleset = ruleset_from_options(options, ("reward", "render_mode"), "raw_env")
+        self.ruleset = ruleset_from_options(
+            options, ("reward", "render_mode", "obs_key"), "raw_env"
+        )
         self.reward_mode = check_reward_mode(reward)
         self.render_mode = check_render_mode(render_mode)
+        if not isinstance(obs_key, str) or obs_key in ("", "action_mask"):
+            raise ValueError(
+                f"obs_key must be a non-empty string other than 'action_mask', not {obs_key!r}"
+            )
+        self.obs_key = obs_key
         self.game = Game(1, self.ruleset)
         self.num_actions = self.game.num_actions
         #: the agents, one per seat (player_0 .. player_3 with four players)
@@ -151,7 +165,7 @@ class raw_env(AECEnv):
         self.agents = list(self.names)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(
+                obs_key: spaces.Box(
                     0.0, observation_high(self.ruleset), (obs_size(self.ruleset),), np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
@@ -188,7 +202,7 @@ class raw_env(AECEnv):
         mask = np.zeros(self.num_actions, np.int8)
         if self.game.phase[0] != OVER and seat == self.game.current_player[0]:
             mask[:] = self.game.legal_action_mask()[0]
-        return {"observation": obs, "action_mask": mask}
+        return {self.obs_key: obs, "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection

@@ -244,3 +244,39 @@ def test_render_modes(capsys):
     human.reset(seed=0)
     human.step(0)
     assert "Dou Dizhu —" in capsys.readouterr().out
+
+
+def test_obs_key_renames_the_features_and_nothing_else():
+    # RLlib's action-masking modules read the features under "observations"
+    plain, renamed = env(), env(obs_key="observations")
+    assert set(plain.observation_space("player_0").spaces) == {"observation", "action_mask"}
+    assert set(renamed.observation_space("player_0").spaces) == {"observations", "action_mask"}
+    assert (
+        renamed.observation_space("player_0")["observations"]
+        == plain.observation_space("player_0")["observation"]
+    )
+    plain.reset(options={"code": LANDLORD_WINS})
+    renamed.reset(options={"code": LANDLORD_WINS})
+    for agent in plain.agent_iter():
+        a, b = plain.observe(agent), renamed.observe(agent)
+        assert set(b) == {"observations", "action_mask"}
+        np.testing.assert_array_equal(a["observation"], b["observations"])
+        np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+        assert renamed.observation_space(agent).contains(b)
+        terminated = plain.terminations[agent]
+        action = None if terminated else int(np.flatnonzero(a["action_mask"])[-1])
+        plain.step(action)
+        renamed.step(action)
+    assert renamed.unwrapped.clone().observe("player_0").keys() == {"observations", "action_mask"}
+    api_test(env(obs_key="observations"), num_cycles=50)
+
+
+@pytest.mark.parametrize("bad", ["", "action_mask", 3, None])
+def test_bad_obs_key_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="obs_key must be a non-empty string other than"):
+        env(obs_key=bad)
+
+
+def test_obs_key_is_listed_among_the_known_options():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'obs_keys'.*obs_key"):
+        env(obs_keys="observations")

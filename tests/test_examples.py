@@ -13,9 +13,18 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def run_example(name: str, *args: str, needs: str | None = None) -> str:
-    if needs is not None and importlib.util.find_spec(needs) is None:
-        pytest.skip(f"{needs} is not installed (pip install -e '.[examples]')")
+def installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False
+
+
+def run_example(
+    name: str, *args: str, needs: str | None = None, install: str = "pip install -e '.[examples]'"
+) -> str:
+    if needs is not None and not installed(needs):
+        pytest.skip(f"{needs} is not installed ({install})")
     out = subprocess.run(
         [sys.executable, str(EXAMPLES / name), *args],
         capture_output=True,
@@ -56,3 +65,14 @@ def test_torchrl_rollout():
 @pytest.mark.slow
 def test_tianshou_dqn():
     run_example("tianshou_dqn.py", "--steps", "300", "--eval-episodes", "4", needs="tianshou")
+
+
+@pytest.mark.slow
+def test_rllib_ppo():
+    run_example(
+        "rllib_ppo.py",
+        *("--steps", "400", "--batch", "200", "--eval-episodes", "4"),
+        needs="ray.rllib",
+        install="RLlib pins its own gymnasium: install it in its own environment, "
+        "as the docstring of examples/rllib_ppo.py says",
+    )
