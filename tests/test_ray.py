@@ -105,8 +105,10 @@ def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
     assert arena.main(["random", "random", "--deals", "1", "--backend", "ray"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ddz[cluster]" in err
-    with pytest.raises(SystemExit):
-        dmc.parse_args(["--backend", "spark"])
+    for argv in (["--backend", "spark"], ["--ray-address", "auto"]):
+        with pytest.raises(SystemExit) as exc:
+            dmc.parse_args(argv)
+        assert exc.value.code == 2
 
 
 def test_eval_refuses_a_ray_address_without_the_ray_backend(capsys):

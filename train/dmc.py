@@ -262,6 +262,8 @@ def _argument_problems(args: Args) -> list[str]:
         problems.append("--init-from starts a new run: it cannot be used with --resume")
     if args.backend not in ("local", "ray"):
         problems.append("--backend must be local or ray")
+    if args.ray_address and args.backend != "ray":
+        problems.append("--ray-address needs --backend ray")
     return problems
 
 
