@@ -200,3 +200,25 @@ def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
     tags = _scalars(run_dir)
     assert max(tags["perf/actor_restarts"]) >= 1
     assert sum(tags["actors/frames_per_s_1"]) > 0  # the other actor kept sending
+
+
+class _Queue:
+    def __init__(self):
+        self.cancelled = False
+
+    def cancel_join_thread(self):
+        self.cancelled = True
+
+
+def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch):
+    """Cancelling the queue's feeder thread could leave half a chunk in the pipe, and the
+    learner, draining the queue as it stops, would wait forever for the rest."""
+    from train.local_backend import QueueTransport
+
+    queue = _Queue()
+    transport = QueueTransport(None, None, None, queue, threading.Event())
+    transport.close()
+    assert not queue.cancelled  # the learner is alive and draining: flush
+    monkeypatch.setattr(os, "getppid", lambda: transport.parent + 1)
+    transport.close()
+    assert queue.cancelled  # the learner is gone: nobody will read it

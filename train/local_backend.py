@@ -41,7 +41,11 @@ class QueueTransport:
                 continue
 
     def close(self) -> None:
-        self.out_queue.cancel_join_thread()
+        """At exit the queue's feeder thread finishes writing what it holds while the learner
+        drains the queue: a chunk cut in the middle would block the learner's next read
+        forever. Only when the learner is gone does the process exit without waiting."""
+        if os.getppid() != self.parent:
+            self.out_queue.cancel_join_thread()
 
 
 class FrameCounter:
