@@ -12,7 +12,8 @@ applied outside the networks. What differs is the cost per frame (see :mod:`trai
   to the learner, packed (167 bytes: a bit per 0/1 feature, the one scalar as float32).
 * The **learner** (this process, ``--device cpu|cuda``) trains on each frame once, in batches,
   and publishes fresh weights to the actors every ``--sync-interval`` seconds through shared
-  memory.
+  memory. With ``--backend ray`` the actors are Ray actors spread over a cluster, running the
+  same loop (:func:`actor_loop`) with another transport (:mod:`train.ray_backend`).
 * The **bid network** learns, from the same episodes, the landlord's return given the 17 cards
   it was dealt (before the kitty); the Hard agent bids with it.
 
