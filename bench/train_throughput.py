@@ -77,8 +77,12 @@ def measure(
         frames = int(torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)["frames"])
         acc = EventAccumulator(str(run_dir))
         acc.Reload()
-        rates = sorted(e.value for e in acc.Scalars("perf/frames_per_s")[1:])
-    steady = rates[len(rates) // 2] if rates else float("nan")
+        logged = (
+            acc.Scalars("perf/frames_per_s") if "perf/frames_per_s" in acc.Tags()["scalars"] else []
+        )
+        rates = sorted(e.value for e in logged[1:])
+    # a run too short for two logging intervals has no steady rate: its overall rate stands in
+    steady = rates[len(rates) // 2] if rates else frames / wall
     return {
         "backend": backend,
         "seconds": seconds,
