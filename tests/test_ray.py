@@ -222,3 +222,18 @@ def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch
     monkeypatch.setattr(os, "getppid", lambda: transport.parent + 1)
     transport.close()
     assert queue.cancelled  # the learner is gone: nobody will read it
+
+
+def test_agents_that_cannot_travel_are_sent_by_name():
+    from agents.arena_ray import portable
+    from agents.base import make_agent
+
+    hard = make_agent("hard")
+    assert portable(hard, "hard") is hard  # the model goes with it: no file needed elsewhere
+
+    class Piped(type(make_agent("random"))):
+        def __init__(self):
+            super().__init__()
+            self.pipe = lambda: None  # a process handle, a socket: does not pickle
+
+    assert portable(Piped(), "cmd:./bot") == "cmd:./bot"
