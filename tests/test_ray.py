@@ -25,10 +25,12 @@ TINY += ["--eval-interval", "0"]
 def local_ray():
     ray = pytest.importorskip("ray")
     pytest.importorskip("torch")
+    handler = signal.getsignal(signal.SIGTERM)  # ray.init installs its own, for good
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
     yield ray
     ray.shutdown()
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _scalars(run_dir: Path) -> dict[str, list[float]]:
@@ -149,6 +151,7 @@ def two_nodes():
 
     if ray.is_initialized():
         ray.shutdown()
+    handler = signal.getsignal(signal.SIGTERM)
     cluster = Cluster(
         initialize_head=True,
         head_node_args={"num_cpus": 1, "include_dashboard": False},
@@ -158,6 +161,7 @@ def two_nodes():
     yield ray
     ray.shutdown()
     cluster.shutdown()
+    signal.signal(signal.SIGTERM, handler)
 
 
 def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
