@@ -390,6 +390,8 @@ def run_arena(
     progress: bool = False,
     keep_rows: bool = False,
     time_limit: float | None = None,
+    backend: str = "local",
+    ray_address: str = "",
 ) -> ArenaResult:
     """Play ``deals`` deals of A against B (see the module docstring) and return the result.
 
@@ -405,6 +407,9 @@ def run_arena(
     A game a bot forfeits (it raises, answers an illegal action, or exceeds ``time_limit``
     seconds for a decision; :mod:`agents.referee`) counts as lost by its side and is listed in
     the result's ``forfeits``.
+    ``backend="ray"`` plays the chunks as tasks of the Ray cluster at
+    ``ray_address`` (see :mod:`agents.arena_ray`; "" starts Ray on this host), ``workers`` x 2
+    of them in flight: the result is the same as locally.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
@@ -415,6 +420,8 @@ def run_arena(
         raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
     if workers < 1:
         raise ValueError("workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
     base = ruleset or Ruleset()
     rules = Ruleset(
         bidding="once" if bidding else "none",  # "once" is read as "open4" with four players
@@ -442,7 +449,16 @@ def run_arena(
 
     start = time.perf_counter()
     with _progress_bar(deals * len(_layouts(bidding, rules.players)), progress) as bar:
-        if workers == 1:
+        if backend == "ray":
+            from .arena_ray import cluster, ray_chunks
+
+            with cluster(ray_address):
+                jobs = _chunks(deals)
+                for result in ray_chunks(
+                    agent_a, agent_b, seed, rules, jobs, 2 * workers, time_limit
+                ):
+                    fold(result)
+        elif workers == 1:
             _worker_init(agent_a, agent_b, seed, rules, time_limit=time_limit)
             for job in _chunks(deals):
                 fold(_worker_chunk(job))
@@ -521,8 +537,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers",
         type=int,
-        default=1,
-        help="processes to use, at most the cores available (default 1; 0 = all cores)",
+        default=None,
+        help="processes to use, at most the cores available (default 1; 0 = all cores); with "
+        "--backend ray, chunks to run at once (default and 0: the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or tasks of a Ray cluster (needs pip install 'ddz[cluster]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        default="",
+        metavar="ADDRESS",
+        help="with --backend ray: the cluster to join (auto = the one on this host, or "
+        "HOST:PORT); default: start Ray on this host",
     )
     p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
     p.add_argument(
@@ -562,6 +592,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prog = "ddz eval"
     cores = _cores()
+    ray = args.backend == "ray"
+    if args.workers is None:
+        args.workers = 0 if ray else 1
     problem = (
         "--deals must be at least 1"
         if args.deals < 1
@@ -570,7 +603,9 @@ def main(argv: list[str] | None = None) -> int:
         else "--workers must be 0 (all cores) or more"
         if args.workers < 0
         else f"--workers must be at most {cores} (the cores available)"
-        if args.workers > cores
+        if args.workers > cores and not ray
+        else "--ray-address needs --backend ray"
+        if args.ray_address and not ray
         else None
     )
     if problem:
@@ -582,8 +617,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.time_limit is not None and not 0 < args.time_limit < math.inf:
         print(f"{prog}: --time-limit must be a positive number of seconds", file=sys.stderr)
         return 2
-    if args.workers == 0:
-        args.workers = cores
     if args.players == 4:
         for name in (args.agent_a, args.agent_b):
             if name not in FOUR_PLAYER_AGENTS:
@@ -598,9 +631,31 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
+    if ray:
+        from .arena_ray import ClusterError, cluster, cluster_cpus
+
+        try:
+            with cluster(args.ray_address):
+                args.workers = args.workers or cluster_cpus()
+                return _report(args, agent_a, agent_b)
+        except ClusterError as exc:
+            print(f"{prog}: {exc}", file=sys.stderr)
+            return 2
+    if args.workers == 0:
+        args.workers = cores
+    return _report(args, agent_a, agent_b)
+
+
+def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
+    if args.backend == "ray":
+        from .arena_ray import portable
+
+        agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
+    elif args.workers != 1:  # local processes build their own agents from the names
+        agent_a, agent_b = args.agent_a, args.agent_b
     result = run_arena(
-        agent_a if args.workers == 1 else args.agent_a,
-        agent_b if args.workers == 1 else args.agent_b,
+        agent_a,
+        agent_b,
         deals=args.deals,
         seed=args.seed,
         bidding=args.bidding,
@@ -608,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
         ruleset=Ruleset(kickers=args.kickers, players=args.players),
         progress=not args.no_progress,
         time_limit=args.time_limit,
+        backend=args.backend,
+        ray_address=args.ray_address,
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
     _named(result.forfeits, args.agent_a, args.agent_b)

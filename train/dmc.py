@@ -12,7 +12,8 @@ applied outside the networks. What differs is the cost per frame (see :mod:`trai
   to the learner, packed (167 bytes: a bit per 0/1 feature, the one scalar as float32).
 * The **learner** (this process, ``--device cpu|cuda``) trains on each frame once, in batches,
   and publishes fresh weights to the actors every ``--sync-interval`` seconds through shared
-  memory.
+  memory. With ``--backend ray`` the actors are Ray actors spread over a cluster, running the
+  same loop (:func:`actor_loop`) with another transport (:mod:`train.ray_backend`).
 * The **bid network** learns, from the same episodes, the landlord's return given the 17 cards
   it was dealt (before the kitty); the Hard agent bids with it.
 
@@ -45,7 +46,6 @@ import dataclasses
 import inspect
 import json
 import math
-import os
 import queue as queue_module
 import re
 import sys
@@ -161,6 +161,12 @@ class Args:
     """frame chunks that may wait for the learner"""
     quiet: bool = False
     """no progress bar"""
+    backend: str = "local"
+    """where the actors run: local (processes of this host) or ray (actors of a Ray cluster;
+    the learner stays in this process). Needs the cluster extra: pip install 'ddz[cluster]'"""
+    ray_address: str = ""
+    """with --backend ray: the cluster to join (auto = the one running on this host, or
+    HOST:PORT); empty = start a Ray instance on this host"""
 
 
 def _field_docs(cls) -> dict[str, str]:
@@ -255,6 +261,10 @@ def _argument_problems(args: Args) -> list[str]:
             problems.append(f"--{name.replace('_', '-')} must be a name without / or \\")
     if args.resume and args.init_from:
         problems.append("--init-from starts a new run: it cannot be used with --resume")
+    if args.backend not in ("local", "ray"):
+        problems.append("--backend must be local or ray")
+    if args.ray_address and args.backend != "ray":
+        problems.append("--ray-address needs --backend ray")
     return problems
 
 
@@ -349,7 +359,19 @@ def pack_obs(obs: np.ndarray) -> np.ndarray:
 def actor_main(
     actor_id: int, args_dict: dict, sizes: dict, shared, version, lock, out_queue, stop, seed_seq
 ) -> None:
-    """Self-play loop of one actor process: steps games, sends finished frames to the learner."""
+    """One local actor process: :func:`actor_loop` over multiprocessing queues and shared memory."""
+    from train.local_backend import QueueTransport
+
+    transport = QueueTransport(shared, version, lock, out_queue, stop)
+    actor_loop(actor_id, args_dict, sizes, transport, seed_seq)
+
+
+def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq) -> None:
+    """Self-play loop of one actor: steps games, sends finished frames to the learner.
+
+    ``transport`` carries frames and weights (:mod:`train.local_backend` between processes of
+    one host, :mod:`train.ray_backend` across a Ray cluster): ``running()``, ``weights(version)``
+    (None, or the newer ``(version, flat parameter tensor)``), ``send(chunk)`` and ``close()``."""
     import torch
 
     from train.model import DMCModel
@@ -405,12 +427,11 @@ def actor_main(
     finished_hands: list[np.ndarray] = []
     steps = 0
     loc = np.zeros(B, np.int64)
-    parent = os.getppid()
-    while not stop.is_set() and os.getppid() == parent:  # also stop if the learner was killed
-        if version.value != local_version:
-            with lock:
-                local_version = version.value
-                torch.nn.utils.vector_to_parameters(shared.clone(), model.parameters())
+    while transport.running():
+        fresh = transport.weights(local_version)
+        if fresh is not None:
+            local_version, vector = fresh
+            torch.nn.utils.vector_to_parameters(vector, model.parameters())
             with torch.no_grad():
                 move_emb = [net.encode_moves(feats) for net in model.roles]
         obs = observe(game)
@@ -487,17 +508,13 @@ def actor_main(
                 "target": ep_return[eps[ready] % cap, rs[ready]],
                 "episodes": np.concatenate(finished),
                 "bid_hands": np.concatenate(finished_hands),
+                "actor": actor_id,
             }
             keep = ~ready
             pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
             finished, finished_hands = [], []
-            while not stop.is_set() and os.getppid() == parent:
-                try:
-                    out_queue.put(chunk, timeout=0.5)
-                    break
-                except queue_module.Full:
-                    continue
-    out_queue.cancel_join_thread()
+            transport.send(chunk)
+    transport.close()
 
 
 # ---------------------------------------------------------------------------------- learner
@@ -736,7 +753,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         import torch
-        import torch.multiprocessing as tmp
     except ImportError as exc:
         print(f"ddz train needs torch (pip install 'ddz[train]'): {exc}", file=sys.stderr)
         return 2
@@ -752,6 +768,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("ddz train: --device cuda but no CUDA device is available", file=sys.stderr)
         return 2
+    if args.backend == "ray":
+        from agents.arena_ray import ClusterError, connect
+
+        try:
+            connect(args.ray_address, cpus=args.actors)
+        except ClusterError as exc:
+            print(f"ddz train: {exc}", file=sys.stderr)
+            return 2
     torch.set_num_threads(args.threads)
     from train.files import remove_stale_temps
 
@@ -839,28 +863,17 @@ def main(argv: list[str] | None = None) -> int:
         if stale:
             export_models(elapsed_before, stale)
 
-    ctx = tmp.get_context("spawn")
     vector = torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu()
-    shared = vector.clone().share_memory_()
-    version = ctx.Value("i", 0)
-    lock = ctx.Lock()
-    stop = ctx.Event()
-    chunks = ctx.Queue(maxsize=args.queue_size)
     seeds = np.random.SeedSequence([args.seed, sessions]).spawn(args.actors)
-    procs = [
-        ctx.Process(
-            target=actor_main,
-            args=(i, asdict(args), sizes, shared, version, lock, chunks, stop, seeds[i]),
-            daemon=True,
-        )
-        for i in range(args.actors)
-    ]
-    _start_actors(procs)
+    if args.backend == "ray":
+        from train.ray_backend import RayActors as Actors
+    else:
+        from train.local_backend import LocalActors as Actors
+    actors = Actors(args, sizes, vector, seeds, run=run_dir.name)
+    _start_actors(actors)
 
     def publish() -> None:
-        with lock:
-            shared.copy_(torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu())
-            version.value += 1
+        actors.publish(torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu())
 
     def checkpoint(elapsed: float) -> None:
         bad = _nonfinite(torch, model.named_parameters())
@@ -904,10 +917,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.total_frames and frames >= args.total_frames:
                 break
             try:
-                chunk = chunks.get(timeout=1.0)
+                chunk = actors.get(timeout=1.0)
             except queue_module.Empty:
-                if not any(p.is_alive() for p in procs):
-                    print("ddz train: every actor process died", file=sys.stderr)
+                if not actors.alive():
+                    print("ddz train: every actor died", file=sys.stderr)
                     return 1
                 continue
             buf.append(chunk)
@@ -980,6 +993,8 @@ def main(argv: list[str] | None = None) -> int:
                 log_frames, last_log = frames, now
                 writer.add_scalar("perf/frames_per_s", fps, frames)
                 writer.add_scalar("perf/updates", updates, frames)
+                for tag, value in actors.stats().items():  # live actors, frames/s of each
+                    writer.add_scalar(tag, value, frames)
                 eps = np.concatenate(episode_log) if episode_log else np.zeros((0, 3))
                 episode_log = []
                 if len(eps):
@@ -1012,17 +1027,7 @@ def main(argv: list[str] | None = None) -> int:
     except NonFiniteError as exc:
         failure = str(exc)
     finally:
-        stop.set()
-        deadline = time.time() + 10
-        while any(p.is_alive() for p in procs) and time.time() < deadline:
-            try:
-                chunks.get(timeout=0.1)
-            except queue_module.Empty:
-                pass
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-            p.join(timeout=5)
+        actors.close()
     elapsed = elapsed_before + time.time() - start
     for r, name in enumerate((*ROLE_NAMES, "bid")):
         if loss_counts[r]:  # the last, partial logging interval
@@ -1054,9 +1059,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _start_actors(procs) -> None:
-    for p in procs:
-        p.start()
+def _start_actors(actors) -> None:
+    actors.start()
 
 
 def _cpu_copy(model, sizes):
