@@ -1,6 +1,8 @@
-"""``ddz play``: play Dou Dizhu against two bots in the terminal.
+"""``ddz play``: play Dou Dizhu against two bots in the terminal (three with ``--players 4``).
 
-You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2). Type the cards
+You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2), or with four
+players You → Right → Across → Left (``--players 4``: two decks, Easy or Normal bots; Hard's
+model plays the three-player game only, so Normal bots play in its place). Type the cards
 of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
 ``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
 ``undo`` with ``--undo``), plus each language's own words for them. The game reads one
@@ -39,10 +41,11 @@ from typing import TextIO
 import numpy as np
 
 from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
-from ddz_env.cards import DECK_COUNTS, CardParseError, TooManyCardsError, parse_counts
+from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import deal_from_keys
+from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
+from ddz_env.rules import Ruleset
 
 from . import play_text as text
 from .i18n import (
@@ -56,7 +59,7 @@ from .i18n import (
     set_language,
     words,
 )
-from .play_render import BID_HELP, HUMAN, KITTY_MARK, Renderer, help_text, pad, seat_name, warning
+from .play_render import BID_HELP, BID_HELP_4, HUMAN, KITTY_MARK, Renderer, help_text, pad, warning
 from .play_table import TableModel
 from .play_text import Style
 
@@ -64,6 +67,8 @@ LEVELS = ("easy", "normal", "hard")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
 FALLBACK = {"hard": "normal"}
+#: The levels whose bots play the four-player game (Hard's model is of the three-player game).
+FOUR_PLAYER_LEVELS = ("easy", "normal")
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: Separators allowed between cards (as the card parser reads them).
@@ -216,12 +221,12 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------- advice
-def bid_advice(hand: np.ndarray, high_bid: int) -> str:
+def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3) -> str:
     """The assessment line of the bid prompt (the Normal bot's planner when available)."""
     try:
-        from .planner import assess_hand
+        from .planner import assess_hand, assess_hand_four
 
-        a = assess_hand(hand)
+        a = (assess_hand_four if players == 4 else assess_hand)(hand)
         big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     except Exception:  # no planner (or a broken one): the advice must never end the game
         big, bombs, moves, bid = text.simple_assessment(hand)
@@ -230,16 +235,18 @@ def bid_advice(hand: np.ndarray, high_bid: int) -> str:
     return text.assessment_text(big, bombs, moves, bid)
 
 
-def _plan_cost() -> Callable[[np.ndarray], float]:
+def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
     """The planner's cost of a hand (fewer, stronger moves = lower), or a plain estimate."""
 
     def estimate(counts) -> float:
         return float(text.estimate_moves(counts))
 
     try:
-        from .planner import plan_cost
+        from .planner import plan_cost, plan_cost_four
     except Exception:
         return estimate
+    if players == 4:
+        plan_cost = plan_cost_four
 
     def cost(counts) -> float:
         try:
@@ -255,7 +262,7 @@ def hint_order(info: InfoSet) -> list[int]:
     how little they cost the rest of the hand (planner), bombs and the rocket late, pass last."""
     table = info.table
     legal = [int(m) for m in info.legal_moves()]
-    cost = _plan_cost()
+    cost = _plan_cost(info.ruleset.players)
     best = None
     try:
         from .rule_bots import NormalAgent
@@ -297,18 +304,27 @@ def hint_order(info: InfoSet) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- bots
-def load_bots(level: str, notices: list[str]) -> tuple[list, str]:
-    """Two bots of ``level`` (falling back from Hard to Normal, with a notice, when the Hard
-    model file can't be loaded)."""
+def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, str]:
+    """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
+    when the Hard model file can't be loaded, and with four players, whose game Hard does not
+    play)."""
     from .base import make_agent
 
     name = level
+    if players == 4 and name not in FOUR_PLAYER_LEVELS:
+        line = _("{level} bots play the three-player game only; playing {other} bots")
+        notices.append(line.format(level=_("Hard"), other=_("Normal")))
+        name = "normal"
     while True:
         try:
             first = make_agent(name)
             # the Hard bots share one loaded model (and its cached move embeddings)
-            second = make_agent(name, model=first.model) if hasattr(first, "model") else None
-            return [first, second or make_agent(name)], name
+            if hasattr(first, "model"):
+                return [
+                    first,
+                    *(make_agent(name, model=first.model) for _ in range(1, players - 1)),
+                ], name
+            return [first, *(make_agent(name) for _ in range(1, players - 1))], name
         except (ValueError, OSError) as exc:  # a missing or damaged model file
             nxt = FALLBACK.get(name)
             if nxt is None:
@@ -337,15 +353,20 @@ class Session:
         seed: int | None,
         stats_on: bool = True,
         undo: bool = False,
+        players: int = 3,
     ):
         self.term = term
         self.style = term.style
-        self.model = TableModel()
+        self.rules = Ruleset(players=players)
+        self.players = players
+        self.style.deck = self.rules.deck
+        self.model = TableModel(Game(1, self.rules))
         self.game = self.model.game
         self.table = self.game.table
         self.notices: list[str] = []
-        self.bots, self.level = load_bots(level, self.notices)
+        self.bots, self.level = load_bots(level, self.notices, players)
         self.render = Renderer(term, self.model, self.level)
+        self.seat_name = self.render.seat_name
         self.rng = np.random.default_rng(seed)
         self.stats_on = stats_on
         self.undo_on = undo
@@ -374,7 +395,7 @@ class Session:
     # ------------------------------------------------------------------ deals
     def new_code(self) -> str:
         key = self.rng.integers(0, 2**63, dtype=np.uint64)
-        owner, first = deal_from_keys(np.array([key], np.uint64))
+        owner, first = deal_from_keys(np.array([key], np.uint64), self.players)
         return encode_deal(owner[0], int(first[0]))
 
     def run(self, code: str | None) -> int:
@@ -406,7 +427,7 @@ class Session:
             return
         landlord = int(g.landlord[0]) == HUMAN
         per = int(g.base[0]) * 2 ** int(g.bombs[0]) * g.ruleset.base_points
-        points = -(2 if landlord else 1) * per
+        points = -(self.players - 1 if landlord else 1) * per
         self.term.say(
             ngettext(
                 "Bye. You left the hand, so it counts as a loss: {points} point.",
@@ -472,7 +493,7 @@ class Session:
         except Exception as exc:  # a bot bug must not end the human's game
             action = int(np.random.default_rng().choice(info.legal_actions))
             note = _("note: {seat}'s bot failed ({error}); it played a random legal move")
-            self.term.say(self.style.yellow(note.format(seat=seat_name(seat), error=exc)))
+            self.term.say(self.style.yellow(note.format(seat=self.seat_name(seat), error=exc)))
         self.term.pause()
         return action
 
@@ -484,15 +505,24 @@ class Session:
         limit = g.ruleset.redeal_limit
         if limit is not None and int(g.redeals[0]) >= limit and high == 0:
             opener = int(g.first_bidder[0])
-            note = (
-                _("no more redeals: if all three pass, you must be the landlord at base 1")
-                if opener == HUMAN
-                else _(
-                    "no more redeals: if all three pass, {seat} must be the landlord at base 1"
-                ).format(seat=seat_name(opener))
-            )
+            if self.players == 4:
+                note = (
+                    _("no more redeals: if all four pass, you must be the landlord at base 1")
+                    if opener == HUMAN
+                    else _(
+                        "no more redeals: if all four pass, {seat} must be the landlord at base 1"
+                    ).format(seat=self.seat_name(opener))
+                )
+            else:
+                note = (
+                    _("no more redeals: if all three pass, you must be the landlord at base 1")
+                    if opener == HUMAN
+                    else _(
+                        "no more redeals: if all three pass, {seat} must be the landlord at base 1"
+                    ).format(seat=self.seat_name(opener))
+                )
             self.term.say("  " + s.yellow(_("note: ")) + note)
-        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high))
+        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.players))
         options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
         prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
         while True:
@@ -510,9 +540,9 @@ class Session:
         """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
         self.common_command(line)
         if line in ("help", "?"):
-            self.term.say(_(BID_HELP))
+            self.term.say(_(BID_HELP_4 if self.players == 4 else BID_HELP))
         elif line in words("hint"):
-            self.term.say("  " + bid_advice(info.hand, high))
+            self.term.say("  " + bid_advice(info.hand, high, self.players))
         elif line in ("show", "s"):
             self.render.your_hand()
         else:
@@ -561,7 +591,11 @@ class Session:
             what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
         self.note(self.render.event_line(seat, what))
         if redealt:
-            line = _("All three passed: the cards are dealt again (deal {code}).")
+            line = (
+                _("All four passed: the cards are dealt again (deal {code}).")
+                if self.players == 4
+                else _("All three passed: the cards are dealt again (deal {code}).")
+            )
             self.note(s.yellow("  " + line.format(code=m.code)))
             self.render.your_hand()
         elif self.game.phase[0] != BIDDING:
@@ -571,19 +605,26 @@ class Session:
         s, m = self.style, self.model
         lord = m.landlord()
         if m.forced:
-            line = ngettext(
-                "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
-                "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
-                redeals,
-            )
-            who = _("you") if lord == HUMAN else seat_name(lord)
+            if self.players == 4:
+                line = ngettext(
+                    "All four passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+                    "All four passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+                    redeals,
+                )
+            else:
+                line = ngettext(
+                    "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+                    "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+                    redeals,
+                )
+            who = _("you") if lord == HUMAN else self.seat_name(lord)
             self.note(s.yellow("  " + line.format(n=redeals, seat=who)))
         base, kitty = int(self.game.base[0]), s.cards(m.kitty_ids)
         if lord == HUMAN:
             line = _("You are the landlord (base {base}) and take the kitty: {cards}")
         else:
             line = _("{seat} is the landlord (base {base}) and takes the kitty: {cards}")
-        self.note("  " + line.format(seat=seat_name(lord), base=base, cards=kitty))
+        self.note("  " + line.format(seat=self.seat_name(lord), base=base, cards=kitty))
 
     # ------------------------------------------------------------------ play
     def human_play(self) -> int:
@@ -609,7 +650,7 @@ class Session:
         low, info = line.lower(), state.info
         self.common_command(low)
         if low == "help":
-            self.term.say(help_text(self.undo_on))
+            self.term.say(help_text(self.undo_on, self.players))
         elif low in ("counter", "c"):
             self.toggle_counter(info)
         elif low in ("show", "s"):
@@ -658,7 +699,7 @@ class Session:
         try:
             counts = self.read_cards(low)
         except TooManyCardsError as exc:
-            self.say_error(text.too_many_text(exc.rank))
+            self.say_error(text.too_many_text(exc.rank, self.rules.deck.counts))
             return None
         except CardParseError as exc:
             self.say_error(
@@ -695,17 +736,18 @@ class Session:
         on an ASCII-only terminal the letters it shows (``5d 6c``). ``CardParseError`` names the
         first word of the entry that is not cards (``xyz``, not its ``y``)."""
         counts = np.zeros(15, np.int64)
+        deck = self.rules.deck.counts
         for word in entry.translate(NO_SUITS).translate(CARD_SEPARATORS).split():
             plain = ASCII_SUIT.sub(r"\1", word) if self.term.ascii else word
             try:
-                counts += parse_counts(plain)
+                counts += parse_counts(plain, deck)
             except TooManyCardsError:
                 raise
             except CardParseError:
                 raise CardParseError(word, entry) from None
-        over = np.flatnonzero(counts > DECK_COUNTS)
+        over = np.flatnonzero(counts > deck)
         if len(over):  # "9 9 9 9 9": each word is fine, the whole entry is not
-            raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry)
+            raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry, deck)
         return counts
 
     def apply_play(self, seat: int, move: int) -> None:
@@ -719,14 +761,17 @@ class Session:
                 who = (
                     _("you lead")
                     if leader == HUMAN
-                    else _("{seat} leads").format(seat=seat_name(leader))
+                    else _("{seat} leads").format(seat=self.seat_name(leader))
                 )
-                self.note(s.dim("  " + _("(two passes: {who})").format(who=who)))
+                passes = (
+                    _("(three passes: {who})") if self.players == 4 else _("(two passes: {who})")
+                )
+                self.note(s.dim("  " + passes.format(who=who)))
             return
         self.note(self.render.play_line(seat, ids, move))
         left = len(m.cards[seat])
         if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
-            self.note(f"  {pad(seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
+            self.note(f"  {pad(self.seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
 
     # ------------------------------------------------------------------ output
     def note(self, line: str) -> None:
@@ -818,9 +863,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--level",
         choices=LEVELS,
-        default="hard",
+        default=None,
         help="bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
-        "used, with a note, when no trained model is installed). Default: hard",
+        "used, with a note, when no trained model is installed, and with --players 4). "
+        "Default: hard (normal with --players 4)",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help="3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 "
+        "in the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
+        "beat fewer; the rocket is all four jokers), against three easy or normal bots",
     )
     p.add_argument(
         "--code",
@@ -874,7 +929,7 @@ def main(
     stdout = sys.stdout if stdout is None else stdout
     if args.code is not None:
         try:
-            owner, first = decode_deal(args.code)
+            owner, first = decode_deal(args.code, players=args.players)
         except ValueError as exc:
             print(f"ddz play: bad deal code {args.code!r}: {exc}", file=sys.stderr)
             return 2
@@ -893,7 +948,10 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        session = Session(term, args.level, args.seed, not args.no_stats, args.undo)
+        level = args.level or ("normal" if args.players == 4 else "hard")
+        session = Session(
+            term, level, args.seed, not args.no_stats, args.undo, players=args.players
+        )
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
         _silence_stdout()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz_env.cards import format_card
 from ddz_env.infoset import InfoSet
 
 from . import play_text as text
@@ -18,6 +17,8 @@ from .play_text import pad
 HUMAN = 0
 #: Seat names (seat 0 is the player); translated where shown.
 SEAT_NAMES = (N_("You"), N_("Right"), N_("Left"))
+#: The seats of the four-player game: the turn goes You → Right → Across → Left.
+SEAT_NAMES_4 = (N_("You"), N_("Right"), N_("Across"), N_("Left"))
 #: Events of the hand shown above the table when the screen is redrawn.
 RECENT = 10
 #: Marks a kitty card in the landlord's hand (yours) until it is played.
@@ -31,8 +32,8 @@ LABELS = (
 )  # fmt: skip
 
 
-def seat_name(seat: int) -> str:
-    return _(SEAT_NAMES[seat])
+def seat_name(seat: int, players: int = 3) -> str:
+    return _((SEAT_NAMES_4 if players == 4 else SEAT_NAMES)[seat])
 
 
 def cards_count(n: int) -> str:
@@ -51,6 +52,14 @@ class Renderer:
         self.style = term.style
         self.model = model
         self.level = level
+        self.players = model.players
+
+    def seat_name(self, seat: int) -> str:
+        return seat_name(seat, self.players)
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        return SEAT_NAMES_4 if self.players == 4 else SEAT_NAMES
 
     @property
     def say(self):
@@ -59,7 +68,7 @@ class Renderer:
     @property
     def col(self) -> int:
         """Width of the label column: the longest seat name or table label, at least 6."""
-        names = [_(x) for x in (*SEAT_NAMES, *LABELS[2:5])]
+        names = [_(x) for x in (*self.seat_names, *LABELS[2:5])]
         return max(6, *(text.visible_len(x) for x in names))
 
     @property
@@ -71,8 +80,15 @@ class Renderer:
         names = {"easy": N_("Easy"), "normal": N_("Normal"), "hard": N_("Hard")}
         return _(names.get(self.level, N_("Random")))
 
+    def bomb_doubles(self, move: int) -> bool:
+        """Whether a bomb doubled the stake (always with three players; with four, the bombs of
+        6 to 8 cards and the rocket)."""
+        table = self.model.table
+        is_bomb = int(table.type[move]) == text.MoveType.BOMB
+        return self.players == 3 or not is_bomb or int(table.length[move]) >= 6
+
     def event_line(self, seat: int, what: str) -> str:
-        name = self.style.bold(seat_name(seat)) if seat == HUMAN else seat_name(seat)
+        name = self.style.bold(self.seat_name(seat)) if seat == HUMAN else self.seat_name(seat)
         return f"  {pad(name, self.col)} {what}"
 
     def play_line(self, seat: int, ids: list[int], move: int) -> str:
@@ -87,7 +103,10 @@ class Renderer:
         if not ids:
             return "—"
         color = self.style.color
-        return " ".join(format_card(c, color) + (KITTY_MARK if c in marked else "") for c in ids)
+        deck = self.model.game.ruleset.deck
+        return " ".join(
+            deck.format_card(c, color) + (KITTY_MARK if c in marked else "") for c in ids
+        )
 
     def hand_text(self, seat: int, indent: int = 9) -> str:
         """A hand with suits, wrapped to the terminal's width (continuation lines indented)."""
@@ -146,9 +165,11 @@ class Renderer:
         self.say(
             s.bold("Dou Dizhu")
             + " · "
-            + _("you against two {level} bots · type help for commands").format(
-                level=self.level_name()
-            )
+            + (
+                _("you against three {level} bots (two decks) · type help for commands")
+                if self.players == 4
+                else _("you against two {level} bots · type help for commands")
+            ).format(level=self.level_name())
         )
         for notice in notices:
             self.say(s.yellow(_("note: ")) + notice)
@@ -170,10 +191,10 @@ class Renderer:
             for line in m.log[-RECENT:]:
                 say(line)
         say(s.dim("  " + "─" * min(60, self.term.width - 4)))
-        for seat in (1, 2):
+        for seat in range(1, self.players):
             left = int(info.cards_left[seat])
             role = pad(self.role_of(seat), self.role_col)
-            name = pad(seat_name(seat), col)
+            name = pad(self.seat_name(seat), col)
             line = f"  {name} {role}{cards_count(left)}  {s.yellow(warning(left))}"
             say(line.rstrip())
         kitty = self.cards(m.kitty_ids)
@@ -187,7 +208,7 @@ class Renderer:
                 say(row)
         mine = cards_count(int(info.cards_left[HUMAN]))
         say(
-            f"  {pad(s.bold(seat_name(HUMAN)), col)} {pad(self.role_of(HUMAN), self.role_col)}{mine}"
+            f"  {pad(s.bold(self.seat_name(HUMAN)), col)} {pad(self.role_of(HUMAN), self.role_col)}{mine}"
         )
         say(f"  {'':<{col}} {self.hand_text(HUMAN, col + 3)}")
         say(s.bold(_("Your turn")) + ": " + self.turn_text(info))
@@ -197,7 +218,7 @@ class Renderer:
             return self.style.dim(_("empty"))
         ids = self.model.last_cards.get(info.table_seat, [])
         what = text.describe(self.model.table, info.table_move)
-        return f"{seat_name(info.table_seat)}: {self.style.cards(ids)}  {what}"
+        return f"{self.seat_name(info.table_seat)}: {self.style.cards(ids)}  {what}"
 
     def turn_text(self, info: InfoSet) -> str:
         if not info.table_move:
@@ -207,7 +228,7 @@ class Renderer:
             line = _("beat your {play}, or pass").format(play=what)
         else:
             line = _("beat {seat}'s {play}, or pass").format(
-                seat=seat_name(info.table_seat), play=what
+                seat=self.seat_name(info.table_seat), play=what
             )
         if len(info.legal_moves()) == 1:
             line += _(" (nothing you hold beats it)")
@@ -231,14 +252,15 @@ class Renderer:
             say(f"  {pad(_('Bid'), 24)} {base}")
         for seat, move in m.bomb_log:
             name = text.describe(m.table, move)
-            say(f"  {pad(name[0].upper() + name[1:] + ' (' + seat_name(seat) + ')', 24)} ×2")
+            label = name[0].upper() + name[1:] + " (" + self.seat_name(seat) + ")"
+            say(f"  {pad(label, 24)} ×{2 if self.bomb_doubles(move) else 1}")
         if g.spring[0]:
             say(f"  {pad(_('Spring') if winner == lord else _('Anti-spring'), 24)} ×2")
         per = base * mult * g.ruleset.base_points
         points = self._points_text(base, mult) + " = " + _("{n} per peasant").format(n=per)
         say(f"  {pad(_('Points'), 24)} {points}")
         pay = g.payoffs[0]
-        say("  " + "   ".join(f"{seat_name(x)} {int(pay[x]):+d}" for x in range(3)))
+        say("  " + "   ".join(f"{self.seat_name(x)} {int(pay[x]):+d}" for x in range(self.players)))
         self.cards_left(lord)
         if m.hints_used:
             say("  " + _("Hints used: {n}").format(n=m.hints_used))
@@ -251,33 +273,40 @@ class Renderer:
         if winner == lord:
             if lord == HUMAN:
                 return s.bold(_("You win as the landlord!"))
-            return s.bold(_("{seat} wins as the landlord.").format(seat=seat_name(lord)))
+            return s.bold(_("{seat} wins as the landlord.").format(seat=self.seat_name(lord)))
         if winner == HUMAN:
             first = _("you went out first")
         else:
-            first = _("{seat} went out first").format(seat=seat_name(winner))
-        if lord == HUMAN:
-            head = _("{a} and {b} win as peasants.").format(a=seat_name(1), b=seat_name(2))
+            first = _("{seat} went out first").format(seat=self.seat_name(winner))
+        others = [self.seat_name(x) for x in range(1, self.players) if x != lord]
+        if self.players == 4 and lord == HUMAN:
+            line = _("{a}, {b} and {c} win as peasants.")
+            head = line.format(a=others[0], b=others[1], c=others[2])
+        elif self.players == 4:
+            head = _("You, {a} and {b} win as peasants!").format(a=others[0], b=others[1])
+        elif lord == HUMAN:
+            head = _("{a} and {b} win as peasants.").format(a=others[0], b=others[1])
         else:
-            head = _("You and {seat} win as peasants!").format(seat=seat_name(3 - lord))
+            head = _("You and {seat} win as peasants!").format(seat=others[0])
         return s.bold(head) + f" ({first})"
 
     def cards_left(self, lord: int) -> None:
         self.say("  " + _("Cards left:"))
-        for x in range(3):
+        for x in range(self.players):
             role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
-            name = pad(seat_name(x), self.col)
+            name = pad(self.seat_name(x), self.col)
             self.say(f"    {name} {role} {self.style.cards(self.model.cards[x])}")
         self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
 
 
-def help_text(undo: bool) -> str:
-    """The in-game help (``help``), with the undo line when ``--undo`` is on."""
+def help_text(undo: bool, players: int = 3) -> str:
+    """The in-game help (``help``), with the undo line when ``--undo`` is on; the combinations
+    of the four-player game with ``players=4``."""
     parts = [_(HELP_CARDS), _(HELP_COMMANDS)]
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
-    parts.append(_(HELP_COMBINATIONS))
+    parts.append(_(HELP_COMBINATIONS_4 if players == 4 else HELP_COMBINATIONS))
     return "\n".join(parts)
 
 
@@ -309,3 +338,14 @@ BID_HELP = N_("""\
 Bid 1, 2 or 3 (higher than the highest bid so far) or pass. The highest bidder
 becomes the landlord, takes the 3 kitty cards and plays alone against the other two;
 the bid is the base of the points. Type hint for the assessment.""")
+HELP_COMBINATIONS_4 = N_("""\
+Two decks (108 cards; two black and two red jokers). Combinations: single, pair (two jokers
+  of one colour are a pair), trio, trio + pair, straight (5+ ranks from 3 to A), pair chain
+  (3+ pairs), plane (2+ trios), plane + pairs (one per trio); no trio + single, no four + two.
+Bombs are 4 to 8 cards of one rank: more cards beat fewer, then the higher rank; the rocket
+  (all four jokers) beats everything. Bombs of 6+ cards and the rocket double the points.""")
+BID_HELP_4 = N_("""\
+Bid 1, 2 or 3 (higher than the highest bid so far) or pass; you may bid again after a pass.
+The auction ends on a 3 or when the other three pass after a bid. The highest bidder becomes
+the landlord, takes the 8 kitty cards and plays alone against the other three; the bid is
+the base of the points. Type hint for the assessment.""")

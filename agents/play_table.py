@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ddz_env.actions import BIDDING, OVER, bid_of_action
-from ddz_env.cards import card_rank
 from ddz_env.game import Game
 
 from .play_text import BOMB_TYPES
@@ -45,7 +44,8 @@ class Event:
 
 @dataclass
 class TableModel:
-    """One hand at the table (seat 0 is the human)."""
+    """One hand at the table (seat 0 is the human); three or four seats, as the game's
+    ruleset says (``TableModel(Game(1, Ruleset(players=4)))``)."""
 
     game: Game = field(default_factory=lambda: Game(1))
     cards: list[list[int]] = field(default_factory=lambda: [[], [], []])
@@ -67,6 +67,13 @@ class TableModel:
     def table(self):
         return self.game.table
 
+    @property
+    def players(self) -> int:
+        return self.game.num_players
+
+    def rank_of(self, card: int) -> int:
+        return int(self.game.ruleset.deck.card_ranks[card])
+
     # ------------------------------------------------------------------ deals
     def deal(self, code: str) -> None:
         self.game.reset(codes=[code])
@@ -77,9 +84,9 @@ class TableModel:
         self.take_cards()
 
     def take_cards(self) -> None:
-        owner = self.game.owner[0]
-        self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(3)]
-        self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == 3))
+        owner, players = self.game.owner[0], self.players
+        self.cards = [sorted(int(c) for c in np.flatnonzero(owner == s)) for s in range(players)]
+        self.kitty_ids = sorted(int(c) for c in np.flatnonzero(owner == players))
         self.last_cards = {}
 
     # ------------------------------------------------------------------ actions
@@ -116,7 +123,7 @@ class TableModel:
         """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
         taken = []
         for r in np.flatnonzero(counts):
-            ids = [c for c in self.cards[seat] if int(card_rank(c)) == r][: int(counts[r])]
+            ids = [c for c in self.cards[seat] if self.rank_of(c) == r][: int(counts[r])]
             taken += ids
         self.cards[seat] = [c for c in self.cards[seat] if c not in taken]
         return sorted(taken)
@@ -143,7 +150,7 @@ class TableModel:
             return counts
         for c in self.kitty_ids:
             if c in self.cards[lord]:
-                counts[int(card_rank(c))] += 1
+                counts[self.rank_of(c)] += 1
         return counts
 
     # ------------------------------------------------------------------ undo

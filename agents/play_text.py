@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ddz_env.cards import RANK_NAMES, format_card
+from ddz_env.cards import DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import consecutive_runs as _runs
 from ddz_env.moves import explain_invalid as _explain_invalid
+from ddz_env.moves import explain_invalid_four as _explain_invalid_four
 
 from .i18n import N_, _, pgettext
 
@@ -27,8 +28,10 @@ BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 class Style:
     """ANSI styling, or plain text when colour is off."""
 
-    def __init__(self, color: bool):
+    def __init__(self, color: bool, deck=None):
         self.color = color
+        #: the deck whose card ids are shown (54 cards, or 108 with four players)
+        self.deck = DECKS[3] if deck is None else deck
 
     def _wrap(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color and text else text
@@ -54,7 +57,7 @@ class Style:
     def cards(self, card_ids) -> str:
         """Card ids with suits, low to high; red suits in red when colour is on."""
         ids = sorted(int(c) for c in card_ids)
-        return " ".join(format_card(c, self.color) for c in ids) if ids else "—"
+        return " ".join(self.deck.format_card(c, self.color) for c in ids) if ids else "—"
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -110,7 +113,10 @@ ASCII_FALLBACK = str.maketrans(
 
 # ---------------------------------------------------------------------------------- names
 #: Number words of the status line (translated where shown).
-NUMBER_WORDS = {0: N_("none"), 1: N_("one"), 2: N_("two"), 3: N_("three"), 4: N_("four")}
+NUMBER_WORDS = {
+    0: N_("none"), 1: N_("one"), 2: N_("two"), 3: N_("three"), 4: N_("four"),
+    5: N_("five"), 6: N_("six"), 7: N_("seven"), 8: N_("eight"),
+}  # fmt: skip
 
 
 def _number(n: int) -> str:
@@ -146,6 +152,8 @@ def describe(table: MoveTable, move: int) -> str:
         MoveType.BOMB: N_("bomb of {rank}s"),
         MoveType.ROCKET: N_("rocket"),
     }[t]
+    if t == MoveType.BOMB and table.ruleset.players == 4:  # bombs of 4 to 8 cards
+        message = N_("{n}-card bomb of {rank}s")
     return _(message).format(rank=rank, n=n, lo=lo, hi=rank)
 
 
@@ -169,6 +177,8 @@ def kind_phrase(table: MoveTable, move: int) -> str:
             N_("an {n}-trio plane with pairs"),
         ),
     }
+    if t == MoveType.BOMB and table.ruleset.players == 4:
+        sized[t] = (N_("a {n}-card bomb"), N_("an {n}-card bomb"))
     if t in sized:
         return _(sized[t][_an(str(n))]).format(n=n)
     return _(
@@ -210,7 +220,7 @@ def short_name(table: MoveTable, move: int) -> str:
 
 
 def _how_many(n: int, rank: int) -> str:
-    if rank >= 13:
+    if rank >= 13 and n == 1:
         return _("the black joker (BJ)") if rank == 13 else _("the red joker (RJ)")
     name = RANK_NAMES[rank]
     if n == 1:
@@ -244,6 +254,12 @@ INVALID_REASONS = (
     N_("wings must be of different ranks"),
     N_("pair wings must be of different ranks"),
     N_("wings must be all singles or all pairs"),
+    # the four-player game (two decks)
+    N_("the rocket is all four jokers; a pair of jokers is two of one colour"),
+    N_("a bomb is played alone (four with two is not played with four players)"),
+    N_("trios take pairs with four players (no single wings)"),
+    N_("a chain runs from 3 to A: 2s and jokers can't be in it"),
+    N_("the ranks of a chain must follow each other with no gap"),
 )
 _REASON_PATTERNS = (
     (
@@ -268,8 +284,10 @@ def translate_reason(reason: str) -> str:
     return reason
 
 
-def why_not_combination(counts: np.ndarray, kickers: str = "distinct") -> str:
+def why_not_combination(counts: np.ndarray, kickers: str = "distinct", players: int = 3) -> str:
     """Why a set of cards is not a combination, in the current language."""
+    if players == 4:
+        return translate_reason(_explain_invalid_four(counts))
     return translate_reason(_explain_invalid(counts, kickers))
 
 
@@ -289,9 +307,9 @@ def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarra
     hand = np.asarray(hand, dtype=np.int64)
     if counts.sum() == 0:
         return Verdict(False, -1, _("type some cards, or pass"))
-    deck = np.array([4] * 13 + [1, 1])
+    deck = table.ruleset.deck.counts.astype(np.int64)
     for r in np.flatnonzero(counts > deck):
-        return Verdict(False, -1, too_many_text(int(r)))
+        return Verdict(False, -1, too_many_text(int(r), deck))
     for r in np.flatnonzero(counts > hand):
         have, want = int(hand[r]), int(counts[r])
         tail = ""
@@ -305,7 +323,8 @@ def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarra
         return Verdict(False, -1, what + tail)
     readings = table.classify(counts.astype(np.uint8))
     if not readings:
-        return Verdict(False, -1, why_not_combination(counts, table.ruleset.kickers))
+        rules = table.ruleset
+        return Verdict(False, -1, why_not_combination(counts, rules.kickers, rules.players))
     if table_move == 0:
         move = readings[0]
         return Verdict(True, move, _("{play} · you lead").format(play=describe(table, move)))
@@ -319,11 +338,18 @@ def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarra
     return Verdict(False, move, why_not_covers(table, move, table_move))
 
 
-def too_many_text(rank: int) -> str:
-    """More of ``rank`` than the deck holds was typed."""
-    if rank >= 13:
-        return _("there is only one {rank} in the deck").format(rank=RANK_NAMES[rank])
-    return _("there are only four {rank}s in the deck").format(rank=RANK_NAMES[rank])
+def too_many_text(rank: int, deck_counts: np.ndarray | None = None) -> str:
+    """More of ``rank`` than the deck holds (``deck_counts``, default the 54-card deck) was
+    typed."""
+    have = int((DECKS[3].counts if deck_counts is None else deck_counts)[rank])
+    name = RANK_NAMES[rank]
+    if have == 1:
+        return _("there is only one {rank} in the deck").format(rank=name)
+    if have == 2:
+        return _("there are only two {rank}s in the deck").format(rank=name)
+    if have == 8:
+        return _("there are only eight {rank}s in the deck").format(rank=name)
+    return _("there are only four {rank}s in the deck").format(rank=name)
 
 
 def _closest_reading(table: MoveTable, readings: list[int], target: int) -> int:
@@ -341,6 +367,10 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
     if b == MoveType.BOMB and a != MoveType.BOMB:
         return _("{kind} can't cover a bomb: only a higher bomb or the rocket can").format(
             kind=kind_phrase(table, move)
+        )
+    if a == b == MoveType.BOMB and table.length[move] < table.length[target]:
+        return _("{kind} can't cover {target}: a bomb of more cards beats one of fewer").format(
+            kind=kind_phrase(table, move), target=kind_phrase(table, target)
         )
     if a != b or table.length[move] != table.length[target]:
         return _("{kind} can't cover {target}").format(

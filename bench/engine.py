@@ -135,24 +135,39 @@ class Measure:
 
 
 # ---------------------------------------------------------------------------- inputs
-def lead_hands(n: int = 1000, seed: int = 0) -> np.ndarray:
-    """``n`` seeded random 20-card hands (a landlord's hand), (n, 15) uint8 rank counts.
+def lead_hands(n: int = 1000, seed: int = 0, players: int = 3) -> np.ndarray:
+    """``n`` seeded random landlord's hands, (n, 15) uint8 rank counts.
 
-    Hand ``i`` is the first 20 cards of a uniformly shuffled 54-card deck.
+    Hand ``i`` is the first 20 cards of a uniformly shuffled 54-card deck; with
+    ``players=4``, the first 33 cards of a shuffled 108-card deck (25 dealt + 8 kitty). The
+    three-player hands are the same as before the four-player game existed.
     """
-    from ddz_env.cards import card_rank
+    from ddz_env.cards import DECKS
 
+    deck = DECKS[players]
+    size = deck.hand_size + deck.kitty_size
     rng = np.random.default_rng(seed)
-    cards = np.argsort(rng.random((n, 54)), axis=1)[:, :20]
-    ranks = card_rank(cards)
+    cards = np.argsort(rng.random((n, deck.num_cards)), axis=1)[:, :size]
+    ranks = deck.card_ranks[cards]
     counts = np.zeros((n, 15), np.uint8)
-    np.add.at(counts, (np.repeat(np.arange(n), 20), ranks.ravel()), 1)
+    np.add.at(counts, (np.repeat(np.arange(n), size), ranks.ravel()), 1)
     return counts
 
 
+def _rules(players: int):
+    from ddz_env.rules import DEFAULT_RULES, Ruleset
+
+    return DEFAULT_RULES if players == 3 else Ruleset(players=players)
+
+
+def _players_text(players: int) -> str:
+    return "" if players == 3 else f", players={players}"
+
+
 # ---------------------------------------------------------------------------- random play
-def random_play(batch_size: int, seed: int = 0) -> Measure:
-    """Random legal play (bidding included) with ``Game(batch_size)``.
+def random_play(batch_size: int, seed: int = 0, players: int = 3) -> Measure:
+    """Random legal play (bidding included) with ``Game(batch_size)`` (four players:
+    ``Game(batch_size, Ruleset(players=4))``).
 
     Each step samples one legal action per game (``sample_actions``) and applies it; finished
     games are re-dealt at once (``reset(games=done)``) so the batch stays full. Only completed
@@ -160,7 +175,7 @@ def random_play(batch_size: int, seed: int = 0) -> Measure:
     """
     from ddz_env.game import Game
 
-    game = Game(batch_size, seed=seed)
+    game = Game(batch_size, _rules(players), seed=seed)
     rng = np.random.default_rng(seed)
 
     def work() -> tuple[int, int]:
@@ -170,53 +185,72 @@ def random_play(batch_size: int, seed: int = 0) -> Measure:
             game.reset(games=done)
         return len(done), batch_size
 
-    what = f"Game({batch_size}), sample_actions + step, per-game reset"
-    return Measure(PLAY, "ddz", what, work, ours=True, extra={"batch_size": batch_size})
+    what = f"Game({batch_size}{_players_text(players)}), sample_actions + step, per-game reset"
+    extra = {"batch_size": batch_size, "players": players}
+    return Measure(PLAY, "ddz", what, work, ours=True, extra=extra)
 
 
 # ---------------------------------------------------------------------------- legal masks
-def legal_single(hands: np.ndarray) -> Measure:
+def legal_single(hands: np.ndarray, players: int = 3) -> Measure:
     """``legal_mask(hand)`` one hand at a time (boolean mask over the move table)."""
     from ddz_env.legal import legal_mask
 
     rows = list(hands)
-    moves = float(np.mean([legal_mask(h).sum() for h in rows]))
+    rules = _rules(players)
+    moves = float(np.mean([legal_mask(h, 0, rules).sum() for h in rows]))
 
-    def work() -> tuple[int, int]:
-        for h in rows:
-            legal_mask(h)
-        return len(rows), 0
+    if players == 3:  # the classic call, exactly as users make it
 
-    what = "legal_mask(hand), one hand per call -> bool mask"
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
+        def work() -> tuple[int, int]:
+            for h in rows:
+                legal_mask(h)
+            return len(rows), 0
+
+    else:
+
+        def work() -> tuple[int, int]:
+            for h in rows:
+                legal_mask(h, 0, rules)
+            return len(rows), 0
+
+    what = f"legal_mask(hand{_players_text(players)}), one hand per call -> bool mask"
+    extra = {"players": players}
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
 
 
-def legal_batched(hands: np.ndarray) -> Measure:
+def legal_batched(hands: np.ndarray, players: int = 3) -> Measure:
     """``legal_mask(hands)`` for the whole batch: a (n, N) boolean mask."""
     from ddz_env.legal import legal_mask
 
-    moves = float(legal_mask(hands).sum(axis=1).mean())
+    rules = _rules(players)
+    moves = float(legal_mask(hands, 0, rules).sum(axis=1).mean())
 
     def work() -> tuple[int, int]:
-        legal_mask(hands)
+        legal_mask(hands, 0, rules)
         return len(hands), 0
 
-    what = f"legal_mask(hands), {len(hands)} per call -> (n, N) bool mask"
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
+    what = f"legal_mask(hands{_players_text(players)}), {len(hands)} per call -> (n, N) bool mask"
+    extra = {"players": players}
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
 
 
-def legal_packed(hands: np.ndarray) -> Measure:
+def legal_packed(hands: np.ndarray, players: int = 3) -> Measure:
     """``legal_words(hands)``: packed uint64 bitsets, 64 moves per word (no unpacking)."""
     from ddz_env.legal import legal_words, popcount
 
-    moves = float(popcount(legal_words(hands)).mean())
+    rules = _rules(players)
+    moves = float(popcount(legal_words(hands, None, rules)).mean())
 
     def work() -> tuple[int, int]:
-        legal_words(hands)
+        legal_words(hands, None, rules)
         return len(hands), 0
 
-    what = f"legal_words(hands), {len(hands)} per call -> packed uint64 bitsets"
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True)
+    what = (
+        f"legal_words(hands{_players_text(players)}), {len(hands)} per call "
+        "-> packed uint64 bitsets"
+    )
+    extra = {"players": players}
+    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
 
 
 # ---------------------------------------------------------------------------- environment steps

@@ -7,6 +7,11 @@ at several ``num_envs``. When the ``bench`` extra is installed the same figures 
 DouZero and rlcard are measured in the same run and printed with ratios (ours / peer), followed
 by the speed goals (each a ratio of ours to a peer's figure) and whether this run meets them.
 
+``ddz bench --players 4`` measures the same engine figures for the four-player game (two
+decks: ``Game(B, Ruleset(players=4))``, legal moves of seeded 33-card landlord's hands);
+``--players 3,4`` puts both games side by side in one run. The peers have no four-player game:
+ratios and targets are taken on the three-player rows only.
+
 All figures are single-threaded (thread pools are limited to one thread before NumPy loads).
 """
 
@@ -86,6 +91,17 @@ def _int_list(high: int) -> Callable[[str], list[int]]:
     return parse
 
 
+def _players(text: str) -> list[int]:
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        if part not in ("3", "4"):
+            raise argparse.ArgumentTypeError(f"players must be 3, 4 or 3,4, got {text!r}")
+        if int(part) not in values:
+            values.append(int(part))
+    return values
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ddz bench",
@@ -138,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(1, MAX_ROUNDS),
         default=None,
         help=f"split each window into this many rounds (at most {MAX_ROUNDS}), interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
+    )
+    parser.add_argument(
+        "--players",
+        type=_players,
+        default=[3],
+        metavar="3|4|3,4",
+        help="engine: the game measured: 3 (default), 4 (two decks, 33-card landlord's hands) "
+        "or 3,4 (both, side by side; ratios and targets on the three-player rows)",
     )
     parser.add_argument(
         "--seed",
@@ -217,10 +241,16 @@ def _peer_rows(results: list[Result], kind: str) -> dict[str, Result]:
     return {r.name: r for r in results if r.kind == kind and not r.ours}
 
 
+def _classic(r: Result) -> bool:
+    """A row of the three-player game (the only one the peers play)."""
+    return r.extra.get("players", 3) == 3
+
+
 def ratios(results: list[Result]) -> list[dict]:
-    """ours / peer on the main figure, for every (our row, measured peer row) of a kind."""
+    """ours / peer on the main figure, for every (our three-player row, measured peer row) of a
+    kind."""
     out = []
-    for ours in (r for r in results if r.ours and r.rate):
+    for ours in (r for r in results if r.ours and r.rate and _classic(r)):
         for name, peer in _peer_rows(results, ours.kind).items():
             if peer.rate:
                 out.append(
@@ -262,7 +292,7 @@ def _section(title: str, results: list[Result], kind: str) -> list[str]:
         body = [
             [r.what, *(_ratio(r.rate / peer_rows[name].rate) for name in measured)]
             for r in rows
-            if r.ours and r.rate
+            if r.ours and r.rate and _classic(r)
         ]
         lines += _table(head, body, left=1)
     return lines + [""]
@@ -286,7 +316,7 @@ def _target(label: str, ours: Result | None, peer: Result | None, kind: str, fac
 
 def _find(results: list[Result], kind: str, name: str, what_prefix: str = "") -> Result | None:
     for r in results:
-        if r.kind == kind and r.name == name and r.what.startswith(what_prefix):
+        if r.kind == kind and r.name == name and r.what.startswith(what_prefix) and _classic(r):
             return r
     return None
 
@@ -301,7 +331,11 @@ def engine_targets(results: list[Result], batch: int) -> list[dict]:
     os_lead = _peer_or_placeholder(results, LEAD, "OpenSpiel")
     dz_lead = _peer_or_placeholder(results, LEAD, "DouZero")
     batched = next(
-        (r for r in results if r.ours and r.kind == PLAY and r.extra.get("batch_size") == batch),
+        (
+            r
+            for r in results
+            if r.ours and r.kind == PLAY and r.extra.get("batch_size") == batch and _classic(r)
+        ),
         None,
     )
     return [
@@ -379,18 +413,36 @@ def _header(title: str, seconds: float, rounds: int) -> str:
 def engine_setups(
     args: argparse.Namespace, hands_n: int
 ) -> list[tuple[str, Callable[[], Measure]]]:
-    hands = engine.lead_hands(hands_n, args.seed)
     seed = args.seed
-    setups: list[tuple[str, Callable[[], Measure]]] = [
-        ("ddz random play, Game(1)", lambda: engine.random_play(1, seed))
-    ]
-    for b in args.batch:
-        setups.append((f"ddz random play, Game({b})", lambda b=b: engine.random_play(b, seed)))
-    setups += [
-        ("ddz legal_mask(hand), singly", lambda: engine.legal_single(hands)),
-        ("ddz legal_mask(hands), batched", lambda: engine.legal_batched(hands)),
-        ("ddz legal_words(hands), batched", lambda: engine.legal_packed(hands)),
-    ]
+    players = getattr(args, "players", [3])
+    hands = engine.lead_hands(hands_n, seed)
+    setups: list[tuple[str, Callable[[], Measure]]] = []
+    for p in players:
+        tag = "" if p == 3 else f" ({p} players)"
+        if p != 3:
+            hands = engine.lead_hands(hands_n, seed, p)
+        setups.append(
+            (f"ddz random play, Game(1){tag}", lambda p=p: engine.random_play(1, seed, p))
+        )
+        for b in args.batch:
+            setups.append(
+                (
+                    f"ddz random play, Game({b}){tag}",
+                    lambda b=b, p=p: engine.random_play(b, seed, p),
+                )
+            )
+        setups += [
+            (f"ddz legal_mask(hand), singly{tag}", lambda h=hands, p=p: engine.legal_single(h, p)),
+            (
+                f"ddz legal_mask(hands), batched{tag}",
+                lambda h=hands, p=p: engine.legal_batched(h, p),
+            ),
+            (
+                f"ddz legal_words(hands), batched{tag}",
+                lambda h=hands, p=p: engine.legal_packed(h, p),
+            ),
+        ]
+    hands = engine.lead_hands(hands_n, seed)  # the peers' hands: the three-player ones
     if not args.no_peers:
         setups += [
             ("OpenSpiel random play", lambda: peers.openspiel_play(seed)),
@@ -438,9 +490,11 @@ def main(argv: list[str] | None = None) -> int:
         results = measure_all(engine_setups(args, hands_n), seconds, rounds)
         targets = engine_targets(results, 256 if 256 in args.batch else max(args.batch))
         title = "ddz bench — engine"
+        sizes = {3: "20-card", 4: "33-card (four players)"}
+        cards = " and ".join(sizes[p] for p in args.players)
         sections = [
             ("Random legal play (whole games, dealing included)", PLAY),
-            (f"Legal moves of {hands_n} seeded random 20-card leading hands", LEAD),
+            (f"Legal moves of {hands_n} seeded random {cards} leading hands", LEAD),
         ]
     if args.json:
         payload = {
@@ -448,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
             "seconds_per_figure": seconds,
             "rounds": rounds,
             "hands": hands_n if args.target == "engine" else None,
+            "players": args.players if args.target == "engine" else [3],
             "results": [r.to_dict() for r in results],
             "ratios": ratios(results),
             "targets": targets,

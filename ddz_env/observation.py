@@ -79,6 +79,15 @@ bidding: at most two passes before the first bid, one between bids, bids 1, 2, 3
 and a play at most 52 moves that play cards (the game ends when a hand empties, so at most
 20 + 16 + 16 cards are played) each followed by at most two passes. The auction is the one of
 the current deal (an all-pass auction redeals, and the redealt cards are no longer in play).
+
+Four players (``Ruleset(players=4)``): the same fields with 4 seats (relative 0 self, 1 next,
+2 across, 3 previous) and the 108-number card encoding; ``INFOSTATE_LAYOUT_4`` /
+``infostate_layout(ruleset)``, ``INFOSTATE_SIZE_4`` = 47,456: seat 4, dealt_hand / hand /
+kitty 108 each, first_bidder 4, landlord 4, auction 10 slots × 8, play 420 slots × 112. The
+bounds come from the ruleset in the same way (:func:`auction_slots`, :func:`play_slots`): an
+``"open4"`` auction has at most 10 words (three passes before the first bid, two between
+bids), and a play at most 105 moves that play cards (33 + 3 × 24) each followed by at most
+three passes.
 """
 
 from __future__ import annotations
@@ -169,19 +178,53 @@ OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
 _DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
 
-AUCTION_SLOTS = 7
-PLAY_SLOTS = 156
-INFOSTATE_LAYOUT: tuple[tuple[str, int], ...] = (
-    ("seat", 3),
-    ("dealt_hand", 54),
-    ("hand", 54),
-    ("kitty", 54),
-    ("first_bidder", 3),
-    ("landlord", 3),
-    ("auction", AUCTION_SLOTS * 7),
-    ("play", PLAY_SLOTS * 57),
-)
+
+def auction_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
+    """The most words of one auction: ``P - 1`` passes before the first bid (one more
+    redeals), bids 1, 2, 3 increasing, and between two bids at most ``P - 2`` passes (``P - 1``
+    end the auction), so ``(P - 1) + 3 + 2 (P - 2) = 3P - 2``: 7 with three players, 10 with
+    four. (Ending after a bid of 2 with ``P - 1`` passes gives the same count.)"""
+    return 3 * ruleset.players - 2
+
+
+def play_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
+    """The most moves of one play: the game ends when a hand empties, so at most the landlord's
+    ``hand + kitty`` cards and ``hand - 1`` of each peasant's are played (or a peasant's
+    ``hand`` and ``hand + kitty - 1`` of the landlord's: the same sum), one card or more per
+    move, each followed by at most ``P - 1`` passes: ``P × (hand + kitty + (P - 1)(hand - 1))``
+    = 3 × 52 = 156 with three players, 4 × 105 = 420 with four."""
+    P, hand = ruleset.players, ruleset.hand_size
+    return P * (hand + ruleset.kitty_size + (P - 1) * (hand - 1))
+
+
+def infostate_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
+    """The information-state layout of ``ruleset``'s player count (``INFOSTATE_LAYOUT`` or
+    ``INFOSTATE_LAYOUT_4``)."""
+    P, C = ruleset.players, (CARDS_4 if ruleset.players == 4 else 54)
+    return (
+        ("seat", P),
+        ("dealt_hand", C),
+        ("hand", C),
+        ("kitty", C),
+        ("first_bidder", P),
+        ("landlord", P),
+        ("auction", auction_slots(ruleset) * (P + 4)),
+        ("play", play_slots(ruleset) * (P + C)),
+    )
+
+
+def infostate_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
+    """The length of an information state of ``ruleset`` (9,112; 47,456 with four players)."""
+    return sum(size for _, size in infostate_layout(ruleset))
+
+
+AUCTION_SLOTS = auction_slots()
+PLAY_SLOTS = play_slots()
+INFOSTATE_LAYOUT: tuple[tuple[str, int], ...] = infostate_layout()
 INFOSTATE_SIZE = sum(size for _, size in INFOSTATE_LAYOUT)
+_FOUR = Ruleset(players=4)
+INFOSTATE_LAYOUT_4: tuple[tuple[str, int], ...] = infostate_layout(_FOUR)
+INFOSTATE_SIZE_4 = sum(size for _, size in INFOSTATE_LAYOUT_4)
 
 
 def obs_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
@@ -210,6 +253,12 @@ def obs_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
 OBS_SLICES = obs_slices()
 OBS_SLICES_4 = obs_slices(Ruleset(players=4))
 INFOSTATE_SLICES = _slices(INFOSTATE_LAYOUT)
+INFOSTATE_SLICES_4 = _slices(INFOSTATE_LAYOUT_4)
+
+
+def infostate_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
+    """Field name → slice of the information state of ``ruleset``'s player count."""
+    return INFOSTATE_SLICES_4 if ruleset.players == 4 else INFOSTATE_SLICES
 
 
 def encode_cards(counts: np.ndarray, players: int = 3) -> np.ndarray:
@@ -251,6 +300,7 @@ def _move_features_for_kickers(kickers: str, players: int = 3) -> np.ndarray:
 
 
 _CARD_RANK_ONEHOT = np.eye(15, dtype=np.int16)[card_rank(np.arange(54))]  # (54, 15)
+_CARD_RANK_ONEHOT_4 = np.eye(15, dtype=np.int16)[_FOUR.deck.card_ranks]  # (108, 15)
 
 
 class _Layout:
@@ -524,56 +574,60 @@ def observe_infosets(infos: Sequence[InfoSet]) -> np.ndarray:
 
 
 def information_state(game: Game, seats=None, games=None) -> np.ndarray:
-    """Information states (len(games), INFOSTATE_SIZE) float32 of ``seats`` (default: the
-    player to act): the whole public history of the deal with the seat's own cards (see the
-    module docstring for the layout)."""
+    """Information states (len(games), infostate_size(game.ruleset)) float32 of ``seats``
+    (default: the player to act): the whole public history of the deal with the seat's own
+    cards (see the module docstring for the layout; ``INFOSTATE_LAYOUT_4`` with four
+    players)."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
     n = len(idx)
-    if game.num_players == 4:
-        raise ValueError("information_state is defined for the three-player game only")
+    P = game.num_players
+    C = CARDS_4 if P == 4 else 54
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
         else np.broadcast_to(np.asarray(seats, np.int64).reshape(-1), (n,)).copy()
     )
     rows = np.arange(n)
-    S = INFOSTATE_SLICES
-    out = np.zeros((n, INFOSTATE_SIZE), np.float32)
+    S = infostate_slices(game.ruleset)
+    auction_n, play_n = auction_slots(game.ruleset), play_slots(game.ruleset)
+    out = np.zeros((n, S["play"].stop), np.float32)
     out[rows, S["seat"].start + seat] = 1
-    dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ _CARD_RANK_ONEHOT
-    out[:, S["dealt_hand"]] = encode_cards(dealt)
-    out[:, S["hand"]] = encode_cards(game.hands[idx, seat])
+    onehot = _CARD_RANK_ONEHOT if P == 3 else _CARD_RANK_ONEHOT_4
+    dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ onehot
+    out[:, S["dealt_hand"]] = encode_cards(dealt, P)
+    out[:, S["hand"]] = encode_cards(game.hands[idx, seat], P)
     landlord = game.landlord[idx].astype(np.int64)
     known = landlord >= 0
-    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]])
+    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]], P)
     first = game.first_bidder[idx].astype(np.int64)
-    out[rows, S["first_bidder"].start + (first - seat) % 3] = 1
-    out[rows[known], S["landlord"].start + ((landlord - seat) % 3)[known]] = 1
+    out[rows, S["first_bidder"].start + (first - seat) % P] = 1
+    out[rows[known], S["landlord"].start + ((landlord - seat) % P)[known]] = 1
     length = game.history_len[idx].astype(np.int64)
     start = game.play_start[idx].astype(np.int64)
     auction_len = np.where(game.phase[idx] == BIDDING, length, start)
     num_moves = game.num_moves
     # auction: slot j holds history entry j
-    j = np.arange(AUCTION_SLOTS)
+    j = np.arange(auction_n)
     valid = j[None] < auction_len[:, None]
+    j = np.minimum(j, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], j[None]].astype(np.int64)
-    who = (game.history_player[idx[:, None], j[None]].astype(np.int64) - seat[:, None]) % 3
+    who = (game.history_player[idx[:, None], j[None]].astype(np.int64) - seat[:, None]) % P
     word = np.where(acts == 0, 0, acts - num_moves + 1)
     r, k = np.nonzero(valid)
-    base = S["auction"].start + 7 * k
+    base = S["auction"].start + (P + 4) * k
     out[r, base + who[r, k]] = 1
-    out[r, base + 3 + word[r, k]] = 1
+    out[r, base + P + word[r, k]] = 1
     # play: slot k holds history entry play_start + k
-    k = np.arange(PLAY_SLOTS)
+    k = np.arange(play_n)
     pos = start[:, None] + k[None]
     valid = (pos < length[:, None]) & ~(game.phase[idx] == BIDDING)[:, None]
     pos = np.minimum(pos, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], pos].astype(np.int64)
     acts = np.where(valid & (acts > 0) & (acts < num_moves), acts, 0)
-    who = (game.history_player[idx[:, None], pos].astype(np.int64) - seat[:, None]) % 3
-    play = out[:, S["play"]].reshape(n, PLAY_SLOTS, 57)
-    play[:, :, 3:] = move_features(game.ruleset)[acts]
+    who = (game.history_player[idx[:, None], pos].astype(np.int64) - seat[:, None]) % P
+    play = out[:, S["play"]].reshape(n, play_n, P + C)
+    play[:, :, P:] = move_features(game.ruleset)[acts]
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
     out[:, S["play"]] = play.reshape(n, -1)

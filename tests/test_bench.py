@@ -202,3 +202,44 @@ def test_measure_counts_whole_units_over_rounds():
     assert result.units % 5 == 0 and result.units > 0
     assert result.seconds >= 0.04
     assert result.rate == pytest.approx(result.units / result.seconds)
+
+
+# ---------------------------------------------------------------------------------- four players
+def test_four_player_lead_hands_are_seeded_33_card_hands():
+    from ddz_env.cards import DECKS
+
+    hands = engine.lead_hands(200, seed=7, players=4)
+    assert hands.shape == (200, 15) and (hands.sum(axis=1) == 33).all()
+    assert (hands <= DECKS[4].counts).all() and (hands > DECK_COUNTS).any()
+    assert np.array_equal(hands, engine.lead_hands(200, seed=7, players=4))
+    assert np.array_equal(engine.lead_hands(50, seed=7), engine.lead_hands(50, seed=7, players=3))
+
+
+def test_both_games_side_by_side(capsys):
+    from ddz_env import Ruleset
+    from ddz_env.legal import legal_mask
+
+    payload = run_json(capsys, [*TINY, "--batch", "64", "--no-peers", "--players", "3,4"])
+    assert payload["players"] == [3, 4]
+    rows = [r for r in payload["results"] if r["ours"]]
+    by_players = {p: [r for r in rows if r["extra"]["players"] == p] for p in (3, 4)}
+    assert len(by_players[3]) == len(by_players[4]) == 5  # Game(1), Game(64), three legal rows
+    for r in rows:
+        assert r["rate"] and r["rate"] > 0 and r["units"] > 0
+        assert ("players=4" in r["what"]) == (r["extra"]["players"] == 4)
+    # the four-player rows count the moves of the four-player table for the 33-card hands
+    hands = engine.lead_hands(40, 0, players=4)
+    moves = legal_mask(hands, 0, Ruleset(players=4)).sum(axis=1).mean()
+    for r in by_players[4]:
+        if r["kind"] == "lead":
+            assert r["moves_per_hand"] == pytest.approx(moves)
+    # the targets are taken on the three-player rows
+    classic = {r["what"]: r["rate"] for r in by_players[3]}
+    for goal in payload["targets"]:
+        assert "players=4" not in goal["detail"]
+    assert any(f"{classic[w]:,.0f}" in g["detail"] for g in payload["targets"] for w in classic)
+
+
+def test_players_option_is_checked(capsys):
+    assert main(["--players", "5"]) == 2
+    assert "players must be 3, 4 or 3,4" in capsys.readouterr().err

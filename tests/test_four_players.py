@@ -365,8 +365,8 @@ def test_vector_and_single_envs_four_players():
         DouDizhuEnv(seat=4, players=4)
 
 
-def test_information_state_is_for_three_players():
-    from ddz_env.observation import information_state
+def test_information_state_of_the_four_player_game():
+    from ddz_env.observation import INFOSTATE_SIZE_4, information_state
 
-    with pytest.raises(ValueError, match="three-player game only"):
-        information_state(Game(1, FOUR, seed=0))
+    state = information_state(Game(2, FOUR, seed=0))
+    assert state.shape == (2, INFOSTATE_SIZE_4) and state.dtype == np.float32

@@ -120,3 +120,126 @@ def test_the_aec_env_gives_the_acting_agents_information_state():
         np.testing.assert_array_equal(state, information_state(env.unwrapped.game, seat)[0])
         mask = env.observe(agent)["action_mask"]
         env.step(int(np.flatnonzero(mask)[-1]))
+
+
+# ---------------------------------------------------------------------------------- four players
+FOUR = Ruleset(players=4)
+
+
+def test_four_player_layout_comes_from_the_ruleset():
+    from ddz_env.observation import (
+        INFOSTATE_LAYOUT_4,
+        INFOSTATE_SIZE_4,
+        auction_slots,
+        infostate_layout,
+        infostate_size,
+        play_slots,
+    )
+
+    assert infostate_layout() == INFOSTATE_LAYOUT and infostate_size() == INFOSTATE_SIZE
+    assert (auction_slots(), play_slots()) == (AUCTION_SLOTS, PLAY_SLOTS) == (7, 156)
+    assert (auction_slots(FOUR), play_slots(FOUR)) == (10, 420)
+    assert infostate_layout(FOUR) == INFOSTATE_LAYOUT_4
+    assert dict(INFOSTATE_LAYOUT_4) == {
+        "seat": 4, "dealt_hand": 108, "hand": 108, "kitty": 108, "first_bidder": 4,
+        "landlord": 4, "auction": 10 * 8, "play": 420 * 112,
+    }  # fmt: skip
+    assert infostate_size(FOUR) == INFOSTATE_SIZE_4 == 47456
+
+
+def test_the_whole_four_player_history_is_recalled():
+    from ddz_env.observation import auction_slots, infostate_slices, play_slots
+
+    S, P, C = infostate_slices(FOUR), 4, 108
+    game = Game(3, FOUR, seed=5)
+    feats = readings(FOUR)
+    rng = np.random.default_rng(5)
+    steps = longest = 0
+    while not game.done.all():
+        live = game.phase != OVER
+        game.step(np.where(live, game.sample_actions(rng), 0))
+        steps += 1
+        if steps % 11 and not game.done.all():
+            continue
+        for seat in range(P):
+            states = information_state(game, seats=seat)
+            assert states.shape == (3, S["play"].stop) and states.dtype == np.float32
+            for b in range(3):
+                state = states[b]
+                np.testing.assert_array_equal(state, information_state(game, seat, [b])[0])
+                start, end = int(game.play_start[b]), int(game.history_len[b])
+                if game.phase[b] == BIDDING:
+                    start = end
+                auction = []
+                for row in state[S["auction"]].reshape(auction_slots(FOUR), P + 4):
+                    if not row.any():
+                        break
+                    word = int(np.flatnonzero(row[P:])[0])
+                    who = (seat + int(np.flatnonzero(row[:P])[0])) % P
+                    auction.append((who, 0 if word == 0 else game.num_moves + word - 1))
+                words = zip(game.history_player[b, :start], game.history_action[b, :start])
+                assert auction == [(int(s), int(a)) for s, a in words]
+                play = []
+                for row in state[S["play"]].reshape(play_slots(FOUR), P + C):
+                    if not row[:P].any():
+                        assert not row.any()
+                        break
+                    play.append(((seat + int(np.flatnonzero(row[:P])[0])) % P, row[P:]))
+                moves = list(
+                    zip(game.history_player[b, start:end], game.history_action[b, start:end])
+                )
+                assert len(play) == len(moves)
+                for (who, cards), (s, a) in zip(play, moves):
+                    assert who == s and int(a) in feats[cards.tobytes()]
+                longest = max(longest, len(moves))
+                assert state[S["seat"]].tolist() == np.eye(P)[seat].tolist()
+                assert state[S["dealt_hand"]].sum() == 25
+                np.testing.assert_array_equal(
+                    state[S["hand"]], encode_cards(game.hands[b, seat], P)
+                )
+                landlord = int(game.landlord[b])
+                if landlord >= 0:
+                    rel = np.flatnonzero(state[S["landlord"]])
+                    assert rel.tolist() == [(landlord - seat) % P]
+                    np.testing.assert_array_equal(state[S["kitty"]], encode_cards(game.kitty[b], P))
+    assert longest > 15
+
+
+def test_four_player_slot_bounds_hold():
+    from ddz_env.observation import auction_slots, infostate_slices, play_slots
+
+    game = Game(256, FOUR, seed=12)
+    rng = np.random.default_rng(12)
+    most_words = most_moves = 0
+    while not game.done.all():
+        live = game.phase != OVER
+        game.step(np.where(live, game.sample_actions(rng), 0))
+        words = np.where(game.phase == BIDDING, game.history_len, game.play_start)
+        most_words = max(most_words, int(words.max()))
+        most_moves = max(most_moves, int((game.history_len - game.play_start)[live].max()))
+    assert most_words <= auction_slots(FOUR) and most_moves <= play_slots(FOUR)
+
+    # the longest auction fills the ten slots: three passes, 1, two passes, 2, two passes, 3
+    from ddz_env.actions import bid_action
+
+    game = Game(1, FOUR, seed=3)
+    for word in (0, 0, 0, 1, 0, 0, 2, 0, 0, 3):
+        assert game.phase[0] == BIDDING
+        game.step(np.array([bid_action(game.num_moves, word) if word else 0]))
+    assert game.phase[0] != BIDDING and int(game.play_start[0]) == auction_slots(FOUR)
+    state = information_state(game, seats=0)[0]
+    rows = state[infostate_slices(FOUR)["auction"]].reshape(auction_slots(FOUR), 8)
+    assert rows.sum(axis=1).tolist() == [2.0] * 10  # every slot: a seat and a word
+    assert [int(np.flatnonzero(r[4:])[0]) for r in rows] == [0, 0, 0, 1, 0, 0, 2, 0, 0, 3]
+
+
+def test_four_player_aec_env_gives_the_information_state():
+    env = ddz_env.env(players=4)
+    env.reset(seed=2)
+    for _ in range(20):
+        agent = env.agent_selection
+        seat = env.unwrapped.names.index(agent)
+        state = env.unwrapped.information_state(agent)
+        np.testing.assert_array_equal(state, information_state(env.unwrapped.game, seat)[0])
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[-1]))

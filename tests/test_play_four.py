@@ -1,0 +1,477 @@
+"""``ddz play --players 4``: the four-player game (two decks) at the terminal.
+
+Full games run in-process as in ``test_play.py``: a scripted player reads the screen and types
+the next line; the transcript's event lines are then replayed on a fresh four-player engine,
+which must draw the same tables and reach the settlement the result card prints.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pytest
+
+from agents import play
+from agents.play_text import judge
+from ddz_env.actions import bid_action
+from ddz_env.cards import parse_counts
+from ddz_env.codes import decode_deal
+from ddz_env.game import OVER, Game, hands_of_owner
+from ddz_env.moves import MoveType, move_table
+from ddz_env.rules import Ruleset
+
+RULES = Ruleset(players=4)
+TABLE = move_table(RULES)
+#: Seat 0 bids first; it holds seven queens (and takes 3 8 9 10 10 K A RJ with the kitty).
+CODE = "1J1P-QZNG-STK1-2GX3-KQ67-RZG4-6K26-9MC8-PQPB-98RR-X7J8-MYJ0-AH9"
+CLASSIC_CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
+SEAT_NAMES = ("You", "Right", "Across", "Left")
+CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")
+EVENT = re.compile(r"^  (You|Right|Across|Left) +(.*)$")
+DECK = [8] * 13 + [2, 2]
+
+
+@pytest.fixture(autouse=True)
+def data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path / "data"
+
+
+def counts(text: str) -> np.ndarray:
+    return parse_counts(text, RULES.deck.counts)
+
+
+def strip_suits(words: list[str]) -> np.ndarray:
+    return counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
+
+
+def move(text: str) -> int:
+    return TABLE.classify(counts(text))[0]
+
+
+def run_lines(argv, lines) -> tuple[int, str]:
+    out = io.StringIO()
+    stdin = io.StringIO("".join(line + "\n" for line in lines))
+    rc = play.main(["--players", "4", "--fast", *argv], stdin=stdin, stdout=out)
+    return rc, out.getvalue()
+
+
+def hint_player(lines_before: list[str], bid: str = "3", limit: int = 4000):
+    """Input lines: the scripted ones, then ``hint`` + Enter (a bid of ``bid`` at a bid
+    prompt is typed by the caller); a long run of them, enough for a hand of 33 cards."""
+    return [*lines_before, *(["hint", ""] * limit)]
+
+
+class ScreenInput(io.TextIOBase):
+    """Standard input that picks each line by looking at the screen (bid, then hints)."""
+
+    def __init__(self, screen: io.StringIO, first: list[str], bid: str = "3"):
+        self.screen, self.first, self.bid = screen, list(first), bid
+        self.enter, self.left = False, 3000
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> str:
+        self.left -= 1
+        prompt = self.screen.getvalue().rsplit("\n", 1)[-1]
+        if self.left < 0 or prompt.startswith("Replay this hand"):
+            return ""
+        if prompt.startswith("Your bid"):
+            return self.bid + "\n"
+        if self.first:
+            return self.first.pop(0) + "\n"
+        self.enter = not self.enter
+        return ("hint" if self.enter else "") + "\n"
+
+
+def run_play(argv, first: list[str], bid: str = "3") -> tuple[int, str]:
+    out = io.StringIO()
+    rc = play.main(
+        ["--players", "4", "--fast", *argv], stdin=ScreenInput(out, first, bid), stdout=out
+    )
+    return rc, out.getvalue()
+
+
+def replay_transcript(code: str, transcript: str, redeals: int = 0) -> Game:
+    """Replay the event lines on a fresh four-player engine, checking each table drawn on the
+    way: cards left and roles of the four seats, the round line, the counter (up to 8 of a
+    rank, 2 of each joker), the table move and your hand. ``redeals``: how many redeals came
+    before this deal (after the last allowed one, an all-pass auction forces the opener)."""
+    g = Game(1, RULES)
+    g.reset(codes=[code])
+    g.redeals[0] = redeals
+    lines = transcript.splitlines()
+    for i, line in enumerate(lines):
+        seat_line = re.match(
+            r"^  (Right|Across|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line
+        )
+        if seat_line:
+            name, role, n, _rest = seat_line.groups()
+            seat = SEAT_NAMES.index(name)
+            assert int(g.hands[0, seat].sum()) == int(n), line
+            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
+            if seat == 0:  # the hand (33 cards take two lines)
+                words = []
+                for row in lines[i + 1 :]:
+                    if not row.startswith("     ") or not all(map(CARD.match, row.split())):
+                        break
+                    words += row.split()
+                assert strip_suits(words).tolist() == g.hands[0, 0].tolist(), words
+            continue
+        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
+        if round_line:
+            base, mult, points = (int(x) for x in round_line.groups())
+            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
+            continue
+        if line.startswith("  Unseen  3  4"):
+            unseen = np.array([int(x) for x in lines[i + 1].split()])
+            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
+                unseen = unseen + np.array([int(x) for x in lines[i + 2].split()[1:]])
+            seen = g.hands[0, 0].astype(int) + g.played[0].sum(axis=0)
+            assert unseen.tolist() == (np.array(DECK) - seen).tolist(), line
+            continue
+        if line.startswith("  Table  "):
+            top = int(g.table_move[0])
+            if top == 0:
+                assert line == "  Table  empty"
+            else:
+                who = SEAT_NAMES[int(g.table_player[0])]
+                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
+            continue
+        m = EVENT.match(line)
+        if not m:
+            continue
+        words = m.group(2).split()
+        if words[0] in ("pass", "passes"):
+            action = 0
+        elif words[0] in ("bid", "bids") and len(words) == 2:
+            action = bid_action(g.num_moves, int(words[1]))
+        elif CARD.match(words[0]):
+            cards = []
+            for w in words:  # the cards come first, then the combination's name
+                if not CARD.match(w):
+                    break
+                cards.append(w)
+            found = TABLE.classify(strip_suits(cards))
+            action = next(a for a in found if g.is_legal(np.array([a]))[0])
+            assert m.group(2).endswith(TABLE.describe(action)), line
+        else:
+            continue
+        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
+        g.step(np.array([action]))
+    return g
+
+
+def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -> Game:
+    """The hand replays to the end, and the result card prints the engine's settlement: the
+    landlord settles with each of the three peasants, only bombs of 6+ cards and the rocket
+    double."""
+    hand = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
+    g = replay_transcript(code, hand, redeals)
+    assert g.phase[0] == OVER
+    card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
+    lines = card.splitlines()
+    base, mult = int(g.base[0]), int(g.multiplier[0])
+    word = "base" if "(nobody bid: forced landlord)" in card else "bid"
+    assert f"{word} {base} × multiplier {mult} = {base * mult} per peasant" in card
+    pay = [int(x) for x in g.payoffs[0]]
+    row = "   ".join(f"{name} {p:+d}" for name, p in zip(SEAT_NAMES, pay))
+    assert f"  {row}" in lines
+    lord = int(g.landlord[0])
+    assert sum(pay) == 0 and pay[lord] == -3 * pay[(lord + 1) % 4]
+    bombs = [a for _, a in g.moves_played(0) if a and int(TABLE.type[a]) >= MoveType.BOMB]
+    shown = [line for line in lines if re.search(r" ×[12]$", line)]
+    assert len(shown) == len(bombs) + int(g.spring[0])
+    for line, a in zip(shown, bombs):
+        doubles = int(TABLE.type[a]) == MoveType.ROCKET or int(TABLE.length[a]) >= 6
+        assert line.endswith("×2" if doubles else "×1"), line
+        assert line.lstrip().lower().startswith(TABLE.describe(a).lower()), line
+    for seat, name in enumerate(SEAT_NAMES):
+        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
+        cards = row.split()[2:]
+        left = g.hands[0, seat]
+        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
+    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
+    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
+    return g
+
+
+# ---------------------------------------------------------------------------------- games
+@pytest.mark.parametrize("level", ["easy", "normal"])
+def test_a_full_four_player_game(level):
+    first = [
+        "hint",  # the planner's first idea
+        "counter",
+        "counter",
+        "q q q q q q q q",  # eight queens: I hold seven
+        "7 7 7 4",  # trio + single is not played with four players
+        "bj bj",
+        "help",
+    ]
+    rc, out = run_play(["--level", level, "--code", CODE], first)
+    assert rc == 0 and "Traceback" not in out
+    assert f"you against three {level.capitalize()} bots (two decks)" in out
+    assert "You are the landlord (base 3) and take the kitty" in out
+    for seat in ("Right", "Across", "Left"):
+        assert re.search(rf"^  {seat} +peasant +25 cards$", out, re.M), seat
+    assert re.search(r"^  You +landlord +33 cards$", out, re.M)
+    # the counter counts two decks: up to 8 of a rank, 2 of each joker
+    assert "  Unseen  3  4  5  6  7  8  9 10  J  Q  K  A  2 BJ RJ\n" in out
+    for reason in [
+        "you don't have eight Qs (only seven)",
+        "trios take pairs with four players (no single wings)",
+        "you don't have two BJs (you have none)",
+    ]:
+        assert f"\n  ✗ {reason}\n> " in out, reason
+    assert "Bombs are 4 to 8 cards of one rank: more cards beat fewer" in out  # help
+    assert_result_matches_engine(CODE, out)
+    assert f"Deal code: {CODE}" in out
+
+
+def test_games_from_seeds_replay_on_the_engine():
+    """A few seeded four-player deals, whatever seat bids first, match the engine to the end."""
+    for seed in range(3):
+        rc, out = run_play(["--level", "easy", "--seed", str(seed), "--no-stats"], [], bid="2")
+        assert rc == 0 and "Traceback" not in out
+        code = re.findall(r"── New hand · deal (\S+) ──", out)[0]
+        hand = out.split("── New hand", 1)[1]
+        redealt = re.findall(r"All four passed: the cards are dealt again \(deal (\S+)\)", hand)
+        if redealt:
+            code, out = redealt[-1], "── New hand" + hand.rsplit(redealt[-1] + ").", 1)[1]
+        assert_result_matches_engine(code, out)
+
+
+def test_a_seven_card_bomb_doubles_on_the_result_card(monkeypatch):
+    use_doormats(monkeypatch, bid=0)
+    plays = ["q q q q q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa", "222"]
+    rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "rj", "q"])
+    assert rc == 0 and "Traceback" not in out
+    assert "  Round  bid 3 × multiplier 2 = 6 points" in out  # live, after the 7-card bomb
+    card = out.split("══ Result", 1)[1].splitlines()
+    assert card[1:7] == [
+        "  You win as the landlord!",
+        "  Bid                      3",
+        "  7-card bomb of Qs (You)  ×2",
+        "  Spring                   ×2",
+        "  Points                   bid 3 × multiplier 4 = 12 per peasant",
+        "  You +36   Right -12   Across -12   Left -12",
+    ]
+    assert_result_matches_engine(CODE, out)
+
+
+def test_four_card_bombs_do_not_double(monkeypatch):
+    use_doormats(monkeypatch, bid=0)
+    plays = ["q q q q", "q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa"]
+    rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "222", "rj", "q"])
+    assert rc == 0
+    assert "  Round  bid 3 × multiplier 1 = 3 points" in out  # a 4-card bomb does not double
+    card = out.split("══ Result", 1)[1].splitlines()
+    assert "  4-card bomb of Qs (You)  ×1" in card
+    assert "  Points                   bid 3 × multiplier 2 = 6 per peasant" in card  # spring
+    assert_result_matches_engine(CODE, out)
+
+
+# ---------------------------------------------------------------------------------- auction
+class Doormat:
+    """A four-player bot: bids ``bid`` if it can, leads its lowest single, never follows."""
+
+    def __init__(self, bid: int):
+        from agents.base import Agent
+
+        class _Bot(Agent):
+            name = "doormat"
+
+            def bid(self, info):
+                return bid if bid > info.high_bid else 0
+
+            def play(self, info):
+                if not info.leading:
+                    return 0
+                legal = [int(m) for m in info.legal_moves()]
+                return min(legal, key=lambda m: (int(TABLE.size[m]) != 1, int(TABLE.main[m])))
+
+        self.factory = lambda **kw: _Bot()
+
+
+def use_doormats(monkeypatch, bid: int) -> None:
+    from agents import base
+
+    monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
+
+
+def test_redeals_and_the_forced_landlord_of_the_four_player_auction(monkeypatch):
+    """Four all-pass auctions: three redeals (each a four-player code of its own), the warning
+    at the last bid prompt, then the opener is the landlord at base 1. The next seat opens
+    each redeal, so after three redeals Left opens and is forced."""
+    use_doormats(monkeypatch, bid=0)
+    rc, out = run_lines(["--code", CODE, "--level", "normal"], hint_player(["pass"] * 4))
+    assert rc == 0 and "Traceback" not in out
+    codes = re.findall(r"All four passed: the cards are dealt again \(deal (\S+)\)\.", out)
+    assert len(codes) == 3 and len({CODE, *codes}) == 4
+    hands = re.findall(r"^  Your hand  (.*)$", out, re.M)
+    for k, (code, hand) in enumerate(zip(codes, hands[1:])):
+        owner, first = decode_deal(code, players=4)
+        assert first == k + 1
+        assert strip_suits(hand.split()).tolist() == hands_of_owner(owner[None])[0][0].tolist()
+    warning = "note: no more redeals: if all four pass, Left must be the landlord at base 1"
+    assert out.count(warning) == 1
+    assert "  All four passed again after 3 redeals: Left must be the landlord, at base 1." in out
+    assert "  Left is the landlord (base 1) and takes the kitty: " in out
+    assert "  Round  base 1 × multiplier 1 = 1 point" in out
+    assert "  (three passes: " in out
+    card = out.split("══ Result", 1)[1]
+    assert "  Base                     1 (nobody bid: forced landlord)" in card
+    assert f"Deal code: {codes[2]}" in card
+    last = "── New hand" + out.rsplit(codes[2] + ").", 1)[1]
+    assert_result_matches_engine(codes[2], last, redeals=3)
+
+
+def test_a_passer_may_bid_again(monkeypatch):
+    """The four-player auction lets a seat that passed bid later: I pass, Right bids 1, and at
+    my next turn I may still bid 2."""
+    use_doormats(monkeypatch, bid=1)
+    rc, out = run_lines(["--code", CODE, "--level", "normal"], ["pass", "2", "quit"])
+    assert rc == 0
+    assert "  You    pass\n  Right  bids 1\n" in out
+    assert "Your bid (pass, 2, 3) > 2\n  You    bid 2\n" in out
+    assert "You are the landlord (base 2)" in out
+
+
+# ---------------------------------------------------------------------------------- options
+def test_hard_plays_the_four_player_game_as_normal_with_a_notice():
+    rc, out = run_lines(["--level", "hard", "--code", CODE], ["quit"])
+    assert rc == 0
+    assert "note: Hard bots play the three-player game only; playing Normal bots" in out
+    assert "you against three Normal bots (two decks)" in out
+    rc, out = run_lines(["--code", CODE], ["quit"])  # the default level with four players
+    assert rc == 0 and "note:" not in out and "three Normal bots" in out
+
+
+def test_a_code_of_the_other_game_is_a_clear_error(capsys):
+    assert play.main(["--players", "4", "--code", CLASSIC_CODE]) == 2
+    err = capsys.readouterr().err
+    assert "bad deal code" in err and "three-player" in err and "Traceback" not in err
+    assert play.main(["--code", CODE]) == 2
+    err = capsys.readouterr().err
+    assert "bad deal code" in err and "four-player" in err and "Traceback" not in err
+
+
+def test_players_is_checked_and_described(capsys):
+    with pytest.raises(SystemExit) as exc:
+        play.main(["--players", "5"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit):
+        play.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--players {3,4}" in out and "two decks" in out
+
+
+def test_bid_help_and_quit_counts_three_stakes_as_the_landlord(data_home):
+    rc, out = run_lines(["--seed", "1", "--level", "easy"], ["help", "3", "quit"])
+    assert rc == 0
+    assert "takes the 8 kitty cards and plays alone against the other three" in out
+    assert "You are the landlord (base 3)" in out
+    assert "it counts as a loss: -9 points." in out  # three stakes, one to each peasant
+
+
+# ---------------------------------------------------------------------------------- status line
+@pytest.mark.parametrize(
+    "hand, table, typed, expected",
+    [
+        ("3 3 3 3 3 9", "7 7 7 7", "3 3 3 3 3", "5-card bomb of 3s · covers 4-card bomb of 7s"),
+        (
+            "5 5 5 5 5 9",
+            "7 7 7 7 7 7",
+            "5 5 5 5 5",
+            "a 5-card bomb can't cover a 6-card bomb: a bomb of more cards beats one of fewer",
+        ),
+        ("8 8 8 8 8", "9 9 9 9 9", "8 8 8 8 8", "bomb 8 is not higher than bomb 9"),
+        ("9 9 9", "", "9 9 9 9 9 9 9 9 9", "there are only eight 9s in the deck"),
+        ("bj", "", "bj bj bj", "there are only two BJs in the deck"),
+        ("bj 3", "", "bj bj", "you don't have two BJs (only one)"),
+        ("bj bj 3", "", "bj bj", "pair of BJs · you lead"),
+        ("bj bj", "rj rj", "bj bj", "pair BJ is not higher than pair RJ"),
+        ("bj bj rj rj", "2 2 2 2 2 2 2 2", "bj bj rj rj", "rocket · covers 8-card bomb of 2s"),
+        ("3 3 3 4 9", "", "3 3 3 4", "trios take pairs with four players (no single wings)"),
+        ("bj rj", "", "bj rj", "the rocket is all four jokers; a pair of jokers is two of one colour"),
+        ("4 4 4 4 5 6", "", "4 4 4 4 5 6", "a bomb is played alone (four with two is not played with four players)"),
+        ("5 5 5", "7 7 7 7 7 7 7 7", "5 5 5", "a trio can't cover a bomb: only a higher bomb or the rocket can"),
+    ],
+)  # fmt: skip
+def test_judge_in_the_four_player_game(hand, table, typed, expected):
+    top = move(table) if table else 0
+    typed_counts = np.zeros(15, np.int64)
+    for word in typed.split():
+        typed_counts += parse_counts(word, RULES.deck.counts)
+    verdict = judge(TABLE, counts(hand), top, typed_counts)
+    assert verdict.text == expected
+    assert verdict.ok == ("·" in expected)
+
+
+def test_every_message_of_the_four_player_game_is_translated():
+    """The four-player banner and bid help in each language."""
+    from agents import i18n
+
+    for lang in i18n.LANGUAGES[1:]:
+        rc, out = run_lines(["--lang", lang, "--code", CODE, "--level", "easy"], ["help", "q"])
+        assert rc == 0
+        i18n.set_language(lang)
+        try:
+            head = i18n._("you against three {level} bots (two decks) · type help for commands")
+            plays_alone = i18n._(play.BID_HELP_4).splitlines()[0]
+        finally:
+            i18n.set_language("en")
+        assert head.split("{")[0] in out and "you against three" not in out
+        assert plays_alone in out and "you may bid again" not in out
+
+
+# ---------------------------------------------------------------------------------- terminal
+def test_a_four_player_hand_in_a_terminal(tmp_path):
+    """A whole four-player hand in a pseudo-terminal: colours, the four seats on the redrawn
+    table, hints played with Enter, the result card with four payments."""
+    pexpect = pytest.importorskip("pexpect")
+    import os
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "LANGUAGE", "LC_ALL")}
+    env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
+    child = pexpect.spawn(
+        sys.executable,
+        ["ddz_cli.py", "play", "--players", "4", "--level", "normal", "--code", CODE, "--fast"],
+        cwd=str(root),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 110),
+    )
+    ansi = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+    child.expect(r"Your bid \(pass, 1, 2, 3\) > ")
+    assert "\x1b[31m" in child.before  # red suits in red
+    child.sendline("3")
+    child.expect("\n> ")
+    screen = ansi.sub("", child.before).replace("\r", "")
+    labels = [
+        line.split()[0] for line in screen.splitlines() if line.startswith("  ") and line.split()
+    ]
+    for label in ("Right", "Across", "Left", "Kitty", "Round", "Table", "You"):
+        assert label in labels, label
+    assert labels.index("Right") < labels.index("Across") < labels.index("Left")
+    assert re.search(r"You +landlord +33 cards", screen)
+    for _ in range(200):
+        child.sendline("hint")
+        child.expect(r"Enter plays it, hint shows another\r?\n> ")
+        child.sendline("")
+        if child.expect([r"\n> ", r"or quit \(q\)\? > "]) == 1:
+            break
+    card = ansi.sub("", child.before).replace("\r", "").split("Result", 1)[1]
+    assert re.search(r"You [+-]\d+   Right [+-]\d+   Across [+-]\d+   Left [+-]\d+", card)
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
