@@ -277,6 +277,12 @@ _CODE_ERRORS = (
     (re.compile(r"^('.*') can't appear in a deal code$"), N_("{n} can't appear in a deal code")),
     (
         re.compile(
+            r"^this is a deal code of the four-player game \(two decks\), not of the three-player game$"
+        ),
+        N_("this is a deal code of the four-player game (two decks), not of the three-player game"),
+    ),
+    (
+        re.compile(
             r"^this deal code is damaged \(its checksum does not match\); check for a typo$"
         ),
         N_("this deal code is damaged (its checksum does not match); check for a typo"),

@@ -14,6 +14,8 @@ import pytest
 
 from agents import i18n, play
 from ddz_env.cards import CardParseError, parse_counts
+from ddz_env.game import Game
+from ddz_env.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
@@ -399,6 +401,7 @@ def test_lang_is_found_before_parsing():
     assert find(["--", "--lang", "pt"]) is None and find([]) is None
 
 
+FOUR_PLAYER_CODE = Game(1, Ruleset(players=4), seed=3).deal_code(0)
 BAD_CODES = {
     "NOT-A-CODE": ("a deal code has {n} characters (dashes aside), this one has {k}", 8),
     CODE[:-1] + ("F" if CODE[-1] != "F" else "G"): (
@@ -406,6 +409,10 @@ BAD_CODES = {
         None,
     ),
     CODE[:-1] + "U": ("{n} can't appear in a deal code", "'U'"),
+    FOUR_PLAYER_CODE: (
+        "this is a deal code of the four-player game (two decks), not of the three-player game",
+        None,
+    ),
 }
 
 
@@ -431,12 +438,13 @@ def test_every_reason_of_a_bad_code_is_translated():
 
     i18n.set_language("pt")
     reasons = set()
-    for code in ["", "X" * 23, CODE + "3", CODE.replace("3", "!", 1), CODE[:-1] + "9"]:
+    codes = ["", "X" * 23, CODE + "3", CODE.replace("3", "!", 1), CODE[:-1] + "9"]
+    for code in [*codes, FOUR_PLAYER_CODE]:
         with pytest.raises(ValueError) as exc:
             decode_deal(code)
         reasons.add(str(exc.value))
         assert translate_code_error(str(exc.value)) != str(exc.value), exc.value
-    assert len(reasons) >= 4
+    assert len(reasons) >= 5
 
 
 @pytest.mark.parametrize("lang", OTHERS)
