@@ -8,12 +8,27 @@ English is the source language: its messages are the ``msgid`` themselves.
 The words a player may type for a command (``pass``, ``hint``, ``quit``, ...) are messages too,
 with the context ``"input"``: each translation is a space-separated list of extra words accepted
 in that language, on top of the English ones. None of them reads as cards (a test checks).
+
+The command line speaks the chosen language too. ``ddz play`` finds ``--lang`` before parsing
+(:func:`language_in_argv`), switches to that language (else the locale's), and only then builds
+its parser, so the description and the help of each option are translated messages. argparse's
+own words ("usage:", "options", "show this help message and exit", "invalid choice: ...") are
+looked up by argparse through the module-global name ``argparse._`` (the standard library's
+``gettext.gettext``, bound to gettext's global domain, which would follow the environment, not
+``--lang``). :class:`ArgumentParser` routes them to this catalogue instead: while one of its
+methods runs (building, parsing, formatting, reporting an error) ``argparse._`` and
+``argparse.ngettext`` are this module's lookups, and they are put back afterwards. The argparse
+messages a player can meet are listed in :data:`ARGPARSE_MESSAGES` so that extraction finds
+them; one missing from a catalogue (a newer Python's rewording) shows in English.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import gettext
 import os
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -115,6 +130,141 @@ _INPUT_MESSAGES = (
     gettext.pgettext("input", "undo"),
     gettext.pgettext("input", "history"),
 )
+
+
+# ---------------------------------------------------------------------------------- argparse
+#: argparse's own messages that ``ddz play`` can show (help, usage errors), as argparse spells
+#: them; translated in the catalogues like every other message.
+ARGPARSE_MESSAGES = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("%(heading)s:"),
+    N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("expected one argument"),
+    N_("ignored explicit argument %r"),
+    N_("unrecognized arguments: %s"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+)
+
+
+@contextlib.contextmanager
+def argparse_words():
+    """While inside, argparse's own words come from the current catalogue."""
+    saved = argparse._, argparse.ngettext
+    argparse._, argparse.ngettext = _, ngettext
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
+
+
+def _columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _may_break(before: str, after: str) -> bool:
+    """Whether a line may break between two characters of one word: next to a wide (CJK)
+    character, but never before closing punctuation nor after opening punctuation."""
+    if not (_columns(before) == 2 or _columns(after) == 2):
+        return False
+    return unicodedata.category(after) not in ("Pe", "Po", "Pf") and (
+        unicodedata.category(before) not in ("Ps", "Pi")
+    )
+
+
+def wrap_columns(text: str, width: int) -> list[str]:
+    """``text`` (spaces collapsed) in lines of at most ``width`` terminal columns, broken at
+    spaces and, in Chinese, between characters; a word wider than ``width`` is left whole."""
+    pieces: list[tuple[str, bool]] = []  # (piece, a space before it)
+    for word in text.split():
+        start = 0
+        for k in range(1, len(word)):
+            if _may_break(word[k - 1], word[k]):
+                pieces.append((word[start:k], start == 0))
+                start = k
+        pieces.append((word[start:], start == 0))
+    lines: list[str] = []
+    line, used = "", 0
+    for piece, spaced in pieces:
+        gap = 1 if spaced and line else 0
+        n = _columns(piece)
+        if line and used + gap + n > width:
+            lines.append(line)
+            line, used = piece, n
+        else:
+            line, used = line + " " * gap + piece, used + gap + n
+    if line:
+        lines.append(line)
+    return lines
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, wrapping by terminal columns: a Chinese character takes two and a
+    line may break between two of them (argparse's own wrapping breaks at spaces only and
+    counts characters). ASCII text is wrapped by argparse as usual."""
+
+    def _split_lines(self, text, width):
+        if text.isascii():
+            return super()._split_lines(text, width)
+        return wrap_columns(text, width)
+
+    def _fill_text(self, text, width, indent):
+        if text.isascii():
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_columns(text, width - len(indent)))
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose own words (usage, headings, errors) are in the
+    current language, and whose help is wrapped by :class:`HelpFormatter`. Build it after
+    :func:`set_language`."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        with argparse_words():
+            super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        with argparse_words():
+            return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args=None, namespace=None):
+        with argparse_words():
+            return super().parse_args(args, namespace)
+
+    def format_usage(self):
+        with argparse_words():
+            return super().format_usage()
+
+    def format_help(self):
+        with argparse_words():
+            return super().format_help()
+
+    def error(self, message):
+        with argparse_words():
+            super().error(message)
+
+
+def language_in_argv(argv: list[str]) -> str | None:
+    """The language named by ``--lang`` in a command line (also ``--lang=xx`` and the
+    abbreviations argparse accepts), or ``None`` when there is none or it is not one of
+    :data:`LANGUAGES` (argparse then reports it, in the locale's language). Never exits."""
+    value = None
+    for k, arg in enumerate(argv):
+        if arg == "--":
+            break
+        name, eq, rest = arg.partition("=")
+        if name in ("--la", "--lan", "--lang"):
+            if eq:
+                value = rest
+            elif k + 1 < len(argv):
+                value = argv[k + 1]
+    code = value.strip().lower() if value is not None else None
+    return code if code in LANGUAGES else None
 
 
 def compile_catalogues() -> list[Path]:

@@ -52,8 +52,10 @@ from .i18n import (
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
+    ArgumentParser,
     _,
     detect_language,
+    language_in_argv,
     ngettext,
     pgettext,
     set_language,
@@ -839,9 +841,11 @@ def _seed(value: str) -> int:
     try:
         seed = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(
+            _("{value} is not a whole number").format(value=repr(value))
+        ) from None
     if seed < 0:
-        raise argparse.ArgumentTypeError("the seed must be 0 or more")
+        raise argparse.ArgumentTypeError(_("the seed must be 0 or more"))
     return seed
 
 
@@ -849,62 +853,78 @@ def _language(value: str) -> str:
     code = value.strip().lower()
     if code not in LANGUAGES:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not one of the languages: {', '.join(LANGUAGES)}"
+            _("{value} is not one of the languages: {names}").format(
+                value=repr(value), names=", ".join(LANGUAGES)
+            )
         )
     return code
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    """The parser of ``ddz play``, in the current language (see :mod:`agents.i18n`)."""
+    p = ArgumentParser(
         prog="ddz play",
-        description="Play Dou Dizhu against two bots in the terminal (one command per line).",
-        epilog="Cards are typed by rank: 33 44 55, 3-4-5-6-7, 10 10 10 j, bj rj. Type help in the game.",
+        description=_("Play Dou Dizhu against two bots in the terminal (one command per line)."),
+        epilog=_(
+            "Cards are typed by rank: 33 44 55, 3-4-5-6-7, 10 10 10 j, bj rj. "
+            "Type help in the game."
+        ),
     )
     p.add_argument(
         "--level",
         choices=LEVELS,
         default=None,
-        help="bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
-        "used, with a note, when no trained model is installed, and with --players 4). "
-        "Default: hard (normal with --players 4)",
+        help=_(
+            "bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
+            "used, with a note, when no trained model is installed, and with --players 4). "
+            "Default: hard (normal with --players 4)"
+        ),
     )
     p.add_argument(
         "--players",
         type=int,
         choices=(3, 4),
         default=3,
-        help="3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 "
-        "in the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
-        "beat fewer; the rocket is all four jokers), against three easy or normal bots",
+        help=_(
+            "3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 "
+            "in the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
+            "beat fewer; the rocket is all four jokers), against three easy or normal bots"
+        ),
     )
     p.add_argument(
         "--code",
         metavar="CODE",
-        help="deal the cards of this deal code (shown after each hand); such a chosen deal is "
-        "not counted in the statistics",
+        help=_(
+            "deal the cards of this deal code (shown after each hand); such a chosen deal is "
+            "not counted in the statistics"
+        ),
     )
     names = ", ".join(f"{code} ({LANGUAGE_NAMES[code]})" for code in LANGUAGES)
     p.add_argument(
         "--lang",
         type=_language,
         metavar="LANG",
-        help=f"language of the game: {names}. Default: from LANGUAGE, LC_ALL or LANG, else English",
+        help=_(
+            "language of the game: {names}. Default: from LANGUAGE, LC_ALL or LANG, else English"
+        ).format(names=names),
     )
     p.add_argument(
         "--undo",
         action="store_true",
-        help="allow undo: take back your last play and the bots' replies (counted on the "
-        "result card and in the statistics)",
+        help=_(
+            "allow undo: take back your last play and the bots' replies (counted on the "
+            "result card and in the statistics)"
+        ),
     )
-    p.add_argument("--fast", action="store_true", help="no pauses between bot moves")
+    p.add_argument("--fast", action="store_true", help=_("no pauses between bot moves"))
     p.add_argument(
-        "--no-color", action="store_true", help="plain text, no colours (also: NO_COLOR=1)"
+        "--no-color", action="store_true", help=_("plain text, no colours (also: NO_COLOR=1)")
     )
     p.add_argument(
-        "--seed", type=_seed, metavar="N", help="seed the shuffles (same seed, same deals)"
+        "--seed", type=_seed, metavar="N", help=_("seed the shuffles (same seed, same deals)")
     )
-    p.add_argument("--no-stats", action="store_true", help="do not record statistics")
-    p.add_argument("--stats", action="store_true", help="show your statistics and exit")
+    p.add_argument("--no-stats", action="store_true", help=_("do not record statistics"))
+    p.add_argument("--stats", action="store_true", help=_("show your statistics and exit"))
     return p
 
 
@@ -923,6 +943,8 @@ def main(
     argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
     """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
     args = build_parser().parse_args(argv)
     set_language(args.lang or detect_language())
     stdin = sys.stdin if stdin is None else stdin
@@ -931,7 +953,9 @@ def main(
         try:
             owner, first = decode_deal(args.code, players=args.players)
         except ValueError as exc:
-            print(f"ddz play: bad deal code {args.code!r}: {exc}", file=sys.stderr)
+            line = _("ddz play: bad deal code {code}: {reason}")
+            reason = text.translate_code_error(str(exc))
+            print(line.format(code=repr(args.code), reason=reason), file=sys.stderr)
             return 2
         args.code = encode_deal(owner, first)  # canonical spelling
     for stream in (stdin, stdout):

@@ -163,7 +163,7 @@ class Renderer:
     def banner(self, notices: list[str]) -> None:
         s = self.style
         self.say(
-            s.bold("Dou Dizhu")
+            s.bold(_("Dou Dizhu"))
             + " · "
             + (
                 _("you against three {level} bots (two decks) · type help for commands")
@@ -187,7 +187,7 @@ class Renderer:
         if self.term.screen:
             self.term.clear()
             title = _("{level} bots · deal {code}").format(level=self.level_name(), code=m.code)
-            say(s.bold("Dou Dizhu") + " · " + title)
+            say(s.bold(_("Dou Dizhu")) + " · " + title)
             for line in m.log[-RECENT:]:
                 say(line)
         say(s.dim("  " + "─" * min(60, self.term.width - 4)))

@@ -284,6 +284,49 @@ def translate_reason(reason: str) -> str:
     return reason
 
 
+#: Why a deal code is refused, as :func:`ddz_env.codes.decode_deal` says it, and its message.
+_CODE_ERRORS = (
+    (
+        re.compile(r"^a deal code has (\d+) characters \(dashes aside\), this one has (\d+)$"),
+        N_("a deal code has {n} characters (dashes aside), this one has {k}"),
+    ),
+    (re.compile(r"^('.*') can't appear in a deal code$"), N_("{n} can't appear in a deal code")),
+    (
+        re.compile(
+            r"^this is a deal code of the four-player game \(two decks\), not of the three-player game$"
+        ),
+        N_("this is a deal code of the four-player game (two decks), not of the three-player game"),
+    ),
+    (
+        re.compile(
+            r"^this is a deal code of the three-player game, not of the four-player game \(two decks\)$"
+        ),
+        N_("this is a deal code of the three-player game, not of the four-player game (two decks)"),
+    ),
+    (
+        re.compile(
+            r"^this deal code is damaged \(its checksum does not match\); check for a typo$"
+        ),
+        N_("this deal code is damaged (its checksum does not match); check for a typo"),
+    ),
+    (
+        re.compile(r"^this deal code comes from an unknown version$"),
+        N_("this deal code comes from an unknown version"),
+    ),
+    (re.compile(r"^this deal code is out of range$"), N_("this deal code is out of range")),
+)
+
+
+def translate_code_error(reason: str) -> str:
+    """The current language's text of a reason ``decode_deal`` gives for a bad deal code."""
+    for pattern, message in _CODE_ERRORS:
+        match = pattern.match(reason)
+        if match:
+            groups = match.groups() + ("", "")
+            return _(message).format(n=groups[0], k=groups[1])
+    return reason
+
+
 def why_not_combination(counts: np.ndarray, kickers: str = "distinct", players: int = 3) -> str:
     """Why a set of cards is not a combination, in the current language."""
     if players == 4:

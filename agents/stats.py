@@ -18,6 +18,7 @@ simply does not call :func:`record_game` for them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from .i18n import _, ngettext
+from .i18n import N_, _, language, ngettext
 
 FILE_VERSION = 1
 #: The largest statistics file that is read (a real one is about 200 bytes).
@@ -85,20 +86,20 @@ class Stats:
     def from_json(cls, data: object) -> Stats:
         """Validate a decoded file; ``ValueError`` if anything is off."""
         if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
+            raise ValueError(_("not a JSON object"))
         values = {}
         for f in fields(cls):
             v = data.get(f.name, 0)
             if isinstance(v, bool) or not isinstance(v, int):
-                raise ValueError(f"field {f.name!r} is not a whole number")
+                raise ValueError(_("field {name} is not a whole number").format(name=repr(f.name)))
             if f.name != "points" and v < 0:
-                raise ValueError(f"field {f.name!r} is negative")
+                raise ValueError(_("field {name} is negative").format(name=repr(f.name)))
             values[f.name] = v
         stats = cls(**values)
         if stats.landlord_wins > stats.landlord_games or stats.peasant_wins > stats.peasant_games:
-            raise ValueError("more wins than games")
+            raise ValueError(_("more wins than games"))
         if stats.games != stats.landlord_games + stats.peasant_games:
-            raise ValueError("games do not add up")
+            raise ValueError(_("games do not add up"))
         return stats
 
 
@@ -133,9 +134,9 @@ def _read(path: Path) -> str:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise _NotStats("not a regular file")
+            raise _NotStats(_("not a regular file"))
         if info.st_size > MAX_BYTES:
-            raise _NotStats(f"larger than {MAX_BYTES // 1024} KiB")
+            raise _NotStats(_("larger than {size} KiB").format(size=MAX_BYTES // 1024))
         chunks, size = [], 0
         while size <= MAX_BYTES:
             chunk = os.read(fd, MAX_BYTES + 1 - size)
@@ -144,7 +145,7 @@ def _read(path: Path) -> str:
             chunks.append(chunk)
             size += len(chunk)
         if size > MAX_BYTES:  # it grew while being read
-            raise _NotStats(f"larger than {MAX_BYTES // 1024} KiB")
+            raise _NotStats(_("larger than {size} KiB").format(size=MAX_BYTES // 1024))
     finally:
         os.close(fd)
     return b"".join(chunks).decode("utf-8")
@@ -160,13 +161,22 @@ def _load(path: Path, kind=None) -> tuple:
         return kind(), None, True
     except _NotStats as exc:
         return (kind(), *_set_aside(path, _("is corrupt ({reason})").format(reason=exc), kind))
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        problem = _("can't be read ({reason})").format(reason=_("not UTF-8 text"))
+        return (kind(), *_set_aside(path, problem, kind))
+    except OSError as exc:
         problem = _("can't be read ({reason})").format(reason=_reason(exc))
         return (kind(), *_set_aside(path, problem, kind))
     try:
         return kind.from_json(json.loads(text)), None, True
     except RecursionError:
         return (kind(), *_set_aside(path, _("is corrupt (nested too deeply)"), kind))
+    except json.JSONDecodeError as exc:
+        reason = _("not JSON: line {line}, column {column}").format(
+            line=exc.lineno, column=exc.colno
+        )
+        problem = _("is corrupt ({reason})").format(reason=reason)
+        return (kind(), *_set_aside(path, problem, kind))
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         problem = _("is corrupt ({reason})").format(reason=_reason(exc))
         return (kind(), *_set_aside(path, problem, kind))
@@ -298,12 +308,31 @@ def _acquire(fd: int, required: bool) -> None:
                 return
         if time.monotonic() > deadline:
             if required:
-                raise TimeoutError("another game kept the statistics locked")
+                raise TimeoutError(_("another game kept the statistics locked"))
             return
         time.sleep(0.02)
 
 
+#: The system's words for the file errors a player is likely to meet (as the C library spells
+#: them in English), so that they are shown in the game's language; others stay as they are.
+_OS_REASONS = {
+    errno.EACCES: N_("Permission denied"),
+    errno.EPERM: N_("Operation not permitted"),
+    errno.ENOENT: N_("No such file or directory"),
+    errno.ENOSPC: N_("No space left on device"),
+    errno.EROFS: N_("Read-only file system"),
+    errno.EISDIR: N_("Is a directory"),
+    errno.ENOTDIR: N_("Not a directory"),
+    errno.EIO: N_("Input/output error"),
+    errno.ENAMETOOLONG: N_("File name too long"),
+    errno.ELOOP: N_("Too many levels of symbolic links"),
+}
+
+
 def _reason(exc: BaseException) -> str:
+    message = _OS_REASONS.get(getattr(exc, "errno", None))
+    if message is not None and language() != "en":  # English: the system's own words
+        return _(message)
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
@@ -339,12 +368,12 @@ class Settings:
     def from_json(cls, data: object) -> Settings:
         """Validate a decoded file; ``ValueError`` if anything is off."""
         if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
+            raise ValueError(_("not a JSON object"))
         values = {}
         for f in fields(cls):
             v = data.get(f.name, f.default)
             if not isinstance(v, bool):
-                raise ValueError(f"field {f.name!r} is not true or false")
+                raise ValueError(_("field {name} is not true or false").format(name=repr(f.name)))
             values[f.name] = v
         return cls(**values)
 

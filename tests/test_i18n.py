@@ -3,6 +3,7 @@ without a word of English left (card ranks apart)."""
 
 from __future__ import annotations
 
+import argparse
 import gettext
 import io
 import re
@@ -13,6 +14,8 @@ import pytest
 
 from agents import i18n, play
 from ddz_env.cards import CardParseError, parse_counts
+from ddz_env.game import Game
+from ddz_env.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
@@ -255,9 +258,11 @@ def test_a_whole_game_has_no_english_left(lang, monkeypatch):
     # No English word on screen: the typed lines (after a prompt) are the player's own.
     shown = "\n".join(line.split("> ", 1)[0] for line in text.splitlines())
     words = {w.lower() for w in re.findall(r"[A-Za-z']{3,}", shown)}
-    leaked = (words & english_words()) - translated_words(lang) - {"dou", "dizhu"}
+    game_name = {"dou", "dizhu"} if lang != "zh" else set()
+    leaked = (words & english_words()) - translated_words(lang) - game_name
     assert not leaked, leaked
     assert len(recorder.seen) > 60
+    assert ("斗地主" in text) == (lang == "zh")
 
 
 def test_the_english_game_is_unchanged_by_the_catalogues():
@@ -292,3 +297,177 @@ def test_reasons_of_the_engine_are_all_translated():
         )
         assert translate_reason(reason) != reason, reason
     assert len(seen) > 10
+
+
+# ---------------------------------------------------------------------------------- command line
+#: What ``ddz play --help`` shows as typed, in every language: the command, option names, their
+#: metavars and values, environment variables and the language names.
+TYPED = re.compile(
+    r"ddz play|--?[\w-]+|\{[\w,]+\}|\b(?:CODE|LANG|N|LANGUAGE|LC_ALL|NO_COLOR)\b|"
+    r"\b(?:easy|normal|hard|help)\b|"
+    + "|".join(re.escape(f"{code} ({name})") for code, name in i18n.LANGUAGE_NAMES.items())
+)
+
+
+def help_text(lang: str, capsys) -> str:
+    with pytest.raises(SystemExit) as exc:
+        play.main(["--lang", lang, "--help"])
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+def prose_words(text: str) -> set[str]:
+    text = TYPED.sub(" ", " ".join(text.split()))
+    return {w.lower() for w in re.findall(r"[A-Za-z']{3,}", text)}
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_help_has_no_english_left(lang, capsys):
+    english = prose_words(help_text("en", capsys))
+    assert {"usage", "options", "show", "message", "exit", "bots", "statistics"} <= english
+    shown = help_text(lang, capsys)
+    leaked = (prose_words(shown) & english) - translated_words(lang) - {"dou", "dizhu"}
+    assert not leaked, leaked
+    assert "usage:" not in shown and "show this help message" not in shown
+    i18n.set_language(lang)
+    assert shown.startswith(i18n._("usage: ") + "ddz play")
+    assert ("斗地主" in shown) == (lang == "zh")
+    assert argparse._ is gettext.gettext  # argparse is left as it was found
+
+
+def test_help_in_english_is_argparse_as_usual(capsys):
+    shown = help_text("en", capsys)
+    assert shown.startswith("usage: ddz play [-h] [--level {easy,normal,hard}]")
+    assert "\noptions:\n  -h, --help            show this help message and exit\n" in shown
+    assert argparse._ is gettext.gettext
+
+
+def test_chinese_help_is_wrapped_by_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    for line in help_text("zh", capsys).splitlines():
+        assert i18n._columns(line) <= 58, line
+    assert i18n.wrap_columns("电脑强度：easy（简单）或 hard（困难）。", 12) == [
+        "电脑强度：",
+        "easy（简单）",
+        "或 hard（困",  # never a break right after an opening bracket
+        "难）。",  # nor right before a closing one
+    ]
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_usage_errors_are_in_the_language_chosen(lang, capsys):
+    cases = [
+        (["--level", "x"], "invalid choice: %(value)r (choose from %(choices)s)"),
+        (["--code"], "expected one argument"),
+        (["--bogus"], "unrecognized arguments: %s"),
+        (["--seed", "-1"], "the seed must be 0 or more"),
+        (["--fast=1"], "ignored explicit argument %r"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exc:
+            play.main(["--lang", lang, *argv])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        i18n.set_language(lang)
+        local = i18n._(message)
+        assert local != message
+        assert re.split(r"%|\{", local)[0] in err, (argv, err)
+        assert (
+            i18n._("%(prog)s: error: %(message)s\n").split("%(message)s")[0] % {"prog": "ddz play"}
+            in err
+        )
+        assert "error:" not in err or lang == "es"  # Spanish spells it the same
+        assert "usage:" not in err
+        i18n.set_language("en")
+
+
+def test_usage_errors_follow_the_locale_without_lang(capsys, monkeypatch):
+    monkeypatch.setenv("LANG", "it_IT.UTF-8")
+    monkeypatch.delenv("LANGUAGE", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    with pytest.raises(SystemExit):
+        play.main(["--lang", "fr"])
+    assert "'fr' non è una delle lingue: en, pt, it, es, id, zh" in capsys.readouterr().err
+    assert play.main(["--code", "NOT-A-CODE"]) == 2
+    assert "codice di smazzata non valido 'NOT-A-CODE'" in capsys.readouterr().err
+
+
+def test_lang_is_found_before_parsing():
+    find = i18n.language_in_argv
+    assert find(["--fast", "--lang", "pt"]) == "pt"
+    assert find(["--lang=ZH", "--fast"]) == "zh"
+    assert find(["--lan", "es"]) == find(["--la=es"]) == "es"
+    assert find(["--lang"]) is None and find(["--lang", "fr"]) is None
+    assert find(["--", "--lang", "pt"]) is None and find([]) is None
+
+
+FOUR_PLAYER_CODE = Game(1, Ruleset(players=4), seed=3).deal_code(0)
+BAD_CODES = {
+    "NOT-A-CODE": ("a deal code has {n} characters (dashes aside), this one has {k}", 8),
+    CODE[:-1] + ("F" if CODE[-1] != "F" else "G"): (
+        "this deal code is damaged (its checksum does not match); check for a typo",
+        None,
+    ),
+    CODE[:-1] + "U": ("{n} can't appear in a deal code", "'U'"),
+    FOUR_PLAYER_CODE: (
+        "this is a deal code of the four-player game (two decks), not of the three-player game",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+@pytest.mark.parametrize("code", BAD_CODES)
+def test_a_bad_code_is_reported_in_the_language_chosen(lang, code, capsys):
+    assert play.main(["--lang", lang, "--code", code]) == 2
+    err = capsys.readouterr().err.strip()
+    i18n.set_language(lang)
+    message, value = BAD_CODES[code]
+    reason = i18n._(message).format(n=value if value != 8 else 23, k=value)
+    line = i18n._("ddz play: bad deal code {code}: {reason}")
+    assert err == line.format(code=repr(code), reason=reason)
+    if lang != "en":
+        english = prose_words(message + " bad deal code")
+        assert not (prose_words(err) & english) - translated_words(lang), err
+
+
+def test_every_reason_of_a_bad_code_is_translated():
+    """Each reason ``decode_deal`` can give has a pattern (its wording may not drift)."""
+    from agents.play_text import translate_code_error
+    from ddz_env.codes import decode_deal
+
+    i18n.set_language("pt")
+    reasons = set()
+    codes = ["", "X" * 23, CODE + "3", CODE.replace("3", "!", 1), CODE[:-1] + "9"]
+    for code in [*codes, FOUR_PLAYER_CODE]:
+        with pytest.raises(ValueError) as exc:
+            decode_deal(code)
+        reasons.add(str(exc.value))
+        assert translate_code_error(str(exc.value)) != str(exc.value), exc.value
+    assert len(reasons) >= 5
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_file_problems_are_in_the_language_chosen(lang, tmp_path):
+    from agents import stats as st
+
+    i18n.set_language(lang)
+    t = i18n._
+    for content, reason in [
+        ("[1, 2]", t("not a JSON object")),
+        ("{not json", t("not JSON: line {line}, column {column}").format(line=1, column=2)),
+        ('{"games": "x"}', t("field {name} is not a whole number").format(name="'games'")),
+    ]:
+        path = tmp_path / "stats.json"
+        (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+        notice = st.load_stats(path)[1]
+        assert t("is corrupt ({reason})").format(reason=reason) in notice, notice
+    path.write_bytes(b"\xff")
+    reason = t("not UTF-8 text")
+    assert t("can't be read ({reason})").format(reason=reason) in st.load_stats(path)[1]
+    assert st._reason(PermissionError(13, "Permission denied")) == t("Permission denied")
+    assert st._reason(TimeoutError(t("another game kept the statistics locked"))) != (
+        "another game kept the statistics locked"
+    )
+    i18n.set_language("en")
+    assert st._reason(PermissionError(13, "Permission denied")) == "Permission denied"
