@@ -35,4 +35,13 @@ def _hard(**kwargs) -> Agent:
 
 register("hard", _hard)
 
+
+def _expert(**kwargs) -> Agent:
+    from .expert import ExpertAgent
+
+    return ExpertAgent(**kwargs)
+
+
+register("expert", _expert)
+
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register"]

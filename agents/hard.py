@@ -25,12 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.game import ROLE_NAMES
+from ddz_env.game import ROLE_NAMES, Game
 from ddz_env.infoset import InfoSet
+from ddz_env.legal import legal_pairs
 from ddz_env.observation import (
     OBS_SIZE,
     encode_cards,
     move_features,
+    observe,
     observe_infoset,
     rest_features,
 )
@@ -369,6 +371,49 @@ class HardModel:
     def landlord_value(self, hand: np.ndarray) -> float:
         """Estimated landlord return per unit of base for a 17-card hand (rank counts)."""
         return float(self._mlp(self.layers["bid"], encode_cards(hand))[0])
+
+
+def model_actions(
+    model: HardModel,
+    game: Game,
+    games: np.ndarray,
+    with_values: bool = False,
+    value: str = "score",
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Greedy moves of the model for the player to act in ``games`` (batched: one forward pass
+    of each role's state network over the games where that role acts, one of the head over all
+    their legal moves). The games must be in the play phase. With ``with_values`` also returns
+    a value of each chosen move: ``value="score"`` the value that ranks the moves
+    (:meth:`HardModel.score`), ``"wp"`` the WP head's (win +1, loss -1; the points head's
+    clipped to [-1, 1] for a model without a WP head)."""
+    if value not in ("score", "wp"):
+        raise ValueError(f"value must be 'score' or 'wp', not {value!r}")
+    games = np.asarray(games, np.int64)
+    out = np.zeros(len(games), np.int64)
+    best = np.zeros(len(games), np.float32)
+    obs = observe(game, games=games)
+    roles = game.role(game.current_player[games], games).astype(np.int64)
+    gb, mv = legal_pairs(game.legal_action_words()[games])
+    for r in range(3):
+        rows = np.flatnonzero(roles == r)
+        if not len(rows):
+            continue
+        state = model.encode_state(r, obs[rows])
+        loc = np.full(len(games), -1)
+        loc[rows] = np.arange(len(rows))
+        ps = np.flatnonzero(roles[gb] == r)
+        joint = state[loc[gb[ps]]] + model.move_embeddings(r, game.ruleset)[mv[ps]]
+        hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
+        joint = joint + model.rest_embeddings(r, hands, game.table.counts[mv[ps]])
+        adp, wp = model.values(r, joint)
+        q = adp if wp is None else wp + model.adp_mix * adp
+        order = np.lexsort((-q, gb[ps]))
+        first = np.unique(gb[ps][order], return_index=True)[1]
+        out[gb[ps][order][first]] = mv[ps][order][first]
+        if with_values:
+            v = q if value == "score" else np.clip(adp, -1, 1) if wp is None else wp
+            best[gb[ps][order][first]] = v[order][first]
+    return (out, best) if with_values else out
 
 
 def _read_entries(path: Path) -> dict[str, np.ndarray]:

@@ -65,10 +65,10 @@ from .play_render import BID_HELP, BID_HELP_4, HUMAN, KITTY_MARK, Renderer, help
 from .play_table import TableModel
 from .play_text import Style
 
-LEVELS = ("easy", "normal", "hard")
+LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
-FALLBACK = {"hard": "normal"}
+FALLBACK = {"hard": "normal", "expert": "normal"}
 #: The levels whose bots play the four-player game (Hard's model is of the three-player game).
 FOUR_PLAYER_LEVELS = ("easy", "normal")
 BOT_PAUSE = 0.4
@@ -315,7 +315,11 @@ def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, s
     name = level
     if players == 4 and name not in FOUR_PLAYER_LEVELS:
         line = _("{level} bots play the three-player game only; playing {other} bots")
-        notices.append(line.format(level=_("Hard"), other=_("Normal")))
+        notices.append(
+            line.format(
+                level=_(N_("Expert") if name == "expert" else N_("Hard")), other=_("Normal")
+            )
+        )
         name = "normal"
     while True:
         try:
@@ -332,7 +336,12 @@ def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, s
             if nxt is None:
                 raise
             reason = str(exc).split("\n")[0] or type(exc).__name__
-            levels = {"hard": N_("Hard"), "normal": N_("Normal"), "random": N_("Random")}
+            levels = {
+                "expert": N_("Expert"),
+                "hard": N_("Hard"),
+                "normal": N_("Normal"),
+                "random": N_("Random"),
+            }
             line = _("{level} bots unavailable ({reason}); playing {other} bots")
             notices.append(line.format(level=_(levels[name]), reason=reason, other=_(levels[nxt])))
             name = nxt

@@ -77,7 +77,12 @@ class Renderer:
 
     # ------------------------------------------------------------------ pieces
     def level_name(self) -> str:
-        names = {"easy": N_("Easy"), "normal": N_("Normal"), "hard": N_("Hard")}
+        names = {
+            "easy": N_("Easy"),
+            "normal": N_("Normal"),
+            "hard": N_("Hard"),
+            "expert": N_("Expert"),
+        }
         return _(names.get(self.level, N_("Random")))
 
     def bomb_doubles(self, move: int) -> bool:

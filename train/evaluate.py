@@ -1,6 +1,6 @@
 """Training checks run in the arena (:mod:`agents.arena`): bidding policies compared with the
-same play (:func:`bidding_match`), and the model's greedy moves for a batch of games
-(:func:`model_actions`).
+same play (:func:`bidding_match`); the model's greedy moves for a batch of games are
+:func:`agents.hard.model_actions`.
 """
 
 from __future__ import annotations
@@ -8,35 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.hard import HardModel
+from agents.hard import HardModel, model_actions  # noqa: F401 - re-exported for training checks
 from ddz_env.actions import BIDDING
-from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
-from ddz_env.legal import legal_pairs
-from ddz_env.observation import observe
-
-
-def model_actions(model: HardModel, game: Game, games: np.ndarray) -> np.ndarray:
-    """Greedy moves of the model for the player to act in ``games`` (batched)."""
-    out = np.zeros(len(games), np.int64)
-    obs = observe(game, games=games)
-    roles = game.role(game.current_player[games], games).astype(np.int64)
-    gb, mv = legal_pairs(game.legal_action_words()[games])
-    for r in range(3):
-        rows = np.flatnonzero(roles == r)
-        if not len(rows):
-            continue
-        state = model.encode_state(r, obs[rows])
-        loc = np.full(len(games), -1)
-        loc[rows] = np.arange(len(rows))
-        ps = np.flatnonzero(roles[gb] == r)
-        joint = state[loc[gb[ps]]] + model.move_embeddings(r, game.ruleset)[mv[ps]]
-        hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
-        q = model.score(r, joint + model.rest_embeddings(r, hands, game.table.counts[mv[ps]]))
-        order = np.lexsort((-q, gb[ps]))
-        first = np.unique(gb[ps][order], return_index=True)[1]
-        out[gb[ps][order][first]] = mv[ps][order][first]
-    return out
 
 
 class _BidAndPlay(Agent):

@@ -1,0 +1,208 @@
+"""The Expert agent: Hard's networks plus rollouts over worlds built from the information set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.expert import ExpertAgent
+from agents.hard import DEFAULT_MODEL, HardAgent, load_model
+from ddz_env.actions import OVER, PLAY
+from ddz_env.game import Game
+from ddz_env.infoset import infoset
+from ddz_env.rules import Ruleset
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
+
+WORLDS = 4  # small searches keep the tests fast
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+def positions(seed: int, count: int, plies: int = 6):
+    """(game, b) positions in play with several legal moves, reached by Hard's play."""
+    game = Game(count, Ruleset(bidding="none"), seed=seed)
+    hard = HardAgent(model=load_model())
+    for _ in range(plies):
+        actions = np.array([hard.act(infoset(game, b)) for b in range(count)])
+        game.step(actions)
+    return [(game, b) for b in range(count) if game.phase[b] == PLAY]
+
+
+def searched_positions(game: Game):
+    return [b for b in range(game.batch_size) if len(infoset(game, b).legal_moves()) > 1]
+
+
+def test_registered_and_a_level_of_play():
+    from agents.play import LEVELS
+
+    assert "expert" in LEVELS
+    agent = make_agent("expert", seed=3, worlds=WORLDS)
+    assert isinstance(agent, ExpertAgent) and agent.worlds == WORLDS
+
+
+def test_deterministic_for_a_seed(model):
+    """Same seed, same decisions, whatever the order of the decisions; the search ran."""
+    game, _ = positions(seed=11, count=12)[0]
+    boards = searched_positions(game)
+    assert len(boards) >= 4
+    a = ExpertAgent(model=model, seed=5, worlds=WORLDS, margin=0.0)
+    b = ExpertAgent(model=model, seed=5, worlds=WORLDS, margin=0.0)
+    first = [a.play(infoset(game, g)) for g in boards]
+    second = [b.play(infoset(game, g)) for g in reversed(boards)][::-1]
+    assert first == second
+    assert a.searched == len(boards)
+    rates_a = a.rate(infoset(game, boards[0]), np.array([0]), a._rng(infoset(game, boards[0])))
+    rates_b = b.rate(infoset(game, boards[0]), np.array([0]), b._rng(infoset(game, boards[0])))
+    np.testing.assert_array_equal(rates_a, rates_b)
+
+
+def test_forced_move_skips_the_search(model, monkeypatch):
+    game = Game(64, Ruleset(bidding="none"), seed=2)
+    rng = np.random.default_rng(0)
+    agent = ExpertAgent(model=model, seed=1, worlds=WORLDS)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("a forced move was searched")
+
+    monkeypatch.setattr(agent, "rate", no_search)
+    forced = 0
+    while not game.done.all() and forced < 20:
+        for b in np.flatnonzero(game.phase == PLAY):
+            info = infoset(game, int(b))
+            if len(info.legal_moves()) == 1:
+                assert agent.play(info) == int(info.legal_moves()[0])
+                forced += 1
+        game.step(game.sample_actions(rng))
+    assert forced >= 20 and agent.searched == 0
+
+
+def test_without_search_or_with_a_full_margin_it_plays_as_hard(model):
+    """K = 1 is Hard; a margin of 1 (a whole win rate) can never be exceeded: Hard's moves."""
+    game, _ = positions(seed=3, count=10)[0]
+    hard = HardAgent(model=model)
+    one = ExpertAgent(model=model, seed=0, candidates=1)
+    full = ExpertAgent(model=model, seed=0, worlds=WORLDS, margin=1.0)
+    for b in searched_positions(game):
+        info = infoset(game, b)
+        assert one.play(info) == full.play(info) == hard.play(info)
+    assert full.searched == len(searched_positions(game)) and full.changed == 0
+
+
+def _permute_hidden(game: Game, b: int, rng: np.random.Generator) -> Game:
+    """A copy of game ``b`` with the two other seats' hidden cards dealt again at random
+    (each keeping its number of cards): everything the seat to act sees is unchanged."""
+    real = game.clone([b])
+    seat = int(real.current_player[0])
+    others = [(seat + 1) % 3, (seat + 2) % 3]
+    hands = real.hands[0].astype(np.int64)
+    # the kitty cards the landlord has not played are known to everyone: keep them in place
+    forced = np.zeros((3, 15), np.int64)
+    landlord = int(real.landlord[0])
+    if landlord != seat:
+        forced[landlord] = np.minimum(
+            np.maximum(real.kitty[0].astype(np.int64) - real.played[0, landlord], 0),
+            hands[landlord],
+        )
+    pool = np.repeat(np.arange(15), (hands[others] - forced[others]).sum(axis=0))
+    pool = rng.permutation(pool)
+    size = int((hands[others[0]] - forced[others[0]]).sum())
+    for o, part in zip(others, (pool[:size], pool[size:])):
+        real.hands[0, o] = forced[o] + np.bincount(part, minlength=15)
+    real._legal_cache = None
+    return real
+
+
+def test_leak_guard_hidden_hands_do_not_change_the_decision(model):
+    """Dealing the other seats' cards differently in the real game (the InfoSet unchanged)
+    changes neither the ratings nor the decision for a fixed search seed."""
+    rng = np.random.default_rng(7)
+    checked = differ = 0
+    for game, b in positions(seed=21, count=8, plies=9):
+        info = infoset(game, b)
+        if len(info.legal_moves()) < 2:
+            continue
+        other = _permute_hidden(game, b, rng)
+        seat = info.seat
+        differ += not np.array_equal(other.hands[0], game.hands[b])
+        info2 = infoset(other, 0)
+        assert np.array_equal(info2.hand, info.hand) and info2.moves == info.moves
+        rates = []
+        for i in (info, info2):
+            agent = ExpertAgent(model=model, seed=9, worlds=WORLDS, margin=0.0)
+            original = agent.rate
+            agent.rate = lambda *a, _o=original, **k: rates.append(_o(*a, **k)) or rates[-1]
+            rates.append(agent.play(i))
+        assert rates[1] == rates[3]  # the decisions
+        np.testing.assert_array_equal(rates[0], rates[2])  # the ratings
+        assert seat == info2.seat
+        checked += 1
+    assert checked >= 3 and differ >= 3
+
+
+def test_the_search_reads_only_the_information_set(model, monkeypatch):
+    """The worlds are built from the InfoSet the agent was given (the only argument it gets)."""
+    import agents.expert as expert
+
+    seen = []
+    real = expert.determinize
+
+    def spy(info, n, rng):
+        seen.append(info)
+        return real(info, n, rng)
+
+    monkeypatch.setattr(expert, "determinize", spy)
+    game, b = positions(seed=5, count=6)[0]
+    infos = [infoset(game, g) for g in searched_positions(game)]
+    agent = ExpertAgent(model=model, seed=2, worlds=WORLDS)
+    for info in infos:
+        agent.play(info)
+    assert len(seen) == len(infos) and all(s is i for s, i in zip(seen, infos))
+
+
+def test_rollouts_end_the_games_and_rate_in_zero_one(model):
+    game, _ = positions(seed=8, count=4)[0]
+    b = searched_positions(game)[0]
+    info = infoset(game, b)
+    agent = ExpertAgent(model=model, seed=1, worlds=WORLDS)
+    moves = info.legal_moves()[:3]
+    rates = agent.rate(info, moves, np.random.default_rng(0))
+    assert rates.shape == (len(moves),) and ((rates >= 0) & (rates <= 1)).all()
+    cut = ExpertAgent(model=model, seed=1, worlds=WORLDS, plies=2)
+    rates_cut = cut.rate(info, moves, np.random.default_rng(0))
+    assert ((rates_cut >= 0) & (rates_cut <= 1)).all()
+
+
+def test_a_whole_game_is_legal(model):
+    game = Game(2, Ruleset(), seed=4)
+    agent = ExpertAgent(model=model, seed=0, worlds=WORLDS)
+    while not game.done.all():
+        live = np.flatnonzero(game.phase != OVER)
+        actions = np.zeros(2, np.int64)
+        for b in live:
+            actions[b] = agent.act(infoset(game, int(b)))
+        assert game.is_legal(actions)[live].all()
+        game.step(actions)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"candidates": 0},
+        {"worlds": 0},
+        {"worlds": 2.5},
+        {"margin": -0.1},
+        {"margin": float("nan")},
+        {"plies": 0},
+        {"time_budget": 0},
+        {"time_budget": float("inf")},
+        {"candidates": True},
+    ],
+)
+def test_bad_options_are_value_errors(model, kwargs):
+    with pytest.raises(ValueError):
+        ExpertAgent(model=model, **kwargs)
