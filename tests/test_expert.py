@@ -131,14 +131,19 @@ def test_leak_guard_hidden_hands_do_not_change_the_decision(model):
         differ += not np.array_equal(other.hands[0], game.hands[b])
         info2 = infoset(other, 0)
         assert np.array_equal(info2.hand, info.hand) and info2.moves == info.moves
-        rates = []
+        ratings, decisions = [], []
         for i in (info, info2):
             agent = ExpertAgent(model=model, seed=9, worlds=WORLDS, margin=0.0)
             original = agent.rate
-            agent.rate = lambda *a, _o=original, **k: rates.append(_o(*a, **k)) or rates[-1]
-            rates.append(agent.play(i))
-        assert rates[1] == rates[3]  # the decisions
-        np.testing.assert_array_equal(rates[0], rates[2])  # the ratings
+
+            def spy(*args, _original=original, _ratings=ratings, **kwargs):
+                _ratings.append(_original(*args, **kwargs))
+                return _ratings[-1]
+
+            agent.rate = spy
+            decisions.append(agent.play(i))
+        assert decisions[0] == decisions[1]
+        np.testing.assert_array_equal(ratings[0], ratings[1])
         assert seat == info2.seat
         checked += 1
     assert checked >= 3 and differ >= 3
