@@ -3,7 +3,9 @@
 ``ddz bench`` (or ``ddz bench engine``) measures random legal play (games/s, decisions/s) at
 batch 1 and at batch ≥ 256, and legal-move generation for the same seeded 20-card leading hands
 (hands/s), singly and batched. ``ddz bench env`` measures environment steps/s with observations
-at several ``num_envs``. When the ``bench`` extra is installed the same figures for OpenSpiel,
+at several ``num_envs``. ``ddz bench expert`` times the Expert agent's decisions
+(``bench.expert``: median, p90, p99 in milliseconds, the determinization included) for each
+number of worlds of ``--worlds``. When the ``bench`` extra is installed the same figures for OpenSpiel,
 DouZero and rlcard are measured in the same run and printed with ratios (ours / peer), followed
 by the speed goals (each a ratio of ours to a peer's figure) and whether this run meets them.
 
@@ -50,6 +52,11 @@ MAX_HANDS = 10000
 MAX_ROUNDS = 100
 MAX_LIST = 16
 MAX_SEED = 2**64 - 1
+MAX_WORLDS = 1024
+MAX_CANDIDATES = 16
+MAX_DEALS = 10000
+EXPERT_DEALS = 20
+QUICK_EXPERT_DEALS = 2
 
 
 def _positive_float(text: str) -> float:
@@ -115,8 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
         "target",
         nargs="?",
         default="engine",
-        choices=("engine", "env"),
-        help="engine: random play and legal moves (default); env: environment steps/s with observations",
+        choices=("engine", "env", "expert"),
+        help="engine: random play and legal moves (default); env: environment steps/s with "
+        "observations; expert: the Expert agent's time per decision",
     )
     parser.add_argument(
         "--seconds",
@@ -162,6 +170,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="3|4|3,4",
         help="engine: the game measured: 3 (default), 4 (two decks, 33-card landlord's hands) "
         "or 3,4 (both, side by side; ratios and targets on the three-player rows)",
+    )
+    parser.add_argument(
+        "--worlds",
+        type=_int_list(MAX_WORLDS),
+        default=[16],
+        help=f"expert: numbers of worlds M, comma-separated, each at most {MAX_WORLDS} (default 16)",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=_int_in(1, MAX_CANDIDATES),
+        default=3,
+        help=f"expert: candidate moves K, at most {MAX_CANDIDATES} (default 3)",
+    )
+    parser.add_argument(
+        "--deals",
+        type=_int_in(1, MAX_DEALS),
+        default=None,
+        help=f"expert: deals of Expert self-play whose decisions are timed, at most {MAX_DEALS} "
+        f"(default {EXPERT_DEALS}; --quick: {QUICK_EXPERT_DEALS})",
     )
     parser.add_argument(
         "--seed",
@@ -479,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     hands_n = args.hands or (QUICK_HANDS if args.quick else 1000)
     rounds = args.rounds or (1 if args.quick else DEFAULT_ROUNDS)
     started = time.perf_counter()
+    if args.target == "expert":
+        return _expert_main(args, started)
     if args.target == "env":
         results = measure_all(env_setups(args), seconds, rounds)
         targets = env_targets(results)
@@ -515,6 +544,39 @@ def main(argv: list[str] | None = None) -> int:
         lines += _section(heading, results, kind)
     lines += _targets_lines(targets)
     lines.append(f"\n(total {time.perf_counter() - started:.0f} s)")
+    print("\n".join(lines))
+    return 0
+
+
+def _expert_main(args: argparse.Namespace, started: float) -> int:
+    from . import expert
+
+    deals = args.deals or (QUICK_EXPERT_DEALS if args.quick else EXPERT_DEALS)
+    seed = args.seed % 2**32
+    results = []
+    for m in args.worlds:
+        try:
+            results.append(expert.measure(deals, seed, m, args.candidates))
+        except ValueError as exc:  # the Hard model file is missing or damaged
+            print(f"ddz bench: {exc}", file=sys.stderr)
+            return 2
+    if args.json:
+        payload = {
+            "command": "expert",
+            "results": results,
+            "wall_seconds": time.perf_counter() - started,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    lines = [
+        f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
+        f"seed {seed}, no auction (Python {platform.python_version()}, {platform.machine()})",
+        "(ms per decision, the worlds' determinization included; "
+        "searched: decisions with more than one legal move)",
+        "",
+        *expert.lines(results),
+        f"\n(total {time.perf_counter() - started:.0f} s)",
+    ]
     print("\n".join(lines))
     return 0
 
