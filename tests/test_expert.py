@@ -211,3 +211,34 @@ def test_a_whole_game_is_legal(model):
 def test_bad_options_are_value_errors(model, kwargs):
     with pytest.raises(ValueError):
         ExpertAgent(model=model, **kwargs)
+
+
+def test_batched_scoring_values_are_the_chosen_moves(model):
+    """``model_actions(..., with_values=True)``: the same moves, each with Hard's score of it."""
+    from agents.hard import model_actions
+
+    game, _ = positions(seed=6, count=6)[0]
+    live = np.flatnonzero(game.phase == PLAY)
+    hard = HardAgent(model=model)
+    moves, values = model_actions(model, game, live, with_values=True)
+    np.testing.assert_array_equal(moves, model_actions(model, game, live))
+    _, wp = model_actions(model, game, live, with_values=True, value="wp")
+    for k, b in enumerate(live):
+        legal, q = hard.move_values(infoset(game, int(b)))
+        assert moves[k] == legal[np.argmax(q)]
+        assert values[k] == pytest.approx(q.max(), rel=1e-5, abs=1e-6)
+    assert ((wp >= -1.5) & (wp <= 1.5)).all()
+    with pytest.raises(ValueError):
+        model_actions(model, game, live, with_values=True, value="points")
+
+
+def test_bench_expert_json(capsys):
+    import json
+
+    from bench.run import main
+
+    assert main(["expert", "--quick", "--deals", "1", "--worlds", "2", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)["results"]
+    assert row["worlds"] == 2 and row["candidates"] == 3 and row["deals"] == 1
+    assert row["decisions"] >= row["searched"] > 0
+    assert 0 < row["searched_median_ms"] <= row["searched_p99_ms"] <= row["searched_max_ms"]
