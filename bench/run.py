@@ -571,8 +571,8 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
     lines = [
         f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
         f"seed {seed}, no auction (Python {platform.python_version()}, {platform.machine()})",
-        "(ms per decision, the worlds' determinization included; "
-        "searched: decisions with more than one legal move)",
+        "(ms per decision, the worlds' determinization included; searched: decisions with more "
+        "than one legal move; cpu: the process's CPU time of the searched decisions)",
         "",
         *expert.lines(results),
         f"\n(total {time.perf_counter() - started:.0f} s)",

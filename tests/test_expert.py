@@ -242,3 +242,4 @@ def test_bench_expert_json(capsys):
     assert row["worlds"] == 2 and row["candidates"] == 3 and row["deals"] == 1
     assert row["decisions"] >= row["searched"] > 0
     assert 0 < row["searched_median_ms"] <= row["searched_p99_ms"] <= row["searched_max_ms"]
+    assert 0 < row["searched_cpu_median_ms"] <= row["searched_cpu_p99_ms"]
