@@ -243,3 +243,12 @@ def test_bench_expert_json(capsys):
     assert row["decisions"] >= row["searched"] > 0
     assert 0 < row["searched_median_ms"] <= row["searched_p99_ms"] <= row["searched_max_ms"]
     assert 0 < row["searched_cpu_median_ms"] <= row["searched_cpu_p99_ms"]
+
+
+def test_play_level_expert_plays_a_hand():
+    """``ddz play --level expert`` deals a hand against two Expert bots and plays it out."""
+    from tests.test_play import CODE, HintPlayer, run_play
+
+    rc, out = run_play(["--level", "expert", "--code", CODE, "--fast"], HintPlayer())
+    assert rc == 0 and "Traceback" not in out
+    assert "against two Expert bots" in out and "══ Result" in out
