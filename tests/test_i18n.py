@@ -337,7 +337,7 @@ def test_help_has_no_english_left(lang, capsys):
 
 def test_help_in_english_is_argparse_as_usual(capsys):
     shown = help_text("en", capsys)
-    assert shown.startswith("usage: ddz play [-h] [--level {easy,normal,hard}]")
+    assert shown.startswith("usage: ddz play [-h] [--level {easy,normal,hard,expert}]")
     assert "\noptions:\n  -h, --help            show this help message and exit\n" in shown
     assert argparse._ is gettext.gettext
 
