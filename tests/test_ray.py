@@ -173,12 +173,14 @@ def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
 
     ray = two_nodes
     argv = ["--backend", "ray", "--actors", "2", "--runs-dir", str(tmp_path), *TINY]
-    argv += ["--total-seconds", "20", "--checkpoint-interval", "1"]
+    # 45 s: the Ray workers start (and import torch) before the first frames, which takes
+    # many seconds on a loaded machine; the kill must come while the run is still going
+    argv += ["--total-seconds", "45", "--checkpoint-interval", "1"]
     result: list[int] = []
     learner = threading.Thread(target=lambda: result.append(dmc.main(argv)), daemon=True)
     learner.start()
     try:
-        deadline = time.time() + 90
+        deadline = time.time() + 120
         while not list(tmp_path.glob(f"*/{dmc.CHECKPOINT}")) and time.time() < deadline:
             time.sleep(0.2)  # the first checkpoint: both actors placed, frames flowing
         (run_dir,) = tmp_path.iterdir()
