@@ -332,11 +332,8 @@ def plan_cost(counts) -> float:
 
 
 # ---------------------------------------------------------------------- simple (Easy) planner
-@lru_cache(maxsize=1 << 16)
-def _greedy_cached(counts: tuple[int, ...]) -> Plan:
-    c = list(counts)
-    groups: list[Light] = []
-    # The longest straight from the lowest rank, repeatedly; then plain groups.
+def _take_straights(c: list[int], groups: list[Light]) -> None:
+    """Move the longest straight from the lowest rank out of ``c`` into ``groups``, repeatedly."""
     while True:
         found = False
         for r in range(8):
@@ -351,6 +348,13 @@ def _greedy_cached(counts: tuple[int, ...]) -> Plan:
                 break
         if not found:
             break
+
+
+@lru_cache(maxsize=1 << 16)
+def _greedy_cached(counts: tuple[int, ...]) -> Plan:
+    c = list(counts)
+    groups: list[Light] = []
+    _take_straights(c, groups)  # then plain groups
     groups += _simple(tuple(c), ())
     return Plan(_cost(groups), tuple(sorted((_materialize(g) for g in groups), key=_strength_key)))
 
@@ -465,20 +469,7 @@ def _light_four(counts: tuple[int, ...]) -> list[Light]:
         if c[r] >= 4:
             groups.append((T.BOMB, r, c[r], ((r, c[r]),)))
             c[r] = 0
-    while True:
-        found = False
-        for r in range(8):
-            end = r
-            while end < 12 and c[end] >= 1:
-                end += 1
-            if end - r >= 5:
-                groups.append((T.STRAIGHT, end - 1, end - r, tuple((k, 1) for k in range(r, end))))
-                for k in range(r, end):
-                    c[k] -= 1
-                found = True
-                break
-        if not found:
-            break
+    _take_straights(c, groups)
     trios = [r for r in range(13) if c[r] == 3]
     pairs = [r for r in range(15) if c[r] == 2]
     for r in trios:
