@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.game import OVER, ROLE_NAMES, Game
+from ddz_env.game import OVER, Game
 from ddz_env.legal import legal_pairs
 from ddz_env.moves import move_table
 from ddz_env.observation import (
@@ -67,12 +67,12 @@ from ddz_env.observation import (
     OBS_SIZE,
     OBS_SLICES,
     SCALAR,
-    encode_cards,
     move_features,
     observe,
     rest_features,
 )
 from ddz_env.rules import Ruleset
+from train.scalars import JsonlWriter, RunLog
 
 
 def _columns(kind: str) -> np.ndarray:
@@ -374,171 +374,202 @@ def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq)
     (None, or the newer ``(version, flat parameter tensor)``), ``send(chunk)`` and ``close()``."""
     import torch
 
-    from train.model import DMCModel
-
     torch.set_num_threads(1)
-    args = Args(**args_dict)
-    rules = Ruleset(bidding="none")
-    rng = np.random.default_rng(seed_seq)
-    B = args.actor_batch
-    game = Game(B, rules, seed=int(rng.integers(2**62)))
-    model = DMCModel(**sizes)
-    model.eval()
-    for net in model.roles:
-        net.adp_mix = args.adp_mix
-    feats = torch.from_numpy(np.array(move_features(rules)))
-    table_counts = move_table(rules).counts
-    has_rest = model.roles[0].rest_mlp is not None
-    local_version = -1
-    move_emb: list = [None, None, None]
-    cap = max(1 << 16, 64 * B)
-    ep_of_game = np.arange(B, dtype=np.int64)
-    next_ep = B
-    ep_return = np.zeros((cap, 3), np.float32)
-    ep_done = np.zeros(cap, bool)
-    ep_hand = np.zeros((cap, 15), np.uint8)
-
-    def note_hands(games: np.ndarray, eps: np.ndarray) -> None:
-        landlord = game.landlord[games].astype(np.int64)
-        ep_hand[eps % cap] = game.hands[games, landlord] - game.kitty[games]
-
-    note_hands(np.arange(B), ep_of_game)
-    # opponent[b, seat]: the Normal bot plays this seat (a fraction of games, one side of each)
-    opponent = np.zeros((B, 3), bool)
-    normal = None
-    if args.opponent_frac > 0:
-        from agents.base import make_agent
-        from ddz_env.infoset import infoset
-
-        normal = make_agent("normal", seed=int(rng.integers(2**31)))
-
-    def draw_opponents(games: np.ndarray) -> None:
-        opponent[games] = False
-        if normal is None:
-            return
-        chosen = games[rng.random(len(games)) < args.opponent_frac]
-        landlord_side = rng.random(len(chosen)) < 0.5
-        is_landlord = np.arange(3)[None] == game.landlord[chosen, None]
-        opponent[chosen] = is_landlord == landlord_side[:, None]
-
-    draw_opponents(np.arange(B))
-    pending: list[tuple] = []
-    finished: list[np.ndarray] = []
-    finished_hands: list[np.ndarray] = []
+    play = SelfPlay(Args(**args_dict), sizes, seed_seq)
     steps = 0
-    loc = np.zeros(B, np.int64)
     while transport.running():
-        fresh = transport.weights(local_version)
+        fresh = transport.weights(play.version)
         if fresh is not None:
-            local_version, vector = fresh
-            torch.nn.utils.vector_to_parameters(vector, model.parameters())
-            with torch.no_grad():
-                move_emb = [net.encode_moves(feats) for net in model.roles]
+            play.load_weights(*fresh)
+        play.step()
+        steps += 1
+        if steps % 8 == 0 and play.finished:
+            transport.send(play.chunk(actor_id))
+    transport.close()
+
+
+class SelfPlay:
+    """The games of one actor (``args.actor_batch`` stepped together), its networks, and the
+    frames of unfinished episodes (a frame gets its target when its episode ends).
+
+    With ``args.opponent_frac``, that fraction of games has one side (landlord or both
+    peasants, at random) played by the Normal bot; only the networks' decisions become frames."""
+
+    def __init__(self, args: Args, sizes: dict, seed_seq) -> None:
+        import torch
+
+        from train.model import DMCModel
+
+        self.torch, self.args = torch, args
+        rules = Ruleset(bidding="none")
+        self.rng = np.random.default_rng(seed_seq)
+        self.B = B = args.actor_batch
+        self.game = Game(B, rules, seed=int(self.rng.integers(2**62)))
+        self.model = DMCModel(**sizes)
+        self.model.eval()
+        for net in self.model.roles:
+            net.adp_mix = args.adp_mix
+        self.feats = torch.from_numpy(np.array(move_features(rules)))
+        self.table_counts = move_table(rules).counts
+        self.has_rest = self.model.roles[0].rest_mlp is not None
+        self.version = -1
+        self.move_emb: list = [None, None, None]
+        # episodes are numbered; their returns, ends and landlord hands kept in rings of cap
+        self.cap = cap = max(1 << 16, 64 * B)
+        self.ep_of_game = np.arange(B, dtype=np.int64)
+        self.next_ep = B
+        self.ep_return = np.zeros((cap, 3), np.float32)
+        self.ep_done = np.zeros(cap, bool)
+        self.ep_hand = np.zeros((cap, 15), np.uint8)
+        self._note_hands(np.arange(B), self.ep_of_game)
+        # opponent[b, seat]: the Normal bot plays this seat
+        self.opponent = np.zeros((B, 3), bool)
+        self.normal = None
+        if args.opponent_frac > 0:
+            from agents.base import make_agent
+
+            self.normal = make_agent("normal", seed=int(self.rng.integers(2**31)))
+        self._draw_opponents(np.arange(B))
+        self.pending: list[tuple] = []  # (packed obs, move, role, episode) of each step
+        self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
+        self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
+        self.loc = np.zeros(B, np.int64)
+
+    def _note_hands(self, games: np.ndarray, eps: np.ndarray) -> None:
+        game = self.game
+        landlord = game.landlord[games].astype(np.int64)
+        self.ep_hand[eps % self.cap] = game.hands[games, landlord] - game.kitty[games]
+
+    def _draw_opponents(self, games: np.ndarray) -> None:
+        self.opponent[games] = False
+        if self.normal is None:
+            return
+        rng = self.rng
+        chosen = games[rng.random(len(games)) < self.args.opponent_frac]
+        landlord_side = rng.random(len(chosen)) < 0.5
+        is_landlord = np.arange(3)[None] == self.game.landlord[chosen, None]
+        self.opponent[chosen] = is_landlord == landlord_side[:, None]
+
+    def load_weights(self, version: int, vector) -> None:
+        torch = self.torch
+        self.version = version
+        torch.nn.utils.vector_to_parameters(vector, self.model.parameters())
+        with torch.no_grad():
+            self.move_emb = [net.encode_moves(self.feats) for net in self.model.roles]
+
+    def step(self) -> None:
+        """One decision in every game; the frames of the networks' decisions wait in
+        ``pending``, and finished games are dealt again."""
+        game, B = self.game, self.B
         obs = observe(game)
         roles = game.role(game.current_player).astype(np.int64)
         gb, mv = legal_pairs(game.legal_action_words())
         counts = np.bincount(gb, minlength=B)
         starts = np.cumsum(counts) - counts
+        mine = ~self.opponent[np.arange(B), game.current_player]
+        q = self._scores(obs, roles, mine, gb, mv)
+        actions = self._choose(q, gb, mv, counts, starts, mine)
+        self.pending.append(
+            (
+                pack_obs(obs[mine]),
+                actions[mine].astype(np.int16),
+                roles[mine].astype(np.int8),
+                self.ep_of_game[mine],
+            )
+        )
+        game.step(actions)
+        done = np.flatnonzero(game.phase == OVER)
+        if len(done):
+            self._end_episodes(done)
+
+    def _scores(self, obs, roles, mine, gb, mv) -> np.ndarray:
+        """The networks' score of each legal (game, move) pair of the games where they are to
+        play (0 elsewhere): each game's state encoded once, the moves in one batched pass."""
+        torch, game = self.torch, self.game
         q = np.zeros(len(mv), np.float32)
         obs_t = torch.from_numpy(obs)
-        # the networks score only the moves of the games where they are to play
-        mine = ~opponent[np.arange(B), game.current_player]
         pair_role = np.where(mine[gb], roles[gb], -1)
+        loc = self.loc
         with torch.no_grad():
-            for r, net in enumerate(model.roles):
+            for r, net in enumerate(self.model.roles):
                 gi = np.flatnonzero((roles == r) & mine)
                 if not len(gi):
                     continue
                 loc[gi] = np.arange(len(gi))
                 state = net.encode_state(obs_t[torch.from_numpy(gi)])
                 ps = np.flatnonzero(pair_role == r)
-                joint = state[torch.from_numpy(loc[gb[ps]])] + move_emb[r][torch.from_numpy(mv[ps])]
-                if has_rest:  # the cards each move leaves in the hand of the player to act
+                joint = (
+                    state[torch.from_numpy(loc[gb[ps]])]
+                    + self.move_emb[r][torch.from_numpy(mv[ps])]
+                )
+                if self.has_rest:  # the cards each move leaves in the hand of the player to act
                     hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                    rest = rest_features(hands, table_counts[mv[ps]])
+                    rest = rest_features(hands, self.table_counts[mv[ps]])
                     joint = joint + net.encode_rest(torch.from_numpy(rest))
                 q[ps] = net.score(joint).numpy()
+        return q
+
+    def _choose(self, q, gb, mv, counts, starts, mine) -> np.ndarray:
+        """Each game's move: the best scored (the first of ties), a uniformly random legal one
+        with probability epsilon, or the Normal bot's where it plays."""
         best = np.maximum.reduceat(q, starts)
         top = np.flatnonzero(q >= best[gb])
         _, first = np.unique(gb[top], return_index=True)
         choice = top[first]
-        explore = rng.random(B) < args.epsilon
+        rng = self.rng
+        explore = rng.random(self.B) < self.args.epsilon
         if explore.any():
             choice[explore] = starts[explore] + (
                 rng.random(explore.sum()) * counts[explore]
             ).astype(np.int64)
         actions = mv[choice]
-        if normal is not None:
+        if self.normal is not None:
+            from ddz_env.infoset import infoset
+
             for b in np.flatnonzero(~mine):
                 legal = mv[starts[b] : starts[b] + counts[b]]
-                actions[b] = normal.play(infoset(game, int(b), legal=legal))
-        pending.append(
-            (
-                pack_obs(obs[mine]),
-                actions[mine].astype(np.int16),
-                roles[mine].astype(np.int8),
-                ep_of_game[mine],
-            )
-        )
-        game.step(actions)
-        done = np.flatnonzero(game.phase == OVER)
-        if len(done):
-            eps = ep_of_game[done]
-            targets = role_targets(game.payoffs[done], game.landlord[done], args.target)
-            ep_return[eps % cap] = targets
-            ep_done[eps % cap] = True
-            selfplay = ~opponent[done].any(axis=1)  # charts and bid data: self-play games only
-            finished.append(targets[selfplay])
-            finished_hands.append(ep_hand[eps[selfplay] % cap].copy())
-            new = np.arange(next_ep, next_ep + len(done))
-            next_ep += len(done)
-            ep_done[new % cap] = False
-            ep_of_game[done] = new
-            game.reset(games=done)
-            note_hands(done, new)
-            draw_opponents(done)
-        steps += 1
-        if steps % 8 == 0 and finished:
-            packed, moves, rs, eps = (np.concatenate(x) for x in zip(*pending))
-            ready = ep_done[eps % cap]
-            chunk = {
-                "obs": packed[ready],
-                "move": moves[ready],
-                "role": rs[ready],
-                "target": ep_return[eps[ready] % cap, rs[ready]],
-                "episodes": np.concatenate(finished),
-                "bid_hands": np.concatenate(finished_hands),
-                "actor": actor_id,
-            }
-            keep = ~ready
-            pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
-            finished, finished_hands = [], []
-            transport.send(chunk)
-    transport.close()
+                actions[b] = self.normal.play(infoset(self.game, int(b), legal=legal))
+        return actions
+
+    def _end_episodes(self, done: np.ndarray) -> None:
+        """Record the returns of the games ``done`` and deal them again as new episodes."""
+        game, cap = self.game, self.cap
+        eps = self.ep_of_game[done]
+        targets = role_targets(game.payoffs[done], game.landlord[done], self.args.target)
+        self.ep_return[eps % cap] = targets
+        self.ep_done[eps % cap] = True
+        selfplay = ~self.opponent[done].any(axis=1)  # charts and bid data: self-play games only
+        self.finished.append(targets[selfplay])
+        self.finished_hands.append(self.ep_hand[eps[selfplay] % cap].copy())
+        new = np.arange(self.next_ep, self.next_ep + len(done))
+        self.next_ep += len(done)
+        self.ep_done[new % cap] = False
+        self.ep_of_game[done] = new
+        game.reset(games=done)
+        self._note_hands(done, new)
+        self._draw_opponents(done)
+
+    def chunk(self, actor_id: int) -> dict:
+        """The frames whose episode has ended, with their targets, and the finished episodes:
+        what goes to the learner (the rest keep waiting)."""
+        packed, moves, rs, eps = (np.concatenate(x) for x in zip(*self.pending))
+        ready = self.ep_done[eps % self.cap]
+        chunk = {
+            "obs": packed[ready],
+            "move": moves[ready],
+            "role": rs[ready],
+            "target": self.ep_return[eps[ready] % self.cap, rs[ready]],
+            "episodes": np.concatenate(self.finished),
+            "bid_hands": np.concatenate(self.finished_hands),
+            "actor": actor_id,
+        }
+        keep = ~ready
+        self.pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
+        self.finished, self.finished_hands = [], []
+        return chunk
 
 
 # ---------------------------------------------------------------------------------- learner
-class JsonlWriter:
-    """Stand-in for TensorBoard's SummaryWriter when tensorboard is missing: one JSON line per
-    scalar in ``scalars.jsonl``."""
-
-    def __init__(self, log_dir: str):
-        self.file = open(Path(log_dir) / "scalars.jsonl", "a")
-
-    def add_scalar(self, tag: str, value: float, step: int) -> None:
-        self.file.write(
-            json.dumps({"tag": tag, "value": float(value), "step": int(step), "time": time.time()})
-            + "\n"
-        )
-        self.file.flush()
-
-    def add_text(self, tag: str, text: str) -> None:
-        pass
-
-    def close(self) -> None:
-        self.file.close()
-
-
 def _run_name(args: Args) -> str:
     return f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
 
@@ -749,6 +780,27 @@ def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
     return out
 
 
+class _Usage(Exception):
+    """A run that cannot start: one line for the user (exit 2)."""
+
+
+@dataclass
+class _Run:
+    """A run being trained: its folder, model, optimizer and counters (what a checkpoint
+    holds). ``resumed``: it continues a checkpoint (``--resume``)."""
+
+    run_dir: Path
+    model: object
+    optimizer: object
+    sizes: dict
+    device: object
+    frames: int = 0
+    updates: int = 0
+    elapsed_before: float = 0.0
+    sessions: int = 0
+    resumed: bool = False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -763,21 +815,54 @@ def main(argv: list[str] | None = None) -> int:
             "ddz train: tensorboard is not installed; scalars go to scalars.jsonl", file=sys.stderr
         )
         SummaryWriter = JsonlWriter
-    from train.model import DMCModel, save_npz
-
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        print("ddz train: --device cuda but no CUDA device is available", file=sys.stderr)
+    try:
+        _check_backend(torch, args)
+        torch.set_num_threads(args.threads)
+        run = _open_run(torch, args)
+    except _Usage as exc:
+        print(f"ddz train: {exc}", file=sys.stderr)
         return 2
+    writer = SummaryWriter(str(run.run_dir))
+    if not run.resumed:
+        writer.add_text(
+            "hyperparameters",
+            "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items()),
+        )
+    (run.run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    if run.resumed:  # a kill between the checkpoint's and the models' writes left these behind
+        stale = [run.run_dir / NPZ] + ([Path(args.export)] if args.export else [])
+        stale = [path for path in stale if _model_frames(path) != run.frames]
+        if stale:
+            _export_models(args, run, run.elapsed_before, stale)
+    vector = torch.nn.utils.parameters_to_vector(run.model.parameters()).detach().cpu()
+    seeds = np.random.SeedSequence([args.seed, run.sessions]).spawn(args.actors)
+    if args.backend == "ray":
+        from train.ray_backend import RayActors as Actors
+    else:
+        from train.local_backend import LocalActors as Actors
+    actors = Actors(args, run.sizes, vector, seeds, run=run.run_dir.name)
+    _start_actors(actors)
+    return _train(torch, args, run, actors, writer)
+
+
+def _check_backend(torch, args: Args) -> None:
+    """The learner's device exists and the Ray cluster (``--backend ray``) is reachable."""
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        raise _Usage("--device cuda but no CUDA device is available")
     if args.backend == "ray":
         from agents.arena_ray import ClusterError, connect
 
         try:
             connect(args.ray_address, cpus=args.actors)
         except ClusterError as exc:
-            print(f"ddz train: {exc}", file=sys.stderr)
-            return 2
-    torch.set_num_threads(args.threads)
+            raise _Usage(str(exc)) from None
+
+
+def _open_run(torch, args: Args) -> _Run:
+    """The run to train: a new one (from ``--init-from`` weights if given) or the checkpoint of
+    ``--resume``, with its folder cleared of the temporary files of killed runs."""
     from train.files import remove_stale_temps
+    from train.model import DMCModel
 
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
@@ -786,16 +871,15 @@ def main(argv: list[str] | None = None) -> int:
         ckpt = Path(args.resume)
         ckpt = ckpt / CHECKPOINT if ckpt.is_dir() else ckpt
         if not ckpt.is_file():
-            print(f"ddz train: no checkpoint to resume at {ckpt}", file=sys.stderr)
-            return 2
+            raise _Usage(f"no checkpoint to resume at {ckpt}")
         run_dir = ckpt.parent
         remove_stale_temps(ckpt)
         try:
             state, model, sizes = load_checkpoint(torch, ckpt)
         except CheckpointError as exc:
-            print(f"ddz train: {exc}", file=sys.stderr)
-            return 2
+            raise _Usage(str(exc)) from None
     else:
+        run_dir = Path(args.runs_dir) / _run_name(args)
         sizes = {"rest_hidden": args.rest_hidden, "wp_head": int(args.wp_weight > 0)}
         model = DMCModel(**sizes)
     model.to(device)
@@ -803,260 +887,168 @@ def main(argv: list[str] | None = None) -> int:
         optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, fused=True)
     except (RuntimeError, TypeError):
         optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
-    frames = updates = 0
-    elapsed_before = 0.0
-    sessions = 0
+    run = _Run(run_dir, model, optimizer, sizes, device, resumed=state is not None)
     if args.init_from:
-        from agents.hard import ModelFileError, load_model
-        from train.model import load_arrays
-
-        try:
-            meta = load_arrays(model, load_model(args.init_from).arrays)
-        except (ModelFileError, ValueError, KeyError) as exc:
-            print(f"ddz train: cannot initialise from {args.init_from}: {exc}", file=sys.stderr)
-            return 2
-        frames, elapsed_before = int(meta.get("frames", 0)), float(meta.get("wall_seconds", 0.0))
-        print(f"initialised from {args.init_from} ({frames:,} frames)", file=sys.stderr)
+        _init_from(args, run)
     if state:
         try:
             restore_optimizer(torch, optimizer, model, state, ckpt)
         except CheckpointError as exc:
-            print(f"ddz train: {exc}", file=sys.stderr)
-            return 2
+            raise _Usage(str(exc)) from None
         for group in optimizer.param_groups:  # the command line decides the learning rate
             group["lr"] = args.learning_rate
-        frames, updates = state["frames"], state["updates"]
-        elapsed_before, sessions = float(state["elapsed"]), state["sessions"] + 1
-    if not state:
-        run_dir = Path(args.runs_dir) / _run_name(args)
+        run.frames, run.updates = state["frames"], state["updates"]
+        run.elapsed_before, run.sessions = float(state["elapsed"]), state["sessions"] + 1
+    else:
         run_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(run_dir / CHECKPOINT)
     remove_stale_temps(run_dir / NPZ)
     if args.export:
         remove_stale_temps(args.export)
-    feats = torch.from_numpy(np.array(move_features(Ruleset(bidding="none")))).to(device)
-    counts_table = torch.from_numpy(
-        move_table(Ruleset(bidding="none")).counts.astype(np.float32)
-    ).to(device)
-    writer = SummaryWriter(str(run_dir))
-    if not state:
-        writer.add_text(
-            "hyperparameters",
-            "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items()),
-        )
-    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    return run
 
-    def export_models(elapsed: float, paths: list[Path] | None = None) -> None:
-        """hard.npz (and --export) from the current weights, after the checkpoint."""
-        meta = {"frames": frames, "wall_seconds": round(elapsed, 1), "target": args.target}
-        if sizes.get("wp_head"):
-            meta["adp_mix"] = args.adp_mix
-        cpu_model = model.cpu() if device.type == "cpu" else _cpu_copy(model, sizes)
-        targets = [run_dir / NPZ] + ([Path(args.export)] if args.export else [])
-        for path in targets if paths is None else paths:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            save_npz(cpu_model, str(path), meta)
 
-    if state:  # a kill between the checkpoint's and the models' writes left these behind
-        stale = [run_dir / NPZ] + ([Path(args.export)] if args.export else [])
-        stale = [path for path in stale if _model_frames(path) != frames]
-        if stale:
-            export_models(elapsed_before, stale)
+def _init_from(args: Args, run: _Run) -> None:
+    """Load the weights of the exported model ``--init-from`` (and its frame and time counts)."""
+    from agents.hard import ModelFileError, load_model
+    from train.model import load_arrays
 
-    vector = torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu()
-    seeds = np.random.SeedSequence([args.seed, sessions]).spawn(args.actors)
-    if args.backend == "ray":
-        from train.ray_backend import RayActors as Actors
-    else:
-        from train.local_backend import LocalActors as Actors
-    actors = Actors(args, sizes, vector, seeds, run=run_dir.name)
-    _start_actors(actors)
-
-    def publish() -> None:
-        actors.publish(torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu())
-
-    def checkpoint(elapsed: float) -> None:
-        bad = _nonfinite(torch, model.named_parameters())
-        if bad:  # never save, nor export, weights that are not numbers
-            raise NonFiniteError(f"weight {bad!r} became NaN or infinite")
-        save_checkpoint(
-            torch,
-            run_dir / CHECKPOINT,
-            {
-                "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-                "frames": frames,
-                "updates": updates,
-                "elapsed": elapsed,
-                "sessions": sessions,
-                "sizes": json.dumps(sizes),
-                "args": json.dumps(asdict(args)),
-            },
-        )
-        export_models(elapsed)
-
-    start = time.time()
-    last_sync = last_log = last_ckpt = last_eval = start
-    log_frames = frames
-    buf: list[dict] = []
-    buffered = 0
-    bid_buf: list[tuple[np.ndarray, np.ndarray]] = []
-    episode_log: list[np.ndarray] = []
-    losses = np.zeros(4)
-    wp_losses = np.zeros(3)
-    loss_counts = np.zeros(4)
-    fps = 0.0
-    failure = ""
-    print(f"run: {run_dir}", file=sys.stderr)
-    bar = _progress(frames, args.total_frames, args.quiet)
     try:
-        while True:
-            now = time.time()
-            if args.total_seconds and now - start >= args.total_seconds:
-                break
-            if args.total_frames and frames >= args.total_frames:
-                break
-            try:
-                chunk = actors.get(timeout=1.0)
-            except queue_module.Empty:
-                if not actors.alive():
-                    print("ddz train: every actor died", file=sys.stderr)
-                    return 1
-                continue
-            buf.append(chunk)
-            buffered += len(chunk["move"])
-            episode_log.append(chunk["episodes"])
-            bid_buf.append((chunk["bid_hands"], chunk["episodes"][:, 0]))
-            while buffered >= args.batch_size:
-                cat = {
-                    k: np.concatenate([c[k] for c in buf])
-                    for k in ("obs", "move", "role", "target")
-                }
-                take = {k: v[: args.batch_size] for k, v in cat.items()}
-                rest = {k: v[args.batch_size :] for k, v in cat.items()}
-                buf, buffered = [rest], len(rest["move"])
-                obs = unpack_obs(torch, take["obs"], device)
-                move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
-                move = feats[move_ids]
-                rest = rest_from_obs(torch, obs, counts_table[move_ids])
-                target = torch.as_tensor(take["target"], device=device)
-                role = torch.as_tensor(take["role"].astype(np.int64), device=device)
-                total = 0.0
-                for r, net in enumerate(model.roles):
-                    sel = role == r
-                    if not bool(sel.any()):
-                        continue
-                    q, q_wp = net.both(obs[sel], move[sel], rest[sel])
-                    loss = torch.nn.functional.mse_loss(q, target[sel])
-                    losses[r] += float(loss.detach())
-                    if q_wp is not None:  # the sign of the points is the win/loss
-                        wp_loss = torch.nn.functional.mse_loss(q_wp, torch.sign(target[sel]))
-                        loss = loss + args.wp_weight * wp_loss
-                        wp_losses[r] += float(wp_loss.detach())
-                    total = total + loss
-                    loss_counts[r] += 1
-                if sum(len(h) for h, _ in bid_buf) >= 64:
-                    hands = np.concatenate([h for h, _ in bid_buf])
-                    bid_target = torch.as_tensor(
-                        np.concatenate([t for _, t in bid_buf]), device=device
-                    )
-                    bid_in = torch.as_tensor(encode_cards(hands), device=device)
-                    bid_loss = torch.nn.functional.mse_loss(model.bid(bid_in), bid_target)
-                    total = total + bid_loss
-                    losses[3] += float(bid_loss.detach())
-                    loss_counts[3] += 1
-                    bid_buf = []
-                optimizer.zero_grad(set_to_none=True)
-                value = float(total.detach())
-                if math.isfinite(value):
-                    total.backward()
-                    norm = float(
-                        torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-                    )
-                    if not math.isfinite(norm):
-                        failure = f"the gradient norm became {norm} at {frames:,} frames"
-                else:
-                    failure = f"the loss became {value} at {frames:,} frames"
-                if failure:  # the update is not applied: the weights stay finite
-                    break
-                optimizer.step()
-                frames += args.batch_size
-                updates += 1
-            if failure:
-                break
-            now = time.time()
-            if now - last_sync >= args.sync_interval:
-                publish()
-                last_sync = now
-            if now - last_log >= args.log_interval:
-                fps = (frames - log_frames) / (now - last_log)
-                log_frames, last_log = frames, now
-                writer.add_scalar("perf/frames_per_s", fps, frames)
-                writer.add_scalar("perf/updates", updates, frames)
-                for tag, value in actors.stats().items():  # live actors, frames/s of each
-                    writer.add_scalar(tag, value, frames)
-                eps = np.concatenate(episode_log) if episode_log else np.zeros((0, 3))
-                episode_log = []
-                if len(eps):
-                    for r, name in enumerate(ROLE_NAMES):
-                        writer.add_scalar(
-                            f"charts/episode_return_{name}", float(eps[:, r].mean()), frames
-                        )
-                    writer.add_scalar("charts/landlord_wp", float((eps[:, 0] > 0).mean()), frames)
-                    writer.add_scalar("charts/episodes", len(eps), frames)
-                for r, name in enumerate((*ROLE_NAMES, "bid")):
-                    if loss_counts[r]:
-                        writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
-                    if r < 3 and loss_counts[r] and sizes.get("wp_head"):
-                        writer.add_scalar(
-                            f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames
-                        )
-                losses[:] = 0
-                wp_losses[:] = 0
-                loss_counts[:] = 0
-                bar.update(frames - bar.n)
-                bar.set_postfix_str(f"{fps:,.0f} frames/s")
-            if now - last_ckpt >= args.checkpoint_interval:
-                checkpoint(elapsed_before + now - start)
-                last_ckpt = now
-            if args.eval_interval and now - last_eval >= args.eval_interval:
-                checkpoint(elapsed_before + now - start)
-                for key, value in evaluate(run_dir / NPZ, args.eval_deals, args.seed).items():
-                    writer.add_scalar(f"charts/{key}", value, frames)
-                last_eval = time.time()
+        meta = load_arrays(run.model, load_model(args.init_from).arrays)
+    except (ModelFileError, ValueError, KeyError) as exc:
+        raise _Usage(f"cannot initialise from {args.init_from}: {exc}") from None
+    run.frames, run.elapsed_before = (
+        int(meta.get("frames", 0)),
+        float(meta.get("wall_seconds", 0.0)),
+    )
+    print(f"initialised from {args.init_from} ({run.frames:,} frames)", file=sys.stderr)
+
+
+def _export_models(args: Args, run: _Run, elapsed: float, paths: list[Path] | None = None) -> None:
+    """hard.npz (and --export) from the current weights, after the checkpoint."""
+    from train.model import save_npz
+
+    meta = {"frames": run.frames, "wall_seconds": round(elapsed, 1), "target": args.target}
+    if run.sizes.get("wp_head"):
+        meta["adp_mix"] = args.adp_mix
+    model = run.model
+    cpu_model = model.cpu() if run.device.type == "cpu" else _cpu_copy(model, run.sizes)
+    targets = [run.run_dir / NPZ] + ([Path(args.export)] if args.export else [])
+    for path in targets if paths is None else paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_npz(cpu_model, str(path), meta)
+
+
+def _checkpoint(torch, args: Args, run: _Run, elapsed: float) -> None:
+    """Write checkpoint.pt, then the models; :class:`NonFiniteError` (nothing written) if a
+    weight is not a number."""
+    bad = _nonfinite(torch, run.model.named_parameters())
+    if bad:  # never save, nor export, weights that are not numbers
+        raise NonFiniteError(f"weight {bad!r} became NaN or infinite")
+    save_checkpoint(
+        torch,
+        run.run_dir / CHECKPOINT,
+        {
+            "model": run.model.state_dict(),
+            "optimizer": run.optimizer.state_dict(),
+            "frames": run.frames,
+            "updates": run.updates,
+            "elapsed": elapsed,
+            "sessions": run.sessions,
+            "sizes": json.dumps(run.sizes),
+            "args": json.dumps(asdict(args)),
+        },
+    )
+    _export_models(args, run, elapsed)
+
+
+def _train(torch, args: Args, run: _Run, actors, writer) -> int:
+    """Train on the actors' frames until a limit of the run, then write the last checkpoint
+    and stop the actors; the exit status."""
+    from train.learner import Learner
+
+    learner = Learner(torch, run.model, run.optimizer, args, run.device)
+    start = time.time()
+    log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start)
+    print(f"run: {run.run_dir}", file=sys.stderr)
+    bar = _progress(run.frames, args.total_frames, args.quiet)
+    try:
+        failure = _learn(torch, args, run, learner, actors, log, bar, start)
     except NonFiniteError as exc:
         failure = str(exc)
     finally:
         actors.close()
-    elapsed = elapsed_before + time.time() - start
-    for r, name in enumerate((*ROLE_NAMES, "bid")):
-        if loss_counts[r]:  # the last, partial logging interval
-            writer.add_scalar(f"losses/{name}", losses[r] / loss_counts[r], frames)
-            if r < 3 and sizes.get("wp_head"):
-                writer.add_scalar(f"losses/{name}_wp", wp_losses[r] / loss_counts[r], frames)
+    if failure is None:
+        return 1
+    elapsed = run.elapsed_before + time.time() - start
+    log.losses(run.frames, learner)  # the last, partial logging interval
     if failure:
         writer.close()
         bar.close()
         try:
-            checkpoint(elapsed)
-            kept = (
-                f"{run_dir / CHECKPOINT} and {run_dir / NPZ} hold the weights of {frames:,} frames"
-            )
+            _checkpoint(torch, args, run, elapsed)
+            kept = f"{run.run_dir / CHECKPOINT} and {run.run_dir / NPZ} hold the weights of {run.frames:,} frames"
         except NonFiniteError:
-            kept = f"the last checkpoint in {run_dir} is kept"
+            kept = f"the last checkpoint in {run.run_dir} is kept"
         print(
             f"ddz train: stopped: {failure} (try a lower --learning-rate); {kept}",
             file=sys.stderr,
         )
         return 1
-    checkpoint(elapsed)
+    _checkpoint(torch, args, run, elapsed)
     writer.close()
     bar.close()
     print(
-        f"trained {frames:,} frames in {elapsed:,.0f}s; checkpoint {run_dir / CHECKPOINT}, model {run_dir / NPZ}",
+        f"trained {run.frames:,} frames in {elapsed:,.0f}s; checkpoint {run.run_dir / CHECKPOINT}, model {run.run_dir / NPZ}",
         file=sys.stderr,
     )
     return 0
+
+
+def _learn(torch, args: Args, run: _Run, learner, actors, log: RunLog, bar, start: float):
+    """The learner's loop: frames in, updates, and on their intervals weights out to the
+    actors, scalars, checkpoints and evaluations. Returns "" at the run's frame or time limit,
+    why it stopped (a non-finite loss or gradient), or None when every actor died."""
+    last_sync = last_ckpt = last_eval = start
+    while True:
+        now = time.time()
+        if args.total_seconds and now - start >= args.total_seconds:
+            return ""
+        if args.total_frames and run.frames >= args.total_frames:
+            return ""
+        try:
+            chunk = actors.get(timeout=1.0)
+        except queue_module.Empty:
+            if not actors.alive():
+                print("ddz train: every actor died", file=sys.stderr)
+                return None
+            continue
+        learner.add(chunk)
+        log.episode_log.append(chunk["episodes"])
+        while learner.ready():
+            failure = learner.update(run.frames)
+            if failure:
+                return failure
+            run.frames += args.batch_size
+            run.updates += 1
+        now = time.time()
+        if now - last_sync >= args.sync_interval:
+            actors.publish(
+                torch.nn.utils.parameters_to_vector(run.model.parameters()).detach().cpu()
+            )
+            last_sync = now
+        if log.due(now, args.log_interval):
+            log.interval(now, run.frames, run.updates, actors.stats(), learner)
+            bar.update(run.frames - bar.n)
+            bar.set_postfix_str(f"{log.fps:,.0f} frames/s")
+        if now - last_ckpt >= args.checkpoint_interval:
+            _checkpoint(torch, args, run, run.elapsed_before + now - start)
+            last_ckpt = now
+        if args.eval_interval and now - last_eval >= args.eval_interval:
+            _checkpoint(torch, args, run, run.elapsed_before + now - start)
+            for key, value in evaluate(run.run_dir / NPZ, args.eval_deals, args.seed).items():
+                log.writer.add_scalar(f"charts/{key}", value, run.frames)
+            last_eval = time.time()
 
 
 def _start_actors(actors) -> None:

@@ -1,0 +1,79 @@
+"""The scalars ``ddz train`` logs: TensorBoard's ``charts/``, ``losses/`` and ``perf/`` (or
+``scalars.jsonl`` when tensorboard is missing), each ``--log-interval`` seconds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.game import ROLE_NAMES
+
+
+class JsonlWriter:
+    """Stand-in for TensorBoard's SummaryWriter when tensorboard is missing: one JSON line per
+    scalar in ``scalars.jsonl``."""
+
+    def __init__(self, log_dir: str):
+        self.file = open(Path(log_dir) / "scalars.jsonl", "a")
+
+    def add_scalar(self, tag: str, value: float, step: int) -> None:
+        self.file.write(
+            json.dumps({"tag": tag, "value": float(value), "step": int(step), "time": time.time()})
+            + "\n"
+        )
+        self.file.flush()
+
+    def add_text(self, tag: str, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class RunLog:
+    """The scalars of one run: the episodes the actors finished and the learner's losses since
+    the last log, written at :meth:`interval` (and the losses of the last, partial interval at
+    :meth:`losses`). ``wp_head``: the model has the WP head (``losses/ROLE_wp``)."""
+
+    def __init__(self, writer, wp_head: bool, frames: int, start: float) -> None:
+        self.writer, self.wp_head = writer, wp_head
+        self.episode_log: list[np.ndarray] = []
+        self.log_frames, self.last_log = frames, start
+        self.fps = 0.0
+
+    def due(self, now: float, interval: float) -> bool:
+        return now - self.last_log >= interval
+
+    def interval(self, now: float, frames: int, updates: int, actor_stats: dict, learner) -> None:
+        """Write the interval's rates, episode charts and mean losses; the learner's sums of
+        losses start again."""
+        writer = self.writer
+        self.fps = (frames - self.log_frames) / (now - self.last_log)
+        self.log_frames, self.last_log = frames, now
+        writer.add_scalar("perf/frames_per_s", self.fps, frames)
+        writer.add_scalar("perf/updates", updates, frames)
+        for tag, value in actor_stats.items():  # live actors, frames/s of each
+            writer.add_scalar(tag, value, frames)
+        eps = np.concatenate(self.episode_log) if self.episode_log else np.zeros((0, 3))
+        self.episode_log = []
+        if len(eps):
+            for r, name in enumerate(ROLE_NAMES):
+                writer.add_scalar(f"charts/episode_return_{name}", float(eps[:, r].mean()), frames)
+            writer.add_scalar("charts/landlord_wp", float((eps[:, 0] > 0).mean()), frames)
+            writer.add_scalar("charts/episodes", len(eps), frames)
+        self.losses(frames, learner)
+        learner.reset_losses()
+
+    def losses(self, frames: int, learner) -> None:
+        """The mean of each loss over the updates since the last log (those that had one)."""
+        counts = learner.loss_counts
+        for r, name in enumerate((*ROLE_NAMES, "bid")):
+            if counts[r]:
+                self.writer.add_scalar(f"losses/{name}", learner.losses[r] / counts[r], frames)
+                if r < len(ROLE_NAMES) and self.wp_head:
+                    self.writer.add_scalar(
+                        f"losses/{name}_wp", learner.wp_losses[r] / counts[r], frames
+                    )
