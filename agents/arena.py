@@ -160,6 +160,15 @@ FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
 MAX_SEED = 2**32 - 1
 
 
+def check_seed(seed) -> None:
+    """``TypeError`` unless ``seed`` is an integer, ``ValueError`` unless it is from 0 to
+    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
+
+
 def deal_seed(seed: int, deal: int) -> int:
     """The seed of deal number ``deal`` of an arena run."""
     key = np.array([(seed & 0xFFFFFFFF) << 32 | (deal & 0xFFFFFFFF)], np.uint64)
@@ -255,14 +264,27 @@ def _chunk_seed(seed: int, chunk: int, who: int) -> int:
     return deal_seed(seed ^ 0x5EED, chunk * 2 + who)
 
 
+def _ignore_sigint() -> None:
+    """In a pool's worker: Ctrl-C reaches every process of the terminal, the parent alone
+    handles it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool_context():
+    """The multiprocessing context of the worker pools: fork where there is one, else spawn."""
+    import multiprocessing as mp
+
+    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
 _WORKER: dict = {}
 
 
 def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False, time_limit=None) -> None:
-    if pool:  # Ctrl-C reaches every process of the terminal: the parent alone handles it
-        import signal
-
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if pool:
+        _ignore_sigint()
     _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
     _WORKER["time_limit"] = time_limit
 
@@ -411,10 +433,7 @@ def run_arena(
     ``ray_address`` (see :mod:`agents.arena_ray`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
-    if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
+    check_seed(seed)
     deals, workers = operator.index(deals), operator.index(workers)
     if not 1 <= deals <= MAX_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
@@ -463,11 +482,7 @@ def run_arena(
             for job in _chunks(deals):
                 fold(_worker_chunk(job))
         else:
-            import multiprocessing as mp
-
-            methods = mp.get_all_start_methods()
-            ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-            with ctx.Pool(
+            with _pool_context().Pool(
                 workers,
                 initializer=_worker_init,
                 initargs=(agent_a, agent_b, seed, rules, True, time_limit),
@@ -554,15 +569,7 @@ def _parser() -> argparse.ArgumentParser:
         help="with --backend ray: the cluster to join (auto = the one on this host, or "
         "HOST:PORT); default: start Ray on this host",
     )
-    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
-        "bots, 10 s for programs)",
-    )
+    add_game_options(p)
     p.add_argument(
         "--players",
         type=int,
@@ -579,6 +586,19 @@ def _parser() -> argparse.ArgumentParser:
         help="no progress bar (shown on stderr only when it is a terminal)",
     )
     return p
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """The options of the games that ``ddz eval`` and ``ddz league`` share."""
+    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
+        "bots, 10 s for programs)",
+    )
 
 
 def _cores() -> int:

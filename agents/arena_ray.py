@@ -14,11 +14,12 @@ extra (``pip install 'ddz[cluster]'``).
 from __future__ import annotations
 
 import logging
-import os
 import uuid
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from .arena import _cores
 
 INSTALL = "pip install 'ddz[cluster]'"
 
@@ -34,13 +35,6 @@ def import_ray():
     except ImportError:
         raise ClusterError(f"--backend ray needs Ray: {INSTALL}") from None
     return ray
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
 
 
 def connect(address: str = "", cpus: int = 0) -> bool:

@@ -36,7 +36,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,11 +50,16 @@ from .arena import (
     SeatStats,
     _chunk_seed,
     _cores,
+    _ignore_sigint,
     _layouts,
+    _pool_context,
     _stderr_is_terminal,
     _Sums,
+    add_game_options,
+    check_seed,
     play_chunk,
 )
+from .files import write_json_atomic
 from .loader import build_agent
 from .referee import Forfeit
 
@@ -219,10 +223,8 @@ _WORKER: dict = {}
 
 
 def _worker_init(specs, seed, rules, time_limit, prebuilt=None, pool: bool = False) -> None:
-    if pool:  # Ctrl-C reaches every process of the terminal: the parent alone handles it
-        import signal
-
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if pool:
+        _ignore_sigint()
     _WORKER.clear()
     _WORKER.update(specs=list(specs), seed=seed, rules=rules, time_limit=time_limit)
     _WORKER["agents"] = dict(prebuilt or {})
@@ -284,20 +286,7 @@ def save_results(path: Path, config: dict, done: dict) -> None:
     }
     data = {"format": FILE_FORMAT, "version": FILE_VERSION, "config": config, "chunks": chunks}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, separators=(",", ":"))
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_json_atomic(path, data, prefix=f".{path.name}-", separators=(",", ":"))
 
 
 def load_results(path: Path, config: dict) -> dict:
@@ -377,10 +366,7 @@ def run_league(
         raise ValueError("a league needs at least two bots")
     if len({b.lower() for b in bots}) != len(bots):
         raise ValueError("each bot can appear only once in a league")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
-    if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
+    check_seed(seed)
     if not 1 <= deals <= MAX_LEAGUE_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:
@@ -427,15 +413,11 @@ def run_league(
             for job in pending:
                 record(*_worker_chunk(job))
         else:
-            import multiprocessing as mp
-
             for agent in built.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()
-            methods = mp.get_all_start_methods()
-            ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-            with ctx.Pool(
+            with _pool_context().Pool(
                 workers,
                 initializer=_worker_init,
                 initargs=(bots, seed, rules, time_limit, None, True),
@@ -579,15 +561,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
     )
-    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
-        "bots, 10 s for programs)",
-    )
+    add_game_options(p)
     p.add_argument(
         "--save",
         metavar="FILE",

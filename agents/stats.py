@@ -22,12 +22,12 @@ import errno
 import json
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from .files import write_json_atomic
 from .i18n import N_, _, language, ngettext
 
 FILE_VERSION = 1
@@ -203,21 +203,7 @@ def _write_json(path: Path, data: dict) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = _new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=".stats-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.chmod(tmp, mode)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_json_atomic(path, data, prefix=".stats-", mode=mode, indent=2)
 
 
 def _read_only(path: Path) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,7 @@ def test_interrupted_write_keeps_the_old_file(home, monkeypatch):
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(st.os, "replace", boom)
+    monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(KeyboardInterrupt):
         st.save_stats(st.Stats(games=5, landlord_games=5))
     assert (home / "stats.json").read_text() == before
@@ -129,7 +130,7 @@ def test_save_failure_becomes_a_notice(home, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(st.tempfile, "mkstemp", full)
+    monkeypatch.setattr(tempfile, "mkstemp", full)
     stats, notice = st.record_game(landlord=False, won=True, points=1)
     assert "statistics not saved" in notice and "No space left" in notice
     assert "this hand is not counted" in notice
@@ -258,7 +259,7 @@ def test_unwritable_folder_reports_the_totals_really_saved(home, monkeypatch):
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(st.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
     lines = ["3"] + ["hint", ""] * 60 + ["q"]
     out = io.StringIO()
     rc = play.main(
