@@ -94,7 +94,42 @@ class Auction:
         return f"a bid of {bid} is not allowed now"
 
 
-class ClassicAuction(Auction):
+class RisingBids(Auction):
+    """Bids 1-3, each higher than the highest so far; a bid of 3 ends the auction at once.
+    Subclasses decide when the auction ends otherwise (:meth:`bid`, with :meth:`_speak` and
+    :meth:`_end`)."""
+
+    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
+        super().__init__(ruleset, num_moves, num_words)
+        # row h: the legal words when the highest bid so far is h
+        self._words = self.words_of_bids(
+            *[[0, *range(high + 1, MAX_BID + 1)] for high in range(MAX_BID + 1)]
+        )
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        return self._words[game.high_bid[idx]]
+
+    def _speak(self, game: Game, b: int, seat: int, bid: int) -> None:
+        """Record the word in the game's auction state."""
+        game.bids[b, seat] = bid
+        game.bid_count[b] += 1
+        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
+        if bid:
+            game.high_bid[b] = bid
+            game.high_bidder[b] = seat
+
+    def _end(self, game: Game, b: int):
+        """The outcome of an auction that is over: the highest bidder at the highest bid; with
+        no bid, a redeal, or after ``redeal_limit`` redeals the opener at 1."""
+        if game.high_bid[b]:
+            return int(game.high_bidder[b]), int(game.high_bid[b])
+        limit = self.ruleset.redeal_limit
+        if limit is not None and game.redeals[b] >= limit:
+            return int(game.first_bidder[b]), 1
+        return REDEAL
+
+
+class ClassicAuction(RisingBids):
     """Bids 1-3, each higher than the last; a bid of 3 ends it at once.
 
     ``bidding="once"``: each seat speaks once, then the highest bidder is the landlord.
@@ -108,21 +143,9 @@ class ClassicAuction(Auction):
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         super().__init__(ruleset, num_moves, num_words)
         self.once = ruleset.bidding == "once"
-        # row h: the legal words when the highest bid so far is h
-        self._words = self.words_of_bids(
-            *[[0, *range(high + 1, MAX_BID + 1)] for high in range(MAX_BID + 1)]
-        )
-
-    def legal_words(self, game: Game, idx) -> np.ndarray:
-        return self._words[game.high_bid[idx]]
 
     def bid(self, game: Game, b: int, seat: int, bid: int):
-        game.bids[b, seat] = bid
-        game.bid_count[b] += 1
-        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
-        if bid:
-            game.high_bid[b] = bid
-            game.high_bidder[b] = seat
+        self._speak(game, b, seat, bid)
         high = int(game.high_bid[b])
         if bid == MAX_BID:
             return seat, MAX_BID
@@ -135,19 +158,11 @@ class ClassicAuction(Auction):
             return self._end(game, b)
         return None
 
-    def _end(self, game: Game, b: int):
-        if game.high_bid[b]:
-            return int(game.high_bidder[b]), int(game.high_bid[b])
-        limit = self.ruleset.redeal_limit
-        if limit is not None and game.redeals[b] >= limit:
-            return int(game.first_bidder[b]), 1
-        return REDEAL
-
     def explain(self, game: Game, b: int, bid: int) -> str:
         return f"a bid of {bid} must be higher than the highest bid so far ({game.high_bid[b]})"
 
 
-class FourPlayerAuction(Auction):
+class FourPlayerAuction(RisingBids):
     """The four-player auction (``bidding="open4"``): bids 1-3, each higher than the last; a
     seat that passed may bid again when its turn comes round; the auction ends on a bid of 3 or
     when the three other seats pass in a row after a bid. Four passes without a bid deal the
@@ -157,35 +172,13 @@ class FourPlayerAuction(Auction):
 
     players = (4,)
 
-    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
-        super().__init__(ruleset, num_moves, num_words)
-        self._words = self.words_of_bids(
-            *[[0, *range(high + 1, MAX_BID + 1)] for high in range(MAX_BID + 1)]
-        )
-
-    def legal_words(self, game: Game, idx) -> np.ndarray:
-        return self._words[game.high_bid[idx]]
-
     def bid(self, game: Game, b: int, seat: int, bid: int):
-        game.bids[b, seat] = bid
-        game.bid_count[b] += 1
-        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
-        if bid:
-            game.high_bid[b] = bid
-            game.high_bidder[b] = seat
+        self._speak(game, b, seat, bid)
         if bid == MAX_BID:
             return seat, MAX_BID
-        if game.high_bid[b] and game.passes[b] >= 3:
-            return int(game.high_bidder[b]), int(game.high_bid[b])
-        if not game.high_bid[b] and game.passes[b] >= 4:
-            limit = self.ruleset.redeal_limit
-            if limit is not None and game.redeals[b] >= limit:
-                return int(game.first_bidder[b]), 1
-            return REDEAL
+        if game.passes[b] >= (3 if game.high_bid[b] else 4):
+            return self._end(game, b)
         return None
-
-    def explain(self, game: Game, b: int, bid: int) -> str:
-        return f"a bid of {bid} must be higher than the highest bid so far ({game.high_bid[b]})"
 
 
 class NoAuction(Auction):
