@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
-from .moves import MoveTable, move_table
+from .moves import MoveTable, move_table, table_options
 from .rules import DEFAULT_RULES, Ruleset
 
 RANK_GROUPS = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14]])
@@ -63,13 +63,11 @@ class LegalTables:
 
 def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
     """Precomputed bitsets for ``ruleset`` (cached per move table)."""
-    if ruleset.players == 4:
-        return _legal_tables_for_kickers("distinct", 4)
-    return _legal_tables_for_kickers(ruleset.kickers)
+    return _legal_tables_for_kickers(*table_options(ruleset))
 
 
 @cache
-def _legal_tables_for_kickers(kickers: str, players: int = 3) -> LegalTables:
+def _legal_tables_for_kickers(kickers: str, players: int) -> LegalTables:
     ruleset = Ruleset(kickers=kickers, players=players)
     table = move_table(ruleset)
     n = len(table)

@@ -113,14 +113,32 @@ MAX_PLANE_PAIRS_4 = 6
 BOMB_SIZES_4 = range(4, 9)
 
 
-def _generate_four(rows: list) -> None:
-    """The four-player moves (two decks), appended to ``rows`` as in :func:`_generate`."""
+def _adder(rows: list):
+    """``add(type, length, main, ranks)``: append the move of the cards ``ranks`` (one rank
+    per card) to ``rows`` as a (type, length, main, counts) tuple."""
 
     def add(mtype: MoveType, length: int, main: int, ranks) -> None:
         counts = [0] * NUM_RANKS
         for r in ranks:
             counts[r] += 1
         rows.append((int(mtype), length, main, tuple(counts)))
+
+    return add
+
+
+def _add_chains(add, shapes: dict) -> None:
+    """Every chain of ``shapes`` (type → cards per rank, shortest, longest) through ``add``."""
+    for mtype, (per, lo, hi) in shapes.items():
+        for length in range(lo, hi + 1):
+            for top in range(length - 1, CHAIN_TOP + 1):
+                body = [r for r in range(top - length + 1, top + 1) for _ in range(per)]
+                add(mtype, length, top, body)
+
+
+def _generate_four(rows: list) -> None:
+    """The four-player moves (two decks), appended to ``rows`` as in :func:`_generate`."""
+
+    add = _adder(rows)
 
     for r in range(NUM_RANKS):
         add(MoveType.SINGLE, 1, r, [r])
@@ -132,15 +150,7 @@ def _generate_four(rows: list) -> None:
                 add(MoveType.TRIO_WITH_PAIR, 1, r, [r] * 3 + [k] * 2)
         for size in BOMB_SIZES_4:
             add(MoveType.BOMB, size, r, [r] * size)
-    for mtype, (per, lo, hi) in CHAIN_SHAPE_4.items():
-        for length in range(lo, hi + 1):
-            for top in range(length - 1, CHAIN_TOP + 1):
-                add(
-                    mtype,
-                    length,
-                    top,
-                    [r for r in range(top - length + 1, top + 1) for _ in range(per)],
-                )
+    _add_chains(add, CHAIN_SHAPE_4)
     for n in range(2, MAX_PLANE_PAIRS_4 + 1):
         for top in range(n - 1, CHAIN_TOP + 1):
             body_ranks = range(top - n + 1, top + 1)
@@ -158,11 +168,7 @@ def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
         _generate_four(rows)
         return rows
 
-    def add(mtype: MoveType, length: int, main: int, ranks) -> None:
-        counts = [0] * NUM_RANKS
-        for r in ranks:
-            counts[r] += 1
-        rows.append((int(mtype), length, main, tuple(counts)))
+    add = _adder(rows)
 
     for r in range(NUM_RANKS):
         add(MoveType.SINGLE, 1, r, [r])
@@ -178,11 +184,7 @@ def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
             add(MoveType.FOUR_WITH_TWO_SINGLES, 2, r, [r] * 4 + list(ks))
         for ks in _wing_sets({r}, 2, True, ruleset.kickers):
             add(MoveType.FOUR_WITH_TWO_PAIRS, 2, r, [r] * 4 + [k for k in ks for _ in range(2)])
-    for mtype, (per, lo, hi) in CHAIN_SHAPE.items():
-        for length in range(lo, hi + 1):
-            for top in range(length - 1, CHAIN_TOP + 1):
-                body = [r for r in range(top - length + 1, top + 1) for _ in range(per)]
-                add(mtype, length, top, body)
+    _add_chains(add, CHAIN_SHAPE)
     for n in range(2, MAX_PLANE_SINGLES + 1):
         for top in range(n - 1, CHAIN_TOP + 1):
             body_ranks = set(range(top - n + 1, top + 1))
@@ -255,13 +257,20 @@ def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
     """The move table of ``ruleset``, built once per ``kickers`` and ``players`` options (the
     only options that change which moves exist; four players have no single wings, so
     ``kickers`` does not change their table)."""
+    return _table_for_kickers(*table_options(ruleset))
+
+
+def table_options(ruleset: Ruleset) -> tuple[str, int]:
+    """The options that decide a ruleset's moves, ``(kickers, players)``: the key of the move
+    table and of the legality tables (four players have no single wings, so ``kickers`` is
+    then always ``"distinct"``)."""
     if ruleset.players == 4:
-        return _table_for_kickers("distinct", 4)
-    return _table_for_kickers(ruleset.kickers)
+        return "distinct", 4
+    return ruleset.kickers, 3
 
 
 @cache
-def _table_for_kickers(kickers: str, players: int = 3) -> MoveTable:
+def _table_for_kickers(kickers: str, players: int) -> MoveTable:
     ruleset = Ruleset(kickers=kickers, players=players)
     rows = _generate(ruleset)
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
