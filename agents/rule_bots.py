@@ -109,6 +109,23 @@ def _bomb_order(table, m: int) -> tuple[int, int, int]:
     return int(table.type[m]), int(table.length[m]), int(table.main[m])
 
 
+def _assess(info: InfoSet):
+    """The assessment of the hand of ``info`` (three or four players)."""
+    return (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
+
+
+def _above_high_bid(bid: int, info: InfoSet) -> int:
+    """``bid`` if it is above the highest bid so far, else a pass (0)."""
+    return bid if bid > info.high_bid else 0
+
+
+def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
+    """The view of ``info``, and the move to play without a thought
+    (:func:`_forced_or_finishing`), if there is one."""
+    v = _View(info)
+    return v, _forced_or_finishing(v)
+
+
 def _forced_or_finishing(v: _View) -> int | None:
     """The only legal move, or a move that empties the hand; ``None`` when there is a choice."""
     if len(v.legal) == 1:
@@ -144,13 +161,10 @@ class NormalAgent(Agent):
         self.seed = seed
 
     def bid(self, info: InfoSet) -> int:
-        assess = assess_hand_four if info.ruleset.players == 4 else assess_hand
-        bid = assess(info.hand).suggested_bid
-        return bid if bid > info.high_bid else 0
+        return _above_high_bid(_assess(info).suggested_bid, info)
 
     def play(self, info: InfoSet) -> int:
-        v = _View(info)
-        obvious = _forced_or_finishing(v)
+        v, obvious = _view_and_obvious_move(info)
         if obvious is not None:
             return obvious
         return self._lead(v) if info.leading else self._follow(v)
@@ -278,14 +292,13 @@ class EasyAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def bid(self, info: InfoSet) -> int:
-        a = (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
+        a = _assess(info)
         score = a.big_cards + 2 * a.bombs
         bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
-        return bid if bid > info.high_bid else 0
+        return _above_high_bid(bid, info)
 
     def play(self, info: InfoSet) -> int:
-        v = _View(info)
-        obvious = _forced_or_finishing(v)
+        v, obvious = _view_and_obvious_move(info)
         if obvious is not None:
             return obvious
         mistake = self.rng.random() < self.mistake_rate
