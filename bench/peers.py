@@ -88,6 +88,13 @@ def _each(items: list, call: Callable) -> Work:
     return work
 
 
+def _each_lead(measure: Measure, hands: list, generate: Callable) -> Work:
+    """Work: ``generate(hand)`` (a peer's list of the moves of a leading hand) for every hand;
+    the measure notes the mean number of moves listed."""
+    measure.moves_per_hand = float(np.mean([len(generate(h)) for h in hands]))
+    return _each(hands, generate)
+
+
 # ---------------------------------------------------------------------------- OpenSpiel
 def openspiel_play(seed: int = 0) -> Measure:
     def setup(measure: Measure) -> Work:
@@ -144,8 +151,7 @@ def openspiel_lead(hands: np.ndarray, seed: int = 0) -> Measure:
         game = pyspiel.load_game("dou_dizhu")
         rng = np.random.default_rng(seed)
         states = [_openspiel_lead_state(game, h, rng) for h in hands]
-        measure.moves_per_hand = float(np.mean([len(s.legal_actions()) for s in states]))
-        return _each(states, lambda s: s.legal_actions())
+        return _each_lead(measure, states, lambda s: s.legal_actions())
 
     what = "state.legal_actions() on a prepared leading state"
     return _guard(LEAD, "OpenSpiel", what, "pyspiel", setup)
@@ -193,9 +199,8 @@ def douzero_lead(hands: np.ndarray) -> Measure:
         from douzero.env.move_generator import MovesGener
 
         lists = [[_DOUZERO_CARDS[r] for r in ranks] for ranks in _hand_cards(hands)]
-        measure.moves_per_hand = float(np.mean([len(MovesGener(c).gen_moves()) for c in lists]))
         measure.note = "its move lists contain duplicates"
-        return _each(lists, lambda cards: MovesGener(cards).gen_moves())
+        return _each_lead(measure, lists, lambda cards: MovesGener(cards).gen_moves())
 
     return _guard(LEAD, "DouZero", "MovesGener(hand).gen_moves()", "douzero", setup)
 
@@ -247,8 +252,7 @@ def rlcard_lead(hands: np.ndarray) -> Measure:
 
         texts = ["".join(_RANK_CHARS[r] for r in ranks) for ranks in _hand_cards(hands)]
         generate = DoudizhuJudger.playable_cards_from_hand
-        measure.moves_per_hand = float(np.mean([len(generate(t)) for t in texts]))
-        return _each(texts, generate)
+        return _each_lead(measure, texts, generate)
 
     what = "DoudizhuJudger.playable_cards_from_hand(hand)"
     return _guard(LEAD, "rlcard", what, "rlcard", setup)

@@ -243,3 +243,17 @@ def test_both_games_side_by_side(capsys):
 def test_players_option_is_checked(capsys):
     assert main(["--players", "5"]) == 2
     assert "players must be 3, 4 or 3,4" in capsys.readouterr().err
+
+
+def test_a_peers_lead_work_counts_the_moves_it_lists_and_times_each_hand():
+    calls = []
+
+    def generate(hand):
+        calls.append(hand)
+        return list(range(len(hand)))
+
+    measure = engine.Measure(engine.LEAD, "Peer", "generate(hand)")
+    work = peers._each_lead(measure, ["ab", "abcd"], generate)
+    assert measure.moves_per_hand == 3.0  # (2 + 4) / 2
+    calls.clear()
+    assert work() == (2, 0) and calls == ["ab", "abcd"]
