@@ -398,14 +398,7 @@ def can_be_beaten(table: MoveTable, move: int, unseen, with_bombs: bool = False)
         return max(higher, default=0) >= 3
     if t in _FOURS:
         return 4 in higher
-    per = _PER_RANK.get(t, 3)
-    n = int(table.length[move])
-    run = 0
-    for r in range(main - n + 2, 12):
-        run = run + 1 if u[r] >= per else 0
-        if run >= n and r > main:
-            return True
-    return False
+    return _higher_chain(u, t, main, int(table.length[move]))
 
 
 _ROCKET, _BOMB, _SINGLE, _PAIR = int(T.ROCKET), int(T.BOMB), int(T.SINGLE), int(T.PAIR)
@@ -532,8 +525,13 @@ def can_be_beaten_four(table: MoveTable, move: int, unseen, with_bombs: bool = F
         return max(u[main + 1 :], default=0) >= 2
     if t in _TRIOS:
         return max(u[main + 1 : 13], default=0) >= 3
+    return _higher_chain(u, t, main, int(table.length[move]))
+
+
+def _higher_chain(u: list, t: int, main: int, n: int) -> bool:
+    """Whether the rank counts ``u`` hold a chain of type ``t`` (a straight, a pair chain or a
+    plane body) of ``n`` ranks ending above ``main``."""
     per = _PER_RANK.get(t, 3)
-    n = int(table.length[move])
     run = 0
     for r in range(main - n + 2, 12):
         run = run + 1 if u[r] >= per else 0
