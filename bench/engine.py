@@ -191,6 +191,15 @@ def random_play(batch_size: int, seed: int = 0, players: int = 3) -> Measure:
 
 
 # ---------------------------------------------------------------------------- legal masks
+def _our_lead(
+    what: str, work: Callable[[], tuple[int, int]], moves: float, players: int
+) -> Measure:
+    """A measure of ddz's move generation on leading hands of the ``players``-player game."""
+    return Measure(
+        LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra={"players": players}
+    )
+
+
 def legal_single(hands: np.ndarray, players: int = 3) -> Measure:
     """``legal_mask(hand)`` one hand at a time (boolean mask over the move table)."""
     from ddz_env.legal import legal_mask
@@ -214,8 +223,7 @@ def legal_single(hands: np.ndarray, players: int = 3) -> Measure:
             return len(rows), 0
 
     what = f"legal_mask(hand{_players_text(players)}), one hand per call -> bool mask"
-    extra = {"players": players}
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
+    return _our_lead(what, work, moves, players)
 
 
 def legal_batched(hands: np.ndarray, players: int = 3) -> Measure:
@@ -230,8 +238,7 @@ def legal_batched(hands: np.ndarray, players: int = 3) -> Measure:
         return len(hands), 0
 
     what = f"legal_mask(hands{_players_text(players)}), {len(hands)} per call -> (n, N) bool mask"
-    extra = {"players": players}
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
+    return _our_lead(what, work, moves, players)
 
 
 def legal_packed(hands: np.ndarray, players: int = 3) -> Measure:
@@ -249,8 +256,7 @@ def legal_packed(hands: np.ndarray, players: int = 3) -> Measure:
         f"legal_words(hands{_players_text(players)}), {len(hands)} per call "
         "-> packed uint64 bitsets"
     )
-    extra = {"players": players}
-    return Measure(LEAD, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
+    return _our_lead(what, work, moves, players)
 
 
 # ---------------------------------------------------------------------------- environment steps
