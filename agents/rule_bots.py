@@ -35,7 +35,7 @@ from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveType
 
-from .base import Agent
+from .base import Agent, auction_word, open_word
 from .planner import (
     Group,
     assess_hand,
@@ -146,7 +146,9 @@ class NormalAgent(Agent):
     def bid(self, info: InfoSet) -> int:
         assess = assess_hand_four if info.ruleset.players == 4 else assess_hand
         bid = assess(info.hand).suggested_bid
-        return bid if bid > info.high_bid else 0
+        if info.deciding_open:  # holding the kitty: open a hand worth a bid of 3
+            return open_word(info, bid == 3)
+        return auction_word(info, bid)
 
     def play(self, info: InfoSet) -> int:
         v = _View(info)
@@ -281,7 +283,9 @@ class EasyAgent(Agent):
         a = (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
         score = a.big_cards + 2 * a.bombs
         bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
-        return bid if bid > info.high_bid else 0
+        if info.deciding_open:  # holding the kitty: open a hand worth a bid of 3
+            return open_word(info, bid == 3)
+        return auction_word(info, bid)
 
     def play(self, info: InfoSet) -> int:
         v = _View(info)

@@ -329,3 +329,145 @@ def test_vector_and_single_envs_with_the_variants():
         action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         obs, _, terminated, truncated, _ = single.step(action)
         done = terminated or truncated
+
+
+# ---------------------------------------------------------------------------- bots and arena
+def _decide(agent_name, hand_counts, ruleset, **state):
+    """The word ``agent_name`` says with the 15 rank counts ``hand_counts`` in a made-up
+    InfoSet of the auction (``state`` overrides its fields)."""
+    from agents import make_agent
+    from ddz_env.infoset import InfoSet
+
+    game = Game(1, ruleset, seed=0)
+    fields = dict(
+        ruleset=ruleset,
+        table=game.table,
+        seat=0,
+        phase=BIDDING,
+        hand=np.array(hand_counts, np.uint8),
+        legal_actions=np.zeros(0, np.int64),
+        first_bidder=0,
+        bids=(),
+        high_bid=0,
+        landlord=-1,
+        base=0,
+        kitty=None,
+        moves=(),
+        table_move=0,
+        table_seat=-1,
+        played=np.zeros((3, 15), np.uint8),
+        cards_left=np.array([17, 17, 17]),
+        bombs=0,
+    )
+    fields.update(state)
+    return make_agent(agent_name).bid(InfoSet(**fields))
+
+
+# 17 cards: both jokers, four 2s, AAA, KKK, QQ, 3 4 5: a hand worth a bid of 3
+STRONG = [1, 1, 1, 0, 0, 0, 0, 0, 0, 2, 3, 3, 4, 1, 1]
+# 17 cards, no 2, no joker, scattered: not worth a bid
+WEAK = [2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2, 1, 1, 0, 0]
+
+
+@pytest.mark.parametrize("name", ["easy", "normal"])
+def test_rule_bots_claim_rob_and_open_by_their_assessment(name):
+    assert sum(STRONG) == sum(WEAK) == 17
+    assert _decide(name, STRONG, ROB_RULES) == CLAIM
+    assert _decide(name, WEAK, ROB_RULES) == 0
+    claimed = dict(high_bid=1, bids=((2, CLAIM),), first_bidder=2)
+    assert _decide(name, STRONG, ROB_RULES, **claimed) == ROB
+    assert _decide(name, WEAK, ROB_RULES, **claimed) == 0
+    kitty = np.zeros(15, np.uint8)
+    kitty[[0, 1, 2]] = 1  # 3 4 5
+    strong20 = np.array(STRONG) + kitty
+    weak20 = np.array(WEAK) + kitty
+    deciding = dict(landlord=0, base=1, kitty=kitty, cards_left=np.array([20, 17, 17]))
+    assert _decide(name, strong20, OPEN_RULES, **deciding) == OPEN
+    assert _decide(name, weak20, OPEN_RULES, **deciding) == 0
+    # the classic auction is unchanged
+    assert _decide(name, STRONG, Ruleset()) == 3
+    assert _decide(name, STRONG, Ruleset(), high_bid=3) == 0
+
+
+@pytest.mark.parametrize("ruleset", [BOTH, Ruleset(bidding="none", open_hand=True)])
+def test_every_bot_plays_the_variants_legally(ruleset):
+    from agents import make_agent
+
+    agents = [make_agent(n) for n in ("random", "easy", "normal", "hard")]
+    for seed in range(4):
+        game = Game(1, ruleset, seed=seed)
+        seats = [agents[(seed + k) % 4] for k in range(3)]
+        while not game.done[0]:
+            info = infoset(game)
+            action = seats[info.seat].act(info)
+            assert action in info.legal_actions
+            game.step(np.array([action]))
+        assert game.payoffs.sum() == 0
+
+
+def test_hard_open_threshold():
+    from agents import make_agent
+
+    kitty = np.zeros(15, np.uint8)
+    kitty[[0, 1, 2]] = 1
+    deciding = dict(
+        landlord=0, base=1, kitty=kitty, cards_left=np.array([20, 17, 17]), ruleset=OPEN_RULES
+    )
+    hard_never = make_agent("hard", open_threshold=None)
+    hard_always = make_agent("hard", open_threshold=-1e9)
+    info_fields = dict(hand=np.array(STRONG, np.uint8) + kitty)
+    from ddz_env.infoset import InfoSet
+
+    game = Game(1, OPEN_RULES, seed=0)
+    info = InfoSet(
+        table=game.table,
+        seat=0,
+        phase=BIDDING,
+        legal_actions=np.zeros(0, np.int64),
+        first_bidder=0,
+        bids=(),
+        high_bid=3,
+        moves=(),
+        table_move=0,
+        table_seat=-1,
+        played=np.zeros((3, 15), np.uint8),
+        bombs=0,
+        **deciding,
+        **info_fields,
+    )
+    assert hard_never.bid(info) == 0
+    assert hard_always.bid(info) == OPEN
+    with pytest.raises(ValueError, match="open_threshold"):
+        make_agent("hard", open_threshold=float("nan"))
+
+
+def test_ddz_eval_auction_and_open_hand_options(capsys):
+    from agents.arena import main
+
+    assert (
+        main(
+            [
+                "easy",
+                "random",
+                "--deals",
+                "3",
+                "--auction",
+                "rob",
+                "--open-hand",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["variants"] == ["rob", "open"] and out["bidding"] is True
+    assert out["games"] == 18
+    assert main(["easy", "random", "--deals", "2", "--open-hand", "--no-progress"]) == 0
+    assert "no bidding, seats swapped, open hand" in capsys.readouterr().out
+    assert main(["easy", "random", "--auction", "rob", "--no-bidding"]) == 2
+    assert "drop --no-bidding" in capsys.readouterr().err
+    assert main(["easy", "random", "--deals", "2", "--json", "--no-progress"]) == 0
+    assert "variants" not in json.loads(capsys.readouterr().out)
