@@ -57,7 +57,7 @@ DEFAULT_MODEL = _default_model()
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
 #: open the hand when the estimated landlord return exceeds this (None: never open)
-DEFAULT_OPEN_THRESHOLD: float | None = None
+DEFAULT_OPEN_THRESHOLD: float | None = 0.0
 
 
 class ModelFileError(ValueError):

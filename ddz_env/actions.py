@@ -102,4 +102,4 @@ def _action_names(ruleset: Ruleset) -> tuple[str, ...]:
     from .moves import move_table
 
     n = len(move_table(ruleset))
-    return tuple(action_name(a, ruleset) for a in range(num_actions(n)))
+    return tuple(action_name(a, ruleset) for a in range(num_actions(n, ruleset)))

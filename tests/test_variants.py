@@ -298,7 +298,7 @@ def test_pettingzoo_tests_with_the_variants(options):
     render_test(make)
 
 
-def test_pettingzoo_final_info_names_robs_and_the_open_hand():
+def test_pettingzoo_end_info_multiplier_counts_robs_and_the_open_hand():
     e = env(bidding="rob", open_hand=True)
     e.reset(seed=3)
     for _agent in e.agent_iter():
@@ -307,8 +307,10 @@ def test_pettingzoo_final_info_names_robs_and_the_open_hand():
             e.step(None)
             continue
         e.step(int(np.flatnonzero(obs["action_mask"])[-1]))
-    assert {"robs", "opened"} <= set(info)
-    assert info["opened"] is True  # the highest legal action opens
+    g = e.unwrapped.game
+    assert g.opened[0] == 1  # the highest legal action opens
+    doublings = int(g.robs[0]) + 1 + info["bombs"] + info["spring"]
+    assert info["multiplier"] == 2**doublings
 
 
 def test_vector_and_single_envs_with_the_variants():
