@@ -473,3 +473,16 @@ def test_ddz_eval_auction_and_open_hand_options(capsys):
     assert "drop --no-bidding" in capsys.readouterr().err
     assert main(["easy", "random", "--deals", "2", "--json", "--no-progress"]) == 0
     assert "variants" not in json.loads(capsys.readouterr().out)
+
+
+def test_information_state_with_the_variants():
+    from ddz_env.observation import INFOSTATE_SLICES, information_state
+
+    game = Game(1, BOTH, seed=0)
+    say(game, CLAIM, ROB, ROB, 0)  # the claimer passes: the last robber is the landlord
+    assert game.robs[0] == 2 and game.landlord[0] >= 0
+    say(game, OPEN)
+    state = information_state(game)[0]
+    auction = state[INFOSTATE_SLICES["auction"]].reshape(-1, 7)
+    assert auction[:4].sum() == 8 and not auction[4:].any()  # 4 words: who and what
+    assert auction[0, 3 + 1] == 1 and auction[1, 3 + 2] == 1  # claim, then rob
