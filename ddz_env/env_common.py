@@ -137,9 +137,8 @@ def action_id(action) -> int | None:
 
 
 def end_info(game: Game, b: int, per_seat: np.ndarray) -> dict[str, Any]:
-    """The end-of-game info of game ``b`` (see :data:`END_INFO_KEYS`), numbers only; with
-    variants (``Ruleset.variants``) also ``robs`` and ``opened`` (:data:`VARIANT_INFO_KEYS`)."""
-    info = {
+    """The end-of-game info of game ``b`` (see :data:`END_INFO_KEYS`), numbers only."""
+    return {
         "payoffs": game.payoffs[b].astype(np.float64),
         "rewards": np.asarray(per_seat, np.float64).copy(),
         "winner": int(game.winner[b]),
@@ -148,14 +147,9 @@ def end_info(game: Game, b: int, per_seat: np.ndarray) -> dict[str, Any]:
         "spring": int(game.spring[b]),
         "multiplier": int(game.multiplier[b]),
     }
-    if game.ruleset.variants:
-        info["robs"], info["opened"] = int(game.robs[b]), bool(game.opened[b])
-    return info
 
 
 END_INFO_KEYS = ("payoffs", "rewards", "winner", "landlord", "bombs", "spring", "multiplier")
-#: the end-of-game keys added under a ruleset with variants (``Ruleset.variants``)
-VARIANT_INFO_KEYS = ("robs", "opened")
 
 
 def illegal_message(game: Game, b: int, action, who: str) -> str | None:

@@ -226,9 +226,7 @@ class DouDizhuVectorEnv(VectorEnv):
         i = int(i)
         if self._final_owner[i, 0] < 0:
             return None
-        return encode_deal(
-            self._final_owner[i], int(self._final_first[i]), self.ruleset.variants
-        )
+        return encode_deal(self._final_owner[i], int(self._final_first[i]), self.ruleset.variants)
 
     # ------------------------------------------------------------------ helpers
     def sample_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -269,11 +267,6 @@ class DouDizhuVectorEnv(VectorEnv):
             array[finished] = values[finished]
             out[key] = array
         assert tuple(out) == END_INFO_KEYS
-        if game.ruleset.variants:  # VARIANT_INFO_KEYS
-            out["robs"] = np.zeros(n, np.int64)
-            out["robs"][finished] = game.robs[finished]
-            out["opened"] = np.zeros(n, bool)
-            out["opened"][finished] = game.opened[finished] > 0
         for key in list(out):
             out[f"_{key}"] = ended.copy()
         return out

@@ -486,3 +486,79 @@ def test_information_state_with_the_variants():
     auction = state[INFOSTATE_SLICES["auction"]].reshape(-1, 7)
     assert auction[:4].sum() == 8 and not auction[4:].any()  # 4 words: who and what
     assert auction[0, 3 + 1] == 1 and auction[1, 3 + 2] == 1  # claim, then rob
+
+
+# ---------------------------------------------------------------------------- the observation fields
+def test_the_variants_fields_are_fields_of_the_observation():
+    from ddz_env.observation import (
+        BINARY,
+        OBS_FIELDS,
+        OBS_FIELDS_4,
+        VARIANT_FIELDS,
+        obs_fields,
+        obs_layout,
+    )
+
+    assert obs_fields(Ruleset()) == OBS_FIELDS and obs_fields(Ruleset(players=4)) == OBS_FIELDS_4
+    assert obs_fields(ROB_RULES) == OBS_FIELDS + VARIANT_FIELDS["rob"]
+    assert obs_fields(OPEN_RULES) == OBS_FIELDS + VARIANT_FIELDS["open"]
+    assert obs_fields(BOTH) == OBS_FIELDS + VARIANT_FIELDS["rob"] + VARIANT_FIELDS["open"]
+    assert [f.name for f in obs_fields(BOTH)][-3:] == ["robs", "opened", "open_hand"]
+    assert obs_layout(BOTH) == tuple((f.name, f.size) for f in obs_fields(BOTH))
+    assert obs_size(BOTH) == sum(f.size for f in obs_fields(BOTH))
+    assert all(f.kind == BINARY for v in VARIANT_FIELDS.values() for f in v)
+
+
+@pytest.mark.parametrize("ruleset", VARIANTS, ids=lambda r: "+".join(r.variants) + r.bidding)
+def test_batched_one_game_and_infoset_observations_agree(ruleset):
+    from ddz_env.observation import observe_infosets
+
+    game = Game(24, ruleset, seed=11)
+    rng = np.random.default_rng(2)
+    S = obs_slices(ruleset)
+    while not game.done.all():
+        live = np.flatnonzero(~game.done)
+        batch = observe(game, games=live)
+        assert batch.shape == (len(live), obs_size(ruleset))
+        for row, b in enumerate(live[:6]):
+            assert np.array_equal(observe(game, games=[b])[0], batch[row])
+        infos = [infoset(game, int(b)) for b in live]
+        assert np.array_equal(observe_infosets(infos), batch)
+        if "opened" in S:
+            opened = game.opened[live] > 0
+            assert np.array_equal(batch[:, S["opened"].start], opened)
+            assert not batch[~opened, S["open_hand"]].any()
+        game.step(game.sample_actions(rng))
+
+
+def test_four_players_refuse_the_variants_in_one_line():
+    with pytest.raises(ValueError, match="not an auction for 4 players"):
+        Ruleset(players=4, bidding="rob")
+    with pytest.raises(ValueError, match="three-player game"):
+        Ruleset(players=4, open_hand=True)
+    four = Game(1, Ruleset(players=4), seed=1)
+    with pytest.raises(ValueError, match="three-player games"):
+        encode_deal(four.owner[0], 0, ("rob",))
+    with pytest.raises(ValueError, match="three-player games"):
+        decode_deal(four.deal_code(0), 4, variants=("open",))
+    assert decode_deal(four.deal_code(0), 4)[1] == four.first_bidder[0]
+
+
+def test_ddz_eval_four_players_with_a_variant_is_a_usage_error(capsys):
+    from agents.arena import main
+
+    assert main(["easy", "random", "--players", "4", "--auction", "rob", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "not an auction for 4 players" in err and "Traceback" not in err
+    assert main(["easy", "random", "--players", "4", "--open-hand", "--no-progress"]) == 2
+    assert "three-player game" in capsys.readouterr().err
+
+
+def test_vector_env_final_deal_code_carries_the_variants():
+    env = DouDizhuVectorEnv(2, bidding="rob", open_hand=True)
+    env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    while env.final_deal_code(0) is None:
+        env.step(env.sample_legal_actions(rng))
+    owner, _ = decode_deal(env.final_deal_code(0), variants=BOTH.variants)
+    assert owner.shape == (54,)
