@@ -72,6 +72,7 @@ from .actions import (
     OPEN,
     OVER,
     PLAY,
+    WORD_NAMES,
     bid_action,
     bid_of_action,
     num_actions,
@@ -432,9 +433,14 @@ class Game:
             if self.landlord[game] >= 0:
                 return "the landlord decides whether to open the hand: open or pass"
             if 0 < action < N:
+                if self.ruleset.bidding == "rob":
+                    return "the auction is on: pass, claim or rob"
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))
         if action >= N:
+            if self.ruleset.variants:  # name the word: claim, rob, open
+                word = WORD_NAMES[bid_of_action(N, action)]
+                return f"the auction is over: {word} can't be played"
             return "the auction is over: bids can't be played"
         seat = self.current_player[game]
         table = int(self.table_move[game])

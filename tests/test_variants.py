@@ -16,7 +16,7 @@ from ddz_env.actions import (
     num_actions,
 )
 from ddz_env.aec import env
-from ddz_env.cards import DECK_COUNTS
+from ddz_env.cards import DECK_COUNTS, parse_counts
 from ddz_env.game import Game, play_random_games
 from ddz_env.infoset import infoset
 from ddz_env.observation import OBS_SIZE, obs_size, obs_slices, observe
@@ -562,3 +562,59 @@ def test_vector_env_final_deal_code_carries_the_variants():
         env.step(env.sample_legal_actions(rng))
     owner, _ = decode_deal(env.final_deal_code(0), variants=BOTH.variants)
     assert owner.shape == (54,)
+
+
+# ---------------------------------------------------------------------------- referee, programs
+def test_referee_names_an_illegal_auction_word_and_scores_robs_in_a_forfeit():
+    from agents.referee import _check, forfeit_row
+
+    game = rob_game(first=0)
+    n = game.num_moves
+    info = infoset(game, 0)
+    action, reason = _check(bid_action(n, ROB), info, game, 0)  # nobody has claimed yet
+    assert action == -1
+    assert reason == (
+        "chose an illegal action (rob): nobody has claimed the landlord seat yet: claim it or pass"
+    )
+    _, reason = _check(5, info, game, 0)  # a move of the play during the auction
+    assert reason.endswith("the auction is on: pass, claim or rob")
+    classic = Game(1, seed=1)
+    _, reason = _check(classic.num_moves + 5, infoset(classic, 0), classic, 0)
+    assert reason.startswith("chose an illegal action (action ")  # out of range: a number
+    say(game, CLAIM, ROB)  # seat 0 claims, seat 1 robs; seat 2 forfeits
+    row = forfeit_row(game, 0, 2, np.array([True, False, False]), 0)
+    # seat 2 forfeits during the auction: it is taken as the landlord at base 1, and lost;
+    # seat 0 (A) is a peasant and wins 1 × 2 (one rob)
+    assert row[2] is True and row[3] == 2.0 and row[4] == 2.0
+
+
+def test_program_requests_report_claim_rob_and_open_as_words():
+    from agents.external import request
+
+    game = rob_game(first=0)
+    n = game.num_moves
+    first = request(infoset(game, 0))
+    assert first["legal"] == [
+        {"id": 0, "word": "pass"},
+        {"id": bid_action(n, CLAIM), "word": "claim"},
+    ]
+    say(game, CLAIM)
+    second = request(infoset(game, 0))
+    assert second["bids"] == [{"seat": 0, "word": "claim"}]
+    assert [e["word"] for e in second["legal"]] == ["pass", "rob"]
+    assert "bid" not in str(second["legal"]) and second["robs"] == 0
+    assert second["rules"]["bidding"] == "rob" and second["rules"]["open_hand"] is False
+    opening = Game(1, Ruleset(open_hand=True), seed=2)
+    while opening.landlord[0] < 0:
+        opening.step(np.array([opening.legal_actions(0)[-1]]))  # bid 3 at once
+    asked = request(infoset(opening, 0))
+    assert [e["word"] for e in asked["legal"]] == ["pass", "open"]
+    assert asked["bids"][-1]["word"] == "bid 3" and asked["open_hand"] is None
+    opening.step(np.array([bid_action(opening.num_moves, OPEN)]))
+    after = request(infoset(opening, 0))
+    lord = int(opening.landlord[0])
+    assert after["opened"] is True and after["open_hand"]
+    assert parse_counts(after["open_hand"]).tolist() == opening.hands[0, lord].tolist()
+    classic = request(infoset(Game(1, seed=2), 0))
+    assert {"robs", "opened", "open_hand"}.isdisjoint(classic) and "word" not in str(classic)
+    assert all("bid" in e for e in classic["legal"])
