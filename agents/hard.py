@@ -398,7 +398,7 @@ def model_actions(
     games = np.asarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
     best = np.zeros(len(games), np.float32)
-    obs = observe(game, games=games)
+    obs = observe(game, games=games)[:, :OBS_SIZE]  # the classic features (variants' after)
     roles = game.role(game.current_player[games], games).astype(np.int64)
     gb, mv = legal_pairs(game.legal_action_words()[games])
     for r in range(3):

@@ -618,3 +618,19 @@ def test_program_requests_report_claim_rob_and_open_as_words():
     classic = request(infoset(Game(1, seed=2), 0))
     assert {"robs", "opened", "open_hand"}.isdisjoint(classic) and "word" not in str(classic)
     assert all("bid" in e for e in classic["legal"])
+
+
+@pytest.mark.parametrize("ruleset", [BOTH, Ruleset(bidding="none", open_hand=True)])
+def test_expert_plays_the_variants_on_the_classic_features(ruleset):
+    """Expert's rollouts score moves with Hard's networks on the classic 1302 features of each
+    world's observation (the variants' fields come after them)."""
+    from agents import make_agent
+
+    expert = make_agent("expert")
+    game = Game(1, ruleset, seed=5)
+    while not game.done[0]:
+        info = infoset(game)
+        action = expert.act(info)
+        assert action in info.legal_actions
+        game.step(np.array([action]))
+    assert game.payoffs.sum() == 0
