@@ -99,6 +99,8 @@ class ArenaResult:
     per_deal: dict = field(default_factory=dict, repr=False)
     forfeits: list[Forfeit] = field(default_factory=list)
     players: int = 3
+    #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
+    variants: tuple[str, ...] = ()
 
     @property
     def wp(self) -> float:
@@ -112,6 +114,10 @@ class ArenaResult:
         out = asdict(self)
         out.pop("per_deal")
         out["forfeits"] = [f.to_dict() for f in self.forfeits]
+        if not self.variants:
+            out.pop("variants")
+        else:
+            out["variants"] = list(self.variants)
         return out
 
     def text(self) -> str:
@@ -119,6 +125,8 @@ class ArenaResult:
         mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
         if per == 8 or (not self.bidding and self.players == 4):
             mode = "four players, " + mode
+        named = {"rob": "rob the landlord", "open": "open hand"}
+        mode += "".join(f", {named[v]}" for v in self.variants)
         lines = [
             f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
             f"({mode}), seed {self.seed}, {self.seconds:.1f} s",
@@ -419,7 +427,9 @@ def run_arena(
 
     Agents are specs (``"normal"``, ``"mypkg.bots:MyAgent"``, ``"cmd:./mybot"``, see
     :mod:`agents.loader`), Agent instances or zero-argument factories.
-    ``ruleset`` sets the other options; its ``bidding`` is replaced by ``bidding``.
+    ``ruleset`` sets the other options; ``bidding=False`` plays without an auction, ``True``
+    with the ruleset's auction (``"once"`` when the ruleset has none; ``"rob"`` plays the
+    rob-the-landlord auction); its ``open_hand`` is kept.
     ``deals`` is a whole number from 1 to :data:`MAX_DEALS` and ``workers`` at least 1
     (ValueError otherwise, TypeError if not integers). Memory stays flat whatever ``deals``,
     unless ``keep_rows``: then ``per_deal["rows"]`` holds one row per game (deal, A holds the
@@ -443,11 +453,12 @@ def run_arena(
         raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
     base = ruleset or Ruleset()
     rules = Ruleset(
-        bidding="once" if bidding else "none",  # "once" is read as "open4" with four players
+        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
         redeal_limit=base.redeal_limit,
         kickers=base.kickers,
         base_points=base.base_points,
         players=base.players,
+        open_hand=base.open_hand,
     )
     n_chunks = -(-deals // CHUNK_DEALS)
     workers = min(workers, n_chunks)
@@ -504,6 +515,7 @@ def run_arena(
         per_deal={"rows": np.concatenate(kept)} if keep_rows else {},
         forfeits=_named(forfeits, _name(agent_a), _name(agent_b)),
         players=rules.players,
+        variants=rules.variants,
     )
 
 
@@ -545,7 +557,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bidding",
         action=argparse.BooleanOptionalAction,
-        default=False,
+        default=None,
         help="hold the auction (each deal then played 6 times, every agent in every seat); "
         "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
     )
@@ -578,6 +590,18 @@ def _parser() -> argparse.ArgumentParser:
         help="3 (default) or 4: the four-player game with two decks (A alone in the landlord "
         "seat against B in the three peasant seats, then the reverse; with --bidding each deal "
         "is played 8 times); random, easy and normal play it",
+    )
+    p.add_argument(
+        "--auction",
+        choices=("once", "open", "rob"),
+        default=None,
+        help="the auction (implies --bidding): once (default), open, or rob (rob the landlord: "
+        "claim, then each rob doubles the stake)",
+    )
+    p.add_argument(
+        "--open-hand",
+        action="store_true",
+        help="the landlord may open the hand after taking the kitty (doubles the stake)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
@@ -646,6 +670,22 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                 )
                 return 2
+    if args.auction is not None and args.bidding is False:
+        print(
+            f"{prog}: --auction {args.auction} holds an auction: drop --no-bidding", file=sys.stderr
+        )
+        return 2
+    try:
+        args.ruleset = Ruleset(
+            kickers=args.kickers,
+            players=args.players,
+            bidding=args.auction or "once",
+            open_hand=args.open_hand,
+        )
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    args.bidding = bool(args.bidding) or args.auction is not None
     try:
         agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
@@ -680,7 +720,7 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
         seed=args.seed,
         bidding=args.bidding,
         workers=args.workers,
-        ruleset=Ruleset(kickers=args.kickers, players=args.players),
+        ruleset=args.ruleset,
         progress=not args.no_progress,
         time_limit=args.time_limit,
         backend=args.backend,

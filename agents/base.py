@@ -2,7 +2,8 @@
 
 An agent sees only an :class:`~ddz_env.infoset.InfoSet` (its own hand and public information)
 and answers with an action id of the game's action space: during the auction ``0`` (pass) or a
-bid, during play a move id (``0`` = pass).
+bid (or, under the variants, a word: claim, rob, open; :mod:`ddz_env.actions`), during play a
+move id (``0`` = pass).
 """
 
 from __future__ import annotations
@@ -12,8 +13,24 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, bid_action
+from ddz_env.actions import BIDDING, CLAIM, OPEN, ROB, bid_action
 from ddz_env.infoset import InfoSet
+
+
+def auction_word(info: InfoSet, strength: int) -> int:
+    """The word of the current auction for a player who would bid ``strength`` (0-3) in the
+    classic auction: that bid if it beats the high bid, else pass; under ``bidding="rob"``,
+    claim with a bid of 1 or more and rob with 2 or more. Not for the open-hand decision."""
+    if info.ruleset.bidding == "rob":
+        if info.high_bid == 0:
+            return CLAIM if strength >= 1 else 0
+        return ROB if strength >= 2 else 0
+    return strength if strength > info.high_bid else 0
+
+
+def open_word(info: InfoSet, open_hand: bool) -> int:
+    """The landlord's word when deciding to open the hand (``info.deciding_open``)."""
+    return OPEN if open_hand else 0
 
 
 class Agent(ABC):
@@ -26,7 +43,9 @@ class Agent(ABC):
 
     @abstractmethod
     def bid(self, info: InfoSet) -> int:
-        """0 (pass) or a bid 1-3 higher than ``info.high_bid``."""
+        """A legal word of ``info.legal_bids()``: 0 (pass) or a bid 1-3 higher than
+        ``info.high_bid``; under the variants, claim or rob (:func:`auction_word`) and, when
+        ``info.deciding_open``, open or not (:func:`open_word`)."""
 
     @abstractmethod
     def play(self, info: InfoSet) -> int:

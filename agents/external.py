@@ -30,7 +30,7 @@ from functools import cache
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, bid_of_action
+from ddz_env.actions import BIDDING, WORD_NAMES, bid_of_action
 from ddz_env.cards import format_counts
 from ddz_env.game import ROLE_NAMES, splitmix64
 from ddz_env.infoset import InfoSet
@@ -60,8 +60,20 @@ def _move_texts(kickers: str) -> tuple[str, ...]:
     return tuple(table.cards_text(m) for m in range(len(table)))
 
 
+def _word(k: int) -> dict:
+    """An auction word of the variants: ``{"word": "pass" | "claim" | "rob" | "open"}`` (and
+    ``"bid 1"``-``"bid 3"`` for the classic auction's bids, with the open hand)."""
+    return {"word": WORD_NAMES[k]}
+
+
 def request(info: InfoSet, seed: int = 0) -> dict:
-    """The protocol's request for one decision: only what ``info``'s seat may see."""
+    """The protocol's request for one decision: only what ``info``'s seat may see.
+
+    Under the classic rules each auction word is ``{"bid": 0-3}``. Under a ruleset with
+    variants (``Ruleset.variants``: the rob-the-landlord auction, the open hand) each word is
+    ``{"word": name}`` (``"pass"``, ``"bid 1"``-``"bid 3"``, ``"claim"``, ``"rob"``,
+    ``"open"``), never a bid value, and the request also holds ``robs``, ``opened`` and
+    ``open_hand`` (the landlord's hand once opened), ``rules`` the variants' options."""
     texts = _move_texts(info.ruleset.kickers)
     n = info.num_moves
 
@@ -69,12 +81,17 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         return {"seat": int(seat), "id": int(move_id), "cards": texts[move_id]}
 
     bidding = info.phase == BIDDING
+    rules = info.ruleset
+    variants = bool(rules.variants)
+
+    def said(k: int) -> dict:
+        return _word(k) if variants else {"bid": k}
+
     if bidding:
-        legal = [{"id": a, "bid": bid_of_action(n, a)} for a in info.legal_actions.tolist()]
+        legal = [{"id": a, **said(bid_of_action(n, a))} for a in info.legal_actions.tolist()]
     else:
         legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
-    rules = info.ruleset
-    return {
+    out = {
         "protocol": PROTOCOL_VERSION,
         "type": "act",
         "phase": "bid" if bidding else "play",
@@ -84,7 +101,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "landlord": None if info.landlord < 0 else int(info.landlord),
         "kitty": None if info.kitty is None else format_counts(info.kitty),
         "first_bidder": int(info.first_bidder),
-        "bids": [{"seat": int(s), "bid": int(b)} for s, b in info.bids],
+        "bids": [{"seat": int(s), **said(int(b))} for s, b in info.bids],
         "high_bid": int(info.high_bid),
         "base": int(info.base),
         "moves": [move(s, m) for s, m in info.moves],
@@ -100,6 +117,12 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "seed": int(seed),
         "legal": legal,
     }
+    if variants:
+        out["rules"]["open_hand"] = rules.open_hand
+        out["robs"], out["opened"] = int(info.robs), bool(info.opened)
+        shown = info.open_hand
+        out["open_hand"] = None if shown is None else format_counts(shown)
+    return out
 
 
 def _kill(proc: subprocess.Popen | None) -> None:

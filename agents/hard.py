@@ -11,7 +11,12 @@ code and playing never imports torch.
   ``obs`` is :func:`ddz_env.observation.observe_infoset`, the same 1302 features the trainer reads from the game
   (``ddz_env.observation.observe``), rebuilt from the information set alone.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
-  cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds.
+  cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
+  rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
+  more (:func:`agents.base.auction_word`).
+* **Open hand**: the landlord opens when the bid network's estimate for the 17 cards it was
+  dealt exceeds ``open_threshold`` (``None``: never opens). The default is the one that measured
+  best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from ddz_env.observation import (
     rest_features,
 )
 
-from .base import Agent
+from .base import Agent, auction_word, open_word
 
 
 def _default_model() -> Path:
@@ -51,6 +56,8 @@ def _default_model() -> Path:
 DEFAULT_MODEL = _default_model()
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
+#: open the hand when the estimated landlord return exceeds this (None: never open)
+DEFAULT_OPEN_THRESHOLD: float | None = 0.0
 
 
 class ModelFileError(ValueError):
@@ -391,7 +398,7 @@ def model_actions(
     games = np.asarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
     best = np.zeros(len(games), np.float32)
-    obs = observe(game, games=games)
+    obs = observe(game, games=games)[:, :OBS_SIZE]  # the classic features (variants' after)
     roles = game.role(game.current_player[games], games).astype(np.int64)
     gb, mv = legal_pairs(game.legal_action_words()[games])
     for r in range(3):
@@ -498,6 +505,7 @@ class HardAgent(Agent):
         model: HardModel | None = None,
         bid_thresholds: tuple[float, float, float] | None = None,
         seed: int | None = None,
+        open_threshold: float | None = DEFAULT_OPEN_THRESHOLD,
     ):
         self.model = model if model is not None else load_model(model_path or DEFAULT_MODEL)
         meta_thresholds = self.model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
@@ -505,21 +513,33 @@ class HardAgent(Agent):
         if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
             raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
         self.bid_thresholds = thresholds
+        if open_threshold is not None and not math.isfinite(open_threshold):
+            raise ValueError(
+                f"open_threshold must be a finite number or None, not {open_threshold}"
+            )
+        self.open_threshold = open_threshold
 
     def bid(self, info: InfoSet) -> int:
+        if info.deciding_open and self.open_threshold is None:
+            return open_word(info, False)
+        dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
         with _one_blas_thread():
-            value = self.model.landlord_value(info.hand)
-        best = 0
-        for k in range(info.high_bid + 1, 4):
+            value = self.model.landlord_value(dealt)
+        if info.deciding_open:
+            return open_word(info, value > self.open_threshold)
+        strength = 0
+        for k in range(1, 4):
             if value > self.bid_thresholds[k - 1]:
-                best = k
-        return best
+                strength = k
+        return auction_word(info, strength)
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
         moves = info.legal_moves()
         role = info.role
-        obs = observe_infoset(info)
+        # the classic features (the variants' own fields come after them; their claims and robs
+        # fill the bid slots and their doublings the multiplier)
+        obs = observe_infoset(info)[:OBS_SIZE]
         state = self.model.encode_state(role, obs[None])
         joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
         joint = joint + self.model.rest_embeddings(role, info.hand, info.table.counts[moves])

@@ -120,6 +120,9 @@ INPUT_WORDS = {
     "quit": ("quit", "exit", ":q"),
     "undo": ("undo", "u"),
     "history": ("history",),
+    "claim": ("claim",),
+    "rob": ("rob",),
+    "open": ("open",),
 }
 
 # The input-word messages, so that extraction finds them (context "input").
@@ -129,6 +132,9 @@ _INPUT_MESSAGES = (
     gettext.pgettext("input", "quit"),
     gettext.pgettext("input", "undo"),
     gettext.pgettext("input", "history"),
+    gettext.pgettext("input", "claim"),
+    gettext.pgettext("input", "rob"),
+    gettext.pgettext("input", "open"),
 )
 
 

@@ -9,6 +9,10 @@ of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``
 command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
 exits cleanly at the end of input.
 
+``--auction rob`` plays the rob-the-landlord auction (claim, then rob; each rob doubles the
+stake) and ``--open-hand`` lets the landlord open the hand after taking the kitty (doubling the
+stake; the hand is then face up for everyone): ``docs/RULES.md``. Both are three-player games.
+
 Every deal has a code (a redeal after three passes is a new deal with its own code);
 ``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
 statistics (:mod:`agents.stats`) unless they are replays or were dealt from a ``--code``; a hand
@@ -40,7 +44,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, OVER, PLAY, bid_action
+from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
 from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import Game, deal_from_keys
@@ -61,7 +65,18 @@ from .i18n import (
     set_language,
     words,
 )
-from .play_render import BID_HELP, BID_HELP_4, HUMAN, KITTY_MARK, Renderer, help_text, pad, warning
+from .play_render import (
+    BID_HELP,
+    BID_HELP_4,
+    HUMAN,
+    KITTY_MARK,
+    OPEN_HELP,
+    ROB_HELP,
+    Renderer,
+    help_text,
+    pad,
+    warning,
+)
 from .play_table import TableModel
 from .play_text import Style
 
@@ -223,8 +238,11 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------- advice
-def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3) -> str:
-    """The assessment line of the bid prompt (the Normal bot's planner when available)."""
+def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "bid") -> str:
+    """The assessment line of the bid prompt (the Normal bot's planner when available).
+    ``word`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
+    (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
+    more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
     try:
         from .planner import assess_hand, assess_hand_four
 
@@ -232,6 +250,9 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3) -> str:
         big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     except Exception:  # no planner (or a broken one): the advice must never end the game
         big, bombs, moves, bid = text.simple_assessment(hand)
+    if word != "bid":
+        need = {"claim": 1, "rob": 2, "open": 3}[word]
+        return text.assessment_text(big, bombs, moves, 0, word if bid >= need else "")
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)
@@ -365,10 +386,12 @@ class Session:
         stats_on: bool = True,
         undo: bool = False,
         players: int = 3,
+        rules: Ruleset | None = None,
     ):
         self.term = term
         self.style = term.style
-        self.rules = Ruleset(players=players)
+        self.rules = rules or Ruleset(players=players)
+        players = self.rules.players
         self.players = players
         self.style.deck = self.rules.deck
         self.model = TableModel(Game(1, self.rules))
@@ -407,7 +430,7 @@ class Session:
     def new_code(self) -> str:
         key = self.rng.integers(0, 2**63, dtype=np.uint64)
         owner, first = deal_from_keys(np.array([key], np.uint64), self.players)
-        return encode_deal(owner[0], int(first[0]))
+        return encode_deal(owner[0], int(first[0]), self.rules.variants)
 
     def run(self, code: str | None) -> int:
         self.render.banner(self.notices)
@@ -437,7 +460,7 @@ class Session:
             self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
             return
         landlord = int(g.landlord[0]) == HUMAN
-        per = int(g.base[0]) * 2 ** int(g.bombs[0]) * g.ruleset.base_points
+        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
         points = -(self.players - 1 if landlord else 1) * per
         self.term.say(
             ngettext(
@@ -512,6 +535,8 @@ class Session:
     def human_bid(self) -> int:
         g, s = self.game, self.style
         info = infoset(g, 0, HUMAN)
+        if info.deciding_open or g.ruleset.bidding == "rob":
+            return self.human_word(info)
         high = int(g.high_bid[0])
         limit = g.ruleset.redeal_limit
         if limit is not None and int(g.redeals[0]) >= limit and high == 0:
@@ -546,6 +571,67 @@ class Session:
                 continue
             if bid is not None:
                 return bid
+
+    def human_word(self, info: InfoSet) -> int:
+        """Your word in the rob-the-landlord auction (claim or rob, or pass) or your decision
+        to open the hand (open, or pass)."""
+        s = self.style
+        word = "open" if info.deciding_open else "rob" if info.high_bid else "claim"
+        if word == "claim":
+            self.say_last_redeal(info)
+        advice = bid_advice(info.hand, 0, 3, word)
+        self.term.say("  " + s.cyan(_("Assessment: ")) + advice)
+        typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
+        typed["open"] = pgettext("bid", "open")
+        options = [typed[word], pgettext("bid", "pass")]
+        prompts = {
+            "claim": N_("Claim the landlord seat? ({options}) > "),
+            "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
+            "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
+        }
+        prompt = _(prompts[word]).format(options=", ".join(options))
+        action = {"claim": CLAIM, "rob": ROB, "open": OPEN}[word]
+        word_help = OPEN_HELP if word == "open" else ROB_HELP
+        while True:
+            line = self.term.ask(prompt).strip().lower()
+            if not line:
+                continue
+            try:
+                self.common_command(line)
+            except _Handled:
+                continue
+            if line in ("help", "?"):
+                self.term.say(_(word_help))
+            elif line in words("hint"):
+                self.term.say("  " + advice)
+            elif line in ("show", "s"):
+                self.render.your_hand()
+            elif line in words("pass") or line == "0":
+                return 0
+            elif line in words(word) or line in ("y", "yes"):
+                return bid_action(self.game.num_moves, action)
+            else:
+                self.say_error(
+                    _("{line} is not an answer here: type {options} (or help)").format(
+                        line=repr(line), options=", ".join(options)
+                    )
+                )
+
+    def say_last_redeal(self, info: InfoSet) -> None:
+        """The note that nobody may pass again (the last redeal is spent), at the first word."""
+        g = self.game
+        limit = g.ruleset.redeal_limit
+        if limit is None or int(g.redeals[0]) < limit or info.high_bid:
+            return
+        opener = int(g.first_bidder[0])
+        note = (
+            _("no more redeals: if all three pass, you must be the landlord at base 1")
+            if opener == HUMAN
+            else _(
+                "no more redeals: if all three pass, {seat} must be the landlord at base 1"
+            ).format(seat=self.seat_name(opener))
+        )
+        self.term.say("  " + self.style.yellow(_("note: ")) + note)
 
     def bid_entry(self, line: str, info: InfoSet, high: int, options: list[str]) -> int | None:
         """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
@@ -595,8 +681,18 @@ class Session:
     def apply_bid(self, seat: int, action: int) -> None:
         s, m = self.style, self.model
         redeals = int(self.game.redeals[0])
+        deciding_open = m.auction_over()
         bid, redealt = m.bid(action)
-        if seat == HUMAN:
+        if deciding_open:
+            self.note(self.render.event_line(seat, self.open_event(seat, bid == OPEN)))
+            return
+        if bid in (CLAIM, ROB):
+            you = seat == HUMAN
+            what = {
+                CLAIM: _("claim the landlord seat") if you else _("claims the landlord seat"),
+                ROB: _("rob the landlord seat ×2") if you else _("robs the landlord seat ×2"),
+            }[bid]
+        elif seat == HUMAN:
             what = pgettext("bid", "pass") if bid == 0 else _("bid {n}").format(n=bid)
         else:
             what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
@@ -609,8 +705,17 @@ class Session:
             )
             self.note(s.yellow("  " + line.format(code=m.code)))
             self.render.your_hand()
-        elif self.game.phase[0] != BIDDING:
+        elif m.auction_over():
             self.announce_landlord(redeals)
+
+    def open_event(self, seat: int, opened: bool) -> str:
+        """The landlord's open-hand decision, as an event line (the open hand shown)."""
+        if not opened:
+            return _("keep the hand closed") if seat == HUMAN else _("keeps the hand closed")
+        if seat == HUMAN:
+            return _("open the hand ×2: everyone sees your cards")
+        hand = self.render.cards(self.model.cards[seat])
+        return _("opens the hand ×2: {cards}").format(cards=hand)
 
     def announce_landlord(self, redeals: int) -> None:
         s, m = self.style, self.model
@@ -901,6 +1006,23 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument(
+        "--auction",
+        choices=("once", "rob"),
+        default="once",
+        help=_(
+            "the auction: once (default: bid 1, 2 or 3, each player once) or rob (rob the "
+            "landlord: claim the landlord seat, then each rob doubles the stake)"
+        ),
+    )
+    p.add_argument(
+        "--open-hand",
+        action="store_true",
+        help=_(
+            "the landlord may open the hand after taking the kitty: it is then face up for "
+            "everyone, and the stake doubles"
+        ),
+    )
+    p.add_argument(
         "--code",
         metavar="CODE",
         help=_(
@@ -958,15 +1080,29 @@ def main(
     set_language(args.lang or detect_language())
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
+    variants = [
+        o
+        for o, on in (("--auction rob", args.auction == "rob"), ("--open-hand", args.open_hand))
+        if on
+    ]
+    if args.players == 4 and variants:
+        line = _("ddz play: {option} is a rule of the three-player game (not with --players 4)")
+        print(line.format(option=variants[0]), file=sys.stderr)
+        return 2
+    rules = Ruleset(
+        players=args.players,
+        bidding="once" if args.auction == "once" else "rob",
+        open_hand=args.open_hand,
+    )
     if args.code is not None:
         try:
-            owner, first = decode_deal(args.code, players=args.players)
+            owner, first = decode_deal(args.code, players=args.players, variants=rules.variants)
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
             print(line.format(code=repr(args.code), reason=reason), file=sys.stderr)
             return 2
-        args.code = encode_deal(owner, first)  # canonical spelling
+        args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
     for stream in (stdin, stdout):
         if stream is sys.stdin or stream is sys.stdout:
             try:  # undecodable input bytes become a typo, not a crash
@@ -982,9 +1118,7 @@ def main(
     restore = _guard_terminal(stdin)
     try:
         level = args.level or ("normal" if args.players == 4 else "hard")
-        session = Session(
-            term, level, args.seed, not args.no_stats, args.undo, players=args.players
-        )
+        session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
         _silence_stdout()

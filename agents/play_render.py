@@ -130,9 +130,13 @@ class Renderer:
 
     def counter_rows(self, info: InfoSet) -> list[str]:
         """The unseen cards per rank; the revealed kitty cards the landlord still holds are
-        shown apart on a row of their own."""
+        shown apart on a row of their own. The landlord's open hand (``--open-hand``) is seen:
+        its cards are not counted, and the kitty's are on the table with them."""
         kitty = self.model.kitty_unplayed_by_others(HUMAN)
         unseen = info.unseen().astype(np.int64) - kitty
+        if info.open_hand is not None and info.landlord != HUMAN:
+            unseen = info.unseen().astype(np.int64) - info.open_hand
+            kitty = np.zeros_like(kitty)
         rows = text.counter_lines(unseen, self.style, self.term.width)
         col = self.col + 1
         out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
@@ -149,7 +153,7 @@ class Renderer:
 
     def round_line(self) -> str:
         g = self.model.game
-        base, mult = int(g.base[0]), int(2 ** int(g.bombs[0]))
+        base, mult = int(g.base[0]), self.model.multiplier()
         points = base * mult * g.ruleset.base_points
         return (
             self._points_text(base, mult)
@@ -162,7 +166,16 @@ class Renderer:
         unit_text = f"{unit} × " if unit != 1 else ""
         message = N_("base {base} × multiplier {mult}") if self.model.forced else None
         message = message or N_("bid {base} × multiplier {mult}")
-        return unit_text + _(message).format(base=base, mult=mult)
+        return unit_text + _(message).format(base=base, mult=mult) + self.doublings_text()
+
+    def doublings_text(self) -> str:
+        """The variants' doublings in the multiplier, each named: `` (rob ×2, rob ×2, open
+        hand ×2)``; empty when there are none."""
+        m = self.model
+        parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
+        if m.opened:
+            parts.append(_("open hand ×2"))
+        return f" ({', '.join(parts)})" if parts else ""
 
     # ------------------------------------------------------------------ screens
     def banner(self, notices: list[str]) -> None:
@@ -202,6 +215,9 @@ class Renderer:
             name = pad(self.seat_name(seat), col)
             line = f"  {name} {role}{cards_count(left)}  {s.yellow(warning(left))}"
             say(line.rstrip())
+            if m.opened and seat == m.landlord():  # the open hand, face up
+                shown = s.dim(_("open:"))
+                say(f"  {'':<{col}} {shown} {self.hand_text(seat, col + 3)}")
         kitty = self.cards(m.kitty_ids)
         if m.kitty_held(HUMAN):
             kitty += "  " + s.dim(_("({mark} in your hand)").format(mark=KITTY_MARK))
@@ -255,6 +271,12 @@ class Renderer:
             say(f"  {pad(_('Base'), 24)} {base} " + _("(nobody bid: forced landlord)"))
         else:
             say(f"  {pad(_('Bid'), 24)} {base}")
+        for seat in m.rob_log:
+            label = _("Rob ({seat})").format(seat=self.seat_name(seat))
+            say(f"  {pad(label, 24)} ×2")
+        if m.opened:
+            label = _("Open hand ({seat})").format(seat=self.seat_name(lord))
+            say(f"  {pad(label, 24)} ×2")
         for seat, move in m.bomb_log:
             name = text.describe(m.table, move)
             label = name[0].upper() + name[1:] + " (" + self.seat_name(seat) + ")"
@@ -349,6 +371,14 @@ Two decks (108 cards; two black and two red jokers). Combinations: single, pair 
   (3+ pairs), plane (2+ trios), plane + pairs (one per trio); no trio + single, no four + two.
 Bombs are 4 to 8 cards of one rank: more cards beat fewer, then the higher rank; the rocket
   (all four jokers) beats everything. Bombs of 6+ cards and the rocket double the points.""")
+ROB_HELP = N_("""\
+Rob the landlord: in turn each player may claim the landlord seat or pass. After a claim,
+each player who has not spoken may rob it once (each rob doubles the stake); if anyone
+robbed, the claimer may rob it back. The last to claim or rob is the landlord, at base 1.
+Type claim, rob or pass; hint for the assessment.""")
+OPEN_HELP = N_("""\
+As the landlord, holding the kitty, you may open your hand: it is then face up for everyone
+for the whole hand, and the stake doubles. Type open or pass; hint for the assessment.""")
 BID_HELP_4 = N_("""\
 Bid 1, 2 or 3 (higher than the highest bid so far) or pass; you may bid again after a pass.
 The auction ends on a 3 or when the other three pass after a bid. The highest bidder becomes

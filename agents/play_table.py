@@ -6,6 +6,11 @@ The engine works on rank counts; this model picks the suited cards of each play 
 first) so the hands on screen always match the engine's counts. A snapshot copies the engine's
 arrays and this model's lists, so :meth:`TableModel.restore` gives back the exact position
 (hands, table, bids, multiplier, history).
+
+The variants (``Ruleset(bidding="rob")``, ``Ruleset(open_hand=True)``) are followed too: the
+seats that robbed the landlord seat (:attr:`TableModel.rob_log`), and whether the landlord
+opened the hand (:attr:`TableModel.opened`); each doubles the stake (:meth:`multiplier`). The
+landlord takes the kitty as soon as the auction ends, before deciding to open the hand.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, OVER, bid_of_action
+from ddz_env.actions import OVER, ROB, bid_of_action
 from ddz_env.game import Game
 
 from .play_text import BOMB_TYPES
@@ -52,6 +57,8 @@ class TableModel:
     kitty_ids: list[int] = field(default_factory=list)
     last_cards: dict[int, list[int]] = field(default_factory=dict)
     bomb_log: list[tuple[int, int]] = field(default_factory=list)
+    #: The seats that robbed the landlord seat, in order (``bidding="rob"``).
+    rob_log: list[int] = field(default_factory=list)
     #: Every line of the hand so far (bids, plays, notices), for the screen and ``history``.
     log: list[str] = field(default_factory=list)
     code: str = ""
@@ -78,7 +85,7 @@ class TableModel:
     def deal(self, code: str) -> None:
         self.game.reset(codes=[code])
         self.code = code
-        self.bomb_log, self.log, self.snapshots = [], [], []
+        self.bomb_log, self.rob_log, self.log, self.snapshots = [], [], [], []
         self.forced = False
         self.turns = self.hints_used = self.undos_used = 0
         self.take_cards()
@@ -91,21 +98,45 @@ class TableModel:
 
     # ------------------------------------------------------------------ actions
     def bid(self, action: int) -> tuple[int, bool]:
-        """Apply a bid action: (the bid 0-3, whether the cards were dealt again)."""
+        """Apply an auction action: (the bid 0-3 or the word — ``CLAIM``, ``ROB``, ``OPEN`` —,
+        whether the cards were dealt again)."""
         g = self.game
-        redeals = int(g.redeals[0])
+        redeals, known = int(g.redeals[0]), int(g.landlord[0]) >= 0
+        seat = int(g.current_player[0])
         g.step(np.array([action]))
         self.turns += 1
         bid = bid_of_action(g.num_moves, action)
+        if bid == ROB:
+            self.rob_log.append(seat)
         if int(g.redeals[0]) != redeals:
             self.code = g.deal_code(0)  # each redeal is a deal of its own
             self.take_cards()
             return bid, True
-        if g.phase[0] != BIDDING:
+        if not known and int(g.landlord[0]) >= 0:  # the auction ended: the kitty
             lord = int(g.landlord[0])
             self.cards[lord] = sorted(self.cards[lord] + self.kitty_ids)
             self.forced = int(g.high_bid[0]) == 0
         return bid, False
+
+    def auction_over(self) -> bool:
+        """Whether the landlord is known (the open-hand decision may still follow)."""
+        return self.landlord() >= 0
+
+    @property
+    def robs(self) -> int:
+        return int(self.game.robs[0])
+
+    @property
+    def opened(self) -> bool:
+        return bool(self.game.opened[0])
+
+    def multiplier(self) -> int:
+        """The stake's multiplier so far: 2 to the robs, the open hand and the bombs that
+        doubled it (the spring counts once the hand is over: ``game.multiplier``)."""
+        g = self.game
+        if g.phase[0] == OVER:
+            return int(g.multiplier[0])
+        return 2 ** (int(g.bombs[0]) + self.robs + int(self.opened))
 
     def play(self, seat: int, move: int) -> list[int]:
         """Apply a play: the suited cards it took from ``seat`` (empty for a pass)."""
@@ -179,6 +210,7 @@ class TableModel:
             "kitty_ids": list(self.kitty_ids),
             "last_cards": copy.deepcopy(self.last_cards),
             "bomb_log": list(self.bomb_log),
+            "rob_log": list(self.rob_log),
             "log": list(self.log),
             "code": self.code,
             "forced": self.forced,

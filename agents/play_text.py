@@ -314,7 +314,22 @@ _CODE_ERRORS = (
         N_("this deal code comes from an unknown version"),
     ),
     (re.compile(r"^this deal code is out of range$"), N_("this deal code is out of range")),
+    (
+        re.compile(r"^this deal code is a game of (.+), not of (.+); play it under those rules$"),
+        N_(
+            "this deal code is a game of {n}, not of {k}: give its options (--auction, --open-hand)"
+        ),
+    ),
 )
+#: The rules a deal code may belong to, as ``ddz_env.codes.rules_words`` names them.
+_RULES_WORDS = {
+    "the classic rules": N_("the classic rules"),
+    "the rob-the-landlord auction": N_("the rob-the-landlord auction"),
+    "the open hand": N_("the open hand"),
+    "the rob-the-landlord auction with the open hand": N_(
+        "the rob-the-landlord auction with the open hand"
+    ),
+}
 
 
 def translate_code_error(reason: str) -> str:
@@ -322,7 +337,8 @@ def translate_code_error(reason: str) -> str:
     for pattern, message in _CODE_ERRORS:
         match = pattern.match(reason)
         if match:
-            groups = match.groups() + ("", "")
+            groups = [_(_RULES_WORDS[g]) if g in _RULES_WORDS else g for g in match.groups()]
+            groups += ["", ""]
             return _(message).format(n=groups[0], k=groups[1])
     return reason
 
@@ -457,8 +473,18 @@ def simple_assessment(hand: np.ndarray) -> tuple[int, int, int, int]:
     return big, bombs, moves, bid
 
 
-def assessment_text(big: int, bombs: int, moves: int, bid: int) -> str:
-    suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
+def assessment_text(big: int, bombs: int, moves: int, bid: int, word: str | None = None) -> str:
+    """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``word`` the
+    word of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
+    if word is None:
+        suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
+    else:
+        said = {
+            "claim": pgettext("bid", "claim"),
+            "rob": pgettext("bid", "rob"),
+            "open": pgettext("bid", "open"),
+        }
+        suggest = said[word] if word else pgettext("bid", "pass")
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)

@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
 
@@ -185,7 +186,12 @@ def _check(answer, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
     i = int(np.searchsorted(legal, action))
     if i == len(legal) or legal[i] != action:
         n = game.num_moves
-        what = game.table.cards_text(action) if 0 <= action < n else f"action {action}"
+        if 0 <= action < n:
+            what = game.table.cards_text(action)
+        elif n <= action < game.num_actions:  # a word of the auction: bid 2, claim, rob, open
+            what = action_name(action, game.ruleset)
+        else:
+            what = f"action {action}"
         return -1, f"chose an illegal action ({what}): {game.explain_illegal(b, action)}"
     return action, None
 
@@ -204,7 +210,8 @@ def forfeit_row(game: Game, b: int, seat: int, a_seat: np.ndarray, deal: int) ->
     if landlord < 0:  # forfeited during the auction
         landlord, base = seat, max(int(game.high_bid[b]), 1)
     landlord_won = seat != landlord
-    unit = 2.0 ** int(game.bombs[b])
+    # every doubling so far: bombs, and the variants' robs and open hand
+    unit = 2.0 ** (int(game.bombs[b]) + int(game.robs[b]) + int(game.opened[b]))
     value = base * unit * game.ruleset.base_points
     score = points = 0.0
     players = len(a_seat)

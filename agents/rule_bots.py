@@ -35,7 +35,7 @@ from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveType
 
-from .base import Agent
+from .base import Agent, auction_word, open_word
 from .planner import (
     Group,
     assess_hand,
@@ -114,9 +114,12 @@ def _assess(info: InfoSet):
     return (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
 
 
-def _above_high_bid(bid: int, info: InfoSet) -> int:
-    """``bid`` if it is above the highest bid so far, else a pass (0)."""
-    return bid if bid > info.high_bid else 0
+def _answer(info: InfoSet, bid: int) -> int:
+    """The auction word of a player who would bid ``bid`` (0-3): holding the kitty under the
+    open-hand rule, open a hand worth a bid of 3; else :func:`~agents.base.auction_word`."""
+    if info.deciding_open:
+        return open_word(info, bid == 3)
+    return auction_word(info, bid)
 
 
 def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
@@ -161,7 +164,7 @@ class NormalAgent(Agent):
         self.seed = seed
 
     def bid(self, info: InfoSet) -> int:
-        return _above_high_bid(_assess(info).suggested_bid, info)
+        return _answer(info, _assess(info).suggested_bid)
 
     def play(self, info: InfoSet) -> int:
         v, obvious = _view_and_obvious_move(info)
@@ -295,7 +298,7 @@ class EasyAgent(Agent):
         a = _assess(info)
         score = a.big_cards + 2 * a.bombs
         bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
-        return _above_high_bid(bid, info)
+        return _answer(info, bid)
 
     def play(self, info: InfoSet) -> int:
         v, obvious = _view_and_obvious_move(info)

@@ -5,9 +5,21 @@ With ``N`` the number of moves of the ruleset's move table (``len(move_table(rul
 * action ``a`` in ``0 .. N-1`` plays row ``a`` of the move table; ``0`` (:data:`PASS`) passes,
   during play and during the auction ("no bid");
 * actions ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (:func:`bid_action`, :func:`bid_of_action`);
-* :func:`num_actions` ``= N + 3``.
+* under ``bidding="rob"`` (the rob-the-landlord auction), ``N+3`` claims the landlord seat
+  (:data:`CLAIM`) and ``N+4`` robs it (:data:`ROB`);
+* under ``open_hand=True``, ``N+5`` opens the landlord's hand (:data:`OPEN`);
+* :func:`num_actions` is ``N + 3`` under the classic rules, ``N + 5`` with the rob auction and
+  ``N + 6`` with the open hand: the ids above are fixed, and the action space grows only when a
+  variant that uses them is on (with the open hand alone, ``N+3`` and ``N+4`` are never legal).
 
-A game is in one of three phases: :data:`BIDDING`, :data:`PLAY`, :data:`OVER`.
+The words of the auction, as :func:`bid_of_action` returns them and ``Game.bids`` stores them:
+``0`` pass ("no bid", "no claim", "no rob", or "keep the hand closed"), ``1``-``3`` the bids,
+:data:`CLAIM` (4), :data:`ROB` (5), :data:`OPEN` (6); ``bid_action(N, word)`` is the action of
+any word.
+
+A game is in one of three phases: :data:`BIDDING`, :data:`PLAY`, :data:`OVER`. ``BIDDING``
+covers everything before the play: the auction and, under ``open_hand=True``, the landlord's
+decision to open the hand (the landlord is then known: ``landlord >= 0``).
 """
 
 from __future__ import annotations
@@ -24,20 +36,32 @@ PHASE_NAMES = ("bidding", "play", "over")
 PASS = 0
 #: the highest bid; bids are 1 .. MAX_BID
 MAX_BID = 3
+#: the words of the rob-the-landlord auction and of the open-hand decision (after the bids)
+CLAIM, ROB, OPEN = 4, 5, 6
+#: the most actions after the moves that any ruleset uses
+MAX_WORD = OPEN
+WORD_NAMES = ("pass", "bid 1", "bid 2", "bid 3", "claim", "rob", "open")
 
 
-def num_actions(num_moves: int) -> int:
-    """The size of the action space of a move table with ``num_moves`` rows."""
+def num_actions(num_moves: int, ruleset: Ruleset | None = None) -> int:
+    """The size of the action space of a move table with ``num_moves`` rows under ``ruleset``
+    (default: the classic rules, ``num_moves + 3``)."""
+    if ruleset is not None and ruleset.open_hand:
+        return num_moves + OPEN
+    if ruleset is not None and ruleset.bidding == "rob":
+        return num_moves + ROB
     return num_moves + MAX_BID
 
 
 def bid_action(num_moves: int, bid: int) -> int:
-    """The action of bid ``bid`` (0 = pass, 1-3)."""
+    """The action of bid ``bid`` (0 = pass, 1-3), or of any word of the auction (:data:`CLAIM`,
+    :data:`ROB`, :data:`OPEN`)."""
     return PASS if bid == 0 else num_moves + bid - 1
 
 
 def bid_of_action(num_moves: int, action: int) -> int:
-    """The bid (0 = pass, 1-3) of an auction action."""
+    """The bid (0 = pass, 1-3) or word (:data:`CLAIM`, :data:`ROB`, :data:`OPEN`) of an
+    auction action."""
     return 0 if action == PASS else action - num_moves + 1
 
 
@@ -48,7 +72,7 @@ def is_bid(num_moves: int, action: int) -> bool:
 
 def action_name(action: int, ruleset: Ruleset | None = None) -> str:
     """A name for any action id of ``ruleset``'s action space (default: the standard rules):
-    ``"pass"``, ``"bid 2"``, a move's name with its cards (``"pair of 8s (8 8)"``), or
+    ``"pass"``, ``"bid 2"``, ``"claim"``, ``"rob"``, ``"open"``, a move's name with its cards (``"pair of 8s (8 8)"``), or
     ``"action 99999"`` for an id outside the action space (for error messages)."""
     from .moves import move_table  # this module sits below the rules and the move table
     from .rules import DEFAULT_RULES
@@ -57,8 +81,8 @@ def action_name(action: int, ruleset: Ruleset | None = None) -> str:
     action, n = int(action), len(table)
     if action == PASS:
         return "pass"
-    if is_bid(n, action):
-        return f"bid {bid_of_action(n, action)}"
+    if n <= action < num_actions(n, ruleset):
+        return WORD_NAMES[bid_of_action(n, action)]
     if 0 < action < n:
         return f"{table.describe(action)} ({table.cards_text(action)})"
     return f"action {action}"
@@ -78,4 +102,4 @@ def _action_names(ruleset: Ruleset) -> tuple[str, ...]:
     from .moves import move_table
 
     n = len(move_table(ruleset))
-    return tuple(action_name(a, ruleset) for a in range(num_actions(n)))
+    return tuple(action_name(a, ruleset) for a in range(num_actions(n, ruleset)))

@@ -34,7 +34,8 @@ legal actions of the agent to act (all zeros for the others, and once the game i
 
 ### Action Space
 
-``Discrete(N + 3)``, the game's action space (:mod:`ddz_env.game`): action ``a < N`` plays row
+``Discrete(N + 3)`` (``N + 5`` with ``bidding="rob"``: claim, rob; ``N + 6`` with
+``open_hand=True``: open; :mod:`ddz_env.actions`), the game's action space: action ``a < N`` plays row
 ``a`` of the ruleset's move table (:func:`ddz_env.move_table`), where ``0`` is *pass* (also "no
 bid" during the auction); ``N``, ``N + 1``, ``N + 2`` bid 1, 2, 3. Each reading of a set of cards
 is its own move (``333444555666`` is a plane, and under ``kickers="any"`` also a plane with
@@ -52,7 +53,8 @@ Zero on every step until the game ends; then each seat's result under the ``rewa
 | `score`           | +2s / -s                               | -2s / +s                              |
 
 ``b`` = bombs and rockets played (DouZero's definition: spring and bid ignored);
-``s = base × multiplier × base_points`` with ``multiplier = 2^(b + spring)``, the settlement of
+``s = base × multiplier × base_points`` with ``multiplier = 2^(b + spring)`` (times 2 per rob
+and for an open hand under those variants), the settlement of
 ``docs/RULES.md`` (``Game.payoffs``). With ``env()``, an illegal action ends the game: the agent
 that took it gets -1 and the others 0 (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env``
 raises a ``ValueError`` naming the move and why it is illegal.
@@ -70,7 +72,8 @@ view with the whole public history (:func:`ddz_env.observation.information_state
 |-----------------|------------------------------------------|--------------|
 | `reward`        | `"wp"`, `"adp"`, `"logadp"`, `"score"`   | `"wp"`       |
 | `render_mode`   | `None`, `"ansi"` (returns text), `"human"` (prints) | `None` |
-| `bidding`       | `"once"`, `"open"`, `"none"` / `False`   | `"once"`     |
+| `bidding`       | `"once"`, `"open"`, `"rob"`, `"none"` / `False` | `"once"` |
+| `open_hand`     | `False`, `True` (the landlord may open the hand) | `False` |
 | `redeal_limit`  | an int from 0 to 100, or `None`          | `3`          |
 | `kickers`       | `"distinct"`, `"any"`                    | `"distinct"` |
 | `base_points`   | a positive int                           | `1`          |

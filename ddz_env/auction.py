@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .actions import MAX_BID, bid_action
+from .actions import CLAIM, MAX_BID, MAX_WORD, ROB, bid_action
 
 if TYPE_CHECKING:
     from .game import Game
@@ -68,7 +68,7 @@ class Auction:
         """(len(bid_lists), W) uint64: the packed action bitsets of each list of bids."""
         from .legal import pack_bool  # the rules validate names here before legal is loaded
 
-        mask = np.zeros((len(bid_lists), self.num_moves + MAX_BID), dtype=bool)
+        mask = np.zeros((len(bid_lists), self.num_moves + MAX_WORD), dtype=bool)
         for row, bids in enumerate(bid_lists):
             mask[row, [bid_action(self.num_moves, k) for k in bids]] = True
         return pack_bool(mask, self.num_words)
@@ -88,6 +88,11 @@ class Auction:
         state and returns ``None`` (the next seat speaks), ``(landlord, base)`` or
         :data:`REDEAL`."""
         raise NotImplementedError
+
+    def next_seat(self, game: Game, b: int, seat: int) -> int:
+        """Who speaks after ``seat`` when :meth:`bid` returned ``None`` (default: the next seat
+        in turn order)."""
+        return (seat + 1) % game.num_players
 
     def explain(self, game: Game, b: int, bid: int) -> str:
         """Why bid ``bid`` is not legal in game ``b`` (for error messages)."""
@@ -181,6 +186,75 @@ class FourPlayerAuction(RisingBids):
         return None
 
 
+class RobAuction(Auction):
+    """Rob the landlord (``bidding="rob"``), the convention of the common apps.
+
+    1. From the first bidder on, each player in turn claims the landlord seat (:data:`CLAIM`)
+       or passes, until one claims. If all three pass, the cards are dealt again as in the
+       classic auction (same ``redeal_limit``; past it the opener is the landlord at 1).
+    2. After a claim, each player who has not spoken yet (those after the claimer in turn
+       order; a player who declined to claim may not rob) robs (:data:`ROB`) or passes, once.
+    3. If anyone robbed, the claimer has one last word: rob back or pass.
+    4. The last player to claim or rob is the landlord, at base 1; each rob doubles the
+       multiplier (``Game.robs`` counts them: at most 3, ×8).
+
+    State: ``bids`` holds each seat's last word (-1, 0, CLAIM, ROB), ``high_bid`` is 1 once
+    someone claimed, ``high_bidder`` is the landlord so far, ``robs`` the robs so far.
+    """
+
+    players = (3,)
+
+    def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
+        super().__init__(ruleset, num_moves, num_words)
+        # row h: the legal words before (0) and after (1) a claim
+        self._words = self.words_of_bids([0, CLAIM], [0, ROB])
+
+    def legal_words(self, game: Game, idx) -> np.ndarray:
+        return self._words[game.high_bid[idx]]
+
+    def bid(self, game: Game, b: int, seat: int, bid: int):
+        words = game.bids[b]
+        claimer = int(np.argmax(words == CLAIM)) if (words == CLAIM).any() else -1
+        rob_back = seat == claimer
+        words[seat] = bid
+        game.bid_count[b] += 1
+        game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
+        if bid == CLAIM:
+            game.high_bid[b] = 1
+            game.high_bidder[b] = seat
+        elif bid == ROB:
+            game.robs[b] += 1
+            game.high_bidder[b] = seat
+        if not game.high_bid[b]:  # nobody has claimed yet
+            if game.bid_count[b] < 3:
+                return None
+            limit = self.ruleset.redeal_limit
+            if limit is not None and game.redeals[b] >= limit:
+                return int(game.first_bidder[b]), 1
+            return REDEAL
+        if rob_back:
+            return int(game.high_bidder[b]), 1
+        if (words < 0).any():  # someone after the claimer has not spoken
+            return None
+        if game.robs[b]:
+            return None  # the claimer's last word
+        return int(game.high_bidder[b]), 1
+
+    def next_seat(self, game: Game, b: int, seat: int) -> int:
+        words = game.bids[b]
+        if not game.high_bid[b]:
+            return (seat + 1) % 3
+        for k in (1, 2):
+            if words[(seat + k) % 3] < 0:
+                return (seat + k) % 3
+        return int(np.argmax(words == CLAIM))
+
+    def explain(self, game: Game, b: int, bid: int) -> str:
+        if game.high_bid[b]:
+            return "the landlord seat is claimed: rob it or pass"
+        return "nobody has claimed the landlord seat yet: claim it or pass"
+
+
 class NoAuction(Auction):
     """No auction: the first bidder drawn with the deal is the landlord at base 1."""
 
@@ -197,6 +271,7 @@ class NoAuction(Auction):
 AUCTIONS: dict[str, type[Auction]] = {
     "once": ClassicAuction,
     "open": ClassicAuction,
+    "rob": RobAuction,
     "none": NoAuction,
     "open4": FourPlayerAuction,
 }

@@ -13,6 +13,12 @@ The four-player game (two decks) has its own format, version 2: 108 cards dealt 
 characters (``decode_deal(code, players=4)``). The two formats differ in length, version and
 checksum, so a code of one game is never read as a deal of the other: it is a ``ValueError``
 that says which game the code is for.
+
+A code also names the rules of its game: the variants in play (``Ruleset.variants``: the
+rob-the-landlord auction, the open hand) are part of the checksum, so a code of one set of
+rules is refused under another, with a message naming the rules it belongs to. Classic codes
+(no variant) are the same as ever. The variants are
+three-player games: four-player codes carry none.
 """
 
 from __future__ import annotations
@@ -84,14 +90,39 @@ def _unrank(rank: int, sizes: tuple[int, ...] = SIZES) -> list[int]:
     return owner
 
 
-def _checksum(payload: int, person: bytes = b"ddz-deal", nbytes: int = 16) -> int:
-    digest = hashlib.blake2b(payload.to_bytes(nbytes, "big"), digest_size=8, person=person).digest()
+#: every variant a code may carry (``Ruleset.variants``), and how messages name them
+VARIANT_NAMES = {"rob": "the rob-the-landlord auction", "open": "the open hand"}
+_VARIANT_SETS = ((), ("rob",), ("open",), ("rob", "open"))
+
+
+def _variant_tag(variants) -> bytes:
+    variants = tuple(variants or ())
+    unknown = [v for v in variants if v not in VARIANT_NAMES]
+    if unknown:
+        raise ValueError(f"unknown variant(s) {unknown}; known: {sorted(VARIANT_NAMES)}")
+    return "+".join(v for v in VARIANT_NAMES if v in variants).encode()
+
+
+def rules_words(variants) -> str:
+    """``"the classic rules"`` or the variants named in words (for messages)."""
+    variants = tuple(variants or ())
+    if not variants:
+        return "the classic rules"
+    return " with ".join(VARIANT_NAMES[v] for v in VARIANT_NAMES if v in variants)
+
+
+def _checksum(payload: int, person: bytes = b"ddz-deal", nbytes: int = 16, tag: bytes = b"") -> int:
+    digest = hashlib.blake2b(
+        payload.to_bytes(nbytes, "big") + tag, digest_size=8, person=person
+    ).digest()
     return int.from_bytes(digest, "big") & ((1 << CHECK_BITS) - 1)
 
 
-def encode_deal(owner, first_bidder: int) -> str:
+def encode_deal(owner, first_bidder: int, variants=()) -> str:
     """Code for a deal. ``owner[c]`` is the hand (0-2) or kitty (3) holding card ``c``; a deal
-    of the four-player game has 108 owners (hands 0-3, kitty 4)."""
+    of the four-player game has 108 owners (hands 0-3, kitty 4). ``variants`` are the rules of
+    a three-player game (``Ruleset.variants``, default: classic)."""
+    tag = _variant_tag(variants)
     owner = [int(o) for o in np.asarray(owner).ravel()]
     players = 4 if len(owner) == 108 else 3
     sizes, version, _, chars_count, person, nbytes = _FORMATS[players]
@@ -99,10 +130,12 @@ def encode_deal(owner, first_bidder: int) -> str:
         if players == 4:
             raise ValueError("a four-player deal gives 25 cards to each player and 8 to the kitty")
         raise ValueError("a deal gives 17 cards to each player and 3 to the kitty")
+    if tag and players != 3:
+        raise ValueError("the variants are three-player games: a four-player code carries none")
     if first_bidder not in range(players):
         raise ValueError(f"first bidder must be a seat 0 to {players - 1}, not {first_bidder!r}")
     payload = ((_rank(owner, sizes) * players + int(first_bidder)) << 2) | version
-    value = (payload << CHECK_BITS) | _checksum(payload, person, nbytes)
+    value = (payload << CHECK_BITS) | _checksum(payload, person, nbytes, tag)
     chars = []
     for _ in range(chars_count):
         chars.append(ALPHABET[value & 31])
@@ -111,16 +144,21 @@ def encode_deal(owner, first_bidder: int) -> str:
     return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
 
 
-def decode_deal(code: str, players: int = 3) -> tuple[np.ndarray, int]:
+def decode_deal(code: str, players: int = 3, *, variants=()) -> tuple[np.ndarray, int]:
     """(owner (54,) int8, first_bidder) of a code; ``ValueError`` if it is not a valid code.
 
     ``players=4`` reads a code of the four-player game: owner (108,) int8. A code of the other
-    game is a ``ValueError`` naming the game it is for."""
+    game is a ``ValueError`` naming the game it is for. ``variants`` are the rules of a
+    three-player game (``Ruleset.variants``, default: classic): a code of a game under other
+    rules is a ``ValueError`` that names them."""
+    tag = _variant_tag(variants)
     if not isinstance(code, str):
         raise ValueError("a deal code is a string")
     if players not in _FORMATS:
         raise ValueError(f"players must be 3 or 4, not {players!r}")
     sizes, version, num_deals, chars_count, person, nbytes = _FORMATS[players]
+    if tag and players != 3:
+        raise ValueError("the variants are three-player games: a four-player code carries none")
     text = code.strip().upper().replace("-", "").replace(" ", "")
     if len(text) != chars_count:
         other = 4 if players == 3 else 3
@@ -137,7 +175,13 @@ def decode_deal(code: str, players: int = 3) -> tuple[np.ndarray, int]:
             raise ValueError(f"{ch!r} can't appear in a deal code")
         value = (value << 5) | _READ[ch]
     payload, check = value >> CHECK_BITS, value & ((1 << CHECK_BITS) - 1)
-    if _checksum(payload, person, nbytes) != check:
+    if _checksum(payload, person, nbytes, tag) != check:
+        for other in _VARIANT_SETS if players == 3 else ():
+            if _checksum(payload, person, nbytes, _variant_tag(other)) == check:
+                raise ValueError(
+                    f"this deal code is a game of {rules_words(other)}, not of "
+                    f"{rules_words(variants)}; play it under those rules"
+                )
         raise ValueError(
             "this deal code is damaged (its checksum does not match); check for a typo"
         )

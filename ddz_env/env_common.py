@@ -30,7 +30,7 @@ import numpy as np
 from . import actions
 from .cards import format_counts
 from .game import BIDDING, OVER, Game
-from .observation import OBS_SIZE, OBS_SIZE_4, OBS_SLICES, OBS_SLICES_4
+from .observation import obs_size, obs_slices
 from .rules import Ruleset
 
 REWARD_MODES = ("wp", "adp", "logadp", "score")
@@ -111,14 +111,13 @@ def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
 
 
 def observation_high(ruleset: Ruleset | None = None) -> np.ndarray:
-    """Upper bounds of the observation vector (of ``ruleset``; default the classic game): 1
-    everywhere except ``log2_multiplier`` ((bombs + rockets + spring) / 10, at most 1.5)."""
-    if ruleset is not None and ruleset.players == 4:
-        high = np.ones(OBS_SIZE_4, np.float32)
-        high[OBS_SLICES_4["log2_multiplier"]] = 1.5
-        return high
-    high = np.ones(OBS_SIZE, np.float32)
-    high[OBS_SLICES["log2_multiplier"]] = 1.5
+    """Upper bounds of the observation vector under ``ruleset`` (default: classic): 1
+    everywhere except ``log2_multiplier`` ((bombs + rockets + spring) / 10, at most 1.5; the
+    robs, up to 3, and the open hand add up to 0.4 more)."""
+    ruleset = Ruleset() if ruleset is None else ruleset
+    high = np.ones(obs_size(ruleset), np.float32)
+    extra = 3 * (ruleset.bidding == "rob") + ruleset.open_hand
+    high[obs_slices(ruleset)["log2_multiplier"]] = 1.5 + extra / 10
     return high
 
 
@@ -186,15 +185,19 @@ def render_text(game: Game, b: int = 0, names=None) -> str:
             f"{marker}{names[seat]}{role}, {size} card{'s' * (size != 1)}: {format_counts(hand) or '-'}"
         )
     if phase == BIDDING:
-        words = ["none" if w < 0 else ("pass" if w == 0 else f"bid {w}") for w in game.bids[b]]
+        words = ["none" if w < 0 else actions.WORD_NAMES[w] for w in game.bids[b]]
         spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(P))
         lines.append(
             f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}"
         )
+        if game.landlord[b] >= 0:
+            lines.append(f"{names[game.landlord[b]]} is the landlord and may open the hand")
     else:
+        robs = f"   robs {int(game.robs[b])}" if game.ruleset.bidding == "rob" else ""
+        opened = "   hand opened" if game.opened[b] else ""
         lines.append(
             f"kitty: {format_counts(game.kitty[b])}   base {int(game.base[b])}   "
-            f"bombs {int(game.bombs[b])}"
+            f"bombs {int(game.bombs[b])}{robs}{opened}"
         )
         table = int(game.table_move[b])
         if table and phase != OVER:

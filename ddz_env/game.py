@@ -11,10 +11,13 @@ peasants (roles :data:`ROLE_NAMES_4`), a trick ends after three passes in a row.
 **Action space** (shared by the game, the environments and the agents; :mod:`ddz_env.actions`):
 action ``a`` in ``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no
 bid" during the auction); ``N``, ``N+1``, ``N+2`` bid 1, 2, 3 (``bid_action(N, k)``).
-``num_actions = N + 3``.
+``num_actions = N + 3``; the rob-the-landlord auction adds claim and rob (``N+3``, ``N+4``) and
+the open hand adds open (``N+5``).
 
 **Auction**: the rules of ``ruleset.bidding`` (:mod:`ddz_env.auction`) say which bids are legal
-and when the auction ends, with which landlord at which base, or with a redeal.
+and when the auction ends, with which landlord at which base, or with a redeal. Under
+``open_hand=True`` the landlord, holding the kitty, then decides to open the hand (``OPEN``) or
+not (pass) before the play starts; the phase is still ``BIDDING`` then, with ``landlord >= 0``.
 
 **State** (public attributes, leading batch dimension B):
 
@@ -33,6 +36,8 @@ high_bid         (B,) i1      highest bid so far (0 none)
 high_bidder      (B,) i1      seat that made it (-1 none)
 bid_count        (B,) i1      words spoken in the current auction
 redeals          (B,) i4      all-pass redeals so far in this game
+robs             (B,) i1      robs in the rob-the-landlord auction (each doubles the stake)
+opened           (B,) i1      1 once the landlord opened the hand (``open_hand``: doubles it)
 landlord         (B,) i1      landlord seat (-1 during the auction)
 base             (B,) i1      the winning bid (1-3), 0 during the auction
 table_move       (B,) i4      move to beat (0 = the player to act leads)
@@ -49,7 +54,7 @@ history_len      (B,) i2      number of entries
 play_start       (B,) i2      index in the history where play (after the auction) starts
 winner           (B,) i1      seat that emptied its hand (-1 until over)
 spring           (B,) i1      1 if the game ended in a spring or anti-spring
-multiplier       (B,) i8      2 ** (bombs + spring)
+multiplier       (B,) i8      2 ** (robs + opened + bombs + spring), set when over
 payoffs          (B, P) f8    the settlement of each seat (zero-sum), set when over
 deal_key         (B,) u8      the 64-bit key the current deal was drawn from
 codes            list (B,)    the deal code a game was reset with (``None``: drawn from the seed)
@@ -62,7 +67,16 @@ import operator
 
 import numpy as np
 
-from .actions import BIDDING, OVER, PLAY, bid_action, bid_of_action, num_actions
+from .actions import (
+    BIDDING,
+    OPEN,
+    OVER,
+    PLAY,
+    WORD_NAMES,
+    bid_action,
+    bid_of_action,
+    num_actions,
+)
 from .auction import AUCTIONS, REDEAL
 from .cards import DECKS, card_rank
 from .codes import code_key, decode_deal, encode_deal
@@ -203,7 +217,7 @@ class Game:
         self.table = move_table(ruleset)
         self.tables = legal_tables(ruleset)
         self.num_moves = N = len(self.table)
-        self.num_actions = num_actions(N)
+        self.num_actions = num_actions(N, ruleset)
         self.num_players = P = ruleset.players
         self.role_names = role_names(P)
         # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
@@ -213,6 +227,8 @@ class Game:
         num_cards = ruleset.deck.num_cards
         history = history_size(P)
         self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
+        # the landlord's words when deciding to open the hand (open_hand)
+        self._open_words = self.auction.words_of_bids([0, OPEN])
         self.phase = np.full(B, OVER, np.int8)
         self.current_player = np.zeros(B, np.int8)
         self.hands = np.zeros((B, P, 15), np.uint8)
@@ -224,6 +240,8 @@ class Game:
         self.high_bidder = np.full(B, -1, np.int8)
         self.bid_count = np.zeros(B, np.int8)
         self.redeals = np.zeros(B, np.int32)
+        self.robs = np.zeros(B, np.int8)
+        self.opened = np.zeros(B, np.int8)
         self.landlord = np.full(B, -1, np.int8)
         self.base = np.zeros(B, np.int8)
         self.table_move = np.zeros(B, np.int32)
@@ -273,7 +291,9 @@ class Game:
                 raise ValueError(f"got {len(code_list)} codes for {len(idx)} games")
             for j, code in enumerate(code_list):
                 if code is not None:
-                    owner[j], first[j] = decode_deal(code, self.num_players)
+                    owner[j], first[j] = decode_deal(
+                        code, self.num_players, variants=self.ruleset.variants
+                    )
                     keys[j] = np.uint64(code_key(code))
         self.deal_key[idx] = keys
         for j, b in enumerate(idx):
@@ -309,6 +329,8 @@ class Game:
         self.high_bid[idx] = 0
         self.high_bidder[idx] = -1
         self.bid_count[idx] = 0
+        self.robs[idx] = 0
+        self.opened[idx] = 0
         self.landlord[idx] = -1
         self.base[idx] = 0
         self.table_move[idx] = 0
@@ -334,7 +356,7 @@ class Game:
 
     def deal_code(self, game: int = 0) -> str:
         """The code of game ``game``'s current deal (hands, kitty, first bidder)."""
-        return encode_deal(self.owner[game], int(self.first_bidder[game]))
+        return encode_deal(self.owner[game], int(self.first_bidder[game]), self.ruleset.variants)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -355,7 +377,10 @@ class Game:
                 hand = self.hands[0, self.current_player[0]][None]
                 self._legal_cache = unchecked_legal_words(hand, self.table_move[:1], self.ruleset)
             elif phase == BIDDING:
-                self._legal_cache = self.auction.legal_words(self, slice(0, 1))
+                if self.landlord[0] >= 0:  # open_hand: the landlord decides to open
+                    self._legal_cache = self._open_words.copy()
+                else:
+                    self._legal_cache = self.auction.legal_words(self, slice(0, 1))
             else:
                 self._legal_cache = np.zeros((1, self.tables.num_words), np.uint64)
         if self._legal_cache is None:
@@ -368,6 +393,8 @@ class Game:
             bid = np.flatnonzero(self.phase == BIDDING)
             if len(bid):
                 words[bid] = self.auction.legal_words(self, bid)
+                if self.ruleset.open_hand:
+                    words[bid[self.landlord[bid] >= 0]] = self._open_words[0]
             self._legal_cache = words
         return self._legal_cache
 
@@ -403,10 +430,17 @@ class Game:
         if self.phase[game] == BIDDING:
             if int(self.legal_action_words()[game, action >> 6]) >> (action & 63) & 1:
                 return "legal"
+            if self.landlord[game] >= 0:
+                return "the landlord decides whether to open the hand: open or pass"
             if 0 < action < N:
+                if self.ruleset.bidding == "rob":
+                    return "the auction is on: pass, claim or rob"
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))
         if action >= N:
+            if self.ruleset.variants:  # name the word: claim, rob, open
+                word = WORD_NAMES[bid_of_action(N, action)]
+                return f"the auction is over: {word} can't be played"
             return "the auction is over: bids can't be played"
         seat = self.current_player[game]
         table = int(self.table_move[game])
@@ -541,7 +575,7 @@ class Game:
         )
         self.spring[idx] = spring
         self.winner[idx] = winners
-        mult = 2 ** (self.bombs[idx].astype(np.int64) + spring)
+        mult = 2 ** (self.bombs[idx].astype(np.int64) + spring + self.robs[idx] + self.opened[idx])
         self.multiplier[idx] = mult
         points = self.base[idx].astype(np.float64) * mult * self.ruleset.base_points
         sign = np.where(landlord_won, 1.0, -1.0)
@@ -556,15 +590,21 @@ class Game:
         self.landlord[b] = seat
         self.base[b] = base
         self.hands[b, seat] += self.kitty[b]
-        self.phase[b] = PLAY
         self.current_player[b] = seat
         self.play_start[b] = self.history_len[b]
+        if not self.ruleset.open_hand:  # else the landlord first decides to open the hand
+            self.phase[b] = PLAY
 
     def _step_bid(self, b: int, action: int) -> None:
         seat = int(self.current_player[b])
+        if self.landlord[b] >= 0:  # open_hand: the landlord's decision, then the play
+            self.opened[b] = action != 0
+            self.phase[b] = PLAY
+            self.play_start[b] = self.history_len[b]
+            return
         outcome = self.auction.bid(self, b, seat, bid_of_action(self.num_moves, action))
         if outcome is None:
-            self.current_player[b] = (seat + 1) % self.num_players
+            self.current_player[b] = self.auction.next_seat(self, b, seat)
         elif outcome is REDEAL:
             self._redeal(b)
         else:

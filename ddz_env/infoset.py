@@ -22,7 +22,9 @@ class InfoSet:
     """What ``seat`` knows when it is its turn to act.
 
     Seats are 0-2; roles 0 landlord, 1 landlord_down (plays right after the landlord),
-    2 landlord_up; ``role == -1`` during the auction. With four players (``ruleset.players``)
+    2 landlord_up; ``role == -1`` during the auction. Under ``open_hand=True`` the landlord
+    decides to open the hand in the ``BIDDING`` phase once the landlord is known
+    (:attr:`deciding_open`); once opened, ``open_hand`` is the landlord's hand for every seat. With four players (``ruleset.players``)
     seats are 0-3 and roles 0 landlord, 1 landlord_down, 2 landlord_across, 3 landlord_up.
     """
 
@@ -34,7 +36,8 @@ class InfoSet:
     legal_actions: np.ndarray  # legal action ids, ascending (bids: ddz_env.actions.bid_action)
     # auction
     first_bidder: int
-    bids: tuple[tuple[int, int], ...]  # (seat, bid 0-3) in order, this deal's auction
+    # (seat, word) in order, this deal's auction: 0 pass, 1-3 bids, CLAIM, ROB (actions.py)
+    bids: tuple[tuple[int, int], ...]
     high_bid: int
     # play (landlord = -1 and kitty = None during the auction)
     landlord: int
@@ -47,6 +50,19 @@ class InfoSet:
     cards_left: np.ndarray  # (P,) cards in each hand
     bombs: int  # bombs and rockets played so far that doubled the stakes
     redeals: int = 0  # all-pass redeals so far in this game (public: everyone saw them)
+    robs: int = 0  # robs in the rob-the-landlord auction (each doubles the stake)
+    opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
+    open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
+
+    @property
+    def deciding_open(self) -> bool:
+        """True when the landlord is to decide whether to open the hand (legal: pass, open)."""
+        return self.phase == BIDDING and self.landlord >= 0
+
+    @property
+    def doublings(self) -> int:
+        """Doublings of the stake so far: robs, the open hand, bombs and rockets."""
+        return self.robs + int(self.opened) + self.bombs
 
     @property
     def num_players(self) -> int:
@@ -101,15 +117,18 @@ def infoset(
     acts = game.history_action[b, :end].tolist()
     who = game.history_player[b, :end].tolist()
     n = game.num_moves
+    landlord = int(game.landlord[b])
     if game.phase[b] == BIDDING:
-        start = end
-    bids = tuple((p, bid_of_action(n, a)) for p, a in zip(who[:start], acts[:start]))
+        start = auction_end = end
+    else:  # under open_hand, the entry just before the play is the landlord's decision
+        auction_end = start - 1 if game.ruleset.open_hand else start
+    bids = tuple((p, bid_of_action(n, a)) for p, a in zip(who[:auction_end], acts[:auction_end]))
     moves = tuple(zip(who[start:], acts[start:]))
     if seat != to_act:
         legal = np.zeros(0, np.int64)
     elif legal is None:
         legal = game.legal_actions(b)
-    landlord = int(game.landlord[b])
+    opened = bool(game.opened[b])
     return InfoSet(
         ruleset=game.ruleset,
         table=game.table,
@@ -130,4 +149,7 @@ def infoset(
         cards_left=game.hands[b].sum(axis=1).astype(np.int64),
         bombs=int(game.bombs[b]),
         redeals=int(game.redeals[b]),
+        robs=int(game.robs[b]),
+        opened=opened,
+        open_hand=game.hands[b, landlord].copy() if opened else None,
     )

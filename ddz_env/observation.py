@@ -46,6 +46,22 @@ listed in the same way, four of them; the layout is ``OBS_LAYOUT_4`` (``obs_layo
 ``OBS_FIELDS_4``): the same fields with 108-number card sets, 4 seats, cards left one-hot 0..33 (4 × 34) and a
 history of 15 × 108, 2,679 numbers in all.
 
+The variants (``Ruleset.variants``, three players only) append fields after ``history``, each
+only when its variant is on (so the classic and four-player layouts above are unchanged;
+``obs_fields(ruleset)`` / ``obs_layout(ruleset)`` / ``obs_size(ruleset)`` /
+``obs_slices(ruleset)`` give the layout of any ruleset):
+
+==================  ======  ===============================================================
+``bidding="rob"``
+robs                4       one-hot robs so far (0..3); in ``bids`` a claim takes the place of
+                            bid 1 and a rob that of bid 2
+``open_hand=True``
+opened              1       1 once the landlord opened the hand
+open_hand           54      the landlord's hand once opened (zeros before, and if not opened)
+==================  ======  ===============================================================
+
+``log2_multiplier`` counts the robs and the open hand too.
+
 Per-move features: :func:`move_features` gives the card encoding of every row of the move
 table (N, 54; N, 108 with four players), so a learner scores each legal move by its features.
 
@@ -68,7 +84,9 @@ kitty               54      the kitty once revealed (zeros before)
 first_bidder        3       one-hot (relative) seat that opened the auction
 landlord            3       one-hot (relative) landlord seat (zeros during the auction)
 auction             49      7 slots × 7, oldest first: one-hot (relative) seat, then one-hot
-                            word (pass, bid 1, bid 2, bid 3); unused slots are zeros
+                            word (pass, bid 1, bid 2, bid 3; under ``bidding="rob"`` claim
+                            and rob take the places of bids 1 and 2); unused slots are zeros
+                            (the open-hand decision and the open hand are not encoded)
 play                8892    156 slots × 57, oldest first: one-hot (relative) seat, then the
                             54-number card encoding of the move (zeros for a pass); unused
                             slots are zeros
@@ -141,9 +159,17 @@ def _left_cap(players: int) -> int:
     return 33 if players == 4 else 20
 
 
+#: the fields each variant (``Ruleset.variants``) appends to the layout, in this order
+VARIANT_FIELDS: dict[str, tuple[Field, ...]] = {
+    "rob": (Field("robs", 4, BINARY, ONEHOT),),
+    "open": (Field("opened", 1, BINARY, VALUE), Field("open_hand", 54, BINARY, CARDS)),
+}
+
+
 @cache
-def _fields_for(players: int) -> tuple[Field, ...]:
+def _fields_for(players: int, variants: tuple[str, ...] = ()) -> tuple[Field, ...]:
     C, P = _card_width(players), players
+    extra = tuple(f for v in variants for f in VARIANT_FIELDS[v])
     return (
         Field("hand", C, BINARY, CARDS),
         Field("unseen", C, BINARY, CARDS),
@@ -162,12 +188,13 @@ def _fields_for(players: int) -> tuple[Field, ...]:
         Field("log2_multiplier", 1, SCALAR, VALUE),
         Field("bidding", 1, BINARY, VALUE),
         Field("history", HISTORY_MOVES * C, BINARY, MOVES, HISTORY_MOVES),
-    )
+    ) + extra
 
 
 def obs_fields(ruleset: Ruleset = DEFAULT_RULES) -> tuple[Field, ...]:
-    """The fields of ``ruleset``'s observation (``OBS_FIELDS`` or ``OBS_FIELDS_4``)."""
-    return _fields_for(ruleset.players)
+    """The fields of ``ruleset``'s observation (``OBS_FIELDS`` or ``OBS_FIELDS_4``, then the
+    fields of its variants, :data:`VARIANT_FIELDS`)."""
+    return _fields_for(ruleset.players, ruleset.variants)
 
 
 OBS_FIELDS: tuple[Field, ...] = obs_fields()
@@ -177,6 +204,10 @@ OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS_4)
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
 _DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
+#: the slot in ``bids`` of each auction word + 1 (-1 none, 0 pass, 1-3 bids, claim, rob, open)
+WORD_SLOT = np.array([0, 1, 2, 3, 4, 2, 3, 1], np.int64)
+# the slot of each word (0 pass, 1-3 bids, claim, rob, open) in an information-state slot
+_INFO_WORD_SLOT = np.array([0, 1, 2, 3, 1, 2, 0], np.int64)
 
 
 def auction_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
@@ -228,12 +259,18 @@ INFOSTATE_SIZE_4 = sum(size for _, size in INFOSTATE_LAYOUT_4)
 
 
 def obs_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
-    """The observation layout of ``ruleset``'s player count (``OBS_LAYOUT`` or ``OBS_LAYOUT_4``)."""
+    """The observation layout of ``ruleset`` (``OBS_LAYOUT`` or ``OBS_LAYOUT_4``, then the
+    fields of its variants)."""
+    if ruleset.variants:
+        return tuple((f.name, f.size) for f in obs_fields(ruleset))
     return OBS_LAYOUT_4 if ruleset.players == 4 else OBS_LAYOUT
 
 
 def obs_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
-    """The length of an observation of ``ruleset`` (``OBS_SIZE``, or ``OBS_SIZE_4`` = 2,679)."""
+    """The length of an observation of ``ruleset`` (``OBS_SIZE``, or ``OBS_SIZE_4`` = 2,679;
+    more with variants)."""
+    if ruleset.variants:
+        return sum(f.size for f in obs_fields(ruleset))
     return OBS_SIZE_4 if ruleset.players == 4 else OBS_SIZE
 
 
@@ -306,9 +343,10 @@ _CARD_RANK_ONEHOT_4 = np.eye(15, dtype=np.int16)[_FOUR.deck.card_ranks]  # (108,
 class _Layout:
     """What :func:`_field_values` and :func:`_write` need of one player count's fields."""
 
-    def __init__(self, players: int):
+    def __init__(self, players: int, variants: tuple[str, ...] = ()):
         self.players = P = players
-        self.fields = _fields_for(P)
+        self.variants = variants
+        self.fields = _fields_for(P, variants)
         self.size = sum(f.size for f in self.fields)
         self.left_cap = _left_cap(P)
         self.deck = _DECK * (2 if P == 4 else 1)
@@ -339,8 +377,8 @@ class _Layout:
 
 
 @cache
-def _layout(players: int) -> _Layout:
-    return _Layout(players)
+def _layout(players: int, variants: tuple[str, ...] = ()) -> _Layout:
+    return _Layout(players, variants)
 
 
 class _Batch:
@@ -401,8 +439,10 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
     ``seat``, ``landlord`` (-1 during the auction), ``phase``, ``high_bid``, ``first_bidder``,
     ``base``, ``bombs``, ``spring``, ``table_move`` (0 when leading), ``table_player``;
     ``hand`` and ``kitty`` (15 rank counts); ``played`` (P × 15), ``left`` and ``bids``
-    (P: -1 no word yet, 0 pass, 1-3) by seat; ``history`` (HISTORY_MOVES) the last moves of
-    the play, oldest first, front-padded with 0.
+    (P: -1 no word yet, 0 pass, 1-3, or a variant's word) by seat; ``history``
+    (HISTORY_MOVES) the last moves of the play, oldest first, front-padded with 0; with
+    variants also ``robs``, ``opened`` and ``open_hand`` (15 rank counts, zeros unless
+    opened).
 
     Cards fields are rank counts (blocks × 15), moves fields move ids, one-hot fields indices
     (-1: all zeros) and value fields numbers."""
@@ -414,7 +454,7 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
     order = ops.order(anchor, P)
     has_table = seen["table_move"] > 0
     played = seen["played"]
-    return {
+    values = {
         "hand": seen["hand"],
         "unseen": np.maximum(layout.deck - seen["hand"] - played.sum(axis=-2, dtype=np.int16), 0),
         "table_move": seen["table_move"],
@@ -433,6 +473,16 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
         "bidding": seen["phase"] == BIDDING,
         "history": seen["history"],
     }
+    if layout.variants:  # the variants' words in the bid slots, their doublings, their fields
+        values["bids"] = WORD_SLOT[values["bids"]]
+        doubles = seen["bombs"] + seen["spring"] + seen["robs"] + seen["opened"]
+        values["log2_multiplier"] = doubles / 10.0
+        if "rob" in layout.variants:
+            values["robs"] = ops.minimum(seen["robs"], 3)
+        if "open" in layout.variants:
+            values["opened"] = seen["opened"] > 0
+            values["open_hand"] = seen["open_hand"]
+    return values
 
 
 def _write(values: dict, layout: _Layout, feats: np.ndarray) -> np.ndarray:
@@ -485,7 +535,7 @@ def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
     valid = (np.add.outer(count, np.arange(HISTORY_MOVES)) >= HISTORY_MOVES) & (
         acts < game.num_moves
     )
-    return {
+    seen = {
         "seat": seat,
         "landlord": game.landlord[idx],
         "phase": game.phase[idx],
@@ -503,6 +553,12 @@ def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
         "bids": game.bids[idx],
         "history": np.where(valid, acts, 0),
     }
+    if game.ruleset.variants:
+        opened = game.opened[idx]
+        seen["robs"], seen["opened"] = game.robs[idx], opened
+        shown = ops.pick(hands, np.maximum(game.landlord[idx], 0))
+        seen["open_hand"] = ops.rows_where(opened > 0, shown)
+    return seen
 
 
 def _seen_by_infoset(info: InfoSet) -> dict:
@@ -531,6 +587,9 @@ def _seen_by_infoset(info: InfoSet) -> dict:
         "left": info.cards_left,
         "bids": bids,
         "history": history,
+        "robs": info.robs,
+        "opened": int(info.opened),
+        "open_hand": np.zeros(15, np.uint8) if info.open_hand is None else info.open_hand,
     }
 
 
@@ -540,7 +599,7 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
     n = len(idx)
-    layout = _layout(game.num_players)
+    layout = _layout(game.num_players, game.ruleset.variants)
     if n == 1:  # one game: scalar indexing and arithmetic
         b = range(game.batch_size)[int(idx[0])]
         seat = int(game.current_player[b] if seats is None else np.asarray(seats).reshape(-1)[0])
@@ -558,7 +617,7 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
 def observe_infoset(info: InfoSet) -> np.ndarray:
     """(obs_size(info.ruleset),) float32: ``observe(game)`` for the seat to act, built from its
     InfoSet only."""
-    layout = _layout(info.ruleset.players)
+    layout = _layout(info.ruleset.players, info.ruleset.variants)
     values = _field_values(_seen_by_infoset(info), layout, _One)
     return _write_one(values, layout, move_features(info.ruleset))
 
@@ -606,6 +665,8 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     length = game.history_len[idx].astype(np.int64)
     start = game.play_start[idx].astype(np.int64)
     auction_len = np.where(game.phase[idx] == BIDDING, length, start)
+    if game.ruleset.open_hand:  # the landlord's decision to open is not an auction slot
+        auction_len = np.where(game.phase[idx] == BIDDING, length, start - 1)
     num_moves = game.num_moves
     # auction: slot j holds history entry j
     j = np.arange(auction_n)
@@ -613,7 +674,7 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     j = np.minimum(j, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], j[None]].astype(np.int64)
     who = (game.history_player[idx[:, None], j[None]].astype(np.int64) - seat[:, None]) % P
-    word = np.where(acts == 0, 0, acts - num_moves + 1)
+    word = _INFO_WORD_SLOT[np.where(valid & (acts >= num_moves), acts - num_moves + 1, 0)]
     r, k = np.nonzero(valid)
     base = S["auction"].start + (P + 4) * k
     out[r, base + who[r, k]] = 1

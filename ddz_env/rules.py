@@ -15,7 +15,8 @@ class Ruleset:
     Attributes:
         bidding: the auction (:mod:`ddz_env.auction`): ``"once"`` (each player speaks once,
             default), ``"open"`` (a player who passed may bid again; ends after two passes in a
-            row following a bid, or a bid of 3), ``"none"`` / ``False`` (no auction: the
+            row following a bid, or a bid of 3), ``"rob"`` (rob the landlord: claim, then each
+            rob doubles the multiplier; docs/RULES.md), ``"none"`` / ``False`` (no auction: the
             landlord is drawn from the seed, base 1), or the name of a registered auction.
         redeal_limit: redeals after all-pass auctions before the opener is forced to be
             landlord with base 1 (default 3), an integer from 0 to ``MAX_REDEAL_LIMIT`` (100);
@@ -24,19 +25,22 @@ class Ruleset:
             ``"any"`` (single wings may repeat a rank; pair wings stay distinct).
         base_points: points per unit of bid × multiplier (default 1; 10 reproduces the seed
             page that shows "10 × bid × multiplier").
-        rob_the_landlord: variant (later): rob-the-landlord bidding. Must be False for now.
         players: 3 (the classic game, default) or 4 (two decks, 108 cards: 25 each and 8 to
             the kitty, one landlord against three peasants, its own combinations and bombs;
             ``docs/RULES.md``). With 4 players the auction is ``"open4"`` (the default
             ``"once"`` is read as ``"open4"``) or ``"none"``.
+        open_hand: variant: after taking the kitty the landlord may play with the hand face
+            up (every seat sees it), which doubles the multiplier (default False). The
+            variants (``"rob"``, ``open_hand``) are three-player games: with ``players=4``
+            they are a ``ValueError``.
     """
 
     bidding: str = "once"
     redeal_limit: int | None = 3
     kickers: str = "distinct"
     base_points: int = 1
-    rob_the_landlord: bool = False
     players: int = 3
+    open_hand: bool = False
 
     def __post_init__(self) -> None:
         if (
@@ -81,12 +85,10 @@ class Ruleset:
             or self.base_points < 1
         ):
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
-        for name in ("rob_the_landlord",):
-            value = getattr(self, name)
-            if value is not False:
-                raise ValueError(
-                    f"{name} is a variant that is not implemented yet; it must be False"
-                )
+        if not isinstance(self.open_hand, bool):
+            raise ValueError(f"open_hand must be True or False, not {self.open_hand!r}")
+        if self.open_hand and self.players != 3:
+            raise ValueError("open_hand is a variant of the three-player game (players=3)")
 
     @property
     def deck(self):
@@ -104,6 +106,13 @@ class Ruleset:
     def kitty_size(self) -> int:
         """Cards of the kitty: 3 or 8."""
         return self.deck.kitty_size
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variants of the classic game in play, by name (``()`` under the classic rules):
+        ``"rob"`` (the rob-the-landlord auction), ``"open"`` (the open hand). Deal codes and
+        saved games carry them, so they are never read under other rules."""
+        return (("rob",) if self.bidding == "rob" else ()) + (("open",) if self.open_hand else ())
 
     @classmethod
     def from_options(cls, **options) -> Ruleset:

@@ -41,7 +41,8 @@ Options:
 ``mask_in_obs``     ``True`` (default: a dict observation with the mask) or ``False`` (the
                     features alone, for flat policies; the mask from ``action_masks()``)
 ``render_mode``     ``None``, ``"ansi"`` (text) or ``"human"`` (printed)
-ruleset fields      ``bidding``, ``redeal_limit``, ``kickers``, ``base_points`` (or ``ruleset``)
+ruleset fields      ``bidding`` (``"rob"`` included), ``redeal_limit``, ``kickers``, ``base_points``,
+                    ``open_hand`` (or ``ruleset``)
 ==================  ==========================================================================
 
 An unknown option is a ``TypeError`` worded as Python's for a bad keyword argument; a bad value

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .actions import OPEN, ROB, bid_action
 from .cards import DECKS
 from .codes import code_key, decode_deal, encode_deal
 from .game import BIDDING, OVER, PLAY, Game, history_size
@@ -39,7 +40,7 @@ TEXT_TAG = "ddz-state"
 # Per-game state arrays of a Game (leading dimension: the batch).
 STATE_FIELDS = (
     "phase", "current_player", "hands", "owner", "kitty", "first_bidder", "bids", "high_bid",
-    "high_bidder", "bid_count", "redeals", "landlord", "base", "table_move", "table_player",
+    "high_bidder", "bid_count", "redeals", "robs", "opened", "landlord", "base", "table_move", "table_player",
     "passes", "played", "num_plays", "bombs", "history_action", "history_player", "history_len",
     "play_start", "winner", "spring", "multiplier", "payoffs", "deal_key",
 )  # fmt: skip
@@ -55,7 +56,7 @@ _BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
 # Attributes shared by every game of a ruleset (read-only; a clone shares them).
 CONSTANT_FIELDS = (
     "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "auction",
-    "num_players", "role_names",
+    "num_players", "role_names", "_open_words",
 )  # fmt: skip
 # Everything else a Game holds: the batch size, the codes, the stream of deals, the cache.
 OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache")
@@ -236,7 +237,8 @@ def undo(game: Game, games=None) -> None:
 def _rules_text(ruleset: Ruleset) -> str:
     limit = "none" if ruleset.redeal_limit is None else str(ruleset.redeal_limit)
     text = f"{ruleset.bidding},{limit},{ruleset.kickers},{ruleset.base_points}"
-    # a fifth field only for four players: the three-player text is unchanged
+    text += ",open" if ruleset.open_hand else ""
+    # a last field only for four players: the three-player text is unchanged
     return text + ",players=4" if ruleset.players == 4 else text
 
 
@@ -246,10 +248,13 @@ def _parse_rules(text: str) -> Ruleset:
     if len(parts) == 5 and parts[4] == "players=4":
         players = 4
         parts = parts[:4]
+    open_hand = len(parts) == 5 and parts[4] == "open"
+    if open_hand:
+        parts = parts[:4]
     if len(parts) != 4:
         raise ValueError(
             "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
-            "(and players=4 for the four-player game)"
+            "(and open for the open hand, or players=4 for the four-player game)"
         )
     bidding, limit, kickers, points = parts
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
@@ -260,6 +265,7 @@ def _parse_rules(text: str) -> Ruleset:
         kickers=kickers,
         base_points=int(points),
         players=players,
+        open_hand=open_hand,
     )
 
 
@@ -303,7 +309,7 @@ def _parse_text(text: str) -> dict:
     if missing:
         raise ValueError(f"the game state lacks {', '.join(missing)}")
     ruleset = _parse_rules(fields["rules"])
-    owner, first = decode_deal(fields["deal"], ruleset.players)
+    owner, first = decode_deal(fields["deal"], ruleset.players, variants=ruleset.variants)
     if fields["coded"] not in ("0", "1") or not fields["redeals"].isdigit():
         raise ValueError("bad coded or redeals field in the game state")
     try:
@@ -322,7 +328,7 @@ def _parse_text(text: str) -> dict:
         ruleset=ruleset,
         owner=owner,
         first=first,
-        code=encode_deal(owner, first) if fields["coded"] == "1" else None,
+        code=encode_deal(owner, first, ruleset.variants) if fields["coded"] == "1" else None,
         redeals=int(fields["redeals"]),
         key=key,
         stream=stream,
@@ -433,6 +439,8 @@ def from_arrays(arrays: Mapping) -> Game:
     ref = _new_game(ruleset, B)
     given = {}
     for name in STATE_FIELDS:
+        if name in ("robs", "opened") and name not in arrays:  # saved before the variants
+            arrays = {**arrays, name: np.zeros(B, np.int8)}
         arr = _field(arrays, name)
         want = getattr(ref, name)
         if arr.shape != want.shape:
@@ -464,7 +472,7 @@ def from_arrays(arrays: Mapping) -> Game:
     code_list = [str(c) or None for c in codes]
     for b, code in enumerate(code_list):
         if code is not None:
-            o, f = decode_deal(code, P)
+            o, f = decode_deal(code, P, variants=ruleset.variants)
             if not np.array_equal(o, owner[b]) or f != first[b]:
                 raise ValueError(f"game {b}: its code is not the code of its deal")
             if given["deal_key"][b] != np.uint64(code_key(code)):
@@ -506,7 +514,9 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     if landlord < 0:
         places, sizes = others + [P], [int(left[o]) for o in others] + [deck.kitty_size]
     else:
-        if seat != landlord:
+        if seat != landlord and getattr(info, "open_hand", None) is not None:
+            forced[landlord] = np.asarray(info.open_hand, np.int64)  # the open hand is public
+        elif seat != landlord:
             forced[landlord] = np.maximum(np.asarray(info.kitty, np.int64) - played[landlord], 0)
         places, sizes = others, [int(left[o] - forced[o].sum()) for o in others]
     pool = deck.counts.astype(np.int64) - hand - played.sum(axis=0) - forced.sum(axis=0)
@@ -588,7 +598,10 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
     N = game.num_moves
     bids = list(info.bids)
     moves = list(info.moves)
-    entries = [(p, 0 if k == 0 else N + k - 1) for p, k in bids] + [(p, a) for p, a in moves]
+    # under open_hand, the landlord's decision to open comes between the auction and the play
+    decided = bool(info.ruleset.open_hand and landlord >= 0 and phase != BIDDING)
+    opening = [(landlord, bid_action(N, OPEN) if info.opened else 0)] if decided else []
+    entries = [(p, bid_action(N, k)) for p, k in bids] + opening + [(p, a) for p, a in moves]
     if len(entries) > history_size(P):
         raise ValueError("the InfoSet's history is longer than a game's")
     game._start_deal(np.arange(n), owner, np.full(n, int(info.first_bidder), np.int8))
@@ -605,6 +618,8 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
     game.high_bid[:] = int(info.high_bid)
     game.high_bidder[:] = high_bidder
     game.bid_count[:] = len(bids)
+    game.robs[:] = sum(k == ROB for _, k in bids)
+    game.opened[:] = int(getattr(info, "opened", False))
     game.landlord[:] = landlord
     game.base[:] = int(info.base)
     game.table_move[:] = int(info.table_move)
@@ -626,9 +641,11 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
         game.history_action[:, : len(entries)] = acts
         game.history_player[:, : len(entries)] = who
     game.history_len[:] = len(entries)
-    game.play_start[:] = len(bids) if landlord >= 0 else 0
-    if phase == BIDDING:
-        to_act = (bids[-1][0] + 1) % P if bids else int(info.first_bidder)
+    game.play_start[:] = len(bids) + len(opening) if landlord >= 0 else 0
+    if phase == BIDDING and landlord >= 0:
+        to_act = landlord  # deciding to open the hand
+    elif phase == BIDDING:
+        to_act = game.auction.next_seat(game, 0, bids[-1][0]) if bids else int(info.first_bidder)
     else:
         to_act = (moves[-1][0] + 1) % P if moves else landlord
     game.current_player[:] = to_act

@@ -62,7 +62,7 @@ def test_ruleset_defaults_and_normalisation():
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
-        ({"bidding": "rob"}, "bidding must be"),
+        ({"bidding": "steal"}, "bidding must be"),
         ({"redeal_limit": -1}, "redeal_limit"),
         ({"redeal_limit": 2.5}, "redeal_limit"),
         ({"kickers": "some"}, "kickers"),
@@ -72,7 +72,9 @@ def test_ruleset_defaults_and_normalisation():
         ({"players": True}, "players must be 3 or 4"),
         ({"players": 4, "bidding": "open"}, "not an auction for 4 players"),
         ({"bidding": "open4"}, "not an auction for 3 players"),
-        ({"rob_the_landlord": True}, "not implemented"),
+        ({"open_hand": 1}, "open_hand must be True or False"),
+        ({"players": 4, "open_hand": True}, "three-player game"),
+        ({"players": 4, "bidding": "rob"}, "not an auction for 4 players"),
     ],
 )
 def test_ruleset_rejects_bad_options(kwargs, fragment):

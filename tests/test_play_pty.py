@@ -362,3 +362,50 @@ def test_the_counter_setting_persists_across_terminal_games(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert (tmp_path / "ddz" / "settings.json").exists()
+
+
+#: Rob auction: you open it; after your claim Right passes and Left robs.
+ROB_CODE = "2AR9-QCJX-ETK3-2DDT-NQ1C-ARE"
+#: Open hand: Left passes, you pass, Right bids 2 and opens its hand.
+OPEN_CODE = "7GTW-9QTS-BMDY-JDKE-G690-NB9"
+
+
+def test_rob_the_landlord_at_the_terminal(tmp_path):
+    child = spawn("--auction", "rob", "--code", ROB_CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Claim the landlord seat\? \(claim, pass\) > ")
+    child.sendline("claim")
+    child.expect(r"Rob the landlord seat \(doubles the stake\)\? \(rob, pass\) > ")
+    auction = plain(child.before)
+    assert "You    claim the landlord seat" in auction
+    assert "Left   robs the landlord seat ×2" in auction
+    child.sendline("rob")
+    child.expect("\n> ")
+    screen = plain(child.before)
+    assert "You are the landlord (base 1) and take the kitty" in screen
+    lines = screen.rsplit("─" * 60, 1)[1].splitlines()
+    assert "  Round  bid 1 × multiplier 4 (rob by Left ×2, rob by You ×2) = 4 points" in lines
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_open_hand_at_the_terminal_shows_the_landlords_cards(tmp_path):
+    child = spawn("--open-hand", "--code", OPEN_CODE, "--fast", tmp_path=tmp_path)
+    child.expect(r"Your bid \(pass, 1, 2, 3\) > ")
+    child.sendline("pass")
+    child.expect("\n> ")
+    screen = plain(child.before)
+    opened = re.search(r"Right  opens the hand ×2: (.*)", screen).group(1).split()
+    assert len(opened) == 20
+    lines = screen.rsplit("─" * 60, 1)[1].splitlines()
+    shown = next(line for line in lines if line.strip().startswith("open:"))
+    assert lines.index(shown) == 1 + next(
+        k for k, line in enumerate(lines) if line.startswith("  Right  landlord")
+    )
+    assert set(shown.split()[1:]) <= set(opened)
+    assert any(line.startswith("  Round  bid 2 × multiplier 2 (open hand ×2)") for line in lines)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
