@@ -27,7 +27,7 @@ Options:
 ==================  ==========================================================================
 ``seat``            0, 1, 2 (0-3 with ``players=4``) or ``"random"`` (drawn per episode); default 0
 ``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
-                    (built by ``agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
+                    (built by ``ddz.agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
                     one (e.g. an agent class), or a sequence of two of those for the seats
                     after and before the learner
@@ -95,11 +95,11 @@ DEFAULT_OPPONENT = "normal"
 
 
 def make_opponent(spec) -> Any:
-    """An opponent from an agent name (built by ``agents.make_agent``, imported only here), an
+    """An opponent from an agent name (built by ``ddz.agents.make_agent``, imported only here), an
     object with ``act(infoset)``, or a zero-argument factory returning one."""
     if isinstance(spec, str):
         try:
-            from agents import make_agent
+            from ddz.agents import make_agent
         except ImportError as exc:
             raise ValueError(
                 f"opponent {spec!r} needs the agents package, which can't be imported ({exc}); "

@@ -2,7 +2,7 @@
 
 import time
 
-from agents import Agent, RandomAgent
+from ddz.agents import Agent, RandomAgent
 
 
 class Raising(RandomAgent):
@@ -78,7 +78,7 @@ class DuckTyped:
 
 def make_easy() -> Agent:
     """A zero-argument factory."""
-    from agents.rule_bots import EasyAgent
+    from ddz.agents.rule_bots import EasyAgent
 
     return EasyAgent()
 

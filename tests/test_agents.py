@@ -11,9 +11,9 @@ import time
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.base import agent_names
-from agents.rule_bots import EasyAgent, NormalAgent
+from ddz.agents import make_agent
+from ddz.agents.base import agent_names
+from ddz.agents.rule_bots import EasyAgent, NormalAgent
 from ddz_env.cards import parse_counts
 from ddz_env.game import OVER, PLAY, Game
 from ddz_env.infoset import InfoSet, infoset

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents.arena import CHUNK_DEALS, main, run_arena
-from agents.rule_bots import EasyAgent
+from ddz.agents.arena import CHUNK_DEALS, main, run_arena
+from ddz.agents.rule_bots import EasyAgent
 from ddz_env.rules import Ruleset
 
 
@@ -134,8 +134,8 @@ def test_strength_targets(a, b, target):
 
 def test_hard_with_a_model_path(capsys):
     """``hard:PATH`` plays with the model at PATH (the path keeps its case)."""
-    from agents.base import make_agent
-    from agents.hard import DEFAULT_MODEL
+    from ddz.agents.base import make_agent
+    from ddz.agents.hard import DEFAULT_MODEL
 
     agent = make_agent(f"hard:{DEFAULT_MODEL}")
     assert agent.name == "hard" and agent.model.meta == make_agent("hard").model.meta

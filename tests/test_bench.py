@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from bench import engine, peers
-from bench.run import main
+from ddz.bench import engine, peers
+from ddz.bench.run import main
 from ddz_env.cards import DECK_COUNTS
 from ddz_env.legal import legal_moves
 

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import arena
-from agents.arena import MAX_DEALS, _in_order, _Sums, run_arena
-from bench.run import main as bench_main
+from ddz.agents import arena
+from ddz.agents.arena import MAX_DEALS, _in_order, _Sums, run_arena
+from ddz.bench.run import main as bench_main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def ddz(*args: str, stdin=subprocess.DEVNULL, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "ddz_cli.py", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "ddz", *args], cwd=ROOT, capture_output=True, text=True,
         stdin=stdin, timeout=120, **kwargs,
     )  # fmt: skip
 
@@ -34,7 +34,7 @@ def ddz_into_closed_pipe(*args: str) -> tuple[int, str]:
     os.close(read)
     try:
         proc = subprocess.run(
-            [sys.executable, "ddz_cli.py", *args], cwd=ROOT, stdout=write,
+            [sys.executable, "-m", "ddz", *args], cwd=ROOT, stdout=write,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, timeout=120,
         )  # fmt: skip
     finally:
@@ -76,7 +76,7 @@ def test_eval_with_stderr_closed_runs_and_reports():
     code = (
         "import os, subprocess, sys\n"
         "os.close(2)\n"
-        "proc = subprocess.run([sys.executable, 'ddz_cli.py', 'eval', 'random', 'random',\n"
+        "proc = subprocess.run([sys.executable, '-m', 'ddz', 'eval', 'random', 'random',\n"
         "    '--deals', '2', '--json'], capture_output=False, stdout=subprocess.PIPE,\n"
         "    close_fds=True)\n"
         "sys.stdout.write(str(proc.returncode) + '\\n' + proc.stdout.decode())\n"
@@ -93,9 +93,9 @@ def test_usage_errors_with_stderr_closed_still_exit_2():
     code = (
         "import os, subprocess, sys\n"
         "os.close(2)\n"
-        "rc = subprocess.call([sys.executable, 'ddz_cli.py', 'eval', 'random', 'random',\n"
+        "rc = subprocess.call([sys.executable, '-m', 'ddz', 'eval', 'random', 'random',\n"
         "    '--deals', '0'])\n"
-        "rc2 = subprocess.call([sys.executable, 'ddz_cli.py'])\n"
+        "rc2 = subprocess.call([sys.executable, '-m', 'ddz'])\n"
         "sys.stdout.write(f'{rc} {rc2}')\n"
     )
     proc = subprocess.run(
@@ -312,7 +312,7 @@ def test_bench_absurd_numbers_through_the_command(argv):
     ],
 )
 def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
-    from bench.train_throughput import main
+    from ddz.bench.train_throughput import main
 
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -323,7 +323,7 @@ def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
 @pytest.mark.parametrize("stream", [None, ClosedTerminal(), io.StringIO()])
 def test_train_progress_is_silent_off_a_terminal(monkeypatch, stream):
     pytest.importorskip("torch")
-    from train.dmc import _progress
+    from ddz.train.dmc import _progress
 
     monkeypatch.setattr(sys, "stderr", stream)
     with _progress(0, 1000, quiet=False) as bar:
@@ -334,7 +334,7 @@ def test_train_progress_is_silent_off_a_terminal(monkeypatch, stream):
 
 def test_train_progress_on_a_terminal(monkeypatch):
     pytest.importorskip("torch")
-    from train.dmc import _progress
+    from ddz.train.dmc import _progress
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)

@@ -38,7 +38,7 @@ def test_nothing_cites_files_outside_the_repository():
     outside = "shared" + "/"  # split so that this file does not cite it
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(docs/RULES.md)" in readme
-    for folder in ("ddz_env", "agents", "train", "bench", "tests"):
+    for folder in ("ddz_env", "ddz", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
             assert outside not in path.read_text(encoding="utf-8"), path
     for path in [ROOT / "README.md", *ROOT.glob("*/*.md")]:

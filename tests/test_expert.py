@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.expert import ExpertAgent
-from agents.hard import DEFAULT_MODEL, HardAgent, load_model
+from ddz.agents import make_agent
+from ddz.agents.expert import ExpertAgent
+from ddz.agents.hard import DEFAULT_MODEL, HardAgent, load_model
 from ddz_env.actions import OVER, PLAY
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
@@ -38,7 +38,7 @@ def searched_positions(game: Game):
 
 
 def test_registered_and_a_level_of_play():
-    from agents.play import LEVELS
+    from ddz.agents.play import LEVELS
 
     assert "expert" in LEVELS
     agent = make_agent("expert", seed=3, worlds=WORLDS)
@@ -151,7 +151,7 @@ def test_leak_guard_hidden_hands_do_not_change_the_decision(model):
 
 def test_the_search_reads_only_the_information_set(model, monkeypatch):
     """The worlds are built from the InfoSet the agent was given (the only argument it gets)."""
-    import agents.expert as expert
+    import ddz.agents.expert as expert
 
     seen = []
     real = expert.determinize
@@ -215,7 +215,7 @@ def test_bad_options_are_value_errors(model, kwargs):
 
 def test_batched_scoring_values_are_the_chosen_moves(model):
     """``model_actions(..., with_values=True)``: the same moves, each with Hard's score of it."""
-    from agents.hard import model_actions
+    from ddz.agents.hard import model_actions
 
     game, _ = positions(seed=6, count=6)[0]
     live = np.flatnonzero(game.phase == PLAY)
@@ -235,7 +235,7 @@ def test_batched_scoring_values_are_the_chosen_moves(model):
 def test_bench_expert_json(capsys):
     import json
 
-    from bench.run import main
+    from ddz.bench.run import main
 
     assert main(["expert", "--quick", "--deals", "1", "--worlds", "2", "--json"]) == 0
     [row] = json.loads(capsys.readouterr().out)["results"]

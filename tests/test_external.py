@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import CHUNK_DEALS, run_arena
-from agents.arena import main as eval_main
-from agents.external import PROTOCOL_VERSION, ExternalAgent, request
-from agents.loader import build_agent, plugin_names
+from ddz.agents.arena import CHUNK_DEALS, run_arena
+from ddz.agents.arena import main as eval_main
+from ddz.agents.external import PROTOCOL_VERSION, ExternalAgent, request
+from ddz.agents.loader import build_agent, plugin_names
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
@@ -79,7 +79,7 @@ def test_eval_cli_reports_a_bad_spec_in_one_line(capsys):
 
 def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     (tmp_path / "plugbots_xyz.py").write_text(
-        "from agents import RandomAgent\n\nclass Plugged(RandomAgent):\n    name = 'plugged'\n"
+        "from ddz.agents import RandomAgent\n\nclass Plugged(RandomAgent):\n    name = 'plugged'\n"
     )
     info = tmp_path / "plugbots_xyz-0.1.dist-info"
     info.mkdir()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.arena import main as eval_main
-from agents.arena import run_arena
-from agents.planner import (
+from ddz.agents import make_agent
+from ddz.agents.arena import main as eval_main
+from ddz.agents.arena import run_arena
+from ddz.agents.planner import (
     assess_hand_four,
     can_be_beaten_four,
     group_move,

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model
+from ddz.agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import infoset
 from ddz_env.observation import OBS_SIZE, observe, observe_infoset
 from ddz_env.rules import Ruleset
 
 torch = pytest.importorskip("torch")
-from train.model import DMCModel, export_arrays, save_npz  # noqa: E402
+from ddz.train.model import DMCModel, export_arrays, save_npz  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,7 +127,7 @@ def test_agent_values_every_legal_move_like_torch(tiny_model):
 
 def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
     """``--init-from`` an older model: the new branch starts at zero, so Q is unchanged."""
-    from train.model import load_arrays
+    from ddz.train.model import load_arrays
 
     old = _tiny(0)
     new = DMCModel(state_hidden=(64, 32), move_hidden=16, joint=32, head=8, rest_hidden=8)
@@ -141,7 +141,7 @@ def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
 def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
     """``--init-from`` a model without the WP head: the head starts as the ADP head scaled by
     WP_FROM_ADP, so the ADP values are unchanged and the moves rank the same for any mix."""
-    from train.model import WP_FROM_ADP, load_arrays
+    from ddz.train.model import WP_FROM_ADP, load_arrays
 
     old = _tiny(8)
     with torch.no_grad():
@@ -238,7 +238,7 @@ def test_hard_agent_never_imports_torch(tiny_model):
     _, path = tiny_model
     code = (
         "import sys\n"
-        "from agents import make_agent\n"
+        "from ddz.agents import make_agent\n"
         "from ddz_env.game import Game\n"
         "from ddz_env.infoset import infoset\n"
         f"agent = make_agent('hard', model_path={str(path)!r})\n"
@@ -277,8 +277,8 @@ def test_shipped_model_decides_within_5ms_median():
 
 
 def test_batched_training_evaluation_plays_like_the_agent(tiny_model):
-    """``train.evaluate.model_actions`` (batched, used to tune bids) picks the agent's moves."""
-    from train.evaluate import model_actions
+    """``ddz.train.evaluate.model_actions`` (batched, used to tune bids) picks the agent's moves."""
+    from ddz.train.evaluate import model_actions
 
     _, path = tiny_model
     model = load_model(path)
@@ -297,8 +297,8 @@ def test_batched_training_evaluation_plays_like_the_agent(tiny_model):
 
 
 def test_average_of_models(tmp_path, capsys):
-    """``python -m train.average``: each array is the mean of the inputs'; a mismatch is an error."""
-    from train.average import main as average_main
+    """``python -m ddz.train.average``: each array is the mean of the inputs'; a mismatch is an error."""
+    from ddz.train.average import main as average_main
 
     a, b = _tiny(8, wp_head=1), _tiny(8, wp_head=1)
     with torch.no_grad():
@@ -320,9 +320,9 @@ def test_average_of_models(tmp_path, capsys):
 def _bidding_match_reference(model, bid_a, bid_b, deals, seed):
     """The games of ``bidding_match`` played out directly: the arena's six seatings of every
     deal, bids from the two policies, every move by ``model_actions`` in one batch."""
-    from agents.arena import deal_seed
+    from ddz.agents.arena import deal_seed
+    from ddz.train.evaluate import model_actions
     from ddz_env.actions import bid_action
-    from train.evaluate import model_actions
 
     layout = [(d, cfg, seat) for d in range(deals) for cfg in (0, 1) for seat in range(3)]
     game = Game(len(layout), Ruleset(bidding="once"), seed=0)
@@ -347,10 +347,10 @@ def _bidding_match_reference(model, bid_a, bid_b, deals, seed):
 
 
 def test_bidding_match_is_the_arena_with_the_models_play(tiny_model):
-    """``train.evaluate.bidding_match`` (an arena run) gives the figures of the same games
+    """``ddz.train.evaluate.bidding_match`` (an arena run) gives the figures of the same games
     played directly with the model's batched moves."""
-    from agents.rule_bots import NormalAgent
-    from train.evaluate import bidding_match
+    from ddz.agents.rule_bots import NormalAgent
+    from ddz.train.evaluate import bidding_match
 
     _, path = tiny_model
     model = load_model(path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import i18n, play
+from ddz.agents import i18n, play
 from ddz_env.cards import CardParseError, parse_counts
 from ddz_env.game import Game
 from ddz_env.rules import Ruleset
@@ -45,7 +45,7 @@ def source_messages() -> set:
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
     found = set()
     for name in SOURCES:
-        path = ROOT / "agents" / name
+        path = ROOT / "ddz" / "agents" / name
         for _line, message, _comments, context in extract.extract_from_file(
             "python", str(path), keywords=keywords
         ):
@@ -78,7 +78,7 @@ def test_compiled_catalogues_match_their_sources(lang):
             key = m.id if m.context is None else f"{m.context}\x04{m.id}"
             expected[key] = m.string
     compiled = {k: v for k, v in compiled.items() if k != ""}
-    assert compiled == expected  # run: python -m agents.i18n
+    assert compiled == expected  # run: python -m ddz.agents.i18n
 
 
 def test_every_catalogue_has_every_message():
@@ -271,7 +271,7 @@ def test_the_english_game_is_unchanged_by_the_catalogues():
     assert i18n._("Your turn") == "Your turn"
     assert i18n.ngettext("card", "cards", 2) == "cards"
     assert i18n.words("pass") == frozenset({"pass", "p", "no", "none", "-"})
-    from agents.play_text import describe
+    from ddz.agents.play_text import describe
     from ddz_env.moves import move_table
 
     table = move_table()
@@ -281,7 +281,7 @@ def test_the_english_game_is_unchanged_by_the_catalogues():
 
 def test_reasons_of_the_engine_are_all_translated():
     """Every reason the engine gives for cards that are not a combination has a message."""
-    from agents.play_text import translate_reason
+    from ddz.agents.play_text import translate_reason
     from ddz_env.moves import explain_invalid
 
     rng = np.random.default_rng(0)
@@ -433,7 +433,7 @@ def test_a_bad_code_is_reported_in_the_language_chosen(lang, code, capsys):
 
 def test_every_reason_of_a_bad_code_is_translated():
     """Each reason ``decode_deal`` can give has a pattern (its wording may not drift)."""
-    from agents.play_text import translate_code_error
+    from ddz.agents.play_text import translate_code_error
     from ddz_env.codes import decode_deal
 
     i18n.set_language("pt")
@@ -449,7 +449,7 @@ def test_every_reason_of_a_bad_code_is_translated():
 
 @pytest.mark.parametrize("lang", OTHERS)
 def test_file_problems_are_in_the_language_chosen(lang, tmp_path):
-    from agents import stats as st
+    from ddz.agents import stats as st
 
     i18n.set_language(lang)
     t = i18n._

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.hard import DEFAULT_MODEL, HardAgent, HardModel, ModelFileError, load_model
+from ddz.agents.hard import DEFAULT_MODEL, HardAgent, HardModel, ModelFileError, load_model
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
 from ddz_env.rules import Ruleset
@@ -153,7 +153,7 @@ def test_bid_thresholds_given_to_the_agent_are_checked(shipped):
 def test_ddz_eval_with_an_invalid_model_is_one_line_and_exit_2(shipped, tmp_path):
     path = tmp_path / "nan.npz"
     np.savez(path, **{k: v if k == "meta" else np.full_like(v, np.nan) for k, v in shipped.items()})
-    cmd = [sys.executable, "-m", "ddz_cli", "eval", f"hard:{path}", "random", "--deals", "5"]
+    cmd = [sys.executable, "-m", "ddz", "eval", f"hard:{path}", "random", "--deals", "5"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stdout == ""

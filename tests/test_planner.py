@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.planner import (
+from ddz.agents.planner import (
     assess_hand,
     can_be_beaten,
     greedy_plan,
@@ -75,7 +75,7 @@ def test_fewest_moves_counts():
 def test_search_skips_only_ranks_where_no_chain_starts():
     """The search jumps to the next rank where a chain can start: check that rank against every
     chain of the move table that fits the hand."""
-    from agents.planner import _next_chain_start
+    from ddz.agents.planner import _next_chain_start
 
     table = move_table()
     chains = [
@@ -99,7 +99,7 @@ def test_search_skips_only_ranks_where_no_chain_starts():
 
 def test_leaf_cost_equals_the_cost_of_the_groups_exactly():
     """The search's cost-only leaf makes _simple's choices: the same float, bit for bit."""
-    from agents.planner import _cost, _leaf, _simple
+    from ddz.agents.planner import _cost, _leaf, _simple
 
     rng = np.random.default_rng(2)
     deck = np.repeat(np.arange(15), DECK_COUNTS)

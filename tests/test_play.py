@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import play
-from agents.play_text import judge, why_not_combination
+from ddz.agents import play
+from ddz.agents.play_text import judge, why_not_combination
 from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.codes import decode_deal
@@ -390,7 +390,7 @@ def assert_refused(out: str, typed: str, reason: str) -> None:
 
 
 def level_available(level: str) -> bool:
-    from agents.base import make_agent
+    from ddz.agents.base import make_agent
 
     try:
         make_agent(level)
@@ -447,7 +447,7 @@ def stand_in_hard_model():
     """A tiny random network in the Hard agent's model format, for when no trained model is
     present; ``None`` if the agent or its format is not there."""
     try:
-        from agents.hard import HardModel
+        from ddz.agents.hard import HardModel
         from ddz_env.game import ROLE_NAMES
         from ddz_env.observation import OBS_SIZE
     except ImportError:
@@ -469,8 +469,8 @@ def stand_in_hard_model():
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_scripted_full_game(level, monkeypatch):
     if level == "hard" and not level_available("hard"):
-        from agents import base
-        from agents.hard import HardAgent
+        from ddz.agents import base
+        from ddz.agents.hard import HardAgent
 
         model = stand_in_hard_model()
         if model is None:
@@ -581,7 +581,7 @@ def test_bad_code_is_a_clear_error(capsys):
 
 
 def test_replay_is_not_counted_and_play_again_is(data_home):
-    from agents.stats import load_stats
+    from ddz.agents.stats import load_stats
 
     player = HintPlayer(after=["r", "n", "q"])
     rc, out = run_play(["--level", "normal", "--seed", "11", "--fast"], player)
@@ -601,7 +601,7 @@ def test_replay_is_not_counted_and_play_again_is(data_home):
 
 
 def test_points_are_totalled_in_statistics(data_home):
-    from agents.stats import load_stats
+    from ddz.agents.stats import load_stats
 
     rc, out = run_play(["--level", "normal", "--seed", "3", "--fast"], HintPlayer())
     me = int(re.search(r"You ([+-]\d+)   Right", out).group(1))
@@ -623,7 +623,7 @@ def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, monkeypat
 
 
 def test_quit_in_play_counts_the_hand_as_a_loss(data_home, monkeypatch):
-    from agents.stats import load_stats
+    from ddz.agents.stats import load_stats
 
     use_doormats(monkeypatch, bid=0)
     rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["3", "quit"])
@@ -667,7 +667,7 @@ def test_bare_check_and_a_bad_word_name_the_whole_entry():
 
 
 def test_ctrl_c_at_the_end_of_hand_menu_says_the_hand_was_saved(data_home):
-    from agents.stats import load_stats
+    from ddz.agents.stats import load_stats
 
     player = HintPlayer()
 
@@ -754,7 +754,7 @@ def test_bid_input_errors():
 
 
 def test_hard_falls_back_to_normal_with_a_notice(monkeypatch):
-    from agents import base
+    from ddz.agents import base
 
     def broken(**kwargs):
         raise FileNotFoundError("no model file checkpoints/hard.npz")
@@ -817,7 +817,7 @@ def test_ascii_terminal_gets_plain_symbols():
 def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     script = (
         "import sys\n"
-        "from ddz_cli import main\n"
+        "from ddz.cli import main\n"
         "rc = main(['play', '--fast', '--no-stats'])\n"
         "print('TORCH', 'torch' in sys.modules, 'RC', rc)\n"
     )
@@ -834,7 +834,7 @@ def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
 def test_undecodable_input_bytes_are_a_typo(tmp_path):
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONIOENCODING="utf-8")
     proc = subprocess.run(
-        [sys.executable, "ddz_cli.py", "play", "--fast", "--code", CODE, "--level", "normal"],
+        [sys.executable, "-m", "ddz", "play", "--fast", "--code", CODE, "--level", "normal"],
         input=b"\xff\xfe\n3\n\xc3\n\x00\nquit\n", capture_output=True, cwd=ROOT, env=env, timeout=60,
     )  # fmt: skip
     out = proc.stdout.decode("utf-8")
@@ -844,7 +844,7 @@ def test_undecodable_input_bytes_are_a_typo(tmp_path):
 
 
 def test_stats_flag_shows_the_totals(data_home):
-    from agents.stats import record_game
+    from ddz.agents.stats import record_game
 
     record_game(landlord=False, won=True, points=3)
     rc, out = run_lines(["--stats"], [])
@@ -865,8 +865,8 @@ def test_help_lists_the_accepted_spellings():
 
 def test_bots_get_only_their_own_information_set(monkeypatch):
     """Each bot is handed InfoSets of its own seat (which hold no other hand), nothing else."""
-    from agents import base
-    from agents.rule_bots import NormalAgent
+    from ddz.agents import base
+    from ddz.agents.rule_bots import NormalAgent
     from ddz_env.infoset import InfoSet
 
     seen: list[tuple[int, int]] = []
@@ -902,7 +902,7 @@ class Doormat:
     never follows."""
 
     def __init__(self, bid: int):
-        from agents.base import Agent
+        from ddz.agents.base import Agent
 
         class _Bot(Agent):
             name = "doormat"
@@ -920,7 +920,7 @@ class Doormat:
 
 
 def use_doormats(monkeypatch, bid: int) -> None:
-    from agents import base
+    from ddz.agents import base
 
     monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
 
@@ -965,12 +965,12 @@ def test_result_card_of_an_anti_spring(monkeypatch):
 
 def test_advice_and_hints_without_the_planner(monkeypatch):
     """Without the Normal bot's planner the game still advises bids and orders hints."""
-    from agents.play import bid_advice, hint_order
-    from agents.play_text import estimate_moves
+    from ddz.agents.play import bid_advice, hint_order
+    from ddz.agents.play_text import estimate_moves
     from ddz_env.infoset import infoset
 
-    monkeypatch.setitem(sys.modules, "agents.planner", None)
-    monkeypatch.setitem(sys.modules, "agents.rule_bots", None)
+    monkeypatch.setitem(sys.modules, "ddz.agents.planner", None)
+    monkeypatch.setitem(sys.modules, "ddz.agents.rule_bots", None)
     hand = parse_counts("3 3 4 5 6 7 8 9 9 9 Q Q K 2 2 bj rj")
     assert estimate_moves(hand) == 7  # rocket, straight 3-9, 3, 99, QQ, K, 22
     assert bid_advice(hand, 0) == "big cards 4, bombs 1, about 7 moves to empty → suggest: bid 3"
@@ -987,7 +987,7 @@ def test_advice_and_hints_without_the_planner(monkeypatch):
 def test_ctrl_c_while_the_subcommand_imports_is_a_quiet_exit(monkeypatch, capsys):
     """Ctrl-C in the first moments of ``ddz play`` (its modules still importing) exits 130
     with one line, no traceback."""
-    import ddz_cli
+    from ddz import cli as ddz_cli
 
     def interrupted(name):
         raise KeyboardInterrupt

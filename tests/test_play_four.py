@@ -13,8 +13,8 @@ import re
 import numpy as np
 import pytest
 
-from agents import play
-from agents.play_text import judge
+from ddz.agents import play
+from ddz.agents.play_text import judge
 from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
@@ -280,7 +280,7 @@ class Doormat:
     """A four-player bot: bids ``bid`` if it can, leads its lowest single, never follows."""
 
     def __init__(self, bid: int):
-        from agents.base import Agent
+        from ddz.agents.base import Agent
 
         class _Bot(Agent):
             name = "doormat"
@@ -298,7 +298,7 @@ class Doormat:
 
 
 def use_doormats(monkeypatch, bid: int) -> None:
-    from agents import base
+    from ddz.agents import base
 
     monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
 
@@ -414,7 +414,7 @@ def test_judge_in_the_four_player_game(hand, table, typed, expected):
 
 def test_every_message_of_the_four_player_game_is_translated():
     """The four-player banner and bid help in each language."""
-    from agents import i18n
+    from ddz.agents import i18n
 
     for lang in i18n.LANGUAGES[1:]:
         rc, out = run_lines(["--lang", lang, "--code", CODE, "--level", "easy"], ["help", "q"])
@@ -443,7 +443,7 @@ def test_a_four_player_hand_in_a_terminal(tmp_path):
     env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
     child = pexpect.spawn(
         sys.executable,
-        ["ddz_cli.py", "play", "--players", "4", "--level", "normal", "--code", CODE, "--fast"],
+        ["-m", "ddz", "play", "--players", "4", "--level", "normal", "--code", CODE, "--fast"],
         cwd=str(root),
         env=env,
         encoding="utf-8",

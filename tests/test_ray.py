@@ -44,8 +44,8 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
 def test_training_on_ray_checkpoints_and_resumes(local_ray, tmp_path):
     import torch
 
-    from agents.hard import load_model
-    from train import dmc
+    from ddz.agents.hard import load_model
+    from ddz.train import dmc
 
     argv = ["--backend", "ray", "--actors", "2", "--runs-dir", str(tmp_path), *TINY]
     assert dmc.main([*argv, "--total-frames", "2048", "--seed", "5"]) == 0
@@ -68,7 +68,7 @@ def test_training_on_ray_checkpoints_and_resumes(local_ray, tmp_path):
 
 
 def _eval(capsys, argv: list[str]) -> dict:
-    from agents import arena
+    from ddz.agents import arena
 
     assert arena.main([*argv, "--json", "--no-progress"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -86,7 +86,7 @@ def test_eval_on_ray_equals_the_local_eval(local_ray, capsys, bidding):
 
 
 def test_run_arena_on_ray_gives_the_same_games(local_ray):
-    from agents.arena import run_arena
+    from ddz.agents.arena import run_arena
 
     kwargs = {"deals": 37, "seed": 3, "keep_rows": True}  # a partial last chunk
     local = run_arena("hard", "random", workers=1, **kwargs)
@@ -97,8 +97,8 @@ def test_run_arena_on_ray_gives_the_same_games(local_ray):
 
 def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
     pytest.importorskip("torch")
-    from agents import arena
-    from train import dmc
+    from ddz.agents import arena
+    from ddz.train import dmc
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
     assert dmc.main(["--backend", "ray", "--runs-dir", "unused"]) == 2
@@ -114,7 +114,7 @@ def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
 
 
 def test_eval_refuses_a_ray_address_without_the_ray_backend(capsys):
-    from agents import arena
+    from ddz.agents import arena
 
     assert arena.main(["random", "random", "--ray-address", "auto"]) == 2
     assert "--backend ray" in capsys.readouterr().err
@@ -124,15 +124,15 @@ def test_play_the_engine_and_local_runs_never_import_ray():
     code = """
 import sys
 import ddz_env, ddz_env.aec, ddz_env.vector, ddz_env.single, ddz_env.game
-import ddz_cli, agents.play, agents.arena, agents.hard
-from agents.arena import run_arena
+import ddz.cli, ddz.agents.play, ddz.agents.arena, ddz.agents.hard
+from ddz.agents.arena import run_arena
 run_arena("easy", "random", deals=2, workers=1)
 try:
-    ddz_cli.main(["play", "--help"])
+    ddz.cli.main(["play", "--help"])
 except SystemExit:
     pass
 try:
-    import train.dmc
+    import ddz.train.dmc
 except ImportError:  # torch not installed
     pass
 assert "ray" not in sys.modules, "ray was imported"
@@ -169,7 +169,7 @@ def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
     of one is killed mid-run; Ray restarts it and the run ends normally."""
     import torch
 
-    from train import dmc
+    from ddz.train import dmc
 
     ray = two_nodes
     argv = ["--backend", "ray", "--actors", "2", "--runs-dir", str(tmp_path), *TINY]
@@ -219,7 +219,7 @@ class _Queue:
 def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch):
     """Cancelling the queue's feeder thread could leave half a chunk in the pipe, and the
     learner, draining the queue as it stops, would wait forever for the rest."""
-    from train.local_backend import QueueTransport
+    from ddz.train.local_backend import QueueTransport
 
     queue = _Queue()
     transport = QueueTransport(None, None, None, queue, threading.Event())
@@ -231,8 +231,8 @@ def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch
 
 
 def test_agents_that_cannot_travel_are_sent_by_name():
-    from agents.arena_ray import portable
-    from agents.base import make_agent
+    from ddz.agents.arena_ray import portable
+    from ddz.agents.base import make_agent
 
     hard = make_agent("hard")
     assert portable(hard, "hard") is hard  # the model goes with it: no file needed elsewhere

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import stats as st
+from ddz.agents import stats as st
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def test_corrupt_file_during_play_is_reported_not_a_crash(home):
     import io
     import re
 
-    from agents import play
+    from ddz.agents import play
 
     home.mkdir(parents=True)
     (home / "stats.json").write_text("{{{{")
@@ -170,7 +170,7 @@ def test_two_processes_recording_at_once_both_count(home, tmp_path):
     go = tmp_path / "go"
     script = (
         "import os, sys, time\n"
-        "from agents.stats import record_game\n"
+        "from ddz.agents.stats import record_game\n"
         "while not os.path.exists(sys.argv[1]):\n"
         "    time.sleep(0.001)\n"
         "for _ in range(150):\n"
@@ -252,7 +252,7 @@ def test_unwritable_folder_reports_the_totals_really_saved(home, monkeypatch):
     """The game reports that the hand was not saved, and no total that counts it."""
     import io
 
-    from agents import play
+    from ddz.agents import play
 
     st.record_game(landlord=True, won=True, points=4)
 
@@ -278,7 +278,7 @@ def test_deeply_nested_file_in_the_game_and_its_stats_flag(home):
     """``ddz play`` reports a deeply nested file at the end of a hand and with ``--stats``."""
     import io
 
-    from agents import play
+    from ddz.agents import play
 
     home.mkdir(parents=True)
     nested = "[" * 20_000 + "]" * 20_000

@@ -17,7 +17,7 @@ from ddz_env.observation import observe
 from ddz_env.rules import Ruleset
 
 torch = pytest.importorskip("torch")
-from train import dmc  # noqa: E402
+from ddz.train import dmc  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
@@ -125,7 +125,7 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
 
 
 def test_tiny_training_run(tmp_path):
-    from agents.hard import HardAgent, load_model
+    from ddz.agents.hard import HardAgent, load_model
 
     assert (
         dmc.main(["--total-frames", "3072", "--runs-dir", str(tmp_path), "--seed", "3", *TINY]) == 0
@@ -148,8 +148,8 @@ def test_tiny_training_run(tmp_path):
         assert tag in tags, tag
     assert not list(run_dir.glob("*.tmp"))
 
-    from train import export
-    from train.evaluate import bidding_match
+    from ddz.train import export
+    from ddz.train.evaluate import bidding_match
 
     out = tmp_path / "exported.npz"
     argv = [str(run_dir), "--out", str(out), "--bid-thresholds", "0.1,0.2,0.3", "--adp-mix", "0.5"]
@@ -168,7 +168,7 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "train.dmc",
+        "ddz.train.dmc",
         "--runs-dir",
         str(tmp_path),
         "--checkpoint-interval",
@@ -222,7 +222,7 @@ class _StopAfter:
 def _run_actor(**overrides):
     import threading
 
-    from train.model import DMCModel
+    from ddz.train.model import DMCModel
 
     model = DMCModel(state_hidden=(32,), move_hidden=8, joint=16, head=4)
     shared = torch.nn.utils.parameters_to_vector(model.parameters()).detach()

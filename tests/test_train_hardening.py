@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.hard import DEFAULT_MODEL, load_model
+from ddz.agents.hard import DEFAULT_MODEL, load_model
 
 torch = pytest.importorskip("torch")
-from train import dmc  # noqa: E402
-from train.files import atomic_write, remove_stale_temps  # noqa: E402
-from train.model import DMCModel, save_npz  # noqa: E402
+from ddz.train import dmc  # noqa: E402
+from ddz.train.files import atomic_write, remove_stale_temps  # noqa: E402
+from ddz.train.model import DMCModel, save_npz  # noqa: E402
 
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
 SIZES = {
@@ -198,7 +198,7 @@ def test_resume_from_a_corrupt_checkpoint_is_one_line_and_exit_2(tmp_path, capsy
     assert f"checkpoint {run / dmc.CHECKPOINT} is corrupt: " in err
     assert not (tmp_path / "pwned").exists()
     if "optimizer" not in case:  # exporting reads the weights only
-        from train import export
+        from ddz.train import export
 
         assert export.main([str(run), "--out", str(tmp_path / "out.npz")]) == 2
 
@@ -302,7 +302,7 @@ def test_every_training_output_is_written_through_fsync(tmp_path, monkeypatch):
     for name in ("a.npz", "b.npz"):
         save_npz(model, str(tmp_path / name), {"frames": 1})
     assert synced == [False, True] * 3
-    from train.average import main as average_main
+    from ddz.train.average import main as average_main
 
     out = tmp_path / "mean.npz"
     assert average_main([str(out), str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == 0
@@ -332,7 +332,7 @@ def test_stale_temp_files_of_dead_processes_are_removed(tmp_path):
 
 
 def test_average_removes_stale_temp_files_and_refuses_invalid_inputs(tmp_path, capsys):
-    from train.average import main as average_main
+    from ddz.train.average import main as average_main
 
     model = DMCModel(**SIZES)
     save_npz(model, str(tmp_path / "a.npz"), {"frames": 1})

@@ -337,7 +337,7 @@ def test_vector_and_single_envs_with_the_variants():
 def _decide(agent_name, hand_counts, ruleset, **state):
     """The word ``agent_name`` says with the 15 rank counts ``hand_counts`` in a made-up
     InfoSet of the auction (``state`` overrides its fields)."""
-    from agents import make_agent
+    from ddz.agents import make_agent
     from ddz_env.infoset import InfoSet
 
     game = Game(1, ruleset, seed=0)
@@ -393,7 +393,7 @@ def test_rule_bots_claim_rob_and_open_by_their_assessment(name):
 
 @pytest.mark.parametrize("ruleset", [BOTH, Ruleset(bidding="none", open_hand=True)])
 def test_every_bot_plays_the_variants_legally(ruleset):
-    from agents import make_agent
+    from ddz.agents import make_agent
 
     agents = [make_agent(n) for n in ("random", "easy", "normal", "hard")]
     for seed in range(4):
@@ -408,7 +408,7 @@ def test_every_bot_plays_the_variants_legally(ruleset):
 
 
 def test_hard_open_threshold():
-    from agents import make_agent
+    from ddz.agents import make_agent
 
     kitty = np.zeros(15, np.uint8)
     kitty[[0, 1, 2]] = 1
@@ -444,7 +444,7 @@ def test_hard_open_threshold():
 
 
 def test_ddz_eval_auction_and_open_hand_options(capsys):
-    from agents.arena import main
+    from ddz.agents.arena import main
 
     assert (
         main(
@@ -545,7 +545,7 @@ def test_four_players_refuse_the_variants_in_one_line():
 
 
 def test_ddz_eval_four_players_with_a_variant_is_a_usage_error(capsys):
-    from agents.arena import main
+    from ddz.agents.arena import main
 
     assert main(["easy", "random", "--players", "4", "--auction", "rob", "--no-progress"]) == 2
     err = capsys.readouterr().err
@@ -566,7 +566,7 @@ def test_vector_env_final_deal_code_carries_the_variants():
 
 # ---------------------------------------------------------------------------- referee, programs
 def test_referee_names_an_illegal_auction_word_and_scores_robs_in_a_forfeit():
-    from agents.referee import _check, forfeit_row
+    from ddz.agents.referee import _check, forfeit_row
 
     game = rob_game(first=0)
     n = game.num_moves
@@ -589,7 +589,7 @@ def test_referee_names_an_illegal_auction_word_and_scores_robs_in_a_forfeit():
 
 
 def test_program_requests_report_claim_rob_and_open_as_words():
-    from agents.external import request
+    from ddz.agents.external import request
 
     game = rob_game(first=0)
     n = game.num_moves
@@ -624,7 +624,7 @@ def test_program_requests_report_claim_rob_and_open_as_words():
 def test_expert_plays_the_variants_on_the_classic_features(ruleset):
     """Expert's rollouts score moves with Hard's networks on the classic 1302 features of each
     world's observation (the variants' fields come after them)."""
-    from agents import make_agent
+    from ddz.agents import make_agent
 
     expert = make_agent("expert")
     game = Game(1, ruleset, seed=5)

@@ -1,10 +1,10 @@
 """A Python bot played in-process: ``ddz eval examples/bots/my_agent.py:SmallestFirst normal``.
 
-Any class implementing ``agents.Agent`` (``bid`` and ``play`` on an InfoSet) works, given as
+Any class implementing ``ddz.agents.Agent`` (``bid`` and ``play`` on an InfoSet) works, given as
 ``package.module:Name`` or ``path/to/file.py:Name``; so does a zero-argument factory.
 """
 
-from agents import Agent
+from ddz.agents import Agent
 
 
 class SmallestFirst(Agent):

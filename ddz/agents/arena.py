@@ -1,0 +1,735 @@
+"""The arena: ``ddz eval A B`` measures agent A against agent B with DouZero's protocol.
+
+**Protocol without bidding (default).** Every deal is played twice with the same cards and the
+same landlord seat (drawn from the deal's seed): first A sits in the landlord seat and B plays
+both peasants, then B is the landlord and A plays both peasants.
+
+**Four players** (``--players 4``): the same protocols; A holds the landlord seat and B the
+three peasant seats, then the reverse (with bidding, 8 games per deal: A alone in each seat,
+then B alone in each seat). ADP scores the landlord ±3 and each peasant ±1 times ``2**bombs``.
+
+**Protocol with bidding** (``--bidding``, rules "once each"). There is no fixed landlord seat, so
+each deal is played six times: A alone in seat 0, 1 and 2 with B in the two other seats, then B
+alone in each seat with A in the two others. The agents bid; the auction decides who is landlord.
+Every agent thus sits in every seat with every partner equally often.
+
+**What is reported, for A** (B's numbers are their negatives or complements):
+
+* ``WP`` — fraction of games A's side won. With bidding, when A holds one seat on each side, A
+  "wins" when its DouZero score below is positive (the landlord seat decides).
+* ``ADP`` — DouZero's average difference in points: each game is worth ``2 * 2**bombs`` to the
+  winning side and ``-2 * 2**bombs`` to the losers (DouZero scores the landlord ±2 and each
+  peasant ±1 times ``2**bombs``, rockets counted as bombs; no spring, no bid). With bidding, A's
+  score is the sum over the seats it holds.
+* ``points`` — A's settlement under the ruleset (base × bid × multiplier with springs, zero-sum),
+  summed over A's seats.
+* the same split by seat: games where A holds the landlord seat, and games where it does not.
+
+95% confidence intervals use the normal approximation over deals (the games of one deal are
+averaged first, since they share the cards).
+
+Results are deterministic for a given seed and do not depend on ``--workers``: deals are
+split into fixed chunks by index, every chunk reseeds the agents from (seed, chunk), and each
+chunk plays all its games together in one batched :class:`~ddz_env.game.Game`.
+
+Memory does not grow with the number of deals: chunks are made as they are needed (at most two
+per worker in flight) and each finished chunk is folded into running sums, kept exactly (as
+fractions) so that the result does not depend on the order in which chunks finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import operator
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ddz_env.game import OVER, Game, splitmix64
+from ddz_env.infoset import infoset
+from ddz_env.rules import Ruleset
+
+from .base import Agent
+from .loader import build_agent
+from .referee import Forfeit, Referee, filler_action, forfeit_row
+
+#: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
+#: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
+CHUNK_DEALS = 16
+#: The most deals one run may play: deals are numbered by 32-bit indices (see
+#: :func:`deal_seed`), so a longer run would repeat deals.
+MAX_DEALS = 2**32
+
+AgentSpec = str | Agent | Callable[[], Agent]
+
+
+@dataclass
+class SeatStats:
+    """Results of A in one group of games."""
+
+    games: int
+    wp: float
+    wp_ci: float
+    adp: float
+    adp_ci: float
+    points: float
+    points_ci: float
+
+
+@dataclass
+class ArenaResult:
+    agent_a: str
+    agent_b: str
+    deals: int
+    games: int
+    seed: int
+    bidding: bool
+    overall: SeatStats
+    landlord: SeatStats  # games where A holds the landlord seat
+    peasant: SeatStats  # games where A does not
+    seconds: float
+    per_deal: dict = field(default_factory=dict, repr=False)
+    forfeits: list[Forfeit] = field(default_factory=list)
+    players: int = 3
+    #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
+    variants: tuple[str, ...] = ()
+
+    @property
+    def wp(self) -> float:
+        return self.overall.wp
+
+    @property
+    def adp(self) -> float:
+        return self.overall.adp
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.pop("per_deal")
+        out["forfeits"] = [f.to_dict() for f in self.forfeits]
+        if not self.variants:
+            out.pop("variants")
+        else:
+            out["variants"] = list(self.variants)
+        return out
+
+    def text(self) -> str:
+        per = self.games // self.deals if self.deals else 0
+        mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
+        if per == 8 or (not self.bidding and self.players == 4):
+            mode = "four players, " + mode
+        named = {"rob": "rob the landlord", "open": "open hand"}
+        mode += "".join(f", {named[v]}" for v in self.variants)
+        lines = [
+            f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
+            f"({mode}), seed {self.seed}, {self.seconds:.1f} s",
+            f"{'':<12}{'games':>7}  {'WP':>15}  {'ADP':>15}  {'points':>15}",
+        ]
+        for label, s in (
+            ("all", self.overall),
+            ("A landlord", self.landlord),
+            ("A peasants", self.peasant),
+        ):
+            lines.append(
+                f"{label:<12}{s.games:>7}  {s.wp:>7.3f} ± {s.wp_ci:<5.3f}  {s.adp:>7.3f} ± {s.adp_ci:<5.3f}"
+                f"  {s.points:>7.3f} ± {s.points_ci:<5.3f}"
+            )
+        if self.forfeits:
+            lines.append(f"{len(self.forfeits)} game(s) forfeited (lost by the side at fault):")
+            lines += [f"  {f.text()}" for f in self.forfeits]
+        return "\n".join(lines)
+
+
+def _name(spec: AgentSpec) -> str:
+    if isinstance(spec, str):
+        return spec
+    return getattr(spec, "name", type(spec).__name__)
+
+
+def _build(spec: AgentSpec) -> Agent:
+    if isinstance(spec, str):
+        return build_agent(spec)
+    if isinstance(spec, Agent):
+        return spec
+    return spec()
+
+
+#: The agents that play the four-player game (``--players 4``).
+FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
+
+#: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(seed) -> None:
+    """``TypeError`` unless ``seed`` is an integer, ``ValueError`` unless it is from 0 to
+    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be from 0 to {MAX_SEED}, not {seed}")
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal number ``deal`` of an arena run."""
+    key = np.array([(seed & 0xFFFFFFFF) << 32 | (deal & 0xFFFFFFFF)], np.uint64)
+    return int(splitmix64(key)[0] >> np.uint64(1))
+
+
+def _layouts(bidding: bool, players: int = 3) -> list[tuple[int, int]]:
+    """(config, seat) per game of a deal: which seat is alone; config 0 = A alone, 1 = B alone.
+    Without bidding the lone seat is the landlord seat (seat -1 = "the landlord's")."""
+    if not bidding:
+        return [(0, -1), (1, -1)]
+    return [(cfg, seat) for cfg in (0, 1) for seat in range(players)]
+
+
+def play_chunk(
+    agent_a: Agent,
+    agent_b: Agent,
+    deals: list[int],
+    seed: int,
+    ruleset: Ruleset,
+    time_limit: float | None = None,
+    forfeits: list[Forfeit] | None = None,
+) -> np.ndarray:
+    """Play every game of ``deals``; one row per game:
+    (deal, A holds landlord, A won, A DouZero score, A points).
+
+    At each step every agent decides all the games where it is to act, in game order, in one
+    :meth:`~ddz.agents.referee.Referee.decide_batch`. A game a bot forfeits (:mod:`ddz.agents.referee`)
+    is scored as lost by its side and recorded in ``forfeits`` when given; the other games go
+    on."""
+    P = ruleset.players
+    layouts = _layouts(ruleset.bidding != "none", P)
+    games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
+    B = len(games)
+    game = Game(batch_size=B, ruleset=ruleset, seed=0)
+    for b, (d, _, _) in enumerate(games):
+        game.reset(seed=deal_seed(seed, d), games=[b])
+    # a_seat[b, s]: A plays seat s of game b.
+    a_seat = np.zeros((B, P), bool)
+    for b, (_, cfg, seat) in enumerate(games):
+        lone = int(game.landlord[b]) if seat < 0 else seat
+        a_seat[b] = (np.arange(P) == lone) ^ (cfg == 1)
+    actions = np.zeros(B, np.int64)
+    agents = (agent_b, agent_a)
+    lost: dict[int, Forfeit] = {}
+    with Referee(time_limit) as referee:
+        referee.prepare(agent_a)
+        referee.prepare(agent_b)
+        while True:
+            live = np.flatnonzero(game.phase != OVER)
+            if not len(live):
+                break
+            playing = np.array([b for b in live.tolist() if b not in lost], np.int64)
+            for b in set(live.tolist()) & lost.keys():
+                actions[b] = filler_action(game, b)
+            side = a_seat[playing, game.current_player[playing]].astype(np.int64)
+            # one call per agent (one in all when A and B are the same object)
+            for who in [None] if agent_a is agent_b else [0, 1]:
+                mine = playing if who is None else playing[side == who]
+                if not len(mine):
+                    continue
+                infos = [infoset(game, b) for b in mine.tolist()]
+                decided = referee.decide_batch(agents[who or 0], infos, game, mine.tolist())
+                for b, info, (action, reason) in zip(mine.tolist(), infos, decided):
+                    if reason is not None:
+                        s = int(side[np.searchsorted(playing, b)])
+                        name = getattr(agents[s], "name", "agent")
+                        deal, code = games[b][0], game.deal_code(b)
+                        lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
+                        action = filler_action(game, b)
+                    actions[b] = action
+            game.step(actions)
+    rows = np.zeros((B, 5))
+    for b, (d, _, _) in enumerate(games):
+        landlord = int(game.landlord[b])
+        landlord_won = int(game.winner[b]) == landlord
+        unit = 2.0 ** int(game.bombs[b])
+        score = 0.0
+        for s in range(P):
+            if a_seat[b, s]:
+                side_won = landlord_won == (s == landlord)
+                score += (P - 1 if s == landlord else 1) * unit * (1 if side_won else -1)
+        points = float(game.payoffs[b][a_seat[b]].sum())
+        rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
+    for b, forfeit in lost.items():
+        rows[b] = forfeit_row(game, b, forfeit.seat, a_seat[b], games[b][0])
+    if forfeits is not None:
+        forfeits.extend(lost[b] for b in sorted(lost))
+    return rows
+
+
+def _chunk_seed(seed: int, chunk: int, who: int) -> int:
+    return deal_seed(seed ^ 0x5EED, chunk * 2 + who)
+
+
+def _ignore_sigint() -> None:
+    """In a pool's worker: Ctrl-C reaches every process of the terminal, the parent alone
+    handles it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool_context():
+    """The multiprocessing context of the worker pools: fork where there is one, else spawn."""
+    import multiprocessing as mp
+
+    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False, time_limit=None) -> None:
+    if pool:
+        _ignore_sigint()
+    _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
+    _WORKER["time_limit"] = time_limit
+
+
+def _worker_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, list[Forfeit]]:
+    chunk, lo, hi = job
+    a, b, seed = _WORKER["a"], _WORKER["b"], _WORKER["seed"]
+    a.reset(_chunk_seed(seed, chunk, 0))
+    b.reset(_chunk_seed(seed, chunk, 1))
+    lost: list[Forfeit] = []
+    rules, limit = _WORKER["ruleset"], _WORKER["time_limit"]
+    rows = play_chunk(a, b, list(range(lo, hi)), seed, rules, time_limit=limit, forfeits=lost)
+    return rows, lost
+
+
+def _chunks(deals: int) -> Iterator[tuple[int, int, int]]:
+    """(chunk, first deal, end) of every chunk, made one at a time."""
+    for c, lo in enumerate(range(0, deals, CHUNK_DEALS)):
+        yield c, lo, min(lo + CHUNK_DEALS, deals)
+
+
+class _Sums:
+    """Running sums of one group of games (all, A landlord, A peasants), kept exactly.
+
+    Every per-game value (win 0/1, DouZero score, points) is a whole number, so the sums are
+    Python integers: the means are correctly rounded whatever the number of games, and the
+    result is the same whichever way the games were split into chunks. A deal's mean over its
+    ``n`` games of the group (``n`` <= 6) is kept as its sum in per-``n`` accumulators."""
+
+    COLS = (2, 3, 4)  # won, DouZero score, points
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.deals = 0
+        self.total = [0, 0, 0]  # sum over games, per column
+        self.s1: dict[int, list[int]] = {}  # n -> per column, sum over deals of the deal's sum
+        self.s2: dict[int, list[int]] = {}  # n -> per column, sum over deals of its square
+
+    def add(self, rows: np.ndarray) -> None:
+        if not len(rows):
+            return
+        values = rows[:, self.COLS].astype(np.int64)
+        if not np.array_equal(values, rows[:, self.COLS]):
+            raise RuntimeError("arena: a game's result is not a whole number")
+        _, inverse, counts = np.unique(rows[:, 0], return_inverse=True, return_counts=True)
+        self.games += len(rows)
+        self.deals += len(counts)
+        sums = np.stack([np.bincount(inverse, weights=values[:, k]) for k in range(3)], 1)
+        sums = sums.astype(np.int64)  # exact: small whole numbers
+        for k in range(3):
+            self.total[k] += int(values[:, k].sum())
+        for n in np.unique(counts).tolist():
+            part = sums[counts == n]
+            s1 = self.s1.setdefault(n, [0, 0, 0])
+            s2 = self.s2.setdefault(n, [0, 0, 0])
+            for k in range(3):
+                s1[k] += int(part[:, k].sum())
+                s2[k] += int((part[:, k] * part[:, k]).sum())
+
+    def _ci(self, k: int) -> float:
+        """95% half-width over deals (normal approximation, sample standard deviation)."""
+        if self.deals < 2:
+            return 0.0
+        s1 = sum(Fraction(v[k], n) for n, v in self.s1.items())
+        s2 = sum(Fraction(v[k], n * n) for n, v in self.s2.items())
+        var = (s2 - s1 * s1 / self.deals) / (self.deals - 1)
+        return 1.96 * math.sqrt(float(var)) / math.sqrt(self.deals)
+
+    def stats(self) -> SeatStats:
+        if not self.games:
+            return SeatStats(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        g = self.games
+        return SeatStats(
+            games=g,
+            wp=self.total[0] / g,
+            wp_ci=self._ci(0),
+            adp=self.total[1] / g,
+            adp_ci=self._ci(1),
+            points=self.total[2] / g,
+            points_ci=self._ci(2),
+        )
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
+        return False
+
+
+def _progress_bar(total: int, enabled: bool):
+    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit=" games",
+        file=sys.stderr,
+        disable=not (enabled and _stderr_is_terminal()),
+        leave=True,
+        dynamic_ncols=True,
+    )
+
+
+def _in_order(pool, jobs: Iterator, limit: int) -> Iterator[np.ndarray]:
+    """``pool.imap(_worker_chunk, jobs)`` with at most ``limit`` jobs submitted and not yet
+    consumed (``imap`` itself would read every job at once)."""
+    pending: deque = deque()
+    for job in jobs:
+        pending.append(pool.apply_async(_worker_chunk, (job,)))
+        if len(pending) >= limit:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
+
+
+def run_arena(
+    agent_a: AgentSpec,
+    agent_b: AgentSpec,
+    deals: int = 1000,
+    seed: int = 0,
+    bidding: bool = False,
+    workers: int = 1,
+    ruleset: Ruleset | None = None,
+    progress: bool = False,
+    keep_rows: bool = False,
+    time_limit: float | None = None,
+    backend: str = "local",
+    ray_address: str = "",
+) -> ArenaResult:
+    """Play ``deals`` deals of A against B (see the module docstring) and return the result.
+
+    Agents are specs (``"normal"``, ``"mypkg.bots:MyAgent"``, ``"cmd:./mybot"``, see
+    :mod:`ddz.agents.loader`), Agent instances or zero-argument factories.
+    ``ruleset`` sets the other options; ``bidding=False`` plays without an auction, ``True``
+    with the ruleset's auction (``"once"`` when the ruleset has none; ``"rob"`` plays the
+    rob-the-landlord auction); its ``open_hand`` is kept.
+    ``deals`` is a whole number from 1 to :data:`MAX_DEALS` and ``workers`` at least 1
+    (ValueError otherwise, TypeError if not integers). Memory stays flat whatever ``deals``,
+    unless ``keep_rows``: then ``per_deal["rows"]`` holds one row per game (deal, A holds the
+    landlord seat, A won, A's DouZero score, A's points). ``progress`` shows a bar on stderr
+    when it is a terminal. ``seed`` is an integer from 0 to ``MAX_SEED`` (2**32 - 1); others
+    raise ``ValueError`` (``TypeError`` when not an integer) rather than being truncated.
+    A game a bot forfeits (it raises, answers an illegal action, or exceeds ``time_limit``
+    seconds for a decision; :mod:`ddz.agents.referee`) counts as lost by its side and is listed in
+    the result's ``forfeits``.
+    ``backend="ray"`` plays the chunks as tasks of the Ray cluster at
+    ``ray_address`` (see :mod:`ddz.agents.arena_ray`; "" starts Ray on this host), ``workers`` x 2
+    of them in flight: the result is the same as locally.
+    """
+    check_seed(seed)
+    deals, workers = operator.index(deals), operator.index(workers)
+    if not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
+    base = ruleset or Ruleset()
+    rules = Ruleset(
+        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
+        redeal_limit=base.redeal_limit,
+        kickers=base.kickers,
+        base_points=base.base_points,
+        players=base.players,
+        open_hand=base.open_hand,
+    )
+    n_chunks = -(-deals // CHUNK_DEALS)
+    workers = min(workers, n_chunks)
+    groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
+    kept: list[np.ndarray] = []
+    forfeits: list[Forfeit] = []
+
+    def fold(result: tuple[np.ndarray, list[Forfeit]]) -> None:
+        rows, lost = result
+        landlord = rows[:, 1] > 0
+        groups["all"].add(rows)
+        groups["landlord"].add(rows[landlord])
+        groups["peasant"].add(rows[~landlord])
+        if keep_rows:
+            kept.append(rows)
+        forfeits.extend(lost)
+        bar.update(len(rows))
+
+    start = time.perf_counter()
+    with _progress_bar(deals * len(_layouts(bidding, rules.players)), progress) as bar:
+        if backend == "ray":
+            from .arena_ray import cluster, ray_chunks
+
+            with cluster(ray_address):
+                jobs = _chunks(deals)
+                for result in ray_chunks(
+                    agent_a, agent_b, seed, rules, jobs, 2 * workers, time_limit
+                ):
+                    fold(result)
+        elif workers == 1:
+            _worker_init(agent_a, agent_b, seed, rules, time_limit=time_limit)
+            for job in _chunks(deals):
+                fold(_worker_chunk(job))
+        else:
+            with _pool_context().Pool(
+                workers,
+                initializer=_worker_init,
+                initargs=(agent_a, agent_b, seed, rules, True, time_limit),
+            ) as pool:
+                for result in _in_order(pool, _chunks(deals), 2 * workers):
+                    fold(result)
+    overall = groups["all"].stats()
+    return ArenaResult(
+        agent_a=_name(agent_a),
+        agent_b=_name(agent_b),
+        deals=deals,
+        games=overall.games,
+        seed=seed,
+        bidding=bidding,
+        overall=overall,
+        landlord=groups["landlord"].stats(),
+        peasant=groups["peasant"].stats(),
+        seconds=time.perf_counter() - start,
+        per_deal={"rows": np.concatenate(kept)} if keep_rows else {},
+        forfeits=_named(forfeits, _name(agent_a), _name(agent_b)),
+        players=rules.players,
+        variants=rules.variants,
+    )
+
+
+def _named(forfeits: list[Forfeit], name_a: str, name_b: str) -> list[Forfeit]:
+    for f in forfeits:
+        f.agent = name_a if f.side == "A" else name_b
+    return forfeits
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ddz eval",
+        description="Measure agent A against agent B (DouZero's protocol: every deal is played "
+        "with A as landlord vs B as peasants, then B as landlord vs A as peasants). Reports A's "
+        "win percentage (WP), DouZero's average difference in points (ADP) and settlement points, "
+        "with 95% confidence intervals, overall and per seat.",
+    )
+    p.add_argument(
+        "agent_a",
+        metavar="A",
+        help="agent: random, easy, normal, hard, rlcard, hard:PATH (the Hard agent with "
+        "the model file PATH, e.g. a run's hard.npz), a name added by an installed package "
+        "(entry points ddz.agents), a Python class package.module:Name or path/bot.py:Name, or "
+        "a program 'cmd:PROGRAM ARGS' speaking JSON lines (docs/PROTOCOL.md)",
+    )
+    p.add_argument("agent_b", metavar="B", help="agent, as A")
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help=f"number of deals, from 1 to {MAX_DEALS:,} (default 1000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help=f"seed of the deals and the agents, 0 to {MAX_SEED} (default 0)",
+    )
+    p.add_argument(
+        "--bidding",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="hold the auction (each deal then played 6 times, every agent in every seat); "
+        "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes to use, at most the cores available (default 1; 0 = all cores); with "
+        "--backend ray, chunks to run at once (default and 0: the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or tasks of a Ray cluster (needs pip install 'ddz[cluster]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        default="",
+        metavar="ADDRESS",
+        help="with --backend ray: the cluster to join (auto = the one on this host, or "
+        "HOST:PORT); default: start Ray on this host",
+    )
+    add_game_options(p)
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help="3 (default) or 4: the four-player game with two decks (A alone in the landlord "
+        "seat against B in the three peasant seats, then the reverse; with --bidding each deal "
+        "is played 8 times); random, easy and normal play it",
+    )
+    p.add_argument(
+        "--auction",
+        choices=("once", "open", "rob"),
+        default=None,
+        help="the auction (implies --bidding): once (default), open, or rob (rob the landlord: "
+        "claim, then each rob doubles the stake)",
+    )
+    p.add_argument(
+        "--open-hand",
+        action="store_true",
+        help="the landlord may open the hand after taking the kitty (doubles the stake)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (shown on stderr only when it is a terminal)",
+    )
+    return p
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """The options of the games that ``ddz eval`` and ``ddz league`` share."""
+    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
+        "bots, 10 s for programs)",
+    )
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    prog = "ddz eval"
+    cores = _cores()
+    ray = args.backend == "ray"
+    if args.workers is None:
+        args.workers = 0 if ray else 1
+    problem = (
+        "--deals must be at least 1"
+        if args.deals < 1
+        else f"--deals must be at most {MAX_DEALS:,} (deals are numbered by 32-bit indices)"
+        if args.deals > MAX_DEALS
+        else "--workers must be 0 (all cores) or more"
+        if args.workers < 0
+        else f"--workers must be at most {cores} (the cores available)"
+        if args.workers > cores and not ray
+        else "--ray-address needs --backend ray"
+        if args.ray_address and not ray
+        else None
+    )
+    if problem:
+        print(f"{prog}: {problem}", file=sys.stderr)
+        return 2
+    if not 0 <= args.seed <= MAX_SEED:
+        print(f"{prog}: --seed must be from 0 to {MAX_SEED}", file=sys.stderr)
+        return 2
+    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
+        print(f"{prog}: --time-limit must be a positive number of seconds", file=sys.stderr)
+        return 2
+    if args.players == 4:
+        for name in (args.agent_a, args.agent_b):
+            if name not in FOUR_PLAYER_AGENTS:
+                print(
+                    f"{prog}: {name} does not play the four-player game "
+                    f"(--players 4: {', '.join(FOUR_PLAYER_AGENTS)})",
+                    file=sys.stderr,
+                )
+                return 2
+    if args.auction is not None and args.bidding is False:
+        print(
+            f"{prog}: --auction {args.auction} holds an auction: drop --no-bidding", file=sys.stderr
+        )
+        return 2
+    try:
+        args.ruleset = Ruleset(
+            kickers=args.kickers,
+            players=args.players,
+            bidding=args.auction or "once",
+            open_hand=args.open_hand,
+        )
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    args.bidding = bool(args.bidding) or args.auction is not None
+    try:
+        agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
+    except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    if ray:
+        from .arena_ray import ClusterError, cluster, cluster_cpus
+
+        try:
+            with cluster(args.ray_address):
+                args.workers = args.workers or cluster_cpus()
+                return _report(args, agent_a, agent_b)
+        except ClusterError as exc:
+            print(f"{prog}: {exc}", file=sys.stderr)
+            return 2
+    if args.workers == 0:
+        args.workers = cores
+    return _report(args, agent_a, agent_b)
+
+
+def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
+    if args.backend == "ray":
+        from .arena_ray import portable
+
+        agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
+    elif args.workers != 1:  # local processes build their own agents from the names
+        agent_a, agent_b = args.agent_a, args.agent_b
+    result = run_arena(
+        agent_a,
+        agent_b,
+        deals=args.deals,
+        seed=args.seed,
+        bidding=args.bidding,
+        workers=args.workers,
+        ruleset=args.ruleset,
+        progress=not args.no_progress,
+        time_limit=args.time_limit,
+        backend=args.backend,
+        ray_address=args.ray_address,
+    )
+    result.agent_a, result.agent_b = args.agent_a, args.agent_b
+    _named(result.forfeits, args.agent_a, args.agent_b)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.text())
+    return 0

@@ -1,0 +1,131 @@
+"""The arena on a Ray cluster (``ddz eval --backend ray``), and the connection to Ray that
+``ddz train --backend ray`` shares.
+
+The arena's fixed chunks (:func:`ddz.agents.arena._chunks`) become Ray tasks, each running the
+same chunk function as a local worker (:func:`ddz.agents.arena._worker_chunk`: the agents
+reseeded from (seed, chunk), every game of the chunk in one batch). Results are taken in
+chunk order with a bounded number of tasks in flight, so they are identical to a local run
+with the same seed, whatever the number of nodes or CPUs.
+
+Ray is imported only here, and only when this backend is chosen; it comes with the cluster
+extra (``pip install 'ddz[cluster]'``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .arena import _cores
+
+INSTALL = "pip install 'ddz[cluster]'"
+
+
+class ClusterError(RuntimeError):
+    """Ray is missing or the cluster cannot be reached (a one-line message for the user)."""
+
+
+def import_ray():
+    """The ``ray`` module, or :class:`ClusterError` naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(f"--backend ray needs Ray: {INSTALL}") from None
+    return ray
+
+
+def connect(address: str = "", cpus: int = 0) -> bool:
+    """Join the Ray cluster at ``address`` (``auto``: the one running on this host; or
+    ``HOST:PORT``), or with no address start a Ray instance on this host with at least
+    ``cpus`` CPUs (no dashboard). Does nothing if Ray is already initialised in this process.
+    Returns whether it initialised Ray (then :func:`disconnect` shuts it down).
+    Raises :class:`ClusterError` if Ray is missing or the cluster cannot be reached."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    try:
+        if address:
+            ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            ray.init(
+                address="local",
+                num_cpus=max(_cores(), cpus),
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+            )
+    except Exception as exc:  # ConnectionError, ValueError, RuntimeError, ... from Ray
+        where = f"at {address}" if address else "on this host"
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ClusterError(f"cannot start or join the Ray cluster {where}: {message}") from None
+    return True
+
+
+def disconnect(started: bool) -> None:
+    if started:
+        import_ray().shutdown()
+
+
+@contextmanager
+def cluster(address: str = "", cpus: int = 0):
+    """:func:`connect` for the duration of a ``with`` block (shut down if it started Ray)."""
+    started = connect(address, cpus)
+    try:
+        yield import_ray()
+    finally:
+        disconnect(started)
+
+
+def _play_chunk(payload: tuple, job: tuple[int, int, int]) -> tuple:
+    """One chunk in a Ray worker process; the agents are built once per run and process."""
+    from . import arena
+
+    token, spec_a, spec_b, seed, rules, time_limit = payload
+    if arena._WORKER.get("token") != token:
+        arena._worker_init(spec_a, spec_b, seed, rules, time_limit=time_limit)
+        arena._WORKER["token"] = token
+    return arena._worker_chunk(job)
+
+
+def portable(agent, spec: str):
+    """``agent`` itself if it can travel to other processes (it pickles: its state, e.g. a
+    model read from a file here, goes with it), else its ``spec``, built again there."""
+    import pickle
+
+    try:
+        pickle.dumps(agent)
+    except Exception:  # e.g. a bot that talks to a process of its own
+        return spec
+    return agent
+
+
+def cluster_cpus() -> int:
+    """CPUs of the connected cluster (at least 1)."""
+    return max(1, int(import_ray().cluster_resources().get("CPU", 1)))
+
+
+def ray_chunks(
+    spec_a, spec_b, seed: int, rules, jobs: Iterator, limit: int, time_limit=None
+) -> Iterator[tuple]:
+    """What :func:`ddz.agents.arena._worker_chunk` returns for every chunk of ``jobs`` (its rows
+    and forfeits), in order, played by Ray tasks with at most ``limit`` in flight (Ray must be
+    connected: see :func:`cluster`)."""
+    ray = import_ray()
+    task = ray.remote(num_cpus=1, max_retries=3)(_play_chunk)
+    payload = ray.put((uuid.uuid4().hex, spec_a, spec_b, seed, rules, time_limit))
+    pending: deque = deque()
+    try:
+        for job in jobs:
+            pending.append(task.remote(payload, job))
+            if len(pending) >= limit:
+                yield ray.get(pending.popleft())
+        while pending:
+            yield ray.get(pending.popleft())
+    finally:
+        for ref in pending:  # stopped early (Ctrl-C, an error): drop the rest
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # already finished or gone
+                pass

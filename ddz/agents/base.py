@@ -1,0 +1,112 @@
+"""The Agent interface and the registry that builds agents by name.
+
+An agent sees only an :class:`~ddz_env.infoset.InfoSet` (its own hand and public information)
+and answers with an action id of the game's action space: during the auction ``0`` (pass) or a
+bid (or, under the variants, a word: claim, rob, open; :mod:`ddz_env.actions`), during play a
+move id (``0`` = pass).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ddz_env.actions import BIDDING, CLAIM, OPEN, ROB, bid_action
+from ddz_env.infoset import InfoSet
+
+
+def auction_word(info: InfoSet, strength: int) -> int:
+    """The word of the current auction for a player who would bid ``strength`` (0-3) in the
+    classic auction: that bid if it beats the high bid, else pass; under ``bidding="rob"``,
+    claim with a bid of 1 or more and rob with 2 or more. Not for the open-hand decision."""
+    if info.ruleset.bidding == "rob":
+        if info.high_bid == 0:
+            return CLAIM if strength >= 1 else 0
+        return ROB if strength >= 2 else 0
+    return strength if strength > info.high_bid else 0
+
+
+def open_word(info: InfoSet, open_hand: bool) -> int:
+    """The landlord's word when deciding to open the hand (``info.deciding_open``)."""
+    return OPEN if open_hand else 0
+
+
+class Agent(ABC):
+    """A player. Subclasses implement :meth:`bid` and :meth:`play`."""
+
+    name = "agent"
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Called before each deal; agents with randomness reseed here."""
+
+    @abstractmethod
+    def bid(self, info: InfoSet) -> int:
+        """A legal word of ``info.legal_bids()``: 0 (pass) or a bid 1-3 higher than
+        ``info.high_bid``; under the variants, claim or rob (:func:`auction_word`) and, when
+        ``info.deciding_open``, open or not (:func:`open_word`)."""
+
+    @abstractmethod
+    def play(self, info: InfoSet) -> int:
+        """A legal move id (0 = pass)."""
+
+    def act(self, info: InfoSet) -> int:
+        """An action id of the game's action space for this information set."""
+        if info.phase == BIDDING:
+            return bid_action(info.num_moves, int(self.bid(info)))
+        return int(self.play(info))
+
+    def decide_batch(self, infos: Sequence[InfoSet]) -> np.ndarray:
+        """Action ids for several information sets at once, in order: the same as :meth:`act`
+        on each in turn (the default does exactly that). The arena hands an agent every game
+        where it is to act; an agent that decides faster together (a network scoring all the
+        positions in one pass) overrides this."""
+        return np.fromiter((self.act(info) for info in infos), np.int64, count=len(infos))
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions (seeded)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        return int(self.rng.choice(info.legal_bids()))
+
+    def play(self, info: InfoSet) -> int:
+        return int(self.rng.choice(info.legal_moves()))
+
+
+#: name -> factory; the built-in agents are registered in ddz/agents/__init__.py
+_REGISTRY: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str, factory: Callable[..., Agent]) -> None:
+    _REGISTRY[name] = factory
+
+
+def agent_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def make_agent(name: str, **kwargs) -> Agent:
+    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``);
+    ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's ``hard.npz``)."""
+    key = name.strip().lower()
+    if key.startswith("hard:"):
+        path = name.strip()[len("hard:") :]
+        if not path:
+            raise ValueError(
+                "hard:PATH needs the path of a model file, e.g. hard:runs/RUN/hard.npz"
+            )
+        return _REGISTRY["hard"](model_path=path, **kwargs)
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[key](**kwargs)

@@ -1,0 +1,177 @@
+"""The Expert agent: the Hard agent's networks plus a search on the batched engine.
+
+Each decision in play with more than one legal move:
+
+1. Hard's networks score the legal moves (:meth:`HardAgent.move_values`); the best ``candidates``
+   (K) by that score are the candidates, Hard's own choice first.
+2. ``worlds`` (M) worlds are dealt from the information set alone
+   (:func:`ddz_env.state.determinize`: the hidden cards dealt uniformly at random, everything
+   public copied), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
+   ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for every candidate).
+3. Every game is rolled out with Hard's greedy play for every seat
+   (:func:`ddz.agents.hard.model_actions`, one batched forward pass per ply over all games), to the end
+   or, with ``plies``, for that many plies after the candidate, where the networks' value of
+   the position (the WP head of the best move of the seat to act) stands in for the result.
+4. A candidate's rating is its win rate over the worlds (a win 1, a loss 0, a cut-off game
+   ``(1 + value) / 2`` for the searching side). Hard's choice is kept unless another
+   candidate rates more than ``margin`` above it: the search only overrides the networks when
+   the rollouts disagree clearly.
+
+Forced moves (a single legal move) skip the search; bids are Hard's. The agent sees the
+information set only: the worlds are built from it, never from the real game. Each decision's
+worlds come from a generator seeded by (the agent's seed, the information set), so a decision
+is a function of the seed and what the seat has seen: the same for the same seed, in any order.
+``time_budget`` (seconds, off by default) cuts the rollouts short when a decision has used it,
+reading the value as with ``plies``; decisions then depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.actions import OVER
+from ddz_env.infoset import InfoSet
+from ddz_env.state import determinize
+
+from .hard import HardAgent, HardModel, _one_blas_thread, model_actions
+
+#: defaults chosen by head-to-head runs against Hard (README, "Expert")
+DEFAULT_CANDIDATES = 3
+DEFAULT_WORLDS = 16
+DEFAULT_MARGIN = 0.25
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer of at least {low}, not {value!r}")
+    return int(value)
+
+
+def _check_seconds(name: str, value) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a number of seconds above 0 or None, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, not {value!r}")
+    return float(value)
+
+
+def info_digest(info: InfoSet) -> int:
+    """A 32-bit digest of what ``info``'s seat has seen (its seat, hand, the auction and the
+    moves): with the agent's seed it seeds the decision's worlds."""
+    parts = [
+        np.array([info.seat, info.landlord, info.first_bidder, info.redeals], np.int64),
+        np.asarray(info.hand, np.int64),
+        np.array(info.bids, np.int64).reshape(-1),
+        np.array(info.moves, np.int64).reshape(-1),
+    ]
+    return zlib.crc32(b"".join(p.tobytes() for p in parts))
+
+
+class ExpertAgent(HardAgent):
+    """Hard's networks, with Hard's choice overridden where rollouts over determinized worlds
+    rate another candidate clearly better.
+
+    Options (all validated; a bad one is a ``ValueError``): ``candidates`` K ≥ 1 (1 turns the
+    search off: the agent plays as Hard), ``worlds`` M ≥ 1, ``margin`` (win rate, ≥ 0),
+    ``plies`` (``None``: roll out to the end; else cut each rollout after that many plies and
+    read the networks' value), ``time_budget`` (seconds per decision or ``None``), ``seed``.
+    """
+
+    name = "expert"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        model: HardModel | None = None,
+        bid_thresholds: tuple[float, float, float] | None = None,
+        seed: int | None = None,
+        candidates: int = DEFAULT_CANDIDATES,
+        worlds: int = DEFAULT_WORLDS,
+        margin: float = DEFAULT_MARGIN,
+        plies: int | None = None,
+        time_budget: float | None = None,
+    ):
+        super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)
+        self.candidates = _check_int("candidates", candidates, 1)
+        self.worlds = _check_int("worlds", worlds, 1)
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
+            raise ValueError(f"margin must be a number of at least 0, not {margin!r}")
+        if not math.isfinite(margin):
+            raise ValueError(f"margin must be finite, not {margin!r}")
+        self.margin = float(margin)
+        self.plies = None if plies is None else _check_int("plies", plies, 1)
+        self.time_budget = _check_seconds("time_budget", time_budget)
+        #: counts of decisions searched and of Hard's choices the search changed
+        self.searched = 0
+        self.changed = 0
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is None:
+            if getattr(self, "seed", None) is not None:
+                return
+            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        self.seed = int(seed)
+
+    def _rng(self, info: InfoSet) -> np.random.Generator:
+        return np.random.default_rng([self.seed % (1 << 64), info_digest(info)])
+
+    def play(self, info: InfoSet) -> int:
+        legal = info.legal_moves()
+        if len(legal) == 1:
+            return int(legal[0])
+        with _one_blas_thread():
+            moves, values = self.move_values(info)
+            order = np.argsort(-values, kind="stable")
+            hard_choice = int(moves[order[0]])
+            if self.candidates < 2:
+                return hard_choice
+            top = moves[order[: self.candidates]]
+            rates = self.rate(info, top, self._rng(info))
+        self.searched += 1
+        best = int(np.argmax(rates))
+        if rates[best] > rates[0] + self.margin:
+            self.changed += 1
+            return int(top[best])
+        return hard_choice
+
+    def rate(self, info: InfoSet, moves: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
+        same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves."""
+        start = time.perf_counter()
+        moves = np.asarray(moves, np.int64)
+        K, M = len(moves), self.worlds
+        game = determinize(info, M, rng).tile(K)
+        n = K * M
+        game.step(np.repeat(moves, M))
+        mine_is_landlord = info.seat == info.landlord
+        score = np.zeros(n, np.float64)
+        actions = np.zeros(n, np.int64)
+        ply = 0
+        while True:
+            live = np.flatnonzero(game.phase != OVER)
+            if not len(live):
+                break
+            cut = (self.plies is not None and ply >= self.plies) or (
+                self.time_budget is not None and time.perf_counter() - start > self.time_budget
+            )
+            if cut:
+                _, value = model_actions(self.model, game, live, with_values=True, value="wp")
+                acting_is_landlord = game.current_player[live] == game.landlord[live]
+                side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
+                score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)
+                break
+            actions[live] = model_actions(self.model, game, live)
+            game.step(actions)
+            ply += 1
+        over = game.phase == OVER
+        won = (game.winner == game.landlord) == mine_is_landlord
+        score[over] = won[over]
+        return score.reshape(K, M).mean(axis=1)

@@ -1,0 +1,553 @@
+"""The Hard agent: the Deep Monte Carlo networks trained by ``ddz train``, run with NumPy alone.
+
+The model file (``checkpoints/hard.npz`` by default) holds plain float16 arrays (the agent
+computes in float32) written by ``ddz.train.model.export_arrays`` and is loaded with ``allow_pickle=False``, so loading never runs
+code and playing never imports torch.
+
+* **Play**: the network of the agent's role scores every legal move,
+  ``q = head(relu(state_mlp(obs) + move_mlp(move) + rest_mlp(hand - move)))``, and the agent
+  plays the best one. A model with a WP head (trained on win/loss) ranks moves by
+  ``q_wp + adp_mix * q_adp``: winning first, points to break near-ties.
+  ``obs`` is :func:`ddz_env.observation.observe_infoset`, the same 1302 features the trainer reads from the game
+  (``ddz_env.observation.observe``), rebuilt from the information set alone.
+* **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
+  cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
+  rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
+  more (:func:`ddz.agents.base.auction_word`).
+* **Open hand**: the landlord opens when the bid network's estimate for the 17 cards it was
+  dealt exceeds ``open_threshold`` (``None``: never opens). The default is the one that measured
+  best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.game import ROLE_NAMES, Game
+from ddz_env.infoset import InfoSet
+from ddz_env.legal import legal_pairs
+from ddz_env.observation import (
+    OBS_SIZE,
+    encode_cards,
+    move_features,
+    observe,
+    observe_infoset,
+    rest_features,
+)
+
+from .base import Agent, auction_word, open_word
+
+
+def _default_model() -> Path:
+    """``checkpoints/hard.npz`` of the source tree (editable install), else the copy a regular
+    install puts in ``<prefix>/share/ddz/checkpoints``."""
+    source = Path(__file__).resolve().parents[2] / "checkpoints" / "hard.npz"
+    installed = Path(sys.prefix) / "share" / "ddz" / "checkpoints" / "hard.npz"
+    return source if source.exists() or not installed.exists() else installed
+
+
+DEFAULT_MODEL = _default_model()
+#: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
+DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
+#: open the hand when the estimated landlord return exceeds this (None: never open)
+DEFAULT_OPEN_THRESHOLD: float | None = 0.0
+
+
+class ModelFileError(ValueError):
+    """The Hard agent's model file is missing, unreadable or not a valid model."""
+
+
+#: bounds checked on each ``.npz`` member's header before its data is read (the shipped model
+#: has 73 entries, the largest of 0.67 M numbers, 3.3 M in all)
+MAX_ENTRIES = 512
+MAX_ENTRY_ELEMENTS = 1 << 24
+MAX_TOTAL_ELEMENTS = 1 << 25
+MAX_META_CHARS = 1 << 20
+
+#: network → (input width, output width, whether its last layer has a bias); ``None`` is the
+#: role's joint width (the state network's output)
+_NETWORKS = {
+    "state": (OBS_SIZE, None, True),
+    "move": (54, None, False),
+    "rest": (54, None, False),
+    "head": (None, 1, True),
+    "wp": (None, 1, True),
+    "bid": (54, 1, True),
+}
+_ENTRY = re.compile(
+    r"(?:(?P<role>landlord|landlord_down|landlord_up)\.(?P<net>state|move|rest|head|wp)|"
+    r"(?P<bid>bid))\.(?P<k>0|[1-9][0-9]{0,3})\.(?P<kind>[wb])"
+)
+Layers = list[tuple[np.ndarray, "np.ndarray | None"]]
+
+
+def _check_dtype(name: str, dtype: np.dtype) -> None:
+    if dtype.kind != "f":
+        raise ModelFileError(f"entry {name!r} has dtype {dtype}; the weights must be real floats")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _validate_meta(arrays) -> dict:
+    raw = arrays.get("meta")
+    if raw is None:
+        raise ModelFileError("model file has no 'meta' entry")
+    if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
+        raise ModelFileError("'meta' is not a JSON string")
+    try:
+        meta = json.loads(str(raw))
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"'meta' is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != "ddz-hard-v1" or meta.get("obs_size") != OBS_SIZE:
+        raise ModelFileError(f"unsupported model format {meta.get('format')!r}")
+    thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
+    if (
+        not isinstance(thresholds, (list, tuple))
+        or len(thresholds) != 3
+        or not all(_is_number(t) for t in thresholds)
+    ):
+        raise ModelFileError("'bid_thresholds' in meta must be 3 finite numbers")
+    if "adp_mix" in meta and not (_is_number(meta["adp_mix"]) and meta["adp_mix"] >= 0):
+        raise ModelFileError("'adp_mix' in meta must be a finite number, 0 or more")
+    frames = meta.get("frames", 0)
+    if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
+        raise ModelFileError("'frames' in meta must be a whole number, 0 or more")
+    if "wall_seconds" in meta and not (
+        _is_number(meta["wall_seconds"]) and meta["wall_seconds"] >= 0
+    ):
+        raise ModelFileError("'wall_seconds' in meta must be a finite number, 0 or more")
+    return meta
+
+
+def _chain(name: str, entries: dict, width_in: int, width_out: int | None, last_bias: bool):
+    """The float32 layers of one network, each shape checked against the previous layer's."""
+    count = len({k for k, _ in entries})
+    if {k for k, _ in entries} != set(range(count)):
+        missing = min(set(range(count)) - {k for k, _ in entries})
+        raise ModelFileError(f"network {name!r} lacks its layer {missing}")
+    layers: Layers = []
+    size = width_in
+    for k in range(count):
+        key = f"{name}.{k}.w"
+        w = entries.get((k, "w"))
+        if w is None:
+            raise ModelFileError(f"entry {key!r} is missing")
+        if w.ndim != 2 or w.shape[0] != size:
+            raise ModelFileError(
+                f"entry {key!r} has shape {w.shape}; expected ({size}, width) after the layer before"
+            )
+        size = w.shape[1]
+        if k == count - 1 and width_out is not None and size != width_out:
+            raise ModelFileError(
+                f"entry {key!r} has shape {w.shape}; expected ({w.shape[0]}, {width_out})"
+            )
+        b = entries.get((k, "b"))
+        wants_bias = last_bias or k < count - 1
+        if wants_bias and b is None:
+            raise ModelFileError(f"entry '{name}.{k}.b' (a bias) is missing")
+        if not wants_bias and b is not None:
+            raise ModelFileError(f"unexpected entry '{name}.{k}.b' (this layer has no bias)")
+        if b is not None and b.shape != (size,):
+            raise ModelFileError(f"entry '{name}.{k}.b' has shape {b.shape}; expected ({size},)")
+        pair = []
+        for part, arr in (("w", w), ("b", b)):
+            if arr is None:
+                pair.append(None)
+                continue
+            with np.errstate(over="ignore"):  # a float64 beyond float32's range: inf
+                as32 = np.asarray(arr, np.float32)
+            if not np.isfinite(as32).all():
+                raise ModelFileError(f"entry '{name}.{k}.{part}' holds NaN or infinite values")
+            pair.append(as32)
+        layers.append((pair[0], pair[1]))
+    return layers, size
+
+
+def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
+    """Check exported arrays; return (meta, float32 layers by network).
+
+    Policy: raises :class:`ModelFileError` with a one-line reason unless ``arrays`` is exactly a
+    model written by ``ddz.train.model.export_arrays``: a ``meta`` JSON object (format
+    ``ddz-hard-v1``, ``bid_thresholds`` of 3 finite numbers if given), and for each role the
+    ``state``, ``move`` and ``head`` networks (``rest`` and ``wp`` for every role or none) and
+    the ``bid`` network, each a chain of 2-D real-float weights whose shapes follow one another
+    (state from the 1302 observation features, move, rest and bid from 54, heads to 1), with
+    every bias of its layer's width (none on the last layer of ``move`` and ``rest``), all
+    values finite once in float32, and no other entry.
+    """
+    meta = _validate_meta(arrays)
+    networks: dict[str, dict] = {}
+    for key, value in arrays.items():
+        if key == "meta":
+            continue
+        m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
+        if m is None:
+            raise ModelFileError(f"unexpected entry {key!r}")
+        if not isinstance(value, np.ndarray):
+            raise ModelFileError(f"entry {key!r} is not an array")
+        _check_dtype(key, value.dtype)
+        name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
+        networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
+    for optional in ("rest", "wp"):
+        present = [f"{r}.{optional}" in networks for r in ROLE_NAMES]
+        if any(present) and not all(present):
+            raise ModelFileError(f"the {optional!r} network is there for some roles only")
+    layers: dict[str, Layers] = {}
+    if "bid" not in networks:
+        raise ModelFileError("model file lacks the layers of 'bid'")
+    layers["bid"], _ = _chain("bid", networks["bid"], *_NETWORKS["bid"])
+    for role in ROLE_NAMES:
+        joint = None
+        for net in ("state", "move", "rest", "head", "wp"):
+            name = f"{role}.{net}"
+            if name not in networks:
+                if net in ("rest", "wp"):
+                    continue
+                raise ModelFileError(f"model file lacks the layers of {name!r}")
+            width_in, width_out, last_bias = _NETWORKS[net]
+            layers[name], out = _chain(
+                name,
+                networks[name],
+                joint if width_in is None else width_in,
+                joint if width_out is None and joint is not None else width_out,
+                last_bias,
+            )
+            joint = out if net == "state" else joint
+    return meta, layers
+
+
+class _OneBlasThread:
+    """Runs NumPy's BLAS (OpenBLAS) on one thread inside a ``with`` block, then restores it.
+
+    One decision is a handful of small products; a multithreaded BLAS makes each wait for
+    busy cores (measured 16 ms instead of 0.2 ms per decision on a loaded 2-core machine). A
+    no-op where the OpenBLAS library cannot be found (other platforms or BLAS builds).
+    """
+
+    def __init__(self):
+        self._get = self._set = None
+        try:
+            import ctypes
+            import re
+
+            maps = Path("/proc/self/maps").read_text()
+            for lib_path in sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps))):
+                lib = ctypes.CDLL(lib_path)
+                for prefix, suffix in (
+                    ("scipy_openblas", "64_"),
+                    ("scipy_openblas", ""),
+                    ("openblas", "64_"),
+                    ("openblas", ""),
+                ):
+                    get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                    set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                    if get is not None and set_ is not None:
+                        set_.argtypes = [ctypes.c_int]
+                        self._get, self._set = get, set_
+                        return
+        except (OSError, AttributeError):
+            pass
+
+    def __enter__(self) -> None:
+        if self._get is not None:
+            self._saved = int(self._get())
+            if self._saved != 1:
+                self._set(1)
+
+    def __exit__(self, *exc) -> None:
+        if self._get is not None and self._saved != 1:
+            self._set(self._saved)
+
+
+_ONE_BLAS_THREAD: _OneBlasThread | None = None
+
+
+def _one_blas_thread() -> _OneBlasThread:
+    global _ONE_BLAS_THREAD
+    if _ONE_BLAS_THREAD is None:
+        _ONE_BLAS_THREAD = _OneBlasThread()
+    return _ONE_BLAS_THREAD
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=x)
+
+
+class HardModel:
+    """The exported networks as NumPy arrays, with the same forward pass as ``ddz.train.model``.
+
+    ``arrays`` are validated by :func:`validate_arrays` (a bad one raises
+    :class:`ModelFileError`); the weights are kept as float32."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self.arrays = arrays
+        self.meta, self.layers = validate_arrays(arrays)
+        # the optional branch that reads the cards each move leaves in hand (train.model)
+        self.has_rest = f"{ROLE_NAMES[0]}.rest" in self.layers
+        # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
+        self.has_wp = f"{ROLE_NAMES[0]}.wp" in self.layers
+        self.adp_mix = float(self.meta.get("adp_mix", 0.0))
+        self._move_tables: dict[tuple, np.ndarray] = {}
+
+    @staticmethod
+    def _mlp(layers, x: np.ndarray, relu_first: bool = False) -> np.ndarray:
+        """Linear layers with ReLU between them (and before the first when ``relu_first``)."""
+        if relu_first:
+            x = np.maximum(x, 0)
+        for k, (w, b) in enumerate(layers):
+            x = x @ w
+            if b is not None:
+                x = x + b
+            if k < len(layers) - 1:
+                x = _relu(x)
+        return x
+
+    def encode_state(self, role: int, obs: np.ndarray) -> np.ndarray:
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.state"], obs)
+
+    def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.move"], move_feats)
+
+    def values(self, role: int, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ADP head's values of the sums ``a + e + r`` and the WP head's (``None`` without
+        it), like ``RoleNet.values``."""
+        adp = self._mlp(self.layers[f"{ROLE_NAMES[role]}.head"], joint, relu_first=True)[..., 0]
+        if not self.has_wp:
+            return adp, None
+        return adp, self._mlp(self.layers[f"{ROLE_NAMES[role]}.wp"], joint, relu_first=True)[..., 0]
+
+    def score(self, role: int, joint: np.ndarray) -> np.ndarray:
+        """The values that rank the moves: the ADP head's, or ``q_wp + adp_mix * q_adp``."""
+        adp, wp = self.values(role, joint)
+        return adp if wp is None else wp + self.adp_mix * adp
+
+    def encode_rest(self, role: int, rest_feats: np.ndarray | None) -> np.ndarray | float:
+        """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
+        if not self.has_rest:
+            return 0.0
+        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.rest"], rest_feats)
+
+    def rest_embeddings(
+        self, role: int, hands: np.ndarray, move_counts: np.ndarray
+    ) -> np.ndarray | float:
+        """:meth:`encode_rest` of ``hands - move_counts`` (rank counts, one row per move); the
+        features are not even built for a model without the branch."""
+        if not self.has_rest:
+            return 0.0
+        return self.encode_rest(role, rest_features(hands, move_counts))
+
+    def q_values(
+        self,
+        role: int,
+        obs: np.ndarray,
+        move_feats: np.ndarray,
+        rest_feats: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Q for one (state, move) pair per row, like ``RoleNet.forward`` (the ADP head)."""
+        return self.both(role, obs, move_feats, rest_feats)[0]
+
+    def both(
+        self,
+        role: int,
+        obs: np.ndarray,
+        move_feats: np.ndarray,
+        rest_feats: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(ADP values, WP values or ``None``) per (state, move) row, like ``RoleNet.both``."""
+        joint = self.encode_state(role, obs) + self.encode_moves(role, move_feats)
+        return self.values(role, joint + self.encode_rest(role, rest_feats))
+
+    def move_embeddings(self, role: int, ruleset) -> np.ndarray:
+        """``move_mlp`` of every row of the ruleset's move table (computed once, cached)."""
+        key = (role, ruleset)
+        if key not in self._move_tables:
+            self._move_tables[key] = self.encode_moves(role, move_features(ruleset))
+        return self._move_tables[key]
+
+    def landlord_value(self, hand: np.ndarray) -> float:
+        """Estimated landlord return per unit of base for a 17-card hand (rank counts)."""
+        return float(self._mlp(self.layers["bid"], encode_cards(hand))[0])
+
+
+def model_actions(
+    model: HardModel,
+    game: Game,
+    games: np.ndarray,
+    with_values: bool = False,
+    value: str = "score",
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Greedy moves of the model for the player to act in ``games`` (batched: one forward pass
+    of each role's state network over the games where that role acts, one of the head over all
+    their legal moves). The games must be in the play phase. With ``with_values`` also returns
+    a value of each chosen move: ``value="score"`` the value that ranks the moves
+    (:meth:`HardModel.score`), ``"wp"`` the WP head's (win +1, loss -1; the points head's
+    clipped to [-1, 1] for a model without a WP head)."""
+    if value not in ("score", "wp"):
+        raise ValueError(f"value must be 'score' or 'wp', not {value!r}")
+    games = np.asarray(games, np.int64)
+    out = np.zeros(len(games), np.int64)
+    best = np.zeros(len(games), np.float32)
+    obs = observe(game, games=games)[:, :OBS_SIZE]  # the classic features (variants' after)
+    roles = game.role(game.current_player[games], games).astype(np.int64)
+    gb, mv = legal_pairs(game.legal_action_words()[games])
+    for r in range(3):
+        rows = np.flatnonzero(roles == r)
+        if not len(rows):
+            continue
+        state = model.encode_state(r, obs[rows])
+        loc = np.full(len(games), -1)
+        loc[rows] = np.arange(len(rows))
+        ps = np.flatnonzero(roles[gb] == r)
+        joint = state[loc[gb[ps]]] + model.move_embeddings(r, game.ruleset)[mv[ps]]
+        hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
+        joint = joint + model.rest_embeddings(r, hands, game.table.counts[mv[ps]])
+        adp, wp = model.values(r, joint)
+        q = adp if wp is None else wp + model.adp_mix * adp
+        order = np.lexsort((-q, gb[ps]))
+        first = np.unique(gb[ps][order], return_index=True)[1]
+        out[gb[ps][order][first]] = mv[ps][order][first]
+        if with_values:
+            v = q if value == "score" else np.clip(adp, -1, 1) if wp is None else wp
+            best[gb[ps][order][first]] = v[order][first]
+    return (out, best) if with_values else out
+
+
+def _read_entries(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file, each member's header checked (name, dtype, size) before
+    its data is read, so that a header declaring a huge array allocates nothing."""
+    arrays: dict[str, np.ndarray] = {}
+    total = 0
+    with zipfile.ZipFile(path) as zf:
+        members = zf.infolist()
+        if len(members) > MAX_ENTRIES:
+            raise ModelFileError(f"{len(members)} entries (at most {MAX_ENTRIES})")
+        for member in members:
+            if not member.filename.endswith(".npy"):
+                raise ModelFileError(f"entry {member.filename!r} is not a NumPy array")
+            name = member.filename[: -len(".npy")]
+            with zf.open(member) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+                else:
+                    raise ModelFileError(f"entry {name!r} has an unsupported .npy version")
+            size = math.prod(shape)
+            if name == "meta":
+                if dtype.kind != "U" or shape != () or dtype.itemsize > 4 * MAX_META_CHARS:
+                    raise ModelFileError("'meta' is not a JSON string")
+            else:
+                _check_dtype(name, dtype)
+                if size > MAX_ENTRY_ELEMENTS:
+                    raise ModelFileError(
+                        f"entry {name!r} declares {size:,} numbers (at most {MAX_ENTRY_ELEMENTS:,})"
+                    )
+                total += size
+                if total > MAX_TOTAL_ELEMENTS:
+                    raise ModelFileError(f"more than {MAX_TOTAL_ELEMENTS:,} numbers in all")
+            with zf.open(member) as f:
+                arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
+    return arrays
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def load_model(path: str | Path = DEFAULT_MODEL) -> HardModel:
+    """Load and validate an exported model.
+
+    Policy: a missing, unreadable or invalid file raises :class:`ModelFileError` (a
+    ``ValueError``) with a one-line message, before any decision is taken. Each ``.npz`` member's
+    header is checked first (plain NumPy arrays, real floats or the ``meta`` string, at most
+    ``MAX_ENTRY_ELEMENTS`` numbers each and ``MAX_TOTAL_ELEMENTS`` in all), then the arrays by
+    :func:`validate_arrays`. Loading never runs code (no pickle).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(
+            f"Hard agent model not found: {path} (train one with `ddz train`, or pass model_path=...)"
+        )
+    try:
+        arrays = _read_entries(path)
+    except ModelFileError as exc:
+        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
+        raise ModelFileError(
+            f"Hard agent model {path} is corrupt or not a model file: {_one_line(exc)}"
+        ) from exc
+    try:
+        return HardModel(arrays)
+    except ModelFileError as exc:
+        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
+
+
+class HardAgent(Agent):
+    """Plays the best move by the trained Q networks; bids by the trained bid network."""
+
+    name = "hard"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        model: HardModel | None = None,
+        bid_thresholds: tuple[float, float, float] | None = None,
+        seed: int | None = None,
+        open_threshold: float | None = DEFAULT_OPEN_THRESHOLD,
+    ):
+        self.model = model if model is not None else load_model(model_path or DEFAULT_MODEL)
+        meta_thresholds = self.model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
+        thresholds = tuple(float(t) for t in (bid_thresholds or meta_thresholds))
+        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
+            raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
+        self.bid_thresholds = thresholds
+        if open_threshold is not None and not math.isfinite(open_threshold):
+            raise ValueError(
+                f"open_threshold must be a finite number or None, not {open_threshold}"
+            )
+        self.open_threshold = open_threshold
+
+    def bid(self, info: InfoSet) -> int:
+        if info.deciding_open and self.open_threshold is None:
+            return open_word(info, False)
+        dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
+        with _one_blas_thread():
+            value = self.model.landlord_value(dealt)
+        if info.deciding_open:
+            return open_word(info, value > self.open_threshold)
+        strength = 0
+        for k in range(1, 4):
+            if value > self.bid_thresholds[k - 1]:
+                strength = k
+        return auction_word(info, strength)
+
+    def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
+        """(legal move ids, their Q values) for the seat to act."""
+        moves = info.legal_moves()
+        role = info.role
+        # the classic features (the variants' own fields come after them; their claims and robs
+        # fill the bid slots and their doublings the multiplier)
+        obs = observe_infoset(info)[:OBS_SIZE]
+        state = self.model.encode_state(role, obs[None])
+        joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
+        joint = joint + self.model.rest_embeddings(role, info.hand, info.table.counts[moves])
+        return moves, self.model.score(role, joint)
+
+    def play(self, info: InfoSet) -> int:
+        if len(info.legal_moves()) == 1:
+            return int(info.legal_moves()[0])
+        with _one_blas_thread():
+            moves, values = self.move_values(info)
+        return int(moves[int(np.argmax(values))])

@@ -1,0 +1,643 @@
+"""The league: ``ddz league A B C … --deals N --seed S`` plays every pair and rates every bot.
+
+**Games.** Every pair (A, B), in the order given (A before B), plays ``N`` deals with the
+arena's protocol (:mod:`ddz.agents.arena`): the same deals for every pair, the same fixed chunks of
+deals, agents reseeded per chunk. A pair's games are exactly those of ``ddz eval A B --deals N
+--seed S`` (same options), and the results do not depend on ``--workers``. Bots are agent specs
+(:mod:`ddz.agents.loader`: built-in names, ``package.module:Name``, ``cmd:PROGRAM``); a bot that
+fails a decision forfeits that game (:mod:`ddz.agents.referee`) and the league goes on.
+
+**Table.** The WP matrix (row's fraction of games won against the column) and the ADP matrix
+(DouZero's average difference in points, row against column), from the row's side.
+
+**Ratings.** A Bradley-Terry model over the games, on the Elo scale: bot ``i`` beats bot ``j``
+with probability ``1 / (1 + 10 ** (-(R_i - R_j) / 400))``. The ratings maximise the likelihood of
+the games' outcomes (Newton's method on the log-likelihood; a few iterations), with the anchor
+(``random`` when it plays, otherwise the first bot) fixed at 0. Each pair also gets half a win
+each way, which keeps the ratings finite when a bot wins every game of a pair (its effect at
+1,000 deals per pair is below a rating point). The 95% intervals are ±1.96 standard errors from
+the inverse of the observed information, for each rating relative to the anchor. They count
+games as independent; the seat-swapped games of one deal tend to offset each other, so the
+intervals are, if anything, wide.
+
+**Saving and resuming.** ``--save FILE`` writes the results chunk by chunk (at most every
+2 seconds, and when the league stops, interrupted or not), atomically: a temporary file in the
+same folder, flushed and synced, then renamed over FILE, so FILE is always a complete league
+file. ``--resume`` continues the league saved in FILE: its settings (bots, deals, seed,
+bidding, kickers) must match, its chunks are validated and kept, and only the missing chunks
+are played, giving the same table as an uninterrupted run. The file is JSON; reading it runs no
+code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.rules import Ruleset
+
+from .arena import (
+    CHUNK_DEALS,
+    MAX_SEED,
+    SeatStats,
+    _chunk_seed,
+    _cores,
+    _ignore_sigint,
+    _layouts,
+    _pool_context,
+    _stderr_is_terminal,
+    _Sums,
+    add_game_options,
+    check_seed,
+    play_chunk,
+)
+from .files import write_json_atomic
+from .loader import build_agent
+from .referee import Forfeit
+
+FILE_FORMAT = "ddz-league"
+FILE_VERSION = 1
+ELO = 400 / math.log(10)  # Elo points per unit of natural log-odds
+SAVE_EVERY = 2.0  # seconds between saves of the results file
+#: Most deals per pair: a league keeps every game's result (in memory and in its file).
+MAX_LEAGUE_DEALS = 100_000
+
+
+# ---------------------------------------------------------------------------- rating fit
+def fit_ratings(
+    wins: np.ndarray, anchor: int = 0, prior: float = 0.5
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley-Terry maximum-likelihood ratings on the Elo scale, and their 95% half-widths.
+
+    ``wins[i, j]`` is the number of games ``i`` won against ``j`` (a square array of
+    non-negative numbers). ``anchor``'s rating is fixed at 0 (interval 0). ``prior`` wins are
+    added each way to every pair that played, so a pair won every time still gives finite
+    ratings. Every bot must be connected to the anchor through played pairs (``ValueError``
+    otherwise).
+    """
+    wins = np.asarray(wins, dtype=np.float64)
+    n = wins.shape[0] if wins.ndim == 2 else -1
+    if wins.shape != (n, n) or n < 1:
+        raise ValueError("wins must be a square (n, n) array")
+    if not np.isfinite(wins).all() or (wins < 0).any():
+        raise ValueError("wins must be finite and non-negative")
+    if not 0 <= anchor < n:
+        raise ValueError(f"anchor must be a bot index 0..{n - 1}")
+    games = wins + wins.T
+    played = games > 0
+    w = wins + prior * played
+    g = games + 2 * prior * played
+    free = np.array([i for i in range(n) if i != anchor])
+    theta = np.zeros(n)
+    if n == 1:
+        return theta, theta.copy()
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))
+        grad = (w - g * p).sum(axis=1)
+        info = g * p * (1 - p)
+        hess = np.diag(info.sum(axis=1)) - info  # the negative Hessian
+        h = hess[np.ix_(free, free)]
+        try:
+            step = np.linalg.solve(h, grad[free])
+        except np.linalg.LinAlgError:
+            raise ValueError("every bot must have played a bot linked to the anchor") from None
+        theta[free] += step
+        if np.abs(step).max() < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))
+    info = g * p * (1 - p)
+    hess = np.diag(info.sum(axis=1)) - info
+    cov = np.linalg.inv(hess[np.ix_(free, free)])
+    ci = np.zeros(n)
+    ci[free] = 1.96 * np.sqrt(np.diag(cov)) * ELO
+    return theta * ELO, ci
+
+
+# ---------------------------------------------------------------------------- results
+@dataclass
+class LeagueResult:
+    bots: list[str]
+    deals: int
+    seed: int
+    bidding: bool
+    pairs: dict[tuple[int, int], SeatStats]  # (i, j), i < j: i's results against j
+    wp: np.ndarray  # (n, n) row's WP against the column (NaN on the diagonal)
+    adp: np.ndarray  # (n, n) row's ADP against the column
+    wins: np.ndarray  # (n, n) games the row won against the column
+    ratings: np.ndarray
+    rating_ci: np.ndarray
+    anchor: str
+    seconds: float
+    forfeits: list[Forfeit] = field(default_factory=list)
+
+    def ranking(self) -> list[int]:
+        return sorted(range(len(self.bots)), key=lambda i: (-self.ratings[i], i))
+
+    def to_dict(self) -> dict:
+        def matrix(m: np.ndarray) -> list[list[float | None]]:
+            return [[None if np.isnan(x) else round(float(x), 6) for x in row] for row in m]
+
+        return {
+            "bots": self.bots,
+            "deals": self.deals,
+            "seed": self.seed,
+            "bidding": self.bidding,
+            "games_per_pair": self.deals * len(_layouts(self.bidding)),
+            "anchor": self.anchor,
+            "ratings": [
+                {
+                    "bot": self.bots[i],
+                    "rating": round(float(self.ratings[i]), 1),
+                    "ci": round(float(self.rating_ci[i]), 1),
+                }
+                for i in self.ranking()
+            ],
+            "wp": matrix(self.wp),
+            "adp": matrix(self.adp),
+            "pairs": [
+                {"a": self.bots[i], "b": self.bots[j], **vars(s)}
+                for (i, j), s in sorted(self.pairs.items())
+            ],
+            "forfeits": [f.to_dict() for f in self.forfeits],
+            "seconds": round(self.seconds, 1),
+        }
+
+    def text(self) -> str:
+        n = len(self.bots)
+        mode = "bidding, 6 games per deal" if self.bidding else "no bidding, seats swapped"
+        per_pair = self.deals * len(_layouts(self.bidding))
+        width = max(8, *(len(b) for b in self.bots)) + 2
+        lines = [
+            f"League of {n} bots: {self.deals} deals per pair, {per_pair} games per pair ({mode}), "
+            f"seed {self.seed}, {self.seconds:.1f} s",
+            "",
+            f"Ratings (Elo scale, Bradley-Terry fit, {self.anchor} = 0, 95% interval):",
+        ]
+        for rank, i in enumerate(self.ranking(), 1):
+            ci = "anchor" if self.bots[i] == self.anchor else f"± {self.rating_ci[i]:.0f}"
+            lines.append(f"  {rank:>2}. {self.bots[i]:<{width}}{self.ratings[i]:>7.0f}  {ci}")
+        for title, m in (
+            ("WP (the row's fraction of games won against the column)", self.wp),
+            ("ADP (the row's average difference in points against the column)", self.adp),
+        ):
+            lines += ["", title + ":"]
+            # Columns are headed by the bots' names, or by their numbers when a name is long.
+            numbered = max(len(b) for b in self.bots) > 9
+            heads = [f"({k + 1})" if numbered else b for k, b in enumerate(self.bots)]
+            pad = 5 if numbered else 0
+            lines.append(" " * (pad + width) + "".join(f"{h:>10}" for h in heads))
+            for i in range(n):
+                cells = "".join(f"{'—':>10}" if i == j else f"{m[i, j]:>10.3f}" for j in range(n))
+                label = f"({i + 1})" if numbered else ""
+                lines.append(f"{label:<{pad}}{self.bots[i]:<{width}}{cells}")
+        if self.forfeits:
+            lines += ["", f"{len(self.forfeits)} game(s) forfeited (lost by the side at fault):"]
+            lines += [f"  {f.text()}" for f in self.forfeits]
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- playing
+def _rules(bidding: bool, kickers: str) -> Ruleset:
+    return Ruleset(bidding="once" if bidding else "none", kickers=kickers)
+
+
+def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
+    chunks = [list(range(lo, min(lo + CHUNK_DEALS, deals))) for lo in range(0, deals, CHUNK_DEALS)]
+    return [
+        (i, j, c, chunk)
+        for i in range(n)
+        for j in range(i + 1, n)
+        for c, chunk in enumerate(chunks)
+    ]
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(specs, seed, rules, time_limit, prebuilt=None, pool: bool = False) -> None:
+    if pool:
+        _ignore_sigint()
+    _WORKER.clear()
+    _WORKER.update(specs=list(specs), seed=seed, rules=rules, time_limit=time_limit)
+    _WORKER["agents"] = dict(prebuilt or {})
+
+
+def _agent(i: int):
+    agents = _WORKER["agents"]
+    if i not in agents:
+        agents[i] = build_agent(_WORKER["specs"][i])
+    return agents[i]
+
+
+def _worker_chunk(job) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]:
+    i, j, c, deals = job
+    a, b, seed = _agent(i), _agent(j), _WORKER["seed"]
+    a.reset(_chunk_seed(seed, c, 0))
+    b.reset(_chunk_seed(seed, c, 1))
+    lost: list[Forfeit] = []
+    rows = play_chunk(a, b, deals, seed, _WORKER["rules"], _WORKER["time_limit"], lost)
+    specs = _WORKER["specs"]
+    for f in lost:
+        f.agent = specs[i] if f.side == "A" else specs[j]
+    return (i, j, c), rows, lost
+
+
+def _bar(total: int, done: int, enabled: bool):
+    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=done,
+        unit=" games",
+        desc="league",
+        file=sys.stderr,
+        disable=not (enabled and _stderr_is_terminal()),
+        dynamic_ncols=True,
+    )
+
+
+def _config(bots, deals, seed, bidding, kickers) -> dict:
+    return {
+        "bots": list(bots),
+        "deals": deals,
+        "seed": seed,
+        "bidding": bidding,
+        "kickers": kickers,
+    }
+
+
+def save_results(path: Path, config: dict, done: dict) -> None:
+    """Write the league file atomically (temporary file in the same folder, fsync, rename)."""
+    chunks = {
+        f"{i},{j},{c}": {
+            "rows": [[int(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4])] for r in rows],
+            "forfeits": [f.to_dict() for f in lost],
+        }
+        for (i, j, c), (rows, lost) in sorted(done.items())
+    }
+    data = {"format": FILE_FORMAT, "version": FILE_VERSION, "config": config, "chunks": chunks}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, data, prefix=f".{path.name}-", separators=(",", ":"))
+
+
+def load_results(path: Path, config: dict) -> dict:
+    """The chunks saved in ``path`` for a league with ``config``; ``ValueError`` (one line)
+    if the file is not a league file, is damaged, or holds a league with other settings."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"can't read {path} as a league file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FILE_FORMAT:
+        raise ValueError(f"{path} is not a league file")
+    if data.get("version") != FILE_VERSION:
+        raise ValueError(f"{path} is a league file of another version ({data.get('version')!r})")
+    if data.get("config") != config:
+        theirs = data.get("config")
+        raise ValueError(
+            f"{path} holds a league with other settings ({json.dumps(theirs)}); rerun with "
+            "those, or save to another file"
+        )
+    chunks = data.get("chunks")
+    if not isinstance(chunks, dict):
+        raise ValueError(f"{path} is damaged (no chunks)")
+    expected = {(i, j, c): deals for i, j, c, deals in _jobs(len(config["bots"]), config["deals"])}
+    per_deal = len(_layouts(config["bidding"]))
+    done = {}
+    for key, entry in chunks.items():
+        try:
+            i, j, c = (int(x) for x in str(key).split(","))
+        except ValueError:
+            raise ValueError(f"{path} is damaged (chunk key {key!r})") from None
+        if (i, j, c) not in expected or not isinstance(entry, dict):
+            raise ValueError(f"{path} is damaged (unexpected chunk {key!r})")
+        deals = expected[(i, j, c)]
+        try:
+            rows = np.array(entry.get("rows"), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{path} is damaged (rows of chunk {key!r})") from None
+        if (
+            rows.shape != (len(deals) * per_deal, 5)
+            or not np.isfinite(rows).all()
+            or not np.array_equal(rows[:, 0], np.repeat(deals, per_deal))
+            or not np.isin(rows[:, 1:3], (0, 1)).all()
+        ):
+            raise ValueError(f"{path} is damaged (rows of chunk {key!r})")
+        lost = entry.get("forfeits")
+        if not isinstance(lost, list):
+            raise ValueError(f"{path} is damaged (forfeits of chunk {key!r})")
+        try:
+            done[(i, j, c)] = (rows, [Forfeit.from_dict(f) for f in lost])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path} is damaged ({exc})") from None
+    return done
+
+
+def run_league(
+    bots: list[str],
+    deals: int = 1000,
+    seed: int = 0,
+    bidding: bool = False,
+    workers: int = 1,
+    kickers: str = "distinct",
+    time_limit: float | None = None,
+    save: str | os.PathLike | None = None,
+    resume: bool = False,
+    progress: bool = False,
+    on_chunk=None,
+) -> LeagueResult:
+    """Play the league of ``bots`` (agent specs, at least two, each once) and rate them.
+
+    ``save``: the results file, written as the league runs; with ``resume`` its chunks are
+    kept (when it exists) and only the missing ones are played. ``on_chunk(done, total)`` is
+    called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
+    a results file that doesn't fit.
+    """
+    bots = [str(b).strip() for b in bots]
+    if len(bots) < 2:
+        raise ValueError("a league needs at least two bots")
+    if len({b.lower() for b in bots}) != len(bots):
+        raise ValueError("each bot can appear only once in a league")
+    check_seed(seed)
+    if not 1 <= deals <= MAX_LEAGUE_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if time_limit is not None and not 0 < time_limit < math.inf:
+        raise ValueError("time_limit must be a positive number of seconds")
+    if resume and save is None:
+        raise ValueError("resume needs the results file to continue (save)")
+    built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
+    rules = _rules(bidding, kickers)
+    config = _config(bots, deals, seed, bidding, kickers)
+    path = None if save is None else Path(save)
+    done: dict = {}
+    if path is not None and path.exists():
+        if not resume:
+            raise ValueError(f"{path} exists; pass --resume to continue it, or choose another file")
+        done = load_results(path, config)
+    jobs = _jobs(len(bots), deals)
+    pending = [job for job in jobs if job[:3] not in done]
+    per_deal = len(_layouts(bidding))
+    total = len(jobs)
+    bar = _bar(
+        sum(len(job[3]) for job in jobs) * per_deal,
+        sum(len(r) for r, _ in done.values()),
+        progress,
+    )
+    start = time.perf_counter()
+    last_save = start
+
+    def record(key, rows, lost) -> None:
+        nonlocal last_save
+        done[key] = (rows, lost)
+        bar.set_postfix_str(f"{bots[key[0]]} vs {bots[key[1]]}", refresh=False)
+        bar.update(len(rows))
+        if path is not None and time.perf_counter() - last_save >= SAVE_EVERY:
+            save_results(path, config, done)
+            last_save = time.perf_counter()
+        if on_chunk is not None:
+            on_chunk(len(done), total)
+
+    try:
+        if workers == 1 or len(pending) <= 1:
+            _worker_init(bots, seed, rules, time_limit, built)
+            for job in pending:
+                record(*_worker_chunk(job))
+        else:
+            for agent in built.values():
+                close = getattr(agent, "close", None)
+                if callable(close):
+                    close()
+            with _pool_context().Pool(
+                workers,
+                initializer=_worker_init,
+                initargs=(bots, seed, rules, time_limit, None, True),
+            ) as pool:
+                for result in pool.imap_unordered(_worker_chunk, pending):
+                    record(*result)
+    finally:
+        bar.close()
+        if path is not None and pending:
+            save_results(path, config, done)
+    return _result(bots, deals, seed, bidding, done, time.perf_counter() - start)
+
+
+def _result(bots, deals, seed, bidding, done, seconds) -> LeagueResult:
+    n = len(bots)
+    wp = np.full((n, n), np.nan)
+    adp = np.full((n, n), np.nan)
+    wins = np.zeros((n, n))
+    pairs: dict[tuple[int, int], SeatStats] = {}
+    forfeits: list[Forfeit] = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            keys = sorted(k for k in done if k[:2] == (i, j))
+            rows = np.concatenate([done[k][0] for k in keys])
+            for k in keys:
+                forfeits += done[k][1]
+            sums = _Sums()
+            sums.add(rows)
+            s = sums.stats()
+            pairs[(i, j)] = s
+            wp[i, j], wp[j, i] = s.wp, 1 - s.wp
+            adp[i, j], adp[j, i] = s.adp, -s.adp
+            won = float(rows[:, 2].sum())
+            wins[i, j], wins[j, i] = won, len(rows) - won
+    lower = [b.lower() for b in bots]
+    anchor = lower.index("random") if "random" in lower else 0
+    ratings, ci = fit_ratings(wins, anchor=anchor)
+    return LeagueResult(
+        bots=list(bots),
+        deals=deals,
+        seed=seed,
+        bidding=bidding,
+        pairs=pairs,
+        wp=wp,
+        adp=adp,
+        wins=wins,
+        ratings=ratings,
+        rating_ci=ci,
+        anchor=bots[anchor],
+        seconds=seconds,
+        forfeits=forfeits,
+    )
+
+
+# ---------------------------------------------------------------------------- plot
+def plot_league(result: LeagueResult, path: str | os.PathLike) -> None:
+    """Write a PNG: the WP matrix as a heatmap and the ratings with their intervals.
+    Needs matplotlib (``pip install 'ddz[plot]'``); ``ImportError`` without it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(result.bots)
+    fig, (heat, bars) = plt.subplots(
+        1, 2, figsize=(6 + 1.2 * n, 1.5 + 0.8 * n), gridspec_kw={"width_ratios": [1.2, 1]}
+    )
+    image = heat.imshow(result.wp, cmap="RdYlGn", vmin=0, vmax=1)
+    heat.set_xticks(range(n), result.bots, rotation=45, ha="right")
+    heat.set_yticks(range(n), result.bots)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                heat.text(j, i, f"{result.wp[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    heat.set_title("WP of the row against the column")
+    fig.colorbar(image, ax=heat, fraction=0.046, pad=0.04)
+    order = result.ranking()[::-1]
+    bars.barh(
+        range(n),
+        [result.ratings[i] for i in order],
+        xerr=[result.rating_ci[i] for i in order],
+        color="tab:blue",
+        capsize=4,
+    )
+    for k, i in enumerate(order):
+        label = (
+            "anchor"
+            if result.bots[i] == result.anchor
+            else f"{result.ratings[i]:.0f} ± {result.rating_ci[i]:.0f}"
+        )
+        x = max(result.ratings[i], 0) + result.rating_ci[i]
+        bars.text(x, k, f"  {label}", va="center", fontsize=9)
+    low, high = bars.get_xlim()
+    bars.set_xlim(low, high + 0.2 * (high - low))
+    bars.set_yticks(range(n), [result.bots[i] for i in order])
+    bars.axvline(0, color="grey", linewidth=0.8)
+    bars.set_xlabel(f"rating (Elo scale, {result.anchor} = 0, 95% interval)")
+    bars.set_title("Bradley-Terry ratings")
+    mode = "bidding" if result.bidding else "no bidding"
+    fig.suptitle(f"ddz league: {result.deals} deals per pair, seed {result.seed}, {mode}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- CLI
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ddz league",
+        description="Play every pair of bots with the arena's protocol (each deal played with "
+        "seats swapped, or 6 times with --bidding; the same deals for every pair) and show the "
+        "WP/ADP matrix and Bradley-Terry ratings on the Elo scale (random = 0) with 95% "
+        "intervals. Results do not depend on --workers.",
+    )
+    p.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="agents, as for ddz eval: random, easy, normal, hard, rlcard, hard:PATH, a name "
+        "from an installed package, package.module:Name or path/bot.py:Name, or 'cmd:PROGRAM "
+        "ARGS' (a program speaking JSON lines, docs/PROTOCOL.md)",
+    )
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help=f"deals per pair, 1 to {MAX_LEAGUE_DEALS:,} (default 1000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help=f"seed of the deals and bots, 0 to {MAX_SEED} (default 0)",
+    )
+    p.add_argument(
+        "--bidding",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="hold the auction (6 games per deal); default: fixed landlord seat, 2 games per deal",
+    )
+    p.add_argument(
+        "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
+    )
+    add_game_options(p)
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the results to FILE as the league runs (JSON, atomic writes)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the league saved in --save FILE (same bots and options): only the "
+        "missing games are played",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--plot", metavar="FILE", help="write a PNG: WP heatmap and rating chart (needs ddz[plot])"
+    )
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown on terminals only)"
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    prog = "ddz league"
+
+    def fail(message: str) -> int:
+        print(f"{prog}: {message}", file=sys.stderr)
+        return 2
+
+    cores = _cores()
+    if not 1 <= args.deals <= MAX_LEAGUE_DEALS:
+        return fail(f"--deals must be from 1 to {MAX_LEAGUE_DEALS:,} per pair")
+    if not 0 <= args.seed <= MAX_SEED:
+        return fail(f"--seed must be from 0 to {MAX_SEED}")
+    if not 0 <= args.workers <= cores:
+        return fail(f"--workers must be from 0 (all cores) to {cores} (the cores available)")
+    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
+        return fail("--time-limit must be a positive number of seconds")
+    if args.resume and not args.save:
+        return fail("--resume needs --save FILE (the league to continue)")
+    if args.plot:
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            return fail("--plot needs matplotlib: pip install 'ddz[plot]'")
+    workers = args.workers or cores
+    try:
+        result = run_league(
+            args.bots,
+            deals=args.deals,
+            seed=args.seed,
+            bidding=args.bidding,
+            workers=workers,
+            kickers=args.kickers,
+            time_limit=args.time_limit,
+            save=args.save,
+            resume=args.resume,
+            progress=not args.no_progress,
+        )
+    except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        if args.save:
+            print(
+                f"\n{prog}: interrupted; the games played so far are saved in {args.save} "
+                "(rerun the same command with --resume to continue)",
+                file=sys.stderr,
+            )
+            return 130
+        raise
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.text())
+    if args.plot:
+        plot_league(result, args.plot)
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return 0

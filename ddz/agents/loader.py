@@ -1,0 +1,186 @@
+"""Agent specs: how ``ddz eval`` and ``ddz league`` turn a name on the command line into a bot.
+
+A spec is one of, tried in this order:
+
+* a **built-in name**: ``random``, ``easy``, ``normal``, ``hard``, ``rlcard``, or ``hard:PATH``
+  (the Hard agent with the model file PATH);
+* a name added by an **installed package** through the entry-point group ``ddz.agents``; the
+  package declares, in its ``pyproject.toml``::
+
+      [project.entry-points."ddz.agents"]
+      mybot = "mypkg.bots:MyAgent"
+
+  and ``ddz eval mybot normal`` then works (built-in names can't be shadowed);
+* a **Python import path** ``package.module:Name`` or a file ``path/to/bot.py:Name``, where
+  ``Name`` is an :class:`~ddz.agents.base.Agent` subclass or a zero-argument factory returning an
+  agent. The module is imported from the installed packages, then from the current directory.
+  Any object with an ``act(info) -> int`` method is accepted (``reset(seed)`` is optional);
+* ``cmd:PROGRAM ARGS…``: a program in any language that talks JSON lines on its standard
+  input/output (:mod:`ddz.agents.external`, protocol in ``docs/PROTOCOL.md``). The command line is
+  split like a POSIX shell would (``shlex``) but never run through a shell.
+
+Importing a module or starting a program runs that bot's code: only name bots you trust.
+Errors a user can cause (unknown name, module not found, no such program) raise ``ValueError``
+with a one-line message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import sys
+from importlib.metadata import entry_points
+
+from ddz_env.infoset import InfoSet
+
+from .base import _REGISTRY, Agent, agent_names, make_agent
+
+#: The entry-point group through which installed packages add agents.
+ENTRY_POINT_GROUP = "ddz.agents"
+
+_MODULE_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_ATTR = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+class _Adapter(Agent):
+    """Gives an object with ``act(info)`` (and maybe ``reset(seed)``) the Agent interface."""
+
+    def __init__(self, inner, name: str):
+        self.inner, self.name = inner, name
+
+    def reset(self, seed: int | None = None) -> None:
+        reset = getattr(self.inner, "reset", None)
+        if callable(reset):
+            reset(seed)
+
+    def bid(self, info: InfoSet) -> int:  # pragma: no cover - act is overridden
+        raise NotImplementedError
+
+    def play(self, info: InfoSet) -> int:  # pragma: no cover - act is overridden
+        raise NotImplementedError
+
+    def act(self, info: InfoSet) -> int:
+        return self.inner.act(info)
+
+
+def plugin_names() -> list[str]:
+    """Names added by installed packages (entry-point group ``ddz.agents``)."""
+    return sorted({ep.name.lower() for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def _as_agent(obj, spec: str) -> Agent:
+    if isinstance(obj, Agent):
+        return obj
+    if callable(getattr(obj, "act", None)):
+        return _Adapter(obj, getattr(obj, "name", spec))
+    raise ValueError(
+        f"{spec}: got a {type(obj).__name__}, not an agent (an Agent subclass, or an object "
+        "with an act(info) method)"
+    )
+
+
+def _instantiate(target, spec: str) -> Agent:
+    """An Agent subclass is instantiated, a factory called with no arguments."""
+    if isinstance(target, Agent) or (not callable(target) and hasattr(target, "act")):
+        return _as_agent(target, spec)
+    if not callable(target):
+        raise ValueError(f"{spec}: {target!r} is neither an agent class nor a factory")
+    try:
+        obj = target()
+    except TypeError as exc:
+        raise ValueError(f"{spec}: could not be built with no arguments ({exc})") from None
+    return _as_agent(obj, spec)
+
+
+def _import_module(module: str, spec: str):
+    if module.endswith(".py") or os.sep in module or "/" in module:
+        path = os.path.abspath(module)
+        if not os.path.isfile(path):
+            raise ValueError(f"{spec}: no such file {module!r}")
+        name = "_ddz_bot_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+        if name in sys.modules and getattr(sys.modules[name], "__file__", None) == path:
+            return sys.modules[name]
+        file_spec = importlib.util.spec_from_file_location(name, path)
+        if file_spec is None or file_spec.loader is None:
+            raise ValueError(f"{spec}: cannot load {module!r} as a Python module")
+        mod = importlib.util.module_from_spec(file_spec)
+        sys.modules[name] = mod
+        try:
+            file_spec.loader.exec_module(mod)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return mod
+    if not _MODULE_PATH.match(module):
+        raise ValueError(f"{spec}: {module!r} is not a module path (package.module:Name)")
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if not _names_module(exc, module):
+            raise  # the bot's own imports failed: show that error
+    cwd = os.getcwd()
+    if cwd in sys.path:
+        raise ValueError(f"{spec}: no module named {module!r}")
+    sys.path.append(cwd)  # like ``python -m``: modules of the current directory
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if _names_module(exc, module):
+            raise ValueError(f"{spec}: no module named {module!r}") from None
+        raise
+    finally:
+        sys.path.remove(cwd)
+
+
+def _names_module(exc: ModuleNotFoundError, module: str) -> bool:
+    """Whether the missing module is ``module`` itself or one of its parent packages."""
+    return bool(exc.name) and (module == exc.name or module.startswith(f"{exc.name}."))
+
+
+def _from_import_path(spec: str) -> Agent:
+    module, _, attr = spec.rpartition(":")
+    if not module or not _ATTR.match(attr):
+        raise ValueError(f"{spec}: expected package.module:Name or path/to/bot.py:Name")
+    mod = _import_module(module, spec)
+    target = mod
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"{spec}: {module!r} has no attribute {attr!r}")
+        target = getattr(target, part)
+    agent = _instantiate(target, spec)
+    return agent
+
+
+def _from_entry_point(key: str) -> Agent | None:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name.lower() == key:
+            return _instantiate(ep.load(), key)
+    return None
+
+
+def build_agent(spec: str) -> Agent:
+    """Build the agent named by ``spec`` (see the module docstring). ``ValueError`` (or the
+    ``ImportError``/``FileNotFoundError`` of a bot's own loading) when it can't be built."""
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec is a string, not {type(spec).__name__}")
+    text = spec.strip()
+    key = text.lower()
+    if key.startswith("cmd:"):
+        from .external import ExternalAgent
+
+        return ExternalAgent(text[len("cmd:") :], name=text)
+    agent_names()  # loads the built-in registry
+    if key in _REGISTRY or key.startswith("hard:"):
+        return make_agent(text)
+    agent = _from_entry_point(key)
+    if agent is not None:
+        return agent
+    if ":" in text:
+        return _from_import_path(text)
+    choices = ", ".join(sorted(set(agent_names()) | set(plugin_names())))
+    raise ValueError(
+        f"unknown agent {spec!r}; choose from {choices}, a Python class package.module:Name "
+        "or a program cmd:PROGRAM"
+    )

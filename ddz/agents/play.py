@@ -1,0 +1,1199 @@
+"""``ddz play``: play Dou Dizhu against two bots in the terminal (three with ``--players 4``).
+
+You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2), or with four
+players You → Right → Across → Left (``--players 4``: two decks, Easy or Normal bots; Hard's
+model plays the three-player game only, so Normal bots play in its place). Type the cards
+of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
+``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
+``undo`` with ``--undo``), plus each language's own words for them. The game reads one
+command per line, so it also runs from a pipe (``printf 'pass\\n...' | ddz play --fast``) and
+exits cleanly at the end of input.
+
+``--auction rob`` plays the rob-the-landlord auction (claim, then rob; each rob doubles the
+stake) and ``--open-hand`` lets the landlord open the hand after taking the kitty (doubling the
+stake; the hand is then face up for everyone): ``docs/RULES.md``. Both are three-player games.
+
+Every deal has a code (a redeal after three passes is a new deal with its own code);
+``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
+statistics (:mod:`ddz.agents.stats`) unless they are replays or were dealt from a ``--code``; a hand
+left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
+their own information set; this module keeps the suits of every card for display, while the
+engine works on rank counts.
+
+This module is the input loop: the position lives in :mod:`ddz.agents.play_table`, the screens are
+drawn by :mod:`ddz.agents.play_render`, and every message comes from the gettext catalogue of the
+language chosen with ``--lang`` (:mod:`ddz.agents.i18n`).
+
+On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
+SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
+status 130, 143 and 129 (128 + the signal's number).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+import numpy as np
+
+from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
+from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
+from ddz_env.codes import code_key, decode_deal, encode_deal
+from ddz_env.game import Game, deal_from_keys
+from ddz_env.infoset import InfoSet, infoset
+from ddz_env.rules import Ruleset
+
+from . import play_text as text
+from .i18n import (
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    ArgumentParser,
+    _,
+    detect_language,
+    language_in_argv,
+    ngettext,
+    pgettext,
+    set_language,
+    words,
+)
+from .play_render import (
+    BID_HELP,
+    BID_HELP_4,
+    HUMAN,
+    KITTY_MARK,
+    OPEN_HELP,
+    ROB_HELP,
+    Renderer,
+    help_text,
+    pad,
+    warning,
+)
+from .play_table import TableModel
+from .play_text import Style
+
+LEVELS = ("easy", "normal", "hard", "expert")
+#: Which agent to try next when a level can't be built.
+#: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
+FALLBACK = {"hard": "normal", "expert": "normal"}
+#: The levels whose bots play the four-player game (Hard's model is of the three-player game).
+FOUR_PLAYER_LEVELS = ("easy", "normal")
+BOT_PAUSE = 0.4
+NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
+#: Separators allowed between cards (as the card parser reads them).
+CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
+#: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
+#: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
+ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
+#: Lone letters that are cards during play but commands at the end-of-hand prompt:
+#: what they are in play, and what to type for the command.
+COMMAND_LETTERS = {
+    "q": (N_("the queen"), N_("type quit to leave the game")),
+    "r": (N_("the red joker"), N_("replay is offered once the hand is over")),
+}
+#: Exit statuses for the signals that end a game (128 + the signal's number).
+SIGNAL_NAMES = {"SIGTERM": N_("Terminated"), "SIGHUP": N_("Hangup")}
+#: The in-game help in English (``help_text`` gives it in the current language).
+HELP = help_text(undo=False)
+
+
+class EndOfInput(Exception):
+    """Standard input ended."""
+
+
+class QuitGame(Exception):
+    """The player typed ``quit``."""
+
+
+class Terminated(Exception):
+    """A signal (SIGTERM, SIGHUP) asked the game to end."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+# ---------------------------------------------------------------------------------- terminal
+class Terminal:
+    """Line-based input and output; echoes piped input so a transcript reads like a session."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO, color: bool, pause: float):
+        self.stdin = stdin
+        self.stdout = stdout
+        self.style = Style(color)
+        self.pause_s = pause
+        self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
+        #: On a terminal the table is redrawn on a cleared screen at each of your turns.
+        self.screen = _isatty(stdout) and os.environ.get("TERM") != "dumb"
+        #: Suits are shown (and may be typed) as the letters s h c d.
+        self.ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
+        if self.interactive:
+            try:
+                import readline  # noqa: F401 - line editing and history for input()
+            except ImportError:
+                pass
+
+    @property
+    def width(self) -> int:
+        """Columns of the terminal, read afresh (it may have been resized); 100 off a terminal."""
+        if not self.screen:
+            return 100
+        return max(20, shutil.get_terminal_size((100, 24)).columns)
+
+    def write(self, chunk: str) -> None:
+        if self.ascii:
+            chunk = chunk.translate(text.ASCII_FALLBACK)
+        try:
+            self.stdout.write(chunk)
+        except UnicodeEncodeError:  # e.g. an echoed typo the terminal can't show
+            encoding = getattr(self.stdout, "encoding", None) or "ascii"
+            self.stdout.write(chunk.encode(encoding, "replace").decode(encoding))
+
+    def say(self, line: str = "") -> None:
+        """Print lines; on a terminal each is wrapped at word boundaries to the current width."""
+        if self.screen:
+            if self.ascii:
+                line = line.translate(text.ASCII_FALLBACK)
+            width = self.width
+            line = "\n".join(text.wrap(part, width) for part in line.split("\n"))
+        self.write(line + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        if self.interactive:
+            try:
+                return input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
+            except EOFError:
+                self.write("\n")
+                raise EndOfInput from None
+        self.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.write("\n")
+            raise EndOfInput
+        line = line.rstrip("\r\n")
+        self.write(line + "\n")
+        return line
+
+    @property
+    def height(self) -> int:
+        """Rows of the terminal, read afresh; unlimited (0) off a terminal."""
+        if not self.screen:
+            return 0
+        return max(5, shutil.get_terminal_size((100, 24)).lines)
+
+    def page(self, lines: list[str]) -> None:
+        """Print lines one screenful at a time on a terminal (Enter shows more, q stops);
+        everything at once off a terminal."""
+        rows = self.height - 1
+        shown = 0
+        for line in lines:
+            if rows > 0 and shown >= rows - 1:
+                answer = self.ask(_("-- more (Enter), q to stop -- "))
+                if answer.strip().lower() in ("q", *words("quit")):
+                    return
+                shown = 0
+            self.say(line)
+            shown += 1 + (self.width and text.visible_len(line) // max(1, self.width))
+
+    def clear(self) -> None:
+        if self.screen:
+            self.stdout.write("\x1b[H\x1b[2J")
+
+    def pause(self) -> None:
+        if self.pause_s > 0:
+            time.sleep(self.pause_s)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _can_encode(stream, sample: str) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        sample.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
+    """Colour only on a terminal, without ``--no-color``, ``NO_COLOR`` or ``TERM=dumb``."""
+    if no_color_flag or os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
+        return False
+    return _isatty(stdout)
+
+
+# ---------------------------------------------------------------------------------- advice
+def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "bid") -> str:
+    """The assessment line of the bid prompt (the Normal bot's planner when available).
+    ``word`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
+    (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
+    more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
+    try:
+        from .planner import assess_hand, assess_hand_four
+
+        a = (assess_hand_four if players == 4 else assess_hand)(hand)
+        big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
+    except Exception:  # no planner (or a broken one): the advice must never end the game
+        big, bombs, moves, bid = text.simple_assessment(hand)
+    if word != "bid":
+        need = {"claim": 1, "rob": 2, "open": 3}[word]
+        return text.assessment_text(big, bombs, moves, 0, word if bid >= need else "")
+    if bid <= high_bid:
+        bid = 0
+    return text.assessment_text(big, bombs, moves, bid)
+
+
+def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
+    """The planner's cost of a hand (fewer, stronger moves = lower), or a plain estimate."""
+
+    def estimate(counts) -> float:
+        return float(text.estimate_moves(counts))
+
+    try:
+        from .planner import plan_cost, plan_cost_four
+    except Exception:
+        return estimate
+    if players == 4:
+        plan_cost = plan_cost_four
+
+    def cost(counts) -> float:
+        try:
+            return float(plan_cost(counts))
+        except Exception:  # hints must never fail because of the planner
+            return estimate(counts)
+
+    return cost
+
+
+def hint_order(info: InfoSet) -> list[int]:
+    """Legal plays, best first, one per card set: the Normal bot's choice, then the others by
+    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last."""
+    table = info.table
+    legal = [int(m) for m in info.legal_moves()]
+    cost = _plan_cost(info.ruleset.players)
+    best = None
+    try:
+        from .rule_bots import NormalAgent
+
+        best = int(NormalAgent().play(info))
+    except Exception:  # hints must never fail because of a bot
+        best = None
+
+    def key(m: int) -> tuple:
+        if m == 0:
+            return (3, 0.0, 0)
+        bomb = int(table.type[m]) in text.BOMB_TYPES
+        rest = info.hand - table.counts[m]
+        finish = int(rest.sum()) == 0
+        return (
+            0 if finish else 2 if bomb else 1,
+            cost(rest) + 0.01 * int(table.main[m]),
+            -int(table.size[m]),
+        )
+
+    order = sorted(legal, key=key)
+    if best in legal:
+        order.remove(best)
+        order.insert(0, best)
+    # One entry per card set; the first play of each kind (type, length, main) before the
+    # variants that only change the attachments, so each hint shows a new idea.
+    seen: set[bytes] = set()
+    kinds: set[tuple[int, int, int]] = set()
+    first, variants = [], []
+    for m in order:
+        cards = table.counts[m].tobytes()
+        if cards in seen:
+            continue
+        seen.add(cards)
+        kind = (int(table.type[m]), int(table.length[m]), int(table.main[m]))
+        (variants if kind in kinds else first).append(m)
+        kinds.add(kind)
+    return first + variants
+
+
+# ---------------------------------------------------------------------------------- bots
+def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, str]:
+    """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
+    when the Hard model file can't be loaded, and with four players, whose game Hard does not
+    play)."""
+    from .base import make_agent
+
+    name = level
+    if players == 4 and name not in FOUR_PLAYER_LEVELS:
+        line = _("{level} bots play the three-player game only; playing {other} bots")
+        notices.append(
+            line.format(
+                level=_(N_("Expert") if name == "expert" else N_("Hard")), other=_("Normal")
+            )
+        )
+        name = "normal"
+    while True:
+        try:
+            first = make_agent(name)
+            # the Hard bots share one loaded model (and its cached move embeddings)
+            if hasattr(first, "model"):
+                return [
+                    first,
+                    *(make_agent(name, model=first.model) for _ in range(1, players - 1)),
+                ], name
+            return [first, *(make_agent(name) for _ in range(1, players - 1))], name
+        except (ValueError, OSError) as exc:  # a missing or damaged model file
+            nxt = FALLBACK.get(name)
+            if nxt is None:
+                raise
+            reason = str(exc).split("\n")[0] or type(exc).__name__
+            levels = {
+                "expert": N_("Expert"),
+                "hard": N_("Hard"),
+                "normal": N_("Normal"),
+                "random": N_("Random"),
+            }
+            line = _("{level} bots unavailable ({reason}); playing {other} bots")
+            notices.append(line.format(level=_(levels[name]), reason=reason, other=_(levels[nxt])))
+            name = nxt
+
+
+# ---------------------------------------------------------------------------------- session
+class UndoRequest(Exception):
+    """The player typed ``undo``."""
+
+
+class Session:
+    """One sitting: a series of hands against the same bots. This is the input loop; the table
+    model (:mod:`ddz.agents.play_table`) keeps the position and the renderer
+    (:mod:`ddz.agents.play_render`) draws it."""
+
+    def __init__(
+        self,
+        term: Terminal,
+        level: str,
+        seed: int | None,
+        stats_on: bool = True,
+        undo: bool = False,
+        players: int = 3,
+        rules: Ruleset | None = None,
+    ):
+        self.term = term
+        self.style = term.style
+        self.rules = rules or Ruleset(players=players)
+        players = self.rules.players
+        self.players = players
+        self.style.deck = self.rules.deck
+        self.model = TableModel(Game(1, self.rules))
+        self.game = self.model.game
+        self.table = self.game.table
+        self.notices: list[str] = []
+        self.bots, self.level = load_bots(level, self.notices, players)
+        self.render = Renderer(term, self.model, self.level)
+        self.seat_name = self.render.seat_name
+        self.rng = np.random.default_rng(seed)
+        self.stats_on = stats_on
+        self.undo_on = undo
+        self.show_counter = self.load_counter_setting()
+        self.counted = False
+        #: What happened to the finished hand's statistics (said if the game is interrupted).
+        self.hand_note = ""
+        self.hands_dealt = 0
+
+    # ------------------------------------------------------------------ settings
+    def load_counter_setting(self) -> bool:
+        from .stats import load_settings
+
+        settings, notice = load_settings()
+        if notice:
+            self.notices.append(notice)
+        return settings.counter
+
+    def save_counter_setting(self) -> None:
+        from .stats import save_setting
+
+        notice = save_setting("counter", self.show_counter)
+        if notice:
+            self.term.say(self.style.yellow(_("note: ")) + notice)
+
+    # ------------------------------------------------------------------ deals
+    def new_code(self) -> str:
+        key = self.rng.integers(0, 2**63, dtype=np.uint64)
+        owner, first = deal_from_keys(np.array([key], np.uint64), self.players)
+        return encode_deal(owner[0], int(first[0]), self.rules.variants)
+
+    def run(self, code: str | None) -> int:
+        self.render.banner(self.notices)
+        counted = code is None
+        code = code or self.new_code()
+        try:
+            while True:
+                choice = self.play_hand(code, counted)
+                if choice == "replay":  # the deal that was played (after any redeal)
+                    code, counted = self.model.code, False
+                elif choice == "new":
+                    code, counted = self.new_code(), True
+                else:
+                    return 0
+        except QuitGame:
+            self.abandon()
+            return 0
+        except EndOfInput:
+            self.term.say(_("End of input. Bye."))
+            return 0
+
+    def abandon(self) -> None:
+        """``quit`` in a hand: once the bidding is over, the hand counts as a loss at the stake
+        reached so far (bombs included), as leaving a table does in online play."""
+        g = self.game
+        if g.phase[0] != PLAY or not (self.counted and self.stats_on):
+            self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
+            return
+        landlord = int(g.landlord[0]) == HUMAN
+        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
+        points = -(self.players - 1 if landlord else 1) * per
+        self.term.say(
+            ngettext(
+                "Bye. You left the hand, so it counts as a loss: {points} point.",
+                "Bye. You left the hand, so it counts as a loss: {points} points.",
+                abs(points),
+            ).format(points=f"{points:+d}")
+        )
+        self.record(landlord, False, points, True)
+
+    def leave_note(self) -> str:
+        """What became of the current hand, for the line printed when the game is interrupted."""
+        if self.game.phase[0] != OVER:
+            return _("Nothing was saved for this hand.")
+        return self.hand_note
+
+    def play_hand(self, code: str, counted: bool) -> str:
+        m = self.model
+        m.deal(code)
+        self.counted = counted
+        self.hand_note = ""
+        if self.term.screen and self.hands_dealt:
+            self.term.clear()  # a fresh screen for each new hand on a terminal
+            self.render.banner(self.notices)
+        self.hands_dealt += 1
+        self.render.new_hand(code)
+        while not m.over():
+            seat = int(self.game.current_player[0])
+            bidding = self.game.phase[0] == BIDDING
+            if seat != HUMAN:
+                action = self.bot_action(seat)
+            else:
+                m.push()
+                try:
+                    action = self.human_bid() if bidding else self.human_play()
+                except UndoRequest:
+                    self.take_back()
+                    continue
+            if bidding:
+                self.apply_bid(seat, action)
+            else:
+                self.apply_play(seat, action)
+        return self.finish(counted)
+
+    def take_back(self) -> None:
+        """Undo: back to your previous turn, exactly as it was."""
+        self.model.undo()
+        self.term.say("  " + self.style.cyan(_("Undone: back to your previous turn.")))
+        if self.game.phase[0] == BIDDING:
+            self.render.your_hand()
+
+    # ------------------------------------------------------------------ bots
+    def bot_action(self, seat: int) -> int:
+        """The bot's action, reseeded from the position so that after an undo a bot answers
+        the same position the same way."""
+        g = self.game
+        info = infoset(g, 0, seat)
+        bot = self.bots[seat - 1]
+        bot.reset(seed=(code_key(self.model.code) + 7919 * self.model.turns + seat) % 2**63)
+        try:
+            action = int(bot.act(info))
+            if not g.is_legal(np.array([action]))[0]:
+                raise ValueError(f"illegal action {action}")
+        except Exception as exc:  # a bot bug must not end the human's game
+            action = int(np.random.default_rng().choice(info.legal_actions))
+            note = _("note: {seat}'s bot failed ({error}); it played a random legal move")
+            self.term.say(self.style.yellow(note.format(seat=self.seat_name(seat), error=exc)))
+        self.term.pause()
+        return action
+
+    # ------------------------------------------------------------------ bidding
+    def human_bid(self) -> int:
+        g, s = self.game, self.style
+        info = infoset(g, 0, HUMAN)
+        if info.deciding_open or g.ruleset.bidding == "rob":
+            return self.human_word(info)
+        high = int(g.high_bid[0])
+        limit = g.ruleset.redeal_limit
+        if limit is not None and int(g.redeals[0]) >= limit and high == 0:
+            opener = int(g.first_bidder[0])
+            if self.players == 4:
+                note = (
+                    _("no more redeals: if all four pass, you must be the landlord at base 1")
+                    if opener == HUMAN
+                    else _(
+                        "no more redeals: if all four pass, {seat} must be the landlord at base 1"
+                    ).format(seat=self.seat_name(opener))
+                )
+            else:
+                note = (
+                    _("no more redeals: if all three pass, you must be the landlord at base 1")
+                    if opener == HUMAN
+                    else _(
+                        "no more redeals: if all three pass, {seat} must be the landlord at base 1"
+                    ).format(seat=self.seat_name(opener))
+                )
+            self.term.say("  " + s.yellow(_("note: ")) + note)
+        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.players))
+        options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
+        prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
+        while True:
+            line = self.term.ask(prompt).strip().lower()
+            if not line:
+                continue
+            try:
+                bid = self.bid_entry(line, info, high, options)
+            except _Handled:
+                continue
+            if bid is not None:
+                return bid
+
+    def human_word(self, info: InfoSet) -> int:
+        """Your word in the rob-the-landlord auction (claim or rob, or pass) or your decision
+        to open the hand (open, or pass)."""
+        s = self.style
+        word = "open" if info.deciding_open else "rob" if info.high_bid else "claim"
+        if word == "claim":
+            self.say_last_redeal(info)
+        advice = bid_advice(info.hand, 0, 3, word)
+        self.term.say("  " + s.cyan(_("Assessment: ")) + advice)
+        typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
+        typed["open"] = pgettext("bid", "open")
+        options = [typed[word], pgettext("bid", "pass")]
+        prompts = {
+            "claim": N_("Claim the landlord seat? ({options}) > "),
+            "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
+            "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
+        }
+        prompt = _(prompts[word]).format(options=", ".join(options))
+        action = {"claim": CLAIM, "rob": ROB, "open": OPEN}[word]
+        word_help = OPEN_HELP if word == "open" else ROB_HELP
+        while True:
+            line = self.term.ask(prompt).strip().lower()
+            if not line:
+                continue
+            try:
+                self.common_command(line)
+            except _Handled:
+                continue
+            if line in ("help", "?"):
+                self.term.say(_(word_help))
+            elif line in words("hint"):
+                self.term.say("  " + advice)
+            elif line in ("show", "s"):
+                self.render.your_hand()
+            elif line in words("pass") or line == "0":
+                return 0
+            elif line in words(word) or line in ("y", "yes"):
+                return bid_action(self.game.num_moves, action)
+            else:
+                self.say_error(
+                    _("{line} is not an answer here: type {options} (or help)").format(
+                        line=repr(line), options=", ".join(options)
+                    )
+                )
+
+    def say_last_redeal(self, info: InfoSet) -> None:
+        """The note that nobody may pass again (the last redeal is spent), at the first word."""
+        g = self.game
+        limit = g.ruleset.redeal_limit
+        if limit is None or int(g.redeals[0]) < limit or info.high_bid:
+            return
+        opener = int(g.first_bidder[0])
+        note = (
+            _("no more redeals: if all three pass, you must be the landlord at base 1")
+            if opener == HUMAN
+            else _(
+                "no more redeals: if all three pass, {seat} must be the landlord at base 1"
+            ).format(seat=self.seat_name(opener))
+        )
+        self.term.say("  " + self.style.yellow(_("note: ")) + note)
+
+    def bid_entry(self, line: str, info: InfoSet, high: int, options: list[str]) -> int | None:
+        """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
+        self.common_command(line)
+        if line in ("help", "?"):
+            self.term.say(_(BID_HELP_4 if self.players == 4 else BID_HELP))
+        elif line in words("hint"):
+            self.term.say("  " + bid_advice(info.hand, high, self.players))
+        elif line in ("show", "s"):
+            self.render.your_hand()
+        else:
+            word = line.removeprefix("bid").strip()
+            if word in words("pass") or word == "0":
+                return 0
+            if word in ("1", "2", "3"):
+                if int(word) > high:
+                    return bid_action(self.game.num_moves, int(word))
+                self.say_error(
+                    _("a bid must be higher than {high}, the highest so far (or pass)").format(
+                        high=high
+                    )
+                )
+            else:
+                self.say_error(
+                    _("{line} is not a bid: type {options} (or help)").format(
+                        line=repr(line), options=", ".join(options)
+                    )
+                )
+        return None
+
+    def common_command(self, low: str) -> None:
+        """Commands of every prompt in a hand: quit, undo, history (they raise or print)."""
+        if low in words("quit"):
+            raise QuitGame
+        if low in words("undo"):
+            if not self.undo_on:
+                self.say_error(_("undo is off in this game (start it with ddz play --undo)"))
+            elif not self.model.can_undo():
+                self.say_error(_("nothing to undo yet"))
+            else:
+                raise UndoRequest
+            raise _Handled
+        if low in words("history"):
+            self.term.page(self.render.history())
+            raise _Handled
+
+    def apply_bid(self, seat: int, action: int) -> None:
+        s, m = self.style, self.model
+        redeals = int(self.game.redeals[0])
+        deciding_open = m.auction_over()
+        bid, redealt = m.bid(action)
+        if deciding_open:
+            self.note(self.render.event_line(seat, self.open_event(seat, bid == OPEN)))
+            return
+        if bid in (CLAIM, ROB):
+            you = seat == HUMAN
+            what = {
+                CLAIM: _("claim the landlord seat") if you else _("claims the landlord seat"),
+                ROB: _("rob the landlord seat ×2") if you else _("robs the landlord seat ×2"),
+            }[bid]
+        elif seat == HUMAN:
+            what = pgettext("bid", "pass") if bid == 0 else _("bid {n}").format(n=bid)
+        else:
+            what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
+        self.note(self.render.event_line(seat, what))
+        if redealt:
+            line = (
+                _("All four passed: the cards are dealt again (deal {code}).")
+                if self.players == 4
+                else _("All three passed: the cards are dealt again (deal {code}).")
+            )
+            self.note(s.yellow("  " + line.format(code=m.code)))
+            self.render.your_hand()
+        elif m.auction_over():
+            self.announce_landlord(redeals)
+
+    def open_event(self, seat: int, opened: bool) -> str:
+        """The landlord's open-hand decision, as an event line (the open hand shown)."""
+        if not opened:
+            return _("keep the hand closed") if seat == HUMAN else _("keeps the hand closed")
+        if seat == HUMAN:
+            return _("open the hand ×2: everyone sees your cards")
+        hand = self.render.cards(self.model.cards[seat])
+        return _("opens the hand ×2: {cards}").format(cards=hand)
+
+    def announce_landlord(self, redeals: int) -> None:
+        s, m = self.style, self.model
+        lord = m.landlord()
+        if m.forced:
+            if self.players == 4:
+                line = ngettext(
+                    "All four passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+                    "All four passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+                    redeals,
+                )
+            else:
+                line = ngettext(
+                    "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+                    "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+                    redeals,
+                )
+            who = _("you") if lord == HUMAN else self.seat_name(lord)
+            self.note(s.yellow("  " + line.format(n=redeals, seat=who)))
+        base, kitty = int(self.game.base[0]), s.cards(m.kitty_ids)
+        if lord == HUMAN:
+            line = _("You are the landlord (base {base}) and take the kitty: {cards}")
+        else:
+            line = _("{seat} is the landlord (base {base}) and takes the kitty: {cards}")
+        self.note("  " + line.format(seat=self.seat_name(lord), base=base, cards=kitty))
+
+    # ------------------------------------------------------------------ play
+    def human_play(self) -> int:
+        info = infoset(self.game, 0, HUMAN)
+        self.render.table(info, self.show_counter)
+        state = _Turn(info)
+        while True:
+            line = self.term.ask("> ").strip()
+            if not line:
+                if state.pending is not None:
+                    return state.pending
+                continue
+            state.pending = None
+            try:
+                action = self.play_entry(line, state)
+            except _Handled:
+                continue
+            if action is not None:
+                return action
+
+    def play_entry(self, line: str, state: _Turn) -> int | None:
+        """The move of a line typed at your turn, or ``None`` (after answering it)."""
+        low, info = line.lower(), state.info
+        self.common_command(low)
+        if low == "help":
+            self.term.say(help_text(self.undo_on, self.players))
+        elif low in ("counter", "c"):
+            self.toggle_counter(info)
+        elif low in ("show", "s"):
+            self.render.table(info, self.show_counter)
+        elif low in words("hint"):
+            self.hint(state)
+        elif low in words("pass"):
+            if not info.leading:
+                return 0
+            self.say_error(_("you can't pass when you lead"))
+        else:
+            return self.cards_entry(low, state)
+        return None
+
+    def toggle_counter(self, info: InfoSet) -> None:
+        self.show_counter = not self.show_counter
+        self.term.say("  " + (_("card counter on") if self.show_counter else _("card counter off")))
+        self.save_counter_setting()
+        if self.show_counter:
+            for row in self.render.counter_rows(info):
+                self.term.say(row)
+
+    def hint(self, state: _Turn) -> None:
+        table = self.table
+        if state.hints is None:
+            state.hints = hint_order(state.info)
+        state.hint_at = (state.hint_at + 1) % len(state.hints)
+        pending = state.pending = state.hints[state.hint_at]
+        self.model.hints_used += 1
+        if pending == 0:
+            what = _("pass")
+        else:
+            what = f"{table.cards_text(pending)}  ({text.describe(table, pending)})"
+        line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
+        self.term.say("  " + line.format(k=state.hint_at + 1, n=len(state.hints), play=what))
+
+    def cards_entry(self, low: str, state: _Turn) -> int | None:
+        """A typed play (or ``check CARDS``): the move, or ``None`` after saying why not."""
+        info, check = state.info, False
+        for prefix in ("check ", "?"):
+            if low.startswith(prefix):
+                low, check = low[len(prefix) :].strip(), True
+        if low == "check" or (check and not low):
+            self.say_error(_("check what? type check CARDS"))
+            return None
+        try:
+            counts = self.read_cards(low)
+        except TooManyCardsError as exc:
+            self.say_error(text.too_many_text(exc.rank, self.rules.deck.counts))
+            return None
+        except CardParseError as exc:
+            self.say_error(
+                _("{word} is not a card or a command (type help)").format(word=repr(exc.token))
+            )
+            return None
+        verdict = text.judge(self.table, info.hand, info.table_move, counts)
+        letter = low in COMMAND_LETTERS and not check
+        if letter:
+            card, command = (_(x) for x in COMMAND_LETTERS[low])
+        if not verdict.ok:
+            if letter:
+                extra = _(" ({letter} is {card} here; {command})")
+                verdict_text = verdict.text + extra.format(
+                    letter=repr(low), card=card, command=command
+                )
+            self.say_error(verdict_text if letter else verdict.text)
+            return None
+        if letter:  # a lone letter: played only on Enter
+            state.pending = verdict.move
+            line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
+            self.term.say(
+                "  "
+                + line.format(letter=repr(low), card=card, verdict=verdict.text, command=command)
+            )
+            return None
+        if check:
+            self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
+            return None
+        return verdict.move
+
+    def read_cards(self, entry: str) -> np.ndarray:
+        """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
+        on an ASCII-only terminal the letters it shows (``5d 6c``). ``CardParseError`` names the
+        first word of the entry that is not cards (``xyz``, not its ``y``)."""
+        counts = np.zeros(15, np.int64)
+        deck = self.rules.deck.counts
+        for word in entry.translate(NO_SUITS).translate(CARD_SEPARATORS).split():
+            plain = ASCII_SUIT.sub(r"\1", word) if self.term.ascii else word
+            try:
+                counts += parse_counts(plain, deck)
+            except TooManyCardsError:
+                raise
+            except CardParseError:
+                raise CardParseError(word, entry) from None
+        over = np.flatnonzero(counts > deck)
+        if len(over):  # "9 9 9 9 9": each word is fine, the whole entry is not
+            raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry, deck)
+        return counts
+
+    def apply_play(self, seat: int, move: int) -> None:
+        g, s, m = self.game, self.style, self.model
+        ids = m.play(seat, move)
+        if move == 0:
+            what = _("pass") if seat == HUMAN else _("passes")
+            self.note(self.render.event_line(seat, what))
+            if g.phase[0] != OVER and int(g.table_move[0]) == 0:
+                leader = int(g.current_player[0])
+                who = (
+                    _("you lead")
+                    if leader == HUMAN
+                    else _("{seat} leads").format(seat=self.seat_name(leader))
+                )
+                passes = (
+                    _("(three passes: {who})") if self.players == 4 else _("(two passes: {who})")
+                )
+                self.note(s.dim("  " + passes.format(who=who)))
+            return
+        self.note(self.render.play_line(seat, ids, move))
+        left = len(m.cards[seat])
+        if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
+            self.note(f"  {pad(self.seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
+
+    # ------------------------------------------------------------------ output
+    def note(self, line: str) -> None:
+        """Print an event of the hand and keep it for the redrawn screen and the history."""
+        self.model.log.append(line)
+        self.term.say(line)
+
+    def say_error(self, message: str) -> None:
+        self.term.say("  " + self.style.red("✗ ") + message)
+
+    # ------------------------------------------------------------------ result
+    def finish(self, counted: bool) -> str:
+        g, m = self.game, self.model
+        self.render.result()
+        lord, winner = m.landlord(), int(g.winner[0])
+        won = (winner == lord) == (lord == HUMAN)
+        self.record(lord == HUMAN, won, int(g.payoffs[0][HUMAN]), counted)
+        while True:
+            line = self.term.ask(_("Replay this hand (r), play again (n) or quit (q)? > "))
+            line = line.strip().lower()
+            if line in ("r", "replay", "replay this hand", "same"):
+                return "replay"
+            if line in ("n", "new", "again", "play", "play again", "y", "yes"):
+                return "new"
+            if line in words("quit") or line == "q":
+                return "quit"
+            if line:
+                self.say_error(_("type r to replay this hand, n to play a new one, q to quit"))
+
+    def record(self, landlord: bool, won: bool, points: int, counted: bool) -> None:
+        if not self.stats_on:
+            return
+        if not counted:
+            self.term.say(
+                self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
+            )
+            return
+        from .stats import record_game
+
+        m = self.model
+        stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
+        if notice:
+            self.term.say(self.style.yellow(_("note: ")) + notice)
+        if stats is not None:  # only totals that were really saved
+            self.hand_note = _("This hand was saved in the statistics.")
+            self.term.say("  " + _("Statistics: {summary}").format(summary=stats.summary()))
+
+
+class _Handled(Exception):
+    """A command was answered; ask again."""
+
+
+class _Turn:
+    """What one of your turns remembers between lines: the hints and the pending play."""
+
+    def __init__(self, info: InfoSet):
+        self.info = info
+        self.hints: list[int] | None = None
+        self.hint_at = -1
+        self.pending: int | None = None
+
+
+# ---------------------------------------------------------------------------------- main
+def _seed(value: str) -> int:
+    try:
+        seed = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("{value} is not a whole number").format(value=repr(value))
+        ) from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(_("the seed must be 0 or more"))
+    return seed
+
+
+def _language(value: str) -> str:
+    code = value.strip().lower()
+    if code not in LANGUAGES:
+        raise argparse.ArgumentTypeError(
+            _("{value} is not one of the languages: {names}").format(
+                value=repr(value), names=", ".join(LANGUAGES)
+            )
+        )
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``ddz play``, in the current language (see :mod:`ddz.agents.i18n`)."""
+    p = ArgumentParser(
+        prog="ddz play",
+        description=_("Play Dou Dizhu against two bots in the terminal (one command per line)."),
+        epilog=_(
+            "Cards are typed by rank: 33 44 55, 3-4-5-6-7, 10 10 10 j, bj rj. "
+            "Type help in the game."
+        ),
+    )
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=None,
+        help=_(
+            "bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
+            "used, with a note, when no trained model is installed, and with --players 4). "
+            "Default: hard (normal with --players 4)"
+        ),
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help=_(
+            "3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 "
+            "in the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
+            "beat fewer; the rocket is all four jokers), against three easy or normal bots"
+        ),
+    )
+    p.add_argument(
+        "--auction",
+        choices=("once", "rob"),
+        default="once",
+        help=_(
+            "the auction: once (default: bid 1, 2 or 3, each player once) or rob (rob the "
+            "landlord: claim the landlord seat, then each rob doubles the stake)"
+        ),
+    )
+    p.add_argument(
+        "--open-hand",
+        action="store_true",
+        help=_(
+            "the landlord may open the hand after taking the kitty: it is then face up for "
+            "everyone, and the stake doubles"
+        ),
+    )
+    p.add_argument(
+        "--code",
+        metavar="CODE",
+        help=_(
+            "deal the cards of this deal code (shown after each hand); such a chosen deal is "
+            "not counted in the statistics"
+        ),
+    )
+    names = ", ".join(f"{code} ({LANGUAGE_NAMES[code]})" for code in LANGUAGES)
+    p.add_argument(
+        "--lang",
+        type=_language,
+        metavar="LANG",
+        help=_(
+            "language of the game: {names}. Default: from LANGUAGE, LC_ALL or LANG, else English"
+        ).format(names=names),
+    )
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help=_(
+            "allow undo: take back your last play and the bots' replies (counted on the "
+            "result card and in the statistics)"
+        ),
+    )
+    p.add_argument("--fast", action="store_true", help=_("no pauses between bot moves"))
+    p.add_argument(
+        "--no-color", action="store_true", help=_("plain text, no colours (also: NO_COLOR=1)")
+    )
+    p.add_argument(
+        "--seed", type=_seed, metavar="N", help=_("seed the shuffles (same seed, same deals)")
+    )
+    p.add_argument("--no-stats", action="store_true", help=_("do not record statistics"))
+    p.add_argument("--stats", action="store_true", help=_("show your statistics and exit"))
+    return p
+
+
+def show_stats(stdout: TextIO) -> int:
+    from .stats import load_stats, stats_path
+
+    stats, notice = load_stats()
+    if notice:
+        stdout.write(_("note: ") + notice + "\n")
+    line = _("Statistics: {summary}").format(summary=stats.summary())
+    stdout.write(f"{line}\n({stats_path()})\n")
+    return 0
+
+
+def main(
+    argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
+    args = build_parser().parse_args(argv)
+    set_language(args.lang or detect_language())
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    variants = [
+        o
+        for o, on in (("--auction rob", args.auction == "rob"), ("--open-hand", args.open_hand))
+        if on
+    ]
+    if args.players == 4 and variants:
+        line = _("ddz play: {option} is a rule of the three-player game (not with --players 4)")
+        print(line.format(option=variants[0]), file=sys.stderr)
+        return 2
+    rules = Ruleset(
+        players=args.players,
+        bidding="once" if args.auction == "once" else "rob",
+        open_hand=args.open_hand,
+    )
+    if args.code is not None:
+        try:
+            owner, first = decode_deal(args.code, players=args.players, variants=rules.variants)
+        except ValueError as exc:
+            line = _("ddz play: bad deal code {code}: {reason}")
+            reason = text.translate_code_error(str(exc))
+            print(line.format(code=repr(args.code), reason=reason), file=sys.stderr)
+            return 2
+        args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
+    for stream in (stdin, stdout):
+        if stream is sys.stdin or stream is sys.stdout:
+            try:  # undecodable input bytes become a typo, not a crash
+                stream.reconfigure(errors="replace")
+            except (AttributeError, ValueError, OSError):
+                pass
+    if args.stats:
+        return show_stats(stdout)
+    color = use_color(stdout, args.no_color)
+    pause = 0.0 if args.fast or not _isatty(stdout) else BOT_PAUSE
+    term = Terminal(stdin, stdout, color, pause)
+    session: Session | None = None
+    restore = _guard_terminal(stdin)
+    try:
+        level = args.level or ("normal" if args.players == 4 else "hard")
+        session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
+        return session.run(args.code)
+    except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
+        _silence_stdout()
+        return 1
+    except KeyboardInterrupt:
+        restore()
+        return _leave(stdout, color, N_("Interrupted"), session, 130)
+    except Terminated as exc:  # SIGTERM, SIGHUP: 128 + the signal's number, like a shell
+        restore()
+        name = SIGNAL_NAMES.get(signal.Signals(exc.signum).name, N_("Stopped"))
+        return _leave(stdout, color, name, session, 128 + exc.signum)
+    finally:
+        restore()
+
+
+def _silence_stdout() -> None:
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+    except OSError:
+        pass
+
+
+def _leave(stdout: TextIO, color: bool, what: str, session: Session | None, status: int) -> int:
+    """One line when the game is interrupted, saying what became of the hand."""
+    note = session.leave_note() if session is not None else ""
+    line = _("{what}. Bye.").format(what=_(what)) + (f" ({note})" if note else "")
+    try:
+        stdout.write(("\x1b[0m" if color else "") + "\n" + line + "\n")
+        stdout.flush()
+    except (OSError, ValueError):  # e.g. the terminal hung up
+        _silence_stdout()
+    return status
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+def _guard_terminal(stdin: TextIO) -> Callable[[], None]:
+    """Make SIGTERM and SIGHUP end the game through an exception, as Ctrl-C does (so line
+    editing is wound up and the closing line printed), and remember the terminal's settings.
+    Returns a function, safe to call more than once, that restores the settings and the
+    previous signal handlers. Handlers are only installed from the main thread."""
+    saved = None
+    if _isatty(stdin):
+        try:
+            import termios
+
+            fd = stdin.fileno()
+            saved = (termios, fd, termios.tcgetattr(fd))
+        except Exception:  # no termios (Windows) or not a real terminal
+            saved = None
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in SIGNAL_NAMES:
+            signum = getattr(signal, name, None)
+            if signum is None:
+                continue
+            try:
+                previous[signum] = signal.signal(signum, _raise_terminated)
+            except (ValueError, OSError):
+                pass
+
+    def restore() -> None:
+        while previous:
+            signum, handler = previous.popitem()
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+        if saved is not None:
+            termios, fd, attrs = saved
+            try:
+                termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
+            except Exception:  # the terminal is gone (hang-up)
+                pass
+
+    return restore

@@ -1,0 +1,386 @@
+"""The screens of ``ddz play``: the table, the event lines, the result card and the help, in the
+current language (:mod:`ddz.agents.i18n`). The renderer only reads the table model
+(:mod:`ddz.agents.play_table`) and writes through the terminal; it never changes the game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddz_env.infoset import InfoSet
+
+from . import play_text as text
+from .i18n import N_, _, ngettext
+from .play_table import TableModel
+from .play_text import pad
+
+HUMAN = 0
+#: Seat names (seat 0 is the player); translated where shown.
+SEAT_NAMES = (N_("You"), N_("Right"), N_("Left"))
+#: The seats of the four-player game: the turn goes You → Right → Across → Left.
+SEAT_NAMES_4 = (N_("You"), N_("Right"), N_("Across"), N_("Left"))
+#: Events of the hand shown above the table when the screen is redrawn.
+RECENT = 10
+#: Marks a kitty card in the landlord's hand (yours) until it is played.
+KITTY_MARK = "*"
+
+
+#: Labels of the table and the result card (translated where shown).
+LABELS = (
+    N_("Your hand"), N_("Unseen"), N_("Kitty"), N_("Round"), N_("Table"), N_("Base"), N_("Bid"),
+    N_("Spring"), N_("Anti-spring"), N_("Points"),
+)  # fmt: skip
+
+
+def seat_name(seat: int, players: int = 3) -> str:
+    return _((SEAT_NAMES_4 if players == 4 else SEAT_NAMES)[seat])
+
+
+def cards_count(n: int) -> str:
+    return f"{n:>3} " + pad(ngettext("card", "cards", n), 5)
+
+
+def warning(left: int) -> str:
+    return _("Last card!") if left == 1 else _("Last 2 cards!") if left == 2 else ""
+
+
+class Renderer:
+    """Draws a :class:`TableModel` on a terminal."""
+
+    def __init__(self, term, model: TableModel, level: str):
+        self.term = term
+        self.style = term.style
+        self.model = model
+        self.level = level
+        self.players = model.players
+
+    def seat_name(self, seat: int) -> str:
+        return seat_name(seat, self.players)
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        return SEAT_NAMES_4 if self.players == 4 else SEAT_NAMES
+
+    @property
+    def say(self):
+        return self.term.say
+
+    @property
+    def col(self) -> int:
+        """Width of the label column: the longest seat name or table label, at least 6."""
+        names = [_(x) for x in (*self.seat_names, *LABELS[2:5])]
+        return max(6, *(text.visible_len(x) for x in names))
+
+    @property
+    def role_col(self) -> int:
+        return max(9, 1 + max(text.visible_len(_(x)) for x in ("landlord", "peasant")))
+
+    # ------------------------------------------------------------------ pieces
+    def level_name(self) -> str:
+        names = {
+            "easy": N_("Easy"),
+            "normal": N_("Normal"),
+            "hard": N_("Hard"),
+            "expert": N_("Expert"),
+        }
+        return _(names.get(self.level, N_("Random")))
+
+    def bomb_doubles(self, move: int) -> bool:
+        """Whether a bomb doubled the stake (always with three players; with four, the bombs of
+        6 to 8 cards and the rocket)."""
+        table = self.model.table
+        is_bomb = int(table.type[move]) == text.MoveType.BOMB
+        return self.players == 3 or not is_bomb or int(table.length[move]) >= 6
+
+    def event_line(self, seat: int, what: str) -> str:
+        name = self.style.bold(self.seat_name(seat)) if seat == HUMAN else self.seat_name(seat)
+        return f"  {pad(name, self.col)} {what}"
+
+    def play_line(self, seat: int, ids: list[int], move: int) -> str:
+        cards = self.style.cards(ids)
+        gap = " " * max(2, 24 - text.visible_len(cards))
+        return self.event_line(seat, f"{cards}{gap}{text.describe(self.model.table, move)}")
+
+    def cards(self, ids) -> str:
+        """Cards with suits; kitty cards you hold as the landlord carry :data:`KITTY_MARK`."""
+        marked = set(self.model.kitty_held(HUMAN))
+        ids = sorted(int(c) for c in ids)
+        if not ids:
+            return "—"
+        color = self.style.color
+        deck = self.model.game.ruleset.deck
+        return " ".join(
+            deck.format_card(c, color) + (KITTY_MARK if c in marked else "") for c in ids
+        )
+
+    def hand_text(self, seat: int, indent: int = 9) -> str:
+        """A hand with suits, wrapped to the terminal's width (continuation lines indented)."""
+        words = self.cards(self.model.cards[seat]).split(" ")
+        width = max(10, self.term.width - indent)
+        lines, line, used = [], [], 0
+        for w in words:
+            n = text.visible_len(w) + 1
+            if line and used + n > width:
+                lines.append(" ".join(line))
+                line, used = [], 0
+            line.append(w)
+            used += n
+        lines.append(" ".join(line))
+        return ("\n" + " " * indent).join(lines)
+
+    def counter_rows(self, info: InfoSet) -> list[str]:
+        """The unseen cards per rank; the revealed kitty cards the landlord still holds are
+        shown apart on a row of their own. The landlord's open hand (``--open-hand``) is seen:
+        its cards are not counted, and the kitty's are on the table with them."""
+        kitty = self.model.kitty_unplayed_by_others(HUMAN)
+        unseen = info.unseen().astype(np.int64) - kitty
+        if info.open_hand is not None and info.landlord != HUMAN:
+            unseen = info.unseen().astype(np.int64) - info.open_hand
+            kitty = np.zeros_like(kitty)
+        rows = text.counter_lines(unseen, self.style, self.term.width)
+        col = self.col + 1
+        out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
+        if kitty.any():
+            kept = text.counter_lines(kitty, self.style, self.term.width)[1::2]
+            out += [
+                f"  {pad(_('Kitty') if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
+            ]
+        return out
+
+    def role_of(self, seat: int) -> str:
+        lord = self.model.landlord()
+        return "" if lord < 0 else _("landlord") if seat == lord else _("peasant")
+
+    def round_line(self) -> str:
+        g = self.model.game
+        base, mult = int(g.base[0]), self.model.multiplier()
+        points = base * mult * g.ruleset.base_points
+        return (
+            self._points_text(base, mult)
+            + " = "
+            + ngettext("{n} point", "{n} points", points).format(n=points)
+        )
+
+    def _points_text(self, base: int, mult: int) -> str:
+        unit = self.model.game.ruleset.base_points
+        unit_text = f"{unit} × " if unit != 1 else ""
+        message = N_("base {base} × multiplier {mult}") if self.model.forced else None
+        message = message or N_("bid {base} × multiplier {mult}")
+        return unit_text + _(message).format(base=base, mult=mult) + self.doublings_text()
+
+    def doublings_text(self) -> str:
+        """The variants' doublings in the multiplier, each named: `` (rob ×2, rob ×2, open
+        hand ×2)``; empty when there are none."""
+        m = self.model
+        parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
+        if m.opened:
+            parts.append(_("open hand ×2"))
+        return f" ({', '.join(parts)})" if parts else ""
+
+    # ------------------------------------------------------------------ screens
+    def banner(self, notices: list[str]) -> None:
+        s = self.style
+        self.say(
+            s.bold(_("Dou Dizhu"))
+            + " · "
+            + (
+                _("you against three {level} bots (two decks) · type help for commands")
+                if self.players == 4
+                else _("you against two {level} bots · type help for commands")
+            ).format(level=self.level_name())
+        )
+        for notice in notices:
+            self.say(s.yellow(_("note: ")) + notice)
+
+    def new_hand(self, code: str) -> None:
+        self.say()
+        self.say(self.style.bold("── " + _("New hand · deal {code}").format(code=code) + " ──"))
+        self.your_hand()
+
+    def your_hand(self) -> None:
+        self.say(f"  {self.style.bold(_('Your hand'))}  {self.hand_text(HUMAN, 13)}")
+
+    def table(self, info: InfoSet, show_counter: bool) -> None:
+        s, m, say, col = self.style, self.model, self.say, self.col
+        if self.term.screen:
+            self.term.clear()
+            title = _("{level} bots · deal {code}").format(level=self.level_name(), code=m.code)
+            say(s.bold(_("Dou Dizhu")) + " · " + title)
+            for line in m.log[-RECENT:]:
+                say(line)
+        say(s.dim("  " + "─" * min(60, self.term.width - 4)))
+        for seat in range(1, self.players):
+            left = int(info.cards_left[seat])
+            role = pad(self.role_of(seat), self.role_col)
+            name = pad(self.seat_name(seat), col)
+            line = f"  {name} {role}{cards_count(left)}  {s.yellow(warning(left))}"
+            say(line.rstrip())
+            if m.opened and seat == m.landlord():  # the open hand, face up
+                shown = s.dim(_("open:"))
+                say(f"  {'':<{col}} {shown} {self.hand_text(seat, col + 3)}")
+        kitty = self.cards(m.kitty_ids)
+        if m.kitty_held(HUMAN):
+            kitty += "  " + s.dim(_("({mark} in your hand)").format(mark=KITTY_MARK))
+        say(f"  {pad(_('Kitty'), col)} {kitty}")
+        say(f"  {pad(_('Round'), col)} {self.round_line()}")
+        say(f"  {pad(_('Table'), col)} {self.table_text(info)}")
+        if show_counter:
+            for row in self.counter_rows(info):
+                say(row)
+        mine = cards_count(int(info.cards_left[HUMAN]))
+        say(
+            f"  {pad(s.bold(self.seat_name(HUMAN)), col)} {pad(self.role_of(HUMAN), self.role_col)}{mine}"
+        )
+        say(f"  {'':<{col}} {self.hand_text(HUMAN, col + 3)}")
+        say(s.bold(_("Your turn")) + ": " + self.turn_text(info))
+
+    def table_text(self, info: InfoSet) -> str:
+        if not info.table_move:
+            return self.style.dim(_("empty"))
+        ids = self.model.last_cards.get(info.table_seat, [])
+        what = text.describe(self.model.table, info.table_move)
+        return f"{self.seat_name(info.table_seat)}: {self.style.cards(ids)}  {what}"
+
+    def turn_text(self, info: InfoSet) -> str:
+        if not info.table_move:
+            return _("you lead (any combination)")
+        what = text.describe(self.model.table, info.table_move)
+        if info.table_seat == HUMAN:
+            line = _("beat your {play}, or pass").format(play=what)
+        else:
+            line = _("beat {seat}'s {play}, or pass").format(
+                seat=self.seat_name(info.table_seat), play=what
+            )
+        if len(info.legal_moves()) == 1:
+            line += _(" (nothing you hold beats it)")
+        return line
+
+    def history(self) -> list[str]:
+        """Every line of the hand so far, for the ``history`` command."""
+        return [_("History of deal {code}:").format(code=self.model.code), *self.model.log]
+
+    # ------------------------------------------------------------------ result
+    def result(self) -> None:
+        g, s, m, say = self.model.game, self.style, self.model, self.say
+        lord, winner = m.landlord(), int(g.winner[0])
+        say()
+        say(s.bold("══ " + _("Result") + " " + "═" * max(2, min(50, self.term.width - 11))))
+        say("  " + self.headline(lord, winner))
+        base, mult = int(g.base[0]), int(g.multiplier[0])
+        if m.forced:  # nobody bid: the opener was made landlord at base 1
+            say(f"  {pad(_('Base'), 24)} {base} " + _("(nobody bid: forced landlord)"))
+        else:
+            say(f"  {pad(_('Bid'), 24)} {base}")
+        for seat in m.rob_log:
+            label = _("Rob ({seat})").format(seat=self.seat_name(seat))
+            say(f"  {pad(label, 24)} ×2")
+        if m.opened:
+            label = _("Open hand ({seat})").format(seat=self.seat_name(lord))
+            say(f"  {pad(label, 24)} ×2")
+        for seat, move in m.bomb_log:
+            name = text.describe(m.table, move)
+            label = name[0].upper() + name[1:] + " (" + self.seat_name(seat) + ")"
+            say(f"  {pad(label, 24)} ×{2 if self.bomb_doubles(move) else 1}")
+        if g.spring[0]:
+            say(f"  {pad(_('Spring') if winner == lord else _('Anti-spring'), 24)} ×2")
+        per = base * mult * g.ruleset.base_points
+        points = self._points_text(base, mult) + " = " + _("{n} per peasant").format(n=per)
+        say(f"  {pad(_('Points'), 24)} {points}")
+        pay = g.payoffs[0]
+        say("  " + "   ".join(f"{self.seat_name(x)} {int(pay[x]):+d}" for x in range(self.players)))
+        self.cards_left(lord)
+        if m.hints_used:
+            say("  " + _("Hints used: {n}").format(n=m.hints_used))
+        if m.undos_used:
+            say("  " + _("Undos used: {n}").format(n=m.undos_used))
+        say("  " + _("Deal code: {code}").format(code=m.code) + f"   (ddz play --code {m.code})")
+
+    def headline(self, lord: int, winner: int) -> str:
+        s = self.style
+        if winner == lord:
+            if lord == HUMAN:
+                return s.bold(_("You win as the landlord!"))
+            return s.bold(_("{seat} wins as the landlord.").format(seat=self.seat_name(lord)))
+        if winner == HUMAN:
+            first = _("you went out first")
+        else:
+            first = _("{seat} went out first").format(seat=self.seat_name(winner))
+        others = [self.seat_name(x) for x in range(1, self.players) if x != lord]
+        if self.players == 4 and lord == HUMAN:
+            line = _("{a}, {b} and {c} win as peasants.")
+            head = line.format(a=others[0], b=others[1], c=others[2])
+        elif self.players == 4:
+            head = _("You, {a} and {b} win as peasants!").format(a=others[0], b=others[1])
+        elif lord == HUMAN:
+            head = _("{a} and {b} win as peasants.").format(a=others[0], b=others[1])
+        else:
+            head = _("You and {seat} win as peasants!").format(seat=others[0])
+        return s.bold(head) + f" ({first})"
+
+    def cards_left(self, lord: int) -> None:
+        self.say("  " + _("Cards left:"))
+        for x in range(self.players):
+            role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
+            name = pad(self.seat_name(x), self.col)
+            self.say(f"    {name} {role} {self.style.cards(self.model.cards[x])}")
+        self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
+
+
+def help_text(undo: bool, players: int = 3) -> str:
+    """The in-game help (``help``), with the undo line when ``--undo`` is on; the combinations
+    of the four-player game with ``players=4``."""
+    parts = [_(HELP_CARDS), _(HELP_COMMANDS)]
+    if undo:
+        parts.append(_(HELP_UNDO))
+    parts.append(_(HELP_QUIT))
+    parts.append(_(HELP_COMBINATIONS_4 if players == 4 else HELP_COMBINATIONS))
+    return "\n".join(parts)
+
+
+HELP_CARDS = N_("""\
+Type the cards of your play by rank, in any order and any case, with or without spaces:
+  33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj
+  ten: 10, t or 0   black joker: bj, b, sj or x   red joker: rj, r, dj or d
+  suits don't matter and may be left out (9♥ 9♣ is 9 9)""")
+HELP_COMMANDS = N_("""\
+Commands:
+  pass (p)         pass (not allowed when you lead)
+  hint (h)         suggest a legal play, best first; again for another; Enter plays it
+  check CARDS      name a play and say whether it covers the table, without playing it
+                   (also: ? CARDS)
+  counter (c)      show or hide the card counter (cards you have not seen, per rank)
+  show (s)         show the table again
+  history          every move of this hand so far
+  help             this help""")
+HELP_UNDO = N_("""\
+  undo (u)         take back your last play and the bots' replies since""")
+HELP_QUIT = N_("""\
+  quit             leave the game (a hand left after the bidding counts as a loss)""")
+HELP_COMBINATIONS = N_("""\
+Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
+  pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),
+  four + two singles or two pairs, bomb (four of a rank), rocket (both jokers).
+A bomb beats anything but a higher bomb or the rocket; the rocket beats everything.""")
+BID_HELP = N_("""\
+Bid 1, 2 or 3 (higher than the highest bid so far) or pass. The highest bidder
+becomes the landlord, takes the 3 kitty cards and plays alone against the other two;
+the bid is the base of the points. Type hint for the assessment.""")
+HELP_COMBINATIONS_4 = N_("""\
+Two decks (108 cards; two black and two red jokers). Combinations: single, pair (two jokers
+  of one colour are a pair), trio, trio + pair, straight (5+ ranks from 3 to A), pair chain
+  (3+ pairs), plane (2+ trios), plane + pairs (one per trio); no trio + single, no four + two.
+Bombs are 4 to 8 cards of one rank: more cards beat fewer, then the higher rank; the rocket
+  (all four jokers) beats everything. Bombs of 6+ cards and the rocket double the points.""")
+ROB_HELP = N_("""\
+Rob the landlord: in turn each player may claim the landlord seat or pass. After a claim,
+each player who has not spoken may rob it once (each rob doubles the stake); if anyone
+robbed, the claimer may rob it back. The last to claim or rob is the landlord, at base 1.
+Type claim, rob or pass; hint for the assessment.""")
+OPEN_HELP = N_("""\
+As the landlord, holding the kitty, you may open your hand: it is then face up for everyone
+for the whole hand, and the stake doubles. Type open or pass; hint for the assessment.""")
+BID_HELP_4 = N_("""\
+Bid 1, 2 or 3 (higher than the highest bid so far) or pass; you may bid again after a pass.
+The auction ends on a 3 or when the other three pass after a bid. The highest bidder becomes
+the landlord, takes the 8 kitty cards and plays alone against the other three; the bid is
+the base of the points. Type hint for the assessment.""")

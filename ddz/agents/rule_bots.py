@@ -1,0 +1,327 @@
+"""Rule-based bots: Easy and Normal. They decide from an :class:`~ddz_env.infoset.InfoSet` only.
+
+**Normal** plans its hand into the fewest moves (:mod:`ddz.agents.planner`) and plays the plan:
+
+* leading: finish if the hand is one move; if all groups but one are *control* groups (nothing
+  unseen can beat them), cash the controls first; if an opponent is down to one card, lead
+  pairs and longer moves (or the highest single), and with 2-4 cards, groups bigger than his
+  hand; as a peasant, feed a partner who has one or two cards left with the smallest single or
+  pair; otherwise lead the weakest group, groups of four or more cards (chains, trios with
+  attachments) before singles and pairs;
+* following: never beat the partner's move without reason (only to finish); play a move
+  nobody can beat that leaves at most one weak group (a winning line); otherwise play the
+  beating move that hurts the plan least, if it hurts little — or at any cost when an opponent
+  is close to finishing (with the highest single against a one-card opponent); bomb when the
+  rest of the hand can then be cashed, or when the opponent who played has few cards left;
+* bidding: :func:`ddz.agents.planner.assess_hand`.
+
+**Easy** uses a cruder greedy plan, ignores its partner, and with probability ``mistake_rate``
+(seeded) makes a weaker choice — leading a random planned group or passing when it could
+follow. It never plays an illegal move and keeps bombs and the rocket for the end.
+
+**Four players** (``Ruleset(players=4)``): both bots plan with the four-player planner
+(:func:`ddz.agents.planner.plan_hand_four`: bombs of 4 to 8 cards, the rocket of four jokers, no
+trio + single), judge control with :func:`~ddz.agents.planner.can_be_beaten_four` (bigger bombs beat
+smaller ones) and bid with :func:`~ddz.agents.planner.assess_hand_four`; a peasant's partners are the
+two other peasants (never beaten without reason, fed when one is close to finishing), and the
+last defence is the peasant who plays just before the landlord.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddz_env.cards import TWO
+from ddz_env.infoset import InfoSet
+from ddz_env.moves import MoveType
+
+from .base import Agent, auction_word, open_word
+from .planner import (
+    Group,
+    assess_hand,
+    assess_hand_four,
+    can_be_beaten,
+    can_be_beaten_four,
+    greedy_plan,
+    group_move,
+    plan_cost,
+    plan_cost_four,
+    plan_hand,
+    plan_hand_four,
+)
+
+T = MoveType
+_BOMB_TYPES = (int(T.BOMB), int(T.ROCKET))
+
+
+class _View:
+    """What the bots derive from an information set, computed once per decision."""
+
+    def __init__(self, info: InfoSet):
+        self.info = info
+        self.table = info.table
+        self.hand = info.hand
+        self.seat = info.seat
+        self.role = info.role
+        self.left = info.cards_left
+        landlord = info.landlord
+        self.players = P = info.ruleset.players
+        self.four = P == 4
+        if self.four:
+            self.plan_hand, self.plan_cost, self.greedy_plan = (
+                plan_hand_four,
+                plan_cost_four,
+                plan_hand_four,
+            )
+            self._beaten = can_be_beaten_four
+        else:
+            self.plan_hand, self.plan_cost, self.greedy_plan = plan_hand, plan_cost, greedy_plan
+            self._beaten = can_be_beaten
+        if self.role == 0:
+            self.opponents = [(landlord + k) % P for k in range(1, P)]
+            self.partners: list[int] = []
+            self.partner = -1
+        else:
+            self.opponents = [landlord]
+            self.partners = [s for s in range(P) if s not in (landlord, self.seat)]
+            # the partner closest to finishing (the only one with three players)
+            self.partner = min(self.partners, key=lambda s: int(self.left[s]))
+        self.danger = min(int(self.left[s]) for s in self.opponents)
+        self.unseen = info.unseen()
+        self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
+        self.legal = [int(m) for m in info.legal_moves()]
+
+    def rest(self, move: int) -> np.ndarray:
+        return self.hand - self.table.counts[move]
+
+    def is_bomb(self, move: int) -> bool:
+        return int(self.table.type[move]) in _BOMB_TYPES
+
+    def is_control(self, move: int) -> bool:
+        return not self._beaten(self.table, move, self._unseen)
+
+    def is_partner(self, seat: int) -> bool:
+        return seat == self.partner if not self.four else seat in self.partners
+
+
+def _bomb_order(table, m: int) -> tuple[int, int, int]:
+    """The smallest bomb first: type (bombs before the rocket), size (four players), rank."""
+    return int(table.type[m]), int(table.length[m]), int(table.main[m])
+
+
+def _assess(info: InfoSet):
+    """The assessment of the hand of ``info`` (three or four players)."""
+    return (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
+
+
+def _answer(info: InfoSet, bid: int) -> int:
+    """The auction word of a player who would bid ``bid`` (0-3): holding the kitty under the
+    open-hand rule, open a hand worth a bid of 3; else :func:`~ddz.agents.base.auction_word`."""
+    if info.deciding_open:
+        return open_word(info, bid == 3)
+    return auction_word(info, bid)
+
+
+def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
+    """The view of ``info``, and the move to play without a thought
+    (:func:`_forced_or_finishing`), if there is one."""
+    v = _View(info)
+    return v, _forced_or_finishing(v)
+
+
+def _forced_or_finishing(v: _View) -> int | None:
+    """The only legal move, or a move that empties the hand; ``None`` when there is a choice."""
+    if len(v.legal) == 1:
+        return v.legal[0]
+    total = int(v.hand.sum())
+    for m in v.legal:
+        if m and int(v.table.size[m]) == total:
+            return m
+    return None
+
+
+class NormalAgent(Agent):
+    """Plans its hand, keeps control cards, cooperates as a peasant. Deterministic."""
+
+    name = "normal"
+    #: Largest plan-cost increase accepted to beat an opponent's move: as landlord, as a
+    #: peasant, and as the peasant who is the last one able to stop the landlord's move.
+    follow_limits = (1.0, 1.0, 1.5)
+    #: Extra cost of spending a single or pair of 2s while the opponent holds many cards.
+    top_card_cost = 0.3
+    #: An opponent with this many cards or fewer is "about to finish": beat at any cost.
+    urgent_cards = 6
+    #: When an opponent has 2 to this many cards, lead groups bigger than his hand if any.
+    safe_lead_cards = 4
+    #: Follow with an unbeatable move that leaves at most one weak group, whatever it costs.
+    winning_lines = True
+    #: Leading, a group of 4 or more cards counts as this many ranks lower (play it earlier).
+    lead_size_bonus = 12
+    #: Leading, a pair or trio counts as this many ranks lower.
+    lead_pair_bonus = 0
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+
+    def bid(self, info: InfoSet) -> int:
+        return _answer(info, _assess(info).suggested_bid)
+
+    def play(self, info: InfoSet) -> int:
+        v, obvious = _view_and_obvious_move(info)
+        if obvious is not None:
+            return obvious
+        return self._lead(v) if info.leading else self._follow(v)
+
+    # ------------------------------------------------------------------ leading
+    def _lead(self, v: _View) -> int:
+        plan = v.plan_hand(v.hand)
+        groups = [(g, group_move(v.table, g)) for g in plan.groups]
+        groups = [(g, m) for g, m in groups if m in v.legal] or [(None, m) for m in v.legal[:1]]
+        if groups[0][0] is None:
+            return groups[0][1]
+        control = [(g, m) for g, m in groups if g.is_bomb or v.is_control(m)]
+        weak = [(g, m) for g, m in groups if not (g.is_bomb or v.is_control(m))]
+        # Cash the controls when at most one weak group remains.
+        if len(weak) <= 1 and control:
+            plain = [(g, m) for g, m in control if not g.is_bomb]
+            pick = plain or control
+            return max(pick, key=lambda gm: (gm[0].size, -gm[0].main))[1]
+        # Feed a partner who is close to finishing.
+        if v.partner >= 0 and int(v.left[v.partner]) <= 2 and v.danger > 1:
+            need = int(v.left[v.partner])
+            feed = [
+                m for m in v.legal if int(v.table.type[m]) == (T.SINGLE if need == 1 else T.PAIR)
+            ]
+            if feed:
+                return min(feed, key=lambda m: int(v.table.main[m]))
+        if v.danger == 1:
+            longer = [(g, m) for g, m in weak if g.type != T.SINGLE] or [
+                (g, m) for g, m in control if g.type != T.SINGLE and not g.is_bomb
+            ]
+            if longer:
+                return min(longer, key=lambda gm: gm[0].main)[1]
+            singles = [m for m in v.legal if int(v.table.type[m]) == T.SINGLE]
+            return max(singles, key=lambda m: int(v.table.main[m]))
+        if 2 <= v.danger <= self.safe_lead_cards:
+            # Groups bigger than an opponent's hand can't be followed (bombs aside).
+            safe = [(g, m) for g, m in weak if g.size > v.danger]
+            if safe:
+                weak = safe
+        # Lead the weakest group; chains and trios first (they are hard to follow).
+        pool = weak or groups
+        bonus, pair_bonus = self.lead_size_bonus, self.lead_pair_bonus
+
+        def weakest(gm: tuple[Group, int]) -> tuple[int, int]:
+            g = gm[0]
+            return (g.main - (bonus if g.size >= 4 else pair_bonus if g.size >= 2 else 0), -g.size)
+
+        return min(pool, key=weakest)[1]
+
+    @staticmethod
+    def _weak_groups(v: _View, counts) -> int:
+        """Groups of the plan of ``counts`` that the unseen cards could beat (bombs aside)."""
+        return sum(
+            1
+            for g in v.plan_hand(counts).groups
+            if not g.is_bomb and not v.is_control(group_move(v.table, g))
+        )
+
+    # ------------------------------------------------------------------ following
+    def _follow(self, v: _View) -> int:
+        info = v.info
+        owner = info.table_seat
+        candidates = [m for m in v.legal if m]
+        plain = [m for m in candidates if not v.is_bomb(m)]
+        bombs = [m for m in candidates if v.is_bomb(m)]
+        base = v.plan_cost(v.hand)
+        if v.is_partner(owner):
+            return 0
+        owner_left = int(v.left[owner])
+        tmove = info.table_move
+        # A one-card opponent and a single on the table: hold him with the highest single.
+        if v.danger == 1 and int(v.table.type[tmove]) == T.SINGLE and plain:
+            return max(plain, key=lambda m: int(v.table.main[m]))
+        scored = []
+        seen: set[bytes] = set()
+        for m in plain:
+            key = v.table.counts[m].tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            delta = v.plan_cost(v.rest(m)) - base
+            main = int(v.table.main[m])
+            # Spending top cards early costs a little: they take the lead back later.
+            if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
+                delta += self.top_card_cost
+            scored.append((delta + 0.01 * main, m))
+        scored.sort()
+        # A move nobody can beat that leaves at most one weak group wins the hand: play it.
+        if self.winning_lines:
+            for _, m in scored[:3]:
+                if v.is_control(m) and self._weak_groups(v, v.rest(m)) <= 1:
+                    return m
+        if v.role == 0:
+            limit = self.follow_limits[0]
+        elif v.role == v.players - 1 and info.moves and info.moves[-1][1] == 0:
+            limit = self.follow_limits[2]  # the landlord's move, my partner passed: last defence
+        else:
+            limit = self.follow_limits[1]
+        if owner_left <= self.urgent_cards or v.danger <= 2:
+            limit = 10.0
+        if scored and scored[0][0] <= limit:
+            return scored[0][1]
+        if bombs:
+            bomb = min(bombs, key=lambda m: _bomb_order(v.table, m))
+            if (
+                self._weak_groups(v, v.rest(bomb)) <= 1
+                or owner_left <= self.urgent_cards
+                or v.danger <= 2
+            ):
+                return bomb
+        return 0
+
+
+class EasyAgent(Agent):
+    """A beatable bot: greedy plan, no cooperation, seeded mistakes; never absurd."""
+
+    name = "easy"
+
+    def __init__(self, seed: int | None = None, mistake_rate: float = 0.2):
+        self.mistake_rate = mistake_rate
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        a = _assess(info)
+        score = a.big_cards + 2 * a.bombs
+        bid = 3 if score >= 8 else 2 if score >= 6 else 1 if score >= 4 else 0
+        return _answer(info, bid)
+
+    def play(self, info: InfoSet) -> int:
+        v, obvious = _view_and_obvious_move(info)
+        if obvious is not None:
+            return obvious
+        mistake = self.rng.random() < self.mistake_rate
+        if info.leading:
+            plan = v.greedy_plan(v.hand)
+            groups: list[tuple[Group, int]] = [(g, group_move(v.table, g)) for g in plan.groups]
+            groups = [(g, m) for g, m in groups if m in v.legal]
+            plain = [(g, m) for g, m in groups if not g.is_bomb]
+            if not plain:
+                return groups[0][1] if groups else v.legal[0]
+            if mistake:
+                return plain[int(self.rng.integers(len(plain)))][1]
+            return min(plain, key=lambda gm: gm[0].main)[1]
+        candidates = [m for m in v.legal if m]
+        plain = [m for m in candidates if not v.is_bomb(m)]
+        owner_left = int(v.left[info.table_seat])
+        if plain and not (mistake and owner_left > 3):
+            keep = [m for m in plain if not (v.table.counts[m] & (v.hand >= 4)).any()] or plain
+            return min(keep, key=lambda m: (int(v.table.main[m]), -int(v.table.size[m])))
+        bombs = [m for m in candidates if v.is_bomb(m)]
+        if bombs and owner_left <= 3 and not v.is_partner(info.table_seat):
+            return min(bombs, key=lambda m: _bomb_order(v.table, m))
+        return 0

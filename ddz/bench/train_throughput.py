@@ -1,0 +1,246 @@
+"""Training throughput of ``ddz train``: frames per second the learner trains on.
+
+Runs a real training run (actors + learner, fresh weights) for ``--seconds`` into a temporary
+folder and reports the steady-state rate (median of the per-interval ``perf/frames_per_s``
+after the first interval, which includes start-up) and the overall rate (all frames / all time,
+start-up included). Frames are decisions recorded for training and trained on once.
+
+    python -m ddz.bench.train_throughput --seconds 60 --actors 1
+
+``--backend ray`` runs the actors as Ray actors (Ray is started once, before the runs, or
+joined with ``--ray-address``); ``--backend both`` runs the same configuration on both
+backends, alternately, and reports the ratio ray/local (the cost of the transport).
+``--actors 1,2,4,8,14`` measures each count in turn and reports the scaling curve:
+frames/s against the linear extrapolation of the first count.
+
+    python -m ddz.bench.train_throughput --backend both --seconds 30 --repeat 2
+    python -m ddz.bench.train_throughput --backend ray --actors 1,2,4,8,14 --device cuda
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def measure(
+    seconds: float,
+    actors: int,
+    actor_batch: int,
+    batch_size: int,
+    device: str,
+    threads: int,
+    backend: str = "local",
+) -> dict:
+    import torch
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from ddz.train import dmc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        argv = [
+            "--runs-dir",
+            tmp,
+            "--total-seconds",
+            str(seconds),
+            "--actors",
+            str(actors),
+            "--actor-batch",
+            str(actor_batch),
+            "--batch-size",
+            str(batch_size),
+            "--device",
+            device,
+            "--threads",
+            str(threads),
+            "--log-interval",
+            "5",
+            "--checkpoint-interval",
+            "100000",
+            "--eval-interval",
+            "0",
+            "--quiet",
+            "--backend",
+            backend,
+        ]
+        code = dmc.main(argv)
+        wall = time.perf_counter() - start
+        if code:
+            raise SystemExit(code)
+        (run_dir,) = Path(tmp).iterdir()
+        frames = int(torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)["frames"])
+        acc = EventAccumulator(str(run_dir))
+        acc.Reload()
+        logged = (
+            acc.Scalars("perf/frames_per_s") if "perf/frames_per_s" in acc.Tags()["scalars"] else []
+        )
+        rates = sorted(e.value for e in logged[1:])
+    # a run too short for two logging intervals has no steady rate: its overall rate stands in
+    steady = rates[len(rates) // 2] if rates else frames / wall
+    return {
+        "backend": backend,
+        "seconds": seconds,
+        "actors": actors,
+        "actor_batch": actor_batch,
+        "batch_size": batch_size,
+        "device": device,
+        "frames": frames,
+        "wall_s": round(wall, 1),
+        "overall_frames_per_s": round(frames / wall),
+        "steady_frames_per_s": round(steady),
+    }
+
+
+def _number(low: float, high: float, kind: type = int):
+    """An argparse type: a ``kind`` number from ``low`` to ``high`` (NaN and infinities refused)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            what = "whole number" if kind is int else "number"
+            raise argparse.ArgumentTypeError(f"not a {what}: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {text}")
+        return value
+
+    return parse
+
+
+def _counts(text: str) -> list[int]:
+    """An argparse type: a comma-separated list of actor counts, each from 1 to 256."""
+    parse = _number(1, 256)
+    counts = [parse(part.strip()) for part in text.split(",") if part.strip()]
+    if not counts:
+        raise argparse.ArgumentTypeError("give at least one actor count")
+    return counts
+
+
+def sweep(args: argparse.Namespace) -> list[dict]:
+    """Every actor count on every backend asked (alternately, ``--repeat`` times); one row per
+    count with the median steady frames/s of each backend."""
+    backends = ["local", "ray"] if args.backend == "both" else [args.backend]
+    if "ray" in backends:
+        from ddz.agents.arena_ray import ClusterError, connect
+
+        try:  # Ray starts (or is joined) once, outside every measured run
+            connect(args.ray_address, cpus=max(args.actors))
+        except ClusterError as exc:
+            raise SystemExit(f"python -m ddz.bench.train_throughput: {exc}") from None
+    rows = []
+    for actors in args.actors:
+        runs: dict[str, list[dict]] = {b: [] for b in backends}
+        for _ in range(args.repeat):
+            for backend in backends:
+                runs[backend].append(
+                    measure(
+                        args.seconds,
+                        actors,
+                        args.actor_batch,
+                        args.batch_size,
+                        args.device,
+                        args.threads,
+                        backend,
+                    )
+                )
+        row: dict = {"actors": actors, "runs": runs}
+        for backend in backends:
+            row[backend] = round(
+                statistics.median([r["steady_frames_per_s"] for r in runs[backend]])
+            )
+        if len(backends) == 2 and row["local"]:
+            row["ray_over_local"] = round(row["ray"] / row["local"], 3)
+        rows.append(row)
+    first = rows[0]
+    for row in rows:  # scaling: against linear from the first count
+        for backend in backends:
+            base = first[backend] / first["actors"]
+            if base:
+                row[f"{backend}_vs_linear"] = round(row[backend] / (base * row["actors"]), 3)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ddz.bench.train_throughput",
+        description="Measure training frames/s of ddz train.",
+    )
+    parser.add_argument(
+        "--seconds", type=_number(1, 86400, float), default=60.0, help="length of the run"
+    )
+    parser.add_argument(
+        "--actors",
+        type=_counts,
+        default=[1],
+        help="actors, or a comma-separated list of counts to measure in turn (e.g. 1,2,4,8,14)",
+    )
+    parser.add_argument(
+        "--actor-batch", type=_number(1, 65536), default=256, help="games per actor"
+    )
+    parser.add_argument(
+        "--batch-size", type=_number(1, 2**20), default=1024, help="frames per update"
+    )
+    parser.add_argument("--device", default="cpu", help="learner device")
+    parser.add_argument("--threads", type=_number(1, 1024), default=1, help="learner torch threads")
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray", "both"),
+        default="local",
+        help="where the actors run; both: the same runs on each, alternately, with the ratio",
+    )
+    parser.add_argument(
+        "--ray-address", default="", help="Ray cluster to join (default: start Ray here)"
+    )
+    parser.add_argument(
+        "--repeat", type=_number(1, 100), default=1, help="runs per backend and count (median)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    if args.ray_address and args.backend == "local":
+        parser.error("--ray-address needs --backend ray or both")
+    if len(args.actors) == 1 and args.backend != "both" and args.repeat == 1:
+        result = measure(
+            args.seconds,
+            args.actors[0],
+            args.actor_batch,
+            args.batch_size,
+            args.device,
+            args.threads,
+            args.backend,
+        )
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(
+                f"ddz train throughput: {result['steady_frames_per_s']:,} frames/s steady ({result['overall_frames_per_s']:,} overall incl. start-up), {result['frames']:,} frames in {result['wall_s']} s, {args.actors[0]} actor(s) x {args.actor_batch} games, learner on {args.device}, {args.backend} backend"
+            )
+        return 0
+    rows = sweep(args)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    backends = ["local", "ray"] if args.backend == "both" else [args.backend]
+    print(
+        f"ddz train throughput, steady frames/s (median of {args.repeat} run(s) of "
+        f"{args.seconds:g} s each; {args.actor_batch} games per actor, learner on {args.device})"
+    )
+    header = f"{'actors':>6}" + "".join(f"  {b:>9}  {b + ' vs linear':>16}" for b in backends)
+    print(header + ("  ray/local" if len(backends) == 2 else ""))
+    for row in rows:
+        line = f"{row['actors']:>6}" + "".join(
+            f"  {row[b]:>9,}  {row.get(b + '_vs_linear', float('nan')):>16.3f}" for b in backends
+        )
+        if "ray_over_local" in row:
+            line += f"  {row['ray_over_local']:>9.3f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

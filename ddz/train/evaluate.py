@@ -1,0 +1,68 @@
+"""Training checks run in the arena (:mod:`ddz.agents.arena`): bidding policies compared with the
+same play (:func:`bidding_match`); the model's greedy moves for a batch of games are
+:func:`ddz.agents.hard.model_actions`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddz.agents.base import Agent
+from ddz.agents.hard import HardModel, model_actions  # noqa: F401 - re-exported for training checks
+from ddz_env.actions import BIDDING
+from ddz_env.infoset import InfoSet
+
+
+class _BidAndPlay(Agent):
+    """Bids with a function (``InfoSet -> bid``), plays with an agent."""
+
+    def __init__(self, bid, player: Agent):
+        self.bid_fn, self.player = bid, player
+        self.name = f"{getattr(bid, '__qualname__', 'bid')}+{player.name}"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.player.reset(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        return int(self.bid_fn(info))
+
+    def play(self, info: InfoSet) -> int:
+        return self.player.play(info)
+
+    def decide_batch(self, infos) -> np.ndarray:
+        out = np.zeros(len(infos), np.int64)
+        playing = [i for i, info in enumerate(infos) if info.phase != BIDDING]
+        for i, info in enumerate(infos):
+            if info.phase == BIDDING:
+                out[i] = self.act(info)
+        if playing:
+            out[playing] = self.player.decide_batch([infos[i] for i in playing])
+        return out
+
+
+def bidding_match(
+    model: HardModel | None,
+    bid_a,
+    bid_b,
+    deals: int,
+    seed: int = 0,
+    player: Agent | None = None,
+) -> dict[str, float]:
+    """Compare two bidding policies (``InfoSet -> bid``) with the same play (the Hard agent of
+    ``model``, or ``player``) in an arena run with bidding (:func:`ddz.agents.arena.run_arena`,
+    rules "once"): each deal is played six times, A bidding for seat 0, 1 or 2 alone with B
+    bidding for the two others, then the other way round. Returns A's average points per game
+    (its seats' settlement, zero-sum: B's is the negative) and its landlord rate.
+    """
+    from ddz.agents.arena import run_arena
+    from ddz.agents.hard import HardAgent
+
+    player = player if player is not None else HardAgent(model=model)
+    result = run_arena(
+        _BidAndPlay(bid_a, player), _BidAndPlay(bid_b, player), deals, seed, bidding=True
+    )
+    return {
+        "points": result.overall.points,
+        "a_landlord_rate": result.landlord.games / result.games,
+        "games": result.games,
+    }

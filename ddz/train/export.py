@@ -1,0 +1,139 @@
+"""Export a training checkpoint as the Hard agent's NumPy model, tuning its bid thresholds.
+
+    python -m ddz.train.export runs/RUN --out checkpoints/hard.npz --tune-bids 500
+
+The bid network estimates the landlord's return ``V`` (±2^(bombs+spring) per unit of base) of
+the 17 cards in hand. The agent bids ``k`` when ``V`` exceeds threshold ``k``. ``--tune-bids N``
+picks the thresholds that score the most points against Normal's bidding heuristic (same play
+for everyone: the model) over N deals with bidding (:func:`ddz.train.evaluate.bidding_match`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+from pathlib import Path
+
+#: candidate (bid 1, bid 2, bid 3) thresholds for --tune-bids
+CANDIDATES = [
+    (-0.2, -0.2, -0.2),
+    (-0.1, -0.1, -0.1),
+    (0.0, 0.0, 0.0),
+    (0.1, 0.1, 0.1),
+    (0.2, 0.2, 0.2),
+    (0.3, 0.3, 0.3),
+    (0.0, 0.2, 0.4),
+    (-0.1, 0.1, 0.3),
+    (0.1, 0.3, 0.5),
+]
+
+
+def tune_bids(npz: Path, deals: int, seed: int = 1) -> tuple[tuple[float, ...], list[dict]]:
+    from ddz.agents.base import make_agent
+    from ddz.agents.hard import HardAgent, load_model
+    from ddz.train.evaluate import bidding_match
+
+    model = load_model(npz)
+    normal = make_agent("normal")
+    table = []
+    for thresholds in CANDIDATES:
+        agent = HardAgent(model=model, bid_thresholds=thresholds)
+        result = bidding_match(model, agent.bid, normal.bid, deals, seed=seed)
+        table.append(
+            {"thresholds": list(thresholds), **{k: round(float(v), 4) for k, v in result.items()}}
+        )
+        print(
+            f"bid thresholds {thresholds}: {result['points']:+.3f} points/game vs Normal's bidding",
+            file=sys.stderr,
+        )
+    best = max(table, key=lambda row: row["points"])
+    return tuple(best["thresholds"]), table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ddz.train.export", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("run", help="run folder or checkpoint.pt")
+    parser.add_argument(
+        "--out", default="checkpoints/hard.npz", help="where to write the NumPy model"
+    )
+    parser.add_argument(
+        "--tune-bids",
+        type=int,
+        default=0,
+        metavar="DEALS",
+        help="tune the bid thresholds over this many deals (0: keep)",
+    )
+    parser.add_argument("--bid-thresholds", default="", help="explicit thresholds 'b1,b2,b3'")
+    parser.add_argument(
+        "--adp-mix",
+        type=float,
+        default=None,
+        help="with a WP head: rank moves by q_wp + ADP_MIX * q_adp (default: the run's --adp-mix)",
+    )
+    parser.add_argument(
+        "--hardware",
+        default=f"{platform.machine()} CPU",
+        help="training hardware for the model card metadata",
+    )
+    args = parser.parse_args(argv)
+    import torch
+
+    from ddz.train.dmc import CheckpointError, load_checkpoint
+    from ddz.train.files import remove_stale_temps
+    from ddz.train.model import save_npz
+
+    ckpt = Path(args.run)
+    ckpt = ckpt / "checkpoint.pt" if ckpt.is_dir() else ckpt
+    if not ckpt.is_file():
+        print(f"no checkpoint at {ckpt}", file=sys.stderr)
+        return 2
+    try:
+        state, model, _ = load_checkpoint(torch, ckpt)
+    except CheckpointError as exc:
+        print(f"python -m ddz.train.export: {exc}", file=sys.stderr)
+        return 2
+    train_args = json.loads(state.get("args", "{}"))
+    meta = {
+        "frames": int(state["frames"]),
+        "wall_seconds": round(float(state["elapsed"]), 1),
+        "target": train_args.get("target"),
+        "hardware": args.hardware,
+        "run": ckpt.parent.name,
+    }
+    if model.roles[0].wp is not None:
+        mix = train_args.get("adp_mix", 0.0) if args.adp_mix is None else args.adp_mix
+        if mix < 0:
+            print("--adp-mix must be 0 or more", file=sys.stderr)
+            return 2
+        meta["adp_mix"] = float(mix)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.bid_thresholds:
+        try:
+            thresholds = [float(x) for x in args.bid_thresholds.split(",")]
+        except ValueError:
+            thresholds = []
+        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
+            print("--bid-thresholds must be 3 finite numbers 'b1,b2,b3'", file=sys.stderr)
+            return 2
+        meta["bid_thresholds"] = thresholds
+    remove_stale_temps(out)
+    save_npz(model, str(out), meta)
+    if args.tune_bids:
+        best, table = tune_bids(out, args.tune_bids)
+        meta["bid_thresholds"] = list(best)
+        meta["bid_tuning"] = {"deals": args.tune_bids, "table": table}
+        save_npz(model, str(out), meta)
+    print(
+        f"wrote {out} ({out.stat().st_size / 2**20:.1f} MB): {meta['frames']:,} frames, bid thresholds {meta.get('bid_thresholds', 'default')}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The local transport of ``ddz train``: actor processes of this host (``--backend local``).
+
+Frames go to the learner through a multiprocessing queue; weights come back through one
+flat parameter tensor in shared memory, versioned under a lock. :class:`LocalActors` is the
+learner's side (start, receive, publish, stop), :class:`QueueTransport` the actor's side of
+:func:`ddz.train.dmc.actor_loop`.
+"""
+
+from __future__ import annotations
+
+import os
+import queue as queue_module
+import time
+from dataclasses import asdict
+
+
+class QueueTransport:
+    """The actor's side: frames into ``out_queue``, weights from ``shared`` when ``version``
+    moves; the loop stops on ``stop`` or when the learner process is gone."""
+
+    def __init__(self, shared, version, lock, out_queue, stop) -> None:
+        self.shared, self.version, self.lock = shared, version, lock
+        self.out_queue, self.stop = out_queue, stop
+        self.parent = os.getppid()
+
+    def running(self) -> bool:
+        return not self.stop.is_set() and os.getppid() == self.parent  # learner killed: stop
+
+    def weights(self, have: int):
+        if self.version.value == have:
+            return None
+        with self.lock:
+            return self.version.value, self.shared.clone()
+
+    def send(self, chunk: dict) -> None:
+        while self.running():
+            try:
+                self.out_queue.put(chunk, timeout=0.5)
+                return
+            except queue_module.Full:
+                continue
+
+    def close(self) -> None:
+        """At exit the queue's feeder thread finishes writing what it holds while the learner
+        drains the queue: a chunk cut in the middle would block the learner's next read
+        forever. Only when the learner is gone does the process exit without waiting."""
+        if os.getppid() != self.parent:
+            self.out_queue.cancel_join_thread()
+
+
+class FrameCounter:
+    """Frames received from each actor, as frames/s per logging interval (TensorBoard)."""
+
+    def __init__(self, actors: int) -> None:
+        self.frames = [0] * actors
+        self.since = time.time()
+
+    def add(self, actor: int, frames: int) -> None:
+        self.frames[actor] += frames
+
+    def rates(self) -> dict[str, float]:
+        now = time.time()
+        seconds = max(now - self.since, 1e-9)
+        out = {f"actors/frames_per_s_{i}": n / seconds for i, n in enumerate(self.frames)}
+        self.frames = [0] * len(self.frames)
+        self.since = now
+        return out
+
+
+class LocalActors:
+    """``args.actors`` actor processes (spawned, daemonic) running :func:`ddz.train.dmc.actor_main`,
+    started by :meth:`start`."""
+
+    def __init__(self, args, sizes: dict, vector, seeds, run: str = "") -> None:
+        import torch.multiprocessing as tmp
+
+        from ddz.train.dmc import actor_main
+
+        ctx = tmp.get_context("spawn")
+        self.shared = vector.clone().share_memory_()
+        self.version = ctx.Value("i", 0)
+        self.lock = ctx.Lock()
+        self.stop = ctx.Event()
+        self.chunks = ctx.Queue(maxsize=args.queue_size)
+        self.counter = FrameCounter(args.actors)
+        self.procs = [
+            ctx.Process(
+                target=actor_main,
+                args=(i, asdict(args), sizes, self.shared, self.version, self.lock)
+                + (self.chunks, self.stop, seeds[i]),
+                daemon=True,
+            )
+            for i in range(args.actors)
+        ]
+
+    def start(self) -> None:
+        for p in self.procs:
+            p.start()
+
+    def get(self, timeout: float) -> dict:
+        """The next chunk of frames; ``queue.Empty`` after ``timeout`` seconds without one."""
+        chunk = self.chunks.get(timeout=timeout)
+        self.counter.add(int(chunk.get("actor", 0)), len(chunk["move"]))
+        return chunk
+
+    def alive(self) -> bool:
+        return any(p.is_alive() for p in self.procs)
+
+    def publish(self, vector) -> None:
+        with self.lock:
+            self.shared.copy_(vector)
+            self.version.value += 1
+
+    def stats(self) -> dict[str, float]:
+        out = self.counter.rates()
+        out["perf/live_actors"] = sum(p.is_alive() for p in self.procs)
+        return out
+
+    def close(self) -> None:
+        self.stop.set()
+        if not any(p.pid for p in self.procs):  # never started
+            return
+        deadline = time.time() + 10
+        while any(p.is_alive() for p in self.procs) and time.time() < deadline:
+            try:
+                self.chunks.get(timeout=0.1)
+            except queue_module.Empty:
+                pass
+        for p in self.procs:
+            if p.is_alive():
+                p.terminate()
+            p.join(timeout=5)

@@ -1,0 +1,236 @@
+"""The Hard agent's networks (torch), and their export to plain NumPy arrays.
+
+One :class:`RoleNet` per role (landlord, landlord_down, landlord_up) estimates ``Q(state, move)``,
+the expected final return of playing ``move`` in ``state``. Unlike DouZero, which runs its whole
+MLP once per legal move with the state copied into every row, the state is encoded **once per
+decision** and each legal move is scored by a light head::
+
+    a = state_mlp(obs)               # (J,)  once per decision: 1302 → 512 → 256 → J
+    e = move_mlp(move_features)      # (J,)  depends on the move only: precomputed per move table
+    r = rest_mlp(rest_features)      # (J,)  the hand the move leaves: 54 → 128 → J, per move
+    q = head(relu(a + e + r))        # J → 32 → 1, per legal move
+
+``a + e`` is the first layer of an MLP over ``[state, move]`` split in two, so the per-move cost
+is a vector add and a ``J × 32`` product. During self-play ``e`` is a lookup in a table computed
+once per weight update for every row of the move table. ``r`` reads the cards the move leaves in
+hand (``encode_cards(hand - move)``): how good the rest of the hand is, the question a planner
+asks of every move, is then one small MLP away instead of something the head must work out
+from ``a + e``. Its last layer starts at zero, so a model initialised from one without this
+branch (``rest_hidden=0``, the first format) plays exactly as before until training moves it.
+
+With ``wp_head`` a second head of the same shape reads the same sum and is trained on the
+win/loss (±1) of the same frames while the first keeps the points (ADP): moves are ranked by
+``q_wp + adp_mix * q_adp``, so the win rate comes first and points break near-ties.
+
+:class:`BidNet` predicts the landlord's return (same units) from the 17 cards dealt to it, before
+the kitty: the Hard agent bids when holding the landlord seat is worth it.
+
+:func:`export_arrays` turns a :class:`DMCModel` into a flat dict of float32 arrays that
+``ddz.agents.hard`` evaluates with NumPy alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+from torch import nn
+
+from ddz_env.game import ROLE_NAMES
+from ddz_env.observation import OBS_SIZE
+
+MOVE_SIZE = 54
+HAND_SIZE = 54
+#: a WP head initialised from a model without one starts as the ADP head times this
+WP_FROM_ADP = 0.3
+
+
+def _head(joint: int, width: int) -> nn.Sequential:
+    """relu(joint sum) → width → 1: the points head, and the WP head beside it."""
+    return nn.Sequential(nn.ReLU(), nn.Linear(joint, width), nn.ReLU(), nn.Linear(width, 1))
+
+
+class RoleNet(nn.Module):
+    """Q(state, move) for one role."""
+
+    def __init__(
+        self,
+        state_hidden: tuple[int, ...] = (512, 256),
+        move_hidden: int = 128,
+        joint: int = 256,
+        head: int = 32,
+        rest_hidden: int = 0,
+        wp_head: int = 0,
+    ):
+        super().__init__()
+        layers: list[nn.Module] = []
+        size = OBS_SIZE
+        for width in state_hidden:
+            layers += [nn.Linear(size, width), nn.ReLU()]
+            size = width
+        layers.append(nn.Linear(size, joint))
+        self.state_mlp = nn.Sequential(*layers)
+        self.move_mlp = nn.Sequential(
+            nn.Linear(MOVE_SIZE, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
+        )
+        self.head = _head(joint, head)
+        self.rest_mlp = None
+        if rest_hidden:
+            self.rest_mlp = nn.Sequential(
+                nn.Linear(HAND_SIZE, rest_hidden),
+                nn.ReLU(),
+                nn.Linear(rest_hidden, joint, bias=False),
+            )
+            nn.init.zeros_(self.rest_mlp[2].weight)
+        self.wp = None
+        if wp_head:
+            self.wp = _head(joint, head)
+        #: with the WP head, moves are ranked by ``q_wp + adp_mix * q_adp``
+        self.adp_mix = 0.0
+
+    def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.state_mlp(obs)
+
+    def encode_moves(self, move_feats: torch.Tensor) -> torch.Tensor:
+        return self.move_mlp(move_feats)
+
+    def encode_rest(self, rest_feats: torch.Tensor) -> torch.Tensor | None:
+        """``rest_mlp`` of the cards each move leaves in hand, or ``None`` without that branch."""
+        return None if self.rest_mlp is None else self.rest_mlp(rest_feats)
+
+    def values(self, joint: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(P, J) sums ``a + e (+ r)`` → the ADP head's (P,) values and the WP head's (or
+        ``None`` without it)."""
+        adp = self.head(joint).squeeze(-1)
+        return adp, None if self.wp is None else self.wp(joint).squeeze(-1)
+
+    def score(self, joint: torch.Tensor) -> torch.Tensor:
+        """(P, J) sums ``a + e (+ r)`` → (P,) values that rank the moves: the ADP head's, or
+        ``q_wp + adp_mix * q_adp`` with the WP head."""
+        adp, wp = self.values(joint)
+        return adp if wp is None else wp + self.adp_mix * adp
+
+    def forward(
+        self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,), the
+        ADP head's value (see :meth:`both` for the WP head's too)."""
+        return self.both(obs, move_feats, rest_feats)[0]
+
+    def both(
+        self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(ADP value, WP value or ``None``) for one (state, move) pair per row."""
+        joint = self.encode_state(obs) + self.encode_moves(move_feats)
+        rest = self.encode_rest(rest_feats)
+        return self.values(joint if rest is None else joint + rest)
+
+
+class BidNet(nn.Module):
+    """Expected landlord return of a 17-card hand (card encoding, 54) before the kitty."""
+
+    def __init__(self, hidden: int = 128):
+        super().__init__()
+        self.mlp = nn.Sequential(
+            nn.Linear(HAND_SIZE, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, hidden // 2),
+            nn.ReLU(),
+            nn.Linear(hidden // 2, 1),
+        )
+
+    def forward(self, hand_feats: torch.Tensor) -> torch.Tensor:
+        return self.mlp(hand_feats).squeeze(-1)
+
+
+class DMCModel(nn.Module):
+    """The three role networks and the bid network."""
+
+    def __init__(self, **sizes):
+        super().__init__()
+        self.sizes = dict(sizes)
+        self.roles = nn.ModuleList(RoleNet(**sizes) for _ in ROLE_NAMES)
+        self.bid = BidNet()
+
+
+def _linears(module: nn.Module) -> list[nn.Linear]:
+    return [m for m in module.modules() if isinstance(m, nn.Linear)]
+
+
+def export_arrays(
+    model: DMCModel, meta: dict | None = None, dtype=np.float16
+) -> dict[str, np.ndarray]:
+    """Plain arrays: ``{role}.{part}.{k}.w`` (in, out) and ``.b`` for the k-th linear layer of
+    ``state``, ``move`` and ``head``; ``bid.{k}.w/.b``; ``meta`` is a JSON string. Weights are
+    stored as float16 by default (half the size; the agent computes in float32)."""
+    out: dict[str, np.ndarray] = {}
+
+    def put(prefix: str, module: nn.Module) -> None:
+        for k, lin in enumerate(_linears(module)):
+            out[f"{prefix}.{k}.w"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
+            if lin.bias is not None:
+                out[f"{prefix}.{k}.b"] = lin.bias.detach().cpu().numpy().astype(dtype)
+
+    for role, net in zip(ROLE_NAMES, model.roles):
+        put(f"{role}.state", net.state_mlp)
+        put(f"{role}.move", net.move_mlp)
+        put(f"{role}.head", net.head)
+        if net.rest_mlp is not None:
+            put(f"{role}.rest", net.rest_mlp)
+        if net.wp is not None:
+            put(f"{role}.wp", net.wp)
+    put("bid", model.bid.mlp)
+    info = {"format": "ddz-hard-v1", "obs_size": OBS_SIZE, **(meta or {})}
+    out["meta"] = np.array(json.dumps(info, sort_keys=True))
+    return out
+
+
+def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.float16) -> None:
+    """Write the NumPy model durably (:func:`ddz.train.files.atomic_write`)."""
+    from ddz.train.files import atomic_write
+
+    arrays = export_arrays(model, meta, dtype)
+    atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
+    """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
+    returns the model's metadata. A model with the rest branch keeps its initial (zero-output)
+    branch when the arrays come from one without it; a model with the WP head starts it as the
+    ADP head times ``WP_FROM_ADP`` (it ranks moves the same way) when the arrays lack it."""
+
+    def take(prefix: str, module: nn.Module) -> None:
+        for k, lin in enumerate(_linears(module)):
+            w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32).T
+            if w.shape != tuple(lin.weight.shape):
+                raise ValueError(
+                    f"{prefix}.{k}.w has shape {w.shape}, the model expects {tuple(lin.weight.shape)}"
+                )
+            with torch.no_grad():
+                lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+                if lin.bias is not None:
+                    lin.bias.copy_(
+                        torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
+                    )
+
+    if model.roles[0].rest_mlp is None and f"{ROLE_NAMES[0]}.rest.0.w" in arrays:
+        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
+    if model.roles[0].wp is None and f"{ROLE_NAMES[0]}.wp.0.w" in arrays:
+        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
+    for role, net in zip(ROLE_NAMES, model.roles):
+        take(f"{role}.state", net.state_mlp)
+        take(f"{role}.move", net.move_mlp)
+        take(f"{role}.head", net.head)
+        if net.rest_mlp is not None and f"{role}.rest.0.w" in arrays:
+            take(f"{role}.rest", net.rest_mlp)
+        if net.wp is not None:
+            if f"{role}.wp.0.w" in arrays:
+                take(f"{role}.wp", net.wp)
+            else:  # start as the ADP head scaled down: the same ranking of moves
+                take(f"{role}.head", net.wp)
+                with torch.no_grad():
+                    net.wp[3].weight.mul_(WP_FROM_ADP)
+                    net.wp[3].bias.mul_(WP_FROM_ADP)
+    take("bid", model.bid.mlp)
+    return json.loads(str(arrays["meta"]))
