@@ -329,8 +329,27 @@ class HardModel:
 
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
         """The values that rank the moves: the ADP head's, or ``q_wp + adp_mix * q_adp``."""
-        adp, wp = self.values(role, joint)
+        return self.rank(*self.values(role, joint))
+
+    def rank(self, adp: np.ndarray, wp: np.ndarray | None) -> np.ndarray:
+        """The ranking value of the heads' outputs (:meth:`score`)."""
         return adp if wp is None else wp + self.adp_mix * adp
+
+    def move_heads(
+        self,
+        role: int,
+        state: np.ndarray,
+        moves: np.ndarray,
+        hands: np.ndarray,
+        move_counts: np.ndarray,
+        ruleset,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The heads' values (:meth:`values`) of ``moves`` (move ids) for states already
+        encoded (``state``: one row, or one row per move), with the hands they are played from
+        and the moves' rank counts: how every scorer of moves joins state, move and rest."""
+        joint = state + self.move_embeddings(role, ruleset)[moves]
+        joint = joint + self.rest_embeddings(role, hands, move_counts)
+        return self.values(role, joint)
 
     def encode_rest(self, role: int, rest_feats: np.ndarray | None) -> np.ndarray | float:
         """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
@@ -409,11 +428,10 @@ def model_actions(
         loc = np.full(len(games), -1)
         loc[rows] = np.arange(len(rows))
         ps = np.flatnonzero(roles[gb] == r)
-        joint = state[loc[gb[ps]]] + model.move_embeddings(r, game.ruleset)[mv[ps]]
         hands = game.hands[games[gb[ps]], game.current_player[games[gb[ps]]]]
-        joint = joint + model.rest_embeddings(r, hands, game.table.counts[mv[ps]])
-        adp, wp = model.values(r, joint)
-        q = adp if wp is None else wp + model.adp_mix * adp
+        counts = game.table.counts[mv[ps]]
+        adp, wp = model.move_heads(r, state[loc[gb[ps]]], mv[ps], hands, counts, game.ruleset)
+        q = model.rank(adp, wp)
         order = np.lexsort((-q, gb[ps]))
         first = np.unique(gb[ps][order], return_index=True)[1]
         out[gb[ps][order][first]] = mv[ps][order][first]
@@ -541,9 +559,9 @@ class HardAgent(Agent):
         # fill the bid slots and their doublings the multiplier)
         obs = observe_infoset(info)[:OBS_SIZE]
         state = self.model.encode_state(role, obs[None])
-        joint = state + self.model.move_embeddings(role, info.ruleset)[moves]
-        joint = joint + self.model.rest_embeddings(role, info.hand, info.table.counts[moves])
-        return moves, self.model.score(role, joint)
+        counts = info.table.counts[moves]
+        heads = self.model.move_heads(role, state, moves, info.hand, counts, info.ruleset)
+        return moves, self.model.rank(*heads)
 
     def play(self, info: InfoSet) -> int:
         if len(info.legal_moves()) == 1:
