@@ -243,3 +243,19 @@ def test_agents_that_cannot_travel_are_sent_by_name():
             self.pipe = lambda: None  # a process handle, a socket: does not pickle
 
     assert portable(Piped(), "cmd:./bot") == "cmd:./bot"
+
+
+def test_an_unreachable_ray_address_is_a_one_line_error(capsys):
+    """Ray would retry an address where nothing answers for minutes; the check fails at once."""
+    pytest.importorskip("ray")
+    import socket
+
+    from ddz.agents import arena
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = ["random", "random", "--deals", "1", "--backend", "ray"]
+    assert arena.main([*argv, "--ray-address", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"127.0.0.1:{port}" in err and "nothing answers" in err

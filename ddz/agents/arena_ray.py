@@ -14,6 +14,7 @@ extra (``pip install 'ddz[cluster]'``).
 from __future__ import annotations
 
 import logging
+import socket
 import uuid
 from collections import deque
 from collections.abc import Iterator
@@ -46,6 +47,7 @@ def connect(address: str = "", cpus: int = 0) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
+    _check_reachable(address)
     try:
         if address:
             ray.init(address=address, logging_level=logging.WARNING)
@@ -61,6 +63,22 @@ def connect(address: str = "", cpus: int = 0) -> bool:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ClusterError(f"cannot start or join the Ray cluster {where}: {message}") from None
     return True
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``HOST:PORT`` address must answer a TCP connection within ``timeout`` seconds; Ray
+    itself would retry for minutes before giving up. ``auto``, ``local`` and ``ray://``
+    addresses are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or "://" in address or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ClusterError(
+            f"cannot join the Ray cluster at {address}: nothing answers there ({exc.strerror or exc}); "
+            "start the head node with 'ray start --head' or check the address"
+        ) from None
 
 
 def disconnect(started: bool) -> None:
