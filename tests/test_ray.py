@@ -173,14 +173,15 @@ def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
 
     ray = two_nodes
     argv = ["--backend", "ray", "--actors", "2", "--runs-dir", str(tmp_path), *TINY]
-    # 45 s: the Ray workers start (and import torch) before the first frames, which takes
-    # many seconds on a loaded machine; the kill must come while the run is still going
-    argv += ["--total-seconds", "45", "--checkpoint-interval", "1"]
+    # The run ends on frames, not time: the Ray workers start (and import torch) before the
+    # first frames, which can take a long time on a loaded machine, and the kill must come
+    # while the run is still going (100,000 frames: tens of seconds of self-play after it).
+    argv += ["--total-frames", "100000", "--total-seconds", "300", "--checkpoint-interval", "1"]
     result: list[int] = []
     learner = threading.Thread(target=lambda: result.append(dmc.main(argv)), daemon=True)
     learner.start()
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + 280
         while not list(tmp_path.glob(f"*/{dmc.CHECKPOINT}")) and time.time() < deadline:
             time.sleep(0.2)  # the first checkpoint: both actors placed, frames flowing
         (run_dir,) = tmp_path.iterdir()
@@ -199,7 +200,7 @@ def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
         else:
             pytest.fail("the killed actor was not restarted")
     finally:
-        learner.join(timeout=120)
+        learner.join(timeout=320)
     assert result == [0]
     state = torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)
     assert state["frames"] > 0
