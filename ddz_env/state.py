@@ -525,7 +525,46 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     return pool, forced, places, sizes
 
 
-def determinize(info, n: int, rng=None) -> Game:
+def _split_by_belief(pool, low, size, belief, n, rng) -> np.ndarray:
+    """(n, 15) how many of the ``pool`` cards of each rank go to one hidden hand that already
+    holds ``low`` (its forced cards) and receives ``size`` cards of the pool in all, drawn with
+    probability proportional to ``prod_r belief[r, low[r] + k[r]]`` among the splits that add
+    up (exactly: a sum over the ranks, then one draw per rank)."""
+    R, width = belief.shape
+    k = np.arange(width)
+    # weight of giving k cards of rank r (0 where the hand would hold more than belief covers)
+    held = low[:, None] + k[None, :]
+    w = np.where(
+        (k[None, :] <= pool[:, None]) & (held < width),
+        belief[np.arange(R)[:, None], np.minimum(held, width - 1)],
+        0.0,
+    )
+    # ways[r, s]: the total weight of the ranks r.. giving s cards (scaled per rank)
+    ways = np.zeros((R + 1, size + 1))
+    ways[R, 0] = 1.0
+    for r in range(R - 1, -1, -1):
+        for j in range(width):
+            if w[r, j] > 0 and j <= size:
+                ways[r, j:] += w[r, j] * ways[r + 1, : size + 1 - j]
+        top = ways[r].max()
+        if top > 0:
+            ways[r] /= top
+    if not ways[0, size] > 0:
+        raise ValueError("the belief gives no weight to any split of the hidden cards")
+    out = np.zeros((n, R), np.int64)
+    left = np.full(n, size)
+    for r in range(R):
+        cand = left[:, None] - k[None, :]  # cards left for the ranks after r
+        ok = cand >= 0
+        p = np.where(ok, w[r][None, :] * ways[r + 1][np.clip(cand, 0, size)], 0.0)
+        cum = np.cumsum(p, axis=1)
+        pick = (rng.random(n)[:, None] * cum[:, -1:] >= cum).sum(axis=1)
+        out[:, r] = np.minimum(pick, width - 1)
+        left -= out[:, r]
+    return out
+
+
+def determinize(info, n: int, rng=None, belief=None) -> Game:
     """``n`` worlds (a :class:`Game` of batch ``n``) consistent with what ``info``'s seat has seen.
 
     The cards the seat cannot see are dealt uniformly at random to the hands that hide them
@@ -535,12 +574,22 @@ def determinize(info, n: int, rng=None) -> Game:
     ``infoset(worlds, w, info.seat)`` equals ``info`` and the seat's observation is the same in
     every world. Only ``info`` is read; ``rng`` (a ``numpy.random.Generator``, a seed or
     ``None``) makes the worlds reproducible. The worlds' deal keys and stream of deals come from
-    ``rng``, not from the real game."""
+    ``rng``, not from the real game.
+
+    ``belief`` (optional, three players in the play only): a (15, c) array of non-negative
+    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % 3``) holding ``j`` cards
+    of rank ``r``, e.g. a model's predicted probabilities
+    (:class:`ddz.agents.belief.BeliefModel`). The hidden cards are then split between the
+    two other hands with probability proportional to the product over the ranks of the
+    weights of the next seat's counts, among the splits that fit every count; uniform
+    sampling is ``belief=None``."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, not {n!r}")
     n = int(n)
     pool, forced, places, sizes = hidden_pool(info)
+    if belief is not None:
+        return _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes)
     cards = np.repeat(np.arange(15), pool)  # one entry per hidden card
     order = np.argsort(rng.random((n, len(cards))), axis=1)
     dealt = cards[order]  # (n, P) a shuffle of the hidden cards
@@ -557,6 +606,24 @@ def determinize(info, n: int, rng=None) -> Game:
         else:
             hands[:, place] += got[:, j]
     return worlds_from_hands(info, hands, kitty, rng)
+
+
+def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game:
+    """:func:`determinize` with the hidden cards split by ``belief`` (see there)."""
+    belief = np.asarray(belief, np.float64)
+    if len(places) != 2 or places[1] == info.ruleset.players:
+        raise ValueError("a belief splits the hidden cards between two hands, in the play only")
+    if belief.ndim != 2 or belief.shape[0] != 15 or belief.shape[1] < 2:
+        raise ValueError(f"belief must have shape (15, c) with c >= 2, not {belief.shape}")
+    if not np.isfinite(belief).all() or (belief < 0).any():
+        raise ValueError("belief must hold finite numbers of at least 0")
+    first, second = places
+    k = _split_by_belief(pool, forced[first], sizes[0], belief, n, rng)
+    hands = np.broadcast_to(forced, (n,) + forced.shape).copy()
+    hands[:, int(info.seat)] = info.hand
+    hands[:, first] += k
+    hands[:, second] += pool - k
+    return worlds_from_hands(info, hands, None, rng)
 
 
 def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, rng=None) -> Game:

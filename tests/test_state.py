@@ -420,6 +420,71 @@ def test_uniform_hidden_cards():
         assert (np.abs(got.mean(axis=0) - expect) <= 5 * np.sqrt(var / 4000) + 1e-9).all()
 
 
+def _play_positions(seed, rounds=2):
+    """Positions in the play (three players), with a seat to search from."""
+    for game, b, seat, rng in _positions_with_seats(seed=seed, rounds=rounds):
+        if game.phase[b] == PLAY and game.num_players == 3:
+            yield game, b, seat, rng
+
+
+def test_belief_worlds_never_contradict_the_infoset():
+    checked = 0
+    for game, b, seat, rng in _play_positions(seed=13):
+        info = infoset(game, b, seat)
+        belief = rng.random((15, 5)) + 0.01
+        worlds = determinize(info, 5, rng=rng, belief=belief)
+        mine = observe(game, seats=[seat], games=[b])[0]
+        assert (observe(worlds, seats=np.full(5, seat)) == mine).all()
+        for w in range(5):
+            _same_infoset(info, infoset(worlds, w, seat))
+        checked += 5
+    assert checked >= 500
+
+
+def test_belief_of_the_deal_counts_is_uniform_dealing():
+    """Weights C(pool, k) per rank (how many ways a uniform deal gives k of the pool's cards)
+    sample the same split as the uniform deal; weights putting everything on one hand's true
+    counts give that hand."""
+    from math import comb
+
+    game = Game(1, seed=12)
+    rng = np.random.default_rng(0)
+    while game.phase[0] == BIDDING or game.history_len[0] < 12:
+        game.step(game.sample_actions(rng))
+    seat = int(game.landlord[0])
+    info = infoset(game, 0, seat)
+    pool, forced, places, sizes = hidden_pool(info)
+    nxt = places[0]
+    belief = np.zeros((15, 5))
+    for r in range(15):
+        for k in range(int(pool[r]) + 1):
+            belief[r, forced[nxt][r] + k] = comb(int(pool[r]), k)
+    a = determinize(info, 6000, rng=1, belief=belief).hands[:, nxt].astype(np.float64)
+    u = determinize(info, 6000, rng=2).hands[:, nxt].astype(np.float64)
+    sd = np.sqrt(u.var(axis=0) / 6000 * 2) + 1e-9
+    assert (np.abs(a.mean(axis=0) - u.mean(axis=0)) <= 5 * sd).all()
+    assert (a.sum(axis=1) == info.cards_left[nxt]).all()
+    sharp = np.full((15, 5), 1e-9)
+    sharp[np.arange(15), game.hands[0, nxt]] = 1.0
+    worlds = determinize(info, 50, rng=3, belief=sharp)
+    assert (worlds.hands[:, nxt] == game.hands[0, nxt]).all()
+
+
+def test_belief_errors():
+    game = Game(1, seed=0)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="in the play only"):
+        determinize(infoset(game), 2, belief=np.ones((15, 5)))
+    while game.phase[0] == BIDDING:
+        game.step(game.sample_actions(rng))
+    info = infoset(game)
+    for bad in (np.ones((14, 5)), np.ones(15), -np.ones((15, 5)), np.full((15, 5), np.nan)):
+        with pytest.raises(ValueError, match="belief"):
+            determinize(info, 2, belief=bad)
+    with pytest.raises(ValueError, match="no weight"):
+        determinize(info, 2, belief=np.zeros((15, 5)))
+
+
 def test_determinize_errors():
     game = Game(1, seed=0)
     info = infoset(game)

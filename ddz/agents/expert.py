@@ -38,6 +38,7 @@ from ddz_env.actions import OVER
 from ddz_env.infoset import InfoSet
 from ddz_env.state import determinize
 
+from .belief import BeliefModel, load_belief
 from .hard import HardAgent, HardModel, _one_blas_thread, model_actions
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
@@ -60,6 +61,21 @@ def _check_seconds(name: str, value) -> float | None:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, not {value!r}")
     return float(value)
+
+
+def _belief(belief) -> BeliefModel | None:
+    """``None`` (uniform worlds), ``True`` (the shipped belief model), a path or a model."""
+    if belief is None or belief is False:
+        return None
+    if belief is True:
+        return load_belief()
+    if isinstance(belief, BeliefModel):
+        return belief
+    if isinstance(belief, (str, Path)):
+        return load_belief(belief)
+    raise ValueError(
+        f"belief must be None, True, a model file's path or a BeliefModel, not {belief!r}"
+    )
 
 
 def info_digest(info: InfoSet) -> int:
@@ -97,8 +113,20 @@ class ExpertAgent(HardAgent):
         margin: float = DEFAULT_MARGIN,
         plies: int | None = None,
         time_budget: float | None = None,
+        belief=None,
+        belief_temperature: float = 1.0,
     ):
         super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)
+        self.belief = _belief(belief)
+        if (
+            isinstance(belief_temperature, bool)
+            or not isinstance(belief_temperature, (int, float))
+            or not (belief_temperature > 0 and math.isfinite(belief_temperature))
+        ):
+            raise ValueError(
+                f"belief_temperature must be a number above 0, not {belief_temperature!r}"
+            )
+        self.belief_temperature = float(belief_temperature)
         self.candidates = _check_int("candidates", candidates, 1)
         self.worlds = _check_int("worlds", worlds, 1)
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
@@ -142,13 +170,23 @@ class ExpertAgent(HardAgent):
             return int(top[best])
         return hard_choice
 
+    def world_belief(self, info: InfoSet) -> np.ndarray | None:
+        """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
+        model's probabilities for the next seat's counts, tempered by ``belief_temperature``."""
+        if self.belief is None or info.ruleset.players != 3 or info.landlord < 0:
+            return None
+        probs = self.belief.infoset_probs(info).astype(np.float64)
+        if self.belief_temperature != 1.0:
+            probs = probs ** (1.0 / self.belief_temperature)
+        return np.maximum(probs, 1e-12)
+
     def rate(self, info: InfoSet, moves: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
         same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves."""
         start = time.perf_counter()
         moves = np.asarray(moves, np.int64)
         K, M = len(moves), self.worlds
-        game = determinize(info, M, rng).tile(K)
+        game = determinize(info, M, rng, belief=self.world_belief(info)).tile(K)
         n = K * M
         game.step(np.repeat(moves, M))
         mine_is_landlord = info.seat == info.landlord

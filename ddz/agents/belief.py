@@ -1,0 +1,136 @@
+"""A model of the hidden hands: what the next seat holds, given what the seat to act has seen.
+
+The Expert's search deals the cards it cannot see into worlds. Dealt uniformly, those worlds
+ignore what the moves so far say about the hands (a seat that passed on a pair of 2s rarely
+holds a bomb), and the rollouts come out too optimistic. The belief model reads the seat's
+observation (``ddz_env.observation.observe_infoset``, the same 1302 features as Hard's
+networks) and its role, and predicts, for each of the 15 ranks, how many cards of that rank
+(0 to 4) the next seat holds. :func:`ddz_env.state.determinize` with ``belief=`` then deals
+the hidden cards by those probabilities, among the splits that fit every count.
+
+The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`` (in, out) and
+``belief.{k}.b`` of an MLP ``1305 → … → 75`` (15 ranks × 5 counts) and a JSON ``meta``
+(format ``ddz-belief-v1``); it is written by ``python -m ddz.train.belief`` and loaded with
+``allow_pickle=False`` and validated: a bad file is a :class:`BeliefFileError`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ddz_env.infoset import InfoSet
+from ddz_env.observation import OBS_SIZE, observe_infoset
+
+from .hard import ModelFileError, _chain, _one_line, _read_entries
+
+RANKS, COUNTS = 15, 5
+#: the network's input: the observation, then the role one-hot (landlord, down, up)
+INPUT_SIZE = OBS_SIZE + 3
+FORMAT = "ddz-belief-v1"
+_ENTRY = re.compile(r"belief\.(?P<k>0|[1-9][0-9]{0,2})\.(?P<kind>[wb])")
+
+
+def _default_path() -> Path:
+    source = Path(__file__).resolve().parents[2] / "checkpoints" / "belief.npz"
+    installed = Path(sys.prefix) / "share" / "ddz" / "checkpoints" / "belief.npz"
+    return source if source.exists() or not installed.exists() else installed
+
+
+DEFAULT_BELIEF = _default_path()
+
+
+class BeliefFileError(ModelFileError):
+    """The belief model file is missing, unreadable or not a valid belief model."""
+
+
+def belief_inputs(obs: np.ndarray, roles: np.ndarray) -> np.ndarray:
+    """(n, INPUT_SIZE) float32: observations (n, ≥ OBS_SIZE) and roles (n,) joined."""
+    obs = np.asarray(obs, np.float32)[:, :OBS_SIZE]
+    onehot = np.zeros((len(obs), 3), np.float32)
+    onehot[np.arange(len(obs)), np.asarray(roles, np.int64)] = 1.0
+    return np.concatenate([obs, onehot], axis=1)
+
+
+class BeliefModel:
+    """The exported belief network as float32 NumPy arrays (validated on construction)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        raw = arrays.get("meta")
+        if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
+            raise BeliefFileError("'meta' is missing or not a JSON string")
+        try:
+            meta = json.loads(str(raw))
+        except (ValueError, RecursionError) as exc:
+            raise BeliefFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            got = meta.get("format") if isinstance(meta, dict) else meta
+            raise BeliefFileError(f"unsupported belief model format {got!r}")
+        if meta.get("obs_size") != OBS_SIZE:
+            raise BeliefFileError(
+                f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}"
+            )
+        entries = {}
+        for key, value in arrays.items():
+            if key == "meta":
+                continue
+            m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
+            if m is None:
+                raise BeliefFileError(f"unexpected entry {key!r}")
+            if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+                raise BeliefFileError(f"entry {key!r} is not an array of real floats")
+            entries[(int(m["k"]), m["kind"])] = value
+        if not entries:
+            raise BeliefFileError("the file has no layers")
+        try:
+            self.layers, _ = _chain("belief", entries, INPUT_SIZE, RANKS * COUNTS, True)
+        except ModelFileError as exc:
+            raise BeliefFileError(str(exc)) from None
+        self.meta = meta
+
+    def logits(self, inputs: np.ndarray) -> np.ndarray:
+        x = np.asarray(inputs, np.float32)
+        for k, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if k < len(self.layers) - 1:
+                x = np.maximum(x, 0)
+        return x.reshape(len(x), RANKS, COUNTS)
+
+    def probs(self, obs: np.ndarray, roles: np.ndarray) -> np.ndarray:
+        """(n, 15, 5): for each row, the probability of the next seat holding 0-4 cards of
+        each rank."""
+        z = self.logits(belief_inputs(obs, roles))
+        z = z - z.max(axis=2, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=2, keepdims=True)
+
+    def infoset_probs(self, info: InfoSet) -> np.ndarray:
+        """(15, 5): :meth:`probs` for the seat to act of ``info``."""
+        return self.probs(observe_infoset(info)[None], np.array([info.role]))[0]
+
+
+def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:
+    """Load and validate a belief model; a bad file raises :class:`BeliefFileError` (one line).
+    Loading never runs code (no pickle)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BeliefFileError(
+            f"belief model not found: {path} (train one with `python -m ddz.train.belief`)"
+        )
+    try:
+        arrays = _read_entries(path)
+    except ModelFileError as exc:
+        raise BeliefFileError(f"belief model {path} is not a valid model: {exc}") from exc
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
+        raise BeliefFileError(
+            f"belief model {path} is corrupt or not a model file: {_one_line(exc)}"
+        ) from exc
+    try:
+        return BeliefModel(arrays)
+    except BeliefFileError as exc:
+        raise BeliefFileError(f"belief model {path} is not a valid model: {exc}") from exc
