@@ -117,9 +117,30 @@ def _permute_hidden(game: Game, b: int, rng: np.random.Generator) -> Game:
     return real
 
 
-def test_leak_guard_hidden_hands_do_not_change_the_decision(model):
+def random_belief(seed: int = 0):
+    """A belief model of random weights (the shape of a real one, no training needed)."""
+    import json
+
+    from ddz.agents.belief import FORMAT, INPUT_SIZE, BeliefModel
+    from ddz_env.observation import OBS_SIZE
+
+    rng = np.random.default_rng(seed)
+    arrays = {
+        "belief.0.w": rng.normal(0, 0.05, (INPUT_SIZE, 16)).astype(np.float16),
+        "belief.0.b": np.zeros(16, np.float16),
+        "belief.1.w": rng.normal(0, 0.5, (16, 75)).astype(np.float16),
+        "belief.1.b": np.zeros(75, np.float16),
+        "meta": np.array(json.dumps({"format": FORMAT, "obs_size": OBS_SIZE})),
+    }
+    return BeliefModel(arrays)
+
+
+@pytest.mark.parametrize("belief", [False, True], ids=["uniform", "belief"])
+def test_leak_guard_hidden_hands_do_not_change_the_decision(model, belief):
     """Dealing the other seats' cards differently in the real game (the InfoSet unchanged)
-    changes neither the ratings nor the decision for a fixed search seed."""
+    changes neither the ratings nor the decision for a fixed search seed, with uniform worlds
+    and with worlds dealt by a belief model."""
+    belief = random_belief() if belief else None
     rng = np.random.default_rng(7)
     checked = differ = 0
     for game, b in positions(seed=21, count=8, plies=9):
@@ -133,7 +154,7 @@ def test_leak_guard_hidden_hands_do_not_change_the_decision(model):
         assert np.array_equal(info2.hand, info.hand) and info2.moves == info.moves
         ratings, decisions = [], []
         for i in (info, info2):
-            agent = ExpertAgent(model=model, seed=9, worlds=WORLDS, margin=0.0)
+            agent = ExpertAgent(model=model, seed=9, worlds=WORLDS, margin=0.0, belief=belief)
             original = agent.rate
 
             def spy(*args, _original=original, _ratings=ratings, **kwargs):
@@ -156,9 +177,9 @@ def test_the_search_reads_only_the_information_set(model, monkeypatch):
     seen = []
     real = expert.determinize
 
-    def spy(info, n, rng):
+    def spy(info, n, rng, belief=None):
         seen.append(info)
-        return real(info, n, rng)
+        return real(info, n, rng, belief=belief)
 
     monkeypatch.setattr(expert, "determinize", spy)
     game, b = positions(seed=5, count=6)[0]
@@ -180,6 +201,34 @@ def test_rollouts_end_the_games_and_rate_in_zero_one(model):
     cut = ExpertAgent(model=model, seed=1, worlds=WORLDS, plies=2)
     rates_cut = cut.rate(info, moves, np.random.default_rng(0))
     assert ((rates_cut >= 0) & (rates_cut <= 1)).all()
+
+
+def test_belief_worlds_are_dealt_by_the_model(model, monkeypatch):
+    """With a belief model the search passes the model's probabilities (tempered) for the
+    next seat to the determinization; in the auction and without a model, none."""
+    import ddz.agents.expert as expert
+
+    belief = random_belief(1)
+    passed = []
+    real = expert.determinize
+
+    def spy(info, n, rng, belief=None):
+        passed.append(belief)
+        return real(info, n, rng, belief=belief)
+
+    monkeypatch.setattr(expert, "determinize", spy)
+    game, b = positions(seed=5, count=6)[0]
+    info = infoset(game, searched_positions(game)[0])
+    probs = belief.infoset_probs(info)
+    assert probs.shape == (15, 5) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+    agent = ExpertAgent(model=model, seed=2, worlds=WORLDS, belief=belief, belief_temperature=2.0)
+    agent.play(info)
+    want = probs.astype(np.float64) ** 0.5
+    np.testing.assert_allclose(passed[-1], np.maximum(want, 1e-12), rtol=1e-6)
+    ExpertAgent(model=model, seed=2, worlds=WORLDS, belief=None).play(info)
+    assert passed[-1] is None
+    auction = Game(1, Ruleset(), seed=3)
+    assert agent.world_belief(infoset(auction, 0)) is None
 
 
 def test_a_whole_game_is_legal(model):
@@ -206,6 +255,10 @@ def test_a_whole_game_is_legal(model):
         {"time_budget": 0},
         {"time_budget": float("inf")},
         {"candidates": True},
+        {"belief": 3},
+        {"belief": "/no/such/belief.npz"},
+        {"belief_temperature": 0},
+        {"belief_temperature": float("nan")},
     ],
 )
 def test_bad_options_are_value_errors(model, kwargs):

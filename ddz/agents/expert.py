@@ -5,8 +5,10 @@ Each decision in play with more than one legal move:
 1. Hard's networks score the legal moves (:meth:`HardAgent.move_values`); the best ``candidates``
    (K) by that score are the candidates, Hard's own choice first.
 2. ``worlds`` (M) worlds are dealt from the information set alone
-   (:func:`ddz_env.state.determinize`: the hidden cards dealt uniformly at random, everything
-   public copied), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
+   (:func:`ddz_env.state.determinize`, everything public copied): the hidden cards split
+   between the two other hands by the belief model's probabilities of the next seat's counts
+   (:mod:`ddz.agents.belief`, ``checkpoints/belief.npz``; ``belief=None`` deals them
+   uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
    ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for every candidate).
 3. Every game is rolled out with Hard's greedy play for every seat
    (:func:`ddz.agents.hard.model_actions`, one batched forward pass per ply over all games), to the end
@@ -97,7 +99,10 @@ class ExpertAgent(HardAgent):
     Options (all validated; a bad one is a ``ValueError``): ``candidates`` K ≥ 1 (1 turns the
     search off: the agent plays as Hard), ``worlds`` M ≥ 1, ``margin`` (win rate, ≥ 0),
     ``plies`` (``None``: roll out to the end; else cut each rollout after that many plies and
-    read the networks' value), ``time_budget`` (seconds per decision or ``None``), ``seed``.
+    read the networks' value), ``time_budget`` (seconds per decision or ``None``), ``seed``,
+    ``belief`` (``True``: the shipped belief model; a path or a
+    :class:`~ddz.agents.belief.BeliefModel`; ``None``: uniform worlds) and
+    ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``).
     """
 
     name = "expert"
@@ -113,7 +118,7 @@ class ExpertAgent(HardAgent):
         margin: float = DEFAULT_MARGIN,
         plies: int | None = None,
         time_budget: float | None = None,
-        belief=None,
+        belief=True,
         belief_temperature: float = 1.0,
     ):
         super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)

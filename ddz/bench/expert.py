@@ -17,10 +17,11 @@ import numpy as np
 
 
 def measure(
-    deals: int, seed: int, worlds: int, candidates: int, progress=None
+    deals: int, seed: int, worlds: int, candidates: int, progress=None, belief: bool = True
 ) -> dict[str, float | int]:
     """Time every play decision of ``deals`` deals of Expert self-play (K = ``candidates``,
-    M = ``worlds``); milliseconds."""
+    M = ``worlds``, worlds dealt by the belief model or, ``belief=False``, uniformly);
+    milliseconds."""
     from ddz.agents.expert import ExpertAgent
     from ddz.agents.hard import load_model
     from ddz_env.actions import OVER
@@ -29,7 +30,13 @@ def measure(
     from ddz_env.rules import Ruleset
 
     model = load_model()
-    agent = ExpertAgent(model=model, seed=seed, worlds=worlds, candidates=candidates)
+    agent = ExpertAgent(
+        model=model,
+        seed=seed,
+        worlds=worlds,
+        candidates=candidates,
+        belief=True if belief else None,
+    )
     searched: list[float] = []
     forced: list[float] = []
     cpu: list[float] = []
@@ -54,6 +61,7 @@ def measure(
     return {
         "candidates": candidates,
         "worlds": worlds,
+        "belief": bool(belief),
         "deals": deals,
         "decisions": len(every),
         "searched": len(searched),

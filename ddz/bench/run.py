@@ -178,6 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"expert: numbers of worlds M, comma-separated, each at most {MAX_WORLDS} (default 16)",
     )
     parser.add_argument(
+        "--uniform",
+        action="store_true",
+        help="expert: deal the worlds uniformly instead of by the belief model",
+    )
+    parser.add_argument(
         "--candidates",
         type=_int_in(1, MAX_CANDIDATES),
         default=3,
@@ -556,8 +561,8 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
     results = []
     for m in args.worlds:
         try:
-            results.append(expert.measure(deals, seed, m, args.candidates))
-        except ValueError as exc:  # the Hard model file is missing or damaged
+            results.append(expert.measure(deals, seed, m, args.candidates, belief=not args.uniform))
+        except ValueError as exc:  # the Hard or belief model file is missing or damaged
             print(f"ddz bench: {exc}", file=sys.stderr)
             return 2
     if args.json:
@@ -570,7 +575,8 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
         return 0
     lines = [
         f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
-        f"seed {seed}, no auction (Python {platform.python_version()}, {platform.machine()})",
+        f"seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'} "
+        f"(Python {platform.python_version()}, {platform.machine()})",
         "(ms per decision, the worlds' determinization included; searched: decisions with more "
         "than one legal move; cpu: the process's CPU time of the searched decisions)",
         "",

@@ -1,0 +1,163 @@
+"""The belief model of the hidden hands: its file, its trainer and the uniform baseline."""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+from ddz.agents.belief import (
+    FORMAT,
+    INPUT_SIZE,
+    BeliefFileError,
+    BeliefModel,
+    load_belief,
+)
+from ddz.agents.hard import DEFAULT_MODEL
+from ddz_env.observation import OBS_SIZE
+
+
+def arrays(hidden=8, seed=0, **meta):
+    rng = np.random.default_rng(seed)
+    out = {
+        "belief.0.w": rng.normal(0, 0.1, (INPUT_SIZE, hidden)).astype(np.float16),
+        "belief.0.b": np.zeros(hidden, np.float16),
+        "belief.1.w": rng.normal(0, 0.1, (hidden, 75)).astype(np.float16),
+        "belief.1.b": np.zeros(75, np.float16),
+    }
+    out["meta"] = np.array(json.dumps({"format": FORMAT, "obs_size": OBS_SIZE, **meta}))
+    return out
+
+
+def test_probabilities_per_rank():
+    model = BeliefModel(arrays())
+    obs = np.random.default_rng(1).random((4, OBS_SIZE)).astype(np.float32)
+    p = model.probs(obs, np.array([0, 1, 2, 0]))
+    assert p.shape == (4, 15, 5)
+    assert np.allclose(p.sum(axis=2), 1, atol=1e-5) and (p >= 0).all()
+
+
+def _save(tmp_path, entries, name="b.npz"):
+    path = tmp_path / name
+    np.savez(path, **entries)
+    return path
+
+
+def _bad(**changes):
+    a = arrays()
+    for key, value in changes.items():
+        if value is None:
+            del a[key]
+        else:
+            a[key] = value
+    return a
+
+
+@pytest.mark.parametrize(
+    "entries, words",
+    [
+        (_bad(meta=None), "meta"),
+        (_bad(meta=np.array("{not json")), "JSON"),
+        (
+            _bad(meta=np.array(json.dumps({"format": "ddz-hard-v1", "obs_size": OBS_SIZE}))),
+            "format",
+        ),
+        (_bad(meta=np.array(json.dumps({"format": FORMAT, "obs_size": 7}))), "features"),
+        (_bad(**{"belief.1.w": np.zeros((8, 74), np.float16)}), "shape"),
+        (_bad(**{"belief.0.w": np.zeros((INPUT_SIZE - 1, 8), np.float16)}), "shape"),
+        (_bad(**{"belief.1.b": None}), "bias"),
+        (_bad(**{"belief.0.w": np.full((INPUT_SIZE, 8), np.nan, np.float16)}), "NaN"),
+        (_bad(**{"belief.0.w": np.zeros((INPUT_SIZE, 8), np.int32)}), "float"),
+        (_bad(**{"extra": np.zeros(3, np.float32)}), "unexpected"),
+    ],
+)
+def test_bad_files_are_one_line_errors(tmp_path, entries, words):
+    path = _save(tmp_path, entries)
+    with pytest.raises(BeliefFileError, match=words) as info:
+        load_belief(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_missing_corrupt_and_pickled_files(tmp_path):
+    with pytest.raises(BeliefFileError, match="not found"):
+        load_belief(tmp_path / "none.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip file")
+    with pytest.raises(BeliefFileError, match="corrupt"):
+        load_belief(junk)
+    evil = tmp_path / "evil.npz"
+    with zipfile.ZipFile(evil, "w") as zf:
+        with zf.open("belief.0.w.npy", "w") as f:
+            np.lib.format.write_array(f, np.array([object()], dtype=object), allow_pickle=True)
+    with pytest.raises(BeliefFileError):
+        load_belief(evil)
+    raw = tmp_path / "raw.npz"
+    raw.write_bytes(pickle.dumps({"belief.0.w": 1}))
+    with pytest.raises(BeliefFileError):
+        load_belief(raw)
+
+
+def test_uniform_baseline_is_a_distribution_per_rank():
+    from ddz.train.belief import uniform_log_likelihood
+
+    pool = np.array([[4, 2, 1, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]])
+    low = np.zeros_like(pool)
+    size = np.array([5])
+    total = np.zeros(15)
+    for r in range(15):
+        for k in range(int(pool[0, r]) + 1):
+            hand = low.copy()
+            hand[0, r] = k
+            # the other ranks' counts at 0 contribute log P(0) each: divide them out
+            base = low.copy()
+            lp = uniform_log_likelihood(hand, low, pool, size)[0]
+            lp0 = uniform_log_likelihood(base, low, pool, size)[0]
+            p0 = math.comb(11 - int(pool[0, r]), 5) / math.comb(11, 5)
+            total[r] += math.exp(lp - lp0) * p0
+    assert np.allclose(total, 1.0)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
+def test_trainer_writes_a_valid_model_and_checks_its_options(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from ddz.train.belief import main
+
+    out = tmp_path / "belief.npz"
+    args = ["--games", "40", "--epochs", "1", "--hidden", "16", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    model = load_belief(out)
+    assert model.meta["games"] == 40 and model.meta["decisions"] == report["decisions"] > 40
+    assert math.isfinite(report["model_log_likelihood"])
+    assert report["uniform_log_likelihood"] < 0
+    for bad in (["--games", "0"], ["--hidden", "a,b"], ["--out", str(tmp_path / "no" / "x.npz")]):
+        assert main(bad + ["--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
+def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
+    """On games it was not trained on (another seed), the shipped model gives the next seat's
+    true counts a higher likelihood than the uniform deal does."""
+    from ddz.agents.belief import DEFAULT_BELIEF
+    from ddz.train.belief import collect, uniform_log_likelihood
+
+    torch = pytest.importorskip("torch")
+    from ddz.train.dmc import unpack_obs
+
+    model = load_belief(DEFAULT_BELIEF)
+    data = collect(30, seed=987654, progress=False)
+    obs = unpack_obs(torch, data["obs"], "cpu").numpy()
+    p = model.probs(obs, data["role"])
+    hand = data["hand"].astype(np.int64)
+    got = np.log(np.take_along_axis(p, hand[:, :, None], axis=2)[:, :, 0]).sum(axis=1)
+    base = uniform_log_likelihood(
+        *(data[k].astype(np.int64) for k in ("hand", "low", "pool", "size"))
+    )
+    assert len(got) > 1000
+    assert got.mean() > base.mean() + 0.5
