@@ -296,6 +296,11 @@ def test_bench_expert_json(capsys):
     assert row["decisions"] >= row["searched"] > 0
     assert 0 < row["searched_median_ms"] <= row["searched_p99_ms"] <= row["searched_max_ms"]
     assert 0 < row["searched_cpu_median_ms"] <= row["searched_cpu_p99_ms"]
+    assert row["belief"] is True
+    args = ["expert", "--quick", "--deals", "1", "--worlds", "2", "--uniform", "--json"]
+    assert main(args) == 0
+    [row] = json.loads(capsys.readouterr().out)["results"]
+    assert row["belief"] is False and row["searched"] > 0
 
 
 def test_play_level_expert_plays_a_hand():

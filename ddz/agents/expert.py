@@ -46,7 +46,7 @@ from .hard import HardAgent, HardModel, _one_blas_thread, model_actions
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
 DEFAULT_WORLDS = 16
-DEFAULT_MARGIN = 0.25
+DEFAULT_MARGIN = 0.15
 
 
 def _check_int(name: str, value, low: int) -> int:
