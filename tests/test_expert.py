@@ -310,3 +310,24 @@ def test_play_level_expert_plays_a_hand():
     rc, out = run_play(["--level", "expert", "--code", CODE, "--fast"], HintPlayer())
     assert rc == 0 and "Traceback" not in out
     assert "against two Expert bots" in out and "══ Result" in out
+
+
+def test_play_expert_bots_share_their_models_and_fall_back_on_a_bad_belief_file(
+    tmp_path, monkeypatch
+):
+    """The Expert bots of ``ddz play`` share one Hard model and one belief model; with a damaged
+    belief file the game falls back to Hard bots, with a one-line notice."""
+    import ddz.agents.belief as belief_module
+    from ddz.agents.play import load_bots
+
+    notices: list[str] = []
+    bots, name = load_bots("expert", notices)
+    assert name == "expert" and not notices and len(bots) == 2
+    assert bots[0].model is bots[1].model and bots[0].belief is bots[1].belief is not None
+    bad = tmp_path / "belief.npz"
+    bad.write_bytes(b"damaged")
+    monkeypatch.setattr(belief_module, "DEFAULT_BELIEF", bad)
+    monkeypatch.setattr(belief_module.load_belief, "__defaults__", (bad,))
+    bots, name = load_bots("expert", notices)
+    assert name == "hard" and len(notices) == 1 and "\n" not in notices[0]
+    assert "belief" in notices[0]

@@ -83,7 +83,7 @@ from .play_text import Style
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
-FALLBACK = {"hard": "normal", "expert": "normal"}
+FALLBACK = {"hard": "normal", "expert": "hard"}
 #: The levels whose bots play the four-player game (Hard's model is of the three-player game).
 FOUR_PLAYER_LEVELS = ("easy", "normal")
 BOT_PAUSE = 0.4
@@ -345,11 +345,15 @@ def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, s
     while True:
         try:
             first = make_agent(name)
-            # the Hard bots share one loaded model (and its cached move embeddings)
+            # the Hard bots share one loaded model (and its cached move embeddings), the Expert
+            # bots their belief model too
             if hasattr(first, "model"):
+                shared = {"model": first.model}
+                if getattr(first, "belief", None) is not None:
+                    shared["belief"] = first.belief
                 return [
                     first,
-                    *(make_agent(name, model=first.model) for _ in range(1, players - 1)),
+                    *(make_agent(name, **shared) for _ in range(1, players - 1)),
                 ], name
             return [first, *(make_agent(name) for _ in range(1, players - 1))], name
         except (ValueError, OSError) as exc:  # a missing or damaged model file
