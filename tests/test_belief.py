@@ -161,3 +161,19 @@ def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
     )
     assert len(got) > 1000
     assert got.mean() > base.mean() + 0.5
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
+def test_calibration_bench_rates_positions_with_both_kinds_of_worlds(capsys):
+    from ddz.bench.calibration import main
+
+    assert main(["--positions", "6", "--worlds", "4", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["positions"] == 6 and out["worlds"] == 4 and 0 <= out["win_rate"] <= 1
+    for kind in ("uniform", "belief"):
+        assert 0 <= out[kind]["mean_rating"] <= 1 and 0 <= out[kind]["brier"] <= 1
+    assert out["brier_difference"] == pytest.approx(
+        out["belief"]["brier"] - out["uniform"]["brier"]
+    )
+    assert main(["--positions", "0", "--no-progress"]) == 2
+    assert capsys.readouterr().err.startswith("error: --positions")

@@ -1,8 +1,8 @@
 """A model of the hidden hands: what the next seat holds, given what the seat to act has seen.
 
 The Expert's search deals the cards it cannot see into worlds. Dealt uniformly, those worlds
-ignore what the moves so far say about the hands (a seat that passed on a pair of 2s rarely
-holds a bomb), and the rollouts come out too optimistic. The belief model reads the seat's
+ignore what the moves so far say about the hands, and the rollouts come out too optimistic
+(``python -m ddz.bench.calibration`` measures by how much). The belief model reads the seat's
 observation (``ddz_env.observation.observe_infoset``, the same 1302 features as Hard's
 networks) and its role, and predicts, for each of the 15 ranks, how many cards of that rank
 (0 to 4) the next seat holds. :func:`ddz_env.state.determinize` with ``belief=`` then deals

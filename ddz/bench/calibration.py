@@ -1,0 +1,141 @@
+"""How well the Expert's worlds rate a position: uniform worlds against the belief model's.
+
+Positions are taken at random from games the Hard networks play against themselves (no
+auction). At each, Hard's move is rated over M worlds dealt from the seat's ``InfoSet``
+(uniformly, and by the belief model), every world rolled out with Hard's greedy play; the
+truth is the outcome of the same greedy play from the real deal, which is deterministic. The
+report: the mean rating against the mean truth (how optimistic the worlds are) and the Brier
+score of each kind of world, with the paired difference and its standard error.
+
+    python -m ddz.bench.calibration --positions 400 --worlds 32 --seed 99
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def _rollout(model, game):
+    from ddz.agents.hard import model_actions
+    from ddz_env.actions import OVER
+
+    actions = np.zeros(game.batch_size, np.int64)
+    while True:
+        live = np.flatnonzero(game.phase != OVER)
+        if not len(live):
+            return game
+        actions[live] = model_actions(model, game, live)
+        game.step(actions)
+
+
+def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=True) -> dict:
+    """Ratings of ``positions`` positions by uniform and by belief worlds (see the module)."""
+    from tqdm import tqdm
+
+    from ddz.agents.belief import DEFAULT_BELIEF, load_belief
+    from ddz.agents.hard import _one_blas_thread, load_model, model_actions
+    from ddz_env.actions import OVER
+    from ddz_env.game import Game
+    from ddz_env.infoset import infoset
+    from ddz_env.rules import Ruleset
+    from ddz_env.state import determinize
+
+    model = load_model()
+    belief = load_belief(belief_path or DEFAULT_BELIEF)
+    rng = np.random.default_rng(seed)
+    truth, rated = [], {"uniform": [], "belief": []}
+    bar = tqdm(total=positions, desc="positions", unit="pos", disable=not progress)
+    with _one_blas_thread():
+        game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
+        while len(truth) < positions:
+            live = np.flatnonzero(game.phase != OVER)
+            if not len(live):
+                game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
+                continue
+            act = np.zeros(game.batch_size, np.int64)
+            act[live] = model_actions(model, game, live)
+            for b in live:
+                if len(truth) >= positions or rng.random() > 0.06:
+                    continue
+                info = infoset(game, int(b))
+                if len(info.legal_moves()) < 2:
+                    continue
+                mine = info.seat == info.landlord
+                real = _rollout(model, game.clone(games=[int(b)]))
+                truth.append(float((real.winner[0] == real.landlord[0]) == mine))
+                probs = np.maximum(belief.infoset_probs(info).astype(np.float64), 1e-12)
+                for kind, weights in (("uniform", None), ("belief", probs)):
+                    w = determinize(info, worlds, rng, belief=weights)
+                    w.step(np.full(worlds, act[b]))
+                    _rollout(model, w)
+                    rated[kind].append(float(((w.winner == w.landlord) == mine).mean()))
+                bar.update(1)
+            game.step(act)
+    bar.close()
+    t = np.array(truth)
+    out: dict = {"positions": len(t), "worlds": worlds, "seed": seed, "win_rate": float(t.mean())}
+    err = {}
+    for kind, values in rated.items():
+        r = np.array(values)
+        err[kind] = (r - t) ** 2
+        out[kind] = {"mean_rating": float(r.mean()), "brier": float(err[kind].mean())}
+    d = err["belief"] - err["uniform"]
+    out["brier_difference"] = float(d.mean())
+    out["brier_difference_se"] = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m ddz.bench.calibration",
+        description="Rate positions of Hard self-play over uniform and over belief worlds, "
+        "against the true outcome: the mean rating and the Brier score of each.",
+    )
+    p.add_argument("--positions", type=int, default=400, help="positions (default 400)")
+    p.add_argument("--worlds", type=int, default=32, help="worlds per position (default 32)")
+    p.add_argument("--seed", type=int, default=99, help="default 99")
+    p.add_argument("--belief", default=None, help="belief model file (default: the shipped one)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    problems = []
+    if not 1 <= args.positions <= 100_000:
+        problems.append("--positions must be from 1 to 100,000")
+    if not 1 <= args.worlds <= 4096:
+        problems.append("--worlds must be from 1 to 4096")
+    if not 0 <= args.seed < 2**32:
+        problems.append("--seed must be from 0 to 4294967295")
+    if problems:
+        for line in problems:
+            print(f"error: {line}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    try:
+        out = measure(args.positions, args.worlds, args.seed, args.belief, not args.no_progress)
+    except ValueError as exc:  # a missing or damaged model file
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out["wall_seconds"] = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(
+        f"{out['positions']} positions, {args.worlds} worlds each, seed {args.seed}: "
+        f"the searcher wins {out['win_rate']:.3f}\n"
+        f"  uniform worlds: mean rating {out['uniform']['mean_rating']:.3f}, "
+        f"Brier {out['uniform']['brier']:.3f}\n"
+        f"  belief worlds:  mean rating {out['belief']['mean_rating']:.3f}, "
+        f"Brier {out['belief']['brier']:.3f}\n"
+        f"  Brier difference (belief - uniform): {out['brier_difference']:+.3f} "
+        f"± {out['brier_difference_se']:.3f} (one standard error)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
