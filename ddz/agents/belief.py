@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
 
-from .hard import ModelFileError, _chain, _one_line, _read_entries
+from .hard import HardModel, ModelFileError, _chain, _one_line, load_npz
 
 RANKS, COUNTS = 15, 5
 #: the network's input: the observation, then the role one-hot (landlord, down, up)
@@ -94,11 +93,7 @@ class BeliefModel:
         self.meta = meta
 
     def logits(self, inputs: np.ndarray) -> np.ndarray:
-        x = np.asarray(inputs, np.float32)
-        for k, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if k < len(self.layers) - 1:
-                x = np.maximum(x, 0)
+        x = HardModel._mlp(self.layers, np.asarray(inputs, np.float32))
         return x.reshape(len(x), RANKS, COUNTS)
 
     def probs(self, obs: np.ndarray, roles: np.ndarray) -> np.ndarray:
@@ -117,20 +112,10 @@ class BeliefModel:
 def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:
     """Load and validate a belief model; a bad file raises :class:`BeliefFileError` (one line).
     Loading never runs code (no pickle)."""
-    path = Path(path)
-    if not path.is_file():
-        raise BeliefFileError(
-            f"belief model not found: {path} (train one with `python -m ddz.train.belief`)"
-        )
-    try:
-        arrays = _read_entries(path)
-    except ModelFileError as exc:
-        raise BeliefFileError(f"belief model {path} is not a valid model: {exc}") from exc
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
-        raise BeliefFileError(
-            f"belief model {path} is corrupt or not a model file: {_one_line(exc)}"
-        ) from exc
-    try:
-        return BeliefModel(arrays)
-    except BeliefFileError as exc:
-        raise BeliefFileError(f"belief model {path} is not a valid model: {exc}") from exc
+    return load_npz(
+        path,
+        BeliefModel,
+        BeliefFileError,
+        "belief model",
+        "train one with `python -m ddz.train.belief`",
+    )

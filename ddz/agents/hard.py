@@ -493,23 +493,32 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> HardModel:
     ``MAX_ENTRY_ELEMENTS`` numbers each and ``MAX_TOTAL_ELEMENTS`` in all), then the arrays by
     :func:`validate_arrays`. Loading never runs code (no pickle).
     """
+    return load_npz(
+        path,
+        HardModel,
+        ModelFileError,
+        "Hard agent model",
+        "train one with `ddz train`, or pass model_path=...",
+    )
+
+
+def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hint: str):
+    """``build(arrays)`` of the ``.npz`` file ``path``, its members' headers checked first
+    (:func:`_read_entries`); every failure is an ``error`` with a one-line message naming
+    ``what`` and the file (``hint`` says how to get one when it is missing)."""
     path = Path(path)
     if not path.is_file():
-        raise ModelFileError(
-            f"Hard agent model not found: {path} (train one with `ddz train`, or pass model_path=...)"
-        )
+        raise error(f"{what} not found: {path} ({hint})")
     try:
         arrays = _read_entries(path)
     except ModelFileError as exc:
-        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
+        raise error(f"{what} {path} is not a valid model: {exc}") from exc
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
-        raise ModelFileError(
-            f"Hard agent model {path} is corrupt or not a model file: {_one_line(exc)}"
-        ) from exc
+        raise error(f"{what} {path} is corrupt or not a model file: {_one_line(exc)}") from exc
     try:
-        return HardModel(arrays)
+        return build(arrays)
     except ModelFileError as exc:
-        raise ModelFileError(f"Hard agent model {path} is not a valid model: {exc}") from exc
+        raise error(f"{what} {path} is not a valid model: {exc}") from exc
 
 
 class HardAgent(Agent):

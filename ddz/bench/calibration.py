@@ -38,15 +38,20 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
     from tqdm import tqdm
 
     from ddz.agents.belief import DEFAULT_BELIEF, load_belief
+    from ddz.agents.expert import ExpertAgent
     from ddz.agents.hard import _one_blas_thread, load_model, model_actions
     from ddz_env.actions import OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
     from ddz_env.rules import Ruleset
-    from ddz_env.state import determinize
 
     model = load_model()
     belief = load_belief(belief_path or DEFAULT_BELIEF)
+    # the Expert's own rating of a move (its worlds, rolled out to the end): uniform, by belief
+    raters = {
+        kind: ExpertAgent(model=model, worlds=worlds, belief=b, seed=0)
+        for kind, b in (("uniform", None), ("belief", belief))
+    }
     rng = np.random.default_rng(seed)
     truth, rated = [], {"uniform": [], "belief": []}
     bar = tqdm(total=positions, desc="positions", unit="pos", disable=not progress)
@@ -68,12 +73,8 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
                 mine = info.seat == info.landlord
                 real = _rollout(model, game.clone(games=[int(b)]))
                 truth.append(float((real.winner[0] == real.landlord[0]) == mine))
-                probs = np.maximum(belief.infoset_probs(info).astype(np.float64), 1e-12)
-                for kind, weights in (("uniform", None), ("belief", probs)):
-                    w = determinize(info, worlds, rng, belief=weights)
-                    w.step(np.full(worlds, act[b]))
-                    _rollout(model, w)
-                    rated[kind].append(float(((w.winner == w.landlord) == mine).mean()))
+                for kind, rater in raters.items():
+                    rated[kind].append(float(rater.rate(info, act[b : b + 1], rng)[0]))
                 bar.update(1)
             game.step(act)
     bar.close()

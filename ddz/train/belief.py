@@ -93,13 +93,11 @@ def collect(
             out["pool"].append(pool.astype(np.int8))
             out["size"].append(size.astype(np.int8))
             actions = model_actions(model, game, all_games)
-            legal = game.legal_action_words()
             explore = np.flatnonzero(rng.random(batch) < epsilon)
             if len(explore):
                 actions[explore] = game.sample_actions(rng)[explore]
             for b in np.flatnonzero(normal_seat[all_games, game.current_player]):
                 actions[b] = normal.play(infoset(game, int(b)))
-            del legal
             game.step(actions)
             done = np.flatnonzero(game.phase == OVER)
             if len(done):
