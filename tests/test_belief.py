@@ -128,16 +128,56 @@ def test_trainer_writes_a_valid_model_and_checks_its_options(tmp_path, capsys):
 
     out = tmp_path / "belief.npz"
     args = ["--games", "40", "--epochs", "1", "--hidden", "16", "--out", str(out), "--no-progress"]
-    assert main(args) == 0
+    assert main(args + ["--auction-frac", "0.5"]) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     model = load_belief(out)
     assert model.meta["games"] == 40 and model.meta["decisions"] == report["decisions"] > 40
+    assert model.meta["auction_frac"] == 0.5
     assert math.isfinite(report["model_log_likelihood"])
     assert report["uniform_log_likelihood"] < 0
-    for bad in (["--games", "0"], ["--hidden", "a,b"], ["--out", str(tmp_path / "no" / "x.npz")]):
+    for bad in (
+        ["--games", "0"],
+        ["--hidden", "a,b"],
+        ["--auction-frac", "1.5"],
+        ["--out", str(tmp_path / "no" / "x.npz")],
+    ):
         assert main(bad + ["--no-progress"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
+def test_collected_auction_games_record_the_bids_and_only_the_play():
+    """With the auction, the recorded observations carry the bids (a landlord chosen by
+    bidding), every record is a decision of the play phase (the next seat's cards are the
+    hidden ones: its share of the pool, its forced kitty cards on top); without the auction
+    no seat has a word in the auction."""
+    pytest.importorskip("torch")
+    from ddz.train.belief import collect
+    from ddz_env.observation import OBS_FIELDS
+
+    data = collect(12, seed=3, batch=8, progress=False, auction=True)
+    plain = collect(12, seed=3, batch=8, progress=False)
+    torch = pytest.importorskip("torch")
+    from ddz.train.dmc import unpack_obs
+
+    start = 0
+    for field in OBS_FIELDS:
+        if field.name == "bids":
+            break
+        start += field.size
+    bids = {
+        name: unpack_obs(torch, d["obs"], "cpu").numpy()[:, start : start + 15]
+        for name, d in (("auction", data), ("plain", plain))
+    }
+    # each seat's word in the auction is one-hot (none, pass, bid 1-3): someone bid
+    words = bids["auction"].reshape(-1, 3, 5)
+    assert (words[:, :, 2:].sum(axis=(1, 2)) >= 1).all()
+    assert (bids["plain"].reshape(-1, 3, 5)[:, :, 1:] == 0).all()
+    for d in (data, plain):
+        hand, low, pool, size = (d[k].astype(np.int64) for k in ("hand", "low", "pool", "size"))
+        assert ((hand - low).sum(axis=1) == size).all()
+        assert (hand - low <= pool).all() and (low >= 0).all()
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")

@@ -1,7 +1,9 @@
 """Train the belief model of the hidden hands (``checkpoints/belief.npz``, :mod:`ddz.agents.belief`).
 
 Data: games played by the Hard agent's networks (greedy, with a little exploration), the Normal
-bot on one side of a fraction of them so that the model has seen more than one style of play.
+bot on one side of a fraction of them so that the model has seen more than one style of play;
+with ``--auction-frac`` a fraction of the games open with the auction (Hard's bids), so that the
+model also reads what the bids say about the hands.
 At every decision the acting seat's observation and role are recorded with the target: how many
 cards of each rank the next seat holds. The network (an MLP, observation + role → 15 × 5
 logits) is fitted by cross-entropy, and its held-out log-likelihood is reported next to the
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.game import OVER, Game
+from ddz_env.game import BIDDING, OVER, PLAY, Game
 from ddz_env.infoset import infoset
 from ddz_env.observation import OBS_SIZE, observe
 from ddz_env.rules import Ruleset
@@ -54,50 +56,62 @@ def collect(
     normal_frac: float = 0.3,
     epsilon: float = 0.03,
     progress: bool = True,
+    auction: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Play ``games`` games (no auction) and record every decision: packed observation, role,
-    next seat's hand (the target), its forced cards, the pool and its share."""
+    """Play ``games`` games and record every decision of the play phase: packed observation,
+    role, next seat's hand (the target), its forced cards, the pool and its share.
+
+    Without ``auction`` the landlord is drawn at random as in the arena's protocol; with it
+    every game opens with the auction (``Ruleset(bidding="once")``), every seat bidding by
+    Hard's bid network, so the bids are in the observations the model learns from."""
     from tqdm import tqdm
 
     from ddz.agents.base import make_agent
-    from ddz.agents.hard import _one_blas_thread, load_model, model_actions
+    from ddz.agents.hard import HardAgent, _one_blas_thread, load_model, model_actions
     from ddz.train.dmc import pack_obs
 
     rng = np.random.default_rng(seed)
     model = load_model()
+    bidder = HardAgent(model=model)
     normal = make_agent("normal", seed=int(rng.integers(2**31)))
-    game = Game(batch, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
-    # normal_seat[b, seat]: the Normal bot plays this seat of game b
-    normal_seat = np.zeros((batch, 3), bool)
+    rules = Ruleset(bidding="once" if auction else "none")
+    game = Game(batch, rules, seed=int(rng.integers(2**62)))
+    # the Normal bot plays one side of the games in normal_game: the landlord's when
+    # normal_landlord, else the peasants' (the landlord may not be known yet at the deal)
+    normal_game = np.zeros(batch, bool)
+    normal_landlord = np.zeros(batch, bool)
 
     def draw(done):
-        normal_seat[done] = False
-        chosen = done[rng.random(len(done)) < normal_frac]
-        side = rng.random(len(chosen)) < 0.5
-        is_landlord = np.arange(3)[None] == game.landlord[chosen, None]
-        normal_seat[chosen] = is_landlord == side[:, None]
+        normal_game[done] = rng.random(len(done)) < normal_frac
+        normal_landlord[done] = rng.random(len(done)) < 0.5
 
     draw(np.arange(batch))
     out: dict[str, list] = {k: [] for k in ("obs", "role", "hand", "low", "pool", "size")}
     finished = 0
     bar = tqdm(total=games, desc="games", unit="game", disable=not progress)
-    all_games = np.arange(batch)
+    actions = np.zeros(batch, np.int64)
     with _one_blas_thread():
         while finished < games:
-            obs = observe(game)[:, :OBS_SIZE]
-            hand, low, pool, size = _hidden(game, all_games)
-            out["obs"].append(pack_obs(obs))
-            out["role"].append(game.role(game.current_player).astype(np.int8))
-            out["hand"].append(hand.astype(np.int8))
-            out["low"].append(low.astype(np.int8))
-            out["pool"].append(pool.astype(np.int8))
-            out["size"].append(size.astype(np.int8))
-            actions = model_actions(model, game, all_games)
-            explore = np.flatnonzero(rng.random(batch) < epsilon)
-            if len(explore):
-                actions[explore] = game.sample_actions(rng)[explore]
-            for b in np.flatnonzero(normal_seat[all_games, game.current_player]):
-                actions[b] = normal.play(infoset(game, int(b)))
+            play = np.flatnonzero(game.phase == PLAY)
+            for b in np.flatnonzero(game.phase == BIDDING):
+                actions[b] = bidder.act(infoset(game, int(b)))
+            if len(play):
+                obs = observe(game, games=play)[:, :OBS_SIZE]
+                hand, low, pool, size = _hidden(game, play)
+                out["obs"].append(pack_obs(obs))
+                out["role"].append(game.role(game.current_player[play], play).astype(np.int8))
+                out["hand"].append(hand.astype(np.int8))
+                out["low"].append(low.astype(np.int8))
+                out["pool"].append(pool.astype(np.int8))
+                out["size"].append(size.astype(np.int8))
+                actions[play] = model_actions(model, game, play)
+                explore = play[rng.random(len(play)) < epsilon]
+                if len(explore):
+                    actions[explore] = game.sample_actions(rng)[explore]
+                acting_landlord = game.current_player[play] == game.landlord[play]
+                by_normal = play[normal_game[play] & (acting_landlord == normal_landlord[play])]
+                for b in by_normal:
+                    actions[b] = normal.play(infoset(game, int(b)))
             game.step(actions)
             done = np.flatnonzero(game.phase == OVER)
             if len(done):
@@ -244,6 +258,13 @@ def _parser() -> argparse.ArgumentParser:
         default=0.3,
         help="fraction of games with the Normal bot on one side (default 0.3)",
     )
+    p.add_argument(
+        "--auction-frac",
+        type=float,
+        default=0.0,
+        help="fraction of games opened by the auction, so that the model reads the bids "
+        "(default 0: the landlord drawn at random, as in the arena)",
+    )
     p.add_argument("--seed", type=int, default=0, help="default 0")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--out", default="belief.npz", help="model file to write (default belief.npz)")
@@ -271,6 +292,8 @@ def main(argv=None) -> int:
         problems.append("--learning-rate must be a positive number")
     if not 0 <= args.normal_frac <= 1:
         problems.append("--normal-frac must be between 0 and 1")
+    if not 0 <= args.auction_frac <= 1:
+        problems.append("--auction-frac must be between 0 and 1")
     if not 0 <= args.seed < 2**32:
         problems.append("--seed must be from 0 to 4294967295")
     if not 1 <= args.threads <= 256:
@@ -291,7 +314,13 @@ def main(argv=None) -> int:
 
     start = time.time()
     progress = not args.no_progress
-    data = collect(args.games, args.seed, normal_frac=args.normal_frac, progress=progress)
+    with_auction = round(args.games * args.auction_frac)
+    parts = [
+        collect(n, args.seed + i, normal_frac=args.normal_frac, progress=progress, auction=bool(i))
+        for i, n in enumerate((args.games - with_auction, with_auction))
+        if n
+    ]
+    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
     net, report = train(
         data,
         hidden,
@@ -308,6 +337,7 @@ def main(argv=None) -> int:
         "epochs": args.epochs,
         "hidden": list(hidden),
         "normal_frac": args.normal_frac,
+        "auction_frac": args.auction_frac,
         "seed": args.seed,
         "wall_seconds": round(time.time() - start, 1),
         **report,
