@@ -152,22 +152,15 @@ def test_collected_auction_games_record_the_bids_and_only_the_play():
     bidding), every record is a decision of the play phase (the next seat's cards are the
     hidden ones: its share of the pool, its forced kitty cards on top); without the auction
     no seat has a word in the auction."""
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     from ddz.train.belief import collect
-    from ddz_env.observation import OBS_FIELDS
+    from ddz.train.dmc import unpack_obs
+    from ddz_env.observation import OBS_SLICES
 
     data = collect(12, seed=3, batch=8, progress=False, auction=True)
     plain = collect(12, seed=3, batch=8, progress=False)
-    torch = pytest.importorskip("torch")
-    from ddz.train.dmc import unpack_obs
-
-    start = 0
-    for field in OBS_FIELDS:
-        if field.name == "bids":
-            break
-        start += field.size
     bids = {
-        name: unpack_obs(torch, d["obs"], "cpu").numpy()[:, start : start + 15]
+        name: unpack_obs(torch, d["obs"], "cpu").numpy()[:, OBS_SLICES["bids"]]
         for name, d in (("auction", data), ("plain", plain))
     }
     # each seat's word in the auction is one-hot (none, pass, bid 1-3): someone bid
