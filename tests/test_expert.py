@@ -93,6 +93,37 @@ def test_without_search_or_with_a_full_margin_it_plays_as_hard(model):
     assert full.searched == len(searched_positions(game)) and full.changed == 0
 
 
+def test_rollout_opponents_play_normal_rules_in_their_share_of_worlds(model):
+    """Normal's rules play only the searcher's opponents, with legal moves, and in the worlds of
+    their share: the same worlds (same seed) with a larger share ask the rules for more moves."""
+    game, _ = positions(seed=8, count=12)[0]
+    boards = searched_positions(game)[:4]
+    assert boards
+
+    def rules_calls(share: float, b: int) -> int:
+        agent = ExpertAgent(model=model, seed=2, worlds=WORLDS, rule_share=share)
+        rules_play = agent._rules.play
+        info = infoset(game, b)
+        mine = info.seat == info.landlord
+        calls = []
+
+        def spy(seen):
+            move = rules_play(seen)
+            assert (seen.seat == seen.landlord) != mine  # an opponent of the searcher
+            assert move in seen.legal_moves()
+            calls.append(move)
+            return move
+
+        agent._rules.play = spy
+        legal, _ = agent.move_values(info)
+        agent.rate(info, legal[:2], agent._rng(info))
+        return len(calls)
+
+    for b in boards:
+        none, half, every = (rules_calls(share, b) for share in (0.0, 0.5, 1.0))
+        assert none == 0 < half < every
+
+
 def _permute_hidden(game: Game, b: int, rng: np.random.Generator) -> Game:
     """A copy of game ``b`` with the two other seats' hidden cards dealt again at random
     (each keeping its number of cards): everything the seat to act sees is unchanged."""
@@ -259,6 +290,11 @@ def test_a_whole_game_is_legal(model):
         {"belief": "/no/such/belief.npz"},
         {"belief_temperature": 0},
         {"belief_temperature": float("nan")},
+        {"rule_share": -0.1},
+        {"rule_share": 1.5},
+        {"rule_share": float("nan")},
+        {"rule_share": True},
+        {"rule_share": "half"},
     ],
 )
 def test_bad_options_are_value_errors(model, kwargs):

@@ -10,10 +10,14 @@ Each decision in play with more than one legal move:
    (:mod:`ddz.agents.belief`, ``checkpoints/belief.npz``; ``belief=None`` deals them
    uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
    ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for every candidate).
-3. Every game is rolled out with Hard's greedy play for every seat
-   (:func:`ddz.agents.hard.model_actions`, one batched forward pass per ply over all games), to the end
-   or, with ``plies``, for that many plies after the candidate, where the networks' value of
-   the position (the WP head of the best move of the seat to act) stands in for the result.
+3. Every game is rolled out to the end (or, with ``plies``, for that many plies after the
+   candidate, where the networks' value of the position, the WP head of the best move of the
+   seat to act, stands in for the result). The searcher's side plays Hard's greedy moves
+   (:func:`ddz.agents.hard.model_actions`, one batched forward pass per ply over all games).
+   The opponents play Hard's greedy moves too in most worlds, but by Normal's rules
+   (:class:`ddz.agents.rule_bots.NormalAgent`, from each game's information set) in a share
+   ``rule_share`` of them (default one half): the rollouts then model two styles of play, not
+   only the networks' own, which the opponents at a table rarely share.
 4. A candidate's rating is its win rate over the worlds (a win 1, a loss 0, a cut-off game
    ``(1 + value) / 2`` for the searching side). Hard's choice is kept unless another
    candidate rates more than ``margin`` above it: the search only overrides the networks when
@@ -37,16 +41,18 @@ from pathlib import Path
 import numpy as np
 
 from ddz_env.actions import OVER
-from ddz_env.infoset import InfoSet
+from ddz_env.infoset import InfoSet, infoset
 from ddz_env.state import determinize
 
 from .belief import BeliefModel, load_belief
 from .hard import HardAgent, HardModel, _one_blas_thread, model_actions
+from .rule_bots import NormalAgent
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
 DEFAULT_WORLDS = 16
 DEFAULT_MARGIN = 0.15
+DEFAULT_RULE_SHARE = 0.5
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -102,7 +108,9 @@ class ExpertAgent(HardAgent):
     read the networks' value), ``time_budget`` (seconds per decision or ``None``), ``seed``,
     ``belief`` (``True``: the shipped belief model; a path or a
     :class:`~ddz.agents.belief.BeliefModel`; ``None``: uniform worlds) and
-    ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``).
+    ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``) and
+    ``rule_share`` (from 0 to 1: the share of the worlds in which the opponents play Normal's
+    rules in the rollouts; 0: Hard's networks for every seat in every world).
     """
 
     name = "expert"
@@ -120,6 +128,7 @@ class ExpertAgent(HardAgent):
         time_budget: float | None = None,
         belief=True,
         belief_temperature: float = 1.0,
+        rule_share: float = DEFAULT_RULE_SHARE,
     ):
         super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)
         self.belief = _belief(belief)
@@ -139,6 +148,14 @@ class ExpertAgent(HardAgent):
         if not math.isfinite(margin):
             raise ValueError(f"margin must be finite, not {margin!r}")
         self.margin = float(margin)
+        if (
+            isinstance(rule_share, bool)
+            or not isinstance(rule_share, (int, float))
+            or not 0 <= rule_share <= 1
+        ):
+            raise ValueError(f"rule_share must be a number from 0 to 1, not {rule_share!r}")
+        self.rule_share = float(rule_share)
+        self._rules = NormalAgent()
         self.plies = None if plies is None else _check_int("plies", plies, 1)
         self.time_budget = _check_seconds("time_budget", time_budget)
         #: counts of decisions searched and of Hard's choices the search changed
@@ -187,7 +204,8 @@ class ExpertAgent(HardAgent):
 
     def rate(self, info: InfoSet, moves: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
-        same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves."""
+        same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves, but
+        the opponents Normal's moves in the first ``round(rule_share · worlds)`` worlds."""
         start = time.perf_counter()
         moves = np.asarray(moves, np.int64)
         K, M = len(moves), self.worlds
@@ -195,6 +213,9 @@ class ExpertAgent(HardAgent):
         n = K * M
         game.step(np.repeat(moves, M))
         mine_is_landlord = info.seat == info.landlord
+        # the games whose opponents play Normal's rules (the worlds are drawn independently,
+        # so the first ones are as good a choice as any)
+        ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
         score = np.zeros(n, np.float64)
         actions = np.zeros(n, np.int64)
         ply = 0
@@ -211,7 +232,13 @@ class ExpertAgent(HardAgent):
                 side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
                 score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)
                 break
-            actions[live] = model_actions(self.model, game, live)
+            acting = game.current_player[live]
+            by_rules = ruled[live] & ((acting == game.landlord[live]) != mine_is_landlord)
+            net = live[~by_rules]
+            if len(net):
+                actions[net] = model_actions(self.model, game, net)
+            for b in live[by_rules].tolist():
+                actions[b] = self._rules.play(infoset(game, b))
             game.step(actions)
             ply += 1
         over = game.phase == OVER

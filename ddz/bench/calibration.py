@@ -47,9 +47,11 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
 
     model = load_model()
     belief = load_belief(belief_path or DEFAULT_BELIEF)
-    # the Expert's own rating of a move (its worlds, rolled out to the end): uniform, by belief
+    # the Expert's own rating of a move (its worlds, rolled out to the end): uniform, by belief;
+    # the rollouts play Hard's moves for every seat, as the true games do, so that only the
+    # worlds differ from the truth
     raters = {
-        kind: ExpertAgent(model=model, worlds=worlds, belief=b, seed=0)
+        kind: ExpertAgent(model=model, worlds=worlds, belief=b, seed=0, rule_share=0.0)
         for kind, b in (("uniform", None), ("belief", belief))
     }
     rng = np.random.default_rng(seed)
