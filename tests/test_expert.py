@@ -337,6 +337,20 @@ def test_bench_expert_json(capsys):
     assert main(args) == 0
     [row] = json.loads(capsys.readouterr().out)["results"]
     assert row["belief"] is False and row["searched"] > 0
+    assert row["rule_share"] == 0.5  # the Expert's default
+    args = ["expert", "--quick", "--deals", "1", "--worlds", "2", "--rule-share", "0", "--json"]
+    assert main(args) == 0
+    [row] = json.loads(capsys.readouterr().out)["results"]
+    assert row["rule_share"] == 0.0 and row["searched"] > 0
+
+
+@pytest.mark.parametrize("share", ["1.5", "-0.1", "half"])
+def test_bench_expert_bad_rule_share_is_a_usage_error(share, capsys):
+    from ddz.bench.run import main
+
+    assert main(["expert", "--quick", "--rule-share", share]) == 2
+    err = capsys.readouterr().err
+    assert "--rule-share" in err and "Traceback" not in err
 
 
 def test_play_level_expert_plays_a_hand():

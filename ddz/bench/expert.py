@@ -17,12 +17,19 @@ import numpy as np
 
 
 def measure(
-    deals: int, seed: int, worlds: int, candidates: int, progress=None, belief: bool = True
+    deals: int,
+    seed: int,
+    worlds: int,
+    candidates: int,
+    progress=None,
+    belief: bool = True,
+    rule_share: float | None = None,
 ) -> dict[str, float | int]:
     """Time every play decision of ``deals`` deals of Expert self-play (K = ``candidates``,
-    M = ``worlds``, worlds dealt by the belief model or, ``belief=False``, uniformly);
-    milliseconds."""
-    from ddz.agents.expert import ExpertAgent
+    M = ``worlds``, worlds dealt by the belief model or, ``belief=False``, uniformly; the
+    opponents on Normal's rules in ``rule_share`` of the rollouts, by default the Expert's
+    default); milliseconds."""
+    from ddz.agents.expert import DEFAULT_RULE_SHARE, ExpertAgent
     from ddz.agents.hard import load_model
     from ddz_env.actions import OVER
     from ddz_env.game import Game
@@ -36,6 +43,7 @@ def measure(
         worlds=worlds,
         candidates=candidates,
         belief=True if belief else None,
+        rule_share=DEFAULT_RULE_SHARE if rule_share is None else rule_share,
     )
     searched: list[float] = []
     forced: list[float] = []
@@ -62,6 +70,7 @@ def measure(
         "candidates": candidates,
         "worlds": worlds,
         "belief": bool(belief),
+        "rule_share": agent.rule_share,
         "deals": deals,
         "decisions": len(every),
         "searched": len(searched),

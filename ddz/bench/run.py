@@ -86,6 +86,17 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def _share(text: str) -> float:
+    """A share from 0 to 1 (``--rule-share``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text}")
+    return value
+
+
 def _int_list(high: int) -> Callable[[str], list[int]]:
     one = _int_in(1, high)
 
@@ -181,6 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--uniform",
         action="store_true",
         help="expert: deal the worlds uniformly instead of by the belief model",
+    )
+    parser.add_argument(
+        "--rule-share",
+        type=_share,
+        default=None,
+        metavar="SHARE",
+        help="expert: share of the worlds (0 to 1) in which the opponents play Normal's rules "
+        "in the rollouts (default: the Expert's, 0.5)",
     )
     parser.add_argument(
         "--candidates",
@@ -561,7 +580,16 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
     results = []
     for m in args.worlds:
         try:
-            results.append(expert.measure(deals, seed, m, args.candidates, belief=not args.uniform))
+            results.append(
+                expert.measure(
+                    deals,
+                    seed,
+                    m,
+                    args.candidates,
+                    belief=not args.uniform,
+                    rule_share=args.rule_share,
+                )
+            )
         except ValueError as exc:  # the Hard or belief model file is missing or damaged
             print(f"ddz bench: {exc}", file=sys.stderr)
             return 2
@@ -575,7 +603,8 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
         return 0
     lines = [
         f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
-        f"seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'} "
+        f"seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'}, "
+        f"rule share {results[0]['rule_share']:g} "
         f"(Python {platform.python_version()}, {platform.machine()})",
         "(ms per decision, the worlds' determinization included; searched: decisions with more "
         "than one legal move; cpu: the process's CPU time of the searched decisions)",
