@@ -14,10 +14,10 @@ Each decision in play with more than one legal move:
    candidate, where the networks' value of the position, the WP head of the best move of the
    seat to act, stands in for the result). The searcher's side plays Hard's greedy moves
    (:func:`ddz.agents.hard.model_actions`, one batched forward pass per ply over all games).
-   The opponents play Hard's greedy moves too in most worlds, but by Normal's rules
-   (:class:`ddz.agents.rule_bots.NormalAgent`, from each game's information set) in a share
-   ``rule_share`` of them (default one half): the rollouts then model two styles of play, not
-   only the networks' own, which the opponents at a table rarely share.
+   The opponents play by Normal's rules (:class:`ddz.agents.rule_bots.NormalAgent`, from each
+   game's information set) in a share ``rule_share`` of the worlds (default one half) and
+   Hard's greedy moves in the others: the rollouts then expect two styles of play from the
+   opponents, not only the networks' own.
 4. A candidate's rating is its win rate over the worlds (a win 1, a loss 0, a cut-off game
    ``(1 + value) / 2`` for the searching side). Hard's choice is kept unless another
    candidate rates more than ``margin`` above it: the search only overrides the networks when
