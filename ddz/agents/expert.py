@@ -61,6 +61,19 @@ def _check_int(name: str, value, low: int) -> int:
     return int(value)
 
 
+def _check_number(
+    name: str, value, low: float, high: float = math.inf, above: bool = False
+) -> float:
+    """A finite real number from ``low`` (excluded when ``above``) to ``high``, else ValueError."""
+    real = not isinstance(value, bool) and isinstance(value, (int, float))
+    if not (real and math.isfinite(value) and (value > low if above else value >= low)):
+        bound = f"above {low:g}" if above else f"of at least {low:g}"
+        raise ValueError(f"{name} must be a finite number {bound}, not {value!r}")
+    if value > high:
+        raise ValueError(f"{name} must be at most {high:g}, not {value!r}")
+    return float(value)
+
+
 def _check_seconds(name: str, value) -> float | None:
     if value is None:
         return None
@@ -108,7 +121,7 @@ class ExpertAgent(HardAgent):
     read the networks' value), ``time_budget`` (seconds per decision or ``None``), ``seed``,
     ``belief`` (``True``: the shipped belief model; a path or a
     :class:`~ddz.agents.belief.BeliefModel`; ``None``: uniform worlds) and
-    ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``) and
+    ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``),
     ``rule_share`` (from 0 to 1: the share of the worlds in which the opponents play Normal's
     rules in the rollouts; 0: Hard's networks for every seat in every world).
     """
@@ -132,29 +145,13 @@ class ExpertAgent(HardAgent):
     ):
         super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)
         self.belief = _belief(belief)
-        if (
-            isinstance(belief_temperature, bool)
-            or not isinstance(belief_temperature, (int, float))
-            or not (belief_temperature > 0 and math.isfinite(belief_temperature))
-        ):
-            raise ValueError(
-                f"belief_temperature must be a number above 0, not {belief_temperature!r}"
-            )
-        self.belief_temperature = float(belief_temperature)
+        self.belief_temperature = _check_number(
+            "belief_temperature", belief_temperature, 0, above=True
+        )
         self.candidates = _check_int("candidates", candidates, 1)
         self.worlds = _check_int("worlds", worlds, 1)
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not margin >= 0:
-            raise ValueError(f"margin must be a number of at least 0, not {margin!r}")
-        if not math.isfinite(margin):
-            raise ValueError(f"margin must be finite, not {margin!r}")
-        self.margin = float(margin)
-        if (
-            isinstance(rule_share, bool)
-            or not isinstance(rule_share, (int, float))
-            or not 0 <= rule_share <= 1
-        ):
-            raise ValueError(f"rule_share must be a number from 0 to 1, not {rule_share!r}")
-        self.rule_share = float(rule_share)
+        self.margin = _check_number("margin", margin, 0)
+        self.rule_share = _check_number("rule_share", rule_share, 0, high=1)
         self._rules = NormalAgent()
         self.plies = None if plies is None else _check_int("plies", plies, 1)
         self.time_budget = _check_seconds("time_budget", time_budget)
