@@ -344,6 +344,25 @@ def test_bench_expert_json(capsys):
     assert row["rule_share"] == 0.0 and row["searched"] > 0
 
 
+def test_bench_expert_times_the_agents_default_worlds(capsys, monkeypatch):
+    """Without ``--worlds`` the bench times the Expert's own default M, and its help names it."""
+    import json
+
+    import ddz.bench.expert as bench_expert
+    from ddz.agents.expert import DEFAULT_WORLDS
+    from ddz.bench.run import main
+
+    timed = []
+    monkeypatch.setattr(
+        bench_expert, "measure", lambda deals, seed, m, *a, **k: timed.append(m) or {"worlds": m}
+    )
+    assert main(["expert", "--quick", "--json"]) == 0
+    assert timed == [DEFAULT_WORLDS]
+    assert json.loads(capsys.readouterr().out)["results"] == [{"worlds": DEFAULT_WORLDS}]
+    assert main(["--help"]) == 0
+    assert f"(default the Expert's, {DEFAULT_WORLDS})" in " ".join(capsys.readouterr().out.split())
+
+
 @pytest.mark.parametrize("share", ["1.5", "-0.1", "half"])
 def test_bench_expert_bad_rule_share_is_a_usage_error(share, capsys):
     from ddz.bench.run import main

@@ -50,7 +50,7 @@ from .rule_bots import NormalAgent
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
-DEFAULT_WORLDS = 16
+DEFAULT_WORLDS = 32
 DEFAULT_MARGIN = 0.15
 DEFAULT_RULE_SHARE = 0.5
 

@@ -185,8 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--worlds",
         type=_int_list(MAX_WORLDS),
-        default=[16],
-        help=f"expert: numbers of worlds M, comma-separated, each at most {MAX_WORLDS} (default 16)",
+        default=None,
+        help=f"expert: numbers of worlds M, comma-separated, each at most {MAX_WORLDS} "
+        "(default the Expert's, 32)",
     )
     parser.add_argument(
         "--uniform",
@@ -573,12 +574,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _expert_main(args: argparse.Namespace, started: float) -> int:
+    from ddz.agents.expert import DEFAULT_WORLDS
+
     from . import expert
 
     deals = args.deals or (QUICK_EXPERT_DEALS if args.quick else EXPERT_DEALS)
     seed = args.seed % 2**32
     results = []
-    for m in args.worlds:
+    for m in args.worlds or [DEFAULT_WORLDS]:
         try:
             results.append(
                 expert.measure(
