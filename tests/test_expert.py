@@ -45,6 +45,53 @@ def test_registered_and_a_level_of_play():
     assert isinstance(agent, ExpertAgent) and agent.worlds == WORLDS
 
 
+def test_spec_sets_the_options_from_the_command_line():
+    """``expert:KEY=VALUE,…`` (what ``ddz eval`` and ``ddz league`` take) builds the Expert with
+    those options; keyword arguments of ``make_agent`` are added to them."""
+    from ddz.agents.loader import build_agent
+
+    spec = (
+        "expert:worlds=4, candidates=2,margin=0.2,rule-share=0,belief=uniform,plies=3,"
+        "time_budget=0.5,belief_temperature=1.5"
+    )
+    agent = build_agent(spec)
+    assert isinstance(agent, ExpertAgent)
+    assert (agent.worlds, agent.candidates, agent.margin, agent.rule_share) == (4, 2, 0.2, 0.0)
+    assert agent.belief is None and agent.plies == 3 and agent.time_budget == 0.5
+    assert agent.belief_temperature == 1.5
+    agent = make_agent("expert:worlds=8", seed=3)
+    assert agent.worlds == 8 and agent.seed == 3 and agent.belief is not None
+    assert agent.candidates == 3 and agent.rule_share == 0.5  # the defaults
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("expert:", "needs options"),
+        ("expert:worlds", "KEY=VALUE"),
+        ("expert:wolds=8", "unknown option 'wolds'; choose from worlds"),
+        ("expert:worlds=8.5", "worlds must be a whole number"),
+        ("expert:worlds=0", "worlds must be an integer of at least 1"),
+        ("expert:margin=lots", "margin must be a number"),
+        ("expert:margin=nan", "margin must be a finite number"),
+        ("expert:rule_share=2", "rule_share must be at most 1"),
+        ("expert:worlds=4,worlds=8", "worlds is given twice"),
+        ("expert:belief=no/such/belief.npz", "belief model not found"),
+    ],
+)
+def test_bad_spec_is_one_line_naming_it(spec, words, capsys):
+    from ddz.agents import arena
+    from ddz.agents.loader import build_agent
+
+    with pytest.raises(ValueError) as caught:
+        build_agent(spec)
+    message = str(caught.value)
+    assert message.startswith(f"{spec}") and words in message and "\n" not in message
+    assert arena.main([spec, "random", "--deals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
 def test_deterministic_for_a_seed(model):
     """Same seed, same decisions, whatever the order of the decisions; the search ran."""
     game, _ = positions(seed=11, count=12)[0]

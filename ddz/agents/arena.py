@@ -536,8 +536,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "agent_a",
         metavar="A",
-        help="agent: random, easy, normal, hard, rlcard, hard:PATH (the Hard agent with "
-        "the model file PATH, e.g. a run's hard.npz), a name added by an installed package "
+        help="agent: random, easy, normal, hard, expert, rlcard, hard:PATH (the Hard agent "
+        "with the model file PATH, e.g. a run's hard.npz), expert:KEY=VALUE,... (the Expert "
+        "with other options: worlds, candidates, margin, rule_share, plies, time_budget, belief, "
+        "belief_temperature; e.g. expert:worlds=16), a name added by an installed package "
         "(entry points ddz.agents), a Python class package.module:Name or path/bot.py:Name, or "
         "a program 'cmd:PROGRAM ARGS' speaking JSON lines (docs/PROTOCOL.md)",
     )

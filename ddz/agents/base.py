@@ -96,9 +96,70 @@ def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def _whole(key: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, not {value!r}") from None
+
+
+def _real(key: str, value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{key} must be a number, not {value!r}") from None
+
+
+def _belief_option(key: str, value: str):
+    return None if value.lower() == "uniform" else value
+
+
+#: the options an ``expert:KEY=VALUE,…`` spec may set, each with how its value is read (the
+#: ExpertAgent then checks the ranges)
+EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
+    "worlds": _whole,
+    "candidates": _whole,
+    "margin": _real,
+    "rule_share": _real,
+    "plies": _whole,
+    "time_budget": _real,
+    "belief": _belief_option,
+    "belief_temperature": _real,
+}
+
+
+def spec_options(spec: str, text: str, options: dict[str, Callable[[str, str], object]]) -> dict:
+    """The keyword arguments of ``KEY=VALUE,…`` (``text``, the part of ``spec`` after the
+    colon), each key one of ``options`` (``-`` may stand for ``_``); ``ValueError`` (one line,
+    naming ``spec``) for anything else."""
+    if not text.strip():
+        raise ValueError(f"{spec} needs options KEY=VALUE, e.g. expert:worlds=16")
+    out: dict = {}
+    for item in text.split(","):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        key = key.lower().replace("-", "_")
+        if not sep or not key or not value:
+            raise ValueError(
+                f"{spec}: options are KEY=VALUE separated by commas "
+                f"(e.g. expert:worlds=16,margin=0.2), not {item.strip()!r}"
+            )
+        if key not in options:
+            raise ValueError(f"{spec}: unknown option {key!r}; choose from {', '.join(options)}")
+        if key in out:
+            raise ValueError(f"{spec}: {key} is given twice")
+        try:
+            out[key] = options[key](key, value)
+        except ValueError as exc:
+            raise ValueError(f"{spec}: {exc}") from None
+    return out
+
+
 def make_agent(name: str, **kwargs) -> Agent:
-    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``rlcard``);
-    ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's ``hard.npz``)."""
+    """Build an agent by name (``random``, ``easy``, ``normal``, ``hard``, ``expert``,
+    ``rlcard``); ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's
+    ``hard.npz``), ``expert:KEY=VALUE,…`` the Expert with those options (the keys of
+    :data:`EXPERT_SPEC_OPTIONS`, e.g. ``expert:worlds=16,margin=0.2``; ``belief=uniform``
+    deals the worlds uniformly, ``belief=PATH`` by another belief model)."""
     key = name.strip().lower()
     if key.startswith("hard:"):
         path = name.strip()[len("hard:") :]
@@ -107,6 +168,13 @@ def make_agent(name: str, **kwargs) -> Agent:
                 "hard:PATH needs the path of a model file, e.g. hard:runs/RUN/hard.npz"
             )
         return _REGISTRY["hard"](model_path=path, **kwargs)
+    if key.startswith("expert:"):
+        spec = name.strip()
+        options = spec_options(spec, spec[len("expert:") :], EXPERT_SPEC_OPTIONS)
+        try:
+            return _REGISTRY["expert"](**{**options, **kwargs})
+        except ValueError as exc:  # an option out of range, a missing or bad belief file
+            raise ValueError(f"{spec}: {exc}") from None
     if key not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key](**kwargs)

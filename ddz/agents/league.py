@@ -536,7 +536,8 @@ def _parser() -> argparse.ArgumentParser:
         "bots",
         nargs="+",
         metavar="BOT",
-        help="agents, as for ddz eval: random, easy, normal, hard, rlcard, hard:PATH, a name "
+        help="agents, as for ddz eval: random, easy, normal, hard, expert, rlcard, hard:PATH, "
+        "expert:KEY=VALUE,... (e.g. expert:worlds=16), a name "
         "from an installed package, package.module:Name or path/bot.py:Name, or 'cmd:PROGRAM "
         "ARGS' (a program speaking JSON lines, docs/PROTOCOL.md)",
     )

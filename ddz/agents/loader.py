@@ -2,8 +2,10 @@
 
 A spec is one of, tried in this order:
 
-* a **built-in name**: ``random``, ``easy``, ``normal``, ``hard``, ``rlcard``, or ``hard:PATH``
-  (the Hard agent with the model file PATH);
+* a **built-in name**: ``random``, ``easy``, ``normal``, ``hard``, ``expert``, ``rlcard``,
+  ``hard:PATH`` (the Hard agent with the model file PATH) or ``expert:KEY=VALUE,…`` (the Expert
+  with those options, e.g. ``expert:worlds=16,margin=0.2``; the keys are
+  :data:`ddz.agents.base.EXPERT_SPEC_OPTIONS`);
 * a name added by an **installed package** through the entry-point group ``ddz.agents``; the
   package declares, in its ``pyproject.toml``::
 
@@ -172,7 +174,7 @@ def build_agent(spec: str) -> Agent:
 
         return ExternalAgent(text[len("cmd:") :], name=text)
     agent_names()  # loads the built-in registry
-    if key in _REGISTRY or key.startswith("hard:"):
+    if key in _REGISTRY or key.startswith(("hard:", "expert:")):
         return make_agent(text)
     agent = _from_entry_point(key)
     if agent is not None:
