@@ -392,11 +392,12 @@ def test_bench_expert_json(capsys):
 
 
 def test_bench_expert_times_the_agents_default_worlds(capsys, monkeypatch):
-    """Without ``--worlds`` the bench times the Expert's own default M, and its help names it."""
+    """Without ``--worlds`` the bench times the Expert's own default M; its help names the
+    Expert's defaults."""
     import json
 
     import ddz.bench.expert as bench_expert
-    from ddz.agents.expert import DEFAULT_WORLDS
+    from ddz.agents.expert import DEFAULT_RULE_SHARE, DEFAULT_WORLDS
     from ddz.bench.run import main
 
     timed = []
@@ -407,7 +408,9 @@ def test_bench_expert_times_the_agents_default_worlds(capsys, monkeypatch):
     assert timed == [DEFAULT_WORLDS]
     assert json.loads(capsys.readouterr().out)["results"] == [{"worlds": DEFAULT_WORLDS}]
     assert main(["--help"]) == 0
-    assert f"(default the Expert's, {DEFAULT_WORLDS})" in " ".join(capsys.readouterr().out.split())
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"(default the Expert's, {DEFAULT_WORLDS})" in help_text
+    assert f"(default the Expert's, {DEFAULT_RULE_SHARE:g})" in help_text
 
 
 @pytest.mark.parametrize("share", ["1.5", "-0.1", "half"])

@@ -57,7 +57,7 @@ from ddz_env.game import OVER, Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.rules import Ruleset
 
-from .base import Agent
+from .base import EXPERT_SPEC_OPTIONS, Agent
 from .loader import build_agent
 from .referee import Forfeit, Referee, filler_action, forfeit_row
 
@@ -538,8 +538,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="A",
         help="agent: random, easy, normal, hard, expert, rlcard, hard:PATH (the Hard agent "
         "with the model file PATH, e.g. a run's hard.npz), expert:KEY=VALUE,... (the Expert "
-        "with other options: worlds, candidates, margin, rule_share, plies, time_budget, belief, "
-        "belief_temperature; e.g. expert:worlds=16), a name added by an installed package "
+        f"with other options: {', '.join(EXPERT_SPEC_OPTIONS)}; e.g. expert:worlds=16), "
+        "a name added by an installed package "
         "(entry points ddz.agents), a Python class package.module:Name or path/bot.py:Name, or "
         "a program 'cmd:PROGRAM ARGS' speaking JSON lines (docs/PROTOCOL.md)",
     )

@@ -128,10 +128,11 @@ EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
 }
 
 
-def spec_options(spec: str, text: str, options: dict[str, Callable[[str, str], object]]) -> dict:
-    """The keyword arguments of ``KEY=VALUE,…`` (``text``, the part of ``spec`` after the
-    colon), each key one of ``options`` (``-`` may stand for ``_``); ``ValueError`` (one line,
-    naming ``spec``) for anything else."""
+def _expert_options(spec: str) -> dict:
+    """The keyword arguments of ``expert:KEY=VALUE,…``, each key one of
+    :data:`EXPERT_SPEC_OPTIONS` (``-`` may stand for ``_``); ``ValueError`` (one line, naming
+    ``spec``) for anything else."""
+    text = spec[len("expert:") :]
     if not text.strip():
         raise ValueError(f"{spec} needs options KEY=VALUE, e.g. expert:worlds=16")
     out: dict = {}
@@ -143,12 +144,13 @@ def spec_options(spec: str, text: str, options: dict[str, Callable[[str, str], o
                 f"{spec}: options are KEY=VALUE separated by commas "
                 f"(e.g. expert:worlds=16,margin=0.2), not {item.strip()!r}"
             )
-        if key not in options:
-            raise ValueError(f"{spec}: unknown option {key!r}; choose from {', '.join(options)}")
+        if key not in EXPERT_SPEC_OPTIONS:
+            choices = ", ".join(EXPERT_SPEC_OPTIONS)
+            raise ValueError(f"{spec}: unknown option {key!r}; choose from {choices}")
         if key in out:
             raise ValueError(f"{spec}: {key} is given twice")
         try:
-            out[key] = options[key](key, value)
+            out[key] = EXPERT_SPEC_OPTIONS[key](key, value)
         except ValueError as exc:
             raise ValueError(f"{spec}: {exc}") from None
     return out
@@ -170,7 +172,7 @@ def make_agent(name: str, **kwargs) -> Agent:
         return _REGISTRY["hard"](model_path=path, **kwargs)
     if key.startswith("expert:"):
         spec = name.strip()
-        options = spec_options(spec, spec[len("expert:") :], EXPERT_SPEC_OPTIONS)
+        options = _expert_options(spec)
         try:
             return _REGISTRY["expert"](**{**options, **kwargs})
         except ValueError as exc:  # an option out of range, a missing or bad belief file

@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SHARE",
         help="expert: share of the worlds (0 to 1) in which the opponents play Normal's rules "
-        "in the rollouts (default: the Expert's, 0.5)",
+        "in the rollouts (default the Expert's, 0.5)",
     )
     parser.add_argument(
         "--candidates",
