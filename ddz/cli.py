@@ -14,10 +14,10 @@ import sys
 
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("ddz.agents.play", "play Dou Dizhu against the bots in the terminal"),
-    "eval": ("ddz.agents.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
-    "simulate": ("ddz.agents.arena", "alias of eval"),
-    "league": ("ddz.agents.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
+    "play": ("ddz.play.session", "play Dou Dizhu against the bots in the terminal"),
+    "eval": ("ddz.arena.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
+    "simulate": ("ddz.arena.arena", "alias of eval"),
+    "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
     "train": ("ddz.train.dmc", "train the Hard agent by Deep Monte Carlo self-play"),
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
 }

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from ddz.agents.arena import CHUNK_DEALS, main, run_arena
 from ddz.agents.rule_bots import EasyAgent
+from ddz.arena.arena import CHUNK_DEALS, main, run_arena
 from ddz_env.rules import Ruleset
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents import arena
-from ddz.agents.arena import MAX_DEALS, _in_order, _Sums, run_arena
+from ddz.arena import arena
+from ddz.arena.arena import MAX_DEALS, _in_order, _Sums, run_arena
 from ddz.bench.run import main as bench_main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -38,7 +38,7 @@ def searched_positions(game: Game):
 
 
 def test_registered_and_a_level_of_play():
-    from ddz.agents.play import LEVELS
+    from ddz.play.session import LEVELS
 
     assert "expert" in LEVELS
     agent = make_agent("expert", seed=3, worlds=WORLDS)
@@ -80,8 +80,8 @@ def test_spec_sets_the_options_from_the_command_line():
     ],
 )
 def test_bad_spec_is_one_line_naming_it(spec, words, capsys):
-    from ddz.agents import arena
     from ddz.agents.loader import build_agent
+    from ddz.arena import arena
 
     with pytest.raises(ValueError) as caught:
         build_agent(spec)
@@ -437,7 +437,7 @@ def test_play_expert_bots_share_their_models_and_fall_back_on_a_bad_belief_file(
     """The Expert bots of ``ddz play`` share one Hard model and one belief model; with a damaged
     belief file the game falls back to Hard bots, with a one-line notice."""
     import ddz.agents.belief as belief_module
-    from ddz.agents.play import load_bots
+    from ddz.play.session import load_bots
 
     notices: list[str] = []
     bots, name = load_bots("expert", notices)

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents.arena import CHUNK_DEALS, run_arena
-from ddz.agents.arena import main as eval_main
 from ddz.agents.external import PROTOCOL_VERSION, ExternalAgent, request
 from ddz.agents.loader import build_agent, plugin_names
+from ddz.arena.arena import CHUNK_DEALS, run_arena
+from ddz.arena.arena import main as eval_main
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
 from ddz_env.infoset import infoset

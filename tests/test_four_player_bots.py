@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from ddz.agents import make_agent
-from ddz.agents.arena import main as eval_main
-from ddz.agents.arena import run_arena
 from ddz.agents.planner import (
     assess_hand_four,
     can_be_beaten_four,
     group_move,
     plan_hand_four,
 )
+from ddz.arena.arena import main as eval_main
+from ddz.arena.arena import run_arena
 from ddz_env.cards import DECKS
 from ddz_env.game import Game
 from ddz_env.infoset import infoset

@@ -320,7 +320,7 @@ def test_average_of_models(tmp_path, capsys):
 def _bidding_match_reference(model, bid_a, bid_b, deals, seed):
     """The games of ``bidding_match`` played out directly: the arena's six seatings of every
     deal, bids from the two policies, every move by ``model_actions`` in one batch."""
-    from ddz.agents.arena import deal_seed
+    from ddz.arena.arena import deal_seed
     from ddz.train.evaluate import model_actions
     from ddz_env.actions import bid_action
 

@@ -12,14 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents import i18n, play
+from ddz.play import i18n
+from ddz.play import session as play
 from ddz_env.cards import CardParseError, parse_counts
 from ddz_env.game import Game
 from ddz_env.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-SOURCES = ["i18n.py", "play.py", "play_render.py", "play_text.py", "stats.py"]
+SOURCES = ["i18n.py", "session.py", "render.py", "text.py", "stats.py"]
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}
@@ -45,7 +46,7 @@ def source_messages() -> set:
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
     found = set()
     for name in SOURCES:
-        path = ROOT / "ddz" / "agents" / name
+        path = ROOT / "ddz" / "play" / name
         for _line, message, _comments, context in extract.extract_from_file(
             "python", str(path), keywords=keywords
         ):
@@ -78,7 +79,7 @@ def test_compiled_catalogues_match_their_sources(lang):
             key = m.id if m.context is None else f"{m.context}\x04{m.id}"
             expected[key] = m.string
     compiled = {k: v for k, v in compiled.items() if k != ""}
-    assert compiled == expected  # run: python -m ddz.agents.i18n
+    assert compiled == expected  # run: python -m ddz.play.i18n
 
 
 def test_every_catalogue_has_every_message():
@@ -271,7 +272,7 @@ def test_the_english_game_is_unchanged_by_the_catalogues():
     assert i18n._("Your turn") == "Your turn"
     assert i18n.ngettext("card", "cards", 2) == "cards"
     assert i18n.words("pass") == frozenset({"pass", "p", "no", "none", "-"})
-    from ddz.agents.play_text import describe
+    from ddz.play.text import describe
     from ddz_env.moves import move_table
 
     table = move_table()
@@ -281,7 +282,7 @@ def test_the_english_game_is_unchanged_by_the_catalogues():
 
 def test_reasons_of_the_engine_are_all_translated():
     """Every reason the engine gives for cards that are not a combination has a message."""
-    from ddz.agents.play_text import translate_reason
+    from ddz.play.text import translate_reason
     from ddz_env.moves import explain_invalid
 
     rng = np.random.default_rng(0)
@@ -433,7 +434,7 @@ def test_a_bad_code_is_reported_in_the_language_chosen(lang, code, capsys):
 
 def test_every_reason_of_a_bad_code_is_translated():
     """Each reason ``decode_deal`` can give has a pattern (its wording may not drift)."""
-    from ddz.agents.play_text import translate_code_error
+    from ddz.play.text import translate_code_error
     from ddz_env.codes import decode_deal
 
     i18n.set_language("pt")
@@ -449,7 +450,7 @@ def test_every_reason_of_a_bad_code_is_translated():
 
 @pytest.mark.parametrize("lang", OTHERS)
 def test_file_problems_are_in_the_language_chosen(lang, tmp_path):
-    from ddz.agents import stats as st
+    from ddz.play import stats as st
 
     i18n.set_language(lang)
     t = i18n._

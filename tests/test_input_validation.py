@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ddz_env
-from ddz.agents import arena
+from ddz.arena import arena
 from ddz_env import BIDDING, PLAY, Game, Ruleset, legal_moves, move_table
 from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
 from ddz_env.rules import MAX_REDEAL_LIMIT

@@ -1,5 +1,7 @@
-"""Imports point down the layers ddz_env <- agents <- train <- bench / the ``ddz`` command: each
-layer imports (every module of it) with the layers above it blocked, in a fresh interpreter."""
+"""Imports point down the layers: ddz_env < ddz.common < ddz.agents < {ddz.arena, ddz.play} <
+ddz.train < ddz.bench / the ``ddz`` command, and the arena and the game never import each other.
+Each layer imports (every module of it) with the layers it may not use blocked, in a fresh
+interpreter."""
 
 from __future__ import annotations
 
@@ -26,14 +28,18 @@ class Blocker(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, Blocker())
 package = importlib.import_module({layer!r})
-for module in pkgutil.iter_modules(package.__path__):
+for module in pkgutil.iter_modules(getattr(package, "__path__", [])):
     importlib.import_module(f"{layer}.{{module.name}}")
 """
 
+ABOVE_AGENTS = ["ddz.arena", "ddz.play", "ddz.train", "ddz.bench", "ddz.cli"]
 LAYERS = [
     ("ddz_env", ["ddz"]),
-    ("ddz.agents", ["ddz.train", "ddz.bench", "ddz.cli"]),
-    ("ddz.train", ["ddz.bench", "ddz.cli"]),
+    ("ddz.common", ["ddz.agents", *ABOVE_AGENTS]),
+    ("ddz.agents", ABOVE_AGENTS),
+    ("ddz.arena", ["ddz.play", "ddz.train", "ddz.bench", "ddz.cli"]),
+    ("ddz.play", ["ddz.arena", "ddz.train", "ddz.bench", "ddz.cli"]),
+    ("ddz.train", ["ddz.play", "ddz.bench", "ddz.cli"]),
 ]
 
 

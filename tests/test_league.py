@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents.arena import CHUNK_DEALS, run_arena
 from ddz.agents.external import ExternalAgent
-from ddz.agents.league import ELO, fit_ratings, load_results, main, run_league
-from ddz.agents.referee import Referee
+from ddz.arena.arena import CHUNK_DEALS, run_arena
+from ddz.arena.league import ELO, fit_ratings, load_results, main, run_league
+from ddz.arena.referee import Referee
 from ddz_env.codes import decode_deal
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
@@ -268,7 +268,7 @@ def test_cli_help_and_registration(capsys):
     from ddz.cli import COMMANDS
     from ddz.cli import main as ddz
 
-    assert COMMANDS["league"][0] == "ddz.agents.league"
+    assert COMMANDS["league"][0] == "ddz.arena.league"
     with pytest.raises(SystemExit) as exc:
         ddz(["league", "--help"])
     assert exc.value.code == 0

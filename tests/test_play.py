@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents import play
-from ddz.agents.play_text import judge, why_not_combination
+from ddz.play import session as play
+from ddz.play.text import judge, why_not_combination
 from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.codes import decode_deal
@@ -581,7 +581,7 @@ def test_bad_code_is_a_clear_error(capsys):
 
 
 def test_replay_is_not_counted_and_play_again_is(data_home):
-    from ddz.agents.stats import load_stats
+    from ddz.play.stats import load_stats
 
     player = HintPlayer(after=["r", "n", "q"])
     rc, out = run_play(["--level", "normal", "--seed", "11", "--fast"], player)
@@ -601,7 +601,7 @@ def test_replay_is_not_counted_and_play_again_is(data_home):
 
 
 def test_points_are_totalled_in_statistics(data_home):
-    from ddz.agents.stats import load_stats
+    from ddz.play.stats import load_stats
 
     rc, out = run_play(["--level", "normal", "--seed", "3", "--fast"], HintPlayer())
     me = int(re.search(r"You ([+-]\d+)   Right", out).group(1))
@@ -623,7 +623,7 @@ def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, monkeypat
 
 
 def test_quit_in_play_counts_the_hand_as_a_loss(data_home, monkeypatch):
-    from ddz.agents.stats import load_stats
+    from ddz.play.stats import load_stats
 
     use_doormats(monkeypatch, bid=0)
     rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["3", "quit"])
@@ -667,7 +667,7 @@ def test_bare_check_and_a_bad_word_name_the_whole_entry():
 
 
 def test_ctrl_c_at_the_end_of_hand_menu_says_the_hand_was_saved(data_home):
-    from ddz.agents.stats import load_stats
+    from ddz.play.stats import load_stats
 
     player = HintPlayer()
 
@@ -844,7 +844,7 @@ def test_undecodable_input_bytes_are_a_typo(tmp_path):
 
 
 def test_stats_flag_shows_the_totals(data_home):
-    from ddz.agents.stats import record_game
+    from ddz.play.stats import record_game
 
     record_game(landlord=False, won=True, points=3)
     rc, out = run_lines(["--stats"], [])
@@ -965,8 +965,8 @@ def test_result_card_of_an_anti_spring(monkeypatch):
 
 def test_advice_and_hints_without_the_planner(monkeypatch):
     """Without the Normal bot's planner the game still advises bids and orders hints."""
-    from ddz.agents.play import bid_advice, hint_order
-    from ddz.agents.play_text import estimate_moves
+    from ddz.play.session import bid_advice, hint_order
+    from ddz.play.text import estimate_moves
     from ddz_env.infoset import infoset
 
     monkeypatch.setitem(sys.modules, "ddz.agents.planner", None)

@@ -13,8 +13,8 @@ import re
 import numpy as np
 import pytest
 
-from ddz.agents import play
-from ddz.agents.play_text import judge
+from ddz.play import session as play
+from ddz.play.text import judge
 from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
@@ -414,7 +414,7 @@ def test_judge_in_the_four_player_game(hand, table, typed, expected):
 
 def test_every_message_of_the_four_player_game_is_translated():
     """The four-player banner and bid help in each language."""
-    from ddz.agents import i18n
+    from ddz.play import i18n
 
     for lang in i18n.LANGUAGES[1:]:
         rc, out = run_lines(["--lang", lang, "--code", CODE, "--level", "easy"], ["help", "q"])

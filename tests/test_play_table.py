@@ -10,8 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from ddz.agents import play, stats
-from ddz.agents.play_table import TableModel, game_state
+from ddz.play import session as play
+from ddz.play import stats
+from ddz.play.table import TableModel, game_state
 from ddz_env.actions import bid_action
 
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"  # seat 0 bids first; bidding 3 makes it the landlord

@@ -9,7 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from ddz.agents import i18n, play
+from ddz.play import i18n
+from ddz.play import session as play
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
 from ddz_env.rules import Ruleset
@@ -185,7 +186,7 @@ def test_the_variant_words_in_every_language(lang):
 
 
 def test_the_round_line_counts_robs_and_the_open_hand_in_the_multiplier():
-    from ddz.agents.play_table import TableModel
+    from ddz.play.table import TableModel
     from ddz_env.actions import CLAIM, OPEN, ROB, bid_action
     from ddz_env.game import Game
 

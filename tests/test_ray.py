@@ -68,7 +68,7 @@ def test_training_on_ray_checkpoints_and_resumes(local_ray, tmp_path):
 
 
 def _eval(capsys, argv: list[str]) -> dict:
-    from ddz.agents import arena
+    from ddz.arena import arena
 
     assert arena.main([*argv, "--json", "--no-progress"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -86,7 +86,7 @@ def test_eval_on_ray_equals_the_local_eval(local_ray, capsys, bidding):
 
 
 def test_run_arena_on_ray_gives_the_same_games(local_ray):
-    from ddz.agents.arena import run_arena
+    from ddz.arena.arena import run_arena
 
     kwargs = {"deals": 37, "seed": 3, "keep_rows": True}  # a partial last chunk
     local = run_arena("hard", "random", workers=1, **kwargs)
@@ -97,7 +97,7 @@ def test_run_arena_on_ray_gives_the_same_games(local_ray):
 
 def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
     pytest.importorskip("torch")
-    from ddz.agents import arena
+    from ddz.arena import arena
     from ddz.train import dmc
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
@@ -114,7 +114,7 @@ def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
 
 
 def test_eval_refuses_a_ray_address_without_the_ray_backend(capsys):
-    from ddz.agents import arena
+    from ddz.arena import arena
 
     assert arena.main(["random", "random", "--ray-address", "auto"]) == 2
     assert "--backend ray" in capsys.readouterr().err
@@ -124,8 +124,8 @@ def test_play_the_engine_and_local_runs_never_import_ray():
     code = """
 import sys
 import ddz_env, ddz_env.aec, ddz_env.vector, ddz_env.single, ddz_env.game
-import ddz.cli, ddz.agents.play, ddz.agents.arena, ddz.agents.hard
-from ddz.agents.arena import run_arena
+import ddz.cli, ddz.play.session, ddz.arena.arena, ddz.agents.hard
+from ddz.arena.arena import run_arena
 run_arena("easy", "random", deals=2, workers=1)
 try:
     ddz.cli.main(["play", "--help"])
@@ -232,8 +232,8 @@ def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch
 
 
 def test_agents_that_cannot_travel_are_sent_by_name():
-    from ddz.agents.arena_ray import portable
     from ddz.agents.base import make_agent
+    from ddz.arena.ray_backend import portable
 
     hard = make_agent("hard")
     assert portable(hard, "hard") is hard  # the model goes with it: no file needed elsewhere
@@ -251,7 +251,7 @@ def test_an_unreachable_ray_address_is_a_one_line_error(capsys):
     pytest.importorskip("ray")
     import socket
 
-    from ddz.agents import arena
+    from ddz.arena import arena
 
     with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
         s.bind(("127.0.0.1", 0))

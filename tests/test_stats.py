@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from ddz.agents import stats as st
+from ddz.play import stats as st
 
 
 @pytest.fixture
@@ -130,7 +129,9 @@ def test_save_failure_becomes_a_notice(home, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tempfile, "mkstemp", full)
+    import ddz.common
+
+    monkeypatch.setattr(ddz.common, "atomic_write", full)
     stats, notice = st.record_game(landlord=False, won=True, points=1)
     assert "statistics not saved" in notice and "No space left" in notice
     assert "this hand is not counted" in notice
@@ -142,7 +143,7 @@ def test_corrupt_file_during_play_is_reported_not_a_crash(home):
     import io
     import re
 
-    from ddz.agents import play
+    from ddz.play import session as play
 
     home.mkdir(parents=True)
     (home / "stats.json").write_text("{{{{")
@@ -170,7 +171,7 @@ def test_two_processes_recording_at_once_both_count(home, tmp_path):
     go = tmp_path / "go"
     script = (
         "import os, sys, time\n"
-        "from ddz.agents.stats import record_game\n"
+        "from ddz.play.stats import record_game\n"
         "while not os.path.exists(sys.argv[1]):\n"
         "    time.sleep(0.001)\n"
         "for _ in range(150):\n"
@@ -252,14 +253,16 @@ def test_unwritable_folder_reports_the_totals_really_saved(home, monkeypatch):
     """The game reports that the hand was not saved, and no total that counts it."""
     import io
 
-    from ddz.agents import play
+    from ddz.play import session as play
 
     st.record_game(landlord=True, won=True, points=4)
 
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    import ddz.common
+
+    monkeypatch.setattr(ddz.common, "atomic_write", denied)
     lines = ["3"] + ["hint", ""] * 60 + ["q"]
     out = io.StringIO()
     rc = play.main(
@@ -278,7 +281,7 @@ def test_deeply_nested_file_in_the_game_and_its_stats_flag(home):
     """``ddz play`` reports a deeply nested file at the end of a hand and with ``--stats``."""
     import io
 
-    from ddz.agents import play
+    from ddz.play import session as play
 
     home.mkdir(parents=True)
     nested = "[" * 20_000 + "]" * 20_000

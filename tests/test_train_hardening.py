@@ -18,8 +18,8 @@ import pytest
 from ddz.agents.hard import DEFAULT_MODEL, load_model
 
 torch = pytest.importorskip("torch")
+from ddz.common import atomic_write, remove_stale_temps  # noqa: E402
 from ddz.train import dmc  # noqa: E402
-from ddz.train.files import atomic_write, remove_stale_temps  # noqa: E402
 from ddz.train.model import DMCModel, save_npz  # noqa: E402
 
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]

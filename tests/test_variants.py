@@ -444,7 +444,7 @@ def test_hard_open_threshold():
 
 
 def test_ddz_eval_auction_and_open_hand_options(capsys):
-    from ddz.agents.arena import main
+    from ddz.arena.arena import main
 
     assert (
         main(
@@ -545,7 +545,7 @@ def test_four_players_refuse_the_variants_in_one_line():
 
 
 def test_ddz_eval_four_players_with_a_variant_is_a_usage_error(capsys):
-    from ddz.agents.arena import main
+    from ddz.arena.arena import main
 
     assert main(["easy", "random", "--players", "4", "--auction", "rob", "--no-progress"]) == 2
     err = capsys.readouterr().err
@@ -566,7 +566,7 @@ def test_vector_env_final_deal_code_carries_the_variants():
 
 # ---------------------------------------------------------------------------- referee, programs
 def test_referee_names_an_illegal_auction_word_and_scores_robs_in_a_forfeit():
-    from ddz.agents.referee import _check, forfeit_row
+    from ddz.arena.referee import _check, forfeit_row
 
     game = rob_game(first=0)
     n = game.num_moves

@@ -1,22 +1,23 @@
-"""Agents: the Agent interface, rule-based and trained bots, the arena and the play command."""
+"""Bots: the Agent interface, the rule-based and trained bots, and the loaders that build a bot
+from a name, a file, an entry point or a program."""
 
-from .base import Agent, RandomAgent, agent_names, make_agent, register
+from ddz.agents.base import Agent, RandomAgent, agent_names, make_agent, register
 
 
 def _easy(**kwargs) -> Agent:
-    from .rule_bots import EasyAgent
+    from ddz.agents.rule_bots import EasyAgent
 
     return EasyAgent(**kwargs)
 
 
 def _normal(**kwargs) -> Agent:
-    from .rule_bots import NormalAgent
+    from ddz.agents.rule_bots import NormalAgent
 
     return NormalAgent(**kwargs)
 
 
 def _rlcard(**kwargs) -> Agent:
-    from .rlcard_agent import RLCardAgent
+    from ddz.agents.rlcard_agent import RLCardAgent
 
     return RLCardAgent(**kwargs)
 
@@ -28,7 +29,7 @@ register("rlcard", _rlcard)
 
 
 def _hard(**kwargs) -> Agent:
-    from .hard import HardAgent
+    from ddz.agents.hard import HardAgent
 
     return HardAgent(**kwargs)
 
@@ -37,7 +38,7 @@ register("hard", _hard)
 
 
 def _expert(**kwargs) -> Agent:
-    from .expert import ExpertAgent
+    from ddz.agents.expert import ExpertAgent
 
     return ExpertAgent(**kwargs)
 

@@ -23,10 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents.hard import HardModel, ModelFileError, _chain, _one_line, load_npz
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
-
-from .hard import HardModel, ModelFileError, _chain, _one_line, load_npz
 
 RANKS, COUNTS = 15, 5
 #: the network's input: the observation, then the role one-hot (landlord, down, up)

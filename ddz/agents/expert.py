@@ -40,13 +40,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents.belief import BeliefModel, load_belief
+from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
+from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.state import determinize
-
-from .belief import BeliefModel, load_belief
-from .hard import HardAgent, HardModel, _one_blas_thread, model_actions
-from .rule_bots import NormalAgent
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3

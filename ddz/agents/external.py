@@ -30,14 +30,13 @@ from functools import cache
 
 import numpy as np
 
+from ddz.agents.base import Agent
 from ddz_env.actions import BIDDING, WORD_NAMES, bid_of_action
 from ddz_env.cards import format_counts
 from ddz_env.game import ROLE_NAMES, splitmix64
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import move_table
 from ddz_env.rules import Ruleset
-
-from .base import Agent
 
 #: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request.
 PROTOCOL_VERSION = 1

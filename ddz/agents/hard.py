@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents.base import Agent, auction_word, open_word
 from ddz_env.game import ROLE_NAMES, Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
@@ -41,8 +42,6 @@ from ddz_env.observation import (
     observe_infoset,
     rest_features,
 )
-
-from .base import Agent, auction_word, open_word
 
 
 def _default_model() -> Path:

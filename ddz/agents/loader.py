@@ -35,9 +35,8 @@ import re
 import sys
 from importlib.metadata import entry_points
 
+from ddz.agents.base import _REGISTRY, Agent, agent_names, make_agent
 from ddz_env.infoset import InfoSet
-
-from .base import _REGISTRY, Agent, agent_names, make_agent
 
 #: The entry-point group through which installed packages add agents.
 ENTRY_POINT_GROUP = "ddz.agents"
@@ -170,7 +169,7 @@ def build_agent(spec: str) -> Agent:
     text = spec.strip()
     key = text.lower()
     if key.startswith("cmd:"):
-        from .external import ExternalAgent
+        from ddz.agents.external import ExternalAgent
 
         return ExternalAgent(text[len("cmd:") :], name=text)
     agent_names()  # loads the built-in registry

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ddz.agents.base import Agent
+from ddz.agents.planner import assess_hand
 from ddz_env.infoset import InfoSet
-
-from .base import Agent
-from .planner import assess_hand
 
 #: rlcard's card letters in our rank order (3..A, 2, black joker, red joker).
 RLCARD_LETTERS = "3456789TJQKA2BR"

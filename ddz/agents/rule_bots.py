@@ -31,12 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz_env.cards import TWO
-from ddz_env.infoset import InfoSet
-from ddz_env.moves import MoveType
-
-from .base import Agent, auction_word, open_word
-from .planner import (
+from ddz.agents.base import Agent, auction_word, open_word
+from ddz.agents.planner import (
     Group,
     assess_hand,
     assess_hand_four,
@@ -49,6 +45,9 @@ from .planner import (
     plan_hand,
     plan_hand_four,
 )
+from ddz_env.cards import TWO
+from ddz_env.infoset import InfoSet
+from ddz_env.moves import MoveType
 
 T = MoveType
 _BOMB_TYPES = (int(T.BOMB), int(T.ROCKET))

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .engine import ENV, LEAD, PLAY, Measure
+from ddz.bench.engine import ENV, LEAD, PLAY, Measure
 
 INSTALL_HINT = "not installed (pip install -e '.[bench]')"
 

@@ -31,8 +31,9 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
+from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
+
 from . import engine, peers  # noqa: E402
-from .engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 
 PEERS = ("OpenSpiel", "DouZero", "rlcard")
 DEFAULT_SECONDS = 5.0
@@ -575,8 +576,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _expert_main(args: argparse.Namespace, started: float) -> int:
     from ddz.agents.expert import DEFAULT_WORLDS
-
-    from . import expert
+    from ddz.bench import expert
 
     deals = args.deals or (QUICK_EXPERT_DEALS if args.quick else EXPERT_DEALS)
     seed = args.seed % 2**32

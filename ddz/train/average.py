@@ -7,7 +7,7 @@ dtype); ``meta`` is the last input's, with ``averaged`` listing the inputs' fram
 late snapshots of one run smooths the noise of the last updates (the shipped model is such a
 mean, see ``checkpoints/README.md``). The inputs must be valid models
 (:func:`ddz.agents.hard.load_model`) with the same arrays and shapes. The output is written durably
-(:func:`ddz.train.files.atomic_write`); stale temporary files of killed runs beside it are removed.
+(:func:`ddz.common.atomic_write`); stale temporary files of killed runs beside it are removed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import zipfile
 
 import numpy as np
 
-from ddz.train.files import atomic_write, remove_stale_temps
+from ddz.common import atomic_write, remove_stale_temps
 
 
 def average(paths: list[str]) -> dict[str, np.ndarray]:

@@ -310,7 +310,7 @@ def main(argv=None) -> int:
     except ImportError:
         print("error: training needs torch: pip install 'ddz[train]'", file=sys.stderr)
         return 2
-    from ddz.train.files import atomic_write
+    from ddz.common import atomic_write
 
     start = time.time()
     progress = not args.no_progress

@@ -23,7 +23,7 @@ Runs are written to ``{runs_dir}/{env_id}__{exp_name}__{seed}__{time}/``: Tensor
 ``--checkpoint-interval`` seconds, with optimizer state) and ``hard.npz`` (the NumPy model the
 Hard agent loads). ``--resume RUN_DIR`` continues a killed run from its last checkpoint.
 
-Files: each is written durably (:func:`ddz.train.files.atomic_write`: temporary file, fsync,
+Files: each is written durably (:func:`ddz.common.atomic_write`: temporary file, fsync,
 rename, fsync of the folder), ``checkpoint.pt`` first, then ``hard.npz`` (and ``--export``).
 Both record their frames (the checkpoint's ``frames``, the model's ``meta["frames"]``); the
 checkpoint is the reference. A kill between the two renames leaves ``hard.npz`` one checkpoint
@@ -575,8 +575,8 @@ def _run_name(args: Args) -> str:
 
 
 def save_checkpoint(torch, path: Path, state: dict) -> None:
-    """Write a checkpoint durably (:func:`ddz.train.files.atomic_write`)."""
-    from ddz.train.files import atomic_write
+    """Write a checkpoint durably (:func:`ddz.common.atomic_write`)."""
+    from ddz.common import atomic_write
 
     atomic_write(path, lambda f: torch.save(state, f))
 
@@ -762,9 +762,9 @@ def _progress(frames: int, total: int, quiet: bool):
 def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
     """WP and ADP of the current model vs Normal and the RLCard rule agent (arena, no bidding);
     an opponent that can't be played (e.g. RLCard not installed) is skipped with a note."""
-    from ddz.agents.arena import run_arena
     from ddz.agents.base import make_agent
     from ddz.agents.hard import HardAgent, load_model
+    from ddz.arena.arena import run_arena
 
     model = load_model(npz_path)
     out = {}
@@ -850,7 +850,7 @@ def _check_backend(torch, args: Args) -> None:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise _Usage("--device cuda but no CUDA device is available")
     if args.backend == "ray":
-        from ddz.agents.arena_ray import ClusterError, connect
+        from ddz.arena.ray_backend import ClusterError, connect
 
         try:
             connect(args.ray_address, cpus=args.actors)
@@ -861,7 +861,7 @@ def _check_backend(torch, args: Args) -> None:
 def _open_run(torch, args: Args) -> _Run:
     """The run to train: a new one (from ``--init-from`` weights if given) or the checkpoint of
     ``--resume``, with its folder cleared of the temporary files of killed runs."""
-    from ddz.train.files import remove_stale_temps
+    from ddz.common import remove_stale_temps
     from ddz.train.model import DMCModel
 
     device = torch.device(args.device)

@@ -1,4 +1,4 @@
-"""Training checks run in the arena (:mod:`ddz.agents.arena`): bidding policies compared with the
+"""Training checks run in the arena (:mod:`ddz.arena.arena`): bidding policies compared with the
 same play (:func:`bidding_match`); the model's greedy moves for a batch of games are
 :func:`ddz.agents.hard.model_actions`.
 """
@@ -49,13 +49,13 @@ def bidding_match(
     player: Agent | None = None,
 ) -> dict[str, float]:
     """Compare two bidding policies (``InfoSet -> bid``) with the same play (the Hard agent of
-    ``model``, or ``player``) in an arena run with bidding (:func:`ddz.agents.arena.run_arena`,
+    ``model``, or ``player``) in an arena run with bidding (:func:`ddz.arena.arena.run_arena`,
     rules "once"): each deal is played six times, A bidding for seat 0, 1 or 2 alone with B
     bidding for the two others, then the other way round. Returns A's average points per game
     (its seats' settlement, zero-sum: B's is the negative) and its landlord rate.
     """
-    from ddz.agents.arena import run_arena
     from ddz.agents.hard import HardAgent
+    from ddz.arena.arena import run_arena
 
     player = player if player is not None else HardAgent(model=model)
     result = run_arena(

@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
+    from ddz.common import remove_stale_temps
     from ddz.train.dmc import CheckpointError, load_checkpoint
-    from ddz.train.files import remove_stale_temps
     from ddz.train.model import save_npz
 
     ckpt = Path(args.run)

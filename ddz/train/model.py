@@ -187,8 +187,8 @@ def export_arrays(
 
 
 def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.float16) -> None:
-    """Write the NumPy model durably (:func:`ddz.train.files.atomic_write`)."""
-    from ddz.train.files import atomic_write
+    """Write the NumPy model durably (:func:`ddz.common.atomic_write`)."""
+    from ddz.common import atomic_write
 
     arrays = export_arrays(model, meta, dtype)
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))

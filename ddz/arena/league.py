@@ -1,11 +1,11 @@
 """The league: ``ddz league A B C … --deals N --seed S`` plays every pair and rates every bot.
 
 **Games.** Every pair (A, B), in the order given (A before B), plays ``N`` deals with the
-arena's protocol (:mod:`ddz.agents.arena`): the same deals for every pair, the same fixed chunks of
+arena's protocol (:mod:`ddz.arena.arena`): the same deals for every pair, the same fixed chunks of
 deals, agents reseeded per chunk. A pair's games are exactly those of ``ddz eval A B --deals N
 --seed S`` (same options), and the results do not depend on ``--workers``. Bots are agent specs
 (:mod:`ddz.agents.loader`: built-in names, ``package.module:Name``, ``cmd:PROGRAM``); a bot that
-fails a decision forfeits that game (:mod:`ddz.agents.referee`) and the league goes on.
+fails a decision forfeits that game (:mod:`ddz.arena.referee`) and the league goes on.
 
 **Table.** The WP matrix (row's fraction of games won against the column) and the ADP matrix
 (DouZero's average difference in points, row against column), from the row's side.
@@ -42,9 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.rules import Ruleset
-
-from .arena import (
+from ddz.agents.loader import build_agent
+from ddz.arena.arena import (
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
@@ -59,9 +58,9 @@ from .arena import (
     check_seed,
     play_chunk,
 )
-from .files import write_json_atomic
-from .loader import build_agent
-from .referee import Forfeit
+from ddz.arena.referee import Forfeit
+from ddz.common import write_json_atomic
+from ddz_env.rules import Ruleset
 
 FILE_FORMAT = "ddz-league"
 FILE_VERSION = 1
@@ -286,7 +285,7 @@ def save_results(path: Path, config: dict, done: dict) -> None:
     }
     data = {"format": FILE_FORMAT, "version": FILE_VERSION, "config": config, "chunks": chunks}
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data, prefix=f".{path.name}-", separators=(",", ":"))
+    write_json_atomic(path, data, separators=(",", ":"))
 
 
 def load_results(path: Path, config: dict) -> dict:

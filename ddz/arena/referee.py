@@ -41,12 +41,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ddz.agents.base import Agent
+from ddz.agents.external import BotError
 from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
-
-from .base import Agent
-from .external import BotError
 
 
 @dataclass

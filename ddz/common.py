@@ -1,4 +1,7 @@
-"""Durable file writes for training outputs (checkpoints, exported and averaged models).
+"""Helpers shared by every room of :mod:`ddz`: durable file writes.
+
+Every file the project writes (checkpoints, exported and averaged models, the league's results,
+the player's statistics) goes through :func:`atomic_write`.
 
 :func:`atomic_write` writes ``PATH.<pid>.tmp``, flushes and fsyncs it, renames it over ``PATH``
 and fsyncs the folder: after a crash or a power loss ``PATH`` is either the old file or the
@@ -8,6 +11,7 @@ behind; :func:`remove_stale_temps` deletes those of processes that no longer run
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -29,16 +33,22 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str | Path, write: Callable[[BinaryIO], None]) -> None:
+def atomic_write(
+    path: str | Path, write: Callable[[BinaryIO], None], mode: int | None = None
+) -> None:
     """Call ``write(file)`` on a temporary file beside ``path``, then replace ``path`` with it
-    durably (fsync of the file, rename, fsync of the folder). On any error the temporary file is
-    removed and the error raised; ``path`` is then untouched."""
+    durably (fsync of the file, rename, fsync of the folder). ``mode``: the permission bits of
+    the new file (default: 0o666 less the umask). On any error the temporary file is removed and
+    the error raised; ``path`` is then untouched."""
     path = Path(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as f:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(tmp, flags, 0o666), "wb") as f:
             write(f)
             f.flush()
+            if mode is not None:
+                os.chmod(tmp, mode)
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -48,6 +58,16 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], None]) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+
+
+def write_json_atomic(path: str | Path, data, mode: int | None = None, **dump_options) -> None:
+    """Write ``data`` to ``path`` as JSON (``json.dump`` with ``dump_options``, then a newline)
+    with :func:`atomic_write`."""
+
+    def write(f: BinaryIO) -> None:
+        f.write((json.dumps(data, **dump_options) + "\n").encode("utf-8"))
+
+    atomic_write(path, write, mode=mode)
 
 
 def _alive(pid: int) -> bool:

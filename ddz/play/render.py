@@ -1,18 +1,17 @@
 """The screens of ``ddz play``: the table, the event lines, the result card and the help, in the
-current language (:mod:`ddz.agents.i18n`). The renderer only reads the table model
-(:mod:`ddz.agents.play_table`) and writes through the terminal; it never changes the game.
+current language (:mod:`ddz.play.i18n`). The renderer only reads the table model
+(:mod:`ddz.play.table`) and writes through the terminal; it never changes the game.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ddz.play import text
+from ddz.play.i18n import N_, _, ngettext
+from ddz.play.table import TableModel
+from ddz.play.text import pad
 from ddz_env.infoset import InfoSet
-
-from . import play_text as text
-from .i18n import N_, _, ngettext
-from .play_table import TableModel
-from .play_text import pad
 
 HUMAN = 0
 #: Seat names (seat 0 is the player); translated where shown.

@@ -1,8 +1,8 @@
 """The arena on a Ray cluster (``ddz eval --backend ray``), and the connection to Ray that
 ``ddz train --backend ray`` shares.
 
-The arena's fixed chunks (:func:`ddz.agents.arena._chunks`) become Ray tasks, each running the
-same chunk function as a local worker (:func:`ddz.agents.arena._worker_chunk`: the agents
+The arena's fixed chunks (:func:`ddz.arena.arena._chunks`) become Ray tasks, each running the
+same chunk function as a local worker (:func:`ddz.arena.arena._worker_chunk`: the agents
 reseeded from (seed, chunk), every game of the chunk in one batch). Results are taken in
 chunk order with a bounded number of tasks in flight, so they are identical to a local run
 with the same seed, whatever the number of nodes or CPUs.
@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .arena import _cores
+from ddz.arena.arena import _cores
 
 INSTALL = "pip install 'ddz[cluster]'"
 
@@ -98,7 +98,7 @@ def cluster(address: str = "", cpus: int = 0):
 
 def _play_chunk(payload: tuple, job: tuple[int, int, int]) -> tuple:
     """One chunk in a Ray worker process; the agents are built once per run and process."""
-    from . import arena
+    from ddz.arena import arena
 
     token, spec_a, spec_b, seed, rules, time_limit = payload
     if arena._WORKER.get("token") != token:
@@ -127,7 +127,7 @@ def cluster_cpus() -> int:
 def ray_chunks(
     spec_a, spec_b, seed: int, rules, jobs: Iterator, limit: int, time_limit=None
 ) -> Iterator[tuple]:
-    """What :func:`ddz.agents.arena._worker_chunk` returns for every chunk of ``jobs`` (its rows
+    """What :func:`ddz.arena.arena._worker_chunk` returns for every chunk of ``jobs`` (its rows
     and forfeits), in order, played by Ray tasks with at most ``limit`` in flight (Ray must be
     connected: see :func:`cluster`)."""
     ray = import_ray()

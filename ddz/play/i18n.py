@@ -1,8 +1,8 @@
 """The languages of ``ddz play``: gettext catalogues, the language chosen, the words typed.
 
 Messages are looked up at run time with the standard library's :mod:`gettext` in the compiled
-catalogues shipped with the package (``ddz/agents/locale/<lang>/LC_MESSAGES/ddz.mo``, compiled from
-the ``.po`` sources next to them with ``python -m ddz.agents.i18n`` — Babel, a development tool only).
+catalogues shipped with the package (``ddz/play/locale/<lang>/LC_MESSAGES/ddz.mo``, compiled from
+the ``.po`` sources next to them with ``python -m ddz.play.i18n`` — Babel, a development tool only).
 English is the source language: its messages are the ``msgid`` themselves.
 
 The words a player may type for a command (``pass``, ``hint``, ``quit``, ...) are messages too,
@@ -288,6 +288,6 @@ def compile_catalogues() -> list[Path]:
     return done
 
 
-if __name__ == "__main__":  # python -m ddz.agents.i18n: compile the catalogues
+if __name__ == "__main__":  # python -m ddz.play.i18n: compile the catalogues
     for path in compile_catalogues():
         print(path.relative_to(LOCALE_DIR.parent.parent))

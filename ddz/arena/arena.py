@@ -53,13 +53,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
+from ddz.agents.loader import build_agent
+from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
 from ddz_env.game import OVER, Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.rules import Ruleset
-
-from .base import EXPERT_SPEC_OPTIONS, Agent
-from .loader import build_agent
-from .referee import Forfeit, Referee, filler_action, forfeit_row
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -204,7 +203,7 @@ def play_chunk(
     (deal, A holds landlord, A won, A DouZero score, A points).
 
     At each step every agent decides all the games where it is to act, in game order, in one
-    :meth:`~ddz.agents.referee.Referee.decide_batch`. A game a bot forfeits (:mod:`ddz.agents.referee`)
+    :meth:`~ddz.arena.referee.Referee.decide_batch`. A game a bot forfeits (:mod:`ddz.arena.referee`)
     is scored as lost by its side and recorded in ``forfeits`` when given; the other games go
     on."""
     P = ruleset.players
@@ -437,10 +436,10 @@ def run_arena(
     when it is a terminal. ``seed`` is an integer from 0 to ``MAX_SEED`` (2**32 - 1); others
     raise ``ValueError`` (``TypeError`` when not an integer) rather than being truncated.
     A game a bot forfeits (it raises, answers an illegal action, or exceeds ``time_limit``
-    seconds for a decision; :mod:`ddz.agents.referee`) counts as lost by its side and is listed in
+    seconds for a decision; :mod:`ddz.arena.referee`) counts as lost by its side and is listed in
     the result's ``forfeits``.
     ``backend="ray"`` plays the chunks as tasks of the Ray cluster at
-    ``ray_address`` (see :mod:`ddz.agents.arena_ray`; "" starts Ray on this host), ``workers`` x 2
+    ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
     """
     check_seed(seed)
@@ -480,7 +479,7 @@ def run_arena(
     start = time.perf_counter()
     with _progress_bar(deals * len(_layouts(bidding, rules.players)), progress) as bar:
         if backend == "ray":
-            from .arena_ray import cluster, ray_chunks
+            from ddz.arena.ray_backend import cluster, ray_chunks
 
             with cluster(ray_address):
                 jobs = _chunks(deals)
@@ -694,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if ray:
-        from .arena_ray import ClusterError, cluster, cluster_cpus
+        from ddz.arena.ray_backend import ClusterError, cluster, cluster_cpus
 
         try:
             with cluster(args.ray_address):
@@ -710,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     if args.backend == "ray":
-        from .arena_ray import portable
+        from ddz.arena.ray_backend import portable
 
         agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
     elif args.workers != 1:  # local processes build their own agents from the names

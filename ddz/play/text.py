@@ -13,13 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ddz.play.i18n import N_, _, pgettext
 from ddz_env.cards import DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import consecutive_runs as _runs
 from ddz_env.moves import explain_invalid as _explain_invalid
 from ddz_env.moves import explain_invalid_four as _explain_invalid_four
-
-from .i18n import N_, _, pgettext
 
 BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 

@@ -15,14 +15,14 @@ stake; the hand is then face up for everyone): ``docs/RULES.md``. Both are three
 
 Every deal has a code (a redeal after three passes is a new deal with its own code);
 ``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
-statistics (:mod:`ddz.agents.stats`) unless they are replays or were dealt from a ``--code``; a hand
+statistics (:mod:`ddz.play.stats`) unless they are replays or were dealt from a ``--code``; a hand
 left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
 their own information set; this module keeps the suits of every card for display, while the
 engine works on rank counts.
 
-This module is the input loop: the position lives in :mod:`ddz.agents.play_table`, the screens are
-drawn by :mod:`ddz.agents.play_render`, and every message comes from the gettext catalogue of the
-language chosen with ``--lang`` (:mod:`ddz.agents.i18n`).
+This module is the input loop: the position lives in :mod:`ddz.play.table`, the screens are
+drawn by :mod:`ddz.play.render`, and every message comes from the gettext catalogue of the
+language chosen with ``--lang`` (:mod:`ddz.play.i18n`).
 
 On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
 SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
@@ -44,15 +44,8 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
-from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import Game, deal_from_keys
-from ddz_env.infoset import InfoSet, infoset
-from ddz_env.rules import Ruleset
-
-from . import play_text as text
-from .i18n import (
+from ddz.play import text
+from ddz.play.i18n import (
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
@@ -65,7 +58,7 @@ from .i18n import (
     set_language,
     words,
 )
-from .play_render import (
+from ddz.play.render import (
     BID_HELP,
     BID_HELP_4,
     HUMAN,
@@ -77,8 +70,14 @@ from .play_render import (
     pad,
     warning,
 )
-from .play_table import TableModel
-from .play_text import Style
+from ddz.play.table import TableModel
+from ddz.play.text import Style
+from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
+from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
+from ddz_env.codes import code_key, decode_deal, encode_deal
+from ddz_env.game import Game, deal_from_keys
+from ddz_env.infoset import InfoSet, infoset
+from ddz_env.rules import Ruleset
 
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
@@ -244,7 +243,7 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "b
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
     try:
-        from .planner import assess_hand, assess_hand_four
+        from ddz.agents.planner import assess_hand, assess_hand_four
 
         a = (assess_hand_four if players == 4 else assess_hand)(hand)
         big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
@@ -265,7 +264,7 @@ def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
         return float(text.estimate_moves(counts))
 
     try:
-        from .planner import plan_cost, plan_cost_four
+        from ddz.agents.planner import plan_cost, plan_cost_four
     except Exception:
         return estimate
     if players == 4:
@@ -288,7 +287,7 @@ def hint_order(info: InfoSet) -> list[int]:
     cost = _plan_cost(info.ruleset.players)
     best = None
     try:
-        from .rule_bots import NormalAgent
+        from ddz.agents.rule_bots import NormalAgent
 
         best = int(NormalAgent().play(info))
     except Exception:  # hints must never fail because of a bot
@@ -331,7 +330,7 @@ def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, s
     """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
     when the Hard model file can't be loaded, and with four players, whose game Hard does not
     play)."""
-    from .base import make_agent
+    from ddz.agents.base import make_agent
 
     name = level
     if players == 4 and name not in FOUR_PLAYER_LEVELS:
@@ -379,8 +378,8 @@ class UndoRequest(Exception):
 
 class Session:
     """One sitting: a series of hands against the same bots. This is the input loop; the table
-    model (:mod:`ddz.agents.play_table`) keeps the position and the renderer
-    (:mod:`ddz.agents.play_render`) draws it."""
+    model (:mod:`ddz.play.table`) keeps the position and the renderer
+    (:mod:`ddz.play.render`) draws it."""
 
     def __init__(
         self,
@@ -416,7 +415,7 @@ class Session:
 
     # ------------------------------------------------------------------ settings
     def load_counter_setting(self) -> bool:
-        from .stats import load_settings
+        from ddz.play.stats import load_settings
 
         settings, notice = load_settings()
         if notice:
@@ -424,7 +423,7 @@ class Session:
         return settings.counter
 
     def save_counter_setting(self) -> None:
-        from .stats import save_setting
+        from ddz.play.stats import save_setting
 
         notice = save_setting("counter", self.show_counter)
         if notice:
@@ -929,7 +928,7 @@ class Session:
                 self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
             )
             return
-        from .stats import record_game
+        from ddz.play.stats import record_game
 
         m = self.model
         stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
@@ -979,7 +978,7 @@ def _language(value: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``ddz play``, in the current language (see :mod:`ddz.agents.i18n`)."""
+    """The parser of ``ddz play``, in the current language (see :mod:`ddz.play.i18n`)."""
     p = ArgumentParser(
         prog="ddz play",
         description=_("Play Dou Dizhu against two bots in the terminal (one command per line)."),
@@ -1064,7 +1063,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def show_stats(stdout: TextIO) -> int:
-    from .stats import load_stats, stats_path
+    from ddz.play.stats import load_stats, stats_path
 
     stats, notice = load_stats()
     if notice:

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from .files import write_json_atomic
-from .i18n import N_, _, language, ngettext
+from ddz.common import write_json_atomic
+from ddz.play.i18n import N_, _, language, ngettext
 
 FILE_VERSION = 1
 #: The largest statistics file that is read (a real one is about 200 bytes).
@@ -203,7 +203,7 @@ def _write_json(path: Path, data: dict) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = _new_file_mode()
-    write_json_atomic(path, data, prefix=".stats-", mode=mode, indent=2)
+    write_json_atomic(path, data, mode=mode, indent=2)
 
 
 def _read_only(path: Path) -> bool:
