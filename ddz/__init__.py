@@ -4,3 +4,18 @@ The rules engine and environments are the ``ddz_env`` package; this package hold
 layers above it: :mod:`ddz.agents` (bots, the arena, the league, the terminal game),
 :mod:`ddz.train` (Deep Monte Carlo training), :mod:`ddz.bench` (benchmarks) and
 :mod:`ddz.cli` (the ``ddz`` command). It imports nothing itself, so each layer loads alone."""
+
+
+def __getattr__(name: str) -> str:
+    """``ddz.__version__``: the version of the installed distribution ``ddz`` (its metadata, set
+    by ``version`` in pyproject.toml), read on first use; ``0+unknown`` from a source tree that
+    was never installed."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        globals()[name] = version("ddz")
+    except PackageNotFoundError:
+        return "0+unknown"
+    return globals()[name]

@@ -61,9 +61,9 @@ def _run(argv: list[str]) -> int:
         print(_help())
         return 0
     if argv[0] in ("-V", "--version"):
-        from importlib.metadata import version
+        from ddz import __version__
 
-        print(f"ddz {version('ddz')}")
+        print(f"ddz {__version__}")
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:

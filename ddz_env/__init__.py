@@ -25,11 +25,20 @@ _LAZY = {"env": "aec", "raw_env": "aec", "DouDizhuVectorEnv": "vector", "DouDizh
 
 
 def __getattr__(name: str):
-    """The environments load on first use, so ``import ddz_env`` stays light."""
+    """The environments load on first use, so ``import ddz_env`` stays light. ``__version__`` is
+    the installed distribution's (``ddz``, which ships this package), as ``ddz.__version__``."""
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            globals()[name] = version("ddz")
+        except PackageNotFoundError:
+            return "0+unknown"
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -18,12 +18,18 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.hard import HardModel, ModelFileError, _chain, _one_line, load_npz
+from ddz.agents.hard import (
+    HardModel,
+    ModelFileError,
+    _chain,
+    _one_line,
+    load_npz,
+    shipped_file,
+)
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
 
@@ -34,13 +40,7 @@ FORMAT = "ddz-belief-v1"
 _ENTRY = re.compile(r"belief\.(?P<k>0|[1-9][0-9]{0,2})\.(?P<kind>[wb])")
 
 
-def _default_path() -> Path:
-    source = Path(__file__).resolve().parents[2] / "checkpoints" / "belief.npz"
-    installed = Path(sys.prefix) / "share" / "ddz" / "checkpoints" / "belief.npz"
-    return source if source.exists() or not installed.exists() else installed
-
-
-DEFAULT_BELIEF = _default_path()
+DEFAULT_BELIEF = shipped_file("belief.npz")
 
 
 class BeliefFileError(ModelFileError):

@@ -21,10 +21,10 @@ code and playing never imports torch.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import math
 import re
-import sys
 import zipfile
 from pathlib import Path
 
@@ -44,15 +44,24 @@ from ddz_env.observation import (
 )
 
 
-def _default_model() -> Path:
-    """``checkpoints/hard.npz`` of the source tree (editable install), else the copy a regular
-    install puts in ``<prefix>/share/ddz/checkpoints``."""
-    source = Path(__file__).resolve().parents[2] / "checkpoints" / "hard.npz"
-    installed = Path(sys.prefix) / "share" / "ddz" / "checkpoints" / "hard.npz"
-    return source if source.exists() or not installed.exists() else installed
+def shipped_file(name: str) -> Path:
+    """A file of ``checkpoints/`` (``hard.npz``, ``belief.npz``, the model card ``README.md``).
+
+    Run from a source tree (an editable install, or the tree on ``PYTHONPATH``), the tree's own
+    ``checkpoints/`` folder; installed (``pip install``, ``--user`` included), the package data of
+    ``ddz.checkpoints``, found with :mod:`importlib.resources`. An install without that package
+    gives a path that does not exist, so the loader reports the file missing."""
+    source = Path(__file__).resolve().parents[2] / "checkpoints"
+    if (source / "__init__.py").is_file() and (source.parent / "pyproject.toml").is_file():
+        return source / name
+    try:
+        folder = importlib.resources.files("ddz.checkpoints")
+    except ModuleNotFoundError:
+        return source / name
+    return Path(str(folder / name))  # a folder on disk: the package is never installed zipped
 
 
-DEFAULT_MODEL = _default_model()
+DEFAULT_MODEL = shipped_file("hard.npz")
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
 #: open the hand when the estimated landlord return exceeds this (None: never open)
