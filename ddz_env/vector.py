@@ -226,7 +226,7 @@ class DouDizhuVectorEnv(VectorEnv):
         i = int(i)
         if self._final_owner[i, 0] < 0:
             return None
-        return encode_deal(self._final_owner[i], int(self._final_first[i]), self.ruleset.variants)
+        return encode_deal(self._final_owner[i], int(self._final_first[i]), ruleset=self.ruleset)
 
     # ------------------------------------------------------------------ helpers
     def sample_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
