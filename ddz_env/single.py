@@ -117,7 +117,7 @@ def make_opponent(spec) -> Any:
 
 
 def _seat_list(players: int) -> str:
-    return "0, 1, 2" if players == 3 else "0, 1, 2, 3"
+    return ", ".join(map(str, range(players)))
 
 
 class DouDizhuEnv(gymnasium.Env):

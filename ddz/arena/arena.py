@@ -48,7 +48,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -451,13 +451,8 @@ def run_arena(
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
     base = ruleset or Ruleset()
-    rules = Ruleset(
-        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
-        redeal_limit=base.redeal_limit,
-        kickers=base.kickers,
-        base_points=base.base_points,
-        players=base.players,
-        open_hand=base.open_hand,
+    rules = replace(
+        base, bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none"
     )
     n_chunks = -(-deals // CHUNK_DEALS)
     workers = min(workers, n_chunks)
