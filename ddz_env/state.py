@@ -510,8 +510,8 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     """What ``info``'s seat cannot see, and where it must go.
 
     Returns ``(pool, forced, places, sizes)``: ``pool`` (15,) rank counts of the cards to deal
-    at random, ``forced`` (3, 15) cards known to be in each hand (the kitty cards the landlord
-    has not played yet), ``places`` the seats (and 3 = the kitty, during the auction) that
+    at random, ``forced`` (P, 15) cards known to be in each of the P hands (the kitty cards the
+    landlord has not played yet), ``places`` the seats (and P = the kitty, during the auction) that
     receive the pool, and ``sizes`` how many cards each receives."""
     seat, landlord = int(info.seat), int(info.landlord)
     P, deck = info.ruleset.players, info.ruleset.deck
@@ -586,7 +586,7 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
     ``rng``, not from the real game.
 
     ``belief`` (optional, three players in the play only): a (15, c) array of non-negative
-    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % 3``) holding ``j`` cards
+    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % P``) holding ``j`` cards
     of rank ``r``, e.g. a model's predicted probabilities
     (:class:`ddz.agents.belief.BeliefModel`). The hidden cards are then split between the
     two other hands with probability proportional to the product over the ranks of the
@@ -636,7 +636,7 @@ def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game
 
 
 def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, rng=None) -> Game:
-    """Worlds in which the current hands are ``hands`` (n, 3, 15) and, during the auction, the
+    """Worlds in which the current hands are ``hands`` (n, P, 15) (P seats) and, during the auction, the
     kitty is ``kitty`` (n, 15); everything public is copied from ``info``. ``ValueError`` if
     the hands do not fit what ``info`` has seen."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
