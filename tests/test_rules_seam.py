@@ -81,7 +81,7 @@ def test_the_toy_game_plays_through_the_aec_env(toy):
     rng = np.random.default_rng(2)
     for episode in range(3):
         env.reset(seed=episode)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 env.step(None)

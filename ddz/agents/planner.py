@@ -18,8 +18,8 @@ that saves moves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
