@@ -162,6 +162,13 @@ class Rules:
 
         return _shared(("features",) + self.table_key, build)
 
+    def legal_words(self, hands, table_moves=None) -> np.ndarray:
+        """(B, W) packed bitsets of the rows the hands (B, 15) may play on ``table_moves``
+        (``None``: leading): the table rows that fit each hand and beat the table move."""
+        from ..legal import unchecked_legal_words
+
+        return unchecked_legal_words(hands, table_moves, self.ruleset)
+
     @property
     def spent_counts(self) -> np.ndarray:
         """(N, 15): the cards each row takes from the hand that plays it (its own cards in a
