@@ -63,6 +63,11 @@ class Deck:
         """The most cards of one rank (4 or 8)."""
         return int(self.counts.max())
 
+    @property
+    def thermometer(self) -> tuple[int, int]:
+        """The card encoding's widths: numbers per rank 3..2 and per joker (4, 1; 8, 2)."""
+        return int(self.counts[0]), int(self.counts[13])
+
     def format_card(self, card: int, color: bool = False) -> str:
         """One card with its suit, e.g. ``10♥``; jokers are ``BJ``/``RJ``."""
         card = int(card)
@@ -81,14 +86,15 @@ class Deck:
         return sep.join(self.format_card(int(c), color) for c in sorted(int(c) for c in cards))
 
 
-def _deck(players: int) -> Deck:
-    if players == 3:
-        ranks = np.minimum(np.arange(54) // 4, 13) + (np.arange(54) == 53)
-        counts = DECK_COUNTS
-        return Deck(3, 54, counts, 17, ranks.astype(np.int64))
-    ranks = np.minimum(np.arange(108) // 8, 13) + (np.arange(108) >= 106)
-    counts = np.array([8] * 13 + [2, 2], dtype=np.uint8)
-    return Deck(4, 108, counts, 25, ranks.astype(np.int64))
+def make_deck(players: int, copies: int, hand_size: int) -> Deck:
+    """The deck of ``copies`` 54-card decks dealt to ``players`` seats, ``hand_size`` each:
+    card id ``c`` below the jokers has rank ``c // (4 copies)``; then the black jokers, then
+    the red ones."""
+    n = 54 * copies
+    per = 4 * copies
+    ranks = np.minimum(np.arange(n) // per, 13) + (np.arange(n) >= n - copies)
+    counts = DECK_COUNTS * np.uint8(copies)
+    return Deck(players, n, counts, hand_size, ranks.astype(np.int64))
 
 
 _TOKENS: dict[str, int] = {name.lower(): rank for rank, name in enumerate(RANK_NAMES)}
@@ -194,4 +200,4 @@ def format_cards(cards, color: bool = False, sep: str = " ") -> str:
 
 #: The deck of each player count: ``DECKS[3]`` (54 cards, the classic game), ``DECKS[4]``
 #: (108 cards, two decks).
-DECKS: dict[int, Deck] = {3: _deck(3), 4: _deck(4)}
+DECKS: dict[int, Deck] = {3: make_deck(3, 1, 17), 4: make_deck(4, 2, 25)}

@@ -29,13 +29,11 @@ from math import factorial
 
 import numpy as np
 
+from .rules import RULES, CodeFormat, Rules, Ruleset, rules_class
+
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _READ = {c: i for i, c in enumerate(ALPHABET)}
 _READ.update({"I": 1, "L": 1, "O": 0})
-SIZES = (17, 17, 17, 3)
-VERSION = 1
-SIZES_4 = (25, 25, 25, 25, 8)
-VERSION_4 = 2
 CHECK_BITS = 20
 
 
@@ -47,17 +45,17 @@ def _multinomial(sizes: tuple[int, ...]) -> int:
     return total
 
 
-NUM_DEALS = _multinomial(SIZES)
-_PAYLOAD_BITS = (NUM_DEALS * 3 * 4).bit_length()
-_CODE_CHARS = -(-(_PAYLOAD_BITS + CHECK_BITS) // 5)
-NUM_DEALS_4 = _multinomial(SIZES_4)
-_CODE_CHARS_4 = -(-((NUM_DEALS_4 * 4 * 4).bit_length() + CHECK_BITS) // 5)
-#: per player count: (sizes, version, number of deals, characters, checksum person, bytes)
-_FORMATS = {
-    3: (SIZES, VERSION, NUM_DEALS, _CODE_CHARS, b"ddz-deal", 16),
-    4: (SIZES_4, VERSION_4, NUM_DEALS_4, _CODE_CHARS_4, b"ddz-deal-4p", 32),
-}
-_GAME_NAMES = {3: "the three-player game", 4: "the four-player game (two decks)"}
+@cache
+def _shape(fmt: CodeFormat) -> tuple[int, int, int]:
+    """(players, number of deals, characters) of a code format."""
+    players = len(fmt.sizes) - 1
+    deals = _multinomial(fmt.sizes)
+    return players, deals, -(-((deals * players * 4).bit_length() + CHECK_BITS) // 5)
+
+
+_CLASSIC, _FOUR = rules_class("classic", 3).code_format, rules_class("classic", 4).code_format
+SIZES, VERSION, NUM_DEALS = _CLASSIC.sizes, _CLASSIC.version, _multinomial(_CLASSIC.sizes)
+SIZES_4, VERSION_4, NUM_DEALS_4 = _FOUR.sizes, _FOUR.version, _multinomial(_FOUR.sizes)
 
 
 def _rank(owner: list[int], sizes: tuple[int, ...] = SIZES) -> int:
@@ -92,15 +90,24 @@ def _unrank(rank: int, sizes: tuple[int, ...] = SIZES) -> list[int]:
 
 #: every variant a code may carry (``Ruleset.variants``), and how messages name them
 VARIANT_NAMES = {"rob": "the rob-the-landlord auction", "open": "the open hand"}
-_VARIANT_SETS = ((), ("rob",), ("open",), ("rob", "open"))
 
 
-def _variant_tag(variants) -> bytes:
+def _rules_of(players: int, variants, ruleset: Ruleset | None) -> Rules:
+    """The rules a code is written under: ``ruleset``'s, else the classic game of ``players``
+    seats with ``variants`` (names of ``Ruleset.variants``)."""
+    if ruleset is not None:
+        return ruleset.rules
     variants = tuple(variants or ())
     unknown = [v for v in variants if v not in VARIANT_NAMES]
     if unknown:
         raise ValueError(f"unknown variant(s) {unknown}; known: {sorted(VARIANT_NAMES)}")
-    return "+".join(v for v in VARIANT_NAMES if v in variants).encode()
+    cls = rules_class("classic", players)
+    if any(v not in cls.variant_options for v in variants):
+        raise ValueError("the variants are three-player games: a four-player code carries none")
+    options: dict = {}
+    for v in variants:
+        options.update(cls.variant_options[v])
+    return Ruleset(players=players, **options).rules
 
 
 def rules_words(variants) -> str:
@@ -118,54 +125,56 @@ def _checksum(payload: int, person: bytes = b"ddz-deal", nbytes: int = 16, tag: 
     return int.from_bytes(digest, "big") & ((1 << CHECK_BITS) - 1)
 
 
-def encode_deal(owner, first_bidder: int, variants=()) -> str:
+def encode_deal(owner, first_bidder: int, variants=(), *, ruleset: Ruleset | None = None) -> str:
     """Code for a deal. ``owner[c]`` is the hand (0-2) or kitty (3) holding card ``c``; a deal
     of the four-player game has 108 owners (hands 0-3, kitty 4). ``variants`` are the rules of
-    a three-player game (``Ruleset.variants``, default: classic)."""
-    tag = _variant_tag(variants)
+    a three-player game (``Ruleset.variants``, default: classic); ``ruleset`` gives the rules
+    instead (its game's format and tag)."""
     owner = [int(o) for o in np.asarray(owner).ravel()]
-    players = 4 if len(owner) == 108 else 3
-    sizes, version, _, chars_count, person, nbytes = _FORMATS[players]
+    players = _PLAYERS_OF_CARDS.get(len(owner), 3) if ruleset is None else ruleset.players
+    rules = _rules_of(players, variants, ruleset)
+    fmt = rules.code_format
+    sizes = fmt.sizes
     if len(owner) != sum(sizes) or tuple(owner.count(i) for i in range(len(sizes))) != sizes:
-        if players == 4:
-            raise ValueError("a four-player deal gives 25 cards to each player and 8 to the kitty")
-        raise ValueError("a deal gives 17 cards to each player and 3 to the kitty")
-    if tag and players != 3:
-        raise ValueError("the variants are three-player games: a four-player code carries none")
+        raise ValueError(
+            f"{fmt.deal} gives {sizes[0]} cards to each player and {sizes[-1]} to the kitty"
+        )
     if first_bidder not in range(players):
         raise ValueError(f"first bidder must be a seat 0 to {players - 1}, not {first_bidder!r}")
-    payload = ((_rank(owner, sizes) * players + int(first_bidder)) << 2) | version
-    value = (payload << CHECK_BITS) | _checksum(payload, person, nbytes, tag)
+    payload = ((_rank(owner, sizes) * players + int(first_bidder)) << 2) | fmt.version
+    value = (payload << CHECK_BITS) | _checksum(payload, fmt.person, fmt.nbytes, rules.code_tag)
     chars = []
-    for _ in range(chars_count):
+    for _ in range(_shape(fmt)[2]):
         chars.append(ALPHABET[value & 31])
         value >>= 5
     text = "".join(reversed(chars))
     return "-".join(text[i : i + 4] for i in range(0, len(text), 4))
 
 
-def decode_deal(code: str, players: int = 3, *, variants=()) -> tuple[np.ndarray, int]:
+_PLAYERS_OF_CARDS = {sum(c.code_format.sizes): c.players for c in RULES.values()}
+
+
+def decode_deal(
+    code: str, players: int = 3, *, variants=(), ruleset: Ruleset | None = None
+) -> tuple[np.ndarray, int]:
     """(owner (54,) int8, first_bidder) of a code; ``ValueError`` if it is not a valid code.
 
     ``players=4`` reads a code of the four-player game: owner (108,) int8. A code of the other
     game is a ``ValueError`` naming the game it is for. ``variants`` are the rules of a
     three-player game (``Ruleset.variants``, default: classic): a code of a game under other
-    rules is a ``ValueError`` that names them."""
-    tag = _variant_tag(variants)
+    rules is a ``ValueError`` that names them. ``ruleset`` gives the rules instead."""
+    rules = _rules_of(players if ruleset is None else ruleset.players, variants, ruleset)
     if not isinstance(code, str):
         raise ValueError("a deal code is a string")
-    if players not in _FORMATS:
-        raise ValueError(f"players must be 3 or 4, not {players!r}")
-    sizes, version, num_deals, chars_count, person, nbytes = _FORMATS[players]
-    if tag and players != 3:
-        raise ValueError("the variants are three-player games: a four-player code carries none")
+    fmt = rules.code_format
+    players, num_deals, chars_count = _shape(fmt)
     text = code.strip().upper().replace("-", "").replace(" ", "")
     if len(text) != chars_count:
-        other = 4 if players == 3 else 3
-        if len(text) == _FORMATS[other][3]:
-            raise ValueError(
-                f"this is a deal code of {_GAME_NAMES[other]}, not of {_GAME_NAMES[players]}"
-            )
+        for cls in RULES.values():
+            if len(text) == _shape(cls.code_format)[2] != chars_count:
+                raise ValueError(
+                    f"this is a deal code of {cls.code_format.words}, not of {fmt.words}"
+                )
         raise ValueError(
             f"a deal code has {chars_count} characters (dashes aside), this one has {len(text)}"
         )
@@ -175,23 +184,30 @@ def decode_deal(code: str, players: int = 3, *, variants=()) -> tuple[np.ndarray
             raise ValueError(f"{ch!r} can't appear in a deal code")
         value = (value << 5) | _READ[ch]
     payload, check = value >> CHECK_BITS, value & ((1 << CHECK_BITS) - 1)
-    if _checksum(payload, person, nbytes, tag) != check:
-        for other in _VARIANT_SETS if players == 3 else ():
-            if _checksum(payload, person, nbytes, _variant_tag(other)) == check:
-                raise ValueError(
-                    f"this deal code is a game of {rules_words(other)}, not of "
-                    f"{rules_words(variants)}; play it under those rules"
-                )
-        raise ValueError(
-            "this deal code is damaged (its checksum does not match); check for a typo"
-        )
-    if payload & 3 != version:
+    if _checksum(payload, fmt.person, fmt.nbytes, rules.code_tag) != check:
+        _refuse(payload, check, rules)
+    if payload & 3 != fmt.version:
         raise ValueError("this deal code comes from an unknown version")
     number = payload >> 2
     if number >= num_deals * players:
         raise ValueError("this deal code is out of range")
     rank, first_bidder = divmod(number, players)
-    return np.array(_unrank(rank, sizes), dtype=np.int8), first_bidder
+    return np.array(_unrank(rank, fmt.sizes), dtype=np.int8), first_bidder
+
+
+def _refuse(payload: int, check: int, rules: Rules) -> None:
+    """The ``ValueError`` for a checksum that does not match: naming the rules the code is of
+    when another game or variant of the same format matches, else a damaged code."""
+    fmt = rules.code_format
+    for other in rules.code_siblings():
+        if other.code_tag != rules.code_tag and (
+            _checksum(payload, fmt.person, fmt.nbytes, other.code_tag) == check
+        ):
+            raise ValueError(
+                f"this deal code is a game of {other.code_words}, not of "
+                f"{rules.code_words}; play it under those rules"
+            )
+    raise ValueError("this deal code is damaged (its checksum does not match); check for a typo")
 
 
 def code_key(code: str) -> int:

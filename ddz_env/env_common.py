@@ -116,7 +116,7 @@ def observation_high(ruleset: Ruleset | None = None) -> np.ndarray:
     robs, up to 3, and the open hand add up to 0.4 more)."""
     ruleset = Ruleset() if ruleset is None else ruleset
     high = np.ones(obs_size(ruleset), np.float32)
-    extra = 3 * (ruleset.bidding == "rob") + ruleset.open_hand
+    extra = ruleset.rules.extra_doublings
     high[obs_slices(ruleset)["log2_multiplier"]] = 1.5 + extra / 10
     return high
 

@@ -6,7 +6,9 @@ Seats are 0, 1, 2; turn order is counter-clockwise, which the engine writes as
 
 With ``Ruleset(players=4)`` (two decks) there are four seats, 0-3, ``seat → (seat + 1) % 4``,
 and ``P = 4`` below: 108 cards, 25 to each seat and 8 to the kitty, one landlord against three
-peasants (roles :data:`ROLE_NAMES_4`), a trick ends after three passes in a row.
+peasants (roles ``ruleset.rules.role_names``), a trick ends after three passes in a row. What
+differs between games (deck, seats, move table, the moves that double the stake) is read from
+the rules object ``ruleset.rules`` (:mod:`ddz_env.rules`).
 
 **Action space** (shared by the game, the environments and the agents; :mod:`ddz_env.actions`):
 action ``a`` in ``0 .. N-1`` plays row ``a`` of the ruleset's move table (``0`` = pass, also "no
@@ -78,7 +80,7 @@ from .actions import (
     num_actions,
 )
 from .auction import AUCTIONS, REDEAL
-from .cards import DECKS, card_rank
+from .cards import DECKS, Deck
 from .codes import code_key, decode_deal, encode_deal
 from .legal import (
     legal_tables,
@@ -87,34 +89,28 @@ from .legal import (
     unpack_words,
     words_to_ids,
 )
-from .moves import MoveType, move_table
-from .rules import DEFAULT_RULES, Ruleset
+from .moves import move_table
+from .rules import DEFAULT_RULES, Ruleset, rules_class
 
 __all__ = [
     "BIDDING", "HISTORY", "OVER", "PLAY", "ROLE_NAMES", "Game", "bid_action", "bid_of_action",
-    "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64", "ROLE_NAMES_4",
+    "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64",
     "role_names", "history_size",
 ]  # fmt: skip
-HISTORY = 200
-#: Four players: at most 4 actions per card played (a move, then up to three passes), plus the
-#: auction.
-HISTORY_4 = 448
-ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
-ROLE_NAMES_4 = ("landlord", "landlord_down", "landlord_across", "landlord_up")
-_CARD_RANK = card_rank(np.arange(54))
-_RANK_ONEHOT = np.eye(15, dtype=np.uint8)[_CARD_RANK]  # (54, 15)
-_RANK_ONEHOT_4 = np.eye(15, dtype=np.uint8)[DECKS[4].card_ranks]  # (108, 15)
+HISTORY = rules_class("classic", 3).history_size
+ROLE_NAMES = rules_class("classic", 3).role_names
 
 
 def role_names(players: int = 3) -> tuple[str, ...]:
-    """The role names of a game of ``players`` seats (:data:`ROLE_NAMES` or
-    :data:`ROLE_NAMES_4`)."""
-    return ROLE_NAMES_4 if players == 4 else ROLE_NAMES
+    """The role names of the classic game of ``players`` seats (``ruleset.rules.role_names``
+    of any game)."""
+    return rules_class("classic", players).role_names
 
 
 def history_size(players: int = 3) -> int:
-    """Room for the actions of one deal (:data:`HISTORY` or :data:`HISTORY_4`)."""
-    return HISTORY_4 if players == 4 else HISTORY
+    """Room for the actions of one deal of the classic game of ``players`` seats
+    (``ruleset.rules.history_size`` of any game)."""
+    return rules_class("classic", players).history_size
 
 
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -129,11 +125,13 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def deal_from_keys(keys: np.ndarray, players: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """Deals from 64-bit keys: (owner (B, C) int8, first_bidder (B,) int8), C = 54 cards
-    (``players=3``) or 108 (``players=4``)."""
+def deal_from_keys(
+    keys: np.ndarray, players: int = 3, deck: Deck | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Deals from 64-bit keys: (owner (B, C) int8, first_bidder (B,) int8) of ``deck``
+    (default ``DECKS[players]``): C = 54 cards (``players=3``) or 108 (``players=4``)."""
     keys = np.asarray(keys, dtype=np.uint64)
-    deck = DECKS[players]
+    deck = DECKS[players] if deck is None else deck
     n = deck.num_cards
     with np.errstate(over="ignore"):
         noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(n, dtype=np.uint64))
@@ -145,14 +143,26 @@ def deal_from_keys(keys: np.ndarray, players: int = 3) -> tuple[np.ndarray, np.n
     return owner, first
 
 
-def hands_of_owner(owner: np.ndarray) -> np.ndarray:
+_DECK_OF_SIZE = {deck.num_cards: deck for deck in DECKS.values()}
+
+
+def hands_of_owner(owner: np.ndarray, deck: Deck | None = None) -> np.ndarray:
     """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty); (B, 108) owners of
-    the four-player deck → (B, 5, 15)."""
-    if owner.shape[1] == 108:
-        onehot = (owner[:, :, None] == np.arange(5)).astype(np.uint8)
-        return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT_4).astype(np.uint8)
-    onehot = (owner[:, :, None] == np.arange(4)).astype(np.uint8)  # (B, 54, 4)
-    return np.einsum("bco,cr->bor", onehot, _RANK_ONEHOT).astype(np.uint8)
+    the four-player deck → (B, 5, 15); ``deck`` names the deck (default: by its size)."""
+    deck = _DECK_OF_SIZE[owner.shape[1]] if deck is None else deck
+    onehot = (owner[:, :, None] == np.arange(deck.players + 1)).astype(np.uint8)  # (B, C, P+1)
+    return np.einsum("bco,cr->bor", onehot, _rank_onehot(deck)).astype(np.uint8)
+
+
+def _rank_onehot(deck: Deck) -> np.ndarray:
+    """(num_cards, 15) uint8: the one-hot rank of each card id of ``deck`` (built once)."""
+    onehot = _RANK_ONEHOT.get(deck)
+    if onehot is None:
+        onehot = _RANK_ONEHOT[deck] = np.eye(15, dtype=np.uint8)[deck.card_ranks]
+    return onehot
+
+
+_RANK_ONEHOT: dict[Deck, np.ndarray] = {}
 
 
 def check_seed(seed) -> int | None:
@@ -219,13 +229,12 @@ class Game:
         self.num_moves = N = len(self.table)
         self.num_actions = num_actions(N, ruleset)
         self.num_players = P = ruleset.players
-        self.role_names = role_names(P)
+        rules = ruleset.rules
+        self.role_names = rules.role_names
         # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
-        self._move_is_bomb = np.isin(self.table.type, (MoveType.BOMB, MoveType.ROCKET))
-        if P == 4:
-            self._move_is_bomb &= (self.table.type == MoveType.ROCKET) | (self.table.size >= 6)
+        self._move_is_bomb = rules.doubling_moves(self.table)
         num_cards = ruleset.deck.num_cards
-        history = history_size(P)
+        history = rules.history_size
         self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
         # the landlord's words when deciding to open the hand (open_hand)
         self._open_words = self.auction.words_of_bids([0, OPEN])
@@ -283,7 +292,7 @@ class Game:
         with np.errstate(over="ignore"):
             keys = splitmix64(self._stream[0] + np.arange(1, len(idx) + 1, dtype=np.uint64))
             self._stream[0] = self._stream[0] + np.uint64(len(idx))
-        owner, first = deal_from_keys(keys, self.num_players)
+        owner, first = deal_from_keys(keys, self.num_players, self.ruleset.deck)
         code_list = [None] * len(idx)
         if codes is not None:
             code_list = list(codes)
@@ -291,9 +300,7 @@ class Game:
                 raise ValueError(f"got {len(code_list)} codes for {len(idx)} games")
             for j, code in enumerate(code_list):
                 if code is not None:
-                    owner[j], first[j] = decode_deal(
-                        code, self.num_players, variants=self.ruleset.variants
-                    )
+                    owner[j], first[j] = decode_deal(code, ruleset=self.ruleset)
                     keys[j] = np.uint64(code_key(code))
         self.deal_key[idx] = keys
         for j, b in enumerate(idx):
@@ -319,7 +326,7 @@ class Game:
         return idx
 
     def _start_deal(self, idx: np.ndarray, owner: np.ndarray, first: np.ndarray) -> None:
-        counts = hands_of_owner(owner)
+        counts = hands_of_owner(owner, self.ruleset.deck)
         self.owner[idx] = owner
         self.hands[idx] = counts[:, : self.num_players]
         self.kitty[idx] = counts[:, self.num_players]
@@ -356,7 +363,7 @@ class Game:
 
     def deal_code(self, game: int = 0) -> str:
         """The code of game ``game``'s current deal (hands, kitty, first bidder)."""
-        return encode_deal(self.owner[game], int(self.first_bidder[game]), self.ruleset.variants)
+        return encode_deal(self.owner[game], int(self.first_bidder[game]), ruleset=self.ruleset)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -616,7 +623,7 @@ class Game:
         self.redeals[b] += 1
         key = splitmix64(self.deal_key[b : b + 1] ^ np.uint64(0xA5A5))
         self.deal_key[b] = key[0]
-        owner, _ = deal_from_keys(key, self.num_players)
+        owner, _ = deal_from_keys(key, self.num_players, self.ruleset.deck)
         self.codes[b] = None
         self._start_deal(np.array([b]), owner, np.array([(opener + 1) % self.num_players], np.int8))
 

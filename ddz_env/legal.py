@@ -18,13 +18,12 @@ Masks are computed as bitsets over the move table, 64 moves per ``uint64`` word:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from .actions import MAX_WORD
 from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
-from .moves import MoveTable, move_table, table_options
+from .moves import MoveTable, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
 RANK_GROUPS = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14]])
@@ -63,18 +62,17 @@ class LegalTables:
 
 
 def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
-    """Precomputed bitsets for ``ruleset`` (cached per move table)."""
-    return _legal_tables_for_kickers(*table_options(ruleset))
+    """Precomputed bitsets for ``ruleset`` (cached per move table: ``ruleset.rules``)."""
+    return ruleset.rules.legal_tables
 
 
-@cache
-def _legal_tables_for_kickers(kickers: str, players: int) -> LegalTables:
-    ruleset = Ruleset(kickers=kickers, players=players)
-    table = move_table(ruleset)
+def build_legal_tables(table: MoveTable) -> LegalTables:
+    """The fit and beat bitsets of ``table`` (see the module docstring)."""
+    deck = table.ruleset.deck
     n = len(table)
     # Room for the words of the auction that follow the moves in the game's action space.
     num_words = (n + MAX_WORD + 63) // 64
-    base = ruleset.deck.max_count + 1
+    base = deck.max_count + 1
     weights = np.array([base * base, base, 1])
     combos = np.arange(base**3)
     have = np.stack([combos // (base * base), combos // base % base, combos % base], axis=1)
@@ -107,7 +105,7 @@ def _legal_tables_for_kickers(kickers: str, players: int) -> LegalTables:
         pack_bool(beats, num_words),
         group.astype(np.int32),
         weights,
-        ruleset.deck.counts,
+        deck.counts,
     )
 
 
@@ -221,7 +219,7 @@ def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np
 
 def unchecked_legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """:func:`legal_words` without input checks, for the engine's own valid arrays."""
-    tables = legal_tables(ruleset)
+    tables = ruleset.rules.legal_tables
     hands = np.asarray(hands)
     idx = _group_index(hands, tables.group_weights)
     fw = tables.fit_words

@@ -35,7 +35,6 @@ from __future__ import annotations
 import enum
 import itertools
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 
@@ -135,9 +134,10 @@ def _add_chains(add, shapes: dict) -> None:
                 add(mtype, length, top, body)
 
 
-def _generate_four(rows: list) -> None:
-    """The four-player moves (two decks), appended to ``rows`` as in :func:`_generate`."""
-
+def generate_four() -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """The moves of the four-player game (two decks), as :func:`generate_classic` gives them
+    (``ddz_env.rules.four``)."""
+    rows: list[tuple[int, int, int, tuple[int, ...]]] = []
     add = _adder(rows)
 
     for r in range(NUM_RANKS):
@@ -159,15 +159,13 @@ def _generate_four(rows: list) -> None:
             for ks in itertools.combinations(others, n):
                 add(MoveType.PLANE_WITH_PAIRS, n, top, body + [k for k in ks for _ in range(2)])
     rows.append((int(MoveType.ROCKET), 1, 14, tuple([0] * 13 + [2, 2])))
+    return rows
 
 
-def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
-    """All moves as (type, length, main, counts) tuples, unsorted."""
+def generate_classic(kickers: str = "distinct") -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """The moves of the three-player game under the kicker rule ``kickers``, as (type, length,
+    main, counts) tuples, unsorted (``ddz_env.rules.classic``)."""
     rows: list[tuple[int, int, int, tuple[int, ...]]] = []
-    if ruleset.players == 4:
-        _generate_four(rows)
-        return rows
-
     add = _adder(rows)
 
     for r in range(NUM_RANKS):
@@ -176,23 +174,23 @@ def _generate(ruleset: Ruleset) -> list[tuple[int, int, int, tuple[int, ...]]]:
         add(MoveType.PAIR, 1, r, [r] * 2)
         add(MoveType.TRIO, 1, r, [r] * 3)
         add(MoveType.BOMB, 1, r, [r] * 4)
-        for (k,) in _wing_sets({r}, 1, False, ruleset.kickers):
+        for (k,) in _wing_sets({r}, 1, False, kickers):
             add(MoveType.TRIO_WITH_SINGLE, 1, r, [r] * 3 + [k])
-        for (k,) in _wing_sets({r}, 1, True, ruleset.kickers):
+        for (k,) in _wing_sets({r}, 1, True, kickers):
             add(MoveType.TRIO_WITH_PAIR, 1, r, [r] * 3 + [k] * 2)
-        for ks in _wing_sets({r}, 2, False, ruleset.kickers):
+        for ks in _wing_sets({r}, 2, False, kickers):
             add(MoveType.FOUR_WITH_TWO_SINGLES, 2, r, [r] * 4 + list(ks))
-        for ks in _wing_sets({r}, 2, True, ruleset.kickers):
+        for ks in _wing_sets({r}, 2, True, kickers):
             add(MoveType.FOUR_WITH_TWO_PAIRS, 2, r, [r] * 4 + [k for k in ks for _ in range(2)])
     _add_chains(add, CHAIN_SHAPE)
     for n in range(2, MAX_PLANE_SINGLES + 1):
         for top in range(n - 1, CHAIN_TOP + 1):
             body_ranks = set(range(top - n + 1, top + 1))
             body = [r for r in body_ranks for _ in range(3)]
-            for ks in _wing_sets(body_ranks, n, False, ruleset.kickers):
+            for ks in _wing_sets(body_ranks, n, False, kickers):
                 add(MoveType.PLANE_WITH_SINGLES, n, top, body + list(ks))
             if n <= MAX_PLANE_PAIRS:
-                for ks in _wing_sets(body_ranks, n, True, ruleset.kickers):
+                for ks in _wing_sets(body_ranks, n, True, kickers):
                     add(MoveType.PLANE_WITH_PAIRS, n, top, body + [k for k in ks for _ in range(2)])
     rows.append((int(MoveType.ROCKET), 1, 14, tuple([0] * 13 + [1, 1])))
     return rows
@@ -239,9 +237,7 @@ class MoveTable:
 
     def why_invalid(self, counts) -> str:
         """Why a set of cards that :meth:`classify` rejects is not a combination (for messages)."""
-        if self.ruleset.players == 4:
-            return explain_invalid_four(np.asarray(counts))
-        return explain_invalid(np.asarray(counts), self.ruleset.kickers)
+        return self.ruleset.rules.why_invalid(counts)
 
     def describe(self, move: int) -> str:
         """A player-facing name: ``"pair of 8s"``, ``"5-card straight 3-7"``, ``"bomb of Ks"``."""
@@ -254,25 +250,14 @@ class MoveTable:
 
 
 def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
-    """The move table of ``ruleset``, built once per ``kickers`` and ``players`` options (the
-    only options that change which moves exist; four players have no single wings, so
-    ``kickers`` does not change their table)."""
-    return _table_for_kickers(*table_options(ruleset))
+    """The move table of ``ruleset``, built once per game and the options that change which
+    moves exist (``ruleset.rules.table_key``: the kicker rule of the three-player game)."""
+    return ruleset.rules.move_table
 
 
-def table_options(ruleset: Ruleset) -> tuple[str, int]:
-    """The options that decide a ruleset's moves, ``(kickers, players)``: the key of the move
-    table and of the legality tables (four players have no single wings, so ``kickers`` is
-    then always ``"distinct"``)."""
-    if ruleset.players == 4:
-        return "distinct", 4
-    return ruleset.kickers, 3
-
-
-@cache
-def _table_for_kickers(kickers: str, players: int) -> MoveTable:
-    ruleset = Ruleset(kickers=kickers, players=players)
-    rows = _generate(ruleset)
+def build_move_table(ruleset: Ruleset, rows: list) -> MoveTable:
+    """The table of the moves ``rows`` ((type, length, main, counts) tuples, any order) of
+    the game ``ruleset``: sorted, with its blocks and beat ranges (the module docstring)."""
     rows.sort(key=lambda row: (row[0], row[1], row[2], row[3]))
     n = len(rows) + 1
     counts = np.zeros((n, NUM_RANKS), dtype=np.uint8)
@@ -370,7 +355,7 @@ def describe_move(table: MoveTable, move: int) -> str:
     if t == MoveType.FOUR_WITH_TWO_PAIRS:
         return f"four {_plural(m)} with two pairs"
     if t == MoveType.BOMB:
-        if table.ruleset.players == 4:
+        if table.ruleset.rules.sized_bombs:
             return f"{ln}-card bomb of {_plural(m)}"
         return f"bomb of {_plural(m)}"
     return "rocket"

@@ -118,17 +118,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .actions import BIDDING
-from .cards import card_rank
+from .cards import DECKS, Deck
 from .game import Game
-from .moves import move_table
 from .rules import DEFAULT_RULES, Ruleset
 
 if TYPE_CHECKING:
     from .infoset import InfoSet
 
 HISTORY_MOVES = 15
-#: the card encoding of the four-player game: 13 × 8 + 2 × 2 numbers
-CARDS_4 = 108
 
 #: Kinds of field, by the numbers they hold: 0/1, whole numbers 0-255, or any float32.
 BINARY, COUNT, SCALAR = "binary", "count", "scalar"
@@ -149,16 +146,6 @@ class Field:
     blocks: int = 1
 
 
-def _card_width(players: int) -> int:
-    """Numbers in one card encoding: 54, or 108 with four players (two decks)."""
-    return CARDS_4 if players == 4 else 54
-
-
-def _left_cap(players: int) -> int:
-    """Largest hand the ``cards_left`` one-hot tells apart: 20, or 33 with four players."""
-    return 33 if players == 4 else 20
-
-
 #: the fields each variant (``Ruleset.variants``) appends to the layout, in this order
 VARIANT_FIELDS: dict[str, tuple[Field, ...]] = {
     "rob": (Field("robs", 4, BINARY, ONEHOT),),
@@ -167,8 +154,9 @@ VARIANT_FIELDS: dict[str, tuple[Field, ...]] = {
 
 
 @cache
-def _fields_for(players: int, variants: tuple[str, ...] = ()) -> tuple[Field, ...]:
-    C, P = _card_width(players), players
+def _fields_for(C: int, P: int, left_cap: int, variants: tuple[str, ...]) -> tuple[Field, ...]:
+    """The fields of a game of ``P`` seats, ``C`` numbers per card set and hands of up to
+    ``left_cap`` cards, then those of ``variants``."""
     extra = tuple(f for v in variants for f in VARIANT_FIELDS[v])
     return (
         Field("hand", C, BINARY, CARDS),
@@ -178,7 +166,7 @@ def _fields_for(players: int, variants: tuple[str, ...] = ()) -> tuple[Field, ..
         Field("leading", 1, BINARY, VALUE),
         Field("role", P, BINARY, ONEHOT),
         Field("played", P * C, BINARY, CARDS, P),
-        Field("cards_left", P * (_left_cap(P) + 1), BINARY, ONEHOT, P),
+        Field("cards_left", P * (left_cap + 1), BINARY, ONEHOT, P),
         Field("bombs", 16, BINARY, ONEHOT),
         Field("kitty", C, BINARY, CARDS),
         Field("bids", P * 5, BINARY, ONEHOT, P),
@@ -193,8 +181,9 @@ def _fields_for(players: int, variants: tuple[str, ...] = ()) -> tuple[Field, ..
 
 def obs_fields(ruleset: Ruleset = DEFAULT_RULES) -> tuple[Field, ...]:
     """The fields of ``ruleset``'s observation (``OBS_FIELDS`` or ``OBS_FIELDS_4``, then the
-    fields of its variants, :data:`VARIANT_FIELDS`)."""
-    return _fields_for(ruleset.players, ruleset.variants)
+    fields of its variants, :data:`VARIANT_FIELDS`): the sizes come from ``ruleset.rules``."""
+    rules = ruleset.rules
+    return _fields_for(rules.card_width, rules.players, rules.left_cap, ruleset.variants)
 
 
 OBS_FIELDS: tuple[Field, ...] = obs_fields()
@@ -203,7 +192,6 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FI
 OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS_4)
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
-_DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
 #: the slot in ``bids`` of each auction word + 1 (-1 none, 0 pass, 1-3 bids, claim, rob, open)
 WORD_SLOT = np.array([0, 1, 2, 3, 4, 2, 3, 1], np.int64)
 # the slot of each word (0 pass, 1-3 bids, claim, rob, open) in an information-state slot
@@ -231,7 +219,7 @@ def play_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
 def infostate_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
     """The information-state layout of ``ruleset``'s player count (``INFOSTATE_LAYOUT`` or
     ``INFOSTATE_LAYOUT_4``)."""
-    P, C = ruleset.players, (CARDS_4 if ruleset.players == 4 else 54)
+    P, C = ruleset.players, ruleset.rules.card_width
     return (
         ("seat", P),
         ("dealt_hand", C),
@@ -261,17 +249,18 @@ INFOSTATE_SIZE_4 = sum(size for _, size in INFOSTATE_LAYOUT_4)
 def obs_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
     """The observation layout of ``ruleset`` (``OBS_LAYOUT`` or ``OBS_LAYOUT_4``, then the
     fields of its variants)."""
-    if ruleset.variants:
-        return tuple((f.name, f.size) for f in obs_fields(ruleset))
-    return OBS_LAYOUT_4 if ruleset.players == 4 else OBS_LAYOUT
+    return _pairs(obs_fields(ruleset))
+
+
+@cache
+def _pairs(fields: tuple[Field, ...]) -> tuple[tuple[str, int], ...]:
+    return tuple((f.name, f.size) for f in fields)
 
 
 def obs_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
     """The length of an observation of ``ruleset`` (``OBS_SIZE``, or ``OBS_SIZE_4`` = 2,679;
     more with variants)."""
-    if ruleset.variants:
-        return sum(f.size for f in obs_fields(ruleset))
-    return OBS_SIZE_4 if ruleset.players == 4 else OBS_SIZE
+    return sum(size for _, size in obs_layout(ruleset))
 
 
 def _slices(layout) -> dict[str, slice]:
@@ -293,63 +282,55 @@ INFOSTATE_SLICES = _slices(INFOSTATE_LAYOUT)
 INFOSTATE_SLICES_4 = _slices(INFOSTATE_LAYOUT_4)
 
 
+@cache
 def infostate_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
-    """Field name → slice of the information state of ``ruleset``'s player count."""
-    return INFOSTATE_SLICES_4 if ruleset.players == 4 else INFOSTATE_SLICES
+    """Field name → slice of the information state of ``ruleset``'s game."""
+    return _slices(infostate_layout(ruleset))
 
 
-def encode_cards(counts: np.ndarray, players: int = 3) -> np.ndarray:
-    """(..., 15) rank counts → (..., 54) float32 card encoding; ``players=4``: (..., 108)."""
+def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = None) -> np.ndarray:
+    """(..., 15) rank counts → (..., 54) float32 card encoding of the deck of ``players``
+    seats (``DECKS``) or ``deck``: for each rank 3..2 a thermometer as wide as the deck's count
+    (4; 8 with two decks), then one for each joker (1; 2): (..., 108) with four players."""
     counts = np.asarray(counts)
-    if players == 4:
-        ranks = counts[..., :13, None] > np.arange(8)
-        jokers = counts[..., 13:15, None] > np.arange(2)
-        shape = counts.shape[:-1]
-        return np.concatenate(
-            [ranks.reshape(shape + (104,)), jokers.reshape(shape + (4,))], axis=-1
-        ).astype(np.float32)
-    thermo = counts[..., :13, None] > np.arange(4)
-    out = np.concatenate(
-        [thermo.reshape(counts.shape[:-1] + (52,)), counts[..., 13:15] > 0], axis=-1
-    )
-    return out.astype(np.float32)
+    w, j = (DECKS[players] if deck is None else deck).thermometer
+    shape = counts.shape[:-1]
+    ranks = (counts[..., :13, None] > np.arange(w)).reshape(shape + (13 * w,))
+    jokers = (counts[..., 13:15, None] > np.arange(j)).reshape(shape + (2 * j,))
+    return np.concatenate([ranks, jokers], axis=-1).astype(np.float32)
 
 
-def rest_features(hands: np.ndarray, move_counts: np.ndarray, players: int = 3) -> np.ndarray:
+def rest_features(
+    hands: np.ndarray, move_counts: np.ndarray, players: int = 3, *, deck: Deck | None = None
+) -> np.ndarray:
     """(..., 54) card encoding of what each move leaves in hand: ``hands - move_counts``, both
     (..., 15) rank counts (signed arithmetic, so uint8 hands cannot wrap)."""
-    return encode_cards(np.asarray(hands, np.int16) - move_counts, players)
+    return encode_cards(np.asarray(hands, np.int16) - move_counts, players, deck=deck)
 
 
 def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros);
-    (N, 108) with four players."""
-    if ruleset.players == 4:
-        return _move_features_for_kickers("distinct", 4)
-    return _move_features_for_kickers(ruleset.kickers)
+    (N, 108) with four players (cached per move table: ``ruleset.rules.move_features``)."""
+    return ruleset.rules.move_features
 
 
 @cache
-def _move_features_for_kickers(kickers: str, players: int = 3) -> np.ndarray:
-    feats = encode_cards(move_table(Ruleset(kickers=kickers, players=players)).counts, players)
-    feats.setflags(write=False)
-    return feats
-
-
-_CARD_RANK_ONEHOT = np.eye(15, dtype=np.int16)[card_rank(np.arange(54))]  # (54, 15)
-_CARD_RANK_ONEHOT_4 = np.eye(15, dtype=np.int16)[_FOUR.deck.card_ranks]  # (108, 15)
+def _rank_onehot(deck: Deck) -> np.ndarray:
+    """(num_cards, 15) int16: the one-hot rank of each card id of ``deck``."""
+    return np.eye(15, dtype=np.int16)[deck.card_ranks]
 
 
 class _Layout:
     """What :func:`_field_values` and :func:`_write` need of one player count's fields."""
 
-    def __init__(self, players: int, variants: tuple[str, ...] = ()):
-        self.players = P = players
-        self.variants = variants
-        self.fields = _fields_for(P, variants)
+    def __init__(self, ruleset: Ruleset):
+        rules = ruleset.rules
+        self.players = rules.players
+        self.variants = ruleset.variants
+        self.fields = obs_fields(ruleset)
         self.size = sum(f.size for f in self.fields)
-        self.left_cap = _left_cap(P)
-        self.deck = _DECK * (2 if P == 4 else 1)
+        self.left_cap = rules.left_cap
+        self.deck = rules.deck.counts.astype(np.int16)
         slices = _slices((f.name, f.size) for f in self.fields)
 
         def of(encoding):
@@ -369,16 +350,16 @@ class _Layout:
         )
         # a rank count → its thermometer of ``w`` numbers (4, or 8 with two decks); of a
         # joker's thermometer :func:`encode_cards` keeps the first ``j`` numbers (1, or 2)
-        w, j = (8, 2) if P == 4 else (4, 1)
+        w, j = rules.deck.thermometer
         self.thermo = (np.arange(w + 1)[:, None] > np.arange(w)).astype(np.float32)
         keep = np.concatenate([np.arange(13 * w), 13 * w + np.arange(j), 14 * w + np.arange(j)])
-        blocks = len(self.card_cols) // _card_width(P)
+        blocks = len(self.card_cols) // rules.card_width
         self.card_keep = (np.arange(blocks)[:, None] * 15 * w + keep).ravel()
 
 
 @cache
-def _layout(players: int, variants: tuple[str, ...] = ()) -> _Layout:
-    return _Layout(players, variants)
+def _layout(ruleset: Ruleset) -> _Layout:
+    return _Layout(ruleset)
 
 
 class _Batch:
@@ -599,7 +580,7 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
     n = len(idx)
-    layout = _layout(game.num_players, game.ruleset.variants)
+    layout = _layout(game.ruleset)
     if n == 1:  # one game: scalar indexing and arithmetic
         b = range(game.batch_size)[int(idx[0])]
         seat = int(game.current_player[b] if seats is None else np.asarray(seats).reshape(-1)[0])
@@ -617,7 +598,7 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
 def observe_infoset(info: InfoSet) -> np.ndarray:
     """(obs_size(info.ruleset),) float32: ``observe(game)`` for the seat to act, built from its
     InfoSet only."""
-    layout = _layout(info.ruleset.players, info.ruleset.variants)
+    layout = _layout(info.ruleset)
     values = _field_values(_seen_by_infoset(info), layout, _One)
     return _write_one(values, layout, move_features(info.ruleset))
 
@@ -640,8 +621,8 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
     n = len(idx)
-    P = game.num_players
-    C = CARDS_4 if P == 4 else 54
+    P, C = game.num_players, game.ruleset.rules.card_width
+    deck = game.ruleset.deck
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
@@ -652,13 +633,12 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     auction_n, play_n = auction_slots(game.ruleset), play_slots(game.ruleset)
     out = np.zeros((n, S["play"].stop), np.float32)
     out[rows, S["seat"].start + seat] = 1
-    onehot = _CARD_RANK_ONEHOT if P == 3 else _CARD_RANK_ONEHOT_4
-    dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ onehot
-    out[:, S["dealt_hand"]] = encode_cards(dealt, P)
-    out[:, S["hand"]] = encode_cards(game.hands[idx, seat], P)
+    dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ _rank_onehot(deck)
+    out[:, S["dealt_hand"]] = encode_cards(dealt, deck=deck)
+    out[:, S["hand"]] = encode_cards(game.hands[idx, seat], deck=deck)
     landlord = game.landlord[idx].astype(np.int64)
     known = landlord >= 0
-    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]], P)
+    out[known, S["kitty"]] = encode_cards(game.kitty[idx[known]], deck=deck)
     first = game.first_bidder[idx].astype(np.int64)
     out[rows, S["first_bidder"].start + (first - seat) % P] = 1
     out[rows[known], S["landlord"].start + ((landlord - seat) % P)[known]] = 1

@@ -1,6 +1,7 @@
 """Dou Dizhu for one learner: a single-seat Gymnasium environment.
 
-The learner plays one seat; the two other seats are played by opponent agents given at
+The learner plays one seat; the other seats (two, or three with ``players=4``) are played by
+opponent agents given at
 construction, which see only their :class:`~ddz_env.infoset.InfoSet` (any object with
 ``act(infoset) -> action``; an optional ``reset(seed=...)`` is called before each deal).
 Agents given by name are built by the ``agents`` package (imported only then).
@@ -10,9 +11,10 @@ Registered as ``"ddz/DouDizhu-v0"``::
     env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="adp")
     obs, info = env.reset(seed=0)
 
-* Observation: ``{"observation": (1302,) float32, "action_mask": (N + 3,) int8}``, the learner's
-  view (:mod:`ddz_env.observation`) and its legal actions (all zeros once the episode is over);
-  with ``mask_in_obs=False``, the (1302,) features alone. :meth:`DouDizhuEnv.action_masks`
+* Observation: ``{"observation": (D,) float32, "action_mask": (N + 3,) int8}``, the learner's
+  view (:mod:`ddz_env.observation`, D = ``obs_size(ruleset)``: 1302 under the classic rules,
+  2679 with four players) and its legal actions (all zeros once the episode is over); with
+  ``mask_in_obs=False``, the (D,) features alone. :meth:`DouDizhuEnv.action_masks`
   returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
 * Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
@@ -29,8 +31,8 @@ Options:
 ``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
                     (built by ``ddz.agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
-                    one (e.g. an agent class), or a sequence of two of those for the seats
-                    after and before the learner
+                    one (e.g. an agent class), or a sequence of P - 1 of those for the
+                    seats after the learner, in turn order (P seats)
 ``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
 ``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward``,
                     ``info["illegal_action"]`` is the action id (-1 if it was not an integer)
@@ -116,12 +118,19 @@ def make_opponent(spec) -> Any:
     return spec
 
 
+#: how the error for a wrong number of opponents names them, by seat count
+_OPPONENTS_WORDS = {
+    3: "two opponents (the seats after and before the learner)",
+    4: "three opponents (the seats after the learner, in turn order)",
+}
+
+
 def _seat_list(players: int) -> str:
-    return "0, 1, 2" if players == 3 else "0, 1, 2, 3"
+    return ", ".join(map(str, range(players)))
 
 
 class DouDizhuEnv(gymnasium.Env):
-    """One learner seat against two opponent agents; see the module docstring."""
+    """One learner seat against an opponent agent in each other seat; see the module docstring."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
@@ -158,10 +167,8 @@ class DouDizhuEnv(gymnasium.Env):
             opponents = [make_opponent(opponents) for _ in range(P - 1)]
         else:
             if len(opponents) != P - 1:
-                which = (
-                    "two opponents (the seats after and before the learner)"
-                    if P == 3
-                    else "three opponents (the seats after the learner, in turn order)"
+                which = _OPPONENTS_WORDS.get(
+                    P, f"{P - 1} opponents (the seats after the learner, in turn order)"
                 )
                 raise ValueError(f"give {which}, not {len(opponents)}")
             opponents = [make_opponent(o) for o in opponents]

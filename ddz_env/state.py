@@ -235,28 +235,38 @@ def undo(game: Game, games=None) -> None:
 
 # ---------------------------------------------------------------------------- text form
 def _rules_text(ruleset: Ruleset) -> str:
+    """``bidding,redeal_limit,kickers,base_points``, then the fields the rules object adds
+    (``ruleset.rules.text_extras()``: ``open``, ``players=4``, ``game=NAME``)."""
     limit = "none" if ruleset.redeal_limit is None else str(ruleset.redeal_limit)
     text = f"{ruleset.bidding},{limit},{ruleset.kickers},{ruleset.base_points}"
-    text += ",open" if ruleset.open_hand else ""
-    # a last field only for four players: the three-player text is unchanged
-    return text + ",players=4" if ruleset.players == 4 else text
+    return ",".join([text, *ruleset.rules.text_extras()])
+
+
+#: the optional fields of a rules text, in the order :func:`_rules_text` writes them
+_RULES_EXTRAS = (("open", "open_hand"), ("players=", "players"), ("game=", "game"))
 
 
 def _parse_rules(text: str) -> Ruleset:
     parts = text.split(",")
-    players = 3
-    if len(parts) == 5 and parts[4] == "players=4":
-        players = 4
-        parts = parts[:4]
-    open_hand = len(parts) == 5 and parts[4] == "open"
-    if open_hand:
-        parts = parts[:4]
-    if len(parts) != 4:
+    bidding, limit, kickers, points, *extras = parts + [""] * (4 - len(parts))
+    options: dict = {}
+    at = 0
+    for word in extras:
+        while at < len(_RULES_EXTRAS) and not word.startswith(_RULES_EXTRAS[at][0]):
+            at += 1
+        if at == len(_RULES_EXTRAS) or (word == "open") != (at == 0):
+            options = None
+            break
+        prefix, name = _RULES_EXTRAS[at]
+        value = word[len(prefix) :]
+        options[name] = True if name == "open_hand" else int(value) if value.isdigit() else value
+        at += 1
+    if len(parts) < 4 or options is None:
         raise ValueError(
             "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
-            "(and open for the open hand, or players=4 for the four-player game)"
+            "(and open for the open hand, players=N for another number of players, game=NAME "
+            "for another game)"
         )
-    bidding, limit, kickers, points = parts
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
         raise ValueError(f"bad ruleset {text!r}")
     return Ruleset(
@@ -264,8 +274,7 @@ def _parse_rules(text: str) -> Ruleset:
         redeal_limit=None if limit == "none" else int(limit),
         kickers=kickers,
         base_points=int(points),
-        players=players,
-        open_hand=open_hand,
+        **options,
     )
 
 
@@ -309,7 +318,7 @@ def _parse_text(text: str) -> dict:
     if missing:
         raise ValueError(f"the game state lacks {', '.join(missing)}")
     ruleset = _parse_rules(fields["rules"])
-    owner, first = decode_deal(fields["deal"], ruleset.players, variants=ruleset.variants)
+    owner, first = decode_deal(fields["deal"], ruleset=ruleset)
     if fields["coded"] not in ("0", "1") or not fields["redeals"].isdigit():
         raise ValueError("bad coded or redeals field in the game state")
     try:
@@ -328,7 +337,7 @@ def _parse_text(text: str) -> dict:
         ruleset=ruleset,
         owner=owner,
         first=first,
-        code=encode_deal(owner, first, ruleset.variants) if fields["coded"] == "1" else None,
+        code=encode_deal(owner, first, ruleset=ruleset) if fields["coded"] == "1" else None,
         redeals=int(fields["redeals"]),
         key=key,
         stream=stream,
@@ -472,7 +481,7 @@ def from_arrays(arrays: Mapping) -> Game:
     code_list = [str(c) or None for c in codes]
     for b, code in enumerate(code_list):
         if code is not None:
-            o, f = decode_deal(code, P, variants=ruleset.variants)
+            o, f = decode_deal(code, ruleset=ruleset)
             if not np.array_equal(o, owner[b]) or f != first[b]:
                 raise ValueError(f"game {b}: its code is not the code of its deal")
             if given["deal_key"][b] != np.uint64(code_key(code)):
@@ -501,8 +510,8 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     """What ``info``'s seat cannot see, and where it must go.
 
     Returns ``(pool, forced, places, sizes)``: ``pool`` (15,) rank counts of the cards to deal
-    at random, ``forced`` (3, 15) cards known to be in each hand (the kitty cards the landlord
-    has not played yet), ``places`` the seats (and 3 = the kitty, during the auction) that
+    at random, ``forced`` (P, 15) cards known to be in each of the P hands (the kitty cards the
+    landlord has not played yet), ``places`` the seats (and P = the kitty, during the auction) that
     receive the pool, and ``sizes`` how many cards each receives."""
     seat, landlord = int(info.seat), int(info.landlord)
     P, deck = info.ruleset.players, info.ruleset.deck
@@ -577,7 +586,7 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
     ``rng``, not from the real game.
 
     ``belief`` (optional, three players in the play only): a (15, c) array of non-negative
-    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % 3``) holding ``j`` cards
+    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % P``) holding ``j`` cards
     of rank ``r``, e.g. a model's predicted probabilities
     (:class:`ddz.agents.belief.BeliefModel`). The hidden cards are then split between the
     two other hands with probability proportional to the product over the ranks of the
@@ -627,7 +636,7 @@ def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game
 
 
 def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, rng=None) -> Game:
-    """Worlds in which the current hands are ``hands`` (n, 3, 15) and, during the auction, the
+    """Worlds in which the current hands are ``hands`` (n, P, 15) (P seats) and, during the auction, the
     kitty is ``kitty`` (n, 15); everything public is copied from ``info``. ``ValueError`` if
     the hands do not fit what ``info`` has seen."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)

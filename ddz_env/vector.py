@@ -11,10 +11,11 @@ Observation (a dict of batched arrays, ``n = num_envs``):
 ==================  ==================  ========================================================
 key                 shape / dtype       meaning
 ==================  ==================  ========================================================
-``observation``     (n, 1302) float32   the features of :mod:`ddz_env.observation` seen by the
-                                        player to act
+``observation``     (n, D) float32      the features of :mod:`ddz_env.observation` seen by the
+                                        player to act (D = ``obs_size(ruleset)``: 1302 under
+                                        the classic rules, 2679 with four players)
 ``action_mask``     (n, N + 3) int8     its legal actions (all 0 in a finished game)
-``current_player``  (n,) int64          the seat to act, 0-2
+``current_player``  (n,) int64          the seat to act, 0 to P - 1
 ==================  ==================  ========================================================
 
 Actions: ``(n,)`` ints in the game's action space (:mod:`ddz_env.game`: moves, then bids 1-3).
@@ -119,8 +120,10 @@ class DouDizhuVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.ruleset = ruleset_from_options(options, _ENV_OPTIONS, "DouDizhuVectorEnv")
         self.reward_mode = check_reward_mode(reward)
-        if isinstance(learner_seat, bool) or learner_seat not in (0, 1, 2):
-            raise ValueError(f"learner_seat must be 0, 1 or 2, not {learner_seat!r}")
+        seats = range(self.ruleset.players)
+        if isinstance(learner_seat, bool) or learner_seat not in seats:
+            listed = ", ".join(map(str, seats[:-1])) + f" or {seats[-1]}"
+            raise ValueError(f"learner_seat must be {listed}, not {learner_seat!r}")
         self.learner_seat = int(learner_seat)
         self.render_mode = check_render_mode(render_mode, ("ansi",))
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
@@ -226,7 +229,7 @@ class DouDizhuVectorEnv(VectorEnv):
         i = int(i)
         if self._final_owner[i, 0] < 0:
             return None
-        return encode_deal(self._final_owner[i], int(self._final_first[i]), self.ruleset.variants)
+        return encode_deal(self._final_owner[i], int(self._final_first[i]), ruleset=self.ruleset)
 
     # ------------------------------------------------------------------ helpers
     def sample_legal_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:

@@ -175,3 +175,28 @@ def test_a_program_is_started_lazily_and_restarted_after_a_failure(tmp_path):
     assert first.poll() is not None
     assert agent.act(infoset(game, 0)) == action and agent._proc is not first
     agent.close()
+
+
+def test_four_player_requests_name_the_cards_and_roles_of_the_four_player_game():
+    """A program bot in a four-player game gets that game's card texts (its own move table,
+    not the three-player one) and its roles (four of them)."""
+    from ddz_env.cards import parse_counts
+
+    rules = Ruleset(players=4, bidding="none")
+    game = Game(1, ruleset=rules, seed=5)
+    table = game.table
+    assert table.cards_text(200) == "A A A 2 2"
+    rng = np.random.default_rng(1)
+    roles, checked = set(), 0
+    while not game.done[0]:
+        req = request(infoset(game, 0), seed=0)
+        roles.add(req["role"])
+        for entry in req["legal"] + req["moves"]:
+            if entry["id"]:
+                have = parse_counts(entry["cards"], rules.deck.counts)
+                assert (have == table.counts[entry["id"]]).all(), entry
+                checked += 1
+        game.step(game.sample_actions(rng))
+    assert checked > 100
+    assert roles <= {"landlord", "landlord_down", "landlord_across", "landlord_up"}
+    assert len(roles) == 4

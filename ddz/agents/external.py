@@ -33,10 +33,9 @@ import numpy as np
 from ddz.agents.base import Agent
 from ddz_env.actions import BIDDING, WORD_NAMES, bid_of_action
 from ddz_env.cards import format_counts
-from ddz_env.game import ROLE_NAMES, splitmix64
+from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
-from ddz_env.moves import move_table
-from ddz_env.rules import Ruleset
+from ddz_env.moves import MoveTable
 
 #: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request.
 PROTOCOL_VERSION = 1
@@ -53,9 +52,8 @@ class BotError(Exception):
 
 
 @cache
-def _move_texts(kickers: str) -> tuple[str, ...]:
-    """``cards_text`` of every move of the table (built once per table)."""
-    table = move_table(Ruleset(kickers=kickers))
+def _move_texts(table: MoveTable) -> tuple[str, ...]:
+    """``cards_text`` of every move of ``table`` (built once per table: the game's own)."""
     return tuple(table.cards_text(m) for m in range(len(table)))
 
 
@@ -73,7 +71,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
     ``{"word": name}`` (``"pass"``, ``"bid 1"``-``"bid 3"``, ``"claim"``, ``"rob"``,
     ``"open"``), never a bid value, and the request also holds ``robs``, ``opened`` and
     ``open_hand`` (the landlord's hand once opened), ``rules`` the variants' options."""
-    texts = _move_texts(info.ruleset.kickers)
+    texts = _move_texts(info.table)
     n = info.num_moves
 
     def move(seat: int, move_id: int) -> dict:
@@ -95,7 +93,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "type": "act",
         "phase": "bid" if bidding else "play",
         "seat": int(info.seat),
-        "role": ROLE_NAMES[info.role] if info.role >= 0 else None,
+        "role": info.ruleset.rules.role_names[info.role] if info.role >= 0 else None,
         "hand": format_counts(info.hand),
         "landlord": None if info.landlord < 0 else int(info.landlord),
         "kitty": None if info.kitty is None else format_counts(info.kitty),

@@ -18,6 +18,7 @@ that saves moves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -553,3 +554,29 @@ def assess_hand_four(counts) -> Assessment:
     score = big / 2 + 2 * bombs + 0.6 * (12 - moves)
     bid = 3 if score >= 7 else 2 if score >= 5 else 1 if score >= 3 else 0
     return Assessment(big, bombs, moves, bid)
+
+
+@dataclass(frozen=True)
+class PlannerHooks:
+    """The planner of one family of rules (``ruleset.rules.family``): the plan of a hand, its
+    cost, the greedy plan, whether a move can be beaten, the hand's assessment for bidding."""
+
+    plan_hand: Callable
+    plan_cost: Callable
+    greedy_plan: Callable
+    can_be_beaten: Callable
+    assess_hand: Callable
+
+
+#: the planner hooks of each family of rules (``Rules.family``)
+PLANNERS: dict[str, PlannerHooks] = {
+    "classic": PlannerHooks(plan_hand, plan_cost, greedy_plan, can_be_beaten, assess_hand),
+    "four": PlannerHooks(
+        plan_hand_four, plan_cost_four, plan_hand_four, can_be_beaten_four, assess_hand_four
+    ),
+}
+
+
+def planner_of(ruleset) -> PlannerHooks:
+    """The planner hooks of ``ruleset``'s rules (:data:`PLANNERS` by ``ruleset.rules.family``)."""
+    return PLANNERS[ruleset.rules.family]

@@ -32,19 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ddz.agents.base import Agent, auction_word, open_word
-from ddz.agents.planner import (
-    Group,
-    assess_hand,
-    assess_hand_four,
-    can_be_beaten,
-    can_be_beaten_four,
-    greedy_plan,
-    group_move,
-    plan_cost,
-    plan_cost_four,
-    plan_hand,
-    plan_hand_four,
-)
+from ddz.agents.planner import Group, group_move, planner_of
 from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveType
@@ -65,17 +53,9 @@ class _View:
         self.left = info.cards_left
         landlord = info.landlord
         self.players = P = info.ruleset.players
-        self.four = P == 4
-        if self.four:
-            self.plan_hand, self.plan_cost, self.greedy_plan = (
-                plan_hand_four,
-                plan_cost_four,
-                plan_hand_four,
-            )
-            self._beaten = can_be_beaten_four
-        else:
-            self.plan_hand, self.plan_cost, self.greedy_plan = plan_hand, plan_cost, greedy_plan
-            self._beaten = can_be_beaten
+        hooks = planner_of(info.ruleset)
+        self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
+        self.greedy_plan, self._beaten = hooks.greedy_plan, hooks.can_be_beaten
         if self.role == 0:
             self.opponents = [(landlord + k) % P for k in range(1, P)]
             self.partners: list[int] = []
@@ -100,7 +80,7 @@ class _View:
         return not self._beaten(self.table, move, self._unseen)
 
     def is_partner(self, seat: int) -> bool:
-        return seat == self.partner if not self.four else seat in self.partners
+        return seat in self.partners  # the one partner with three players
 
 
 def _bomb_order(table, m: int) -> tuple[int, int, int]:
@@ -110,7 +90,7 @@ def _bomb_order(table, m: int) -> tuple[int, int, int]:
 
 def _assess(info: InfoSet):
     """The assessment of the hand of ``info`` (three or four players)."""
-    return (assess_hand_four if info.ruleset.players == 4 else assess_hand)(info.hand)
+    return planner_of(info.ruleset).assess_hand(info.hand)
 
 
 def _answer(info: InfoSet, bid: int) -> int:

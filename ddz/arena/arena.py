@@ -48,7 +48,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -58,7 +58,7 @@ from ddz.agents.loader import build_agent
 from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
 from ddz_env.game import OVER, Game, splitmix64
 from ddz_env.infoset import infoset
-from ddz_env.rules import Ruleset
+from ddz_env.rules import Ruleset, rules_class
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -122,8 +122,7 @@ class ArenaResult:
     def text(self) -> str:
         per = self.games // self.deals if self.deals else 0
         mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
-        if per == 8 or (not self.bidding and self.players == 4):
-            mode = "four players, " + mode
+        mode = _SEATS_WORDS.get(self.players, "") + mode
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
         lines = [
@@ -162,6 +161,10 @@ def _build(spec: AgentSpec) -> Agent:
 
 #: The agents that play the four-player game (``--players 4``).
 FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
+#: The agents of each family of rules (``Rules.family``) that not every agent plays.
+FAMILY_AGENTS = {"four": FOUR_PLAYER_AGENTS}
+#: How a result's text names its number of seats, where it is not the classic three.
+_SEATS_WORDS = {4: "four players, "}
 
 #: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
 MAX_SEED = 2**32 - 1
@@ -451,13 +454,8 @@ def run_arena(
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
     base = ruleset or Ruleset()
-    rules = Ruleset(
-        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
-        redeal_limit=base.redeal_limit,
-        kickers=base.kickers,
-        base_points=base.base_points,
-        players=base.players,
-        open_hand=base.open_hand,
+    rules = replace(
+        base, bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none"
     )
     n_chunks = -(-deals // CHUNK_DEALS)
     workers = min(workers, n_chunks)
@@ -662,12 +660,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.time_limit is not None and not 0 < args.time_limit < math.inf:
         print(f"{prog}: --time-limit must be a positive number of seconds", file=sys.stderr)
         return 2
-    if args.players == 4:
+    only = FAMILY_AGENTS.get(rules_class("classic", args.players).family)
+    if only is not None:
         for name in (args.agent_a, args.agent_b):
-            if name not in FOUR_PLAYER_AGENTS:
+            if name not in only:
                 print(
                     f"{prog}: {name} does not play the four-player game "
-                    f"(--players 4: {', '.join(FOUR_PLAYER_AGENTS)})",
+                    f"(--players {args.players}: {', '.join(only)})",
                     file=sys.stderr,
                 )
                 return 2

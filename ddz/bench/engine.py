@@ -155,13 +155,15 @@ def lead_hands(n: int = 1000, seed: int = 0, players: int = 3) -> np.ndarray:
 
 
 def _rules(players: int):
-    from ddz_env.rules import DEFAULT_RULES, Ruleset
+    from ddz_env.rules import Ruleset
 
-    return DEFAULT_RULES if players == 3 else Ruleset(players=players)
+    return Ruleset(players=players)
 
 
 def _players_text(players: int) -> str:
-    return "" if players == 3 else f", players={players}"
+    from ddz_env.rules import DEFAULT_RULES
+
+    return "" if _rules(players) == DEFAULT_RULES else f", players={players}"
 
 
 # ---------------------------------------------------------------------------- random play
@@ -203,12 +205,13 @@ def _our_lead(
 def legal_single(hands: np.ndarray, players: int = 3) -> Measure:
     """``legal_mask(hand)`` one hand at a time (boolean mask over the move table)."""
     from ddz_env.legal import legal_mask
+    from ddz_env.rules import DEFAULT_RULES
 
     rows = list(hands)
     rules = _rules(players)
     moves = float(np.mean([legal_mask(h, 0, rules).sum() for h in rows]))
 
-    if players == 3:  # the classic call, exactly as users make it
+    if rules == DEFAULT_RULES:  # the classic call, exactly as users make it
 
         def work() -> tuple[int, int]:
             for h in rows:

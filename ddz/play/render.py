@@ -5,6 +5,9 @@ current language (:mod:`ddz.play.i18n`). The renderer only reads the table model
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
 from ddz.play import text
@@ -12,6 +15,7 @@ from ddz.play.i18n import N_, _, ngettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
 from ddz_env.infoset import InfoSet
+from ddz_env.rules import rules_class
 
 HUMAN = 0
 #: Seat names (seat 0 is the player); translated where shown.
@@ -32,7 +36,12 @@ LABELS = (
 
 
 def seat_name(seat: int, players: int = 3) -> str:
-    return _((SEAT_NAMES_4 if players == 4 else SEAT_NAMES)[seat])
+    return _(_texts_of_seats(players).seat_names[seat])
+
+
+def _texts_of_seats(players: int) -> GameTexts:
+    """The texts of the classic game of ``players`` seats."""
+    return TEXTS[rules_class("classic", players).family]
 
 
 def cards_count(n: int) -> str:
@@ -52,13 +61,14 @@ class Renderer:
         self.model = model
         self.level = level
         self.players = model.players
+        self.texts = texts_of(model.game.ruleset)
 
     def seat_name(self, seat: int) -> str:
         return seat_name(seat, self.players)
 
     @property
     def seat_names(self) -> tuple[str, ...]:
-        return SEAT_NAMES_4 if self.players == 4 else SEAT_NAMES
+        return self.texts.seat_names
 
     @property
     def say(self):
@@ -86,10 +96,10 @@ class Renderer:
 
     def bomb_doubles(self, move: int) -> bool:
         """Whether a bomb doubled the stake (always with three players; with four, the bombs of
-        6 to 8 cards and the rocket)."""
+        6 to 8 cards and the rocket): the rules' doubling moves."""
         table = self.model.table
         is_bomb = int(table.type[move]) == text.MoveType.BOMB
-        return self.players == 3 or not is_bomb or int(table.length[move]) >= 6
+        return not is_bomb or bool(table.ruleset.rules.doubling_moves(table)[move])
 
     def event_line(self, seat: int, what: str) -> str:
         name = self.style.bold(self.seat_name(seat)) if seat == HUMAN else self.seat_name(seat)
@@ -180,13 +190,7 @@ class Renderer:
     def banner(self, notices: list[str]) -> None:
         s = self.style
         self.say(
-            s.bold(_("Dou Dizhu"))
-            + " · "
-            + (
-                _("you against three {level} bots (two decks) · type help for commands")
-                if self.players == 4
-                else _("you against two {level} bots · type help for commands")
-            ).format(level=self.level_name())
+            s.bold(_("Dou Dizhu")) + " · " + _(self.texts.banner).format(level=self.level_name())
         )
         for notice in notices:
             self.say(s.yellow(_("note: ")) + notice)
@@ -305,15 +309,9 @@ class Renderer:
         else:
             first = _("{seat} went out first").format(seat=self.seat_name(winner))
         others = [self.seat_name(x) for x in range(1, self.players) if x != lord]
-        if self.players == 4 and lord == HUMAN:
-            line = _("{a}, {b} and {c} win as peasants.")
-            head = line.format(a=others[0], b=others[1], c=others[2])
-        elif self.players == 4:
-            head = _("You, {a} and {b} win as peasants!").format(a=others[0], b=others[1])
-        elif lord == HUMAN:
-            head = _("{a} and {b} win as peasants.").format(a=others[0], b=others[1])
-        else:
-            head = _("You and {seat} win as peasants!").format(seat=others[0])
+        line = self.texts.peasants_win[0 if lord == HUMAN else 1]
+        names = dict(zip("abc", others + ["", ""]))
+        head = _(line).format(seat=others[0], **names)
         return s.bold(head) + f" ({first})"
 
     def cards_left(self, lord: int) -> None:
@@ -332,7 +330,7 @@ def help_text(undo: bool, players: int = 3) -> str:
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
-    parts.append(_(HELP_COMBINATIONS_4 if players == 4 else HELP_COMBINATIONS))
+    parts.append(_(_texts_of_seats(players).help_combinations))
     return "\n".join(parts)
 
 
@@ -383,3 +381,77 @@ Bid 1, 2 or 3 (higher than the highest bid so far) or pass; you may bid again af
 The auction ends on a 3 or when the other three pass after a bid. The highest bidder becomes
 the landlord, takes the 8 kitty cards and plays alone against the other three; the bid is
 the base of the points. Type hint for the assessment.""")
+
+
+@dataclass(frozen=True)
+class GameTexts:
+    """The texts of the game that differ between families of rules (``Rules.family``): the
+    seat names, the help, the auction's and the result's lines (translated where shown)."""
+
+    seat_names: tuple[str, ...]
+    help_combinations: str
+    bid_help: str
+    banner: str
+    #: the last redeal's warning: (you are the opener, ``{seat}`` is)
+    last_redeal: tuple[str, str]
+    all_passed: str
+    passes: str
+    #: the peasants' win: (you are the landlord, you are a peasant), ``{a}``, ``{b}``, ``{c}``
+    #: the other peasants (``{seat}`` the first)
+    peasants_win: tuple[str, str]
+    #: ``forced(n)``: the line of a landlord forced after ``n`` redeals (``{n}``, ``{seat}``)
+    forced: Callable[[int], str]
+
+
+def _forced_three(n: int) -> str:
+    return ngettext(
+        "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+        "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+        n,
+    )
+
+
+def _forced_four(n: int) -> str:
+    return ngettext(
+        "All four passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+        "All four passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+        n,
+    )
+
+
+#: the game's texts of each family of rules (``ruleset.rules.family``)
+TEXTS: dict[str, GameTexts] = {
+    "classic": GameTexts(
+        SEAT_NAMES,
+        HELP_COMBINATIONS,
+        BID_HELP,
+        N_("you against two {level} bots · type help for commands"),
+        (
+            N_("no more redeals: if all three pass, you must be the landlord at base 1"),
+            N_("no more redeals: if all three pass, {seat} must be the landlord at base 1"),
+        ),
+        N_("All three passed: the cards are dealt again (deal {code})."),
+        N_("(two passes: {who})"),
+        (N_("{a} and {b} win as peasants."), N_("You and {seat} win as peasants!")),
+        _forced_three,
+    ),
+    "four": GameTexts(
+        SEAT_NAMES_4,
+        HELP_COMBINATIONS_4,
+        BID_HELP_4,
+        N_("you against three {level} bots (two decks) · type help for commands"),
+        (
+            N_("no more redeals: if all four pass, you must be the landlord at base 1"),
+            N_("no more redeals: if all four pass, {seat} must be the landlord at base 1"),
+        ),
+        N_("All four passed: the cards are dealt again (deal {code})."),
+        N_("(three passes: {who})"),
+        (N_("{a}, {b} and {c} win as peasants."), N_("You, {a} and {b} win as peasants!")),
+        _forced_four,
+    ),
+}
+
+
+def texts_of(ruleset) -> GameTexts:
+    """The game's texts of ``ruleset`` (:data:`TEXTS` by ``ruleset.rules.family``)."""
+    return TEXTS[ruleset.rules.family]

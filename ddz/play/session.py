@@ -59,8 +59,8 @@ from ddz.play.i18n import (
     words,
 )
 from ddz.play.render import (
-    BID_HELP,
-    BID_HELP_4,
+    BID_HELP,  # noqa: F401 (the session's names, as tests and callers use them)
+    BID_HELP_4,  # noqa: F401
     HUMAN,
     KITTY_MARK,
     OPEN_HELP,
@@ -68,6 +68,7 @@ from ddz.play.render import (
     Renderer,
     help_text,
     pad,
+    texts_of,
     warning,
 )
 from ddz.play.table import TableModel
@@ -77,7 +78,7 @@ from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
-from ddz_env.rules import Ruleset
+from ddz_env.rules import Ruleset, rules_class
 
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
@@ -85,6 +86,10 @@ LEVELS = ("easy", "normal", "hard", "expert")
 FALLBACK = {"hard": "normal", "expert": "hard"}
 #: The levels whose bots play the four-player game (Hard's model is of the three-player game).
 FOUR_PLAYER_LEVELS = ("easy", "normal")
+#: The levels of each family of rules (``Rules.family``) that not every level plays.
+FAMILY_LEVELS = {"four": FOUR_PLAYER_LEVELS}
+#: The level played when none is given, where it is not Hard (``Rules.family``).
+DEFAULT_LEVELS = {"four": "normal"}
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: Separators allowed between cards (as the card parser reads them).
@@ -243,9 +248,9 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "b
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
     try:
-        from ddz.agents.planner import assess_hand, assess_hand_four
+        from ddz.agents.planner import PLANNERS
 
-        a = (assess_hand_four if players == 4 else assess_hand)(hand)
+        a = PLANNERS[rules_class("classic", players).family].assess_hand(hand)
         big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     except Exception:  # no planner (or a broken one): the advice must never end the game
         big, bombs, moves, bid = text.simple_assessment(hand)
@@ -264,11 +269,11 @@ def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
         return float(text.estimate_moves(counts))
 
     try:
-        from ddz.agents.planner import plan_cost, plan_cost_four
+        from ddz.agents.planner import PLANNERS
+
+        plan_cost = PLANNERS[rules_class("classic", players).family].plan_cost
     except Exception:
         return estimate
-    if players == 4:
-        plan_cost = plan_cost_four
 
     def cost(counts) -> float:
         try:
@@ -333,7 +338,8 @@ def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, s
     from ddz.agents.base import make_agent
 
     name = level
-    if players == 4 and name not in FOUR_PLAYER_LEVELS:
+    levels = FAMILY_LEVELS.get(rules_class("classic", players).family)
+    if levels is not None and name not in levels:
         line = _("{level} bots play the three-player game only; playing {other} bots")
         notices.append(
             line.format(
@@ -544,22 +550,8 @@ class Session:
         limit = g.ruleset.redeal_limit
         if limit is not None and int(g.redeals[0]) >= limit and high == 0:
             opener = int(g.first_bidder[0])
-            if self.players == 4:
-                note = (
-                    _("no more redeals: if all four pass, you must be the landlord at base 1")
-                    if opener == HUMAN
-                    else _(
-                        "no more redeals: if all four pass, {seat} must be the landlord at base 1"
-                    ).format(seat=self.seat_name(opener))
-                )
-            else:
-                note = (
-                    _("no more redeals: if all three pass, you must be the landlord at base 1")
-                    if opener == HUMAN
-                    else _(
-                        "no more redeals: if all three pass, {seat} must be the landlord at base 1"
-                    ).format(seat=self.seat_name(opener))
-                )
+            you, other = texts_of(self.rules).last_redeal
+            note = _(you if opener == HUMAN else other).format(seat=self.seat_name(opener))
             self.term.say("  " + s.yellow(_("note: ")) + note)
         self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.players))
         options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
@@ -640,7 +632,7 @@ class Session:
         """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
         self.common_command(line)
         if line in ("help", "?"):
-            self.term.say(_(BID_HELP_4 if self.players == 4 else BID_HELP))
+            self.term.say(_(texts_of(self.rules).bid_help))
         elif line in words("hint"):
             self.term.say("  " + bid_advice(info.hand, high, self.players))
         elif line in ("show", "s"):
@@ -701,11 +693,7 @@ class Session:
             what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
         self.note(self.render.event_line(seat, what))
         if redealt:
-            line = (
-                _("All four passed: the cards are dealt again (deal {code}).")
-                if self.players == 4
-                else _("All three passed: the cards are dealt again (deal {code}).")
-            )
+            line = _(texts_of(self.rules).all_passed)
             self.note(s.yellow("  " + line.format(code=m.code)))
             self.render.your_hand()
         elif m.auction_over():
@@ -724,18 +712,7 @@ class Session:
         s, m = self.style, self.model
         lord = m.landlord()
         if m.forced:
-            if self.players == 4:
-                line = ngettext(
-                    "All four passed again after {n} redeal: {seat} must be the landlord, at base 1.",
-                    "All four passed again after {n} redeals: {seat} must be the landlord, at base 1.",
-                    redeals,
-                )
-            else:
-                line = ngettext(
-                    "All three passed again after {n} redeal: {seat} must be the landlord, at base 1.",
-                    "All three passed again after {n} redeals: {seat} must be the landlord, at base 1.",
-                    redeals,
-                )
+            line = texts_of(self.rules).forced(redeals)
             who = _("you") if lord == HUMAN else self.seat_name(lord)
             self.note(s.yellow("  " + line.format(n=redeals, seat=who)))
         base, kitty = int(self.game.base[0]), s.cards(m.kitty_ids)
@@ -882,9 +859,7 @@ class Session:
                     if leader == HUMAN
                     else _("{seat} leads").format(seat=self.seat_name(leader))
                 )
-                passes = (
-                    _("(three passes: {who})") if self.players == 4 else _("(two passes: {who})")
-                )
+                passes = _(texts_of(self.rules).passes)
                 self.note(s.dim("  " + passes.format(who=who)))
             return
         self.note(self.render.play_line(seat, ids, move))
@@ -1088,7 +1063,7 @@ def main(
         for o, on in (("--auction rob", args.auction == "rob"), ("--open-hand", args.open_hand))
         if on
     ]
-    if args.players == 4 and variants:
+    if variants and not rules_class("classic", args.players).variant_options:
         line = _("ddz play: {option} is a rule of the three-player game (not with --players 4)")
         print(line.format(option=variants[0]), file=sys.stderr)
         return 2
@@ -1120,7 +1095,8 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        level = args.level or ("normal" if args.players == 4 else "hard")
+        family = rules_class("classic", args.players).family
+        level = args.level or DEFAULT_LEVELS.get(family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away

@@ -17,8 +17,7 @@ from ddz.play.i18n import N_, _, pgettext
 from ddz_env.cards import DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import consecutive_runs as _runs
-from ddz_env.moves import explain_invalid as _explain_invalid
-from ddz_env.moves import explain_invalid_four as _explain_invalid_four
+from ddz_env.rules import Ruleset
 
 BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 
@@ -151,7 +150,7 @@ def describe(table: MoveTable, move: int) -> str:
         MoveType.BOMB: N_("bomb of {rank}s"),
         MoveType.ROCKET: N_("rocket"),
     }[t]
-    if t == MoveType.BOMB and table.ruleset.players == 4:  # bombs of 4 to 8 cards
+    if t == MoveType.BOMB and table.ruleset.rules.sized_bombs:  # bombs of 4 to 8 cards
         message = N_("{n}-card bomb of {rank}s")
     return _(message).format(rank=rank, n=n, lo=lo, hi=rank)
 
@@ -176,7 +175,7 @@ def kind_phrase(table: MoveTable, move: int) -> str:
             N_("an {n}-trio plane with pairs"),
         ),
     }
-    if t == MoveType.BOMB and table.ruleset.players == 4:
+    if t == MoveType.BOMB and table.ruleset.rules.sized_bombs:
         sized[t] = (N_("a {n}-card bomb"), N_("an {n}-card bomb"))
     if t in sized:
         return _(sized[t][_an(str(n))]).format(n=n)
@@ -343,10 +342,10 @@ def translate_code_error(reason: str) -> str:
 
 
 def why_not_combination(counts: np.ndarray, kickers: str = "distinct", players: int = 3) -> str:
-    """Why a set of cards is not a combination, in the current language."""
-    if players == 4:
-        return translate_reason(_explain_invalid_four(counts))
-    return translate_reason(_explain_invalid(counts, kickers))
+    """Why a set of cards is not a combination, in the current language (the engine's reason
+    under the rules of ``kickers`` and ``players``)."""
+    rules = Ruleset(kickers=kickers, players=players).rules
+    return translate_reason(rules.why_invalid(counts))
 
 
 # ---------------------------------------------------------------------------------- judge

@@ -1,8 +1,12 @@
-"""The ruleset: every rules option of ``docs/RULES.md`` as one frozen, validated dataclass."""
+"""The ruleset: every rules option of ``docs/RULES.md`` as one frozen, validated dataclass;
+what the options mean is its rules object (``Ruleset.rules``, :mod:`ddz_env.rules.base`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cache
+
+from .base import Rules, rules_class
 
 #: The largest ``redeal_limit`` (real tables use 3; ``None`` redeals forever).
 MAX_REDEAL_LIMIT = 100
@@ -33,6 +37,9 @@ class Ruleset:
             up (every seat sees it), which doubles the multiplier (default False). The
             variants (``"rob"``, ``open_hand``) are three-player games: with ``players=4``
             they are a ``ValueError``.
+        game: the game the rules are of (default ``"classic"``: Dou Dizhu for 3 or 4 players),
+            or the name of a game registered with :func:`ddz_env.rules.register_rules`; with
+            ``players`` it picks the rules object (:attr:`rules`).
     """
 
     bidding: str = "once"
@@ -41,31 +48,30 @@ class Ruleset:
     base_points: int = 1
     players: int = 3
     open_hand: bool = False
+    game: str = "classic"
 
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.players, bool)
-            or not isinstance(self.players, int)
-            or self.players not in (3, 4)
-        ):
+        if not isinstance(self.game, str):
+            raise ValueError(f"game must be the name of a game, not {self.game!r}")
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ValueError(f"players must be 3 or 4, not {self.players!r}")
+        cls = rules_class(self.game, self.players)
         bidding = self.bidding
         if bidding is False or bidding is None:
             bidding = "none"
-        from .auction import AUCTIONS, auction_names  # the auctions register there
+        from ..auction import AUCTIONS, auction_names  # the auctions register there
 
-        if self.players == 4 and bidding == "once":
-            bidding = "open4"  # the four-player game's auction (the default)
+        bidding = cls.bidding_aliases.get(bidding, bidding)  # the game's default auction
         names = auction_names()
         if not isinstance(bidding, str) or bidding not in names:
             listed = ", ".join(map(repr, names[:-1])) + f" or {names[-1]!r}"
             raise ValueError(f"bidding must be {listed} (or False), not {self.bidding!r}")
         seats = getattr(AUCTIONS[bidding], "players", None)
         if seats is not None and self.players not in seats:
-            four = [n for n in names if 4 in (getattr(AUCTIONS[n], "players", None) or (4,))]
+            fit = [n for n in names if self.players in (AUCTIONS[n].players or (self.players,))]
             raise ValueError(
                 f"bidding {bidding!r} is not an auction for {self.players} players"
-                + (f" (with 4 players: {', '.join(map(repr, four))})" if self.players == 4 else "")
+                + (f" (with {self.players} players: {', '.join(map(repr, fit))})" if fit else "")
             )
         object.__setattr__(self, "bidding", bidding)
         if self.redeal_limit is not None and (
@@ -87,15 +93,27 @@ class Ruleset:
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
         if not isinstance(self.open_hand, bool):
             raise ValueError(f"open_hand must be True or False, not {self.open_hand!r}")
-        if self.open_hand and self.players != 3:
+        if self.open_hand and "open" not in cls.variant_options:
             raise ValueError("open_hand is a variant of the three-player game (players=3)")
 
     @property
-    def deck(self):
-        """The :class:`~ddz_env.cards.Deck` of this player count (54 or 108 cards)."""
-        from .cards import DECKS
+    def rules(self) -> Rules:
+        """The rules object of this ruleset (built once, shared by equal rulesets)."""
+        try:
+            return self.__dict__["_rules"]
+        except KeyError:
+            rules = rules_of(self)
+            object.__setattr__(self, "_rules", rules)
+            return rules
 
-        return DECKS[self.players]
+    def __getstate__(self) -> dict:
+        """The options only: the rules object is rebuilt where the ruleset is unpickled."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @property
+    def deck(self):
+        """The :class:`~ddz_env.cards.Deck` of this game (54 or 108 cards)."""
+        return self.rules.deck
 
     @property
     def hand_size(self) -> int:
@@ -122,6 +140,12 @@ class Ruleset:
         if unknown:
             raise ValueError(f"unknown ruleset option(s) {unknown}; known: {sorted(known)}")
         return cls(**options)
+
+
+@cache
+def rules_of(ruleset: Ruleset) -> Rules:
+    """The rules object of ``ruleset`` (``ruleset.rules``): one per distinct ruleset."""
+    return rules_class(ruleset.game, ruleset.players)(ruleset)
 
 
 DEFAULT_RULES = Ruleset()

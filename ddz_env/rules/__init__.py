@@ -1,0 +1,18 @@
+"""The rules: :class:`Ruleset` (the options of a game, a frozen validated dataclass) and the
+rules object of each ruleset (``ruleset.rules``, a :class:`Rules`), which says what the options
+mean: deck, seats, move table, fit test, stake, observation fields, deal-code tag and saved text
+(docs/ARCHITECTURE.md, "Rules variants"). :func:`register_rules` adds a game."""
+
+from .base import RULES, CodeFormat, Rules, register_rules, rules_class
+from .classic import ClassicRules
+from .four import FourPlayerRules
+
+register_rules("classic", ClassicRules)
+register_rules("classic", FourPlayerRules)
+
+from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa: E402
+
+__all__ = [
+    "DEFAULT_RULES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
+    "FourPlayerRules", "Rules", "Ruleset", "register_rules", "rules_class", "rules_of",
+]  # fmt: skip

@@ -1,0 +1,257 @@
+"""The rules object: what a ruleset's options mean, in one place (docs/ARCHITECTURE.md,
+"Rules variants").
+
+A :class:`Rules` subclass describes one game (a deck, its seats, its combinations, its stake);
+an instance applies it to one :class:`~ddz_env.rules.Ruleset` (``ruleset.rules``, built once and
+cached). :func:`register_rules` makes ``Ruleset(game=name, players=n)`` play a class. The data
+that is costly to build (move table, legality tables, move features) is cached per
+:attr:`Rules.table_key`, so rulesets that differ only in auction or stake share it.
+
+This module imports nothing of the engine at load time: the move table and the legality
+tables import the rules, so the rules import them when first asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from ..cards import DECKS, Deck
+
+if TYPE_CHECKING:
+    from ..legal import LegalTables
+    from ..moves import MoveTable
+    from .ruleset import Ruleset
+
+
+@dataclass(frozen=True)
+class CodeFormat:
+    """How deal codes of a deck are written (``ddz_env.codes``): the deal's sizes (each hand,
+    then the kitty), the format version, the checksum's personalisation and payload bytes, and
+    how messages name the game and one of its deals."""
+
+    sizes: tuple[int, ...]
+    version: int
+    person: bytes
+    nbytes: int
+    words: str
+    deal: str = "a deal"
+
+
+#: (game, players) → the rules class that plays it
+RULES: dict[tuple[str, int], type[Rules]] = {}
+_TABLES: dict[tuple, object] = {}  # table_key → MoveTable, legality tables, move features
+
+
+def register_rules(game: str, rules: type[Rules]) -> None:
+    """Make ``Ruleset(game=game, players=rules.players)`` play ``rules`` (a subclass of
+    :class:`Rules`); ``rules.name`` becomes ``game``."""
+    if not (isinstance(rules, type) and issubclass(rules, Rules)):
+        raise TypeError(f"rules must be a subclass of ddz_env.rules.Rules, not {rules!r}")
+    if not isinstance(game, str) or not game or "," in game or "=" in game:
+        raise ValueError(f"a game name is a non-empty string without ',' or '=', not {game!r}")
+    rules.name = game
+    RULES[(game, rules.players)] = rules
+
+
+def rules_class(game: str, players: int) -> type[Rules]:
+    """The class registered for ``(game, players)``; ``ValueError`` naming what exists."""
+    cls = RULES.get((game, players))
+    if cls is not None:
+        return cls
+    seats = sorted(p for g, p in RULES if g == game)
+    if not seats:
+        names = sorted({g for g, _ in RULES})
+        raise ValueError(f"game must be one of {', '.join(map(repr, names))}, not {game!r}")
+    listed = " or ".join(map(str, seats))
+    raise ValueError(f"players must be {listed}, not {players!r}")
+
+
+#: the seat count of a ruleset that does not name one (``Ruleset.players``'s default)
+_DEFAULT_PLAYERS = 3
+
+
+def _shared(key: tuple, build):
+    value = _TABLES.get(key)
+    if value is None:
+        value = _TABLES[key] = build()
+    return value
+
+
+class Rules:
+    """The rules of one game under one ruleset. Subclasses set the class attributes and
+    override :meth:`generate_moves` (and what else differs); see docs/ARCHITECTURE.md."""
+
+    #: the registered game name (``Ruleset.game``), set by :func:`register_rules`
+    name: ClassVar[str] = "classic"
+    #: the key of the bots' planner hooks and of the game's texts (``ddz.agents.planner``,
+    #: ``ddz/play``): the family of rules they were written for
+    family: ClassVar[str] = "classic"
+    players: ClassVar[int] = 3
+    deck: ClassVar[Deck] = DECKS[3]
+    role_names: ClassVar[tuple[str, ...]] = ("landlord", "landlord_down", "landlord_up")
+    #: room for the actions of one deal
+    history_size: ClassVar[int] = 200
+    #: the variants this game allows (``Ruleset.variants``) → the options that turn them on
+    variant_options: ClassVar[dict[str, dict]] = {}
+    #: ``Ruleset.bidding`` words read as another auction (the default word, for this game)
+    bidding_aliases: ClassVar[dict[str, str]] = {}
+    #: bombs come in several sizes, named and compared by size ("6-card bomb")
+    sized_bombs: ClassVar[bool] = False
+    code_format: ClassVar[CodeFormat] = CodeFormat(
+        (17, 17, 17, 3), 1, b"ddz-deal", 16, "the three-player game"
+    )
+
+    def __init__(self, ruleset: Ruleset):
+        self.ruleset = ruleset
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.ruleset!r})"
+
+    # ------------------------------------------------------------------ the move table
+    def table_options(self) -> tuple:
+        """The ruleset options that change this game's move table (``(kickers,)``)."""
+        return (self.ruleset.kickers,)
+
+    @property
+    def table_key(self) -> tuple:
+        """The key of the move table and of everything derived from it."""
+        return (type(self), *self.table_options())
+
+    def table_ruleset(self) -> Ruleset:
+        """The canonical ruleset of this game's move table (``MoveTable.ruleset``)."""
+        from .ruleset import Ruleset
+
+        options = self.table_options()
+        kickers = options[0] if options else "distinct"
+        return Ruleset(kickers=kickers, players=self.players, game=self.name)
+
+    def generate_moves(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
+        """Every move as a (type, length, main, counts) row, unsorted (``ddz_env.moves``)."""
+        raise NotImplementedError
+
+    @cached_property
+    def move_table(self) -> MoveTable:
+        from ..moves import build_move_table
+
+        return _shared(
+            ("moves",) + self.table_key,
+            lambda: build_move_table(self.table_ruleset(), self.generate_moves()),
+        )
+
+    @cached_property
+    def legal_tables(self) -> LegalTables:
+        """The fit and beat bitsets of the move table (``ddz_env.legal``)."""
+        from ..legal import build_legal_tables
+
+        return _shared(("legal",) + self.table_key, lambda: build_legal_tables(self.move_table))
+
+    @cached_property
+    def move_features(self) -> np.ndarray:
+        """(N, card_width) float32: the card encoding of every row of the move table."""
+
+        def build():
+            from ..observation import encode_cards
+
+            feats = encode_cards(self.move_table.counts, deck=self.deck)
+            feats.setflags(write=False)
+            return feats
+
+        return _shared(("features",) + self.table_key, build)
+
+    def legal_words(self, hands, table_moves=None) -> np.ndarray:
+        """(B, W) packed bitsets of the rows the hands (B, 15) may play on ``table_moves``
+        (``None``: leading): the table rows that fit each hand and beat the table move."""
+        from ..legal import unchecked_legal_words
+
+        return unchecked_legal_words(hands, table_moves, self.ruleset)
+
+    @property
+    def spent_counts(self) -> np.ndarray:
+        """(N, 15): the cards each row takes from the hand that plays it (its own cards in a
+        game where each row is one set of cards)."""
+        return self.move_table.counts
+
+    def why_invalid(self, counts) -> str:
+        """Why a set of cards the move table does not know is not a combination."""
+        from ..moves import explain_invalid
+
+        return explain_invalid(np.asarray(counts), self.ruleset.kickers)
+
+    # ------------------------------------------------------------------ the stake
+    def doubling_moves(self, table: MoveTable) -> np.ndarray:
+        """(N,) bool: the moves that double the stake when played (bombs and the rocket)."""
+        from ..moves import MoveType
+
+        return np.isin(table.type, (MoveType.BOMB, MoveType.ROCKET))
+
+    @property
+    def extra_doublings(self) -> int:
+        """The most doublings the auction and the variants add to bombs and spring: 3 robs
+        under ``"rob"``, 1 for the open hand."""
+        return 3 * (self.ruleset.bidding == "rob") + int(self.ruleset.open_hand)
+
+    # ------------------------------------------------------------------ observation
+    @property
+    def card_width(self) -> int:
+        """Numbers in one card encoding (54; 108 with two decks)."""
+        w, j = self.deck.thermometer
+        return 13 * w + 2 * j
+
+    @property
+    def left_cap(self) -> int:
+        """The largest hand: the landlord's after the kitty (20; 33 with two decks)."""
+        return self.deck.hand_size + self.deck.kitty_size
+
+    # ------------------------------------------------------------------ deal codes, texts
+    @property
+    def code_tag(self) -> bytes:
+        """What the deal code's checksum carries besides the deal: the variants in play and
+        the game's name when it is not the classic one."""
+        variants = self.ruleset.variants
+        tag = "+".join(v for v in self.variant_options if v in variants)
+        if self.name != "classic":
+            tag = f"{self.name}:{tag}" if tag else self.name
+        return tag.encode()
+
+    @property
+    def code_words(self) -> str:
+        """The rules of this ruleset's codes, in words (for messages)."""
+        from ..codes import VARIANT_NAMES
+
+        variants = self.ruleset.variants
+        words = " with ".join(VARIANT_NAMES[v] for v in VARIANT_NAMES if v in variants)
+        game = "the classic rules" if self.name == "classic" else f"the {self.name} game"
+        return words or game
+
+    def code_siblings(self) -> list[Rules]:
+        """The rules of every registered game and variant whose codes share this format (the
+        rules a refused code may belong to)."""
+        from .ruleset import Ruleset
+
+        out = []
+        for (game, players), cls in RULES.items():
+            if players != self.players or cls.code_format != self.code_format:
+                continue
+            names = list(cls.variant_options)
+            for mask in range(1 << len(names)):
+                options = {}
+                for k, v in enumerate(names):
+                    if mask >> k & 1:
+                        options.update(cls.variant_options[v])
+                out.append(Ruleset(game=game, players=players, **options).rules)
+        return out
+
+    def text_extras(self) -> list[str]:
+        """The fields of the saved-game rules text after ``bidding,limit,kickers,points``
+        (``state.to_text``): ``open``, ``players=N`` when not the default seat count,
+        ``game=NAME`` when not the classic game."""
+        out = ["open"] if self.ruleset.open_hand else []
+        if self.players != _DEFAULT_PLAYERS:
+            out.append(f"players={self.players}")
+        if self.name != "classic":
+            out.append(f"game={self.name}")
+        return out

@@ -1,0 +1,123 @@
+"""The rules seam: a game defined in this file alone (a subclass of the classic rules,
+registered here) plays full games through the engine, the three environments and the arena."""
+
+import numpy as np
+import pytest
+
+from ddz.arena.arena import run_arena
+from ddz_env.aec import raw_env
+from ddz_env.codes import decode_deal
+from ddz_env.game import OVER, Game
+from ddz_env.moves import MoveType
+from ddz_env.rules import RULES, ClassicRules, Ruleset, register_rules
+from ddz_env.single import DouDizhuEnv
+from ddz_env.vector import DouDizhuVectorEnv
+
+#: the toy game's combinations: one rank at a time, and the rocket
+TOY_TYPES = {MoveType.SINGLE, MoveType.PAIR, MoveType.TRIO, MoveType.BOMB, MoveType.ROCKET}
+
+
+class ShortRules(ClassicRules):
+    """A toy game: the classic deal and auction, but only singles, pairs, trios, bombs and the
+    rocket may be played (no chains, no wings), and only the rocket doubles the stake."""
+
+    def table_options(self) -> tuple:
+        return ()
+
+    def generate_moves(self):
+        rows = []
+        for r in range(15):
+            for n, mtype in ((1, MoveType.SINGLE), (2, MoveType.PAIR), (3, MoveType.TRIO)):
+                if n == 1 or r < 13:
+                    counts = [0] * 15
+                    counts[r] = n
+                    rows.append((int(mtype), 1, r, tuple(counts)))
+            if r < 13:
+                counts = [0] * 15
+                counts[r] = 4
+                rows.append((int(MoveType.BOMB), 1, r, tuple(counts)))
+        rows.append((int(MoveType.ROCKET), 1, 14, tuple([0] * 13 + [1, 1])))
+        return rows
+
+    def doubling_moves(self, table) -> np.ndarray:
+        return table.type == MoveType.ROCKET
+
+
+@pytest.fixture
+def toy():
+    register_rules("short", ShortRules)
+    yield Ruleset(game="short")
+    del RULES[("short", 3)]
+
+
+def _random_play(game: Game, rng) -> None:
+    while not game.done.all():
+        game.step(game.sample_actions(rng))
+
+
+def test_the_toy_game_has_its_own_table_stake_code_and_text(toy):
+    game = Game(32, toy, seed=1)
+    table = game.table
+    assert len(table) == 1 + 15 + 13 + 13 + 13 + 1
+    assert set(MoveType(int(t)) for t in table.type[1:]) == TOY_TYPES
+    assert table.ruleset.game == "short"
+    _random_play(game, np.random.default_rng(1))
+    played = game.history_action[game.history_action >= 0]
+    moves = played[(played > 0) & (played < len(table))]
+    assert set(MoveType(int(t)) for t in table.type[moves]) <= TOY_TYPES
+    rockets = np.array([(game.history_action[b] == len(table) - 1).sum() for b in range(32)])
+    assert (game.bombs == rockets).all()  # bombs do not double in the toy game
+    code = game.deal_code(0)
+    with pytest.raises(ValueError, match="the short game"):
+        decode_deal(code)  # a toy code is not a classic deal
+    text = game.to_text(5)
+    assert ",game=short;" in text
+    again = Game.from_text(text)
+    assert again.ruleset == toy and (again.payoffs == game.payoffs[5]).all()
+
+
+def test_the_toy_game_plays_through_the_aec_env(toy):
+    env = raw_env(ruleset=toy)
+    rng = np.random.default_rng(2)
+    for episode in range(3):
+        env.reset(seed=episode)
+        for _agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert env.game.phase[0] == OVER
+        assert len(env.game.table) == 56
+
+
+def test_the_toy_game_plays_through_the_vector_env(toy):
+    env = DouDizhuVectorEnv(8, game="short")
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ended = 0
+    while ended < 16:
+        # a game that just ended shows no legal action: its next action only resets it
+        actions = [
+            int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
+        ]
+        obs, rewards, terms, truncs, infos = env.step(np.array(actions))
+        ended += int(terms.sum())
+    assert env.game.ruleset == toy
+
+
+def test_the_toy_game_plays_through_the_single_agent_env(toy):
+    env = DouDizhuEnv(opponents="random", ruleset=toy)
+    rng = np.random.default_rng(4)
+    for episode in range(3):
+        obs, _ = env.reset(seed=episode)
+        terminated = False
+        while not terminated:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, reward, terminated, truncated, info = env.step(action)
+        assert info["winner"] >= 0
+
+
+def test_the_toy_game_plays_through_the_arena(toy):
+    result = run_arena("random", "random", deals=4, seed=5, bidding=True, ruleset=toy)
+    assert result.deals == 4 and result.games > 0
