@@ -155,7 +155,9 @@ def _help(name: str, auctions: tuple[str, ...], translate: Translate) -> str:
     default = _default(name)
     text = translate(RULE_OPTIONS[name].help)
     if name == "bidding":
-        listed = "; ".join(translate(AUCTION_HELP[a]) for a in auctions)
+        listed = translate(AUCTION_HELP[auctions[0]])
+        for auction in auctions[1:]:
+            listed = _joined(listed, translate(AUCTION_HELP[auction]), translate)
         return text.format(default=default, choices=listed)
     return text.format(default="none" if default is None else default)
 
@@ -230,7 +232,7 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
     hold = args._hold_auction
     if hold is not None:
         if auction is not None and args.bidding is False:
-            line = translate(N_("{option} holds an auction: drop --no-bidding"))
+            line = "{option} holds an auction: drop --no-bidding"
             raise RuleOptionError(line.format(option=_flag("bidding", auction)))
         if args.bidding is None:
             args.bidding = hold or auction is not None

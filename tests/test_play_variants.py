@@ -149,7 +149,7 @@ def test_four_players_refuse_the_variants(option, capsys):
     assert play.main([*BASE, "--players", "4", *option], stdin=io.StringIO("")) == 2
     err = capsys.readouterr().err
     assert err.strip() == (
-        f"ddz play: {' '.join(option)} is a rule of the three-player game (not with --players 4)"
+        f"ddz play: {' '.join(option)} is not played with --players 4"
     )
 
 
