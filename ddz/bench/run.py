@@ -142,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the results as JSON instead of tables"
     )
     parser.add_argument("--no-peers", action="store_true", help="measure only ddz")
+    _add_engine_options(parser)
+    _add_expert_options(parser)
+    parser.add_argument(
+        "--seed",
+        type=_int_in(0, MAX_SEED),
+        default=0,
+        help="seed of the hands, deals and random players (default 0)",
+    )
+    return parser
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ddz bench`` (engine) and ``ddz bench env``: sizes, rounds, players."""
     parser.add_argument(
         "--batch",
         type=_int_list(MAX_BATCH),
@@ -175,6 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
             "both, side by side (ratios and targets on the three-player rows)"
         },
     )
+
+
+def _add_expert_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ddz bench expert``."""
     parser.add_argument(
         "--worlds",
         type=_int_list(MAX_WORLDS),
@@ -208,13 +225,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"expert: deals of Expert self-play whose decisions are timed, at most {MAX_DEALS} "
         f"(default {EXPERT_DEALS}; --quick: {QUICK_EXPERT_DEALS})",
     )
-    parser.add_argument(
-        "--seed",
-        type=_int_in(0, MAX_SEED),
-        default=0,
-        help="seed of the hands, deals and random players (default 0)",
-    )
-    return parser
 
 
 # ---------------------------------------------------------------------------- progress
