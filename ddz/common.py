@@ -1,4 +1,6 @@
-"""Helpers shared by every room of :mod:`ddz`: durable file writes.
+"""Helpers shared by every room of :mod:`ddz`: durable file writes, progress bars, the cores
+this process may use. (The rules options of the commands are :mod:`ddz.options`; the connection
+to a Ray cluster is :mod:`ddz.cluster`.)
 
 Every file the project writes (checkpoints, exported and averaged models, the league's results,
 the player's statistics) goes through :func:`atomic_write`.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -103,3 +106,36 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+def available_cores() -> int:
+    """The CPU cores this process may run on (its affinity on Linux, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (``False`` when it is closed, missing or an object
+    without ``isatty``)."""
+    try:
+        return sys.stderr is not None and bool(sys.stderr.isatty())
+    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
+        return False
+
+
+def progress(total: int | None = None, desc: str | None = None, enabled: bool = True, **options):
+    """A tqdm progress bar on standard error, shown only when ``enabled`` and standard error is
+    a terminal (otherwise a disabled bar: its methods do nothing). ``options`` go to tqdm
+    (``unit``, ``initial``, ``leave``, ``bar_format``, ...); the width follows the terminal."""
+    from tqdm import tqdm
+
+    options.setdefault("dynamic_ncols", True)
+    return tqdm(
+        total=total,
+        desc=desc,
+        file=sys.stderr,
+        disable=not (enabled and stderr_is_terminal()),
+        **options,
+    )

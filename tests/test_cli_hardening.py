@@ -17,6 +17,7 @@ import pytest
 from ddz.arena import arena
 from ddz.arena.arena import MAX_DEALS, _in_order, _Sums, run_arena
 from ddz.bench.run import main as bench_main
+from ddz.common import progress, stderr_is_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -235,7 +236,7 @@ def test_sums_are_exact_and_independent_of_the_split():
 
 
 def test_eval_results_do_not_depend_on_workers_through_the_cli(capsys, monkeypatch):
-    monkeypatch.setattr(arena, "_cores", lambda: 2)
+    monkeypatch.setattr(arena, "available_cores", lambda: 2)
     argv = ["easy", "random", "--deals", "20", "--seed", "5", "--json", "--no-progress"]
     outs = []
     for workers in ("1", "2"):
@@ -321,28 +322,25 @@ def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
 
 
 @pytest.mark.parametrize("stream", [None, ClosedTerminal(), io.StringIO()])
-def test_train_progress_is_silent_off_a_terminal(monkeypatch, stream):
-    pytest.importorskip("torch")
-    from ddz.train.dmc import _progress
-
+def test_progress_is_silent_off_a_terminal(monkeypatch, stream):
     monkeypatch.setattr(sys, "stderr", stream)
-    with _progress(0, 1000, quiet=False) as bar:
+    assert not stderr_is_terminal()
+    with progress(1000, "frames", True, initial=0) as bar:
         bar.update(500)
-    if stream is not None and not isinstance(stream, ClosedTerminal):
+    assert bar.disable  # a disabled bar writes nothing, whatever the stream
+    if stream is not None:
         assert stream.getvalue() == ""
 
 
-def test_train_progress_on_a_terminal(monkeypatch):
-    pytest.importorskip("torch")
-    from ddz.train.dmc import _progress
-
+def test_progress_on_a_terminal(monkeypatch):
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    with _progress(100, 1000, quiet=False) as bar:
+    assert stderr_is_terminal()
+    with progress(1000, None, True, initial=100, unit=" frames", unit_scale=True) as bar:
         bar.update(400)
     assert "500/1.00k" in terminal.getvalue()
     quiet = Terminal()
     monkeypatch.setattr(sys, "stderr", quiet)
-    with _progress(100, 1000, quiet=True) as bar:
+    with progress(1000, None, False, initial=100) as bar:  # e.g. ddz train --quiet
         bar.update(400)
     assert quiet.getvalue() == ""

@@ -20,7 +20,9 @@ from ddz_env.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-SOURCES = ["i18n.py", "session.py", "render.py", "text.py", "stats.py"]
+#: The modules whose messages ddz play shows (the rules options' help is ddz/options.py's).
+SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
+SOURCES.append("options.py")
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}
@@ -46,7 +48,7 @@ def source_messages() -> set:
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
     found = set()
     for name in SOURCES:
-        path = ROOT / "ddz" / "play" / name
+        path = ROOT / "ddz" / name
         for _line, message, _comments, context in extract.extract_from_file(
             "python", str(path), keywords=keywords
         ):

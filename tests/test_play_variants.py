@@ -148,9 +148,7 @@ def test_a_code_of_other_rules_is_a_clear_usage_error(capsys):
 def test_four_players_refuse_the_variants(option, capsys):
     assert play.main([*BASE, "--players", "4", *option], stdin=io.StringIO("")) == 2
     err = capsys.readouterr().err
-    assert err.strip() == (
-        f"ddz play: {' '.join(option)} is a rule of the three-player game (not with --players 4)"
-    )
+    assert err.strip() == f"ddz play: {' '.join(option)} is not played with --players 4"
 
 
 def test_help_lists_the_variant_options(capsys):

@@ -233,7 +233,7 @@ def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch
 
 def test_agents_that_cannot_travel_are_sent_by_name():
     from ddz.agents.base import make_agent
-    from ddz.arena.ray_backend import portable
+    from ddz.cluster import portable
 
     hard = make_agent("hard")
     assert portable(hard, "hard") is hard  # the model goes with it: no file needed elsewhere

@@ -43,7 +43,6 @@ import argparse
 import json
 import math
 import operator
-import os
 import sys
 import time
 from collections import deque
@@ -56,9 +55,12 @@ import numpy as np
 from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
 from ddz.agents.loader import build_agent
 from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
+from ddz.common import available_cores
+from ddz.common import progress as progress_bar
+from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz_env.game import OVER, Game, splitmix64
 from ddz_env.infoset import infoset
-from ddz_env.rules import Ruleset, rules_class
+from ddz_env.rules import Ruleset
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -378,27 +380,6 @@ class _Sums:
         )
 
 
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
-        return False
-
-
-def _progress_bar(total: int, enabled: bool):
-    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        unit=" games",
-        file=sys.stderr,
-        disable=not (enabled and _stderr_is_terminal()),
-        leave=True,
-        dynamic_ncols=True,
-    )
-
-
 def _in_order(pool, jobs: Iterator, limit: int) -> Iterator[np.ndarray]:
     """``pool.imap(_worker_chunk, jobs)`` with at most ``limit`` jobs submitted and not yet
     consumed (``imap`` itself would read every job at once)."""
@@ -475,7 +456,8 @@ def run_arena(
         bar.update(len(rows))
 
     start = time.perf_counter()
-    with _progress_bar(deals * len(_layouts(bidding, rules.players)), progress) as bar:
+    total_games = deals * len(_layouts(bidding, rules.players))
+    with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
         if backend == "ray":
             from ddz.arena.ray_backend import cluster, ray_chunks
 
@@ -554,13 +536,6 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seed of the deals and the agents, 0 to {MAX_SEED} (default 0)",
     )
     p.add_argument(
-        "--bidding",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="hold the auction (each deal then played 6 times, every agent in every seat); "
-        "default --no-bidding: fixed landlord seat per deal, 2 games per deal",
-    )
-    p.add_argument(
         "--workers",
         type=int,
         default=None,
@@ -581,27 +556,6 @@ def _parser() -> argparse.ArgumentParser:
         "HOST:PORT); default: start Ray on this host",
     )
     add_game_options(p)
-    p.add_argument(
-        "--players",
-        type=int,
-        choices=(3, 4),
-        default=3,
-        help="3 (default) or 4: the four-player game with two decks (A alone in the landlord "
-        "seat against B in the three peasant seats, then the reverse; with --bidding each deal "
-        "is played 8 times); random, easy and normal play it",
-    )
-    p.add_argument(
-        "--auction",
-        choices=("once", "open", "rob"),
-        default=None,
-        help="the auction (implies --bidding): once (default), open, or rob (rob the landlord: "
-        "claim, then each rob doubles the stake)",
-    )
-    p.add_argument(
-        "--open-hand",
-        action="store_true",
-        help="the landlord may open the hand after taking the kitty (doubles the stake)",
-    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
         "--no-progress",
@@ -611,9 +565,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: What the rules options mean for the arena's games (``ddz eval`` and ``ddz league``).
+ARENA_RULE_NOTES = {
+    "hold_auction": "each deal then played 6 times, every bot in every seat, 8 with "
+    "--players 4; without it, 2 games per deal with a fixed landlord seat",
+    "players": "each pair plays it with one bot alone in the landlord seat against the other "
+    f"in the three peasant seats, then the reverse; {', '.join(FOUR_PLAYER_AGENTS)} play it",
+}
+
+
 def add_game_options(p: argparse.ArgumentParser) -> None:
-    """The options of the games that ``ddz eval`` and ``ddz league`` share."""
-    p.add_argument("--kickers", choices=("distinct", "any"), default="distinct", help="kicker rule")
+    """The options of the games that ``ddz eval`` and ``ddz league`` share: the rules
+    (:mod:`ddz.options`; no auction unless ``--bidding`` or ``--auction``) and the time limit."""
+    add_rule_options(p, hold_auction=False, notes=ARENA_RULE_NOTES)
     p.add_argument(
         "--time-limit",
         type=float,
@@ -624,17 +588,29 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _cores() -> int:
+def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | None:
+    """What is wrong with the options of :func:`add_game_options` (one line), or ``None``; sets
+    ``args.ruleset`` and ``args.bidding`` (whether the auction is held)."""
+    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
+        return "--time-limit must be a positive number of seconds"
     try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
+        args.ruleset = ruleset_from_args(args)
+    except RuleOptionError as exc:
+        return str(exc)
+    only = FAMILY_AGENTS.get(args.ruleset.rules.family)
+    for name in bots if only is not None else ():
+        if name not in only:
+            return (
+                f"{name} does not play the four-player game "
+                f"(--players {args.ruleset.players}: {', '.join(only)})"
+            )
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prog = "ddz eval"
-    cores = _cores()
+    cores = available_cores()
     ray = args.backend == "ray"
     if args.workers is None:
         args.workers = 0 if ray else 1
@@ -649,50 +625,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers > cores and not ray
         else "--ray-address needs --backend ray"
         if args.ray_address and not ray
-        else None
+        else f"--seed must be from 0 to {MAX_SEED}"
+        if not 0 <= args.seed <= MAX_SEED
+        else game_options_problem(args, [args.agent_a, args.agent_b])
     )
     if problem:
         print(f"{prog}: {problem}", file=sys.stderr)
         return 2
-    if not 0 <= args.seed <= MAX_SEED:
-        print(f"{prog}: --seed must be from 0 to {MAX_SEED}", file=sys.stderr)
-        return 2
-    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
-        print(f"{prog}: --time-limit must be a positive number of seconds", file=sys.stderr)
-        return 2
-    only = FAMILY_AGENTS.get(rules_class("classic", args.players).family)
-    if only is not None:
-        for name in (args.agent_a, args.agent_b):
-            if name not in only:
-                print(
-                    f"{prog}: {name} does not play the four-player game "
-                    f"(--players {args.players}: {', '.join(only)})",
-                    file=sys.stderr,
-                )
-                return 2
-    if args.auction is not None and args.bidding is False:
-        print(
-            f"{prog}: --auction {args.auction} holds an auction: drop --no-bidding", file=sys.stderr
-        )
-        return 2
-    try:
-        args.ruleset = Ruleset(
-            kickers=args.kickers,
-            players=args.players,
-            bidding=args.auction or "once",
-            open_hand=args.open_hand,
-        )
-    except ValueError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
-    args.bidding = bool(args.bidding) or args.auction is not None
     try:
         agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if ray:
-        from ddz.arena.ray_backend import ClusterError, cluster, cluster_cpus
+        from ddz.cluster import ClusterError, cluster, cluster_cpus
 
         try:
             with cluster(args.ray_address):
@@ -708,7 +654,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     if args.backend == "ray":
-        from ddz.arena.ray_backend import portable
+        from ddz.cluster import portable
 
         agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
     elif args.workers != 1:  # local processes build their own agents from the names

@@ -37,29 +37,30 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 
 from ddz.agents.loader import build_agent
 from ddz.arena.arena import (
+    _SEATS_WORDS,
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
     _chunk_seed,
-    _cores,
     _ignore_sigint,
     _layouts,
     _pool_context,
-    _stderr_is_terminal,
     _Sums,
     add_game_options,
     check_seed,
+    game_options_problem,
     play_chunk,
 )
 from ddz.arena.referee import Forfeit
-from ddz.common import write_json_atomic
+from ddz.common import available_cores, write_json_atomic
+from ddz.common import progress as progress_bar
 from ddz_env.rules import Ruleset
 
 FILE_FORMAT = "ddz-league"
@@ -136,6 +137,9 @@ class LeagueResult:
     anchor: str
     seconds: float
     forfeits: list[Forfeit] = field(default_factory=list)
+    players: int = 3
+    #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
+    variants: tuple[str, ...] = ()
 
     def ranking(self) -> list[int]:
         return sorted(range(len(self.bots)), key=lambda i: (-self.ratings[i], i))
@@ -149,7 +153,9 @@ class LeagueResult:
             "deals": self.deals,
             "seed": self.seed,
             "bidding": self.bidding,
-            "games_per_pair": self.deals * len(_layouts(self.bidding)),
+            "players": self.players,
+            **({"variants": list(self.variants)} if self.variants else {}),
+            "games_per_pair": self.deals * len(_layouts(self.bidding, self.players)),
             "anchor": self.anchor,
             "ratings": [
                 {
@@ -171,8 +177,15 @@ class LeagueResult:
 
     def text(self) -> str:
         n = len(self.bots)
-        mode = "bidding, 6 games per deal" if self.bidding else "no bidding, seats swapped"
-        per_pair = self.deals * len(_layouts(self.bidding))
+        per_pair = self.deals * len(_layouts(self.bidding, self.players))
+        mode = (
+            f"bidding, {per_pair // self.deals} games per deal"
+            if self.bidding
+            else "no bidding, seats swapped"
+        )
+        mode = _SEATS_WORDS.get(self.players, "") + mode
+        named = {"rob": "rob the landlord", "open": "open hand"}
+        mode += "".join(f", {named[v]}" for v in self.variants)
         width = max(8, *(len(b) for b in self.bots)) + 2
         lines = [
             f"League of {n} bots: {self.deals} deals per pair, {per_pair} games per pair ({mode}), "
@@ -204,8 +217,12 @@ class LeagueResult:
 
 
 # ---------------------------------------------------------------------------- playing
-def _rules(bidding: bool, kickers: str) -> Ruleset:
-    return Ruleset(bidding="once" if bidding else "none", kickers=kickers)
+def _rules(bidding: bool, ruleset: Ruleset | None) -> Ruleset:
+    """The rules of the games: ``ruleset``'s (default: the classic rules), with its auction
+    (``"once"`` when it has none) when ``bidding``, else none."""
+    base = ruleset or Ruleset()
+    auction = ("once" if base.bidding == "none" else base.bidding) if bidding else "none"
+    return replace(base, bidding=auction)
 
 
 def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
@@ -249,29 +266,23 @@ def _worker_chunk(job) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]
     return (i, j, c), rows, lost
 
 
-def _bar(total: int, done: int, enabled: bool):
-    """A tqdm bar on stderr, shown only when asked and stderr is a terminal."""
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        initial=done,
-        unit=" games",
-        desc="league",
-        file=sys.stderr,
-        disable=not (enabled and _stderr_is_terminal()),
-        dynamic_ncols=True,
-    )
-
-
-def _config(bots, deals, seed, bidding, kickers) -> dict:
-    return {
+def _config(bots, deals, seed, bidding, rules: Ruleset) -> dict:
+    """The settings a league file holds (a resumed league must have the same): the rules
+    beside the kicker rule only where they are not the classic ones, as in the files written
+    before the league played the variants."""
+    classic = _rules(bidding, None)
+    config = {
         "bots": list(bots),
         "deals": deals,
         "seed": seed,
         "bidding": bidding,
-        "kickers": kickers,
+        "kickers": rules.kickers,
     }
+    for f in fields(Ruleset):
+        value = getattr(rules, f.name)
+        if f.name != "kickers" and value != getattr(classic, f.name):
+            config["auction" if f.name == "bidding" else f.name] = value
+    return config
 
 
 def save_results(path: Path, config: dict, done: dict) -> None:
@@ -309,7 +320,7 @@ def load_results(path: Path, config: dict) -> dict:
     if not isinstance(chunks, dict):
         raise ValueError(f"{path} is damaged (no chunks)")
     expected = {(i, j, c): deals for i, j, c, deals in _jobs(len(config["bots"]), config["deals"])}
-    per_deal = len(_layouts(config["bidding"]))
+    per_deal = len(_layouts(config["bidding"], config.get("players", 3)))
     done = {}
     for key, entry in chunks.items():
         try:
@@ -346,7 +357,7 @@ def run_league(
     seed: int = 0,
     bidding: bool = False,
     workers: int = 1,
-    kickers: str = "distinct",
+    ruleset: Ruleset | None = None,
     time_limit: float | None = None,
     save: str | os.PathLike | None = None,
     resume: bool = False,
@@ -354,6 +365,10 @@ def run_league(
     on_chunk=None,
 ) -> LeagueResult:
     """Play the league of ``bots`` (agent specs, at least two, each once) and rate them.
+
+    ``ruleset``: the rules (default the classic ones), played without an auction unless
+    ``bidding`` (then with the ruleset's auction, ``"once"`` when it has none), as
+    :func:`ddz.arena.arena.run_arena` does.
 
     ``save``: the results file, written as the league runs; with ``resume`` its chunks are
     kept (when it exists) and only the missing ones are played. ``on_chunk(done, total)`` is
@@ -375,8 +390,8 @@ def run_league(
     if resume and save is None:
         raise ValueError("resume needs the results file to continue (save)")
     built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
-    rules = _rules(bidding, kickers)
-    config = _config(bots, deals, seed, bidding, kickers)
+    rules = _rules(bidding, ruleset)
+    config = _config(bots, deals, seed, bidding, rules)
     path = None if save is None else Path(save)
     done: dict = {}
     if path is not None and path.exists():
@@ -385,12 +400,14 @@ def run_league(
         done = load_results(path, config)
     jobs = _jobs(len(bots), deals)
     pending = [job for job in jobs if job[:3] not in done]
-    per_deal = len(_layouts(bidding))
+    per_deal = len(_layouts(bidding, rules.players))
     total = len(jobs)
-    bar = _bar(
+    bar = progress_bar(
         sum(len(job[3]) for job in jobs) * per_deal,
-        sum(len(r) for r, _ in done.values()),
+        "league",
         progress,
+        initial=sum(len(r) for r, _ in done.values()),
+        unit=" games",
     )
     start = time.perf_counter()
     last_save = start
@@ -427,10 +444,10 @@ def run_league(
         bar.close()
         if path is not None and pending:
             save_results(path, config, done)
-    return _result(bots, deals, seed, bidding, done, time.perf_counter() - start)
+    return _result(bots, deals, seed, bidding, done, time.perf_counter() - start, rules)
 
 
-def _result(bots, deals, seed, bidding, done, seconds) -> LeagueResult:
+def _result(bots, deals, seed, bidding, done, seconds, rules: Ruleset) -> LeagueResult:
     n = len(bots)
     wp = np.full((n, n), np.nan)
     adp = np.full((n, n), np.nan)
@@ -468,6 +485,8 @@ def _result(bots, deals, seed, bidding, done, seconds) -> LeagueResult:
         anchor=bots[anchor],
         seconds=seconds,
         forfeits=forfeits,
+        players=rules.players,
+        variants=rules.variants,
     )
 
 
@@ -553,12 +572,6 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seed of the deals and bots, 0 to {MAX_SEED} (default 0)",
     )
     p.add_argument(
-        "--bidding",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="hold the auction (6 games per deal); default: fixed landlord seat, 2 games per deal",
-    )
-    p.add_argument(
         "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
     )
     add_game_options(p)
@@ -591,31 +604,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {message}", file=sys.stderr)
         return 2
 
-    cores = _cores()
-    if not 1 <= args.deals <= MAX_LEAGUE_DEALS:
-        return fail(f"--deals must be from 1 to {MAX_LEAGUE_DEALS:,} per pair")
-    if not 0 <= args.seed <= MAX_SEED:
-        return fail(f"--seed must be from 0 to {MAX_SEED}")
-    if not 0 <= args.workers <= cores:
-        return fail(f"--workers must be from 0 (all cores) to {cores} (the cores available)")
-    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
-        return fail("--time-limit must be a positive number of seconds")
-    if args.resume and not args.save:
-        return fail("--resume needs --save FILE (the league to continue)")
+    cores = available_cores()
+    problem = (
+        f"--deals must be from 1 to {MAX_LEAGUE_DEALS:,} per pair"
+        if not 1 <= args.deals <= MAX_LEAGUE_DEALS
+        else f"--seed must be from 0 to {MAX_SEED}"
+        if not 0 <= args.seed <= MAX_SEED
+        else f"--workers must be from 0 (all cores) to {cores} (the cores available)"
+        if not 0 <= args.workers <= cores
+        else "--resume needs --save FILE (the league to continue)"
+        if args.resume and not args.save
+        else game_options_problem(args, args.bots)
+    )
+    if problem:
+        return fail(problem)
     if args.plot:
         import importlib.util
 
         if importlib.util.find_spec("matplotlib") is None:
             return fail("--plot needs matplotlib: pip install 'ddz[plot]'")
-    workers = args.workers or cores
     try:
         result = run_league(
             args.bots,
             deals=args.deals,
             seed=args.seed,
             bidding=args.bidding,
-            workers=workers,
-            kickers=args.kickers,
+            workers=args.workers or cores,
+            ruleset=args.ruleset,
             time_limit=args.time_limit,
             save=args.save,
             resume=args.resume,
@@ -624,18 +639,15 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
-        if args.save:
-            print(
-                f"\n{prog}: interrupted; the games played so far are saved in {args.save} "
-                "(rerun the same command with --resume to continue)",
-                file=sys.stderr,
-            )
-            return 130
-        raise
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
-    else:
-        print(result.text())
+        if not args.save:
+            raise
+        print(
+            f"\n{prog}: interrupted; the games played so far are saved in {args.save} "
+            "(rerun the same command with --resume to continue)",
+            file=sys.stderr,
+        )
+        return 130
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     if args.plot:
         plot_league(result, args.plot)
         if not args.json:

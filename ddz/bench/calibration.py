@@ -35,11 +35,10 @@ def _rollout(model, game):
 
 def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=True) -> dict:
     """Ratings of ``positions`` positions by uniform and by belief worlds (see the module)."""
-    from tqdm import tqdm
-
     from ddz.agents.belief import DEFAULT_BELIEF, load_belief
     from ddz.agents.expert import ExpertAgent
     from ddz.agents.hard import _one_blas_thread, load_model, model_actions
+    from ddz.common import progress as progress_bar
     from ddz_env.actions import OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
@@ -56,7 +55,7 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
     }
     rng = np.random.default_rng(seed)
     truth, rated = [], {"uniform": [], "belief": []}
-    bar = tqdm(total=positions, desc="positions", unit="pos", disable=not progress)
+    bar = progress_bar(positions, "positions", progress, unit="pos")
     with _one_blas_thread():
         game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
         while len(truth) < positions:

@@ -32,6 +32,8 @@ import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
+from ddz.common import progress  # noqa: E402
+from ddz.options import add_rule_options  # noqa: E402
 
 from . import engine, peers  # noqa: E402
 
@@ -110,17 +112,6 @@ def _int_list(high: int) -> Callable[[str], list[int]]:
     return parse
 
 
-def _players(text: str) -> list[int]:
-    values = []
-    for part in text.split(","):
-        part = part.strip()
-        if part not in ("3", "4"):
-            raise argparse.ArgumentTypeError(f"players must be 3, 4 or 3,4, got {text!r}")
-        if int(part) not in values:
-            values.append(int(part))
-    return values
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ddz bench",
@@ -151,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print the results as JSON instead of tables"
     )
     parser.add_argument("--no-peers", action="store_true", help="measure only ddz")
+    _add_engine_options(parser)
+    _add_expert_options(parser)
+    parser.add_argument(
+        "--seed",
+        type=_int_in(0, MAX_SEED),
+        default=0,
+        help="seed of the hands, deals and random players (default 0)",
+    )
+    return parser
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ddz bench`` (engine) and ``ddz bench env``: sizes, rounds, players."""
     parser.add_argument(
         "--batch",
         type=_int_list(MAX_BATCH),
@@ -175,14 +179,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"split each window into this many rounds (at most {MAX_ROUNDS}), interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
     )
-    parser.add_argument(
-        "--players",
-        type=_players,
-        default=[3],
-        metavar="3|4|3,4",
-        help="engine: the game measured: 3 (default), 4 (two decks, 33-card landlord's hands) "
-        "or 3,4 (both, side by side; ratios and targets on the three-player rows)",
+    add_rule_options(
+        parser,
+        only=("players",),
+        several_players=True,
+        notes={
+            "players": "engine: the game measured (with 4, 33-card landlord's hands); 3,4: "
+            "both, side by side (ratios and targets on the three-player rows)"
+        },
     )
+
+
+def _add_expert_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ddz bench expert``."""
     parser.add_argument(
         "--worlds",
         type=_int_list(MAX_WORLDS),
@@ -216,23 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"expert: deals of Expert self-play whose decisions are timed, at most {MAX_DEALS} "
         f"(default {EXPERT_DEALS}; --quick: {QUICK_EXPERT_DEALS})",
     )
-    parser.add_argument(
-        "--seed",
-        type=_int_in(0, MAX_SEED),
-        default=0,
-        help="seed of the hands, deals and random players (default 0)",
-    )
-    return parser
 
 
 # ---------------------------------------------------------------------------- progress
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
-        return False
-
-
 def measure_all(
     setups: list[tuple[str, Callable[[], Measure]]], seconds: float, rounds: int
 ) -> list[Result]:
@@ -240,27 +235,22 @@ def measure_all(
     ``seconds / rounds`` each (every other round in reverse order), so that a change in the
     machine's load during the run affects all rows alike. A progress bar is shown on stderr
     when it is a terminal (and cleared at the end)."""
-    from tqdm import tqdm
-
     measures = []
-    with tqdm(
-        total=len(setups) * (rounds + 1),
-        file=sys.stderr,
-        disable=not _stderr_is_terminal(),
+    with progress(
+        len(setups) * (rounds + 1),
         leave=False,
-        dynamic_ncols=True,
         bar_format="{l_bar}{bar:20}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]",
-    ) as progress:
+    ) as bar:
         for label, setup in setups:
-            progress.set_description_str(f"set up: {label}")
+            bar.set_description_str(f"set up: {label}")
             measures.append(setup())
-            progress.update()
+            bar.update()
         for r in range(rounds):
             order = measures if r % 2 == 0 else measures[::-1]
             for m in order:
-                progress.set_description_str(f"round {r + 1}/{rounds}: {m.name} {m.what}"[:60])
+                bar.set_description_str(f"round {r + 1}/{rounds}: {m.name} {m.what}"[:60])
                 m.run(seconds / rounds)
-                progress.update()
+                bar.update()
     return [m.result() for m in measures]
 
 

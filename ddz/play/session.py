@@ -44,6 +44,7 @@ from typing import TextIO
 
 import numpy as np
 
+from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
     LANGUAGE_NAMES,
@@ -967,38 +968,18 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LEVELS,
         default=None,
         help=_(
-            "bot strength: easy, normal (rule-based) or hard (the trained agent; Normal is "
-            "used, with a note, when no trained model is installed, and with --players 4). "
-            "Default: hard (normal with --players 4)"
+            "bot strength: easy, normal (rule-based), hard (the trained agent) or expert (the "
+            "trained agent searching ahead in the possible deals; slower); Normal is used, with "
+            "a note, when no trained model is installed, and with --players 4. Default: hard "
+            "(normal with --players 4)"
         ),
     )
-    p.add_argument(
-        "--players",
-        type=int,
-        choices=(3, 4),
-        default=3,
-        help=_(
-            "3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 "
-            "in the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
-            "beat fewer; the rocket is all four jokers), against three easy or normal bots"
-        ),
-    )
-    p.add_argument(
-        "--auction",
-        choices=("once", "rob"),
-        default="once",
-        help=_(
-            "the auction: once (default: bid 1, 2 or 3, each player once) or rob (rob the "
-            "landlord: claim the landlord seat, then each rob doubles the stake)"
-        ),
-    )
-    p.add_argument(
-        "--open-hand",
-        action="store_true",
-        help=_(
-            "the landlord may open the hand after taking the kitty: it is then face up for "
-            "everyone, and the stake doubles"
-        ),
+    add_rule_options(
+        p,
+        only=("players", "bidding", "open_hand"),
+        auctions=("once", "rob"),
+        notes={"players": _("against three easy or normal bots")},
+        translate=_,
     )
     p.add_argument(
         "--code",
@@ -1058,23 +1039,14 @@ def main(
     set_language(args.lang or detect_language())
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
-    variants = [
-        o
-        for o, on in (("--auction rob", args.auction == "rob"), ("--open-hand", args.open_hand))
-        if on
-    ]
-    if variants and not rules_class("classic", args.players).variant_options:
-        line = _("ddz play: {option} is a rule of the three-player game (not with --players 4)")
-        print(line.format(option=variants[0]), file=sys.stderr)
+    try:
+        rules = ruleset_from_args(args, translate=_)
+    except RuleOptionError as exc:
+        print(f"ddz play: {exc}", file=sys.stderr)
         return 2
-    rules = Ruleset(
-        players=args.players,
-        bidding="once" if args.auction == "once" else "rob",
-        open_hand=args.open_hand,
-    )
     if args.code is not None:
         try:
-            owner, first = decode_deal(args.code, players=args.players, variants=rules.variants)
+            owner, first = decode_deal(args.code, players=rules.players, variants=rules.variants)
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
@@ -1095,8 +1067,7 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        family = rules_class("classic", args.players).family
-        level = args.level or DEFAULT_LEVELS.get(family, "hard")
+        level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away

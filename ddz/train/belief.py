@@ -64,10 +64,9 @@ def collect(
     Without ``auction`` the landlord is drawn at random as in the arena's protocol; with it
     every game opens with the auction (``Ruleset(bidding="once")``), every seat bidding by
     Hard's bid network, so the bids are in the observations the model learns from."""
-    from tqdm import tqdm
-
     from ddz.agents.base import make_agent
     from ddz.agents.hard import HardAgent, _one_blas_thread, load_model, model_actions
+    from ddz.common import progress as progress_bar
     from ddz.train.dmc import pack_obs
 
     rng = np.random.default_rng(seed)
@@ -88,7 +87,7 @@ def collect(
     draw(np.arange(batch))
     out: dict[str, list] = {k: [] for k in ("obs", "role", "hand", "low", "pool", "size")}
     finished = 0
-    bar = tqdm(total=games, desc="games", unit="game", disable=not progress)
+    bar = progress_bar(games, "games", progress, unit="game")
     actions = np.zeros(batch, np.int64)
     with _one_blas_thread():
         while finished < games:
@@ -153,9 +152,9 @@ def train(
 ):
     """Fit the MLP; returns (torch module, held-out report dict)."""
     import torch
-    from tqdm import tqdm
 
     from ddz.agents.belief import INPUT_SIZE, RANKS
+    from ddz.common import progress as progress_bar
     from ddz.train.dmc import unpack_obs
 
     torch.manual_seed(seed)
@@ -197,7 +196,7 @@ def train(
         return np.concatenate(out)
 
     steps = epochs * math.ceil(len(fit) / batch_size)
-    bar = tqdm(total=steps, desc="training", unit="batch", disable=not progress)
+    bar = progress_bar(steps, "training", progress, unit="batch")
     for epoch in range(epochs):
         perm = rng.permutation(fit)
         for i in range(0, len(perm), batch_size):

@@ -740,25 +740,6 @@ def _model_frames(path: Path) -> int | None:
         return None
 
 
-def _progress(frames: int, total: int, quiet: bool):
-    """A tqdm bar of the frames trained, on stderr, shown only when stderr is a terminal."""
-    from tqdm import tqdm
-
-    try:
-        tty = sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError, OSError):  # closed
-        tty = False
-    return tqdm(
-        total=total or None,
-        initial=frames,
-        unit=" frames",
-        unit_scale=True,
-        file=sys.stderr,
-        disable=quiet or not tty,
-        dynamic_ncols=True,
-    )
-
-
 def evaluate(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
     """WP and ADP of the current model vs Normal and the RLCard rule agent (arena, no bidding);
     an opponent that can't be played (e.g. RLCard not installed) is skipped with a note."""
@@ -850,7 +831,7 @@ def _check_backend(torch, args: Args) -> None:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise _Usage("--device cuda but no CUDA device is available")
     if args.backend == "ray":
-        from ddz.arena.ray_backend import ClusterError, connect
+        from ddz.cluster import ClusterError, connect
 
         try:
             connect(args.ray_address, cpus=args.actors)
@@ -965,13 +946,21 @@ def _checkpoint(torch, args: Args, run: _Run, elapsed: float) -> None:
 def _train(torch, args: Args, run: _Run, actors, writer) -> int:
     """Train on the actors' frames until a limit of the run, then write the last checkpoint
     and stop the actors; the exit status."""
+    from ddz.common import progress
     from ddz.train.learner import Learner
 
     learner = Learner(torch, run.model, run.optimizer, args, run.device)
     start = time.time()
     log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start)
     print(f"run: {run.run_dir}", file=sys.stderr)
-    bar = _progress(run.frames, args.total_frames, args.quiet)
+    bar = progress(
+        args.total_frames or None,
+        None,
+        not args.quiet,
+        initial=run.frames,
+        unit=" frames",
+        unit_scale=True,
+    )
     try:
         failure = _learn(torch, args, run, learner, actors, log, bar, start)
     except NonFiniteError as exc:

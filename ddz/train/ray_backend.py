@@ -23,7 +23,7 @@ import threading
 import traceback
 from dataclasses import asdict
 
-from ddz.arena.ray_backend import import_ray
+from ddz.cluster import import_ray
 from ddz.train.local_backend import FrameCounter
 
 IN_FLIGHT = 2  # chunk requests per actor
@@ -108,7 +108,7 @@ class SelfPlayActor:
 
 class RayActors:
     """The learner's side: ``args.actors`` :class:`SelfPlayActor` on the connected cluster
-    (see :func:`ddz.arena.ray_backend.connect`), restarted when their process dies."""
+    (see :func:`ddz.cluster.connect`), restarted when their process dies."""
 
     def __init__(self, args, sizes: dict, vector, seeds, run: str = "") -> None:
         self.ray = import_ray()

@@ -1,0 +1,276 @@
+"""The rules options of the commands (``ddz eval``, ``ddz league``, ``ddz play``, ``ddz bench``):
+one group of command-line options generated from :class:`ddz_env.rules.Ruleset`'s fields, so
+that every command spells, explains and checks a rule the same way.
+
+Each field of the ruleset has one option in :data:`RULE_OPTIONS` (a test checks that none is
+missing); its default is the field's default. :func:`add_rule_options` adds the options a
+command takes, with the command's notes appended to their help, and, for the arena's commands,
+the switch ``--bidding/--no-bidding`` (whether the auction is held) with the command's default.
+:func:`ruleset_from_args` builds the :class:`Ruleset` of the parsed options; a combination the
+rules don't allow (``--players 4 --open-hand``) is a :class:`RuleOptionError` naming the options,
+which the commands print as a one-line usage error (exit status 2).
+
+``ddz play`` shows its help and errors in the player's language: it passes its translation
+function, and the messages marked ``N_`` here are in its catalogues.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+
+from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset
+
+#: The largest ``--base-points`` (points stay exact in the games' float64 settlement).
+MAX_BASE_POINTS = 1_000_000
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for ``ddz play``'s catalogues (translated where it is shown)."""
+    return message
+
+
+def _same(message: str) -> str:
+    return message
+
+
+Translate = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """The command-line option of one ruleset field: its flag and the keywords of
+    :meth:`argparse.ArgumentParser.add_argument` (``help`` may hold ``{default}``)."""
+
+    flag: str
+    help: str
+    kwargs: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def dest(self) -> str:
+        """The attribute of the parsed arguments: ``--open-hand`` is ``args.open_hand``."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+class RuleOptionError(ValueError):
+    """Rules options that don't go together (a one-line message naming them)."""
+
+
+def _redeal(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number or none: {text!r}") from None
+    if not 0 <= value <= MAX_REDEAL_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_REDEAL_LIMIT}, got {text}")
+    return value
+
+
+def _base_points(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_BASE_POINTS:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_BASE_POINTS:,}, got {text}")
+    return value
+
+
+def _player_counts(text: str) -> list[int]:
+    values: list[int] = []
+    for part in text.split(","):
+        if part.strip() not in ("3", "4"):
+            raise argparse.ArgumentTypeError(f"players must be 3, 4 or 3,4, got {text!r}")
+        if int(part) not in values:
+            values.append(int(part))
+    return values
+
+
+#: What each auction of ``--auction`` is, for its help.
+AUCTION_HELP = {
+    "once": N_(
+        "once: bid 1, 2 or 3, each player once (with --players 4: the four-player game's auction)"
+    ),
+    "open": "open: a player who passed may bid again, until two passes follow a bid or a bid of 3",
+    "rob": N_("rob: rob the landlord (claim the landlord seat, then each rob doubles the stake)"),
+}
+
+#: One option per field of :class:`Ruleset`, in the order of the help.
+RULE_OPTIONS: dict[str, RuleOption] = {
+    "game": RuleOption(
+        "--game",
+        "the game played, with its own deck, combinations and stake (default {default}; one of "
+        "{choices})",
+    ),
+    "players": RuleOption(
+        "--players",
+        N_(
+            "3 (default) or 4: the four-player game with two decks (108 cards, 25 each and 8 in "
+            "the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
+            "beat fewer; the rocket is all four jokers)"
+        ),
+        (("type", int), ("choices", (3, 4))),
+    ),
+    "bidding": RuleOption("--auction", N_("the auction (default {default}): {choices}")),
+    "open_hand": RuleOption(
+        "--open-hand",
+        N_(
+            "the landlord may open the hand after taking the kitty: it is then face up for "
+            "everyone, and the stake doubles"
+        ),
+        (("action", "store_true"),),
+    ),
+    "kickers": RuleOption(
+        "--kickers",
+        "kicker rule: distinct (the wings of one combination have different ranks; default) or "
+        "any (single wings may repeat a rank; pair wings stay distinct)",
+        (("choices", ("distinct", "any")),),
+    ),
+    "redeal_limit": RuleOption(
+        "--redeal",
+        f"redeals after an auction where everyone passes, from 0 to {MAX_REDEAL_LIMIT}, before "
+        "the opener is the landlord at a bid of 1 (default {default}); none: redeal until "
+        "someone bids",
+        (("type", _redeal), ("metavar", "N")),
+    ),
+    "base_points": RuleOption(
+        "--base-points",
+        f"points per unit of bid × multiplier, from 1 to {MAX_BASE_POINTS:,} (default {{default}})",
+        (("type", _base_points), ("metavar", "N")),
+    ),
+}
+
+#: The switch of the arena's commands: hold the auction, or play a fixed landlord seat.
+BIDDING_HELP = "hold the auction{note}; default {default}"
+
+
+def _default(name: str):
+    return next(f.default for f in fields(Ruleset) if f.name == name)
+
+
+def _joined(text: str, note: str | None, translate: Translate) -> str:
+    return text if not note else translate(N_("{text}; {note}")).format(text=text, note=note)
+
+
+def _help(name: str, auctions: tuple[str, ...], translate: Translate) -> str:
+    """The help of ``name``'s option (its default and, for ``--auction``, its choices filled in)."""
+    default = _default(name)
+    text = translate(RULE_OPTIONS[name].help)
+    if name == "bidding":
+        listed = translate(AUCTION_HELP[auctions[0]])
+        for auction in auctions[1:]:
+            listed = _joined(listed, translate(AUCTION_HELP[auction]), translate)
+        return text.format(default=default, choices=listed)
+    if name == "game":
+        return text.format(default=default, choices=", ".join(game_names()))
+    return text.format(default="none" if default is None else default)
+
+
+def game_names() -> tuple[str, ...]:
+    """The games a ruleset can name (``Ruleset.game``), as registered with the engine."""
+    from ddz_env.rules import RULES
+
+    return tuple(sorted({game for game, _players in RULES}))
+
+
+def add_rule_options(
+    parser: argparse.ArgumentParser,
+    *,
+    only: Iterable[str] | None = None,
+    auctions: Iterable[str] = tuple(AUCTION_HELP),
+    hold_auction: bool | None = None,
+    notes: dict[str, str] | None = None,
+    several_players: bool = False,
+    translate: Translate = _same,
+) -> None:
+    """Add the rules options to ``parser``.
+
+    ``only``: the ruleset fields offered (default all of :data:`RULE_OPTIONS`); ``auctions``:
+    the choices of ``--auction``; ``hold_auction``: ``None`` when the command always holds the
+    auction, else the default of the switch ``--bidding/--no-bidding`` (``--auction`` then
+    implies ``--bidding``); ``notes``: per field (and ``"hold_auction"``), what the option
+    means for this command, appended to its help; ``several_players``: ``--players`` takes a
+    list (``3,4``); ``translate``: the translation of the marked help texts."""
+    notes = dict(notes or {})
+    wanted = set(RULE_OPTIONS if only is None else only)
+    unknown = wanted - set(RULE_OPTIONS)
+    if unknown:
+        raise ValueError(f"no rules option for {sorted(unknown)}")
+    names = [n for n in RULE_OPTIONS if n in wanted]
+    if hold_auction is not None:
+        note = notes.pop("hold_auction", "")
+        parser.add_argument(
+            "--bidding",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=BIDDING_HELP.format(
+                note=f" ({note})" if note else "",
+                default="--bidding" if hold_auction else "--no-bidding",
+            ),
+        )
+        notes.setdefault("bidding", "implies --bidding")
+    parser.set_defaults(_rules_offered=tuple(names), _hold_auction=hold_auction)
+    for name in names:
+        kwargs = dict(RULE_OPTIONS[name].kwargs)
+        if kwargs.get("action") != "store_true":
+            kwargs["default"] = _default(name)
+        if name == "bidding":  # None: not given (with the switch, a given one implies it)
+            kwargs.update(choices=tuple(auctions), default=None)
+        if name == "game":
+            kwargs.update(choices=game_names())
+        if name == "players" and several_players:
+            kwargs.update(type=_player_counts, metavar="3|4|3,4", default=[_default(name)])
+            del kwargs["choices"]
+        text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
+        parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)
+
+
+def _flag(name: str, value) -> str:
+    """How ``name`` = ``value`` is typed: ``--players 4``, ``--open-hand``."""
+    flag = RULE_OPTIONS[name].flag
+    if value is True:
+        return flag
+    return f"{flag} {'none' if value is None else value}"
+
+
+def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) -> Ruleset:
+    """The :class:`Ruleset` of the rules options parsed into ``args`` (by a parser given
+    :func:`add_rule_options`). With the switch ``--bidding/--no-bidding``, ``args.bidding``
+    becomes whether the auction is held (``--auction`` implies it; its default otherwise).
+    Options the rules don't allow together raise :class:`RuleOptionError` (one line)."""
+    values = {name: getattr(args, RULE_OPTIONS[name].dest) for name in args._rules_offered}
+    if isinstance(values.get("players"), list):
+        del values["players"]  # several player counts: the command builds one ruleset for each
+    auction = values.pop("bidding", None)
+    hold = args._hold_auction
+    if hold is not None:
+        if auction is not None and args.bidding is False:
+            line = "{option} holds an auction: drop --no-bidding"
+            raise RuleOptionError(line.format(option=_flag("bidding", auction)))
+        if args.bidding is None:
+            args.bidding = hold or auction is not None
+    if auction is not None:
+        values["bidding"] = auction
+    try:
+        return Ruleset(**values)
+    except ValueError as exc:
+        raise RuleOptionError(_conflict(values, translate) or str(exc)) from None
+
+
+def _conflict(values: dict, translate: Translate) -> str | None:
+    """The option to blame for a ruleset that can't be built, and those it doesn't go with:
+    the last option given (in the order of :data:`RULE_OPTIONS`) whose default makes the rules
+    valid."""
+    given = [name for name, value in values.items() if value != _default(name)]
+    for name in reversed(given):
+        try:
+            Ruleset(**{**values, name: _default(name)})
+        except ValueError:
+            continue
+        others = " ".join(_flag(n, values[n]) for n in given if n != name)
+        line = translate(N_("{option} is not played with {others}"))
+        return line.format(option=_flag(name, values[name]), others=others)
+    return None
