@@ -47,17 +47,15 @@ from ddz.arena.arena import (
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
-    _chunk_seed,
     _cores,
-    _ignore_sigint,
     _layouts,
-    _pool_context,
     _stderr_is_terminal,
     _Sums,
     add_game_options,
     check_seed,
-    play_chunk,
+    play_job,
 )
+from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit
 from ddz.common import write_json_atomic
 from ddz_env.rules import Ruleset
@@ -216,37 +214,6 @@ def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
         for j in range(i + 1, n)
         for c, chunk in enumerate(chunks)
     ]
-
-
-_WORKER: dict = {}
-
-
-def _worker_init(specs, seed, rules, time_limit, prebuilt=None, pool: bool = False) -> None:
-    if pool:
-        _ignore_sigint()
-    _WORKER.clear()
-    _WORKER.update(specs=list(specs), seed=seed, rules=rules, time_limit=time_limit)
-    _WORKER["agents"] = dict(prebuilt or {})
-
-
-def _agent(i: int):
-    agents = _WORKER["agents"]
-    if i not in agents:
-        agents[i] = build_agent(_WORKER["specs"][i])
-    return agents[i]
-
-
-def _worker_chunk(job) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]:
-    i, j, c, deals = job
-    a, b, seed = _agent(i), _agent(j), _WORKER["seed"]
-    a.reset(_chunk_seed(seed, c, 0))
-    b.reset(_chunk_seed(seed, c, 1))
-    lost: list[Forfeit] = []
-    rows = play_chunk(a, b, deals, seed, _WORKER["rules"], _WORKER["time_limit"], lost)
-    specs = _WORKER["specs"]
-    for f in lost:
-        f.agent = specs[i] if f.side == "A" else specs[j]
-    return (i, j, c), rows, lost
 
 
 def _bar(total: int, done: int, enabled: bool):
@@ -408,21 +375,16 @@ def run_league(
 
     try:
         if workers == 1 or len(pending) <= 1:
-            _worker_init(bots, seed, rules, time_limit, built)
-            for job in pending:
-                record(*_worker_chunk(job))
-        else:
+            run = Run(bots, seed, rules, time_limit, play_job, agents=built)
+            workers = 1
+        else:  # the processes build their own agents
             for agent in built.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()
-            with _pool_context().Pool(
-                workers,
-                initializer=_worker_init,
-                initargs=(bots, seed, rules, time_limit, None, True),
-            ) as pool:
-                for result in pool.imap_unordered(_worker_chunk, pending):
-                    record(*result)
+            run = Run(bots, seed, rules, time_limit, play_job)
+        for result in results(run, pending, workers, ordered=False):
+            record(*result)
     finally:
         bar.close()
         if path is not None and pending:
