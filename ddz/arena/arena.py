@@ -390,6 +390,32 @@ def _progress_bar(total: int, enabled: bool):
     )
 
 
+def _check_run(seed, deals, workers, backend: str) -> tuple[int, int]:
+    """``deals`` and ``workers`` (at most one per chunk) as integers, once the arguments of a
+    run are checked (``ValueError``, or ``TypeError`` for what is not an integer)."""
+    check_seed(seed)
+    deals, workers = operator.index(deals), operator.index(workers)
+    if not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
+    return deals, min(workers, -(-deals // CHUNK_DEALS))  # no more workers than chunks
+
+
+def _run_rules(base: Ruleset, bidding: bool) -> Ruleset:
+    """The rules of a run: ``base`` with its auction (``"once"`` when it has none) or none."""
+    return Ruleset(
+        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
+        redeal_limit=base.redeal_limit,
+        kickers=base.kickers,
+        base_points=base.base_points,
+        players=base.players,
+        open_hand=base.open_hand,
+    )
+
+
 def run_arena(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
@@ -424,25 +450,8 @@ def run_arena(
     ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
     """
-    check_seed(seed)
-    deals, workers = operator.index(deals), operator.index(workers)
-    if not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
-    base = ruleset or Ruleset()
-    rules = Ruleset(
-        bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none",
-        redeal_limit=base.redeal_limit,
-        kickers=base.kickers,
-        base_points=base.base_points,
-        players=base.players,
-        open_hand=base.open_hand,
-    )
-    n_chunks = -(-deals // CHUNK_DEALS)
-    workers = min(workers, n_chunks)
+    deals, workers = _check_run(seed, deals, workers, backend)
+    rules = _run_rules(ruleset or Ruleset(), bidding)
     groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
     kept: list[np.ndarray] = []
     forfeits: list[Forfeit] = []

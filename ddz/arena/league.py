@@ -307,6 +307,25 @@ def load_results(path: Path, config: dict) -> dict:
     return done
 
 
+def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[str]:
+    """The bots' specs, once the arguments of :func:`run_league` are checked (``ValueError``)."""
+    bots = [str(b).strip() for b in bots]
+    if len(bots) < 2:
+        raise ValueError("a league needs at least two bots")
+    if len({b.lower() for b in bots}) != len(bots):
+        raise ValueError("each bot can appear only once in a league")
+    check_seed(seed)
+    if not 1 <= deals <= MAX_LEAGUE_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if time_limit is not None and not 0 < time_limit < math.inf:
+        raise ValueError("time_limit must be a positive number of seconds")
+    if resume and save is None:
+        raise ValueError("resume needs the results file to continue (save)")
+    return bots
+
+
 def run_league(
     bots: list[str],
     deals: int = 1000,
@@ -327,20 +346,7 @@ def run_league(
     called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
     a results file that doesn't fit.
     """
-    bots = [str(b).strip() for b in bots]
-    if len(bots) < 2:
-        raise ValueError("a league needs at least two bots")
-    if len({b.lower() for b in bots}) != len(bots):
-        raise ValueError("each bot can appear only once in a league")
-    check_seed(seed)
-    if not 1 <= deals <= MAX_LEAGUE_DEALS:
-        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if time_limit is not None and not 0 < time_limit < math.inf:
-        raise ValueError("time_limit must be a positive number of seconds")
-    if resume and save is None:
-        raise ValueError("resume needs the results file to continue (save)")
+    bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
     built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
     rules = _rules(bidding, kickers)
     config = _config(bots, deals, seed, bidding, kickers)
