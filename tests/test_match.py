@@ -114,3 +114,58 @@ def test_agents_are_policies_and_other_objects_are_not():
     assert (game.phase == OVER).all()
     with pytest.raises(TypeError, match="a policy is a callable"):
         play(Game(1, Ruleset(), seed=0), [object()])
+
+
+def _session_moves(level: str, rules: Ruleset):
+    """A hand of the terminal game, seat 0 playing its first legal action: the deal code, the
+    bots, the (seat, action) of every move and the winner."""
+    import io
+
+    from ddz.play.session import HUMAN, Session, Terminal
+
+    term = Terminal(io.StringIO(), io.StringIO(), color=False, pause=0)
+    session = Session(term, level, seed=3, stats_on=False, rules=rules)
+    code = session.new_code()
+    session.model.deal(code)
+    moves = []
+    while not session.model.over():
+        seat = int(session.game.current_player[0])
+        if seat == HUMAN:
+            action = int(session.game.legal_actions(0)[0])
+        else:
+            action = session.bot_action(seat)
+        session.model.play(seat, action)
+        moves.append((seat, action))
+    return code, session.bots, moves, int(session.game.winner[0])
+
+
+def _loop_moves(code: str, bots, rules: Ruleset):
+    """The same hand through the match loop, each bot reseeded as the terminal game does."""
+    from ddz_env.codes import code_key
+
+    game = Game(1, rules, seed=0)
+    game.reset(codes=[code])
+    moves = []
+
+    def bot(game, games):
+        seat = int(game.current_player[0])
+        agent = bots[seat - 1]
+        agent.reset(seed=(code_key(code) + 7919 * len(moves) + seat) % 2**63)
+        return np.array([agent.act(infoset(game, 0))], np.int64)
+
+    def note(game):
+        last = int(game.history_len[0]) - 1
+        moves.append((int(game.history_player[0, last]), int(game.history_action[0, last])))
+
+    play(game, [first_legal, bot], [0, 1, 1], after_step=note)
+    return moves, int(game.winner[0])
+
+
+@pytest.mark.parametrize("level", ["easy", "normal"])
+def test_the_play_session_moves_its_bots_as_the_match_loop_does(level):
+    """The terminal game asks its bots one move at a time (it is interactive, and reseeds each
+    bot from the position so that an undo replays the same answer); the match loop, given
+    the same bots and seeds, plays the same moves to the same end."""
+    rules = Ruleset(bidding="none")
+    code, bots, moves, winner = _session_moves(level, rules)
+    assert _loop_moves(code, bots, rules) == (moves, winner)
