@@ -295,7 +295,8 @@ def play_job(run: Run, job: tuple) -> tuple[tuple[int, int, int], np.ndarray, li
     a.reset(_chunk_seed(run.seed, chunk, 0))
     b.reset(_chunk_seed(run.seed, chunk, 1))
     lost: list[Forfeit] = []
-    rows = play_chunk(a, b, list(deals), run.seed, run.rules, run.time_limit, lost)
+    rules, limit = run.rules, run.time_limit
+    rows = play_chunk(a, b, list(deals), run.seed, rules, time_limit=limit, forfeits=lost)
     for f in lost:
         f.agent = _name(run.specs[i] if f.side == "A" else run.specs[j])
     return (i, j, chunk), rows, lost
