@@ -4,7 +4,8 @@ The learner plays one seat; the other seats (two, or three with ``players=4``) a
 opponent agents given at
 construction, which see only their :class:`~ddz_env.infoset.InfoSet` (any object with
 ``act(infoset) -> action``; an optional ``reset(seed=...)`` is called before each deal).
-Agents given by name are built by the ``agents`` package (imported only then).
+Agents given by name are built by the package that registers agent names (:func:`agent_by_name`;
+the ddz package's ``ddz.agents``, imported only then).
 Registered as ``"ddz/DouDizhu-v0"``::
 
     import gymnasium, ddz_env
@@ -29,7 +30,7 @@ Options:
 ==================  ==========================================================================
 ``seat``            0, 1, 2 (0-3 with ``players=4``) or ``"random"`` (drawn per episode); default 0
 ``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
-                    (built by ``ddz.agents.make_agent``: ``"random"``, ``"easy"``, ``"normal"``,
+                    (built by :func:`agent_by_name`: ``"random"``, ``"easy"``, ``"normal"``,
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
                     one (e.g. an agent class), or a sequence of P - 1 of those for the
                     seats after the learner, in turn order (P seats)
@@ -79,6 +80,7 @@ from .env_common import (
 )
 from .game import OVER, Game, check_seed
 from .infoset import infoset
+from .match import Policy, is_agent, play
 from .observation import obs_size, observe
 
 _ENV_OPTIONS = (
@@ -94,23 +96,41 @@ _ENV_OPTIONS = (
 
 #: the opponents when none are given (an agent name)
 DEFAULT_OPPONENT = "normal"
+#: the entry-point group of the packages that build agents by name: each entry is a function
+#: ``make(name) -> agent`` (the ddz package registers ``ddz.agents:make_agent``)
+AGENT_NAMES_GROUP = "ddz_env.agent_names"
+
+
+def agent_by_name(name: str) -> Any:
+    """The agent called ``name``, built by the first package of the entry-point group
+    :data:`AGENT_NAMES_GROUP` (the engine builds no agents itself); ``ValueError`` naming
+    ``name`` when none is installed or it can't be imported."""
+    from importlib.metadata import entry_points
+
+    makers = sorted(entry_points(group=AGENT_NAMES_GROUP), key=lambda e: e.name)
+    if not makers:
+        raise ValueError(
+            f"opponent {name!r} needs the agents package to build agents by name, and none is "
+            "installed (pip install ddz); give agent objects instead"
+        )
+    try:
+        make = makers[0].load()
+    except ImportError as exc:
+        raise ValueError(
+            f"opponent {name!r} needs the agents package, which can't be imported ({exc}); "
+            "give agent objects instead"
+        ) from exc
+    return make(name)
 
 
 def make_opponent(spec) -> Any:
-    """An opponent from an agent name (built by ``ddz.agents.make_agent``, imported only here), an
-    object with ``act(infoset)``, or a zero-argument factory returning one."""
+    """An opponent from an agent name (:func:`agent_by_name`), an object with ``act(infoset)``,
+    or a zero-argument factory returning one."""
     if isinstance(spec, str):
-        try:
-            from ddz.agents import make_agent
-        except ImportError as exc:
-            raise ValueError(
-                f"opponent {spec!r} needs the agents package, which can't be imported ({exc}); "
-                "give agent objects instead"
-            ) from exc
-        return make_agent(spec)
-    if callable(spec) and (isinstance(spec, type) or not callable(getattr(spec, "act", None))):
+        return agent_by_name(spec)
+    if callable(spec) and (isinstance(spec, type) or not is_agent(spec)):
         spec = spec()
-    if not callable(getattr(spec, "act", None)):
+    if not is_agent(spec):
         raise ValueError(
             f"an opponent must be an agent name, have an act(infoset) method or be a factory "
             f"of such an object, not {spec!r}"
@@ -288,15 +308,27 @@ class DouDizhuEnv(gymnasium.Env):
         return self.opponents[(seat - self.seat) % self.ruleset.players - 1]
 
     def _play_opponents(self) -> None:
-        game = self.game
-        while game.phase[0] != OVER and game.current_player[0] != self.seat:
-            seat = int(game.current_player[0])
-            opponent = self._opponent_of(seat)
-            action = opponent.act(infoset(game, 0))
-            problem = illegal_message(game, 0, action, f"opponent {opponent!r} (seat {seat})")
+        """The opponents' moves until the learner is to act or the game is over (the match
+        loop, :mod:`ddz_env.match`, with the learner's seat played from outside)."""
+        P = self.ruleset.players
+        owner = [(seat - self.seat) % P - 1 for seat in range(P)]  # -1: the learner
+        play(self.game, [self._checked(o) for o in self.opponents], owner)
+
+    @staticmethod
+    def _checked(opponent) -> Policy:
+        """``opponent``'s policy, its action checked: an illegal one is a ``RuntimeError``
+        naming the opponent and the seat."""
+
+        def policy(game: Game, games: np.ndarray) -> np.ndarray:
+            (b,) = games.tolist()
+            seat = int(game.current_player[b])
+            action = opponent.act(infoset(game, b))
+            problem = illegal_message(game, b, action, f"opponent {opponent!r} (seat {seat})")
             if problem is not None:
                 raise RuntimeError(problem)
-            game.step([action_id(action)])
+            return np.array([action_id(action)], np.int64)
+
+        return policy
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = observe(self.game, seats=[self.seat])[0]

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from ddz.arena import arena
-from ddz.arena.arena import MAX_DEALS, _in_order, _Sums, run_arena
+from ddz.arena.arena import MAX_DEALS, _Sums, run_arena
+from ddz.arena.pool import in_order as _in_order
 from ddz.bench.run import main as bench_main
 from ddz.common import progress, stderr_is_terminal
 

@@ -66,6 +66,22 @@ def test_the_blocker_blocks():
     assert result.returncode != 0 and "is a higher layer than 'ddz_env'" in result.stderr
 
 
+def test_the_engine_names_no_higher_package():
+    """No module of ddz_env imports ddz, not even lazily inside a function."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "ddz_env").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            found += [f"{path.name}: {n}" for n in names if n == "ddz" or n.startswith("ddz.")]
+    assert found == []
+
+
 def test_single_seat_env_takes_agent_objects_without_the_agents_package():
     play = """
 import numpy as np

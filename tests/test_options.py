@@ -257,13 +257,15 @@ def test_a_classic_league_file_keeps_its_settings():
 
 
 # ---------------------------------------------------------------------------- the cluster
-def test_the_ray_task_keeps_its_run_apart_from_the_arena():
-    token = "run-1"
-    payload = (token, "random", "random", 0, Ruleset(bidding="none"), None)
-    rows, _ = ray_backend._play_chunk(payload, (0, 0, 1))  # chunk 0: deal 0
+def test_the_ray_task_installs_its_run_in_the_worker_and_plays_the_job():
+    from ddz.arena import pool
+
+    run = pool.Run(["random", "random"], 0, Ruleset(bidding="none"), None, arena.play_job)
+    run.token = "run-1"
+    key, rows, lost = ray_backend._play(run, (0, 1, 0, [0]))  # chunk 0: deal 0
+    assert key == (0, 1, 0) and lost == []
     assert len(rows) == 2  # the deal with the seats swapped
-    assert ray_backend._RUN["token"] == token
-    assert "token" not in arena._WORKER
+    assert pool.current("run-1") is run and pool.current("another run") is None
 
 
 def test_the_cluster_module_imports_and_reports_without_ray():

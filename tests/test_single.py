@@ -271,3 +271,41 @@ def test_registration_survives_a_find_spec_before_the_import():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True"]
+
+
+def test_named_opponents_are_built_by_the_package_registered_for_names(monkeypatch):
+    """The engine builds no agents: a name goes to the entry-point group the ddz package
+    registers in (``ddz_env.agent_names``), and with none installed the error says so."""
+    import importlib.metadata
+
+    from ddz_env.single import AGENT_NAMES_GROUP
+
+    asked = []
+
+    class Entry:
+        name = "bots"
+
+        def load(self):
+            return lambda name: asked.append(name) or Recorder()
+
+    def entry_points(group):
+        return [Entry()] if group == AGENT_NAMES_GROUP else []
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    env = DouDizhuEnv(opponents="anyname")
+    assert asked == ["anyname", "anyname"]
+    assert [type(o) for o in env.opponents] == [Recorder, Recorder]
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    with pytest.raises(
+        ValueError, match="opponent 'normal' needs the agents package .* none is installed"
+    ):
+        DouDizhuEnv()
+
+
+def test_the_installed_ddz_package_registers_its_agent_names():
+    from importlib.metadata import entry_points
+
+    from ddz_env.single import AGENT_NAMES_GROUP
+
+    (entry,) = [e for e in entry_points(group=AGENT_NAMES_GROUP) if e.name == "ddz"]
+    assert entry.value == "ddz.agents:make_agent"

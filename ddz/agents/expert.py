@@ -44,7 +44,8 @@ from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
 from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
-from ddz_env.infoset import InfoSet, infoset
+from ddz_env.infoset import InfoSet
+from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
@@ -198,6 +199,10 @@ class ExpertAgent(HardAgent):
             probs = probs ** (1.0 / self.belief_temperature)
         return np.maximum(probs, 1e-12)
 
+    def _network_policy(self, game, games: np.ndarray) -> np.ndarray:
+        """Hard's greedy moves in ``games``, one batched forward pass."""
+        return model_actions(self.model, game, games)
+
     def rate(self, info: InfoSet, moves: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
         same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves, but
@@ -210,33 +215,23 @@ class ExpertAgent(HardAgent):
         game.step(np.repeat(moves, M))
         mine_is_landlord = info.seat == info.landlord
         # the games whose opponents play Normal's rules (the worlds are drawn independently,
-        # so the first ones are as good a choice as any)
+        # so the first ones are as good a choice as any): owner 1 in those seats, else 0
         ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
+        opponent = (np.arange(info.ruleset.players) == game.landlord[:, None]) != mine_is_landlord
+        owner = (ruled[:, None] & opponent).astype(np.int64)
+        expired = None
+        if self.time_budget is not None:
+            budget = self.time_budget
+            expired = lambda: time.perf_counter() - start > budget  # noqa: E731
+        by_rules = infoset_policy(self._rules)
+        play(game, [self._network_policy, by_rules], owner, max_steps=self.plies, stop=expired)
         score = np.zeros(n, np.float64)
-        actions = np.zeros(n, np.int64)
-        ply = 0
-        while True:
-            live = np.flatnonzero(game.phase != OVER)
-            if not len(live):
-                break
-            cut = (self.plies is not None and ply >= self.plies) or (
-                self.time_budget is not None and time.perf_counter() - start > self.time_budget
-            )
-            if cut:
-                _, value = model_actions(self.model, game, live, with_values=True, value="wp")
-                acting_is_landlord = game.current_player[live] == game.landlord[live]
-                side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
-                score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)
-                break
-            acting = game.current_player[live]
-            by_rules = ruled[live] & ((acting == game.landlord[live]) != mine_is_landlord)
-            net = live[~by_rules]
-            if len(net):
-                actions[net] = model_actions(self.model, game, net)
-            for b in live[by_rules].tolist():
-                actions[b] = self._rules.play(infoset(game, b))
-            game.step(actions)
-            ply += 1
+        live = np.flatnonzero(game.phase != OVER)
+        if len(live):  # cut short: the networks' value of the position stands in
+            _, value = model_actions(self.model, game, live, with_values=True, value="wp")
+            acting_is_landlord = game.current_player[live] == game.landlord[live]
+            side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
+            score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)
         over = game.phase == OVER
         won = (game.winner == game.landlord) == mine_is_landlord
         score[over] = won[over]

@@ -45,7 +45,6 @@ import math
 import operator
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
@@ -54,12 +53,14 @@ import numpy as np
 
 from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
 from ddz.agents.loader import build_agent
+from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
 from ddz.common import available_cores
 from ddz.common import progress as progress_bar
 from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
-from ddz_env.game import OVER, Game, splitmix64
+from ddz_env.game import Game, splitmix64
 from ddz_env.infoset import infoset
+from ddz_env.match import play
 from ddz_env.rules import Ruleset
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
@@ -153,14 +154,6 @@ def _name(spec: AgentSpec) -> str:
     return getattr(spec, "name", type(spec).__name__)
 
 
-def _build(spec: AgentSpec) -> Agent:
-    if isinstance(spec, str):
-        return build_agent(spec)
-    if isinstance(spec, Agent):
-        return spec
-    return spec()
-
-
 #: The agents that play the four-player game (``--players 4``).
 FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
 #: The agents of each family of rules (``Rules.family``) that not every agent plays.
@@ -195,6 +188,45 @@ def _layouts(bidding: bool, players: int = 3) -> list[tuple[int, int]]:
     return [(cfg, seat) for cfg in (0, 1) for seat in range(players)]
 
 
+def _seats_of_a(game: Game, games: list[tuple[int, int, int]]) -> np.ndarray:
+    """a_seat[b, s]: A plays seat s of game b (the lone seat of ``(deal, config, seat)``, or
+    every other seat when B is alone)."""
+    P = game.num_players
+    a_seat = np.zeros((len(games), P), bool)
+    for b, (_, cfg, seat) in enumerate(games):
+        lone = int(game.landlord[b]) if seat < 0 else seat
+        a_seat[b] = (np.arange(P) == lone) ^ (cfg == 1)
+    return a_seat
+
+
+class _Refereed:
+    """The policy of an agent of the pair (:mod:`ddz_env.match`): its decisions asked through the
+    referee; a game it forfeits is recorded in ``lost`` and finished by filler moves."""
+
+    def __init__(self, agent, referee: Referee, pair, a_seat, games, lost: dict) -> None:
+        self.agent, self.referee, self.pair = agent, referee, pair
+        self.a_seat, self.games, self.lost = a_seat, games, lost
+
+    def __call__(self, game: Game, mine: np.ndarray) -> np.ndarray:
+        order = mine.tolist()
+        infos = [infoset(game, b) for b in order]
+        decided = self.referee.decide_batch(self.agent, infos, game, order)
+        actions = np.zeros(len(order), np.int64)
+        for k, (b, info, (action, reason)) in enumerate(zip(order, infos, decided)):
+            if reason is not None:
+                s = int(self.a_seat[b, info.seat])
+                name = getattr(self.pair[s], "name", "agent")
+                deal, code = self.games[b][0], game.deal_code(b)
+                self.lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
+                action = filler_action(game, b)
+            actions[k] = action
+        return actions
+
+
+def _filler(game: Game, mine: np.ndarray) -> np.ndarray:
+    return np.array([filler_action(game, b) for b in mine.tolist()], np.int64)
+
+
 def play_chunk(
     agent_a: Agent,
     agent_b: Agent,
@@ -207,9 +239,11 @@ def play_chunk(
     """Play every game of ``deals``; one row per game:
     (deal, A holds landlord, A won, A DouZero score, A points).
 
-    At each step every agent decides all the games where it is to act, in game order, in one
-    :meth:`~ddz.arena.referee.Referee.decide_batch`. A game a bot forfeits (:mod:`ddz.arena.referee`)
-    is scored as lost by its side and recorded in ``forfeits`` when given; the other games go
+    The games play in one batched :class:`~ddz_env.game.Game` through the match loop
+    (:func:`ddz_env.match.play`): at each step B, then A, decides all the games where it is to
+    act, in game order, in one :meth:`~ddz.arena.referee.Referee.decide_batch` (one call in all
+    when A and B are the same object). A game a bot forfeits (:mod:`ddz.arena.referee`) is
+    scored as lost by its side and recorded in ``forfeits`` when given; the other games go
     on."""
     P = ruleset.players
     layouts = _layouts(ruleset.bidding != "none", P)
@@ -218,41 +252,21 @@ def play_chunk(
     game = Game(batch_size=B, ruleset=ruleset, seed=0)
     for b, (d, _, _) in enumerate(games):
         game.reset(seed=deal_seed(seed, d), games=[b])
-    # a_seat[b, s]: A plays seat s of game b.
-    a_seat = np.zeros((B, P), bool)
-    for b, (_, cfg, seat) in enumerate(games):
-        lone = int(game.landlord[b]) if seat < 0 else seat
-        a_seat[b] = (np.arange(P) == lone) ^ (cfg == 1)
-    actions = np.zeros(B, np.int64)
-    agents = (agent_b, agent_a)
+    a_seat = _seats_of_a(game, games)
     lost: dict[int, Forfeit] = {}
+    pair = (agent_b, agent_a)
     with Referee(time_limit) as referee:
         referee.prepare(agent_a)
         referee.prepare(agent_b)
-        while True:
-            live = np.flatnonzero(game.phase != OVER)
-            if not len(live):
-                break
-            playing = np.array([b for b in live.tolist() if b not in lost], np.int64)
-            for b in set(live.tolist()) & lost.keys():
-                actions[b] = filler_action(game, b)
-            side = a_seat[playing, game.current_player[playing]].astype(np.int64)
-            # one call per agent (one in all when A and B are the same object)
-            for who in [None] if agent_a is agent_b else [0, 1]:
-                mine = playing if who is None else playing[side == who]
-                if not len(mine):
-                    continue
-                infos = [infoset(game, b) for b in mine.tolist()]
-                decided = referee.decide_batch(agents[who or 0], infos, game, mine.tolist())
-                for b, info, (action, reason) in zip(mine.tolist(), infos, decided):
-                    if reason is not None:
-                        s = int(side[np.searchsorted(playing, b)])
-                        name = getattr(agents[s], "name", "agent")
-                        deal, code = games[b][0], game.deal_code(b)
-                        lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
-                        action = filler_action(game, b)
-                    actions[b] = action
-            game.step(actions)
+        policy = {id(x): _Refereed(x, referee, pair, a_seat, games, lost) for x in pair}
+        owner = a_seat.astype(np.int64)  # 0: B, 1: A, 2: the filler moves of a forfeited game
+
+        def who(game: Game, live: np.ndarray) -> np.ndarray:
+            own = owner[live, game.current_player[live]]
+            own[np.isin(live, list(lost))] = 2
+            return own
+
+        play(game, [policy[id(agent_b)], policy[id(agent_a)], _filler], who)
     rows = np.zeros((B, 5))
     for b, (d, _, _) in enumerate(games):
         landlord = int(game.landlord[b])
@@ -276,46 +290,27 @@ def _chunk_seed(seed: int, chunk: int, who: int) -> int:
     return deal_seed(seed ^ 0x5EED, chunk * 2 + who)
 
 
-def _ignore_sigint() -> None:
-    """In a pool's worker: Ctrl-C reaches every process of the terminal, the parent alone
-    handles it."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _pool_context():
-    """The multiprocessing context of the worker pools: fork where there is one, else spawn."""
-    import multiprocessing as mp
-
-    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-
-
-_WORKER: dict = {}
-
-
-def _worker_init(spec_a, spec_b, seed, ruleset, pool: bool = False, time_limit=None) -> None:
-    if pool:
-        _ignore_sigint()
-    _WORKER.update(a=_build(spec_a), b=_build(spec_b), seed=seed, ruleset=ruleset)
-    _WORKER["time_limit"] = time_limit
-
-
-def _worker_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, list[Forfeit]]:
-    chunk, lo, hi = job
-    a, b, seed = _WORKER["a"], _WORKER["b"], _WORKER["seed"]
-    a.reset(_chunk_seed(seed, chunk, 0))
-    b.reset(_chunk_seed(seed, chunk, 1))
+def play_job(run: Run, job: tuple) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]:
+    """One job of a run (:mod:`ddz.arena.pool`): ``(i, j, chunk, deals)``, agent ``i`` of the
+    run's specs as A against agent ``j`` as B, both reseeded from (seed, chunk). Returns the
+    job's key ``(i, j, chunk)``, its rows (:func:`play_chunk`) and its forfeits, each named by
+    its agent's spec."""
+    i, j, chunk, deals = job
+    a, b = run.agent(i), run.agent(j)
+    a.reset(_chunk_seed(run.seed, chunk, 0))
+    b.reset(_chunk_seed(run.seed, chunk, 1))
     lost: list[Forfeit] = []
-    rules, limit = _WORKER["ruleset"], _WORKER["time_limit"]
-    rows = play_chunk(a, b, list(range(lo, hi)), seed, rules, time_limit=limit, forfeits=lost)
-    return rows, lost
+    rules, limit = run.rules, run.time_limit
+    rows = play_chunk(a, b, list(deals), run.seed, rules, time_limit=limit, forfeits=lost)
+    for f in lost:
+        f.agent = _name(run.specs[i] if f.side == "A" else run.specs[j])
+    return (i, j, chunk), rows, lost
 
 
-def _chunks(deals: int) -> Iterator[tuple[int, int, int]]:
-    """(chunk, first deal, end) of every chunk, made one at a time."""
+def _chunks(deals: int) -> Iterator[tuple[int, int, int, range]]:
+    """The jobs of an arena run, agent 0 (A) against agent 1 (B), made one at a time."""
     for c, lo in enumerate(range(0, deals, CHUNK_DEALS)):
-        yield c, lo, min(lo + CHUNK_DEALS, deals)
+        yield 0, 1, c, range(lo, min(lo + CHUNK_DEALS, deals))
 
 
 class _Sums:
@@ -380,16 +375,25 @@ class _Sums:
         )
 
 
-def _in_order(pool, jobs: Iterator, limit: int) -> Iterator[np.ndarray]:
-    """``pool.imap(_worker_chunk, jobs)`` with at most ``limit`` jobs submitted and not yet
-    consumed (``imap`` itself would read every job at once)."""
-    pending: deque = deque()
-    for job in jobs:
-        pending.append(pool.apply_async(_worker_chunk, (job,)))
-        if len(pending) >= limit:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+def _check_run(seed, deals, workers, backend: str) -> tuple[int, int]:
+    """``deals`` and ``workers`` (at most one per chunk) as integers, once the arguments of a
+    run are checked (``ValueError``, or ``TypeError`` for what is not an integer)."""
+    check_seed(seed)
+    deals, workers = operator.index(deals), operator.index(workers)
+    if not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
+    return deals, min(workers, -(-deals // CHUNK_DEALS))  # no more workers than chunks
+
+
+def _run_rules(base: Ruleset, bidding: bool) -> Ruleset:
+    """The rules of a run: ``base`` with its auction (``"once"`` when it has none) or none."""
+    return replace(
+        base, bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none"
+    )
 
 
 def run_arena(
@@ -426,26 +430,14 @@ def run_arena(
     ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
     """
-    check_seed(seed)
-    deals, workers = operator.index(deals), operator.index(workers)
-    if not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
-    base = ruleset or Ruleset()
-    rules = replace(
-        base, bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none"
-    )
-    n_chunks = -(-deals // CHUNK_DEALS)
-    workers = min(workers, n_chunks)
+    deals, workers = _check_run(seed, deals, workers, backend)
+    rules = _run_rules(ruleset or Ruleset(), bidding)
     groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
     kept: list[np.ndarray] = []
     forfeits: list[Forfeit] = []
 
-    def fold(result: tuple[np.ndarray, list[Forfeit]]) -> None:
-        rows, lost = result
+    def fold(result: tuple[tuple, np.ndarray, list[Forfeit]]) -> None:
+        _, rows, lost = result
         landlord = rows[:, 1] > 0
         groups["all"].add(rows)
         groups["landlord"].add(rows[landlord])
@@ -457,28 +449,17 @@ def run_arena(
 
     start = time.perf_counter()
     total_games = deals * len(_layouts(bidding, rules.players))
+    run = Run([agent_a, agent_b], seed, rules, time_limit, play_job)
     with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
         if backend == "ray":
-            from ddz.arena.ray_backend import cluster, ray_chunks
+            from ddz.arena.ray_backend import cluster, ray_results
 
             with cluster(ray_address):
-                jobs = _chunks(deals)
-                for result in ray_chunks(
-                    agent_a, agent_b, seed, rules, jobs, 2 * workers, time_limit
-                ):
+                for result in ray_results(run, _chunks(deals), 2 * workers):
                     fold(result)
-        elif workers == 1:
-            _worker_init(agent_a, agent_b, seed, rules, time_limit=time_limit)
-            for job in _chunks(deals):
-                fold(_worker_chunk(job))
         else:
-            with _pool_context().Pool(
-                workers,
-                initializer=_worker_init,
-                initargs=(agent_a, agent_b, seed, rules, True, time_limit),
-            ) as pool:
-                for result in _in_order(pool, _chunks(deals), 2 * workers):
-                    fold(result)
+            for result in results(run, _chunks(deals), workers):
+                fold(result)
     overall = groups["all"].stats()
     return ArenaResult(
         agent_a=_name(agent_a),

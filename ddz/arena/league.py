@@ -48,16 +48,14 @@ from ddz.arena.arena import (
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
-    _chunk_seed,
-    _ignore_sigint,
     _layouts,
-    _pool_context,
     _Sums,
     add_game_options,
     check_seed,
     game_options_problem,
-    play_chunk,
+    play_job,
 )
+from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit
 from ddz.common import available_cores, write_json_atomic
 from ddz.common import progress as progress_bar
@@ -235,37 +233,6 @@ def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
     ]
 
 
-_WORKER: dict = {}
-
-
-def _worker_init(specs, seed, rules, time_limit, prebuilt=None, pool: bool = False) -> None:
-    if pool:
-        _ignore_sigint()
-    _WORKER.clear()
-    _WORKER.update(specs=list(specs), seed=seed, rules=rules, time_limit=time_limit)
-    _WORKER["agents"] = dict(prebuilt or {})
-
-
-def _agent(i: int):
-    agents = _WORKER["agents"]
-    if i not in agents:
-        agents[i] = build_agent(_WORKER["specs"][i])
-    return agents[i]
-
-
-def _worker_chunk(job) -> tuple[tuple[int, int, int], np.ndarray, list[Forfeit]]:
-    i, j, c, deals = job
-    a, b, seed = _agent(i), _agent(j), _WORKER["seed"]
-    a.reset(_chunk_seed(seed, c, 0))
-    b.reset(_chunk_seed(seed, c, 1))
-    lost: list[Forfeit] = []
-    rows = play_chunk(a, b, deals, seed, _WORKER["rules"], _WORKER["time_limit"], lost)
-    specs = _WORKER["specs"]
-    for f in lost:
-        f.agent = specs[i] if f.side == "A" else specs[j]
-    return (i, j, c), rows, lost
-
-
 def _config(bots, deals, seed, bidding, rules: Ruleset) -> dict:
     """The settings a league file holds (a resumed league must have the same): the rules
     beside the kicker rule only where they are not the classic ones, as in the files written
@@ -351,6 +318,25 @@ def load_results(path: Path, config: dict) -> dict:
     return done
 
 
+def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[str]:
+    """The bots' specs, once the arguments of :func:`run_league` are checked (``ValueError``)."""
+    bots = [str(b).strip() for b in bots]
+    if len(bots) < 2:
+        raise ValueError("a league needs at least two bots")
+    if len({b.lower() for b in bots}) != len(bots):
+        raise ValueError("each bot can appear only once in a league")
+    check_seed(seed)
+    if not 1 <= deals <= MAX_LEAGUE_DEALS:
+        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if time_limit is not None and not 0 < time_limit < math.inf:
+        raise ValueError("time_limit must be a positive number of seconds")
+    if resume and save is None:
+        raise ValueError("resume needs the results file to continue (save)")
+    return bots
+
+
 def run_league(
     bots: list[str],
     deals: int = 1000,
@@ -375,20 +361,7 @@ def run_league(
     called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
     a results file that doesn't fit.
     """
-    bots = [str(b).strip() for b in bots]
-    if len(bots) < 2:
-        raise ValueError("a league needs at least two bots")
-    if len({b.lower() for b in bots}) != len(bots):
-        raise ValueError("each bot can appear only once in a league")
-    check_seed(seed)
-    if not 1 <= deals <= MAX_LEAGUE_DEALS:
-        raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
-    if workers < 1:
-        raise ValueError("workers must be at least 1")
-    if time_limit is not None and not 0 < time_limit < math.inf:
-        raise ValueError("time_limit must be a positive number of seconds")
-    if resume and save is None:
-        raise ValueError("resume needs the results file to continue (save)")
+    bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
     built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
     rules = _rules(bidding, ruleset)
     config = _config(bots, deals, seed, bidding, rules)
@@ -425,21 +398,16 @@ def run_league(
 
     try:
         if workers == 1 or len(pending) <= 1:
-            _worker_init(bots, seed, rules, time_limit, built)
-            for job in pending:
-                record(*_worker_chunk(job))
-        else:
+            run = Run(bots, seed, rules, time_limit, play_job, agents=built)
+            workers = 1
+        else:  # the processes build their own agents
             for agent in built.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()
-            with _pool_context().Pool(
-                workers,
-                initializer=_worker_init,
-                initargs=(bots, seed, rules, time_limit, None, True),
-            ) as pool:
-                for result in pool.imap_unordered(_worker_chunk, pending):
-                    record(*result)
+            run = Run(bots, seed, rules, time_limit, play_job)
+        for result in results(run, pending, workers, ordered=False):
+            record(*result)
     finally:
         bar.close()
         if path is not None and pending:

@@ -1,8 +1,8 @@
 """The arena on a Ray cluster (``ddz eval --backend ray``).
 
-The arena's fixed chunks (:func:`ddz.arena.arena._chunks`) become Ray tasks, each running the
-same chunk function as a local worker (:func:`ddz.arena.arena._worker_chunk`: the agents
-reseeded from (seed, chunk), every game of the chunk in one batch). Results are taken in
+The arena's fixed chunks (:func:`ddz.arena.arena._chunks`) become Ray tasks, each playing its job
+as a local worker does (:mod:`ddz.arena.pool`: the agents reseeded from (seed, chunk), every
+game of the chunk in one batch). Results are taken in
 chunk order with a bounded number of tasks in flight, so they are identical to a local run
 with the same seed, whatever the number of nodes or CPUs. The connection to the cluster is
 :mod:`ddz.cluster`.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ddz.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, portable: re-exported
     ClusterError,
@@ -26,30 +27,23 @@ from ddz.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, p
     portable,
 )
 
-#: The run whose agents this Ray worker process holds (the token of its payload).
-_RUN: dict = {"token": None}
+def _play(run, job: tuple) -> tuple:
+    """One job in a Ray worker process, which keeps the run (its agents built once) between
+    tasks."""
+    from ddz.arena import pool
+
+    if pool.current(run.token) is None:
+        pool.install(run)
+    return pool.work(job)
 
 
-def _play_chunk(payload: tuple, job: tuple[int, int, int]) -> tuple:
-    """One chunk in a Ray worker process; the agents are built once per run and process."""
-    from ddz.arena import arena
-
-    token, spec_a, spec_b, seed, rules, time_limit = payload
-    if _RUN["token"] != token:
-        arena._worker_init(spec_a, spec_b, seed, rules, time_limit=time_limit)
-        _RUN["token"] = token
-    return arena._worker_chunk(job)
-
-
-def ray_chunks(
-    spec_a, spec_b, seed: int, rules, jobs: Iterator, limit: int, time_limit=None
-) -> Iterator[tuple]:
-    """What :func:`ddz.arena.arena._worker_chunk` returns for every chunk of ``jobs`` (its rows
-    and forfeits), in order, played by Ray tasks with at most ``limit`` in flight (Ray must be
-    connected: see :func:`cluster`)."""
+def ray_results(run, jobs: Iterator, limit: int) -> Iterator[tuple]:
+    """What ``run.play`` returns for every job of ``jobs`` (:mod:`ddz.arena.pool`), in order,
+    played by Ray tasks with at most ``limit`` in flight (Ray must be connected: see
+    :func:`cluster`)."""
     ray = import_ray()
-    task = ray.remote(num_cpus=1, max_retries=3)(_play_chunk)
-    payload = ray.put((uuid.uuid4().hex, spec_a, spec_b, seed, rules, time_limit))
+    task = ray.remote(num_cpus=1, max_retries=3)(_play)
+    payload = ray.put(replace(run, agents={}, token=uuid.uuid4().hex))
     pending: deque = deque()
     try:
         for job in jobs:

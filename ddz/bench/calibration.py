@@ -20,28 +20,22 @@ import time
 import numpy as np
 
 
-def _rollout(model, game):
+def _greedy(model):
+    """Hard's greedy moves as a policy of the match loop (:mod:`ddz_env.match`)."""
     from ddz.agents.hard import model_actions
-    from ddz_env.actions import OVER
 
-    actions = np.zeros(game.batch_size, np.int64)
-    while True:
-        live = np.flatnonzero(game.phase != OVER)
-        if not len(live):
-            return game
-        actions[live] = model_actions(model, game, live)
-        game.step(actions)
+    return lambda game, games: model_actions(model, game, games)
 
 
 def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=True) -> dict:
     """Ratings of ``positions`` positions by uniform and by belief worlds (see the module)."""
     from ddz.agents.belief import DEFAULT_BELIEF, load_belief
     from ddz.agents.expert import ExpertAgent
-    from ddz.agents.hard import _one_blas_thread, load_model, model_actions
+    from ddz.agents.hard import _one_blas_thread, load_model
     from ddz.common import progress as progress_bar
-    from ddz_env.actions import OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
+    from ddz_env.match import play
     from ddz_env.rules import Ruleset
 
     model = load_model()
@@ -56,28 +50,30 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
     rng = np.random.default_rng(seed)
     truth, rated = [], {"uniform": [], "belief": []}
     bar = progress_bar(positions, "positions", progress, unit="pos")
-    with _one_blas_thread():
-        game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
-        while len(truth) < positions:
-            live = np.flatnonzero(game.phase != OVER)
-            if not len(live):
-                game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
+    greedy = _greedy(model)
+
+    def sampled(game, live):
+        """Hard's moves in every game, a few of the positions rated on the way."""
+        act = greedy(game, live)
+        for b, move in zip(live.tolist(), act.tolist()):
+            if len(truth) >= positions or rng.random() > 0.06:
                 continue
-            act = np.zeros(game.batch_size, np.int64)
-            act[live] = model_actions(model, game, live)
-            for b in live:
-                if len(truth) >= positions or rng.random() > 0.06:
-                    continue
-                info = infoset(game, int(b))
-                if len(info.legal_moves()) < 2:
-                    continue
-                mine = info.seat == info.landlord
-                real = _rollout(model, game.clone(games=[int(b)]))
-                truth.append(float((real.winner[0] == real.landlord[0]) == mine))
-                for kind, rater in raters.items():
-                    rated[kind].append(float(rater.rate(info, act[b : b + 1], rng)[0]))
-                bar.update(1)
-            game.step(act)
+            info = infoset(game, b)
+            if len(info.legal_moves()) < 2:
+                continue
+            mine = info.seat == info.landlord
+            real = game.clone(games=[b])
+            play(real, [greedy])
+            truth.append(float((real.winner[0] == real.landlord[0]) == mine))
+            for kind, rater in raters.items():
+                rated[kind].append(float(rater.rate(info, np.array([move]), rng)[0]))
+            bar.update(1)
+        return act
+
+    with _one_blas_thread():
+        while len(truth) < positions:
+            game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
+            play(game, [sampled], stop=lambda: len(truth) >= positions)
     bar.close()
     t = np.array(truth)
     out: dict = {"positions": len(t), "worlds": worlds, "seed": seed, "win_rate": float(t.mean())}

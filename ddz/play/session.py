@@ -525,7 +525,11 @@ class Session:
     # ------------------------------------------------------------------ bots
     def bot_action(self, seat: int) -> int:
         """The bot's action, reseeded from the position so that after an undo a bot answers
-        the same position the same way."""
+        the same position the same way.
+
+        Not the match loop (:mod:`ddz_env.match`): the game is interactive, one move at a time
+        between the human's turns, with undo and a fallback move when a bot fails; a test
+        (tests/test_match.py) checks that the loop plays these bots the same way."""
         g = self.game
         info = infoset(g, 0, seat)
         bot = self.bots[seat - 1]

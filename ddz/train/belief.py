@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz_env.game import BIDDING, OVER, PLAY, Game
+from ddz_env.game import OVER, PLAY, Game
 from ddz_env.infoset import infoset
+from ddz_env.match import play
 from ddz_env.observation import OBS_SIZE, observe
 from ddz_env.rules import Ruleset
 
@@ -88,37 +89,41 @@ def collect(
     out: dict[str, list] = {k: [] for k in ("obs", "role", "hand", "low", "pool", "size")}
     finished = 0
     bar = progress_bar(games, "games", progress, unit="game")
-    actions = np.zeros(batch, np.int64)
+
+    def moves(game, turns):
+        """The play phase: every decision recorded, then Hard's move (a random one with
+        probability ``epsilon``), or Normal's on its side."""
+        obs = observe(game, games=turns)[:, :OBS_SIZE]
+        hand, low, pool, size = _hidden(game, turns)
+        out["obs"].append(pack_obs(obs))
+        out["role"].append(game.role(game.current_player[turns], turns).astype(np.int8))
+        out["hand"].append(hand.astype(np.int8))
+        out["low"].append(low.astype(np.int8))
+        out["pool"].append(pool.astype(np.int8))
+        out["size"].append(size.astype(np.int8))
+        actions = model_actions(model, game, turns)
+        explore = rng.random(len(turns)) < epsilon
+        if explore.any():
+            actions[explore] = game.sample_actions(rng)[turns[explore]]
+        acting_landlord = game.current_player[turns] == game.landlord[turns]
+        by_normal = normal_game[turns] & (acting_landlord == normal_landlord[turns])
+        for k in np.flatnonzero(by_normal).tolist():
+            actions[k] = normal.play(infoset(game, int(turns[k])))
+        return actions
+
+    def deal_again(game):
+        nonlocal finished
+        done = np.flatnonzero(game.phase == OVER)
+        if len(done):
+            bar.update(min(len(done), games - finished))
+            finished += len(done)
+            game.reset(games=done)
+            draw(done)
+
+    # the match loop (ddz_env.match): Hard's bids in the auction, then the play phase above
+    phases = lambda game, live: (game.phase[live] == PLAY).astype(np.int64)  # noqa: E731
     with _one_blas_thread():
-        while finished < games:
-            play = np.flatnonzero(game.phase == PLAY)
-            for b in np.flatnonzero(game.phase == BIDDING):
-                actions[b] = bidder.act(infoset(game, int(b)))
-            if len(play):
-                obs = observe(game, games=play)[:, :OBS_SIZE]
-                hand, low, pool, size = _hidden(game, play)
-                out["obs"].append(pack_obs(obs))
-                out["role"].append(game.role(game.current_player[play], play).astype(np.int8))
-                out["hand"].append(hand.astype(np.int8))
-                out["low"].append(low.astype(np.int8))
-                out["pool"].append(pool.astype(np.int8))
-                out["size"].append(size.astype(np.int8))
-                actions[play] = model_actions(model, game, play)
-                explore = play[rng.random(len(play)) < epsilon]
-                if len(explore):
-                    actions[explore] = game.sample_actions(rng)[explore]
-                acting_landlord = game.current_player[play] == game.landlord[play]
-                by_normal = play[normal_game[play] & (acting_landlord == normal_landlord[play])]
-                for b in by_normal:
-                    actions[b] = normal.play(infoset(game, int(b)))
-            game.step(actions)
-            done = np.flatnonzero(game.phase == OVER)
-            if len(done):
-                take = min(len(done), games - finished)
-                finished += len(done)
-                bar.update(take)
-                game.reset(games=done)
-                draw(done)
+        play(game, [bidder, moves], phases, stop=lambda: finished >= games, after_step=deal_again)
     bar.close()
     return {k: np.concatenate(v) for k, v in out.items()}
 
