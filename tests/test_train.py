@@ -357,7 +357,7 @@ def test_the_device_burst_recipe_trains_and_writes_its_files(tmp_path):
         pytest.skip("no bash")
     out = tmp_path / "burst"
     sizes = {"ACTORS": "1", "ACTOR_BATCH": "16", "BATCH_SIZE": "64", "THREADS": "1"}
-    env = {**os.environ, **sizes, "OUT": str(out), "PYTHON": sys.executable}
+    env = {**os.environ, **sizes, "OUT": "burst", "PYTHON": sys.executable}  # from tmp_path
     env["CUDA_VISIBLE_DEVICES"] = ""  # the learner on the CPU, wherever this runs
     script = ROOT / "ddz" / "train" / "device_burst.sh"
     argv = [bash, str(script), "60", "--total-frames", "128", "--quiet"]

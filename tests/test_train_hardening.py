@@ -380,3 +380,16 @@ def test_resume_exports_the_checkpoints_model_before_training(tmp_path, monkeypa
         dmc.main(["--resume", str(run), "--export", str(export), *TINY])
     assert seen == {"run": 512, "export": 512}
     assert not stale.exists()
+
+
+@pytest.mark.parametrize("key", ["points_mix", "adp_mix"])
+def test_a_model_whose_mix_is_not_a_number_is_refused(tmp_path, key):
+    """The mix is read under its name and under the one of models from before the rename."""
+    from ddz.agents.hard import ModelFileError
+
+    path = tmp_path / "bad.npz"
+    save_npz(DMCModel(**{**SIZES, "wp_head": 1}), str(path), {"frames": 0, key: "lots"})
+    with pytest.raises(ModelFileError, match=f"'{key}' in meta must be a finite number"):
+        load_model(path)
+    save_npz(DMCModel(**{**SIZES, "wp_head": 1}), str(path), {"frames": 0, key: 0.4})
+    assert load_model(path).adp_mix == 0.4

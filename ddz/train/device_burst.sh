@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One burst of Hard-agent training on a machine with a GPU and many cores.
 #
-#   bash ddz/train/device_burst.sh [SECONDS] [DDZ TRAIN OPTIONS...]
+#   bash ddz/train/device_burst.sh [SECONDS] [DDZ TRAIN OPTIONS...]    (from any folder)
 #
 # Trains for SECONDS (default 360) with one actor process per core but two, the learner on the
-# GPU (--device cuda; cpu when torch sees no GPU), and writes under $OUT (default ./burst_out):
+# GPU (--device cuda; cpu when torch sees no GPU), and writes under $OUT (default ./burst_out;
+# relative paths are taken from the folder it is started in):
 #   $OUT/runs/<run>/checkpoint.pt   torch checkpoint with optimizer state (resume with --resume)
 #   $OUT/runs/<run>/hard.npz        the NumPy model the Hard agent loads
 #   $OUT/runs/<run>/events.*        TensorBoard logs (scalars.jsonl if tensorboard is missing)
@@ -19,21 +20,23 @@
 # Needs python with numpy and torch (CUDA build). The project is used from the source tree
 # (PYTHONPATH), so nothing has to be installed; if numpy/torch are missing it tries pip.
 set -euo pipefail
-cd "$(dirname "$0")/../.."  # the repository root: the packages ddz and ddz_env are below it
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"  # the repository root: holds ddz and ddz_env
 SECONDS_BUDGET="${1:-360}"
 shift $(( $# > 0 ? 1 : 0 ))
 OUT="${OUT:-$PWD/burst_out}"
 PY="${PYTHON:-python3}"
 mkdir -p "$OUT/runs"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
-"$PY" -c "import numpy, torch" 2>/dev/null || "$PY" -m pip install -q numpy torch
+probe() {  # the learner's device, torch's version, whether CUDA is there
+    "$PY" -c 'import numpy, torch; c = torch.cuda.is_available(); print("cuda" if c else "cpu", torch.__version__, c)' 2>/dev/null
+}
+INFO="$(probe)" || { "$PY" -m pip install -q numpy torch && INFO="$(probe)"; }
+read -r DEVICE TORCH_VERSION CUDA <<<"$INFO"
 "$PY" -c "import tensorboard" 2>/dev/null || "$PY" -m pip install -q tensorboard 2>/dev/null || true
 
 CORES="$(nproc)"
 ACTORS="${ACTORS:-$(( CORES > 4 ? CORES - 2 : 1 ))}"
-read -r DEVICE TORCH_VERSION CUDA < <("$PY" -c \
-    'import torch; c = torch.cuda.is_available(); print("cuda" if c else "cpu", torch.__version__, c)')
 EXTRA=()
 if [[ -n "${RESUME:-}" ]]; then
     cp -r "$RESUME" "$OUT/runs/"
