@@ -10,7 +10,7 @@ Layout of one observation (float32), declared once by ``obs_fields(ruleset)`` (e
 name, size, kind and encoding; ``OBS_FIELDS`` for three players, also ``OBS_LAYOUT`` /
 ``obs_slices()``). Every number is 0/1 (kind ``binary``)
 except ``log2_multiplier`` (kind ``scalar``); kind ``count`` (whole numbers 0-255) is there for
-fields that count. Frame packing (``ddz.train.dmc.pack_obs``) reads the kinds.
+fields that count. Frame packing (``ddz.train.frames.pack_obs``) reads the kinds.
 
 ==================  ======  ===============================================================
 name                size    meaning

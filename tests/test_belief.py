@@ -102,7 +102,7 @@ def test_missing_corrupt_and_pickled_files(tmp_path):
 
 
 def test_uniform_baseline_is_a_distribution_per_rank():
-    from ddz.train.belief import uniform_log_likelihood
+    from ddz.train.belief_fit import uniform_log_likelihood
 
     pool = np.array([[4, 2, 1, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]])
     low = np.zeros_like(pool)
@@ -124,7 +124,7 @@ def test_uniform_baseline_is_a_distribution_per_rank():
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 def test_trainer_writes_a_valid_model_and_checks_its_options(tmp_path, capsys):
     pytest.importorskip("torch")
-    from ddz.train.belief import main
+    from ddz.train.belief_fit import main
 
     out = tmp_path / "belief.npz"
     args = ["--games", "40", "--epochs", "1", "--hidden", "16", "--out", str(out), "--no-progress"]
@@ -153,8 +153,8 @@ def test_collected_auction_games_record_the_bids_and_only_the_play():
     hidden ones: its share of the pool, its forced kitty cards on top); without the auction
     no seat has a word in the auction."""
     torch = pytest.importorskip("torch")
-    from ddz.train.belief import collect
-    from ddz.train.dmc import unpack_obs
+    from ddz.train.belief_fit import collect
+    from ddz.train.frames import unpack_obs
     from ddz_env.observation import OBS_SLICES
 
     data = collect(12, seed=3, batch=8, progress=False, auction=True)
@@ -178,10 +178,10 @@ def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
     """On games it was not trained on (another seed), the shipped model gives the next seat's
     true counts a higher likelihood than the uniform deal does."""
     from ddz.agents.belief import DEFAULT_BELIEF
-    from ddz.train.belief import collect, uniform_log_likelihood
+    from ddz.train.belief_fit import collect, uniform_log_likelihood
 
     torch = pytest.importorskip("torch")
-    from ddz.train.dmc import unpack_obs
+    from ddz.train.frames import unpack_obs
 
     model = load_belief(DEFAULT_BELIEF)
     data = collect(30, seed=987654, progress=False)

@@ -35,7 +35,7 @@ def _tiny(rest_hidden: int, wp_head: int = 0) -> DMCModel:
         wp_head=wp_head,
     )
     for net in model.roles:
-        net.adp_mix = MIX
+        net.points_mix = MIX
     if rest_hidden:  # the branch starts at zero; give it weights so that the tests see it
         with torch.no_grad():
             for net in model.roles:
@@ -140,8 +140,8 @@ def test_a_model_without_the_rest_branch_initialises_one_with_it(tmp_path):
 
 def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
     """``--init-from`` a model without the WP head: the head starts as the ADP head scaled by
-    WP_FROM_ADP, so the ADP values are unchanged and the moves rank the same for any mix."""
-    from ddz.train.model import WP_FROM_ADP, load_arrays
+    WP_FROM_POINTS, so the ADP values are unchanged and the moves rank the same for any mix."""
+    from ddz.train.model import WP_FROM_POINTS, load_arrays
 
     old = _tiny(8)
     with torch.no_grad():
@@ -155,7 +155,7 @@ def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
         adp, wp = new.roles[1].both(obs, moves, rest)
         expected = old.roles[1](obs, moves, rest)
     np.testing.assert_array_equal(adp, expected)
-    np.testing.assert_allclose(wp, WP_FROM_ADP * expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(wp, WP_FROM_POINTS * expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="WP head"):  # the other way round is an error
         load_arrays(_tiny(8), export_arrays(new, dtype=np.float32))
 

@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ddz_env.game import OVER, Game
-from ddz_env.observation import observe
+from ddz_env.observation import OBS_SLICES, observe
 from ddz_env.rules import Ruleset
 
 torch = pytest.importorskip("torch")
 from ddz.train import dmc  # noqa: E402
+from ddz.train.actor import role_targets  # noqa: E402
+from ddz.train.args import Args, parse_args  # noqa: E402
+from ddz.train.checkpoint import CHECKPOINT, NPZ  # noqa: E402
+from ddz.train.frames import (  # noqa: E402
+    BITS_SIZE,
+    PACKED_SIZE,
+    pack_obs,
+    rest_from_obs,
+    unpack_obs,
+)
+from ddz.train.local_backend import actor_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
@@ -29,8 +42,8 @@ def test_packed_observations_unpack_exactly():
     for _ in range(40):  # bombs get played in random games: the multiplier must survive
         game.step(game.sample_actions(rng))
     obs = observe(game)
-    assert obs[:, dmc.OBS_SLICES["log2_multiplier"]].max() > 0
-    back = dmc.unpack_obs(torch, dmc.pack_obs(obs), "cpu").numpy()
+    assert obs[:, OBS_SLICES["log2_multiplier"]].max() > 0
+    back = unpack_obs(torch, pack_obs(obs), "cpu").numpy()
     np.testing.assert_array_equal(back, obs)
 
 
@@ -44,12 +57,12 @@ def test_packing_follows_the_field_kinds():
     while not game.done.all():
         game.step(game.sample_actions(rng))
     obs = observe(game)
-    col = dmc.OBS_SLICES["log2_multiplier"].start
+    col = OBS_SLICES["log2_multiplier"].start
     obs[:, col] = rng.random(16, dtype=np.float32)
-    packed = dmc.pack_obs(obs)
+    packed = pack_obs(obs)
     binary = sum(f.size for f in OBS_FIELDS if f.kind == BINARY)
-    assert packed.shape == (16, dmc.PACKED_SIZE) and dmc.BITS_SIZE * 8 >= binary
-    np.testing.assert_array_equal(dmc.unpack_obs(torch, packed, "cpu").numpy(), obs)
+    assert packed.shape == (16, PACKED_SIZE) and BITS_SIZE * 8 >= binary
+    np.testing.assert_array_equal(unpack_obs(torch, packed, "cpu").numpy(), obs)
 
 
 def test_rest_features_from_frames_equal_the_actors():
@@ -64,8 +77,8 @@ def test_rest_features_from_frames_equal_the_actors():
     rng = np.random.default_rng(2)
     for _ in range(30):
         actions = game.sample_actions(rng)
-        obs = dmc.unpack_obs(torch, dmc.pack_obs(observe(game)), "cpu")
-        got = dmc.rest_from_obs(torch, obs, torch.from_numpy(table.counts[actions]))
+        obs = unpack_obs(torch, pack_obs(observe(game)), "cpu")
+        got = rest_from_obs(torch, obs, torch.from_numpy(table.counts[actions]))
         hands = game.hands[np.arange(64), game.current_player].astype(np.int16)
         np.testing.assert_array_equal(got.numpy(), encode_cards(hands - table.counts[actions]))
         game.step(actions)
@@ -74,21 +87,46 @@ def test_rest_features_from_frames_equal_the_actors():
             game.reset(games=over)
 
 
-def test_role_targets_adp_and_wp():
+@pytest.mark.parametrize("players", [3, 4])
+def test_rest_from_obs_reads_the_card_encoding_of_the_ruleset(players):
+    """The cards each move leaves in hand, rebuilt from the observation of a real game of 3 or
+    4 players: as many ones as cards left (from the game's hands), each rank encoded as the
+    engine encodes a hand."""
+    from ddz_env.moves import move_table
+    from ddz_env.observation import encode_cards, obs_size
+
+    rules = Ruleset(players=players, bidding="none")
+    table = move_table(rules)
+    game = Game(32, rules, seed=21)
+    rng = np.random.default_rng(4)
+    for _ in range(25):
+        actions = game.sample_actions(rng)
+        obs = observe(game)
+        assert obs.shape[1] == obs_size(rules)
+        move = table.counts[actions].astype(np.int64)
+        got = rest_from_obs(torch, torch.from_numpy(obs), torch.from_numpy(move), rules).numpy()
+        hands = game.hands[np.arange(32), game.current_player].astype(np.int64)
+        np.testing.assert_array_equal(got.sum(axis=1), hands.sum(axis=1) - move.sum(axis=1))
+        np.testing.assert_array_equal(got, encode_cards(hands - move, players))
+        game.step(actions)
+        over = np.flatnonzero(game.phase == OVER)
+        if len(over):
+            game.reset(games=over)
+
+
+def test_role_targets_points_and_wp():
     # seat 2 is landlord and won with 2**1 multiplier (base 1): landlord +4, peasants -2 each
     payoffs = np.array([[-2.0, -2.0, 4.0], [1.0, -2.0, 1.0]])
     landlord = np.array([2, 1])
     np.testing.assert_array_equal(
-        dmc.role_targets(payoffs, landlord, "adp"), [[2, -2, -2], [-1, 1, 1]]
+        role_targets(payoffs, landlord, "points"), [[2, -2, -2], [-1, 1, 1]]
     )
-    np.testing.assert_array_equal(
-        dmc.role_targets(payoffs, landlord, "wp"), [[1, -1, -1], [-1, 1, 1]]
-    )
+    np.testing.assert_array_equal(role_targets(payoffs, landlord, "wp"), [[1, -1, -1], [-1, 1, 1]])
 
 
 def test_help_documents_every_field(capsys):
     with pytest.raises(SystemExit) as exc:
-        dmc.parse_args(["--help"])
+        parse_args(["--help"])
     assert exc.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--total-seconds" in text and "stop after this many seconds of this invocation" in text
@@ -97,9 +135,44 @@ def test_help_documents_every_field(capsys):
 
 def test_bad_arguments_are_clear_errors(capsys):
     with pytest.raises(SystemExit) as exc:
-        dmc.parse_args(["--target", "score"])
+        parse_args(["--target", "score"])
     assert exc.value.code == 2
-    assert "--target must be adp or wp" in capsys.readouterr().err
+    assert "--target must be points or wp" in capsys.readouterr().err
+
+
+def test_old_option_names_still_work(tmp_path, capsys):
+    """``--target adp`` is ``--target points`` with a one-line note; ``--adp-mix`` sets
+    ``--points-mix``."""
+    args = parse_args(["--target", "adp", "--adp-mix", "0.3", "--runs-dir", str(tmp_path)])
+    assert args.target == "points" and args.points_mix == 0.3
+    err = capsys.readouterr().err.strip()
+    assert err == "ddz train: --target adp is now --target points"
+    assert parse_args(["--runs-dir", str(tmp_path)]).target == "points"
+    assert capsys.readouterr().err == ""
+
+
+def test_help_lists_every_option_in_its_group(capsys):
+    from dataclasses import fields
+
+    from ddz.train.args import GROUPS
+
+    names = [name for group in GROUPS.values() for name in group]
+    assert sorted(names) == sorted(f.name for f in fields(Args))
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    text = capsys.readouterr().out
+    for title, group in GROUPS.items():
+        section = text.split(f"\n{title}:\n", 1)[1].split("\n\n", 1)[0]
+        for name in group:
+            assert "--" + name.replace("_", "-") in section, (title, name)
+
+
+def test_the_shipped_model_keeps_its_mix_under_the_old_key():
+    """checkpoints/hard.npz records its mix as adp_mix (0.1, the model card): it loads unchanged."""
+    from ddz.agents.hard import load_model
+
+    model = load_model(ROOT / "checkpoints" / "hard.npz")
+    assert "points_mix" not in model.meta and model.adp_mix == 0.1
 
 
 def test_resume_without_checkpoint_is_an_error(tmp_path, capsys):
@@ -132,12 +205,13 @@ def test_tiny_training_run(tmp_path):
     )
     (run_dir,) = tmp_path.iterdir()
     assert run_dir.name.startswith("ddz__dmc__3__")
-    state = torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
     assert state["frames"] >= 3072 and state["frames"] % 256 == 0
-    model = load_model(run_dir / dmc.NPZ)
+    model = load_model(run_dir / NPZ)
     assert model.meta["frames"] == state["frames"]
     assert model.has_rest  # a new run has the branch that reads the rest of the hand
-    assert model.has_wp and model.adp_mix == dmc.Args.adp_mix  # and the win/loss head
+    assert model.has_wp and model.adp_mix == Args.points_mix  # and the win/loss head
+    assert model.meta["points_mix"] == Args.points_mix and model.meta["target"] == "points"
     tags = _scalars(run_dir)
     for tag in (
         "perf/frames_per_s",
@@ -152,11 +226,21 @@ def test_tiny_training_run(tmp_path):
     from ddz.train.evaluate import bidding_match
 
     out = tmp_path / "exported.npz"
-    argv = [str(run_dir), "--out", str(out), "--bid-thresholds", "0.1,0.2,0.3", "--adp-mix", "0.5"]
+    argv = [
+        str(run_dir),
+        "--out",
+        str(out),
+        "--bid-thresholds",
+        "0.1,0.2,0.3",
+        "--points-mix",
+        "0.5",
+    ]
     assert export.main(argv) == 0
     exported = load_model(out)
     assert exported.meta["bid_thresholds"] == [0.1, 0.2, 0.3]
     assert exported.adp_mix == 0.5
+    assert export.main([str(run_dir), "--out", str(tmp_path / "old.npz"), "--adp-mix", "0.25"]) == 0
+    assert load_model(tmp_path / "old.npz").meta["points_mix"] == 0.25  # the old option name
     assert exported.meta["frames"] == state["frames"]
     # the same bidding on both sides, the same play: every game is mirrored, so A scores 0
     agent = HardAgent(model=exported)
@@ -182,7 +266,7 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
         deadline = time.time() + 120
         ckpt = None
         while time.time() < deadline:
-            found = list(tmp_path.glob(f"*/{dmc.CHECKPOINT}"))
+            found = list(tmp_path.glob(f"*/{CHECKPOINT}"))
             if found and torch.load(found[0], weights_only=True)["frames"] > 0:
                 ckpt = found[0]
                 break
@@ -227,12 +311,12 @@ def _run_actor(**overrides):
     model = DMCModel(state_hidden=(32,), move_hidden=8, joint=16, head=4)
     shared = torch.nn.utils.parameters_to_vector(model.parameters()).detach()
     version = type("V", (), {"value": 0})()
-    args = dmc.Args(actor_batch=16, **overrides)
+    args = Args(actor_batch=16, **overrides)
     queue = _ListQueue()
     sizes = {"state_hidden": (32,), "move_hidden": 8, "joint": 16, "head": 4}
-    dmc.actor_main(
+    actor_main(
         0,
-        dmc.asdict(args),
+        asdict(args),
         sizes,
         shared,
         version,
@@ -250,7 +334,7 @@ def test_actor_frames_have_episode_targets():
     episodes = np.concatenate([c["episodes"] for c in chunks])
     assert frames > 0 and len(episodes) > 0
     for c in chunks:
-        assert c["obs"].shape == (len(c["move"]), dmc.PACKED_SIZE)
+        assert c["obs"].shape == (len(c["move"]), PACKED_SIZE)
         assert set(np.abs(c["target"]).tolist()) <= {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}
     # every self-play episode is zero-sum: the landlord's return is minus each peasant's
     np.testing.assert_array_equal(episodes[:, 0], -episodes[:, 1])
@@ -260,3 +344,31 @@ def test_actor_against_the_normal_bot_records_only_its_own_side():
     chunks = _run_actor(opponent_frac=1.0)
     assert sum(len(c["move"]) for c in chunks) > 0
     assert sum(len(c["episodes"]) for c in chunks) == 0  # no self-play game: no charts, no bid data
+
+
+def test_the_device_burst_recipe_trains_and_writes_its_files(tmp_path):
+    """``ddz/train/device_burst.sh`` (the model card's GPU stage), started from another folder
+    with tiny sizes on the CPU: a checkpoint, the model beside it and its copy in $OUT, the log."""
+    from ddz.agents.hard import load_model
+    from ddz.train.checkpoint import load_checkpoint
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    out = tmp_path / "burst"
+    sizes = {"ACTORS": "1", "ACTOR_BATCH": "16", "BATCH_SIZE": "64", "THREADS": "1"}
+    env = {**os.environ, **sizes, "OUT": "burst", "PYTHON": sys.executable}  # from tmp_path
+    env["CUDA_VISIBLE_DEVICES"] = ""  # the learner on the CPU, wherever this runs
+    script = ROOT / "ddz" / "train" / "device_burst.sh"
+    argv = [bash, str(script), "60", "--total-frames", "128", "--quiet"]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = (out / "runs").iterdir()
+    assert run_dir.name.startswith("ddz__burst__1__")
+    state, _, _ = load_checkpoint(torch, run_dir / CHECKPOINT)
+    assert 128 <= state["frames"] < 128 + 4 * 64
+    assert load_model(run_dir / NPZ).meta["frames"] == state["frames"]
+    assert load_model(out / "hard.npz").meta["frames"] == state["frames"]
+    log = (out / "train.log").read_text()
+    assert log.startswith("burst: 60s, 1 actors, learner on cpu\ntorch ")
+    assert f"trained {state['frames']:,} frames" in log

@@ -20,6 +20,13 @@ from ddz.agents.hard import DEFAULT_MODEL, load_model
 torch = pytest.importorskip("torch")
 from ddz.common import atomic_write, remove_stale_temps  # noqa: E402
 from ddz.train import dmc  # noqa: E402
+from ddz.train.checkpoint import (  # noqa: E402
+    CHECKPOINT,
+    NPZ,
+    load_checkpoint,
+    restore_optimizer,
+    save_checkpoint,
+)
 from ddz.train.model import DMCModel, save_npz  # noqa: E402
 
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
@@ -55,7 +62,7 @@ def _state(frames: int = 512) -> dict:
 def _run_dir(tmp_path: Path, state: dict | None = None) -> Path:
     run = tmp_path / "run"
     run.mkdir()
-    torch.save(_state() if state is None else state, run / dmc.CHECKPOINT)
+    torch.save(_state() if state is None else state, run / CHECKPOINT)
     return run
 
 
@@ -72,7 +79,8 @@ def _run_dir(tmp_path: Path, state: dict | None = None) -> Path:
         (["--total-seconds", "inf"], "--total-seconds must be a finite number"),
         (["--total-frames", "-5"], "--total-frames must be 0"),
         (["--max-grad-norm", "0"], "--max-grad-norm must be a finite number above 0"),
-        (["--adp-mix", "nan"], "--adp-mix must be a finite number"),
+        (["--points-mix", "nan"], "--points-mix must be a finite number"),
+        (["--adp-mix", "-1"], "--points-mix must be a finite number"),  # the old name
         (["--checkpoint-interval", "-1"], "--checkpoint-interval must be a finite number"),
         (["--seed", "-1"], "--seed must be between 0"),
         (["--queue-size", "0"], "--queue-size must be at least 1"),
@@ -148,15 +156,13 @@ def _first_weight(state):
 
 
 CORRUPT = {
-    "empty": lambda run: (run / dmc.CHECKPOINT).write_bytes(b""),
-    "truncated": lambda run: (run / dmc.CHECKPOINT).write_bytes(
-        (run / dmc.CHECKPOINT).read_bytes()[:1000]
-    ),
-    "random bytes": lambda run: (run / dmc.CHECKPOINT).write_bytes(
+    "empty": lambda run: (run / CHECKPOINT).write_bytes(b""),
+    "truncated": lambda run: (run / CHECKPOINT).write_bytes((run / CHECKPOINT).read_bytes()[:1000]),
+    "random bytes": lambda run: (run / CHECKPOINT).write_bytes(
         np.random.default_rng(0).bytes(5000)
     ),
-    "malicious pickle": lambda run: (run / dmc.CHECKPOINT).write_bytes(pickle.dumps(_RunsCode())),
-    "not a dict": lambda run: torch.save([1, 2, 3], run / dmc.CHECKPOINT),
+    "malicious pickle": lambda run: (run / CHECKPOINT).write_bytes(pickle.dumps(_RunsCode())),
+    "not a dict": lambda run: torch.save([1, 2, 3], run / CHECKPOINT),
     "wrong keys": lambda state: state.pop("model"),
     "wrong sizes": _put("sizes", json.dumps({**SIZES, "joint": 16})),
     "absurd sizes": _put("sizes", json.dumps({**SIZES, "joint": 10**9})),
@@ -195,7 +201,7 @@ def test_resume_from_a_corrupt_checkpoint_is_one_line_and_exit_2(tmp_path, capsy
         os.chdir(cwd)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert f"checkpoint {run / dmc.CHECKPOINT} is corrupt: " in err
+    assert f"checkpoint {run / CHECKPOINT} is corrupt: " in err
     assert not (tmp_path / "pwned").exists()
     if "optimizer" not in case:  # exporting reads the weights only
         from ddz.train import export
@@ -206,12 +212,12 @@ def test_resume_from_a_corrupt_checkpoint_is_one_line_and_exit_2(tmp_path, capsy
 def test_a_valid_checkpoint_loads_with_its_weights(tmp_path):
     state = _state()
     run = _run_dir(tmp_path, state)
-    loaded, model, sizes = dmc.load_checkpoint(torch, run / dmc.CHECKPOINT)
+    loaded, model, sizes = load_checkpoint(torch, run / CHECKPOINT)
     assert sizes == SIZES and loaded["frames"] == 512
     for name, value in model.state_dict().items():
         torch.testing.assert_close(value, state["model"][name])
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    dmc.restore_optimizer(torch, optimizer, model, loaded, run / dmc.CHECKPOINT)
+    restore_optimizer(torch, optimizer, model, loaded, run / CHECKPOINT)
 
 
 # ------------------------------------------------------------------------- non-finite values
@@ -245,9 +251,9 @@ def test_a_non_finite_loss_stops_the_run_without_exporting_nan(tmp_path, capsys,
     err = capsys.readouterr().err
     assert "ddz train: stopped: the loss became nan" in err and "Traceback" not in err
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    state, _, _ = dmc.load_checkpoint(torch, run / dmc.CHECKPOINT)  # finite, else it raises
+    state, _, _ = load_checkpoint(torch, run / CHECKPOINT)  # finite, else it raises
     assert 0 < state["frames"] < 100000
-    assert load_model(run / dmc.NPZ).meta["frames"] == state["frames"]
+    assert load_model(run / NPZ).meta["frames"] == state["frames"]
 
 
 # ------------------------------------------------------------------------- durability
@@ -296,7 +302,7 @@ def test_every_training_output_is_written_through_fsync(tmp_path, monkeypatch):
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    dmc.save_checkpoint(torch, tmp_path / dmc.CHECKPOINT, _state())
+    save_checkpoint(torch, tmp_path / CHECKPOINT, _state())
     assert synced == [False, True]
     model = DMCModel(**SIZES)
     for name in ("a.npz", "b.npz"):
@@ -358,14 +364,14 @@ def test_resume_exports_the_checkpoints_model_before_training(tmp_path, monkeypa
     start."""
     run = _run_dir(tmp_path, _state(frames=512))
     older = DMCModel(**SIZES)
-    save_npz(older, str(run / dmc.NPZ), {"frames": 256})
+    save_npz(older, str(run / NPZ), {"frames": 256})
     export = tmp_path / "exported.npz"
-    stale = run / f"{dmc.CHECKPOINT}.{_dead_pid()}.tmp"
+    stale = run / f"{CHECKPOINT}.{_dead_pid()}.tmp"
     stale.write_bytes(b"half a checkpoint")
     seen = {}
 
     def start_actors(procs):
-        seen["run"] = load_model(run / dmc.NPZ).meta["frames"]
+        seen["run"] = load_model(run / NPZ).meta["frames"]
         seen["export"] = load_model(export).meta["frames"]
         raise _Stop
 
@@ -374,3 +380,16 @@ def test_resume_exports_the_checkpoints_model_before_training(tmp_path, monkeypa
         dmc.main(["--resume", str(run), "--export", str(export), *TINY])
     assert seen == {"run": 512, "export": 512}
     assert not stale.exists()
+
+
+@pytest.mark.parametrize("key", ["points_mix", "adp_mix"])
+def test_a_model_whose_mix_is_not_a_number_is_refused(tmp_path, key):
+    """The mix is read under its name and under the one of models from before the rename."""
+    from ddz.agents.hard import ModelFileError
+
+    path = tmp_path / "bad.npz"
+    save_npz(DMCModel(**{**SIZES, "wp_head": 1}), str(path), {"frames": 0, key: "lots"})
+    with pytest.raises(ModelFileError, match=f"'{key}' in meta must be a finite number"):
+        load_model(path)
+    save_npz(DMCModel(**{**SIZES, "wp_head": 1}), str(path), {"frames": 0, key: 0.4})
+    assert load_model(path).adp_mix == 0.4

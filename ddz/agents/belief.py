@@ -10,7 +10,7 @@ the hidden cards by those probabilities, among the splits that fit every count.
 
 The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`` (in, out) and
 ``belief.{k}.b`` of an MLP ``1305 → … → 75`` (15 ranks × 5 counts) and a JSON ``meta``
-(format ``ddz-belief-v1``); it is written by ``python -m ddz.train.belief`` and loaded with
+(format ``ddz-belief-v1``); it is written by ``python -m ddz.train.belief_fit`` and loaded with
 ``allow_pickle=False`` and validated: a bad file is a :class:`BeliefFileError`.
 """
 
@@ -116,5 +116,5 @@ def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:
         BeliefModel,
         BeliefFileError,
         "belief model",
-        "train one with `python -m ddz.train.belief`",
+        "train one with `python -m ddz.train.belief_fit`",
     )

@@ -126,8 +126,9 @@ def _validate_meta(arrays) -> dict:
         or not all(_is_number(t) for t in thresholds)
     ):
         raise ModelFileError("'bid_thresholds' in meta must be 3 finite numbers")
-    if "adp_mix" in meta and not (_is_number(meta["adp_mix"]) and meta["adp_mix"] >= 0):
-        raise ModelFileError("'adp_mix' in meta must be a finite number, 0 or more")
+    for key in ("points_mix", "adp_mix"):  # adp_mix: its name in models of before the rename
+        if key in meta and not (_is_number(meta[key]) and meta[key] >= 0):
+            raise ModelFileError(f"'{key}' in meta must be a finite number, 0 or more")
     frames = meta.get("frames", 0)
     if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
         raise ModelFileError("'frames' in meta must be a whole number, 0 or more")
@@ -305,7 +306,7 @@ class HardModel:
         self.has_rest = f"{ROLE_NAMES[0]}.rest" in self.layers
         # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
         self.has_wp = f"{ROLE_NAMES[0]}.wp" in self.layers
-        self.adp_mix = float(self.meta.get("adp_mix", 0.0))
+        self.adp_mix = float(self.meta.get("points_mix", self.meta.get("adp_mix", 0.0)))
         self._move_tables: dict[tuple, np.ndarray] = {}
 
     @staticmethod

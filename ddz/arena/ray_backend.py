@@ -27,6 +27,7 @@ from ddz.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, p
     portable,
 )
 
+
 def _play(run, job: tuple) -> tuple:
     """One job in a Ray worker process, which keeps the run (its agents built once) between
     tasks."""

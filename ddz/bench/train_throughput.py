@@ -41,6 +41,7 @@ def measure(
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     from ddz.train import dmc
+    from ddz.train.checkpoint import CHECKPOINT
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -74,7 +75,7 @@ def measure(
         if code:
             raise SystemExit(code)
         (run_dir,) = Path(tmp).iterdir()
-        frames = int(torch.load(run_dir / dmc.CHECKPOINT, weights_only=True)["frames"])
+        frames = int(torch.load(run_dir / CHECKPOINT, weights_only=True)["frames"])
         acc = EventAccumulator(str(run_dir))
         acc.Reload()
         logged = (

@@ -1,9 +1,13 @@
-"""Training checks run in the arena (:mod:`ddz.arena.arena`): bidding policies compared with the
-same play (:func:`bidding_match`); the model's greedy moves for a batch of games are
+"""Training checks run in the arena (:mod:`ddz.arena.arena`): the periodic scores of a run's
+model against two rule bots (:func:`evaluate_model`), bidding policies compared with the same
+play (:func:`bidding_match`); the model's greedy moves for a batch of games are
 :func:`ddz.agents.hard.model_actions`.
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -11,6 +15,28 @@ from ddz.agents.base import Agent
 from ddz.agents.hard import HardModel, model_actions  # noqa: F401 - re-exported for training checks
 from ddz_env.actions import BIDDING
 from ddz_env.infoset import InfoSet
+
+
+def evaluate_model(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
+    """WP and ADP of the model ``npz_path`` vs Normal and the RLCard rule agent (arena, no
+    bidding); an opponent that can't be played (e.g. RLCard not installed) is skipped with a
+    note."""
+    from ddz.agents.base import make_agent
+    from ddz.agents.hard import HardAgent, load_model
+    from ddz.arena.arena import run_arena
+
+    model = load_model(npz_path)
+    out = {}
+    for name in ("normal", "rlcard"):
+        try:
+            opponent = make_agent(name)
+            result = run_arena(HardAgent(model=model), opponent, deals=deals, seed=seed)
+        except Exception as exc:  # an optional, best-effort chart: never stop training for it
+            print(f"\nevaluation vs {name} skipped: {exc}", file=sys.stderr)
+            continue
+        out[f"wp_vs_{name}"] = result.wp
+        out[f"adp_vs_{name}"] = result.adp
+    return out
 
 
 class _BidAndPlay(Agent):

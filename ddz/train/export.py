@@ -17,6 +17,8 @@ import platform
 import sys
 from pathlib import Path
 
+from ddz.train.args import TARGET_ALIASES
+
 #: candidate (bid 1, bid 2, bid 3) thresholds for --tune-bids
 CANDIDATES = [
     (-0.2, -0.2, -0.2),
@@ -53,7 +55,7 @@ def tune_bids(npz: Path, deals: int, seed: int = 1) -> tuple[tuple[float, ...], 
     return tuple(best["thresholds"]), table
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ddz.train.export", description=__doc__.split("\n\n")[0]
     )
@@ -70,21 +72,57 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bid-thresholds", default="", help="explicit thresholds 'b1,b2,b3'")
     parser.add_argument(
+        "--points-mix",
         "--adp-mix",
+        dest="points_mix",
         type=float,
         default=None,
-        help="with a WP head: rank moves by q_wp + ADP_MIX * q_adp (default: the run's --adp-mix)",
+        help="with a WP head: rank moves by q_wp + POINTS_MIX * q_points (default: the run's "
+        "--points-mix; --adp-mix: the old name)",
     )
     parser.add_argument(
         "--hardware",
         default=f"{platform.machine()} CPU",
         help="training hardware for the model card metadata",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _meta(args, state: dict, model, ckpt: Path) -> dict | str:
+    """The exported model's ``meta`` from the checkpoint and the options, or why it cannot be."""
+    train_args = json.loads(state.get("args", "{}"))
+    target = train_args.get("target")
+    meta = {
+        "frames": int(state["frames"]),
+        "wall_seconds": round(float(state["elapsed"]), 1),
+        "target": TARGET_ALIASES.get(target, target),
+        "hardware": args.hardware,
+        "run": ckpt.parent.name,
+    }
+    if model.roles[0].wp is not None:
+        mix = args.points_mix
+        if mix is None:  # a run of before the rename recorded it as adp_mix
+            mix = train_args.get("points_mix", train_args.get("adp_mix", 0.0))
+        if mix < 0:
+            return "--points-mix must be 0 or more"
+        meta["points_mix"] = float(mix)
+    if args.bid_thresholds:
+        try:
+            thresholds = [float(x) for x in args.bid_thresholds.split(",")]
+        except ValueError:
+            thresholds = []
+        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
+            return "--bid-thresholds must be 3 finite numbers 'b1,b2,b3'"
+        meta["bid_thresholds"] = thresholds
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     import torch
 
     from ddz.common import remove_stale_temps
-    from ddz.train.dmc import CheckpointError, load_checkpoint
+    from ddz.train.checkpoint import CheckpointError, load_checkpoint
     from ddz.train.model import save_npz
 
     ckpt = Path(args.run)
@@ -97,31 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as exc:
         print(f"python -m ddz.train.export: {exc}", file=sys.stderr)
         return 2
-    train_args = json.loads(state.get("args", "{}"))
-    meta = {
-        "frames": int(state["frames"]),
-        "wall_seconds": round(float(state["elapsed"]), 1),
-        "target": train_args.get("target"),
-        "hardware": args.hardware,
-        "run": ckpt.parent.name,
-    }
-    if model.roles[0].wp is not None:
-        mix = train_args.get("adp_mix", 0.0) if args.adp_mix is None else args.adp_mix
-        if mix < 0:
-            print("--adp-mix must be 0 or more", file=sys.stderr)
-            return 2
-        meta["adp_mix"] = float(mix)
+    meta = _meta(args, state, model, ckpt)
+    if isinstance(meta, str):
+        print(meta, file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if args.bid_thresholds:
-        try:
-            thresholds = [float(x) for x in args.bid_thresholds.split(",")]
-        except ValueError:
-            thresholds = []
-        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
-            print("--bid-thresholds must be 3 finite numbers 'b1,b2,b3'", file=sys.stderr)
-            return 2
-        meta["bid_thresholds"] = thresholds
     remove_stale_temps(out)
     save_npz(model, str(out), meta)
     if args.tune_bids:

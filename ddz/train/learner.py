@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ddz.train.dmc import rest_from_obs, unpack_obs
+from ddz.train.frames import rest_from_obs, unpack_obs
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features
 from ddz_env.rules import Ruleset
@@ -29,7 +29,7 @@ class Learner:
         self.torch, self.model, self.optimizer = torch, model, optimizer
         self.batch_size, self.device = args.batch_size, device
         self.wp_weight, self.max_grad_norm = args.wp_weight, args.max_grad_norm
-        rules = Ruleset(bidding="none")
+        self.rules = rules = Ruleset(bidding="none")
         self.feats = torch.from_numpy(np.array(move_features(rules))).to(device)
         self.counts_table = torch.from_numpy(move_table(rules).counts.astype(np.float32)).to(device)
         self.buf: list[dict] = []
@@ -88,7 +88,7 @@ class Learner:
         obs = unpack_obs(torch, take["obs"], device)
         move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
         move = self.feats[move_ids]
-        rest = rest_from_obs(torch, obs, self.counts_table[move_ids])
+        rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
         target = torch.as_tensor(take["target"], device=device)
         role = torch.as_tensor(take["role"].astype(np.int64), device=device)
         total = 0.0

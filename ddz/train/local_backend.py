@@ -3,7 +3,7 @@
 Frames go to the learner through a multiprocessing queue; weights come back through one
 flat parameter tensor in shared memory, versioned under a lock. :class:`LocalActors` is the
 learner's side (start, receive, publish, stop), :class:`QueueTransport` the actor's side of
-:func:`ddz.train.dmc.actor_loop`.
+:func:`ddz.train.actor.actor_loop` in each process (:func:`actor_main`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import os
 import queue as queue_module
 import time
 from dataclasses import asdict
+
+from ddz.train.actor import actor_loop
 
 
 class QueueTransport:
@@ -48,6 +50,15 @@ class QueueTransport:
             self.out_queue.cancel_join_thread()
 
 
+def actor_main(
+    actor_id: int, args_dict: dict, sizes: dict, shared, version, lock, out_queue, stop, seed_seq
+) -> None:
+    """One local actor process: :func:`ddz.train.actor.actor_loop` over multiprocessing queues
+    and shared memory."""
+    transport = QueueTransport(shared, version, lock, out_queue, stop)
+    actor_loop(actor_id, args_dict, sizes, transport, seed_seq)
+
+
 class FrameCounter:
     """Frames received from each actor, as frames/s per logging interval (TensorBoard)."""
 
@@ -68,13 +79,11 @@ class FrameCounter:
 
 
 class LocalActors:
-    """``args.actors`` actor processes (spawned, daemonic) running :func:`ddz.train.dmc.actor_main`,
-    started by :meth:`start`."""
+    """``args.actors`` actor processes (spawned, daemonic) running :func:`actor_main`, started
+    by :meth:`start`."""
 
     def __init__(self, args, sizes: dict, vector, seeds, run: str = "") -> None:
         import torch.multiprocessing as tmp
-
-        from ddz.train.dmc import actor_main
 
         ctx = tmp.get_context("spawn")
         self.shared = vector.clone().share_memory_()

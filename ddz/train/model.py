@@ -19,8 +19,8 @@ from ``a + e``. Its last layer starts at zero, so a model initialised from one w
 branch (``rest_hidden=0``, the first format) plays exactly as before until training moves it.
 
 With ``wp_head`` a second head of the same shape reads the same sum and is trained on the
-win/loss (±1) of the same frames while the first keeps the points (ADP): moves are ranked by
-``q_wp + adp_mix * q_adp``, so the win rate comes first and points break near-ties.
+win/loss (±1) of the same frames while the first keeps the points: moves are ranked by
+``q_wp + points_mix * q_points``, so the win rate comes first and points break near-ties.
 
 :class:`BidNet` predicts the landlord's return (same units) from the 17 cards dealt to it, before
 the kitty: the Hard agent bids when holding the landlord seat is worth it.
@@ -42,8 +42,8 @@ from ddz_env.observation import OBS_SIZE
 
 MOVE_SIZE = 54
 HAND_SIZE = 54
-#: a WP head initialised from a model without one starts as the ADP head times this
-WP_FROM_ADP = 0.3
+#: a WP head initialised from a model without one starts as the points head times this
+WP_FROM_POINTS = 0.3
 
 
 def _head(joint: int, width: int) -> nn.Sequential:
@@ -86,8 +86,8 @@ class RoleNet(nn.Module):
         self.wp = None
         if wp_head:
             self.wp = _head(joint, head)
-        #: with the WP head, moves are ranked by ``q_wp + adp_mix * q_adp``
-        self.adp_mix = 0.0
+        #: with the WP head, moves are ranked by ``q_wp + points_mix * q_points``
+        self.points_mix = 0.0
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
         return self.state_mlp(obs)
@@ -100,28 +100,28 @@ class RoleNet(nn.Module):
         return None if self.rest_mlp is None else self.rest_mlp(rest_feats)
 
     def values(self, joint: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """(P, J) sums ``a + e (+ r)`` → the ADP head's (P,) values and the WP head's (or
+        """(P, J) sums ``a + e (+ r)`` → the points head's (P,) values and the WP head's (or
         ``None`` without it)."""
-        adp = self.head(joint).squeeze(-1)
-        return adp, None if self.wp is None else self.wp(joint).squeeze(-1)
+        points = self.head(joint).squeeze(-1)
+        return points, None if self.wp is None else self.wp(joint).squeeze(-1)
 
     def score(self, joint: torch.Tensor) -> torch.Tensor:
-        """(P, J) sums ``a + e (+ r)`` → (P,) values that rank the moves: the ADP head's, or
-        ``q_wp + adp_mix * q_adp`` with the WP head."""
-        adp, wp = self.values(joint)
-        return adp if wp is None else wp + self.adp_mix * adp
+        """(P, J) sums ``a + e (+ r)`` → (P,) values that rank the moves: the points head's,
+        or ``q_wp + points_mix * q_points`` with the WP head."""
+        points, wp = self.values(joint)
+        return points if wp is None else wp + self.points_mix * points
 
     def forward(
         self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
     ) -> torch.Tensor:
         """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,), the
-        ADP head's value (see :meth:`both` for the WP head's too)."""
+        points head's value (see :meth:`both` for the WP head's too)."""
         return self.both(obs, move_feats, rest_feats)[0]
 
     def both(
         self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """(ADP value, WP value or ``None``) for one (state, move) pair per row."""
+        """(points value, WP value or ``None``) for one (state, move) pair per row."""
         joint = self.encode_state(obs) + self.encode_moves(move_feats)
         rest = self.encode_rest(rest_feats)
         return self.values(joint if rest is None else joint + rest)
@@ -198,7 +198,7 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
     returns the model's metadata. A model with the rest branch keeps its initial (zero-output)
     branch when the arrays come from one without it; a model with the WP head starts it as the
-    ADP head times ``WP_FROM_ADP`` (it ranks moves the same way) when the arrays lack it."""
+    points head times ``WP_FROM_POINTS`` (it ranks moves the same way) when the arrays lack it."""
 
     def take(prefix: str, module: nn.Module) -> None:
         for k, lin in enumerate(_linears(module)):
@@ -227,10 +227,10 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
         if net.wp is not None:
             if f"{role}.wp.0.w" in arrays:
                 take(f"{role}.wp", net.wp)
-            else:  # start as the ADP head scaled down: the same ranking of moves
+            else:  # start as the points head scaled down: the same ranking of moves
                 take(f"{role}.head", net.wp)
                 with torch.no_grad():
-                    net.wp[3].weight.mul_(WP_FROM_ADP)
-                    net.wp[3].bias.mul_(WP_FROM_ADP)
+                    net.wp[3].weight.mul_(WP_FROM_POINTS)
+                    net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp)
     return json.loads(str(arrays["meta"]))

@@ -1,7 +1,7 @@
 """The Ray transport of ``ddz train`` (``--backend ray``): actors spread over a Ray cluster.
 
 Each actor is a Ray actor (one CPU, placed with the SPREAD strategy) that runs the same
-self-play loop as a local actor process, :func:`ddz.train.dmc.actor_loop`, in a thread, with a
+self-play loop as a local actor process, :func:`ddz.train.actor.actor_loop`, in a thread, with a
 :class:`RayTransport`: finished frames wait in a small queue inside the actor until the
 learner asks for them (``next_chunk``, two requests in flight per actor, returned through the
 object store), and the learner broadcasts its weights to every actor each
@@ -24,13 +24,14 @@ import traceback
 from dataclasses import asdict
 
 from ddz.cluster import import_ray
+from ddz.train.actor import actor_loop
 from ddz.train.local_backend import FrameCounter
 
 IN_FLIGHT = 2  # chunk requests per actor
 
 
 class RayTransport:
-    """The actor's side of :func:`ddz.train.dmc.actor_loop` inside a :class:`SelfPlayActor`."""
+    """The actor's side of :func:`ddz.train.actor.actor_loop` inside a :class:`SelfPlayActor`."""
 
     def __init__(self, actor: SelfPlayActor) -> None:
         self.actor = actor
@@ -78,8 +79,6 @@ class SelfPlayActor:
         self.thread.start()
 
     def _run(self, seed_seq) -> None:
-        from ddz.train.dmc import actor_loop
-
         try:
             actor_loop(self.actor_id, self.args_dict, self.sizes, RayTransport(self), seed_seq)
         except BaseException:

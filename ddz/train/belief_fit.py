@@ -10,7 +10,7 @@ logits) is fitted by cross-entropy, and its held-out log-likelihood is reported 
 uniform deal's (the hypergeometric chance of each count given the cards left), so the gain in
 information is measured, not assumed.
 
-    python -m ddz.train.belief --games 20000 --epochs 6 --out checkpoints/belief.npz
+    python -m ddz.train.belief_fit --games 20000 --epochs 6 --out checkpoints/belief.npz
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def collect(
     from ddz.agents.base import make_agent
     from ddz.agents.hard import HardAgent, _one_blas_thread, load_model, model_actions
     from ddz.common import progress as progress_bar
-    from ddz.train.dmc import pack_obs
+    from ddz.train.frames import pack_obs
 
     rng = np.random.default_rng(seed)
     model = load_model()
@@ -160,7 +160,7 @@ def train(
 
     from ddz.agents.belief import INPUT_SIZE, RANKS
     from ddz.common import progress as progress_bar
-    from ddz.train.dmc import unpack_obs
+    from ddz.train.frames import unpack_obs
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -245,7 +245,7 @@ def export(net, meta: dict) -> dict[str, np.ndarray]:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m ddz.train.belief",
+        prog="python -m ddz.train.belief_fit",
         description="Train the belief model of the hidden hands used by the Expert's search "
         "(games played by the Hard networks, the Normal bot on one side of some of them).",
     )

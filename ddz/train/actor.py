@@ -1,0 +1,237 @@
+"""The self-play actor of ``ddz train``: games stepped in batches, decisions turned into frames.
+
+An actor steps ``--actor-batch`` games together through :class:`ddz_env.game.Game`
+(:class:`SelfPlay`). Per step it builds all observations at once, encodes each state **once**,
+and scores every legal move of every game in one batched pass of the light move head
+(:mod:`ddz.train.model`). Each decision becomes a *frame* ``(observation, chosen move, role)``
+(:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
+points, ``±2^(bombs+spring)``; WP: ``±1``, :func:`role_targets`) and goes to the learner.
+
+:func:`actor_loop` is the loop of one actor over a transport: the backends
+(:mod:`ddz.train.local_backend`, :mod:`ddz.train.ray_backend`) run it with theirs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddz.train.args import Args
+from ddz.train.frames import pack_obs
+from ddz_env.game import OVER, Game
+from ddz_env.legal import legal_pairs
+from ddz_env.moves import move_table
+from ddz_env.observation import move_features, observe, rest_features
+from ddz_env.rules import Ruleset
+
+
+def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
+    """(n, 3) final returns by role (landlord, down, up) from seat payoffs: the points (the
+    landlord's double share halved, so every role's target is ±2^(bombs+spring) per unit of
+    base), or with ``target="wp"`` their sign."""
+    seats = (landlord[:, None].astype(np.int64) + np.arange(3)) % 3
+    by_role = np.take_along_axis(payoffs, seats, axis=1).astype(np.float32)
+    by_role[:, 0] /= 2
+    return np.sign(by_role) if target == "wp" else by_role
+
+
+def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq) -> None:
+    """Self-play loop of one actor: steps games, sends finished frames to the learner.
+
+    ``transport`` carries frames and weights (:mod:`ddz.train.local_backend` between processes of
+    one host, :mod:`ddz.train.ray_backend` across a Ray cluster): ``running()``, ``weights(version)``
+    (None, or the newer ``(version, flat parameter tensor)``), ``send(chunk)`` and ``close()``."""
+    import torch
+
+    torch.set_num_threads(1)
+    play = SelfPlay(Args(**args_dict), sizes, seed_seq)
+    steps = 0
+    while transport.running():
+        fresh = transport.weights(play.version)
+        if fresh is not None:
+            play.load_weights(*fresh)
+        play.step()
+        steps += 1
+        if steps % 8 == 0 and play.finished:
+            transport.send(play.chunk(actor_id))
+    transport.close()
+
+
+class SelfPlay:
+    """The games of one actor (``args.actor_batch`` stepped together), its networks, and the
+    frames of unfinished episodes (a frame gets its target when its episode ends).
+
+    With ``args.opponent_frac``, that fraction of games has one side (landlord or both
+    peasants, at random) played by the Normal bot; only the networks' decisions become frames."""
+
+    def __init__(self, args: Args, sizes: dict, seed_seq) -> None:
+        import torch
+
+        from ddz.train.model import DMCModel
+
+        self.torch, self.args = torch, args
+        rules = Ruleset(bidding="none")
+        self.rng = np.random.default_rng(seed_seq)
+        self.B = B = args.actor_batch
+        self.game = Game(B, rules, seed=int(self.rng.integers(2**62)))
+        self.model = DMCModel(**sizes)
+        self.model.eval()
+        for net in self.model.roles:
+            net.points_mix = args.points_mix
+        self.feats = torch.from_numpy(np.array(move_features(rules)))
+        self.table_counts = move_table(rules).counts
+        self.has_rest = self.model.roles[0].rest_mlp is not None
+        self.version = -1
+        self.move_emb: list = [None, None, None]
+        # episodes are numbered; their returns, ends and landlord hands kept in rings of cap
+        self.cap = cap = max(1 << 16, 64 * B)
+        self.ep_of_game = np.arange(B, dtype=np.int64)
+        self.next_ep = B
+        self.ep_return = np.zeros((cap, 3), np.float32)
+        self.ep_done = np.zeros(cap, bool)
+        self.ep_hand = np.zeros((cap, 15), np.uint8)
+        self._note_hands(np.arange(B), self.ep_of_game)
+        # opponent[b, seat]: the Normal bot plays this seat
+        self.opponent = np.zeros((B, 3), bool)
+        self.normal = None
+        if args.opponent_frac > 0:
+            from ddz.agents.base import make_agent
+
+            self.normal = make_agent("normal", seed=int(self.rng.integers(2**31)))
+        self._draw_opponents(np.arange(B))
+        self.pending: list[tuple] = []  # (packed obs, move, role, episode) of each step
+        self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
+        self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
+        self.loc = np.zeros(B, np.int64)
+
+    def _note_hands(self, games: np.ndarray, eps: np.ndarray) -> None:
+        game = self.game
+        landlord = game.landlord[games].astype(np.int64)
+        self.ep_hand[eps % self.cap] = game.hands[games, landlord] - game.kitty[games]
+
+    def _draw_opponents(self, games: np.ndarray) -> None:
+        self.opponent[games] = False
+        if self.normal is None:
+            return
+        rng = self.rng
+        chosen = games[rng.random(len(games)) < self.args.opponent_frac]
+        landlord_side = rng.random(len(chosen)) < 0.5
+        is_landlord = np.arange(3)[None] == self.game.landlord[chosen, None]
+        self.opponent[chosen] = is_landlord == landlord_side[:, None]
+
+    def load_weights(self, version: int, vector) -> None:
+        torch = self.torch
+        self.version = version
+        torch.nn.utils.vector_to_parameters(vector, self.model.parameters())
+        with torch.no_grad():
+            self.move_emb = [net.encode_moves(self.feats) for net in self.model.roles]
+
+    def step(self) -> None:
+        """One decision in every game; the frames of the networks' decisions wait in
+        ``pending``, and finished games are dealt again."""
+        game, B = self.game, self.B
+        obs = observe(game)
+        roles = game.role(game.current_player).astype(np.int64)
+        gb, mv = legal_pairs(game.legal_action_words())
+        counts = np.bincount(gb, minlength=B)
+        starts = np.cumsum(counts) - counts
+        mine = ~self.opponent[np.arange(B), game.current_player]
+        q = self._scores(obs, roles, mine, gb, mv)
+        actions = self._choose(q, gb, mv, counts, starts, mine)
+        self.pending.append(
+            (
+                pack_obs(obs[mine]),
+                actions[mine].astype(np.int16),
+                roles[mine].astype(np.int8),
+                self.ep_of_game[mine],
+            )
+        )
+        game.step(actions)
+        done = np.flatnonzero(game.phase == OVER)
+        if len(done):
+            self._end_episodes(done)
+
+    def _scores(self, obs, roles, mine, gb, mv) -> np.ndarray:
+        """The networks' score of each legal (game, move) pair of the games where they are to
+        play (0 elsewhere): each game's state encoded once, the moves in one batched pass."""
+        torch, game = self.torch, self.game
+        q = np.zeros(len(mv), np.float32)
+        obs_t = torch.from_numpy(obs)
+        pair_role = np.where(mine[gb], roles[gb], -1)
+        loc = self.loc
+        with torch.no_grad():
+            for r, net in enumerate(self.model.roles):
+                gi = np.flatnonzero((roles == r) & mine)
+                if not len(gi):
+                    continue
+                loc[gi] = np.arange(len(gi))
+                state = net.encode_state(obs_t[torch.from_numpy(gi)])
+                ps = np.flatnonzero(pair_role == r)
+                joint = (
+                    state[torch.from_numpy(loc[gb[ps]])]
+                    + self.move_emb[r][torch.from_numpy(mv[ps])]
+                )
+                if self.has_rest:  # the cards each move leaves in the hand of the player to act
+                    hands = game.hands[gb[ps], game.current_player[gb[ps]]]
+                    rest = rest_features(hands, self.table_counts[mv[ps]])
+                    joint = joint + net.encode_rest(torch.from_numpy(rest))
+                q[ps] = net.score(joint).numpy()
+        return q
+
+    def _choose(self, q, gb, mv, counts, starts, mine) -> np.ndarray:
+        """Each game's move: the best scored (the first of ties), a uniformly random legal one
+        with probability epsilon, or the Normal bot's where it plays."""
+        best = np.maximum.reduceat(q, starts)
+        top = np.flatnonzero(q >= best[gb])
+        _, first = np.unique(gb[top], return_index=True)
+        choice = top[first]
+        rng = self.rng
+        explore = rng.random(self.B) < self.args.epsilon
+        if explore.any():
+            choice[explore] = starts[explore] + (
+                rng.random(explore.sum()) * counts[explore]
+            ).astype(np.int64)
+        actions = mv[choice]
+        if self.normal is not None:
+            from ddz_env.infoset import infoset
+
+            for b in np.flatnonzero(~mine):
+                legal = mv[starts[b] : starts[b] + counts[b]]
+                actions[b] = self.normal.play(infoset(self.game, int(b), legal=legal))
+        return actions
+
+    def _end_episodes(self, done: np.ndarray) -> None:
+        """Record the returns of the games ``done`` and deal them again as new episodes."""
+        game, cap = self.game, self.cap
+        eps = self.ep_of_game[done]
+        targets = role_targets(game.payoffs[done], game.landlord[done], self.args.target)
+        self.ep_return[eps % cap] = targets
+        self.ep_done[eps % cap] = True
+        selfplay = ~self.opponent[done].any(axis=1)  # charts and bid data: self-play games only
+        self.finished.append(targets[selfplay])
+        self.finished_hands.append(self.ep_hand[eps[selfplay] % cap].copy())
+        new = np.arange(self.next_ep, self.next_ep + len(done))
+        self.next_ep += len(done)
+        self.ep_done[new % cap] = False
+        self.ep_of_game[done] = new
+        game.reset(games=done)
+        self._note_hands(done, new)
+        self._draw_opponents(done)
+
+    def chunk(self, actor_id: int) -> dict:
+        """The frames whose episode has ended, with their targets, and the finished episodes:
+        what goes to the learner (the rest keep waiting)."""
+        packed, moves, rs, eps = (np.concatenate(x) for x in zip(*self.pending))
+        ready = self.ep_done[eps % self.cap]
+        chunk = {
+            "obs": packed[ready],
+            "move": moves[ready],
+            "role": rs[ready],
+            "target": self.ep_return[eps[ready] % self.cap, rs[ready]],
+            "episodes": np.concatenate(self.finished),
+            "bid_hands": np.concatenate(self.finished_hands),
+            "actor": actor_id,
+        }
+        keep = ~ready
+        self.pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
+        self.finished, self.finished_hands = [], []
+        return chunk

@@ -1,0 +1,289 @@
+"""The options of ``ddz train``: :class:`Args` (one field per option, the docstring under it
+its help), the parser (the fields in option groups, :data:`GROUPS`) and the checks made before
+any work starts: a bad option is a usage error (exit 2) that names every problem at once.
+
+Old spellings still work: ``--adp-mix`` sets ``--points-mix``, and ``--target adp`` is
+``--target points`` (with a one-line note)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import math
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddz.train.checkpoint import MAX_WIDTH
+
+
+@dataclass
+class Args:
+    exp_name: str = "dmc"
+    """experiment name (part of the run name)"""
+    env_id: str = "ddz"
+    """environment id (part of the run name)"""
+    seed: int = 1
+    """seed of the deals, exploration and initial weights"""
+    device: str = "cpu"
+    """learner device: cpu or cuda (actors always run on CPU)"""
+    actors: int = 1
+    """number of self-play actor processes"""
+    actor_batch: int = 256
+    """games each actor steps together"""
+    threads: int = 1
+    """torch threads of the learner (actors use one each)"""
+    total_frames: int = 0
+    """stop once the run (across resumes) has trained on this many frames; 0 = no limit"""
+    total_seconds: float = 0.0
+    """stop after this many seconds of this invocation; 0 = no limit"""
+    batch_size: int = 1024
+    """frames per learner update"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    max_grad_norm: float = 40.0
+    """gradient clipping norm"""
+    rest_hidden: int = 128
+    """width of the branch that reads the cards each move leaves in hand (0 = no such branch);
+    a new run only: --resume keeps the run's sizes, --init-from adds the branch at zero"""
+    wp_weight: float = 2.0
+    """weight of the loss of the WP head (a second head trained on win/loss, ±1, beside the
+    points head); 0 = no WP head. A new run only, like --rest-hidden"""
+    points_mix: float = 0.1
+    """with the WP head, moves are ranked by q_wp + points_mix * q_points (points break
+    near-ties); the actors play so and the exported model keeps it (--adp-mix: the old name)"""
+    epsilon: float = 0.01
+    """probability that an actor plays a uniformly random legal move instead of the best"""
+    opponent_frac: float = 0.0
+    """fraction of games where one side (landlord or both peasants, at random) is played by the
+    Normal bot instead of the networks; only the networks' decisions become frames"""
+    target: str = "points"
+    """regression target: points (the role's points, ±2^(bombs+spring)) or wp (±1)"""
+    sync_interval: float = 2.0
+    """seconds between weight updates sent to the actors"""
+    checkpoint_interval: float = 300.0
+    """seconds between checkpoints (a resumed run loses at most this much)"""
+    log_interval: float = 10.0
+    """seconds between TensorBoard scalars and progress lines"""
+    eval_interval: float = 900.0
+    """seconds between arena evaluations vs Normal and the RLCard rule agent; 0 = never"""
+    eval_deals: int = 200
+    """deals per periodic evaluation (seats swapped)"""
+    runs_dir: str = "runs"
+    """folder of the runs"""
+    resume: str = ""
+    """run folder (or its checkpoint.pt) to continue"""
+    init_from: str = ""
+    """start a new run from the weights of an exported model (.npz), with a fresh optimizer"""
+    export: str = ""
+    """also write the NumPy model here at each checkpoint and at the end (e.g. checkpoints/hard.npz)"""
+    queue_size: int = 32
+    """frame chunks that may wait for the learner"""
+    quiet: bool = False
+    """no progress bar"""
+    backend: str = "local"
+    """where the actors run: local (processes of this host) or ray (actors of a Ray cluster;
+    the learner stays in this process). Needs the cluster extra: pip install 'ddz[cluster]'"""
+    ray_address: str = ""
+    """with --backend ray: the cluster to join (auto = the one running on this host, or
+    HOST:PORT); empty = start a Ray instance on this host"""
+
+
+#: the option groups of ``--help``, in order: title → the fields of :class:`Args` it holds
+GROUPS: dict[str, tuple[str, ...]] = {
+    "run": ("exp_name", "env_id", "seed", "runs_dir", "resume", "init_from", "export", "quiet"),
+    "limits and intervals": (
+        "total_frames",
+        "total_seconds",
+        "sync_interval",
+        "checkpoint_interval",
+        "log_interval",
+        "eval_interval",
+        "eval_deals",
+    ),
+    "self-play": ("actors", "actor_batch", "epsilon", "opponent_frac", "queue_size"),
+    "learner": ("device", "threads", "batch_size", "learning_rate", "max_grad_norm", "target"),
+    "model (a new run)": ("rest_hidden", "wp_weight", "points_mix"),
+    "cluster": ("backend", "ray_address"),
+}
+#: old option names still accepted: field → its other flags
+ALIASES: dict[str, tuple[str, ...]] = {"points_mix": ("--adp-mix",)}
+#: old names of a --target value → the name now
+TARGET_ALIASES = {"adp": "points"}
+TARGETS = ("points", "wp")
+
+
+def _field_docs(cls) -> dict[str, str]:
+    """The docstring under each dataclass field (CleanRL style), for ``--help``."""
+    docs: dict[str, str] = {}
+    try:
+        tree = ast.parse(inspect.getsource(cls))
+    except (OSError, TypeError):
+        return docs
+    body = tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+                docs[node.target.id] = str(nxt.value.value)
+    return docs
+
+
+def _add_option(group, field: dataclasses.Field, help_text: str) -> None:
+    """The option of one :class:`Args` field: a flag for a bool, else a typed value."""
+    flags = ["--" + field.name.replace("_", "-"), *ALIASES.get(field.name, ())]
+    if field.type in (bool, "bool"):
+        group.add_argument(*flags, dest=field.name, action="store_true", help=help_text)
+        return
+    name = field.type if isinstance(field.type, str) else field.type.__name__
+    kind = {"int": int, "float": float, "str": str}[name]
+    group.add_argument(*flags, dest=field.name, type=kind, default=field.default, help=help_text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``ddz train``: every field of :class:`Args` in its group of :data:`GROUPS`."""
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    grouped = [name for names in GROUPS.values() for name in names]
+    if sorted(grouped) != sorted(fields):
+        raise RuntimeError(f"GROUPS must hold each field of Args once: {sorted(grouped)}")
+    docs = _field_docs(Args)
+    parser = argparse.ArgumentParser(
+        prog="ddz train",
+        usage="%(prog)s [options]   (%(prog)s --help lists them)",
+        description="Train the Hard agent by Deep Monte Carlo self-play.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    for title, names in GROUPS.items():
+        group = parser.add_argument_group(title)
+        for name in names:
+            _add_option(group, fields[name], docs.get(name, ""))
+    return parser
+
+
+def parse_args(argv: list[str]) -> Args:
+    """The checked options of ``argv``; a usage error (``SystemExit(2)``) names every problem."""
+    parser = build_parser()
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.target in TARGET_ALIASES:
+        new = TARGET_ALIASES[args.target]
+        print(f"ddz train: --target {args.target} is now --target {new}", file=sys.stderr)
+        args.target = new
+    problems = _argument_problems(args)
+    if problems:
+        parser.error("; ".join(problems))
+    problems = _path_problems(args)  # only once the rest is valid: this may create folders
+    if problems:
+        parser.error("; ".join(problems))
+    return args
+
+
+def _argument_problems(args: Args) -> list[str]:
+    """What is wrong with the arguments, paths aside (one phrase each)."""
+    return _count_problems(args) + _number_problems(args) + _choice_problems(args)
+
+
+def _count_problems(args: Args) -> list[str]:
+    """The whole-number options out of their range."""
+    problems = []
+    if not 0 <= args.seed < 2**63:
+        problems.append("--seed must be between 0 and 2**63 - 1")
+    for name in ("actors", "actor_batch", "batch_size", "threads", "queue_size", "eval_deals"):
+        if getattr(args, name) < 1:
+            problems.append(f"--{name.replace('_', '-')} must be at least 1")
+    if args.actors > 1024 or args.threads > 1024:
+        problems.append("--actors and --threads must be at most 1024")
+    if args.actor_batch > 1 << 16 or args.batch_size > 1 << 20:
+        problems.append("--actor-batch must be at most 65536 and --batch-size at most 1048576")
+    if args.total_frames < 0:
+        problems.append("--total-frames must be 0 (no limit) or more")
+    if not 0 <= args.rest_hidden <= MAX_WIDTH:
+        problems.append(f"--rest-hidden must be between 0 and {MAX_WIDTH}")
+    return problems
+
+
+def _number_problems(args: Args) -> list[str]:
+    """The real-number options that are not finite or out of their range."""
+    problems = []
+
+    def finite(name: str, value: float, low: float, strict: bool = False) -> None:
+        ok = math.isfinite(value) and (value > low if strict else value >= low)
+        if not ok:
+            problems.append(
+                f"--{name} must be a finite number {'above' if strict else 'of at least'} {low:g}"
+            )
+
+    finite("total-seconds", args.total_seconds, 0)
+    finite("learning-rate", args.learning_rate, 0, strict=True)
+    finite("max-grad-norm", args.max_grad_norm, 0, strict=True)
+    finite("wp-weight", args.wp_weight, 0)
+    finite("points-mix", args.points_mix, 0)
+    for name in ("sync_interval", "checkpoint_interval", "log_interval", "eval_interval"):
+        finite(name.replace("_", "-"), getattr(args, name), 0)
+    if not 0 <= args.epsilon <= 1:
+        problems.append("--epsilon must be between 0 and 1")
+    if not 0 <= args.opponent_frac <= 1:
+        problems.append("--opponent-frac must be between 0 and 1")
+    return problems
+
+
+def _choice_problems(args: Args) -> list[str]:
+    """The options that name something: target, device, names, backend, and their pairings."""
+    problems = []
+    if args.target not in TARGETS:
+        problems.append(f"--target must be {' or '.join(TARGETS)}")
+    if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
+        problems.append("--device must be cpu or cuda")
+    for name in ("exp_name", "env_id"):
+        value = getattr(args, name)
+        if not value or value in (".", "..") or any(c in value for c in "/\\\0"):
+            problems.append(f"--{name.replace('_', '-')} must be a name without / or \\")
+    if args.resume and args.init_from:
+        problems.append("--init-from starts a new run: it cannot be used with --resume")
+    if args.backend not in ("local", "ray"):
+        problems.append("--backend must be local or ray")
+    if args.ray_address and args.backend != "ray":
+        problems.append("--ray-address needs --backend ray")
+    return problems
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """``None`` if files can be created in ``folder`` (created if missing), else why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _path_problems(args: Args) -> list[str]:
+    """The folders the run writes to must be writable, the files it reads must exist, and the
+    model for --init-from must be valid: checked before anything starts."""
+    problems = []
+    if args.resume:
+        ckpt = Path(args.resume)
+        folder = ckpt if ckpt.is_dir() else ckpt.parent
+        if ckpt.exists() and (why := _writable_folder(folder)):
+            problems.append(f"--resume: cannot write in {folder}: {why}")
+    elif why := _writable_folder(Path(args.runs_dir)):
+        problems.append(f"--runs-dir: cannot write in {args.runs_dir}: {why}")
+    if args.export:
+        export = Path(args.export)
+        if export.is_dir():
+            problems.append(f"--export: {export} is a folder, not a file")
+        elif why := _writable_folder(export.parent):
+            problems.append(f"--export: cannot write in {export.parent}: {why}")
+    if args.init_from:
+        if not Path(args.init_from).is_file():
+            problems.append(f"--init-from: no such file {args.init_from}")
+        else:
+            from ddz.agents.hard import ModelFileError, load_model
+
+            try:
+                load_model(args.init_from)
+            except ModelFileError as exc:
+                problems.append(f"--init-from: {exc}")
+    return problems
