@@ -87,7 +87,7 @@ from .legal import (
     unpack_words,
     words_to_ids,
 )
-from .moves import MoveType, move_table
+from .moves import BOMB_TYPES, MoveType, move_table
 from .rules import DEFAULT_RULES, Ruleset
 
 __all__ = [
@@ -221,7 +221,7 @@ class Game:
         self.num_players = P = ruleset.players
         self.role_names = role_names(P)
         # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
-        self._move_is_bomb = np.isin(self.table.type, (MoveType.BOMB, MoveType.ROCKET))
+        self._move_is_bomb = np.isin(self.table.type, BOMB_TYPES)
         if P == 4:
             self._move_is_bomb &= (self.table.type == MoveType.ROCKET) | (self.table.size >= 6)
         num_cards = ruleset.deck.num_cards

@@ -66,6 +66,8 @@ class MoveType(enum.IntEnum):
 
 
 CHAIN_TYPES = (MoveType.STRAIGHT, MoveType.PAIR_CHAIN, MoveType.PLANE)
+#: The moves that beat any move of another type (and double the stakes).
+BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 #: Chains use ranks 3..A only (indices 0..11).
 CHAIN_TOP = 11
 #: (cards per rank, minimum length, maximum length) of each chain body.

@@ -118,7 +118,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .actions import BIDDING
-from .cards import card_rank
+from .cards import DECK_COUNTS, card_rank
 from .game import Game
 from .moves import move_table
 from .rules import DEFAULT_RULES, Ruleset
@@ -203,7 +203,7 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FI
 OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS_4)
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
-_DECK = np.array([4] * 13 + [1, 1], dtype=np.int16)
+_DECK = DECK_COUNTS.astype(np.int16)
 #: the slot in ``bids`` of each auction word + 1 (-1 none, 0 pass, 1-3 bids, claim, rob, open)
 WORD_SLOT = np.array([0, 1, 2, 3, 4, 2, 3, 1], np.int64)
 # the slot of each word (0 pass, 1-3 bids, claim, rob, open) in an information-state slot

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ddz_env.cards import BLACK_JOKER, RED_JOKER, TWO
-from ddz_env.moves import CHAIN_SHAPE, MoveTable, MoveType
+from ddz_env.moves import BOMB_TYPES, CHAIN_SHAPE, MoveTable, MoveType
 
 T = MoveType
 #: Weight of the weakness sum against one move.
@@ -48,7 +48,7 @@ class Group(NamedTuple):
 
     @property
     def is_bomb(self) -> bool:
-        return self.type in (T.BOMB, T.ROCKET)
+        return self.type in BOMB_TYPES
 
 
 @dataclass(frozen=True)

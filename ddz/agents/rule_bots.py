@@ -47,10 +47,9 @@ from ddz.agents.planner import (
 )
 from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
-from ddz_env.moves import MoveType
+from ddz_env.moves import BOMB_TYPES, MoveType
 
 T = MoveType
-_BOMB_TYPES = (int(T.BOMB), int(T.ROCKET))
 
 
 class _View:
@@ -94,7 +93,7 @@ class _View:
         return self.hand - self.table.counts[move]
 
     def is_bomb(self, move: int) -> bool:
-        return int(self.table.type[move]) in _BOMB_TYPES
+        return int(self.table.type[move]) in BOMB_TYPES
 
     def is_control(self, move: int) -> bool:
         return not self._beaten(self.table, move, self._unseen)

@@ -73,10 +73,11 @@ from ddz.play.render import (
 from ddz.play.table import TableModel
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
-from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
+from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
+from ddz_env.moves import BOMB_TYPES
 from ddz_env.rules import Ruleset
 
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -87,8 +88,6 @@ FALLBACK = {"hard": "normal", "expert": "hard"}
 FOUR_PLAYER_LEVELS = ("easy", "normal")
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
-#: Separators allowed between cards (as the card parser reads them).
-CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
 #: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
 ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
@@ -296,7 +295,7 @@ def hint_order(info: InfoSet) -> list[int]:
     def key(m: int) -> tuple:
         if m == 0:
             return (3, 0.0, 0)
-        bomb = int(table.type[m]) in text.BOMB_TYPES
+        bomb = int(table.type[m]) in BOMB_TYPES
         rest = info.hand - table.counts[m]
         finish = int(rest.sum()) == 0
         return (

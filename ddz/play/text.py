@@ -20,8 +20,6 @@ from ddz_env.moves import consecutive_runs as _runs
 from ddz_env.moves import explain_invalid as _explain_invalid
 from ddz_env.moves import explain_invalid_four as _explain_invalid_four
 
-BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
-
 
 # ---------------------------------------------------------------------------------- style
 class Style:
