@@ -44,6 +44,7 @@ from typing import TextIO
 
 import numpy as np
 
+from ddz.agents.planner import assess_hand, assess_hand_four, plan_cost, plan_cost_four
 from ddz.play import text
 from ddz.play.i18n import (
     LANGUAGE_NAMES,
@@ -237,17 +238,12 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 # ---------------------------------------------------------------------------------- advice
 def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "bid") -> str:
-    """The assessment line of the bid prompt (the Normal bot's planner when available).
+    """The assessment line of the bid prompt (the Normal bot's planner).
     ``word`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
-    try:
-        from ddz.agents.planner import assess_hand, assess_hand_four
-
-        a = (assess_hand_four if players == 4 else assess_hand)(hand)
-        big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
-    except Exception:  # no planner (or a broken one): the advice must never end the game
-        big, bombs, moves, bid = text.simple_assessment(hand)
+    a = (assess_hand_four if players == 4 else assess_hand)(hand)
+    big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     if word != "bid":
         need = {"claim": 1, "rob": 2, "open": 3}[word]
         return text.assessment_text(big, bombs, moves, 0, word if bid >= need else "")
@@ -257,25 +253,8 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "b
 
 
 def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
-    """The planner's cost of a hand (fewer, stronger moves = lower), or a plain estimate."""
-
-    def estimate(counts) -> float:
-        return float(text.estimate_moves(counts))
-
-    try:
-        from ddz.agents.planner import plan_cost, plan_cost_four
-    except Exception:
-        return estimate
-    if players == 4:
-        plan_cost = plan_cost_four
-
-    def cost(counts) -> float:
-        try:
-            return float(plan_cost(counts))
-        except Exception:  # hints must never fail because of the planner
-            return estimate(counts)
-
-    return cost
+    """The planner's cost of a hand (fewer, stronger moves = lower)."""
+    return plan_cost_four if players == 4 else plan_cost
 
 
 def hint_order(info: InfoSet) -> list[int]:
