@@ -447,13 +447,13 @@ def stand_in_hard_model():
     """A tiny random network in the Hard agent's model format, for when no trained model is
     present; ``None`` if the agent or its format is not there."""
     try:
-        from ddz.agents.hard import HardModel
+        from ddz.agents.hard import MODEL_FORMAT, HardModel
         from ddz_env.game import ROLE_NAMES
         from ddz_env.observation import OBS_SIZE
     except ImportError:
         return None
     rng = np.random.default_rng(0)
-    meta = json.dumps({"format": "ddz-hard-v1", "obs_size": OBS_SIZE})
+    meta = json.dumps({"format": MODEL_FORMAT, "obs_size": OBS_SIZE})
     arrays = {"meta": np.array(meta)}
     for role in ROLE_NAMES:
         arrays[f"{role}.state.0.w"] = rng.normal(size=(OBS_SIZE, 8)).astype(np.float32)

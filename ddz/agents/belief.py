@@ -16,14 +16,13 @@ The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.hard import HardModel, ModelFileError, _chain, _one_line, load_npz
+from ddz.agents.hard import HardModel, ModelFileError, _chain, load_npz, read_meta
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
 
@@ -59,20 +58,7 @@ class BeliefModel:
     """The exported belief network as float32 NumPy arrays (validated on construction)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
-        raw = arrays.get("meta")
-        if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
-            raise BeliefFileError("'meta' is missing or not a JSON string")
-        try:
-            meta = json.loads(str(raw))
-        except (ValueError, RecursionError) as exc:
-            raise BeliefFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            got = meta.get("format") if isinstance(meta, dict) else meta
-            raise BeliefFileError(f"unsupported belief model format {got!r}")
-        if meta.get("obs_size") != OBS_SIZE:
-            raise BeliefFileError(
-                f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}"
-            )
+        meta = read_meta(arrays, FORMAT, "belief model", BeliefFileError)
         entries = {}
         for key, value in arrays.items():
             if key == "meta":

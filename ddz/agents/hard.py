@@ -63,6 +63,11 @@ class ModelFileError(ValueError):
     """The Hard agent's model file is missing, unreadable or not a valid model."""
 
 
+#: The ``format`` in the ``meta`` of the Hard agent's model files
+#: (``ddz.train.model.export_arrays`` writes it, :func:`validate_arrays` checks it).
+MODEL_FORMAT = "ddz-hard-v1"
+
+
 #: bounds checked on each ``.npz`` member's header before its data is read (the shipped model
 #: has 73 entries, the largest of 0.67 M numbers, 3.3 M in all)
 MAX_ENTRIES = 512
@@ -96,20 +101,31 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _validate_meta(arrays) -> dict:
+def read_meta(arrays, fmt: str, what: str = "model", error: type = ModelFileError) -> dict:
+    """The ``meta`` entry of a model's arrays, checked: a JSON object (a 0-d string) of format
+    ``fmt`` whose network reads the observation's :data:`OBS_SIZE` features. The one check
+    of the model files' header, for every model the bots load (Hard's, the belief model);
+    a failure is an ``error`` with a one-line reason (``what`` names the kind of model)."""
     raw = arrays.get("meta")
     if raw is None:
-        raise ModelFileError("model file has no 'meta' entry")
+        raise error("model file has no 'meta' entry")
     if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
-        raise ModelFileError("'meta' is not a JSON string")
+        raise error("'meta' is not a JSON string")
     try:
         meta = json.loads(str(raw))
     except (ValueError, RecursionError) as exc:
-        raise ModelFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
+        raise error(f"'meta' is not valid JSON: {_one_line(exc)}") from None
     if not isinstance(meta, dict):
-        raise ModelFileError(f"'meta' is a JSON {type(meta).__name__}, not an object")
-    if meta.get("format") != "ddz-hard-v1" or meta.get("obs_size") != OBS_SIZE:
-        raise ModelFileError(f"unsupported model format {meta.get('format')!r}")
+        raise error(f"'meta' is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != fmt:
+        raise error(f"unsupported {what} format {meta.get('format')!r}")
+    if meta.get("obs_size") != OBS_SIZE:
+        raise error(f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}")
+    return meta
+
+
+def _validate_meta(arrays) -> dict:
+    meta = read_meta(arrays, MODEL_FORMAT)
     thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
     if (
         not isinstance(thresholds, (list, tuple))
