@@ -22,7 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.hard import HardModel, ModelFileError, _chain, load_npz, read_meta
+from ddz.agents.hard import (
+    HardModel,
+    ModelFileError,
+    _chain,
+    load_npz,
+    model_entries,
+    read_meta,
+)
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
 
@@ -60,14 +67,7 @@ class BeliefModel:
     def __init__(self, arrays: dict[str, np.ndarray]):
         meta = read_meta(arrays, FORMAT, "belief model", BeliefFileError)
         entries = {}
-        for key, value in arrays.items():
-            if key == "meta":
-                continue
-            m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
-            if m is None:
-                raise BeliefFileError(f"unexpected entry {key!r}")
-            if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
-                raise BeliefFileError(f"entry {key!r} is not an array of real floats")
+        for m, value in model_entries(arrays, _ENTRY, BeliefFileError):
             entries[(int(m["k"]), m["kind"])] = value
         if not entries:
             raise BeliefFileError("the file has no layers")

@@ -124,6 +124,22 @@ def read_meta(arrays, fmt: str, what: str = "model", error: type = ModelFileErro
     return meta
 
 
+def model_entries(arrays, pattern: re.Pattern, error: type = ModelFileError):
+    """``(match, array)`` for each entry of a model's arrays but ``meta``, checked: its name
+    matches ``pattern`` and it is an array of real floats (else an ``error``)."""
+    for key, value in arrays.items():
+        if key == "meta":
+            continue
+        m = pattern.fullmatch(key) if isinstance(key, str) else None
+        if m is None:
+            raise error(f"unexpected entry {key!r}")
+        if not isinstance(value, np.ndarray):
+            raise error(f"entry {key!r} is not an array")
+        if value.dtype.kind != "f":
+            raise error(f"entry {key!r} has dtype {value.dtype}; the weights must be real floats")
+        yield m, value
+
+
 def _validate_meta(arrays) -> dict:
     meta = read_meta(arrays, MODEL_FORMAT)
     thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
@@ -203,15 +219,7 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
     """
     meta = _validate_meta(arrays)
     networks: dict[str, dict] = {}
-    for key, value in arrays.items():
-        if key == "meta":
-            continue
-        m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
-        if m is None:
-            raise ModelFileError(f"unexpected entry {key!r}")
-        if not isinstance(value, np.ndarray):
-            raise ModelFileError(f"entry {key!r} is not an array")
-        _check_dtype(key, value.dtype)
+    for m, value in model_entries(arrays, _ENTRY):
         name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
         networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
     for optional in ("rest", "wp"):
