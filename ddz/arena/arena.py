@@ -167,9 +167,10 @@ FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
 MAX_SEED = 2**32 - 1
 
 
-def check_seed(seed) -> None:
+def check_arena_seed(seed) -> None:
     """``TypeError`` unless ``seed`` is an integer, ``ValueError`` unless it is from 0 to
-    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league)."""
+    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league; the engine's own,
+    :func:`ddz_env.game.check_seed`, takes any seed of 0 or more)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
     if not 0 <= seed <= MAX_SEED:
@@ -442,7 +443,7 @@ def run_arena(
     ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
     """
-    check_seed(seed)
+    check_arena_seed(seed)
     deals, workers = operator.index(deals), operator.index(workers)
     if not 1 <= deals <= MAX_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")

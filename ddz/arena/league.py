@@ -55,7 +55,7 @@ from ddz.arena.arena import (
     _stderr_is_terminal,
     _Sums,
     add_game_options,
-    check_seed,
+    check_arena_seed,
     play_chunk,
 )
 from ddz.arena.referee import Forfeit
@@ -365,7 +365,7 @@ def run_league(
         raise ValueError("a league needs at least two bots")
     if len({b.lower() for b in bots}) != len(bots):
         raise ValueError("each bot can appear only once in a league")
-    check_seed(seed)
+    check_arena_seed(seed)
     if not 1 <= deals <= MAX_LEAGUE_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:
