@@ -185,8 +185,8 @@ def render_text(game: Game, b: int = 0, names=None) -> str:
             f"{marker}{names[seat]}{role}, {size} card{'s' * (size != 1)}: {format_counts(hand) or '-'}"
         )
     if phase == BIDDING:
-        words = ["none" if w < 0 else actions.WORD_NAMES[w] for w in game.bids[b]]
-        spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(P))
+        calls = ["none" if c < 0 else actions.CALL_NAMES[c] for c in game.bids[b]]
+        spoken = ", ".join(f"{names[s]} {calls[s]}" for s in range(P))
         lines.append(
             f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}"
         )

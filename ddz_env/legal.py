@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-from .actions import MAX_WORD
+from .actions import MAX_CALL
 from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
 from .moves import MoveTable, move_table, table_options
 from .rules import DEFAULT_RULES, Ruleset
@@ -72,8 +72,8 @@ def _legal_tables_for_kickers(kickers: str, players: int) -> LegalTables:
     ruleset = Ruleset(kickers=kickers, players=players)
     table = move_table(ruleset)
     n = len(table)
-    # Room for the words of the auction that follow the moves in the game's action space.
-    num_words = (n + MAX_WORD + 63) // 64
+    # Room for the calls of the auction that follow the moves in the game's action space.
+    num_words = (n + MAX_CALL + 63) // 64
     base = ruleset.deck.max_count + 1
     weights = np.array([base * base, base, 1])
     combos = np.arange(base**3)

@@ -13,7 +13,7 @@ code and playing never imports torch.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
-  more (:func:`ddz.agents.base.auction_word`).
+  more (:func:`ddz.agents.base.auction_call`).
 * **Open hand**: the landlord opens when the bid network's estimate for the 17 cards it was
   dealt exceeds ``open_threshold`` (``None``: never opens). The default is the one that measured
   best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.base import Agent, auction_word, open_word
+from ddz.agents.base import Agent, auction_call, open_call
 from ddz_env.game import ROLE_NAMES, Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
@@ -571,17 +571,17 @@ class HardAgent(Agent):
 
     def bid(self, info: InfoSet) -> int:
         if info.deciding_open and self.open_threshold is None:
-            return open_word(info, False)
+            return open_call(info, False)
         dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
         with _one_blas_thread():
             value = self.model.landlord_value(dealt)
         if info.deciding_open:
-            return open_word(info, value > self.open_threshold)
+            return open_call(info, value > self.open_threshold)
         strength = 0
         for k in range(1, 4):
             if value > self.bid_thresholds[k - 1]:
                 strength = k
-        return auction_word(info, strength)
+        return auction_call(info, strength)
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz.agents.base import Agent, auction_word, open_word
+from ddz.agents.base import Agent, auction_call, open_call
 from ddz.agents.planner import (
     Group,
     assess_hand,
@@ -113,11 +113,11 @@ def _assess(info: InfoSet):
 
 
 def _answer(info: InfoSet, bid: int) -> int:
-    """The auction word of a player who would bid ``bid`` (0-3): holding the kitty under the
-    open-hand rule, open a hand worth a bid of 3; else :func:`~ddz.agents.base.auction_word`."""
+    """The auction call of a player who would bid ``bid`` (0-3): holding the kitty under the
+    open-hand rule, open a hand worth a bid of 3; else :func:`~ddz.agents.base.auction_call`."""
     if info.deciding_open:
-        return open_word(info, bid == 3)
-    return auction_word(info, bid)
+        return open_call(info, bid == 3)
+    return auction_call(info, bid)
 
 
 def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:

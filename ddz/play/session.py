@@ -237,16 +237,16 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------- advice
-def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "bid") -> str:
+def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, call: str = "bid") -> str:
     """The assessment line of the bid prompt (the Normal bot's planner).
-    ``word`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
+    ``call`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
     a = (assess_hand_four if players == 4 else assess_hand)(hand)
     big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
-    if word != "bid":
-        need = {"claim": 1, "rob": 2, "open": 3}[word]
-        return text.assessment_text(big, bombs, moves, 0, word if bid >= need else "")
+    if call != "bid":
+        need = {"claim": 1, "rob": 2, "open": 3}[call]
+        return text.assessment_text(big, bombs, moves, 0, call if bid >= need else "")
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)

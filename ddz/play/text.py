@@ -458,10 +458,10 @@ def counter_lines(unseen: np.ndarray, style: Style, width: int = 100) -> list[st
 
 
 # ---------------------------------------------------------------------------------- bidding
-def assessment_text(big: int, bombs: int, moves: int, bid: int, word: str | None = None) -> str:
-    """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``word`` the
-    word of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
-    if word is None:
+def assessment_text(big: int, bombs: int, moves: int, bid: int, call: str | None = None) -> str:
+    """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``call`` the
+    call of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
+    if call is None:
         suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
     else:
         said = {
@@ -469,7 +469,7 @@ def assessment_text(big: int, bombs: int, moves: int, bid: int, word: str | None
             "rob": pgettext("bid", "rob"),
             "open": pgettext("bid", "open"),
         }
-        suggest = said[word] if word else pgettext("bid", "pass")
+        suggest = said[call] if call else pgettext("bid", "pass")
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)
