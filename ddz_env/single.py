@@ -7,7 +7,7 @@ Agents given by name are built by the ``agents`` package (imported only then).
 Registered as ``"ddz/DouDizhu-v0"``::
 
     import gymnasium, ddz_env
-    env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="adp")
+    env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="stake")
     obs, info = env.reset(seed=0)
 
 * Observation: ``{"observation": (1302,) float32, "action_mask": (N + 3,) int8}``, the learner's
@@ -15,8 +15,8 @@ Registered as ``"ddz/DouDizhu-v0"``::
   with ``mask_in_obs=False``, the (1302,) features alone. :meth:`DouDizhuEnv.action_masks`
   returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
-* Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
-  ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
+* Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``stake``,
+  ``log_stake``, ``score``; see :mod:`ddz_env.env_common`).
 * Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
   end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
   and ``rewards`` (P,) per seat (P = 3, or 4 players), ``winner``, ``landlord``, ``bombs``, ``spring``,
@@ -31,7 +31,7 @@ Options:
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
                     one (e.g. an agent class), or a sequence of two of those for the seats
                     after and before the learner
-``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
+``reward``          ``"wp"`` (default), ``"stake"``, ``"log_stake"``, ``"score"``
 ``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward``,
                     ``info["illegal_action"]`` is the action id (-1 if it was not an integer)
                     and ``env.illegal_message`` explains why, as PettingZoo's
