@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz.play.i18n import N_, _, pgettext
-from ddz_env.cards import DECKS, RANK_NAMES
+from ddz_env.cards import BLACK_JOKER, DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.moves import explain_invalid as _explain_invalid
 from ddz_env.moves import explain_invalid_four as _explain_invalid_four
@@ -217,8 +217,8 @@ def short_name(table: MoveTable, move: int) -> str:
 
 
 def _how_many(n: int, rank: int) -> str:
-    if rank >= 13 and n == 1:
-        return _("the black joker (BJ)") if rank == 13 else _("the red joker (RJ)")
+    if rank >= BLACK_JOKER and n == 1:
+        return _("the black joker (BJ)") if rank == BLACK_JOKER else _("the red joker (RJ)")
     name = RANK_NAMES[rank]
     if n == 1:
         return _(N_("an {rank}") if _an(name) else N_("a {rank}")).format(rank=name)
