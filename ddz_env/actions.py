@@ -12,10 +12,10 @@ With ``N`` the number of moves of the ruleset's move table (``len(move_table(rul
   ``N + 6`` with the open hand: the ids above are fixed, and the action space grows only when a
   variant that uses them is on (with the open hand alone, ``N+3`` and ``N+4`` are never legal).
 
-The words of the auction, as :func:`bid_of_action` returns them and ``Game.bids`` stores them:
-``0`` pass ("no bid", "no claim", "no rob", or "keep the hand closed"), ``1``-``3`` the bids,
-:data:`CLAIM` (4), :data:`ROB` (5), :data:`OPEN` (6); ``bid_action(N, word)`` is the action of
-any word.
+The calls of the auction (as in bridge: every pass, bid, claim, rob or open a player says), as
+:func:`bid_of_action` returns them and ``Game.bids`` stores them: ``0`` pass ("no bid", "no
+claim", "no rob", or "keep the hand closed"), ``1``-``3`` the bids, :data:`CLAIM` (4),
+:data:`ROB` (5), :data:`OPEN` (6); ``bid_action(N, call)`` is the action of any call.
 
 A game is in one of three phases: :data:`BIDDING`, :data:`PLAY`, :data:`OVER`. ``BIDDING``
 covers everything before the play: the auction and, under ``open_hand=True``, the landlord's
@@ -36,11 +36,11 @@ PHASE_NAMES = ("bidding", "play", "over")
 PASS = 0
 #: the highest bid; bids are 1 .. MAX_BID
 MAX_BID = 3
-#: the words of the rob-the-landlord auction and of the open-hand decision (after the bids)
+#: the calls of the rob-the-landlord auction and of the open-hand decision (after the bids)
 CLAIM, ROB, OPEN = 4, 5, 6
 #: the most actions after the moves that any ruleset uses
-MAX_WORD = OPEN
-WORD_NAMES = ("pass", "bid 1", "bid 2", "bid 3", "claim", "rob", "open")
+MAX_CALL = OPEN
+CALL_NAMES = ("pass", "bid 1", "bid 2", "bid 3", "claim", "rob", "open")
 
 
 def num_actions(num_moves: int, ruleset: Ruleset | None = None) -> int:
@@ -54,13 +54,13 @@ def num_actions(num_moves: int, ruleset: Ruleset | None = None) -> int:
 
 
 def bid_action(num_moves: int, bid: int) -> int:
-    """The action of bid ``bid`` (0 = pass, 1-3), or of any word of the auction (:data:`CLAIM`,
+    """The action of bid ``bid`` (0 = pass, 1-3), or of any call of the auction (:data:`CLAIM`,
     :data:`ROB`, :data:`OPEN`)."""
     return PASS if bid == 0 else num_moves + bid - 1
 
 
 def bid_of_action(num_moves: int, action: int) -> int:
-    """The bid (0 = pass, 1-3) or word (:data:`CLAIM`, :data:`ROB`, :data:`OPEN`) of an
+    """The bid (0 = pass, 1-3) or call (:data:`CLAIM`, :data:`ROB`, :data:`OPEN`) of an
     auction action."""
     return 0 if action == PASS else action - num_moves + 1
 
@@ -82,7 +82,7 @@ def action_name(action: int, ruleset: Ruleset | None = None) -> str:
     if action == PASS:
         return "pass"
     if n <= action < num_actions(n, ruleset):
-        return WORD_NAMES[bid_of_action(n, action)]
+        return CALL_NAMES[bid_of_action(n, action)]
     if 0 < action < n:
         return f"{table.describe(action)} ({table.cards_text(action)})"
     return f"action {action}"

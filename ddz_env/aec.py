@@ -48,11 +48,12 @@ Zero on every step until the game ends; then each seat's result under the ``rewa
 | reward            | landlord wins: landlord / each peasant | peasants win: landlord / each peasant |
 |:-----------------:|:--------------------------------------:|:-------------------------------------:|
 | `wp` (default)    | +1 / -1                                | -1 / +1                               |
-| `adp`             | +2^b / -2^b                            | -2^b / +2^b                           |
-| `logadp`          | +(b + 1) / -(b + 1)                    | -(b + 1) / +(b + 1)                   |
+| `stake`           | +2^b / -2^b                            | -2^b / +2^b                           |
+| `log_stake`       | +(b + 1) / -(b + 1)                    | -(b + 1) / +(b + 1)                   |
 | `score`           | +2s / -s                               | -2s / +s                              |
 
-``b`` = bombs and rockets played (DouZero's definition: spring and bid ignored);
+``b`` = bombs and rockets played (DouZero's definition: spring and bid ignored; DouZero names
+`stake` and `log_stake` `adp` and `logadp`, still accepted here as deprecated aliases);
 ``s = base × multiplier × base_points`` with ``multiplier = 2^(b + spring)`` (times 2 per rob
 and for an open hand under those variants), the settlement of
 ``docs/RULES.md`` (``Game.payoffs``). With ``env()``, an illegal action ends the game: the agent
@@ -70,7 +71,7 @@ view with the whole public history (:func:`ddz_env.observation.information_state
 
 | option          | values                                   | default      |
 |-----------------|------------------------------------------|--------------|
-| `reward`        | `"wp"`, `"adp"`, `"logadp"`, `"score"`   | `"wp"`       |
+| `reward`        | `"wp"`, `"stake"`, `"log_stake"`, `"score"` | `"wp"`    |
 | `render_mode`   | `None`, `"ansi"` (returns text), `"human"` (prints) | `None` |
 | `bidding`       | `"once"`, `"open"`, `"rob"`, `"none"` / `False` | `"once"` |
 | `open_hand`     | `False`, `True` (the landlord may open the hand) | `False` |

@@ -1,7 +1,7 @@
 """The auction: who becomes the landlord, at what base. One class per set of auction rules.
 
 The :class:`~ddz_env.game.Game` asks its ruleset's auction (``Ruleset.bidding`` names it) for
-the legal words of the games in the auction, tells it each word spoken, and applies the outcome
+the legal words (bitsets) of the games in the auction, tells it each call spoken, and applies the outcome
 it returns: the auction goes on (the next seat speaks), a landlord at a base, or a redeal. A new
 auction is one subclass of :class:`Auction` plus a :func:`register_auction` call::
 
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .actions import CLAIM, MAX_BID, MAX_WORD, ROB, bid_action
+from .actions import CLAIM, MAX_BID, MAX_CALL, ROB, bid_action
 
 if TYPE_CHECKING:
     from .game import Game
@@ -68,7 +68,7 @@ class Auction:
         """(len(bid_lists), W) uint64: the packed action bitsets of each list of bids."""
         from .legal import pack_bool  # the rules validate names here before legal is loaded
 
-        mask = np.zeros((len(bid_lists), self.num_moves + MAX_WORD), dtype=bool)
+        mask = np.zeros((len(bid_lists), self.num_moves + MAX_CALL), dtype=bool)
         for row, bids in enumerate(bid_lists):
             mask[row, [bid_action(self.num_moves, k) for k in bids]] = True
         return pack_bool(mask, self.num_words)
@@ -115,7 +115,7 @@ class RisingBids(Auction):
         return self._words[game.high_bid[idx]]
 
     def _speak(self, game: Game, b: int, seat: int, bid: int) -> None:
-        """Record the word in the game's auction state."""
+        """Record the call in the game's auction state."""
         game.bids[b, seat] = bid
         game.bid_count[b] += 1
         game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
@@ -194,11 +194,11 @@ class RobAuction(Auction):
        classic auction (same ``redeal_limit``; past it the opener is the landlord at 1).
     2. After a claim, each player who has not spoken yet (those after the claimer in turn
        order; a player who declined to claim may not rob) robs (:data:`ROB`) or passes, once.
-    3. If anyone robbed, the claimer has one last word: rob back or pass.
+    3. If anyone robbed, the claimer has one last call: rob back or pass.
     4. The last player to claim or rob is the landlord, at base 1; each rob doubles the
        multiplier (``Game.robs`` counts them: at most 3, ×8).
 
-    State: ``bids`` holds each seat's last word (-1, 0, CLAIM, ROB), ``high_bid`` is 1 once
+    State: ``bids`` holds each seat's last call (-1, 0, CLAIM, ROB), ``high_bid`` is 1 once
     someone claimed, ``high_bidder`` is the landlord so far, ``robs`` the robs so far.
     """
 
@@ -213,10 +213,10 @@ class RobAuction(Auction):
         return self._words[game.high_bid[idx]]
 
     def bid(self, game: Game, b: int, seat: int, bid: int):
-        words = game.bids[b]
-        claimer = int(np.argmax(words == CLAIM)) if (words == CLAIM).any() else -1
+        calls = game.bids[b]
+        claimer = int(np.argmax(calls == CLAIM)) if (calls == CLAIM).any() else -1
         rob_back = seat == claimer
-        words[seat] = bid
+        calls[seat] = bid
         game.bid_count[b] += 1
         game.passes[b] = game.passes[b] + 1 if bid == 0 else 0
         if bid == CLAIM:
@@ -234,20 +234,20 @@ class RobAuction(Auction):
             return REDEAL
         if rob_back:
             return int(game.high_bidder[b]), 1
-        if (words < 0).any():  # someone after the claimer has not spoken
+        if (calls < 0).any():  # someone after the claimer has not spoken
             return None
         if game.robs[b]:
-            return None  # the claimer's last word
+            return None  # the claimer's last call
         return int(game.high_bidder[b]), 1
 
     def next_seat(self, game: Game, b: int, seat: int) -> int:
-        words = game.bids[b]
+        calls = game.bids[b]
         if not game.high_bid[b]:
             return (seat + 1) % 3
         for k in (1, 2):
-            if words[(seat + k) % 3] < 0:
+            if calls[(seat + k) % 3] < 0:
                 return (seat + k) % 3
-        return int(np.argmax(words == CLAIM))
+        return int(np.argmax(calls == CLAIM))
 
     def explain(self, game: Game, b: int, bid: int) -> str:
         if game.high_bid[b]:

@@ -30,6 +30,8 @@ ACE = 11
 TWO = 12
 BLACK_JOKER = 13
 RED_JOKER = 14
+#: The card ids of the jokers in the 54-card deck.
+BLACK_JOKER_CARD, RED_JOKER_CARD = 52, 53
 #: How many cards of each rank the deck holds.
 DECK_COUNTS = np.array([4] * 13 + [1, 1], dtype=np.uint8)
 SUITS = ("♠", "♥", "♣", "♦")
@@ -98,8 +100,11 @@ def make_deck(players: int, copies: int, hand_size: int) -> Deck:
 
 
 _TOKENS: dict[str, int] = {name.lower(): rank for rank, name in enumerate(RANK_NAMES)}
-_TOKENS.update({"t": 7, "0": 7, "b": 13, "sj": 13, "x": 13, "r": 14, "dj": 14, "d": 14})
-_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
+_TOKENS.update({"t": 7, "0": 7})
+_TOKENS.update(dict.fromkeys(("b", "sj", "x"), BLACK_JOKER))
+_TOKENS.update(dict.fromkeys(("r", "dj", "d"), RED_JOKER))
+#: Separators allowed between typed cards (read as spaces).
+CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
 
 
 class CardParseError(ValueError):
@@ -127,7 +132,7 @@ class TooManyCardsError(CardParseError):
 
 def card_rank(card: int | np.ndarray) -> int | np.ndarray:
     """Rank index of a card id (0..53)."""
-    return np.minimum(np.asarray(card) // 4, 13) + (np.asarray(card) == 53)
+    return np.minimum(np.asarray(card) // 4, BLACK_JOKER) + (np.asarray(card) == RED_JOKER_CARD)
 
 
 def parse_ranks(text: str) -> list[int]:
@@ -137,7 +142,7 @@ def parse_ranks(text: str) -> list[int]:
     [7, 8, 9, 10, 11]
     """
     out: list[int] = []
-    for word in text.lower().translate(_SEPARATORS).split():
+    for word in text.lower().translate(CARD_SEPARATORS).split():
         i = 0
         while i < len(word):
             for size in (2, 1):
@@ -182,9 +187,9 @@ def format_counts(counts, sep: str = " ") -> str:
 
 def format_card(card: int, color: bool = False) -> str:
     """One card with its suit, e.g. ``10♥``; jokers are ``BJ``/``RJ``."""
-    if card >= 52:
-        text = RANK_NAMES[13 + (card - 52)]
-        red = card == 53
+    if card >= BLACK_JOKER_CARD:
+        text = RANK_NAMES[BLACK_JOKER + (card - BLACK_JOKER_CARD)]
+        red = card == RED_JOKER_CARD
     else:
         text = RANK_NAMES[card // 4] + SUITS[card % 4]
         red = card % 4 in RED_SUITS

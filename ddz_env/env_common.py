@@ -4,24 +4,28 @@ rendering and the observation bounds. NumPy only; no gymnasium or pettingzoo imp
 
 Reward modes (the result of a finished game, per seat; zero on every step before the end):
 
-=========  ==================================================================================
-mode       landlord / each peasant
-=========  ==================================================================================
-``wp``     ±1 / ∓1: +1 to the winning side, -1 to the losing side (win percentage)
-``adp``    ±2^bombs / ∓2^bombs, as DouZero does: bombs counts the bombs *and rockets* played by
-           anyone; spring is ignored and the bid is ignored (average difference in points)
-``logadp`` ±(bombs + 1) / ∓(bombs + 1): DouZero's ``logadp``
-``score``  the settlement of docs/RULES.md, :attr:`Game.payoffs`: the landlord gets
-           ±2 × base × multiplier × base_points and each peasant ∓base × multiplier ×
-           base_points (bid, bombs, rockets and spring all count; zero-sum)
-=========  ==================================================================================
+=============  ==============================================================================
+mode           landlord / each peasant
+=============  ==============================================================================
+``wp``         ±1 / ∓1: +1 to the winning side, -1 to the losing side (win percentage)
+``stake``      ±2^bombs / ∓2^bombs, DouZero's ``adp`` reward: bombs counts the bombs *and
+               rockets* played by anyone; spring is ignored and the bid is ignored
+``log_stake``  ±(bombs + 1) / ∓(bombs + 1): DouZero's ``logadp``
+``score``      the settlement of docs/RULES.md, :attr:`Game.payoffs`: the landlord gets
+               ±2 × base × multiplier × base_points and each peasant ∓base × multiplier ×
+               base_points (bid, bombs, rockets and spring all count; zero-sum)
+=============  ==============================================================================
 
-``wp``, ``adp`` and ``logadp`` give each peasant the negative of the landlord's reward, exactly as
-DouZero's training targets do (so they do not sum to zero); ``score`` is zero-sum.
+``wp``, ``stake`` and ``log_stake`` give each peasant the negative of the landlord's reward,
+exactly as DouZero's training targets do (so they do not sum to zero); ``score`` is zero-sum.
+DouZero's names ``"adp"`` and ``"logadp"`` are accepted as deprecated aliases of ``"stake"``
+and ``"log_stake"`` (same rewards, a ``DeprecationWarning``): "ADP" names the arena's score,
+the average difference in points, not a reward.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import fields
 from typing import Any
 
@@ -33,7 +37,9 @@ from .game import BIDDING, OVER, Game
 from .observation import obs_size, obs_slices
 from .rules import Ruleset
 
-REWARD_MODES = ("wp", "adp", "logadp", "score")
+REWARD_MODES = ("wp", "stake", "log_stake", "score")
+#: Deprecated names of reward modes (DouZero's), each giving the same rewards as its mode.
+REWARD_ALIASES = {"adp": "stake", "logadp": "log_stake"}
 RULESET_OPTIONS = tuple(f.name for f in fields(Ruleset))
 
 
@@ -71,6 +77,16 @@ def ruleset_from_options(
 
 
 def check_reward_mode(reward: str) -> str:
+    """``reward`` as one of :data:`REWARD_MODES`; a deprecated alias (:data:`REWARD_ALIASES`)
+    gives its mode with a ``DeprecationWarning``; anything else is a ``ValueError``."""
+    if isinstance(reward, str) and reward in REWARD_ALIASES:
+        mode = REWARD_ALIASES[reward]
+        warnings.warn(
+            f"reward={reward!r} is deprecated: use reward={mode!r} (the same rewards)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return mode
     if reward not in REWARD_MODES:
         raise ValueError(
             f"reward must be one of {', '.join(map(repr, REWARD_MODES))}, not {reward!r}"
@@ -90,7 +106,8 @@ def check_render_mode(
 
 def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
     """(n, P) float64 reward of each seat (P = 3, or 4 players) in finished ``games`` under
-    ``mode`` (see module doc)."""
+    ``mode`` (see module doc; the deprecated aliases give the same rewards)."""
+    mode = REWARD_ALIASES.get(mode, mode)
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     if mode == "score":
         return game.payoffs[idx].astype(np.float64)
@@ -99,9 +116,9 @@ def seat_rewards(game: Game, mode: str, games=None) -> np.ndarray:
     bombs = game.bombs[idx].astype(np.float64)
     if mode == "wp":
         value = sign
-    elif mode == "adp":
+    elif mode == "stake":
         value = sign * 2.0**bombs
-    elif mode == "logadp":
+    elif mode == "log_stake":
         value = sign * (bombs + 1.0)
     else:
         raise ValueError(f"unknown reward mode {mode!r}")
@@ -185,8 +202,8 @@ def render_text(game: Game, b: int = 0, names=None) -> str:
             f"{marker}{names[seat]}{role}, {size} card{'s' * (size != 1)}: {format_counts(hand) or '-'}"
         )
     if phase == BIDDING:
-        words = ["none" if w < 0 else actions.WORD_NAMES[w] for w in game.bids[b]]
-        spoken = ", ".join(f"{names[s]} {words[s]}" for s in range(P))
+        calls = ["none" if c < 0 else actions.CALL_NAMES[c] for c in game.bids[b]]
+        spoken = ", ".join(f"{names[s]} {calls[s]}" for s in range(P))
         lines.append(
             f"first bidder {names[game.first_bidder[b]]}; {spoken}; high bid {int(game.high_bid[b])}"
         )

@@ -33,10 +33,10 @@ owner            (B, C) i1    the dealt owner of each card (a seat, or P = kitty
                               108 cards), for display/codes
 kitty            (B, 15)      rank counts of the kitty
 first_bidder     (B,) i1      seat that opened the current auction
-bids             (B, P) i1    last word of each seat in the auction (-1 none yet, 0 pass, 1-3)
+bids             (B, P) i1    last call of each seat in the auction (-1 none yet, 0 pass, 1-3)
 high_bid         (B,) i1      highest bid so far (0 none)
 high_bidder      (B,) i1      seat that made it (-1 none)
-bid_count        (B,) i1      words spoken in the current auction
+bid_count        (B,) i1      calls spoken in the current auction
 redeals          (B,) i4      all-pass redeals so far in this game
 robs             (B,) i1      robs in the rob-the-landlord auction (each doubles the stake)
 opened           (B,) i1      1 once the landlord opened the hand (``open_hand``: doubles it)
@@ -71,10 +71,10 @@ import numpy as np
 
 from .actions import (
     BIDDING,
+    CALL_NAMES,
     OPEN,
     OVER,
     PLAY,
-    WORD_NAMES,
     bid_action,
     bid_of_action,
     num_actions,
@@ -236,7 +236,7 @@ class Game:
         num_cards = ruleset.deck.num_cards
         history = rules.history_size
         self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
-        # the landlord's words when deciding to open the hand (open_hand)
+        # the landlord's legal words (bitsets) when deciding to open the hand (open_hand)
         self._open_words = self.auction.words_of_bids([0, OPEN])
         self.phase = np.full(B, OVER, np.int8)
         self.current_player = np.zeros(B, np.int8)
@@ -445,9 +445,9 @@ class Game:
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))
         if action >= N:
-            if self.ruleset.variants:  # name the word: claim, rob, open
-                word = WORD_NAMES[bid_of_action(N, action)]
-                return f"the auction is over: {word} can't be played"
+            if self.ruleset.variants:  # name the call: claim, rob, open
+                call = CALL_NAMES[bid_of_action(N, action)]
+                return f"the auction is over: {call} can't be played"
             return "the auction is over: bids can't be played"
         seat = self.current_player[game]
         table = int(self.table_move[game])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import MAX_WORD
+from .actions import MAX_CALL
 from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
 from .moves import MoveTable, move_table
 from .rules import DEFAULT_RULES, Ruleset
@@ -70,8 +70,8 @@ def build_legal_tables(table: MoveTable) -> LegalTables:
     """The fit and beat bitsets of ``table`` (see the module docstring)."""
     deck = table.ruleset.deck
     n = len(table)
-    # Room for the words of the auction that follow the moves in the game's action space.
-    num_words = (n + MAX_WORD + 63) // 64
+    # Room for the calls of the auction that follow the moves in the game's action space.
+    num_words = (n + MAX_CALL + 63) // 64
     base = deck.max_count + 1
     weights = np.array([base * base, base, 1])
     combos = np.arange(base**3)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import NUM_RANKS, RANK_NAMES, TWO, format_counts
+from .cards import BLACK_JOKER, NUM_RANKS, RANK_NAMES, RED_JOKER, TWO, format_counts
 from .rules import DEFAULT_RULES, Ruleset
 
 
@@ -65,6 +65,8 @@ class MoveType(enum.IntEnum):
 
 
 CHAIN_TYPES = (MoveType.STRAIGHT, MoveType.PAIR_CHAIN, MoveType.PLANE)
+#: The moves that beat any move of another type (and double the stakes).
+BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 #: Chains use ranks 3..A only (indices 0..11).
 CHAIN_TOP = 11
 #: (cards per rank, minimum length, maximum length) of each chain body.
@@ -93,11 +95,14 @@ def _wing_sets(exclude: set[int], n: int, pairs: bool, kickers: str) -> list[tup
         out = []
         for c in combos:
             mult = np.bincount(c, minlength=NUM_RANKS)
-            if mult[13] > 1 or mult[14] > 1 or (mult[13] and mult[14]) or mult.max() > 4:
+            bj, rj = mult[BLACK_JOKER], mult[RED_JOKER]
+            if bj > 1 or rj > 1 or (bj and rj) or mult.max() > 4:
                 continue
             out.append(c)
         return out
-    return [c for c in itertools.combinations(ranks, n) if not (13 in c and 14 in c)]
+    return [
+        c for c in itertools.combinations(ranks, n) if not (BLACK_JOKER in c and RED_JOKER in c)
+    ]
 
 
 #: Four players: chain bodies run up to A (12 ranks); a plane is at most 11 trios (33 cards,
@@ -381,7 +386,7 @@ def explain_invalid(counts: np.ndarray, kickers: str = "distinct") -> str:
     n = int(c.sum())
     ranks = [int(r) for r in np.flatnonzero(c)]
     generic = f"{format_counts(c)} is not a combination (type help for the list)"
-    if c[13] and c[14]:
+    if c[BLACK_JOKER] and c[RED_JOKER]:
         return "the two jokers together are the rocket: they can't go with other cards"
     values = {int(c[r]) for r in ranks}
     if len(values) == 1 and len(ranks) >= 2:

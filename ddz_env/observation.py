@@ -26,7 +26,7 @@ played              162     cards played by each seat (3 × 54)
 cards_left          63      one-hot cards left in each hand (3 × 21, 0..20)
 bombs               16      one-hot bombs and rockets played (0..15)
 kitty               54      the kitty once revealed (zeros before)
-bids                15      each seat's word in the auction: one-hot of (none, pass, 1, 2, 3)
+bids                15      each seat's call in the auction: one-hot of (none, pass, 1, 2, 3)
 high_bid            4       one-hot current high bid (0..3)
 first_bidder        3       one-hot seat that opened the auction
 base                4       one-hot base (0 during the auction, 1..3)
@@ -69,7 +69,7 @@ Information state
 -----------------
 
 :func:`information_state` gives one seat's view with the *whole* public history of the deal,
-for methods that need perfect recall (CFR, NFSP, ReBeL-style search): every word of the auction
+for methods that need perfect recall (CFR, NFSP, ReBeL-style search): every call of the auction
 and every move of the play, in order, with who took it, plus the seat's own dealt hand. Seats
 other than ``seat`` are relative to the observer (0 self, 1 next, 2 previous). Layout
 (float32, ``INFOSTATE_SIZE`` = 9,112), also ``INFOSTATE_LAYOUT`` / ``INFOSTATE_SLICES``:
@@ -84,7 +84,7 @@ kitty               54      the kitty once revealed (zeros before)
 first_bidder        3       one-hot (relative) seat that opened the auction
 landlord            3       one-hot (relative) landlord seat (zeros during the auction)
 auction             49      7 slots × 7, oldest first: one-hot (relative) seat, then one-hot
-                            word (pass, bid 1, bid 2, bid 3; under ``bidding="rob"`` claim
+                            call (pass, bid 1, bid 2, bid 3; under ``bidding="rob"`` claim
                             and rob take the places of bids 1 and 2); unused slots are zeros
                             (the open-hand decision and the open hand are not encoded)
 play                8892    156 slots × 57, oldest first: one-hot (relative) seat, then the
@@ -92,7 +92,7 @@ play                8892    156 slots × 57, oldest first: one-hot (relative) se
                             slots are zeros
 ==================  ======  ===============================================================
 
-The slot counts are upper bounds, not truncations: an auction has at most 7 words (``"open"``
+The slot counts are upper bounds, not truncations: an auction has at most 7 calls (``"open"``
 bidding: at most two passes before the first bid, one between bids, bids 1, 2, 3 increasing),
 and a play at most 52 moves that play cards (the game ends when a hand empties, so at most
 20 + 16 + 16 cards are played) each followed by at most two passes. The auction is the one of
@@ -103,7 +103,7 @@ Four players (``Ruleset(players=4)``): the same fields with 4 seats (relative 0 
 ``infostate_layout(ruleset)``, ``INFOSTATE_SIZE_4`` = 47,456: seat 4, dealt_hand / hand /
 kitty 108 each, first_bidder 4, landlord 4, auction 10 slots × 8, play 420 slots × 112. The
 bounds come from the ruleset in the same way (:func:`auction_slots`, :func:`play_slots`): an
-``"open4"`` auction has at most 10 words (three passes before the first bid, two between
+``"open4"`` auction has at most 10 calls (three passes before the first bid, two between
 bids), and a play at most 105 moves that play cards (33 + 3 × 24) each followed by at most
 three passes.
 """
@@ -192,14 +192,14 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FI
 OBS_SIZE = sum(size for _, size in OBS_LAYOUT)
 OBS_LAYOUT_4: tuple[tuple[str, int], ...] = tuple((f.name, f.size) for f in OBS_FIELDS_4)
 OBS_SIZE_4 = sum(size for _, size in OBS_LAYOUT_4)
-#: the slot in ``bids`` of each auction word + 1 (-1 none, 0 pass, 1-3 bids, claim, rob, open)
-WORD_SLOT = np.array([0, 1, 2, 3, 4, 2, 3, 1], np.int64)
-# the slot of each word (0 pass, 1-3 bids, claim, rob, open) in an information-state slot
-_INFO_WORD_SLOT = np.array([0, 1, 2, 3, 1, 2, 0], np.int64)
+#: the slot in ``bids`` of each auction call + 1 (-1 none, 0 pass, 1-3 bids, claim, rob, open)
+CALL_SLOT = np.array([0, 1, 2, 3, 4, 2, 3, 1], np.int64)
+# the slot of each call (0 pass, 1-3 bids, claim, rob, open) in an information-state slot
+_INFO_CALL_SLOT = np.array([0, 1, 2, 3, 1, 2, 0], np.int64)
 
 
 def auction_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
-    """The most words of one auction: ``P - 1`` passes before the first bid (one more
+    """The most calls of one auction: ``P - 1`` passes before the first bid (one more
     redeals), bids 1, 2, 3 increasing, and between two bids at most ``P - 2`` passes (``P - 1``
     end the auction), so ``(P - 1) + 3 + 2 (P - 2) = 3P - 2``: 7 with three players, 10 with
     four. (Ending after a bid of 2 with ``P - 1`` passes gives the same count.)"""
@@ -420,7 +420,7 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
     ``seat``, ``landlord`` (-1 during the auction), ``phase``, ``high_bid``, ``first_bidder``,
     ``base``, ``bombs``, ``spring``, ``table_move`` (0 when leading), ``table_player``;
     ``hand`` and ``kitty`` (15 rank counts); ``played`` (P × 15), ``left`` and ``bids``
-    (P: -1 no word yet, 0 pass, 1-3, or a variant's word) by seat; ``history``
+    (P: -1 no call yet, 0 pass, 1-3, or a variant's call) by seat; ``history``
     (HISTORY_MOVES) the last moves of the play, oldest first, front-padded with 0; with
     variants also ``robs``, ``opened`` and ``open_hand`` (15 rank counts, zeros unless
     opened).
@@ -446,7 +446,7 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
         "cards_left": np.minimum(ops.by_order(seen["left"], order), layout.left_cap),
         "bombs": ops.minimum(seen["bombs"], 15),
         "kitty": ops.rows_where(known, seen["kitty"]),
-        "bids": ops.by_order(seen["bids"], order) + 1,  # 0 no word, 1 pass, 2.. bids
+        "bids": ops.by_order(seen["bids"], order) + 1,  # 0 no call, 1 pass, 2.. bids
         "high_bid": seen["high_bid"],
         "first_bidder": (seen["first_bidder"] - anchor) % P,
         "base": seen["base"],
@@ -454,8 +454,8 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
         "bidding": seen["phase"] == BIDDING,
         "history": seen["history"],
     }
-    if layout.variants:  # the variants' words in the bid slots, their doublings, their fields
-        values["bids"] = WORD_SLOT[values["bids"]]
+    if layout.variants:  # the variants' calls in the bid slots, their doublings, their fields
+        values["bids"] = CALL_SLOT[values["bids"]]
         doubles = seen["bombs"] + seen["spring"] + seen["robs"] + seen["opened"]
         values["log2_multiplier"] = doubles / 10.0
         if "rob" in layout.variants:
@@ -654,11 +654,11 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     j = np.minimum(j, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], j[None]].astype(np.int64)
     who = (game.history_player[idx[:, None], j[None]].astype(np.int64) - seat[:, None]) % P
-    word = _INFO_WORD_SLOT[np.where(valid & (acts >= num_moves), acts - num_moves + 1, 0)]
+    call = _INFO_CALL_SLOT[np.where(valid & (acts >= num_moves), acts - num_moves + 1, 0)]
     r, k = np.nonzero(valid)
     base = S["auction"].start + (P + 4) * k
     out[r, base + who[r, k]] = 1
-    out[r, base + P + word[r, k]] = 1
+    out[r, base + P + call[r, k]] = 1
     # play: slot k holds history entry play_start + k
     k = np.arange(play_n)
     pos = start[:, None] + k[None]

@@ -9,7 +9,7 @@ the ddz package's ``ddz.agents``, imported only then).
 Registered as ``"ddz/DouDizhu-v0"``::
 
     import gymnasium, ddz_env
-    env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="adp")
+    env = gymnasium.make("ddz/DouDizhu-v0", seat="random", reward="stake")
     obs, info = env.reset(seed=0)
 
 * Observation: ``{"observation": (D,) float32, "action_mask": (N + 3,) int8}``, the learner's
@@ -18,8 +18,8 @@ Registered as ``"ddz/DouDizhu-v0"``::
   ``mask_in_obs=False``, the (D,) features alone. :meth:`DouDizhuEnv.action_masks`
   returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
-* Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``adp``,
-  ``logadp``, ``score``; see :mod:`ddz_env.env_common`).
+* Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``stake``,
+  ``log_stake``, ``score``; see :mod:`ddz_env.env_common`).
 * Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
   end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
   and ``rewards`` (P,) per seat (P = 3, or 4 players), ``winner``, ``landlord``, ``bombs``, ``spring``,
@@ -34,7 +34,7 @@ Options:
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
                     one (e.g. an agent class), or a sequence of P - 1 of those for the
                     seats after the learner, in turn order (P seats)
-``reward``          ``"wp"`` (default), ``"adp"``, ``"logadp"``, ``"score"``
+``reward``          ``"wp"`` (default), ``"stake"``, ``"log_stake"``, ``"score"``
 ``illegal_action``  ``"terminate"`` (default: the episode ends with ``illegal_reward``,
                     ``info["illegal_action"]`` is the action id (-1 if it was not an integer)
                     and ``env.illegal_message`` explains why, as PettingZoo's

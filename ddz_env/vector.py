@@ -23,7 +23,7 @@ An illegal action raises ``ValueError`` naming the game, the move and why (the s
 unchanged). :meth:`DouDizhuVectorEnv.sample_legal_actions` draws uniformly random legal actions.
 
 Rewards: ``rewards[i]`` is zero until game ``i`` ends, then the result of seat ``learner_seat``
-(option, default 0) under the ``reward`` option (``wp``, ``adp``, ``logadp``, ``score``; see
+(option, default 0) under the ``reward`` option (``wp``, ``stake``, ``log_stake``, ``score``; see
 :mod:`ddz_env.env_common`), so an episode's return is that seat's result and generic wrappers
 (``gymnasium.wrappers.vector.RecordEpisodeStatistics``) report it. Self-play learners take each
 seat's result from ``infos["rewards"]``. When a game ends, ``infos`` carries the end-of-game keys

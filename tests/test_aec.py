@@ -26,7 +26,7 @@ pytestmark = pytest.mark.filterwarnings(
 RULESET_COMBOS = list(
     itertools.product(("once", "open", "none"), ("distinct", "any"), (3, None, 0), (1, 10))
 )
-REWARDS = ("wp", "adp", "logadp", "score")
+REWARDS = ("wp", "stake", "log_stake", "score")
 
 
 def play_highest(e, code):
@@ -90,17 +90,24 @@ def test_package_level_env_and_spaces():
     "code,reward,expected",
     [
         (LANDLORD_WINS, "wp", [-1, -1, 1]),
-        (LANDLORD_WINS, "adp", [-4, -4, 4]),
-        (LANDLORD_WINS, "logadp", [-3, -3, 3]),
+        (LANDLORD_WINS, "stake", [-4, -4, 4]),
+        (LANDLORD_WINS, "log_stake", [-3, -3, 3]),
         (LANDLORD_WINS, "score", [-12, -12, 24]),
         (PEASANTS_WIN, "wp", [-1, 1, 1]),
-        (PEASANTS_WIN, "adp", [-4, 4, 4]),
+        (PEASANTS_WIN, "stake", [-4, 4, 4]),
+        (PEASANTS_WIN, "log_stake", [-3, 3, 3]),
+        (LANDLORD_WINS, "adp", [-4, -4, 4]),  # DouZero's names: deprecated aliases
         (PEASANTS_WIN, "logadp", [-3, 3, 3]),
         (PEASANTS_WIN, "score", [-24, 12, 12]),
     ],
 )
 def test_rewards_exact(code, reward, expected):
-    e = env(reward=reward)
+    if reward in ("adp", "logadp"):
+        with pytest.warns(DeprecationWarning, match="use reward='"):
+            e = env(reward=reward)
+        assert e.unwrapped.reward_mode == {"adp": "stake", "logadp": "log_stake"}[reward]
+    else:
+        e = env(reward=reward)
     final, info = play_highest(e, code)
     assert [final[a] for a in AGENTS] == expected
     assert info["bombs"] == 2 and info["spring"] == 0 and info["multiplier"] == 4
@@ -200,7 +207,10 @@ def test_illegal_action_wrapped_terminates_as_pettingzoo_documents(caplog):
 @pytest.mark.parametrize(
     "options,message",
     [
-        ({"reward": "money"}, "reward must be one of 'wp', 'adp', 'logadp', 'score', not 'money'"),
+        (
+            {"reward": "money"},
+            "reward must be one of 'wp', 'stake', 'log_stake', 'score', not 'money'",
+        ),
         (
             {"render_mode": "rgb_array"},
             "render_mode must be None or one of 'ansi', 'human', not 'rgb_array'",

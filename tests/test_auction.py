@@ -97,3 +97,24 @@ def test_an_unregistered_auction_is_a_clear_error():
         Ruleset(bidding="first-bidder")
     with pytest.raises(TypeError, match="subclass of ddz_env.auction.Auction"):
         register_auction("x", object)
+
+
+def test_calls_are_named_calls_and_bitset_words_stay_words():
+    """An auction call (pass, bid 1-3, claim, rob, open) is a "call"; a "word" is 64 bits of a
+    legal-action bitset, with room for every call after the moves."""
+    from ddz.agents import base
+    from ddz_env import actions
+    from ddz_env.legal import legal_tables
+    from ddz_env.moves import move_table
+
+    n = len(move_table())
+    assert actions.CALL_NAMES == ("pass", "bid 1", "bid 2", "bid 3", "claim", "rob", "open")
+    assert actions.MAX_CALL == actions.OPEN == len(actions.CALL_NAMES) - 1
+    every = Ruleset(bidding="rob", open_hand=True)
+    for call, name in enumerate(actions.CALL_NAMES):
+        assert actions.action_name(actions.bid_action(n, call), every) == name
+    assert legal_tables().num_words == (n + actions.MAX_CALL + 63) // 64
+    for old in ("MAX_WORD", "WORD_NAMES"):
+        assert not hasattr(actions, old)
+    assert callable(base.auction_call) and callable(base.open_call)
+    assert not hasattr(base, "auction_word") and not hasattr(base, "open_word")

@@ -17,7 +17,7 @@ from ddz.agents.belief import (
     BeliefModel,
     load_belief,
 )
-from ddz.agents.hard import DEFAULT_MODEL
+from ddz.agents.hard import DEFAULT_MODEL, MODEL_FORMAT
 from ddz_env.observation import OBS_SIZE
 
 
@@ -63,7 +63,7 @@ def _bad(**changes):
         (_bad(meta=None), "meta"),
         (_bad(meta=np.array("{not json")), "JSON"),
         (
-            _bad(meta=np.array(json.dumps({"format": "ddz-hard-v1", "obs_size": OBS_SIZE}))),
+            _bad(meta=np.array(json.dumps({"format": MODEL_FORMAT, "obs_size": OBS_SIZE}))),
             "format",
         ),
         (_bad(meta=np.array(json.dumps({"format": FORMAT, "obs_size": 7}))), "features"),

@@ -93,3 +93,48 @@ def test_deck_counts():
         "3333 4444 5555 6666 7777 8888 9999 tttt jjjj qqqq kkkk aaaa 2222 b r"
     ).tolist() == [4] * 13 + [1, 1]
     assert np.array_equal(parse_counts("2 2"), np.eye(15, dtype=np.uint8)[12] * 2)
+
+
+def test_every_card_separator_reads_as_a_space():
+    """The separators the terminal game allows between cards are the parser's own."""
+    from ddz.play import session
+    from ddz_env.cards import CARD_SEPARATORS
+
+    assert session.CARD_SEPARATORS is CARD_SEPARATORS
+    for sep in ",-;/_":
+        assert format_counts(parse_counts(f"3{sep}4{sep}{sep}bj")) == "3 4 BJ"
+
+
+def test_joker_names_and_card_ids():
+    from ddz_env.cards import (
+        BLACK_JOKER,
+        BLACK_JOKER_CARD,
+        DECK_COUNTS,
+        RANK_NAMES,
+        RED_JOKER,
+        RED_JOKER_CARD,
+        card_rank,
+        format_card,
+    )
+
+    assert (RANK_NAMES[BLACK_JOKER], RANK_NAMES[RED_JOKER]) == ("BJ", "RJ")
+    assert (card_rank(BLACK_JOKER_CARD), card_rank(RED_JOKER_CARD)) == (13, 14)
+    assert (format_card(52), format_card(53, color=True)) == ("BJ", "\x1b[31mRJ\x1b[0m")
+    assert DECK_COUNTS.tolist() == [4] * 13 + [1, 1]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_bomb_types_are_the_moves_that_beat_other_types(players):
+    """BOMB_TYPES is exactly the set of move types the table lets beat a move of another type."""
+    from ddz_env.moves import BOMB_TYPES, move_table
+
+    table = move_table(Ruleset(players=players))
+    firsts = {
+        int(t): int(np.flatnonzero(table.type == t)[0]) for t in set(table.type.tolist()) - {0}
+    }
+    crossing = {
+        a_type
+        for a_type, a in firsts.items()
+        if any(table.beats(a, b) for b_type, b in firsts.items() if b_type != a_type)
+    }
+    assert crossing == {13, 14} and set(BOMB_TYPES) == crossing

@@ -304,3 +304,17 @@ def test_the_terminal_game_names_the_rank_typed_too_often():
     ):
         assert f"\n  ✗ {reason}\n> " in out, reason
     assert "single J" not in out
+
+
+def test_each_seed_check_has_its_own_name():
+    """The engine's check_seed takes any seed of 0 or more; the arena's 32-bit bound has its
+    own name (ddz.arena.arena.check_arena_seed) so one name never means two policies."""
+    from ddz_env.game import check_seed
+
+    assert check_seed(2**32) == 2**32
+    assert not hasattr(arena, "check_seed")
+    arena.check_arena_seed(2**32 - 1)
+    with pytest.raises(ValueError, match="from 0 to"):
+        arena.check_arena_seed(2**32)
+    with pytest.raises(TypeError):
+        arena.check_arena_seed(None)

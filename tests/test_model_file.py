@@ -90,6 +90,8 @@ CASES = {
     ),
     "adp_mix a string": (lambda a: a.update(meta=_meta(a, adp_mix="lots")), "adp_mix"),
     "frames negative": (lambda a: a.update(meta=_meta(a, frames=-5)), "frames"),
+    "belief format": (lambda a: a.update(meta=_meta(a, format="ddz-belief-v1")), "format"),
+    "other observation": (lambda a: a.update(meta=_meta(a, obs_size=7)), "reads 7 features"),
 }
 
 
@@ -159,3 +161,11 @@ def test_ddz_eval_with_an_invalid_model_is_one_line_and_exit_2(shipped, tmp_path
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "NaN or infinite" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_the_shipped_model_carries_the_one_format(shipped):
+    """The format the loader accepts is the one written in the shipped model (what the
+    trainer writes is checked by tests/test_hard.py, which loads exported models)."""
+    from ddz.agents.hard import MODEL_FORMAT
+
+    assert json.loads(str(shipped["meta"]))["format"] == MODEL_FORMAT == "ddz-hard-v1"

@@ -7,6 +7,7 @@ on a fresh engine, which must reach the same settlement as the result card print
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -447,13 +448,13 @@ def stand_in_hard_model():
     """A tiny random network in the Hard agent's model format, for when no trained model is
     present; ``None`` if the agent or its format is not there."""
     try:
-        from ddz.agents.hard import HardModel
+        from ddz.agents.hard import MODEL_FORMAT, HardModel
         from ddz_env.game import ROLE_NAMES
         from ddz_env.observation import OBS_SIZE
     except ImportError:
         return None
     rng = np.random.default_rng(0)
-    meta = json.dumps({"format": "ddz-hard-v1", "obs_size": OBS_SIZE})
+    meta = json.dumps({"format": MODEL_FORMAT, "obs_size": OBS_SIZE})
     arrays = {"meta": np.array(meta)}
     for role in ROLE_NAMES:
         arrays[f"{role}.state.0.w"] = rng.normal(size=(OBS_SIZE, 8)).astype(np.float32)
@@ -963,25 +964,28 @@ def test_result_card_of_an_anti_spring(monkeypatch):
     assert_result_matches_engine(code, out)
 
 
-def test_advice_and_hints_without_the_planner(monkeypatch):
-    """Without the Normal bot's planner the game still advises bids and orders hints."""
-    from ddz.play.session import bid_advice, hint_order
-    from ddz.play.text import estimate_moves
-    from ddz_env.infoset import infoset
+def test_bid_advice_is_the_planners_assessment(monkeypatch):
+    """The bid prompt's advice is the Normal bot's assessment (the fewest-moves plan), and a
+    broken planner is a bug that shows, not a second estimate."""
+    from ddz.play import session
 
-    monkeypatch.setitem(sys.modules, "ddz.agents.planner", None)
-    monkeypatch.setitem(sys.modules, "ddz.agents.rule_bots", None)
     hand = parse_counts("3 3 4 5 6 7 8 9 9 9 Q Q K 2 2 bj rj")
-    assert estimate_moves(hand) == 7  # rocket, straight 3-9, 3, 99, QQ, K, 22
-    assert bid_advice(hand, 0) == "big cards 4, bombs 1, about 7 moves to empty → suggest: bid 3"
-    assert bid_advice(hand, 3).endswith("suggest: pass")
-    g = Game(1)
-    g.reset(codes=[CODE])
-    g.step(np.array([bid_action(g.num_moves, 3)]))  # I bid 3 and lead
-    order = hint_order(infoset(g, 0, 0))
-    legal = set(int(m) for m in infoset(g, 0, 0).legal_moves())
-    assert set(order) <= legal and len(order) == len({TABLE.counts[m].tobytes() for m in legal})
-    assert int(TABLE.type[order[-1]]) != 0  # no pass when leading
+    # straight 4-8, 999 + 33, QQ, K, 22, rocket: 6 moves; 4 + 2 * 1 + 0.6 * (8 - 6) >= 7
+    assert session.bid_advice(hand, 0) == (
+        "big cards 4, bombs 1, about 6 moves to empty → suggest: bid 3"
+    )
+    assert session.bid_advice(hand, 3).endswith("suggest: pass")
+    from ddz.agents import planner
+
+    assert session._plan_cost(3) is planner.plan_cost
+
+    def broken(counts):
+        raise RuntimeError("planner bug")
+
+    hooks = session.PLANNERS["classic"]
+    monkeypatch.setitem(session.PLANNERS, "classic", dataclasses.replace(hooks, assess_hand=broken))
+    with pytest.raises(RuntimeError, match="planner bug"):
+        session.bid_advice(hand, 0)
 
 
 def test_ctrl_c_while_the_subcommand_imports_is_a_quiet_exit(monkeypatch, capsys):

@@ -48,7 +48,9 @@ def test_registered_and_passes_check_env():
     env = gymnasium.make("ddz/DouDizhu-v0", opponents="random")
     check_env(env.unwrapped)
     check_env(
-        gymnasium.make("ddz/DouDizhu-v0", seat="random", opponents="random", reward="adp").unwrapped
+        gymnasium.make(
+            "ddz/DouDizhu-v0", seat="random", opponents="random", reward="stake"
+        ).unwrapped
     )
 
 
@@ -106,7 +108,7 @@ def test_opponents_play_the_other_seats_and_see_only_their_infoset(seat):
     assert not obs["action_mask"].any()
 
 
-@pytest.mark.parametrize("reward", ["wp", "adp", "logadp", "score"])
+@pytest.mark.parametrize("reward", ["wp", "stake", "log_stake", "score"])
 def test_final_reward_matches_the_game(reward):
     env = DouDizhuEnv(seat=1, opponents="random", reward=reward, base_points=10)
     obs, _ = env.reset(seed=7)

@@ -2,6 +2,7 @@
 infos and rewards against the game's settlement, deal codes, errors, and the benchmark hook."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -63,7 +64,7 @@ def test_seeded_runs_are_identical():
     assert not np.array_equal(a[0], c[0])
 
 
-@pytest.mark.parametrize("reward", ["wp", "adp", "logadp", "score"])
+@pytest.mark.parametrize("reward", ["wp", "stake", "log_stake", "score"])
 def test_next_step_autoreset_and_end_infos(reward):
     env = DouDizhuVectorEnv(16, reward=reward, base_points=10)
     env.reset(seed=3)
@@ -88,7 +89,7 @@ def test_next_step_autoreset_and_end_infos(reward):
     for k, i in enumerate(ended):
         landlord, won = game.landlord[i], game.winner[i] == game.landlord[i]
         bombs = int(game.bombs[i])
-        value = {"wp": 1.0, "adp": 2.0**bombs, "logadp": bombs + 1.0}.get(reward)
+        value = {"wp": 1.0, "stake": 2.0**bombs, "log_stake": bombs + 1.0}.get(reward)
         if value is None:  # score: the settlement, base_points 10
             value = 10.0 * game.base[i] * 2 ** (bombs + game.spring[i]) * 2
         value = value if won else -value
@@ -254,10 +255,10 @@ def test_make_vec_builds_the_batched_env():
     import gymnasium
 
     env = gymnasium.make_vec(
-        "ddz/DouDizhuSelfPlay-v0", num_envs=4, reward="adp", autoreset_mode="SameStep"
+        "ddz/DouDizhuSelfPlay-v0", num_envs=4, reward="stake", autoreset_mode="SameStep"
     )
     assert isinstance(env, DouDizhuVectorEnv)
-    assert (env.num_envs, env.reward_mode) == (4, "adp")
+    assert (env.num_envs, env.reward_mode) == (4, "stake")
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
 
 
@@ -300,3 +301,24 @@ def test_final_deal_code_before_any_game_ended():
     env.reset(seed=0)
     assert env.final_deal_code(0) is None
     assert env.deal_code(1) == env.game.deal_code(1)
+
+
+@pytest.mark.parametrize("alias, mode", [("adp", "stake"), ("logadp", "log_stake")])
+def test_douzero_reward_names_are_deprecated_aliases(alias, mode):
+    """reward="adp"/"logadp" (DouZero's names) give the rewards of "stake"/"log_stake"."""
+    rewards = {}
+    for name in (alias, mode):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            env = DouDizhuVectorEnv(16, reward=name, autoreset_mode="SameStep")
+        assert env.reward_mode == mode
+        assert [w.category for w in caught] == ([DeprecationWarning] if name == alias else [])
+        env.reset(seed=5)
+        rng = np.random.default_rng(5)
+        total = np.zeros(16)
+        for _ in range(400):
+            _, r, _, _, _ = env.step(env.sample_legal_actions(rng))
+            total += r
+        rewards[name] = total
+    assert (rewards[alias] != 0).any()
+    np.testing.assert_array_equal(rewards[alias], rewards[mode])

@@ -2,7 +2,7 @@
 
 An agent sees only an :class:`~ddz_env.infoset.InfoSet` (its own hand and public information)
 and answers with an action id of the game's action space: during the auction ``0`` (pass) or a
-bid (or, under the variants, a word: claim, rob, open; :mod:`ddz_env.actions`), during play a
+bid (or, under the variants, a call: claim, rob, open; :mod:`ddz_env.actions`), during play a
 move id (``0`` = pass).
 """
 
@@ -17,8 +17,8 @@ from ddz_env.actions import BIDDING, CLAIM, OPEN, ROB, bid_action
 from ddz_env.infoset import InfoSet
 
 
-def auction_word(info: InfoSet, strength: int) -> int:
-    """The word of the current auction for a player who would bid ``strength`` (0-3) in the
+def auction_call(info: InfoSet, strength: int) -> int:
+    """The call in the current auction for a player who would bid ``strength`` (0-3) in the
     classic auction: that bid if it beats the high bid, else pass; under ``bidding="rob"``,
     claim with a bid of 1 or more and rob with 2 or more. Not for the open-hand decision."""
     if info.ruleset.bidding == "rob":
@@ -28,8 +28,8 @@ def auction_word(info: InfoSet, strength: int) -> int:
     return strength if strength > info.high_bid else 0
 
 
-def open_word(info: InfoSet, open_hand: bool) -> int:
-    """The landlord's word when deciding to open the hand (``info.deciding_open``)."""
+def open_call(info: InfoSet, open_hand: bool) -> int:
+    """The landlord's call when deciding to open the hand (``info.deciding_open``)."""
     return OPEN if open_hand else 0
 
 
@@ -43,9 +43,9 @@ class Agent(ABC):
 
     @abstractmethod
     def bid(self, info: InfoSet) -> int:
-        """A legal word of ``info.legal_bids()``: 0 (pass) or a bid 1-3 higher than
-        ``info.high_bid``; under the variants, claim or rob (:func:`auction_word`) and, when
-        ``info.deciding_open``, open or not (:func:`open_word`)."""
+        """A legal call of ``info.legal_bids()``: 0 (pass) or a bid 1-3 higher than
+        ``info.high_bid``; under the variants, claim or rob (:func:`auction_call`) and, when
+        ``info.deciding_open``, open or not (:func:`open_call`)."""
 
     @abstractmethod
     def play(self, info: InfoSet) -> int:

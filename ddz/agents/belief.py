@@ -16,7 +16,6 @@ The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -26,8 +25,9 @@ from ddz.agents.hard import (
     HardModel,
     ModelFileError,
     _chain,
-    _one_line,
     load_npz,
+    model_entries,
+    read_meta,
     shipped_file,
 )
 from ddz_env.infoset import InfoSet
@@ -59,29 +59,9 @@ class BeliefModel:
     """The exported belief network as float32 NumPy arrays (validated on construction)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
-        raw = arrays.get("meta")
-        if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
-            raise BeliefFileError("'meta' is missing or not a JSON string")
-        try:
-            meta = json.loads(str(raw))
-        except (ValueError, RecursionError) as exc:
-            raise BeliefFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            got = meta.get("format") if isinstance(meta, dict) else meta
-            raise BeliefFileError(f"unsupported belief model format {got!r}")
-        if meta.get("obs_size") != OBS_SIZE:
-            raise BeliefFileError(
-                f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}"
-            )
+        meta = read_meta(arrays, FORMAT, "belief model", BeliefFileError)
         entries = {}
-        for key, value in arrays.items():
-            if key == "meta":
-                continue
-            m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
-            if m is None:
-                raise BeliefFileError(f"unexpected entry {key!r}")
-            if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
-                raise BeliefFileError(f"entry {key!r} is not an array of real floats")
+        for m, value in model_entries(arrays, _ENTRY, BeliefFileError):
             entries[(int(m["k"]), m["kind"])] = value
         if not entries:
             raise BeliefFileError("the file has no layers")

@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 
 from ddz.agents.base import Agent
-from ddz_env.actions import BIDDING, WORD_NAMES, bid_of_action
+from ddz_env.actions import BIDDING, CALL_NAMES, bid_of_action
 from ddz_env.cards import format_counts
 from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
@@ -57,17 +57,18 @@ def _move_texts(table: MoveTable) -> tuple[str, ...]:
     return tuple(table.cards_text(m) for m in range(len(table)))
 
 
-def _word(k: int) -> dict:
-    """An auction word of the variants: ``{"word": "pass" | "claim" | "rob" | "open"}`` (and
-    ``"bid 1"``-``"bid 3"`` for the classic auction's bids, with the open hand)."""
-    return {"word": WORD_NAMES[k]}
+def _call(k: int) -> dict:
+    """An auction call of the variants, in the protocol's ``word`` field:
+    ``{"word": "pass" | "claim" | "rob" | "open"}`` (and ``"bid 1"``-``"bid 3"`` for the
+    classic auction's bids, with the open hand)."""
+    return {"word": CALL_NAMES[k]}
 
 
 def request(info: InfoSet, seed: int = 0) -> dict:
     """The protocol's request for one decision: only what ``info``'s seat may see.
 
-    Under the classic rules each auction word is ``{"bid": 0-3}``. Under a ruleset with
-    variants (``Ruleset.variants``: the rob-the-landlord auction, the open hand) each word is
+    Under the classic rules each auction call is ``{"bid": 0-3}``. Under a ruleset with
+    variants (``Ruleset.variants``: the rob-the-landlord auction, the open hand) each call is
     ``{"word": name}`` (``"pass"``, ``"bid 1"``-``"bid 3"``, ``"claim"``, ``"rob"``,
     ``"open"``), never a bid value, and the request also holds ``robs``, ``opened`` and
     ``open_hand`` (the landlord's hand once opened), ``rules`` the variants' options."""
@@ -82,7 +83,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
     variants = bool(rules.variants)
 
     def said(k: int) -> dict:
-        return _word(k) if variants else {"bid": k}
+        return _call(k) if variants else {"bid": k}
 
     if bidding:
         legal = [{"id": a, **said(bid_of_action(n, a))} for a in info.legal_actions.tolist()]

@@ -13,7 +13,7 @@ code and playing never imports torch.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
-  more (:func:`ddz.agents.base.auction_word`).
+  more (:func:`ddz.agents.base.auction_call`).
 * **Open hand**: the landlord opens when the bid network's estimate for the 17 cards it was
   dealt exceeds ``open_threshold`` (``None``: never opens). The default is the one that measured
   best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.base import Agent, auction_word, open_word
+from ddz.agents.base import Agent, auction_call, open_call
 from ddz_env.game import ROLE_NAMES, Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
@@ -72,6 +72,11 @@ class ModelFileError(ValueError):
     """The Hard agent's model file is missing, unreadable or not a valid model."""
 
 
+#: The ``format`` in the ``meta`` of the Hard agent's model files
+#: (``ddz.train.model.export_arrays`` writes it, :func:`validate_arrays` checks it).
+MODEL_FORMAT = "ddz-hard-v1"
+
+
 #: bounds checked on each ``.npz`` member's header before its data is read (the shipped model
 #: has 73 entries, the largest of 0.67 M numbers, 3.3 M in all)
 MAX_ENTRIES = 512
@@ -105,20 +110,47 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _validate_meta(arrays) -> dict:
+def read_meta(arrays, fmt: str, what: str = "model", error: type = ModelFileError) -> dict:
+    """The ``meta`` entry of a model's arrays, checked: a JSON object (a 0-d string) of format
+    ``fmt`` whose network reads the observation's :data:`OBS_SIZE` features. The one check
+    of the model files' header, for every model the bots load (Hard's, the belief model);
+    a failure is an ``error`` with a one-line reason (``what`` names the kind of model)."""
     raw = arrays.get("meta")
     if raw is None:
-        raise ModelFileError("model file has no 'meta' entry")
+        raise error("model file has no 'meta' entry")
     if not isinstance(raw, np.ndarray) or raw.dtype.kind != "U" or raw.shape != ():
-        raise ModelFileError("'meta' is not a JSON string")
+        raise error("'meta' is not a JSON string")
     try:
         meta = json.loads(str(raw))
     except (ValueError, RecursionError) as exc:
-        raise ModelFileError(f"'meta' is not valid JSON: {_one_line(exc)}") from None
+        raise error(f"'meta' is not valid JSON: {_one_line(exc)}") from None
     if not isinstance(meta, dict):
-        raise ModelFileError(f"'meta' is a JSON {type(meta).__name__}, not an object")
-    if meta.get("format") != "ddz-hard-v1" or meta.get("obs_size") != OBS_SIZE:
-        raise ModelFileError(f"unsupported model format {meta.get('format')!r}")
+        raise error(f"'meta' is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != fmt:
+        raise error(f"unsupported {what} format {meta.get('format')!r}")
+    if meta.get("obs_size") != OBS_SIZE:
+        raise error(f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}")
+    return meta
+
+
+def model_entries(arrays, pattern: re.Pattern, error: type = ModelFileError):
+    """``(match, array)`` for each entry of a model's arrays but ``meta``, checked: its name
+    matches ``pattern`` and it is an array of real floats (else an ``error``)."""
+    for key, value in arrays.items():
+        if key == "meta":
+            continue
+        m = pattern.fullmatch(key) if isinstance(key, str) else None
+        if m is None:
+            raise error(f"unexpected entry {key!r}")
+        if not isinstance(value, np.ndarray):
+            raise error(f"entry {key!r} is not an array")
+        if value.dtype.kind != "f":
+            raise error(f"entry {key!r} has dtype {value.dtype}; the weights must be real floats")
+        yield m, value
+
+
+def _validate_meta(arrays) -> dict:
+    meta = read_meta(arrays, MODEL_FORMAT)
     thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
     if (
         not isinstance(thresholds, (list, tuple))
@@ -197,15 +229,7 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
     """
     meta = _validate_meta(arrays)
     networks: dict[str, dict] = {}
-    for key, value in arrays.items():
-        if key == "meta":
-            continue
-        m = _ENTRY.fullmatch(key) if isinstance(key, str) else None
-        if m is None:
-            raise ModelFileError(f"unexpected entry {key!r}")
-        if not isinstance(value, np.ndarray):
-            raise ModelFileError(f"entry {key!r} is not an array")
-        _check_dtype(key, value.dtype)
+    for m, value in model_entries(arrays, _ENTRY):
         name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
         networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
     for optional in ("rest", "wp"):
@@ -557,17 +581,17 @@ class HardAgent(Agent):
 
     def bid(self, info: InfoSet) -> int:
         if info.deciding_open and self.open_threshold is None:
-            return open_word(info, False)
+            return open_call(info, False)
         dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
         with _one_blas_thread():
             value = self.model.landlord_value(dealt)
         if info.deciding_open:
-            return open_word(info, value > self.open_threshold)
+            return open_call(info, value > self.open_threshold)
         strength = 0
         for k in range(1, 4):
             if value > self.bid_thresholds[k - 1]:
                 strength = k
-        return auction_word(info, strength)
+        return auction_call(info, strength)
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
 from ddz_env.cards import BLACK_JOKER, RED_JOKER, TWO
-from ddz_env.moves import CHAIN_SHAPE, MoveTable, MoveType
+from ddz_env.moves import BOMB_TYPES, CHAIN_SHAPE, MoveTable, MoveType
 
 T = MoveType
 #: Weight of the weakness sum against one move.
@@ -49,7 +49,7 @@ class Group(NamedTuple):
 
     @property
     def is_bomb(self) -> bool:
-        return self.type in (T.BOMB, T.ROCKET)
+        return self.type in BOMB_TYPES
 
 
 @dataclass(frozen=True)
@@ -376,37 +376,105 @@ def group_move(table: MoveTable, g: Group) -> int:
 
 
 def can_be_beaten(table: MoveTable, move: int, unseen, with_bombs: bool = False) -> bool:
-    """Whether some combination of the unseen cards could beat ``move`` (same type and size;
-    bombs and the rocket only if ``with_bombs``). An approximation: wings are not checked.
-    ``unseen``: rank counts (15), an array or a list (a list is faster: the bots pass one)."""
-    t = int(table.type[move])
-    main = int(table.main[move])
+    """Whether the unseen cards hold a move that beats ``move`` in the move table (``beats``)
+    within its own type and size (bombs and the rocket against any move only if
+    ``with_bombs``), judging a move with attachments by its body alone: the trio, the plane
+    or the four (its wings are not checked). Any move beats a pass. ``unseen``: rank counts
+    (15), an array or a list (a list is faster: the bots pass one). The beaters are the
+    table's beat ranges, and a move fits when it needs no more cards of a rank than
+    ``unseen`` holds (as in :mod:`ddz_env.legal`), so the answer follows the ruleset."""
+    if move == 0:
+        return True
     u = unseen.tolist() if isinstance(unseen, np.ndarray) else unseen
-    jokers = bool(u[BLACK_JOKER] and u[RED_JOKER])
-    if with_bombs and t not in _BEATS_ALL:
-        if 4 in u[:13] or jokers:
+    control = _control(table)
+    if _any_fits(control.needs(move), u):
+        return True
+    return with_bombs and int(table.type[move]) not in BOMB_TYPES and _any_fits(control.bombs, u)
+
+
+def _any_fits(needs, u) -> bool:
+    """Whether one of the moves ``needs`` (each its cards as (rank, count) pairs) fits ``u``."""
+    for cards in needs:
+        for rank, count in cards:
+            if u[rank] < count:
+                break
+        else:
             return True
-    if t == _ROCKET:
-        return False
-    higher = u[main + 1 : 13]
-    if t == _BOMB:
-        return 4 in higher or jokers
-    if t == _SINGLE:
-        return any(u[main + 1 :])
-    if t == _PAIR:
-        return max(higher, default=0) >= 2
-    if t in _TRIOS:
-        return max(higher, default=0) >= 3
-    if t in _FOURS:
-        return 4 in higher
-    return _higher_chain(u, t, main, int(table.length[move]))
+    return False
 
 
-_ROCKET, _BOMB, _SINGLE, _PAIR = int(T.ROCKET), int(T.BOMB), int(T.SINGLE), int(T.PAIR)
-_BEATS_ALL = (_BOMB, _ROCKET)
-_TRIOS = (int(T.TRIO), int(T.TRIO_WITH_SINGLE), int(T.TRIO_WITH_PAIR))
-_FOURS = (int(T.FOUR_WITH_TWO_SINGLES), int(T.FOUR_WITH_TWO_PAIRS))
-_PER_RANK = {int(T.STRAIGHT): 1, int(T.PAIR_CHAIN): 2}
+class _Control:
+    """The moves whose fit decides :func:`can_be_beaten` for each row of a table
+    (:func:`_control_ranges`), as (rank, count) pairs, built on first use (shared by the rows
+    of one range); ``bombs``: those of the bombs and the rocket."""
+
+    def __init__(self, table: MoveTable):
+        self.table = table
+        self.ranges = _control_ranges(table)
+        self._needs: list[tuple | None] = [None] * len(table)
+        self._shared: dict[tuple[int, int], tuple] = {}
+        self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
+
+    def _cards(self, lo: int, hi: int) -> tuple:
+        counts = self.table.counts
+        return tuple(
+            tuple((int(r), int(counts[m, r])) for r in np.flatnonzero(counts[m]))
+            for m in range(lo, hi)
+        )
+
+    def needs(self, move: int) -> tuple:
+        found = self._needs[move]
+        if found is None:
+            span = self.ranges[move]
+            if span not in self._shared:
+                self._shared[span] = self._cards(*span)
+            found = self._needs[move] = self._shared[span]
+        return found
+
+
+@cache
+def _control(table: MoveTable) -> _Control:
+    return _Control(table)
+
+
+#: The body of a move with attachments: the move of the same main rank without them.
+_BODY = {
+    T.TRIO_WITH_SINGLE: T.TRIO,
+    T.TRIO_WITH_PAIR: T.TRIO,
+    T.PLANE_WITH_SINGLES: T.PLANE,
+    T.PLANE_WITH_PAIRS: T.PLANE,
+    T.FOUR_WITH_TWO_SINGLES: T.BOMB,
+    T.FOUR_WITH_TWO_PAIRS: T.BOMB,
+}
+
+
+@cache
+def _control_ranges(table: MoveTable) -> list[tuple[int, int]]:
+    """For each row of ``table``, the range of rows whose fit decides
+    :func:`can_be_beaten`: the moves that beat it in its own group
+    (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a higher main rank), their
+    bodies when it has attachments, and for a bomb or the rocket every move that beats it."""
+    n = len(table)
+    ranges = np.stack([table.beat_lo, table.beat_hi], axis=1).astype(np.int64)
+    bombs = np.isin(table.type, BOMB_TYPES)
+    ranges[bombs, 0], ranges[bombs, 1] = table.beat_bomb_lo[bombs], n
+    key = (table.type.astype(np.int64) * 100 + table.length) * 100 + table.main
+    for t, body in _BODY.items():
+        for length in np.unique(table.length[table.type == t]):
+            rows = np.flatnonzero((table.type == t) & (table.length == length))
+            mains = np.unique(table.main[rows]).astype(np.int64)
+            span = int(length) if body == T.PLANE else 1
+            want = (int(body) * 100 + span) * 100 + mains
+            bodies = np.searchsorted(key, want)  # the body row of each main, ascending
+            if not (key[bodies] == want).all() or (np.diff(bodies) != 1).any():
+                raise AssertionError(f"the bodies of the {T(t).label}s are not one block")
+            above = np.searchsorted(mains, table.main[rows], side="right")
+            last = int(bodies[-1]) + 1
+            ranges[rows, 0] = np.where(
+                above < len(mains), bodies[np.minimum(above, len(mains) - 1)], last
+            )
+            ranges[rows, 1] = last
+    return list(map(tuple, ranges.tolist()))
 
 
 # ---------------------------------------------------------------------- bid assessment
@@ -506,39 +574,9 @@ def plan_cost_four(counts) -> float:
 
 
 def can_be_beaten_four(table: MoveTable, move: int, unseen, with_bombs: bool = False) -> bool:
-    """:func:`can_be_beaten` for the four-player game: bombs are beaten by bigger bombs (more
-    cards, or as many of a higher rank) and by the rocket (all four jokers)."""
-    t = int(table.type[move])
-    main = int(table.main[move])
-    u = unseen.tolist() if isinstance(unseen, np.ndarray) else unseen
-    rocket = u[BLACK_JOKER] == 2 and u[RED_JOKER] == 2
-    if with_bombs and t not in _BEATS_ALL:
-        if max(u[:13]) >= 4 or rocket:
-            return True
-    if t == _ROCKET:
-        return False
-    if t == _BOMB:
-        size = int(table.size[move])
-        return rocket or max(u[:13]) > size or any(u[r] >= size for r in range(main + 1, 13))
-    if t == _SINGLE:
-        return any(u[main + 1 :])
-    if t == _PAIR:
-        return max(u[main + 1 :], default=0) >= 2
-    if t in _TRIOS:
-        return max(u[main + 1 : 13], default=0) >= 3
-    return _higher_chain(u, t, main, int(table.length[move]))
-
-
-def _higher_chain(u: list, t: int, main: int, n: int) -> bool:
-    """Whether the rank counts ``u`` hold a chain of type ``t`` (a straight, a pair chain or a
-    plane body) of ``n`` ranks ending above ``main``."""
-    per = _PER_RANK.get(t, 3)
-    run = 0
-    for r in range(main - n + 2, 12):
-        run = run + 1 if u[r] >= per else 0
-        if run >= n and r > main:
-            return True
-    return False
+    """:func:`can_be_beaten` (the table knows the four-player rules: bigger bombs beat smaller
+    ones, the rocket is the four jokers)."""
+    return can_be_beaten(table, move, unseen, with_bombs)
 
 
 def assess_hand_four(counts) -> Assessment:

@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz.agents.base import Agent, auction_word, open_word
+from ddz.agents.base import Agent, auction_call, open_call
 from ddz.agents.planner import Group, group_move, planner_of
 from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
-from ddz_env.moves import MoveType
+from ddz_env.moves import BOMB_TYPES, MoveType
 
 T = MoveType
-_BOMB_TYPES = (int(T.BOMB), int(T.ROCKET))
 
 
 class _View:
@@ -74,7 +73,7 @@ class _View:
         return self.hand - self.table.counts[move]
 
     def is_bomb(self, move: int) -> bool:
-        return int(self.table.type[move]) in _BOMB_TYPES
+        return int(self.table.type[move]) in BOMB_TYPES
 
     def is_control(self, move: int) -> bool:
         return not self._beaten(self.table, move, self._unseen)
@@ -94,11 +93,11 @@ def _assess(info: InfoSet):
 
 
 def _answer(info: InfoSet, bid: int) -> int:
-    """The auction word of a player who would bid ``bid`` (0-3): holding the kitty under the
-    open-hand rule, open a hand worth a bid of 3; else :func:`~ddz.agents.base.auction_word`."""
+    """The auction call of a player who would bid ``bid`` (0-3): holding the kitty under the
+    open-hand rule, open a hand worth a bid of 3; else :func:`~ddz.agents.base.auction_call`."""
     if info.deciding_open:
-        return open_word(info, bid == 3)
-    return auction_word(info, bid)
+        return open_call(info, bid == 3)
+    return auction_call(info, bid)
 
 
 def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:

@@ -165,9 +165,10 @@ _SEATS_WORDS = {4: "four players, "}
 MAX_SEED = 2**32 - 1
 
 
-def check_seed(seed) -> None:
+def check_arena_seed(seed) -> None:
     """``TypeError`` unless ``seed`` is an integer, ``ValueError`` unless it is from 0 to
-    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league)."""
+    :data:`MAX_SEED` (the policy of :func:`run_arena` and the league; the engine's own,
+    :func:`ddz_env.game.check_seed`, takes any seed of 0 or more)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
     if not 0 <= seed <= MAX_SEED:
@@ -378,7 +379,7 @@ class _Sums:
 def _check_run(seed, deals, workers, backend: str) -> tuple[int, int]:
     """``deals`` and ``workers`` (at most one per chunk) as integers, once the arguments of a
     run are checked (``ValueError``, or ``TypeError`` for what is not an integer)."""
-    check_seed(seed)
+    check_arena_seed(seed)
     deals, workers = operator.index(deals), operator.index(workers)
     if not 1 <= deals <= MAX_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_DEALS:,}, not {deals}")

@@ -51,7 +51,7 @@ from ddz.arena.arena import (
     _layouts,
     _Sums,
     add_game_options,
-    check_seed,
+    check_arena_seed,
     game_options_problem,
     play_job,
 )
@@ -325,7 +325,7 @@ def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[
         raise ValueError("a league needs at least two bots")
     if len({b.lower() for b in bots}) != len(bots):
         raise ValueError("each bot can appear only once in a league")
-    check_seed(seed)
+    check_arena_seed(seed)
     if not 1 <= deals <= MAX_LEAGUE_DEALS:
         raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:

@@ -187,7 +187,7 @@ def _check(answer, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
         n = game.num_moves
         if 0 <= action < n:
             what = game.table.cards_text(action)
-        elif n <= action < game.num_actions:  # a word of the auction: bid 2, claim, rob, open
+        elif n <= action < game.num_actions:  # a call of the auction: bid 2, claim, rob, open
             what = action_name(action, game.ruleset)
         else:
             what = f"action {action}"

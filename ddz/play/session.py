@@ -44,6 +44,7 @@ from typing import TextIO
 
 import numpy as np
 
+from ddz.agents.planner import PLANNERS
 from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
@@ -75,10 +76,11 @@ from ddz.play.render import (
 from ddz.play.table import TableModel
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
-from ddz_env.cards import CardParseError, TooManyCardsError, parse_counts
+from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
+from ddz_env.moves import BOMB_TYPES
 from ddz_env.rules import Ruleset, rules_class
 
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -93,8 +95,6 @@ FAMILY_LEVELS = {"four": FOUR_PLAYER_LEVELS}
 DEFAULT_LEVELS = {"four": "normal"}
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
-#: Separators allowed between cards (as the card parser reads them).
-CARD_SEPARATORS = str.maketrans({",": " ", "-": " ", ";": " ", "/": " ", "_": " "})
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
 #: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
 ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
@@ -243,46 +243,24 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------- advice
-def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, word: str = "bid") -> str:
-    """The assessment line of the bid prompt (the Normal bot's planner when available).
-    ``word`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
+def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, call: str = "bid") -> str:
+    """The assessment line of the bid prompt (the Normal bot's planner).
+    ``call`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
-    try:
-        from ddz.agents.planner import PLANNERS
-
-        a = PLANNERS[rules_class("classic", players).family].assess_hand(hand)
-        big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
-    except Exception:  # no planner (or a broken one): the advice must never end the game
-        big, bombs, moves, bid = text.simple_assessment(hand)
-    if word != "bid":
-        need = {"claim": 1, "rob": 2, "open": 3}[word]
-        return text.assessment_text(big, bombs, moves, 0, word if bid >= need else "")
+    a = PLANNERS[rules_class("classic", players).family].assess_hand(hand)
+    big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
+    if call != "bid":
+        need = {"claim": 1, "rob": 2, "open": 3}[call]
+        return text.assessment_text(big, bombs, moves, 0, call if bid >= need else "")
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)
 
 
 def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
-    """The planner's cost of a hand (fewer, stronger moves = lower), or a plain estimate."""
-
-    def estimate(counts) -> float:
-        return float(text.estimate_moves(counts))
-
-    try:
-        from ddz.agents.planner import PLANNERS
-
-        plan_cost = PLANNERS[rules_class("classic", players).family].plan_cost
-    except Exception:
-        return estimate
-
-    def cost(counts) -> float:
-        try:
-            return float(plan_cost(counts))
-        except Exception:  # hints must never fail because of the planner
-            return estimate(counts)
-
-    return cost
+    """The planner's cost of a hand (fewer, stronger moves = lower)."""
+    return PLANNERS[rules_class("classic", players).family].plan_cost
 
 
 def hint_order(info: InfoSet) -> list[int]:
@@ -302,7 +280,7 @@ def hint_order(info: InfoSet) -> list[int]:
     def key(m: int) -> tuple:
         if m == 0:
             return (3, 0.0, 0)
-        bomb = int(table.type[m]) in text.BOMB_TYPES
+        bomb = int(table.type[m]) in BOMB_TYPES
         rest = info.hand - table.counts[m]
         finish = int(rest.sum()) == 0
         return (

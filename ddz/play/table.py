@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ddz.play.text import BOMB_TYPES
 from ddz_env.actions import OVER, ROB, bid_of_action
 from ddz_env.game import Game
+from ddz_env.moves import BOMB_TYPES
 
 
 def game_state(game: Game) -> dict:

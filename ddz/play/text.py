@@ -1,5 +1,6 @@
 """Words and pictures of ``ddz play``: the status line that judges a typed play, styled cards,
-the card counter and a fallback bid assessment (used when the Normal bot's planner is absent).
+the card counter and the line of the bid advice (the planner's assessment,
+:func:`ddz.agents.planner.assess_hand`, in the current language).
 
 Every judgement reads the move table (``classify``, ``beats``, ``describe`` and its type / main /
 length arrays): the messages never re-implement the rules, they only explain the table's answer.
@@ -14,12 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz.play.i18n import N_, _, pgettext
-from ddz_env.cards import DECKS, RANK_NAMES
-from ddz_env.moves import CHAIN_TOP, CHAIN_TYPES, MoveTable, MoveType
-from ddz_env.moves import consecutive_runs as _runs
+from ddz_env.cards import BLACK_JOKER, DECKS, RANK_NAMES
+from ddz_env.moves import CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.rules import Ruleset
-
-BOMB_TYPES = (MoveType.BOMB, MoveType.ROCKET)
 
 
 # ---------------------------------------------------------------------------------- style
@@ -218,8 +216,8 @@ def short_name(table: MoveTable, move: int) -> str:
 
 
 def _how_many(n: int, rank: int) -> str:
-    if rank >= 13 and n == 1:
-        return _("the black joker (BJ)") if rank == 13 else _("the red joker (RJ)")
+    if rank >= BLACK_JOKER and n == 1:
+        return _("the black joker (BJ)") if rank == BLACK_JOKER else _("the red joker (RJ)")
     name = RANK_NAMES[rank]
     if n == 1:
         return _(N_("an {rank}") if _an(name) else N_("a {rank}")).format(rank=name)
@@ -459,22 +457,10 @@ def counter_lines(unseen: np.ndarray, style: Style, width: int = 100) -> list[st
 
 
 # ---------------------------------------------------------------------------------- bidding
-def simple_assessment(hand: np.ndarray) -> tuple[int, int, int, int]:
-    """(big cards, bombs, estimated moves to empty, suggested bid 0-3) — a plain heuristic used
-    when the Normal bot's planner is not available."""
-    hand = np.asarray(hand, dtype=np.int64)
-    big = int(hand[12] + hand[13] + hand[14])
-    bombs = int((hand[:13] == 4).sum() + (hand[13] and hand[14]))
-    moves = estimate_moves(hand)
-    strength = big + 2 * bombs - 0.5 * max(0, moves - 6)
-    bid = 3 if strength >= 5 else 2 if strength >= 3.5 else 1 if strength >= 2.5 else 0
-    return big, bombs, moves, bid
-
-
-def assessment_text(big: int, bombs: int, moves: int, bid: int, word: str | None = None) -> str:
-    """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``word`` the
-    word of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
-    if word is None:
+def assessment_text(big: int, bombs: int, moves: int, bid: int, call: str | None = None) -> str:
+    """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``call`` the
+    call of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
+    if call is None:
         suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
     else:
         said = {
@@ -482,33 +468,7 @@ def assessment_text(big: int, bombs: int, moves: int, bid: int, word: str | None
             "rob": pgettext("bid", "rob"),
             "open": pgettext("bid", "open"),
         }
-        suggest = said[word] if word else pgettext("bid", "pass")
+        suggest = said[call] if call else pgettext("bid", "pass")
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)
-
-
-def estimate_moves(hand: np.ndarray) -> int:
-    """A quick greedy estimate of how many plays empty a hand (rocket, bombs, chains, then
-    trios taking kickers)."""
-    c = np.asarray(hand, dtype=np.int64).copy()
-    moves = 0
-    if c[13] and c[14]:
-        c[13] = c[14] = 0
-        moves += 1
-    for r in range(13):
-        if c[r] == 4:
-            c[r] = 0
-            moves += 1
-    for per, need in ((3, 2), (2, 3), (1, 5)):
-        while True:
-            ranks = [r for r in range(CHAIN_TOP + 1) if c[r] >= per]
-            runs = [run for run in _runs(ranks) if len(run) >= need]
-            if not runs:
-                break
-            run = max(runs, key=len)
-            c[run] -= per
-            moves += 1
-    trios = int((c == 3).sum())
-    loose = int(((c == 1) | (c == 2)).sum())
-    return moves + trios + max(0, loose - trios)

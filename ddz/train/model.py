@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ddz.agents.hard import MODEL_FORMAT
 from ddz_env.game import ROLE_NAMES
 from ddz_env.observation import OBS_SIZE
 
@@ -181,7 +182,7 @@ def export_arrays(
         if net.wp is not None:
             put(f"{role}.wp", net.wp)
     put("bid", model.bid.mlp)
-    info = {"format": "ddz-hard-v1", "obs_size": OBS_SIZE, **(meta or {})}
+    info = {"format": MODEL_FORMAT, "obs_size": OBS_SIZE, **(meta or {})}
     out["meta"] = np.array(json.dumps(info, sort_keys=True))
     return out
 

@@ -184,9 +184,9 @@ class Rules:
     # ------------------------------------------------------------------ the stake
     def doubling_moves(self, table: MoveTable) -> np.ndarray:
         """(N,) bool: the moves that double the stake when played (bombs and the rocket)."""
-        from ..moves import MoveType
+        from ..moves import BOMB_TYPES
 
-        return np.isin(table.type, (MoveType.BOMB, MoveType.ROCKET))
+        return np.isin(table.type, BOMB_TYPES)
 
     @property
     def extra_doublings(self) -> int:
