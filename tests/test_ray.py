@@ -95,15 +95,17 @@ def test_run_arena_on_ray_gives_the_same_games(local_ray):
     assert remote.overall == local.overall
 
 
-def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
+def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     from ddz.arena import arena
     from ddz.train import dmc
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
-    assert dmc.main(["--backend", "ray", "--runs-dir", "unused"]) == 2
+    runs = tmp_path / "runs" / "ray"
+    assert dmc.main(["--backend", "ray", "--runs-dir", str(runs)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ddz[cluster]" in err
+    assert not (tmp_path / "runs").exists()  # the checks before the run create no folder
     assert arena.main(["random", "random", "--deals", "1", "--backend", "ray"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ddz[cluster]" in err
