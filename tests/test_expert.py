@@ -424,7 +424,7 @@ def test_bench_expert_bad_rule_share_is_a_usage_error(share, capsys):
 
 def test_play_level_expert_plays_a_hand():
     """``ddz play --level expert`` deals a hand against two Expert bots and plays it out."""
-    from tests.test_play import CODE, HintPlayer, run_play
+    from tests.play_harness import CODE, HintPlayer, run_play
 
     rc, out = run_play(["--level", "expert", "--code", CODE, "--fast"], HintPlayer())
     assert rc == 0 and "Traceback" not in out

@@ -7,7 +7,6 @@ which must draw the same tables and reach the settlement the result card prints.
 
 from __future__ import annotations
 
-import io
 import re
 
 import numpy as np
@@ -21,6 +20,7 @@ from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game, hands_of_owner
 from ddz_env.moves import MoveType, move_table
 from ddz_env.rules import Ruleset
+from tests import play_harness
 
 RULES = Ruleset(players=4)
 TABLE = move_table(RULES)
@@ -31,13 +31,6 @@ SEAT_NAMES = ("You", "Right", "Across", "Left")
 CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")
 EVENT = re.compile(r"^  (You|Right|Across|Left) +(.*)$")
 DECK = [8] * 13 + [2, 2]
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return tmp_path / "data"
 
 
 def counts(text: str) -> np.ndarray:
@@ -53,10 +46,7 @@ def move(text: str) -> int:
 
 
 def run_lines(argv, lines) -> tuple[int, str]:
-    out = io.StringIO()
-    stdin = io.StringIO("".join(line + "\n" for line in lines))
-    rc = play.main(["--players", "4", "--fast", *argv], stdin=stdin, stdout=out)
-    return rc, out.getvalue()
+    return play_harness.run_lines(["--players", "4", "--fast", *argv], lines)
 
 
 def hint_player(lines_before: list[str], bid: str = "3", limit: int = 4000):
@@ -65,35 +55,23 @@ def hint_player(lines_before: list[str], bid: str = "3", limit: int = 4000):
     return [*lines_before, *(["hint", ""] * limit)]
 
 
-class ScreenInput(io.TextIOBase):
-    """Standard input that picks each line by looking at the screen (bid, then hints)."""
-
-    def __init__(self, screen: io.StringIO, first: list[str], bid: str = "3"):
-        self.screen, self.first, self.bid = screen, list(first), bid
-        self.enter, self.left = False, 3000
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int = -1) -> str:
-        self.left -= 1
-        prompt = self.screen.getvalue().rsplit("\n", 1)[-1]
-        if self.left < 0 or prompt.startswith("Replay this hand"):
-            return ""
-        if prompt.startswith("Your bid"):
-            return self.bid + "\n"
-        if self.first:
-            return self.first.pop(0) + "\n"
-        self.enter = not self.enter
-        return ("hint" if self.enter else "") + "\n"
-
-
 def run_play(argv, first: list[str], bid: str = "3") -> tuple[int, str]:
-    out = io.StringIO()
-    rc = play.main(
-        ["--players", "4", "--fast", *argv], stdin=ScreenInput(out, first, bid), stdout=out
-    )
-    return rc, out.getvalue()
+    """A four-player game from a pipe: the ``first`` lines, ``bid`` at each bid prompt, then
+    ``hint`` and Enter in turn until the hand is over."""
+    first, enter = list(first), [False]
+
+    def policy(screen: str) -> str | None:
+        prompt = play_harness.prompt_of(screen)
+        if prompt.startswith("Replay this hand"):
+            return None
+        if prompt.startswith("Your bid"):
+            return bid
+        if first:
+            return first.pop(0)
+        enter[0] = not enter[0]
+        return "hint" if enter[0] else ""
+
+    return play_harness.run_play(["--players", "4", "--fast", *argv], policy)
 
 
 def replay_transcript(code: str, transcript: str, redeals: int = 0) -> Game:
@@ -245,8 +223,8 @@ def test_games_from_seeds_replay_on_the_engine():
         assert_result_matches_engine(code, out)
 
 
-def test_a_seven_card_bomb_doubles_on_the_result_card(monkeypatch):
-    use_doormats(monkeypatch, bid=0)
+def test_a_seven_card_bomb_doubles_on_the_result_card(doormats):
+    doormats(0)
     plays = ["q q q q q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa", "222"]
     rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "rj", "q"])
     assert rc == 0 and "Traceback" not in out
@@ -263,8 +241,8 @@ def test_a_seven_card_bomb_doubles_on_the_result_card(monkeypatch):
     assert_result_matches_engine(CODE, out)
 
 
-def test_four_card_bombs_do_not_double(monkeypatch):
-    use_doormats(monkeypatch, bid=0)
+def test_four_card_bombs_do_not_double(doormats):
+    doormats(0)
     plays = ["q q q q", "q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa"]
     rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "222", "rj", "q"])
     assert rc == 0
@@ -276,38 +254,11 @@ def test_four_card_bombs_do_not_double(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------- auction
-class Doormat:
-    """A four-player bot: bids ``bid`` if it can, leads its lowest single, never follows."""
-
-    def __init__(self, bid: int):
-        from ddz.agents.base import Agent
-
-        class _Bot(Agent):
-            name = "doormat"
-
-            def bid(self, info):
-                return bid if bid > info.high_bid else 0
-
-            def play(self, info):
-                if not info.leading:
-                    return 0
-                legal = [int(m) for m in info.legal_moves()]
-                return min(legal, key=lambda m: (int(TABLE.size[m]) != 1, int(TABLE.main[m])))
-
-        self.factory = lambda **kw: _Bot()
-
-
-def use_doormats(monkeypatch, bid: int) -> None:
-    from ddz.agents import base
-
-    monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
-
-
-def test_redeals_and_the_forced_landlord_of_the_four_player_auction(monkeypatch):
+def test_redeals_and_the_forced_landlord_of_the_four_player_auction(doormats):
     """Four all-pass auctions: three redeals (each a four-player code of its own), the warning
     at the last bid prompt, then the opener is the landlord at base 1. The next seat opens
     each redeal, so after three redeals Left opens and is forced."""
-    use_doormats(monkeypatch, bid=0)
+    doormats(0)
     rc, out = run_lines(["--code", CODE, "--level", "normal"], hint_player(["pass"] * 4))
     assert rc == 0 and "Traceback" not in out
     codes = re.findall(r"All four passed: the cards are dealt again \(deal (\S+)\)\.", out)
@@ -330,10 +281,10 @@ def test_redeals_and_the_forced_landlord_of_the_four_player_auction(monkeypatch)
     assert_result_matches_engine(codes[2], last, redeals=3)
 
 
-def test_a_passer_may_bid_again(monkeypatch):
+def test_a_passer_may_bid_again(doormats):
     """The four-player auction lets a seat that passed bid later: I pass, Right bids 1, and at
     my next turn I may still bid 2."""
-    use_doormats(monkeypatch, bid=1)
+    doormats(1)
     rc, out = run_lines(["--code", CODE, "--level", "normal"], ["pass", "2", "quit"])
     assert rc == 0
     assert "  You    pass\n  Right  bids 1\n" in out
