@@ -11,10 +11,47 @@ The lanes (markers registered in pyproject.toml): ``make test-fast`` runs the un
 
 from __future__ import annotations
 
+import itertools
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+#: A module whose tests all carry one marker says so in one line; see pytest_ignore_collect.
+_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(\w+)$", re.M)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not even import a test module marked as a whole (``pytestmark = pytest.mark.NAME``)
+    when ``-m`` selects none of its tests: test_hard.py and test_train*.py import torch as they
+    load, 3 s of the fast lane. Each test of such a module carries NAME and perhaps other
+    markers, so it is left out only if no such set of markers matches the expression."""
+    markexpr = config.getoption("markexpr")
+    name = collection_path.name
+    if not markexpr or not (name.startswith("test_") and name.endswith(".py")):
+        return None
+    found = _MODULE_MARK.search(collection_path.read_text(encoding="utf-8"))
+    if found is None:
+        return None
+    try:
+        from _pytest.mark.expression import Expression
+
+        expression = Expression.compile(markexpr)
+    except (ImportError, SyntaxError):  # let pytest collect it and report the expression
+        return None
+    mark = found.group(1)
+    others = sorted(set(re.findall(r"\w+", markexpr)) - {"and", "or", "not", mark})
+    for n in range(len(others) + 1):
+        for extra in itertools.combinations(others, n):
+            if expression.evaluate(_carrying({mark, *extra})):
+                return None
+    return True
+
+
+def _carrying(marks: set[str]):
+    """The ``-m`` matcher of a test that carries exactly ``marks``."""
+    return lambda ident, /, **kwargs: ident in marks
 
 
 @pytest.fixture(autouse=True)

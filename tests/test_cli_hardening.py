@@ -43,6 +43,7 @@ def ddz_into_closed_pipe(*args: str) -> tuple[int, str]:
 
 
 # ---------------------------------------------------------------------------- pipes and streams
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "args",
     [
@@ -71,6 +72,7 @@ def test_help_still_goes_to_stdout_with_exit_0():
     assert proc.returncode == 0 and proc.stdout.startswith("usage: ddz ") and proc.stderr == ""
 
 
+@pytest.mark.heavy
 def test_eval_with_stderr_closed_runs_and_reports():
     """``ddz eval ... 2>&-``: Python starts with ``sys.stderr`` None; the run must not care."""
     code = (
@@ -89,6 +91,7 @@ def test_eval_with_stderr_closed_runs_and_reports():
     assert json.loads(rest)["games"] == 4
 
 
+@pytest.mark.heavy
 def test_usage_errors_with_stderr_closed_still_exit_2():
     code = (
         "import os, subprocess, sys\n"
@@ -234,6 +237,7 @@ def test_sums_are_exact_and_independent_of_the_split():
         assert ci == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.heavy
 def test_eval_results_do_not_depend_on_workers_through_the_cli(capsys, monkeypatch):
     monkeypatch.setattr(arena, "_cores", lambda: 2)
     argv = ["easy", "random", "--deals", "20", "--seed", "5", "--json", "--no-progress"]
@@ -291,6 +295,7 @@ def test_bench_absurd_numbers_are_usage_errors(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "argv", [["--seconds", "inf"], ["--batch", "100000000000"], ["--seconds", "nan"]]
 )
@@ -320,6 +325,7 @@ def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
     assert "error: argument" in capsys.readouterr().err
 
 
+@pytest.mark.train
 @pytest.mark.parametrize(
     "stream", [None, ClosedTerminal(), io.StringIO()], ids=["no-stderr", "closed", "pipe"]
 )
@@ -335,6 +341,7 @@ def test_train_progress_is_silent_off_a_terminal(monkeypatch, stream):
     assert stream is None or stream.getvalue() == ""
 
 
+@pytest.mark.train
 def test_train_progress_on_a_terminal(monkeypatch):
     pytest.importorskip("torch")
     from ddz.train.dmc import _progress

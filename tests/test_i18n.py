@@ -229,6 +229,7 @@ def scripted_player(lang: str):
     return policy
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("lang", OTHERS)
 def test_a_whole_game_has_no_english_left(lang, monkeypatch):
     i18n.set_language(lang)

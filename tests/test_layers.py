@@ -50,6 +50,7 @@ def run_blocked(layer: str, blocked: list[str], extra: str = "") -> subprocess.C
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("layer, blocked", LAYERS)
 def test_each_layer_imports_with_the_layers_above_blocked(layer, blocked):
     if layer == "ddz.train":
@@ -58,12 +59,14 @@ def test_each_layer_imports_with_the_layers_above_blocked(layer, blocked):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.heavy
 def test_the_blocker_blocks():
     """The check can fail: importing a blocked layer is an ImportError."""
     result = run_blocked("ddz_env", ["ddz"], "import ddz.agents\n")
     assert result.returncode != 0 and "is a higher layer than 'ddz_env'" in result.stderr
 
 
+@pytest.mark.heavy
 def test_single_seat_env_takes_agent_objects_without_the_agents_package():
     play = """
 import numpy as np

@@ -202,6 +202,7 @@ def stand_in_hard_model():
         return None
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_scripted_full_game(level, monkeypatch):
     if level == "hard" and not level_available("hard"):
@@ -504,6 +505,7 @@ def test_hard_falls_back_to_normal_with_a_notice(monkeypatch):
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("level, seed", [("easy", 9), ("normal", 10)])
 def test_fuzz_random_lines_never_crash(level, seed):
     """Thousands of random lines: typos, commands, card soup, unicode, control characters,
@@ -550,6 +552,7 @@ def test_ascii_terminal_gets_plain_symbols():
     assert rc == 0 and "Kitty" in text and re.search(r"\b3[shcd]\b", text)
 
 
+@pytest.mark.heavy
 def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     script = (
         "import sys\n"
@@ -567,6 +570,7 @@ def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.heavy
 def test_undecodable_input_bytes_are_a_typo(tmp_path):
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONIOENCODING="utf-8")
     proc = subprocess.run(

@@ -210,6 +210,7 @@ def test_a_full_four_player_game(level):
     assert f"Deal code: {CODE}" in out
 
 
+@pytest.mark.heavy
 def test_games_from_seeds_replay_on_the_engine():
     """A few seeded four-player deals, whatever seat bids first, match the engine to the end."""
     for seed in range(3):
@@ -381,6 +382,7 @@ def test_every_message_of_the_four_player_game_is_translated():
 
 
 # ---------------------------------------------------------------------------------- terminal
+@pytest.mark.pty
 def test_a_four_player_hand_in_a_terminal(tmp_path):
     """A whole four-player hand in a pseudo-terminal: colours, the four seats on the redrawn
     table, hints played with Enter, the result card with four payments."""

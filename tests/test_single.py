@@ -265,6 +265,7 @@ def test_render_and_package_attribute(capsys):
     assert "seat 0 (learner)" in capsys.readouterr().out
 
 
+@pytest.mark.heavy
 def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     import subprocess
     import sys
@@ -280,6 +281,7 @@ def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     assert out.stdout.split() == ["DouDizhuEnv", "True"]
 
 
+@pytest.mark.heavy
 def test_registration_survives_a_find_spec_before_the_import():
     """Libraries check ``importlib.util.find_spec("gymnasium")`` before importing it (TorchRL
     does); the registration must still happen on the real import."""

@@ -19,6 +19,8 @@ from ddz_env.rules import Ruleset
 torch = pytest.importorskip("torch")
 from ddz.train import dmc  # noqa: E402
 
+pytestmark = pytest.mark.train
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
 
