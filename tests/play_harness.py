@@ -17,14 +17,17 @@ from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.game import OVER, Game
 from ddz_env.moves import move_table
+from ddz_env.rules import Ruleset
 
 #: Seat 0 bids first; after bidding 3 its 20 cards are
 #: 3 44 55 66 7 999 10 10 10 QQ K A 22 (no 8, no J, no jokers).
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
 TABLE = move_table()
-CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[♠♥♣♦]$|^BJ$|^RJ$")
-EVENT = re.compile(r"^  (You|Right|Left) +(.*)$")
-SEAT_NAMES = ("You", "Right", "Left")
+#: A card as drawn: rank and suit, or a joker; a kitty card is marked with ``*``.
+CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")
+#: The seats' names, yours first, by the number of players.
+SEATS = {3: ("You", "Right", "Left"), 4: ("You", "Right", "Across", "Left")}
+SEAT_NAMES = SEATS[3]
 
 
 class ScreenInput(io.TextIOBase):
@@ -70,66 +73,123 @@ def table_on_screen(screen: str) -> str:
     return re.findall(r"^  Table  (.*)$", screen, re.M)[-1]
 
 
-def strip_suits(words: list[str]) -> np.ndarray:
-    return parse_counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
+def strip_suits(words: list[str], rules: Ruleset | None = None) -> np.ndarray:
+    """The counts of the cards ``words`` as drawn (suits and kitty marks dropped)."""
+    text = " ".join(re.sub("[♠♥♣♦*]", "", w) for w in words)
+    return parse_counts(text) if rules is None else parse_counts(text, rules.deck.counts)
 
 
-def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> Game:
+def replay_transcript(
+    code: str,
+    transcript: str,
+    stats: dict | None = None,
+    rules: Ruleset | None = None,
+    redeals: int = 0,
+) -> Game:
     """Rebuild a hand from the event lines of a transcript on a fresh engine, and check every
     table drawn on the way against the engine: card counts, roles, last-card warnings, the
-    round line, the counter, the table move and your hand. ``stats`` counts what was seen."""
-    stats = {} if stats is None else stats
-    g = Game(1)
-    g.reset(codes=[code])
+    round line, the counter, the table move and your hand. ``stats`` counts what was seen;
+    ``redeals``: how many redeals came before this deal (after the last one allowed, an
+    all-pass auction forces the opener)."""
+    replay = _Replay(code, Ruleset() if rules is None else rules, {} if stats is None else stats)
+    if redeals:
+        replay.g.redeals[0] = redeals
     lines = transcript.splitlines()
+    checks = (replay.seat_line, replay.warning, replay.round_line, replay.counter, replay.table)
     for i, line in enumerate(lines):
-        seat_line = re.match(r"^  (Right|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line)
-        if seat_line:
-            name, role, n, rest = seat_line.groups()
-            seat = SEAT_NAMES.index(name)
-            assert int(g.hands[0, seat].sum()) == int(n), line
-            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
-            warn = {1: "Last card!", 2: "Last 2 cards!"}.get(int(n), "") if seat else ""
-            assert rest.strip() == warn, line
-            stats["warnings"] = stats.get("warnings", 0) + bool(warn)
-            if seat == 0:
-                shown = strip_suits(lines[i + 1].split())
-                assert shown.tolist() == g.hands[0, 0].tolist(), lines[i + 1]
-            continue
-        warning = re.match(r"^  (Right|Left) +Last (card|2 cards)!$", line)
-        if warning:
-            left = int(g.hands[0, SEAT_NAMES.index(warning.group(1))].sum())
-            assert left == (1 if warning.group(2) == "card" else 2), line
-            stats["warnings"] = stats.get("warnings", 0) + 1
-            continue
-        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
-        if round_line:
-            base, mult, points = (int(x) for x in round_line.groups())
-            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
-            stats["multipliers"] = stats.get("multipliers", set()) | {mult}
-            continue
-        if line.startswith("  Unseen  3  4"):
-            unseen = np.array([int(x) for x in lines[i + 1].split()])
-            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
-                kitty = np.array([int(x) for x in lines[i + 2].split()[1:]])
-                assert (kitty <= g.kitty[0]).all() and kitty.sum() > 0
-                unseen = unseen + kitty
-                stats["kitty rows"] = stats.get("kitty rows", 0) + 1
-            deck = np.array([4] * 13 + [1, 1])
-            assert unseen.tolist() == (deck - g.hands[0, 0] - g.played[0].sum(axis=0)).tolist()
-            continue
-        if line.startswith("  Table  "):
-            top = int(g.table_move[0])
-            if top == 0:
-                assert line == "  Table  empty"
-            else:
-                who = SEAT_NAMES[int(g.table_player[0])]
-                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
-            continue
-        m = EVENT.match(line)
+        if not any(check(line, lines[i + 1 :]) for check in checks):
+            replay.event(line)
+    return replay.g
+
+
+class _Replay:
+    """The engine a transcript is replayed on, and a check for each kind of line drawn."""
+
+    def __init__(self, code: str, rules: Ruleset, stats: dict):
+        self.rules, self.stats = rules, stats
+        self.moves = move_table(rules)
+        self.seats = SEATS[rules.players]
+        self.g = Game(1, rules)
+        self.g.reset(codes=[code])
+        names = "|".join(self.seats)
+        self.seat_re = re.compile(rf"^  ({names}) +(landlord|peasant) +(\d+) cards? *(.*)$")
+        self.warning_re = re.compile(rf"^  ({'|'.join(self.seats[1:])}) +Last (card|2 cards)!$")
+        self.event_re = re.compile(rf"^  ({names}) +(.*)$")
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+    def seat_line(self, line: str, below: list[str]) -> bool:
+        """A seat's role and cards left (a bot's last-card warning beside them); your hand
+        follows, on as many lines as it takes."""
+        m = self.seat_re.match(line)
         if not m:
-            continue
-        words = m.group(2).split()
+            return False
+        name, role, n, rest = m.groups()
+        seat, g = self.seats.index(name), self.g
+        assert int(g.hands[0, seat].sum()) == int(n), line
+        assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
+        warn = {1: "Last card!", 2: "Last 2 cards!"}.get(int(n), "") if seat else ""
+        assert rest.strip() == warn, line
+        self.count("warnings", bool(warn))
+        if seat == 0:
+            words = []
+            for row in below:
+                if not row.startswith("     ") or not all(map(CARD.match, row.split())):
+                    break
+                words += row.split()
+            assert strip_suits(words, self.rules).tolist() == g.hands[0, 0].tolist(), words
+        return True
+
+    def warning(self, line: str, below: list[str]) -> bool:
+        m = self.warning_re.match(line)
+        if m:
+            left = int(self.g.hands[0, self.seats.index(m.group(1))].sum())
+            assert left == (1 if m.group(2) == "card" else 2), line
+            self.count("warnings")
+        return bool(m)
+
+    def round_line(self, line: str, below: list[str]) -> bool:
+        m = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
+        if m:
+            base, mult, points = (int(x) for x in m.groups())
+            g = self.g
+            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
+            self.stats["multipliers"] = self.stats.get("multipliers", set()) | {mult}
+        return bool(m)
+
+    def counter(self, line: str, below: list[str]) -> bool:
+        """The counter: the cards not seen yet, the revealed kitty cards shown apart."""
+        if not line.startswith("  Unseen  3  4"):
+            return False
+        unseen = np.array([int(x) for x in below[0].split()])
+        if below[1].startswith("  Kitty  "):
+            kitty = np.array([int(x) for x in below[1].split()[1:]])
+            assert (kitty <= self.g.kitty[0]).all() and kitty.sum() > 0
+            unseen = unseen + kitty
+            self.count("kitty rows")
+        seen = self.g.hands[0, 0].astype(int) + self.g.played[0].sum(axis=0)
+        assert unseen.tolist() == (self.rules.deck.counts - seen).tolist(), line
+        return True
+
+    def table(self, line: str, below: list[str]) -> bool:
+        if not line.startswith("  Table  "):
+            return False
+        top = int(self.g.table_move[0])
+        if top == 0:
+            assert line == "  Table  empty"
+        else:
+            who = self.seats[int(self.g.table_player[0])]
+            assert line.startswith(f"  Table  {who}: "), line
+            assert line.endswith(self.moves.describe(top)), line
+        return True
+
+    def event(self, line: str) -> None:
+        """A pass, a bid or a play: made on the engine, by the seat whose turn it is."""
+        m = self.event_re.match(line)
+        if not m:
+            return
+        words, g = m.group(2).split(), self.g
         if words[0] in ("pass", "passes"):
             action = 0
         elif words[0] in ("bid", "bids") and len(words) == 2:
@@ -140,14 +200,13 @@ def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> 
                 if not CARD.match(w):
                     break
                 cards.append(w)
-            counts = strip_suits(cards)
-            action = next(a for a in TABLE.classify(counts) if g.is_legal(np.array([a]))[0])
-            assert m.group(2).endswith(TABLE.describe(action)), line
+            found = self.moves.classify(strip_suits(cards, self.rules))
+            action = next(a for a in found if g.is_legal(np.array([a]))[0])
+            assert m.group(2).endswith(self.moves.describe(action)), line
         else:
-            continue
-        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
+            return
+        assert int(g.current_player[0]) == self.seats.index(m.group(1)), line
         g.step(np.array([action]))
-    return g
 
 
 class HintPlayer:
@@ -278,11 +337,19 @@ def assert_result_matches_engine(code: str, transcript: str, stats: dict | None 
         assert line.lstrip().startswith("Bomb of" if kind == 13 else "Rocket (")
     if g.spring[0]:
         assert doubling[-1].lstrip().startswith("Spring" if winner == lord else "Anti-spring")
-    for seat, name in enumerate(SEAT_NAMES):
-        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
-        cards = row.split()[2:]
-        left = g.hands[0, seat]
-        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
-    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
-    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
+    assert_cards_left_on_the_card(g, lines)
     return g
+
+
+def assert_cards_left_on_the_card(g: Game, lines: list[str]) -> None:
+    """The result card's lines show each seat's cards left (``—`` for none) and the kitty."""
+    rules = g.ruleset
+    for seat, name in enumerate(SEATS[rules.players]):
+        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
+        cards, left = row.split()[2:], g.hands[0, seat]
+        if left.sum() == 0:
+            assert cards == ["—"], row
+        else:
+            assert strip_suits(cards, rules).tolist() == left.tolist(), row
+    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
+    assert strip_suits(kitty, rules).tolist() == g.kitty[0].tolist()

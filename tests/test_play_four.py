@@ -14,7 +14,6 @@ import pytest
 
 from ddz.play import session as play
 from ddz.play.text import judge
-from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game, hands_of_owner
@@ -27,10 +26,7 @@ TABLE = move_table(RULES)
 #: Seat 0 bids first; it holds seven queens (and takes 3 8 9 10 10 K A RJ with the kitty).
 CODE = "1J1P-QZNG-STK1-2GX3-KQ67-RZG4-6K26-9MC8-PQPB-98RR-X7J8-MYJ0-AH9"
 CLASSIC_CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-SEAT_NAMES = ("You", "Right", "Across", "Left")
-CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")
-EVENT = re.compile(r"^  (You|Right|Across|Left) +(.*)$")
-DECK = [8] * 13 + [2, 2]
+SEAT_NAMES = play_harness.SEATS[4]
 
 
 def counts(text: str) -> np.ndarray:
@@ -38,7 +34,7 @@ def counts(text: str) -> np.ndarray:
 
 
 def strip_suits(words: list[str]) -> np.ndarray:
-    return counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
+    return play_harness.strip_suits(words, RULES)
 
 
 def move(text: str) -> int:
@@ -74,82 +70,12 @@ def run_play(argv, first: list[str], bid: str = "3") -> tuple[int, str]:
     return play_harness.run_play(["--players", "4", "--fast", *argv], policy)
 
 
-def replay_transcript(code: str, transcript: str, redeals: int = 0) -> Game:
-    """Replay the event lines on a fresh four-player engine, checking each table drawn on the
-    way: cards left and roles of the four seats, the round line, the counter (up to 8 of a
-    rank, 2 of each joker), the table move and your hand. ``redeals``: how many redeals came
-    before this deal (after the last allowed one, an all-pass auction forces the opener)."""
-    g = Game(1, RULES)
-    g.reset(codes=[code])
-    g.redeals[0] = redeals
-    lines = transcript.splitlines()
-    for i, line in enumerate(lines):
-        seat_line = re.match(
-            r"^  (Right|Across|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line
-        )
-        if seat_line:
-            name, role, n, _rest = seat_line.groups()
-            seat = SEAT_NAMES.index(name)
-            assert int(g.hands[0, seat].sum()) == int(n), line
-            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
-            if seat == 0:  # the hand (33 cards take two lines)
-                words = []
-                for row in lines[i + 1 :]:
-                    if not row.startswith("     ") or not all(map(CARD.match, row.split())):
-                        break
-                    words += row.split()
-                assert strip_suits(words).tolist() == g.hands[0, 0].tolist(), words
-            continue
-        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
-        if round_line:
-            base, mult, points = (int(x) for x in round_line.groups())
-            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
-            continue
-        if line.startswith("  Unseen  3  4"):
-            unseen = np.array([int(x) for x in lines[i + 1].split()])
-            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
-                unseen = unseen + np.array([int(x) for x in lines[i + 2].split()[1:]])
-            seen = g.hands[0, 0].astype(int) + g.played[0].sum(axis=0)
-            assert unseen.tolist() == (np.array(DECK) - seen).tolist(), line
-            continue
-        if line.startswith("  Table  "):
-            top = int(g.table_move[0])
-            if top == 0:
-                assert line == "  Table  empty"
-            else:
-                who = SEAT_NAMES[int(g.table_player[0])]
-                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
-            continue
-        m = EVENT.match(line)
-        if not m:
-            continue
-        words = m.group(2).split()
-        if words[0] in ("pass", "passes"):
-            action = 0
-        elif words[0] in ("bid", "bids") and len(words) == 2:
-            action = bid_action(g.num_moves, int(words[1]))
-        elif CARD.match(words[0]):
-            cards = []
-            for w in words:  # the cards come first, then the combination's name
-                if not CARD.match(w):
-                    break
-                cards.append(w)
-            found = TABLE.classify(strip_suits(cards))
-            action = next(a for a in found if g.is_legal(np.array([a]))[0])
-            assert m.group(2).endswith(TABLE.describe(action)), line
-        else:
-            continue
-        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
-        g.step(np.array([action]))
-    return g
-
-
 def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -> Game:
     """The hand replays to the end, and the result card prints the engine's settlement: the
     landlord settles with each of the three peasants, only bombs of 6+ cards and the rocket
     double."""
     hand = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
-    g = replay_transcript(code, hand, redeals)
+    g = play_harness.replay_transcript(code, hand, rules=RULES, redeals=redeals)
     assert g.phase[0] == OVER
     card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
     lines = card.splitlines()
@@ -168,13 +94,7 @@ def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -
         doubles = int(TABLE.type[a]) == MoveType.ROCKET or int(TABLE.length[a]) >= 6
         assert line.endswith("×2" if doubles else "×1"), line
         assert line.lstrip().lower().startswith(TABLE.describe(a).lower()), line
-    for seat, name in enumerate(SEAT_NAMES):
-        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
-        cards = row.split()[2:]
-        left = g.hands[0, seat]
-        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
-    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
-    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
+    play_harness.assert_cards_left_on_the_card(g, lines)
     return g
 
 
