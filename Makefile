@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: play test lint bench venv
+.PHONY: play test test-fast lint bench venv
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -19,8 +19,15 @@ venv: $(VENV)/.installed
 play: $(VENV)/.installed
 	$(VENV)/bin/ddz play
 
+#: The fast lane: the unit tests, without Ray, the pseudo-terminal, torch, the examples and the
+#: heavy checks (markers in pyproject.toml). `make test` runs all but the slow checks.
+FAST := not slow and not ray and not pty and not train and not examples and not heavy
+
 test: $(VENV)/.installed
 	$(VENV)/bin/python -m pytest -q -x --durations=10
+
+test-fast: $(VENV)/.installed
+	$(VENV)/bin/python -m pytest -q -x --durations=5 -m "$(FAST)"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .

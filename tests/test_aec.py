@@ -50,6 +50,7 @@ def test_pettingzoo_tests_default_ruleset():
     render_test(env)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bidding,kickers,redeal_limit,base_points", RULESET_COMBOS)
 def test_pettingzoo_tests_every_option(bidding, kickers, redeal_limit, base_points):
     index = RULESET_COMBOS.index((bidding, kickers, redeal_limit, base_points))

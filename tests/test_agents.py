@@ -89,6 +89,7 @@ HAS_RLCARD = importlib.util.find_spec("rlcard") is not None
 RULE_BOTS = ("normal", "easy", "rlcard") if HAS_RLCARD else ("normal", "easy")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "bidding, kickers, base_points",
     list(itertools.product(["once", "open", "none"], ["distinct", "any"], [1, 10])),

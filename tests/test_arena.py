@@ -49,6 +49,7 @@ def test_an_agent_against_itself_breaks_even_exactly(bidding):
     assert (result.wp, result.adp, result.overall.points) == (0.5, 0.0, 0.0)
 
 
+@pytest.mark.heavy
 def test_deterministic_for_a_seed_and_independent_of_workers():
     deals = CHUNK_DEALS + 5  # two chunks
     one = run_arena(EasyAgent(seed=0), "random", deals=deals, seed=7, keep_rows=True)
@@ -132,6 +133,7 @@ def test_strength_targets(a, b, target):
     assert run_arena(a, b, deals=1000, seed=2026).wp >= target
 
 
+@pytest.mark.heavy
 def test_hard_with_a_model_path(capsys):
     """``hard:PATH`` plays with the model at PATH (the path keeps its case)."""
     from ddz.agents.base import make_agent
@@ -156,6 +158,7 @@ class _Batched(EasyAgent):
         return np.array([self.act(info) for info in infos])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bidding, players", [(False, 3), (True, 3), (False, 4), (True, 4)])
 def test_the_arena_decides_through_decide_batch(bidding, players):
     """Each step, an agent gets all the games where it is to act in one ``decide_batch`` call;

@@ -121,6 +121,7 @@ def test_uniform_baseline_is_a_distribution_per_rank():
     assert np.allclose(total, 1.0)
 
 
+@pytest.mark.train
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 def test_trainer_writes_a_valid_model_and_checks_its_options(tmp_path, capsys):
     pytest.importorskip("torch")
@@ -146,6 +147,7 @@ def test_trainer_writes_a_valid_model_and_checks_its_options(tmp_path, capsys):
         assert err.startswith("error:") and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.train
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 def test_collected_auction_games_record_the_bids_and_only_the_play():
     """With the auction, the recorded observations carry the bids (a landlord chosen by
@@ -173,6 +175,7 @@ def test_collected_auction_games_record_the_bids_and_only_the_play():
         assert (hand - low <= pool).all() and (low >= 0).all()
 
 
+@pytest.mark.train
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
     """On games it was not trained on (another seed), the shipped model gives the next seat's
@@ -196,6 +199,7 @@ def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
     assert got.mean() > base.mean() + 0.5
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 def test_calibration_bench_rates_positions_with_both_kinds_of_worlds(capsys):
     from ddz.bench.calibration import main

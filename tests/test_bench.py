@@ -52,6 +52,7 @@ def test_lead_hands_are_seeded_20_card_hands():
     assert len({h.tobytes() for h in hands}) == 300
 
 
+@pytest.mark.heavy
 def test_engine_bench_rows_and_figures(capsys):
     payload = run_json(capsys, [*TINY, "--batch", "256"])
     assert payload["command"] == "engine" and payload["hands"] == 40
@@ -103,6 +104,7 @@ def test_engine_bench_rows_and_figures(capsys):
         assert ratio["ratio"] > 0
 
 
+@pytest.mark.heavy
 def test_engine_bench_tables_without_peers(capsys):
     assert main([*TINY, "--batch", "64", "--no-peers"]) == 0
     out = capsys.readouterr().out
@@ -215,6 +217,7 @@ def test_four_player_lead_hands_are_seeded_33_card_hands():
     assert np.array_equal(engine.lead_hands(50, seed=7), engine.lead_hands(50, seed=7, players=3))
 
 
+@pytest.mark.heavy
 def test_both_games_side_by_side(capsys):
     from ddz_env import Ruleset
     from ddz_env.legal import legal_mask

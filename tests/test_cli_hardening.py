@@ -45,6 +45,7 @@ def ddz_into_closed_pipe(*args: str) -> tuple[int, str]:
 
 
 # ---------------------------------------------------------------------------- pipes and streams
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "args",
     [
@@ -73,6 +74,7 @@ def test_help_still_goes_to_stdout_with_exit_0():
     assert proc.returncode == 0 and proc.stdout.startswith("usage: ddz ") and proc.stderr == ""
 
 
+@pytest.mark.heavy
 def test_eval_with_stderr_closed_runs_and_reports():
     """``ddz eval ... 2>&-``: Python starts with ``sys.stderr`` None; the run must not care."""
     code = (
@@ -91,6 +93,7 @@ def test_eval_with_stderr_closed_runs_and_reports():
     assert json.loads(rest)["games"] == 4
 
 
+@pytest.mark.heavy
 def test_usage_errors_with_stderr_closed_still_exit_2():
     code = (
         "import os, subprocess, sys\n"
@@ -236,6 +239,7 @@ def test_sums_are_exact_and_independent_of_the_split():
         assert ci == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.heavy
 def test_eval_results_do_not_depend_on_workers_through_the_cli(capsys, monkeypatch):
     monkeypatch.setattr(arena, "available_cores", lambda: 2)
     argv = ["easy", "random", "--deals", "20", "--seed", "5", "--json", "--no-progress"]
@@ -293,6 +297,7 @@ def test_bench_absurd_numbers_are_usage_errors(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "argv", [["--seconds", "inf"], ["--batch", "100000000000"], ["--seconds", "nan"]]
 )
@@ -322,8 +327,11 @@ def test_train_throughput_absurd_numbers_are_usage_errors(argv, capsys):
     assert "error: argument" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("stream", [None, ClosedTerminal(), io.StringIO()])
+@pytest.mark.parametrize(
+    "stream", [None, ClosedTerminal(), io.StringIO()], ids=["no-stderr", "closed", "pipe"]
+)
 def test_progress_is_silent_off_a_terminal(monkeypatch, stream):
+    """No bar, and no error, when stderr is missing, closed (``isatty`` raises) or a pipe."""
     monkeypatch.setattr(sys, "stderr", stream)
     assert not stderr_is_terminal()
     with progress(1000, "frames", True, initial=0) as bar:

@@ -92,6 +92,7 @@ def test_bad_spec_is_one_line_naming_it(spec, words, capsys):
     assert words in err and "Traceback" not in err
 
 
+@pytest.mark.heavy
 def test_deterministic_for_a_seed(model):
     """Same seed, same decisions, whatever the order of the decisions; the search ran."""
     game, _ = positions(seed=11, count=12)[0]
@@ -128,6 +129,7 @@ def test_forced_move_skips_the_search(model, monkeypatch):
     assert forced >= 20 and agent.searched == 0
 
 
+@pytest.mark.heavy
 def test_without_search_or_with_a_full_margin_it_plays_as_hard(model):
     """K = 1 is Hard; a margin of 1 (a whole win rate) can never be exceeded: Hard's moves."""
     game, _ = positions(seed=3, count=10)[0]
@@ -140,6 +142,7 @@ def test_without_search_or_with_a_full_margin_it_plays_as_hard(model):
     assert full.searched == len(searched_positions(game)) and full.changed == 0
 
 
+@pytest.mark.heavy
 def test_rollout_opponents_play_normal_rules_in_their_share_of_worlds(model):
     """Normal's rules play only the searcher's opponents, with legal moves, and in the worlds of
     their share: the same worlds (same seed) with a larger share ask the rules for more moves."""
@@ -213,6 +216,7 @@ def random_belief(seed: int = 0):
     return BeliefModel(arrays)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("belief", [False, True], ids=["uniform", "belief"])
 def test_leak_guard_hidden_hands_do_not_change_the_decision(model, belief):
     """Dealing the other seats' cards differently in the real game (the InfoSet unchanged)
@@ -248,6 +252,7 @@ def test_leak_guard_hidden_hands_do_not_change_the_decision(model, belief):
     assert checked >= 3 and differ >= 3
 
 
+@pytest.mark.heavy
 def test_the_search_reads_only_the_information_set(model, monkeypatch):
     """The worlds are built from the InfoSet the agent was given (the only argument it gets)."""
     import ddz.agents.expert as expert
@@ -268,6 +273,7 @@ def test_the_search_reads_only_the_information_set(model, monkeypatch):
     assert len(seen) == len(infos) and all(s is i for s, i in zip(seen, infos))
 
 
+@pytest.mark.heavy
 def test_rollouts_end_the_games_and_rate_in_zero_one(model):
     game, _ = positions(seed=8, count=4)[0]
     b = searched_positions(game)[0]
@@ -281,6 +287,7 @@ def test_rollouts_end_the_games_and_rate_in_zero_one(model):
     assert ((rates_cut >= 0) & (rates_cut <= 1)).all()
 
 
+@pytest.mark.heavy
 def test_belief_worlds_are_dealt_by_the_model(model, monkeypatch):
     """With a belief model the search passes the model's probabilities (tempered) for the
     next seat to the determinization; in the auction and without a model, none."""
@@ -309,6 +316,7 @@ def test_belief_worlds_are_dealt_by_the_model(model, monkeypatch):
     assert agent.world_belief(infoset(auction, 0)) is None
 
 
+@pytest.mark.heavy
 def test_a_whole_game_is_legal(model):
     game = Game(2, Ruleset(), seed=4)
     agent = ExpertAgent(model=model, seed=0, worlds=WORLDS)
@@ -368,6 +376,7 @@ def test_batched_scoring_values_are_the_chosen_moves(model):
         model_actions(model, game, live, with_values=True, value="points")
 
 
+@pytest.mark.heavy
 def test_bench_expert_json(capsys):
     import json
 
@@ -422,9 +431,10 @@ def test_bench_expert_bad_rule_share_is_a_usage_error(share, capsys):
     assert "--rule-share" in err and "Traceback" not in err
 
 
+@pytest.mark.heavy
 def test_play_level_expert_plays_a_hand():
     """``ddz play --level expert`` deals a hand against two Expert bots and plays it out."""
-    from tests.test_play import CODE, HintPlayer, run_play
+    from tests.play_harness import CODE, HintPlayer, run_play
 
     rc, out = run_play(["--level", "expert", "--code", CODE, "--fast"], HintPlayer())
     assert rc == 0 and "Traceback" not in out

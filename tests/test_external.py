@@ -94,6 +94,7 @@ def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     assert run_arena("plugged", "easy", deals=2, seed=1).games == 4
 
 
+@pytest.mark.heavy
 def test_example_python_program_plays_full_arena_runs():
     spec = python_cmd(BOTS / "random_bot.py")
     assert run_arena(spec, "easy", deals=2, seed=4, bidding=True, keep_rows=True).forfeits == []
@@ -104,6 +105,7 @@ def test_example_python_program_plays_full_arena_runs():
     assert np.array_equal(one.per_deal["rows"], two.per_deal["rows"])
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_example_javascript_program_plays_full_arena_runs():
     spec = "cmd:node " + shlex.quote(str(BOTS / "biggest_bot.js"))

@@ -103,6 +103,7 @@ def test_normal_never_beats_a_partner_without_reason():
     assert checked > 0
 
 
+@pytest.mark.heavy
 def test_arena_four_players_seats_and_results():
     result = run_arena("normal", "random", deals=4, ruleset=FOUR)
     assert result.players == 4 and result.games == 8

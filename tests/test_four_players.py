@@ -70,6 +70,7 @@ def test_every_row_classifies_as_its_own_reading(table):
         assert table.classify(counts) == [i]
 
 
+@pytest.mark.heavy
 def test_beats_against_the_reference(table):
     rng = np.random.default_rng(0)
     n = len(table)
@@ -275,6 +276,7 @@ def test_state_text_arrays_and_determinize():
 
 
 # ---------------------------------------------------------------------------- environments
+@pytest.mark.heavy
 @pytest.mark.filterwarnings(
     "ignore:Observation space for each agent", "ignore:Observation is not a NumPy array"
 )
@@ -334,6 +336,7 @@ def test_observation_four_players_fields():
         assert obs[b, S["cards_left"]].sum() == 4
 
 
+@pytest.mark.heavy
 def test_vector_and_single_envs_four_players():
     from ddz_env.single import DouDizhuEnv
     from ddz_env.vector import DouDizhuVectorEnv

@@ -233,6 +233,7 @@ ALL_RULES = st.builds(
 )
 
 
+@pytest.mark.heavy
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=ALL_RULES, seed=st.integers(0, 2**32 - 1))
 def test_random_games_properties(rules, seed):

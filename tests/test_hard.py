@@ -18,6 +18,8 @@ from ddz_env.rules import Ruleset
 torch = pytest.importorskip("torch")
 from ddz.train.model import DMCModel, export_arrays, save_npz  # noqa: E402
 
+pytestmark = pytest.mark.train
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

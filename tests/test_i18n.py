@@ -17,23 +17,15 @@ from ddz.play import session as play
 from ddz_env.cards import CardParseError, parse_counts
 from ddz_env.game import Game
 from ddz_env.rules import Ruleset
+from tests.play_harness import CODE, ScreenInput
 
 ROOT = Path(__file__).resolve().parent.parent
-CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
 #: The modules whose messages ddz play shows (the rules options' help is ddz/options.py's).
 SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
 SOURCES.append("options.py")
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}
-
-
-@pytest.fixture(autouse=True)
-def english_after(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    yield
-    i18n.set_language("en")
 
 
 def catalogue(lang: str) -> gettext.GNUTranslations:
@@ -239,10 +231,9 @@ def scripted_player(lang: str):
     return policy
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("lang", OTHERS)
 def test_a_whole_game_has_no_english_left(lang, monkeypatch):
-    from tests.test_play import ScreenInput
-
     i18n.set_language(lang)
     recorder = Recorder(i18n._current)
     monkeypatch.setattr(play, "set_language", lambda code: None)

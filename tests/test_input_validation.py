@@ -292,7 +292,7 @@ def test_single_env_refuses_non_integer_actions(kind):
 
 
 def test_the_terminal_game_names_the_rank_typed_too_often():
-    from tests.test_play import CODE, run_lines
+    from tests.play_harness import CODE, run_lines
 
     lines = ["3", "j" * 257, "9 9 9 9 9", "bj bj", "quit"]  # bid 3, then lead
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)

@@ -52,6 +52,7 @@ def run_blocked(layer: str, blocked: list[str], extra: str = "") -> subprocess.C
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("layer, blocked", LAYERS)
 def test_each_layer_imports_with_the_layers_above_blocked(layer, blocked):
     if layer == "ddz.train":
@@ -60,6 +61,7 @@ def test_each_layer_imports_with_the_layers_above_blocked(layer, blocked):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.heavy
 def test_the_blocker_blocks():
     """The check can fail: importing a blocked layer is an ImportError."""
     result = run_blocked("ddz_env", ["ddz"], "import ddz.agents\n")
@@ -82,6 +84,7 @@ def test_the_engine_names_no_higher_package():
     assert found == []
 
 
+@pytest.mark.heavy
 def test_single_seat_env_takes_agent_objects_without_the_agents_package():
     play = """
 import numpy as np

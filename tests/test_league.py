@@ -37,6 +37,7 @@ def _table(result) -> dict:
 
 
 # ---------------------------------------------------------------------------- forfeits
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "bot, limit, reason",
     [
@@ -155,6 +156,7 @@ BOTS = ["random", "easy", agent("Illegal")]
 DEALS = CHUNK_DEALS + 2  # two chunks per pair
 
 
+@pytest.mark.heavy
 def test_league_pairs_are_the_arena_runs_and_workers_do_not_matter():
     one = run_league(BOTS, deals=DEALS, seed=6)
     two = run_league(BOTS, deals=DEALS, seed=6, workers=2)
@@ -168,6 +170,7 @@ def test_league_pairs_are_the_arena_runs_and_workers_do_not_matter():
     assert "Ratings (Elo scale" in text and "WP (the row's" in text and "forfeited" in text
 
 
+@pytest.mark.heavy
 def test_resume_after_an_interruption_gives_the_same_table(tmp_path):
     full = run_league(BOTS, deals=DEALS, seed=6)
     path = tmp_path / "league.json"

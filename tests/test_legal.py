@@ -30,6 +30,7 @@ def reading_of(table, i):
     return (MoveType(int(table.type[i])).name, int(table.length[i]), int(table.main[i]))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kickers", ["distinct", "any"])
 def test_mask_matches_reference_on_random_hands(kickers):
     rules = Ruleset(kickers=kickers)
@@ -62,6 +63,7 @@ def test_mask_matches_reference_on_random_hands(kickers):
             assert np.array_equal(legal_mask(hands[j], t, rules), expected[j])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kickers", ["distinct", "any"])
 def test_brute_force_enumeration_small_hands(kickers):
     """Enumerate every sub-multiset of small hands, read it with the reference reader."""

@@ -152,6 +152,7 @@ def test_bid_thresholds_given_to_the_agent_are_checked(shipped):
         HardAgent(model=model, bid_thresholds=(0.1,))
 
 
+@pytest.mark.heavy
 def test_ddz_eval_with_an_invalid_model_is_one_line_and_exit_2(shipped, tmp_path):
     path = tmp_path / "nan.npz"
     np.savez(path, **{k: v if k == "meta" else np.full_like(v, np.nan) for k, v in shipped.items()})

@@ -66,6 +66,7 @@ def test_known_totals():
     assert len(move_table(Ruleset(kickers="any"))) == 28895
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kickers", ["distinct", "any"])
 def test_every_row_is_a_reading_of_its_cards(kickers):
     table = move_table(Ruleset(kickers=kickers))

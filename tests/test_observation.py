@@ -45,6 +45,7 @@ def test_layout_is_contiguous_and_documented():
         assert f.kind in (BINARY, COUNT, SCALAR) and f.size % f.blocks == 0
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("players", [3, 4])
 def test_field_kinds_hold_their_numbers(players):
     """Binary fields hold only 0/1 and scalar ones the float the layout declares."""
@@ -85,6 +86,7 @@ def test_fields_of_a_fresh_deal():
     assert [int(np.argmax(row)) for row in left] == [20, 17, 17]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "rules",
     [

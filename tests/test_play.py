@@ -1,8 +1,9 @@
 """``ddz play``: the status line's exact reasons, and full games driven through standard input.
 
-The games run in-process: a scripted player reads the screen written so far and types the next
-line, exactly as a person at a pipe would. Every event line of the transcript is then replayed
-on a fresh engine, which must reach the same settlement as the result card prints.
+The games run in-process (tests/play_harness.py): a scripted player reads the screen written so
+far and types the next line, exactly as a person at a pipe would. Every event line of the
+transcript is then replayed on a fresh engine, which must reach the same settlement as the result
+card prints.
 """
 
 from __future__ import annotations
@@ -21,27 +22,23 @@ import pytest
 
 from ddz.play import session as play
 from ddz.play.text import judge, why_not_combination
-from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.codes import decode_deal
-from ddz_env.game import OVER, Game, hands_of_owner
-from ddz_env.moves import move_table
+from ddz_env.game import hands_of_owner
+from tests.play_harness import (
+    CODE,
+    TABLE,
+    HintPlayer,
+    assert_refused,
+    assert_result_matches_engine,
+    level_available,
+    prompt_of,
+    run_lines,
+    run_play,
+    strip_suits,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Seat 0 bids first; after bidding 3 its 20 cards are
-#: 3 44 55 66 7 999 10 10 10 QQ K A 22 (no 8, no J, no jokers).
-CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-TABLE = move_table()
-CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[♠♥♣♦]$|^BJ$|^RJ$")
-EVENT = re.compile(r"^  (You|Right|Left) +(.*)$")
-SEAT_NAMES = ("You", "Right", "Left")
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return tmp_path / "data"
 
 
 def move(text: str) -> int:
@@ -181,268 +178,6 @@ def test_every_invalid_card_set_gets_a_reason():
         assert reason and "\n" not in reason
 
 
-# ---------------------------------------------------------------------------------- harness
-class ScreenInput(io.TextIOBase):
-    """Standard input of a scripted player: each line is chosen by looking at the screen."""
-
-    def __init__(self, screen: io.StringIO, policy, limit: int = 3000):
-        self.screen, self.policy, self.left = screen, policy, limit
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int = -1) -> str:
-        self.left -= 1
-        if self.left < 0:
-            return ""
-        line = self.policy(self.screen.getvalue())
-        return "" if line is None else line + "\n"
-
-
-def run_play(argv, policy) -> tuple[int, str]:
-    out = io.StringIO()
-    rc = play.main(argv, stdin=ScreenInput(out, policy), stdout=out)
-    return rc, out.getvalue()
-
-
-def run_lines(argv, lines) -> tuple[int, str]:
-    out = io.StringIO()
-    rc = play.main(argv, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
-    return rc, out.getvalue()
-
-
-def prompt_of(screen: str) -> str:
-    return screen.rsplit("\n", 1)[-1]
-
-
-def hand_on_screen(screen: str) -> np.ndarray:
-    """The human's hand as last drawn on the table."""
-    block = screen.rsplit("  You    ", 1)[1].split("\n")[1]
-    return parse_counts(re.sub(r"[♠♥♣♦*]", "", block))
-
-
-def table_on_screen(screen: str) -> str:
-    return re.findall(r"^  Table  (.*)$", screen, re.M)[-1]
-
-
-def strip_suits(words: list[str]) -> np.ndarray:
-    return parse_counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
-
-
-def replay_transcript(code: str, transcript: str, stats: dict | None = None) -> Game:
-    """Rebuild a hand from the event lines of a transcript on a fresh engine, and check every
-    table drawn on the way against the engine: card counts, roles, last-card warnings, the
-    round line, the counter, the table move and your hand. ``stats`` counts what was seen."""
-    stats = {} if stats is None else stats
-    g = Game(1)
-    g.reset(codes=[code])
-    lines = transcript.splitlines()
-    for i, line in enumerate(lines):
-        seat_line = re.match(r"^  (Right|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line)
-        if seat_line:
-            name, role, n, rest = seat_line.groups()
-            seat = SEAT_NAMES.index(name)
-            assert int(g.hands[0, seat].sum()) == int(n), line
-            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
-            warn = {1: "Last card!", 2: "Last 2 cards!"}.get(int(n), "") if seat else ""
-            assert rest.strip() == warn, line
-            stats["warnings"] = stats.get("warnings", 0) + bool(warn)
-            if seat == 0:
-                shown = strip_suits(lines[i + 1].split())
-                assert shown.tolist() == g.hands[0, 0].tolist(), lines[i + 1]
-            continue
-        warning = re.match(r"^  (Right|Left) +Last (card|2 cards)!$", line)
-        if warning:
-            left = int(g.hands[0, SEAT_NAMES.index(warning.group(1))].sum())
-            assert left == (1 if warning.group(2) == "card" else 2), line
-            stats["warnings"] = stats.get("warnings", 0) + 1
-            continue
-        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
-        if round_line:
-            base, mult, points = (int(x) for x in round_line.groups())
-            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
-            stats["multipliers"] = stats.get("multipliers", set()) | {mult}
-            continue
-        if line.startswith("  Unseen  3  4"):
-            unseen = np.array([int(x) for x in lines[i + 1].split()])
-            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
-                kitty = np.array([int(x) for x in lines[i + 2].split()[1:]])
-                assert (kitty <= g.kitty[0]).all() and kitty.sum() > 0
-                unseen = unseen + kitty
-                stats["kitty rows"] = stats.get("kitty rows", 0) + 1
-            deck = np.array([4] * 13 + [1, 1])
-            assert unseen.tolist() == (deck - g.hands[0, 0] - g.played[0].sum(axis=0)).tolist()
-            continue
-        if line.startswith("  Table  "):
-            top = int(g.table_move[0])
-            if top == 0:
-                assert line == "  Table  empty"
-            else:
-                who = SEAT_NAMES[int(g.table_player[0])]
-                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
-            continue
-        m = EVENT.match(line)
-        if not m:
-            continue
-        words = m.group(2).split()
-        if words[0] in ("pass", "passes"):
-            action = 0
-        elif words[0] in ("bid", "bids") and len(words) == 2:
-            action = bid_action(g.num_moves, int(words[1]))
-        elif CARD.match(words[0]):
-            cards = []
-            for w in words:  # the cards come first, then the combination's name
-                if not CARD.match(w):
-                    break
-                cards.append(w)
-            counts = strip_suits(cards)
-            action = next(a for a in TABLE.classify(counts) if g.is_legal(np.array([a]))[0])
-            assert m.group(2).endswith(TABLE.describe(action)), line
-        else:
-            continue
-        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
-        g.step(np.array([action]))
-    return g
-
-
-class HintPlayer:
-    """Bids 3, tries the scripted checks at the first lead, then plays the hinted moves.
-
-    When following, it types one deliberately wrong play per kind of situation and records
-    the reason it expects, computed from what the screen shows.
-    """
-
-    def __init__(self, first_lead=(), after=("q",), bid="3"):
-        self.bid = bid
-        self.first_lead = list(first_lead)
-        self.after = list(after)
-        self.enter = False
-        self.checks: list[tuple[str, str]] = []  # (typed, expected reason)
-        self.done_kinds: set[str] = set()
-
-    def __call__(self, screen: str) -> str | None:
-        prompt = prompt_of(screen)
-        if prompt.startswith("Your bid"):
-            return self.bid
-        if prompt.startswith("Replay this hand"):
-            self.enter = False
-            return self.after.pop(0) if self.after else None
-        if prompt != "> ":
-            return None
-        if self.first_lead:
-            return self.first_lead.pop(0)
-        if self.enter:
-            self.enter = False
-            return ""
-        wrong = self.wrong_play(screen)
-        if wrong:
-            return wrong
-        self.enter = True
-        return "hint"
-
-    def wrong_play(self, screen: str) -> str | None:
-        top = table_on_screen(screen)
-        hand = hand_on_screen(screen)
-        names = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"]
-        m = re.search(r"(single|pair of) (\w+?)s?$", top)
-        if not m or "You:" in top:
-            return None
-        kind, rank = m.group(1), names.index(m.group(2)) if m.group(2) in names else None
-        if rank is None:
-            return None
-        if kind == "single":
-            pairs = [r for r in range(13) if hand[r] >= 2]
-            lower = [r for r in range(rank + 1) if hand[r]]
-            if pairs and "pair-on-single" not in self.done_kinds:
-                self.done_kinds.add("pair-on-single")
-                self.checks.append(
-                    (f"{names[pairs[0]]}{names[pairs[0]]}", "a pair can't cover a single")
-                )
-                return self.checks[-1][0]
-            if lower and "low-single" not in self.done_kinds:
-                self.done_kinds.add("low-single")
-                r = lower[-1]
-                self.checks.append(
-                    (names[r], f"single {names[r]} is not higher than single {names[rank]}")
-                )
-                return self.checks[-1][0]
-        else:
-            singles = [r for r in range(13) if hand[r]]
-            lower = [r for r in range(rank + 1) if hand[r] >= 2]
-            if singles and "single-on-pair" not in self.done_kinds:
-                self.done_kinds.add("single-on-pair")
-                self.checks.append((names[singles[0]], "a single can't cover a pair"))
-                return self.checks[-1][0]
-            if lower and "low-pair" not in self.done_kinds:
-                self.done_kinds.add("low-pair")
-                r = lower[-1]
-                self.checks.append(
-                    (names[r] * 2, f"pair {names[r]} is not higher than pair {names[rank]}")
-                )
-                return self.checks[-1][0]
-        return None
-
-
-def assert_refused(out: str, typed: str, reason: str) -> None:
-    """``typed`` got exactly ``reason`` (a lone Q or R also says it is a card here)."""
-    note = {"q": " ('q' is the queen here; type quit to leave the game)",
-            "r": " ('r' is the red joker here; replay is offered once the hand is over)"}  # fmt: skip
-    assert f"> {typed}\n  ✗ {reason}{note.get(typed.lower(), '')}\n> " in out
-
-
-def level_available(level: str) -> bool:
-    from ddz.agents.base import make_agent
-
-    try:
-        make_agent(level)
-    except Exception:
-        return False
-    return True
-
-
-def assert_result_matches_engine(code: str, transcript: str, stats: dict | None = None) -> Game:
-    """The hand in the transcript replays legally to the end (every table drawn matching the
-    engine), and the result card prints the engine's settlement, multipliers and cards."""
-    hand_text = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
-    redealt = hand_text.rsplit("All three passed: the cards are dealt again (deal ", 1)
-    if len(redealt) == 2:  # each redeal has its own code: the hand is played from the last one
-        shown, hand_text = redealt[1].split(").\n", 1)
-        assert shown == code
-    g = replay_transcript(code, hand_text, stats)
-    assert g.phase[0] == OVER
-    card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
-    lines = card.splitlines()
-    base, mult = int(g.base[0]), int(g.multiplier[0])
-    assert f"  Bid                      {base}" in lines
-    assert f"bid {base} × multiplier {mult} = {base * mult} per peasant" in card
-    pay = [int(x) for x in g.payoffs[0]]
-    assert f"  You {pay[0]:+d}   Right {pay[1]:+d}   Left {pay[2]:+d}" in lines
-    assert sum(pay) == 0
-    lord, winner = int(g.landlord[0]), int(g.winner[0])
-    if winner == lord:
-        assert "You win as the landlord!" in card if lord == 0 else "wins as the landlord." in card
-    else:
-        assert (
-            "win as peasants" in card
-            and f"({SEAT_NAMES[winner].replace('You', 'you')} went out first)" in card
-        )
-    doubling = [line for line in lines if line.endswith("×2")]
-    kinds = [int(TABLE.type[a]) for p, a in g.moves_played(0) if a and int(TABLE.type[a]) >= 13]
-    assert len(doubling) == len(kinds) + int(g.spring[0])
-    for line, kind in zip(doubling, kinds):
-        assert line.lstrip().startswith("Bomb of" if kind == 13 else "Rocket (")
-    if g.spring[0]:
-        assert doubling[-1].lstrip().startswith("Spring" if winner == lord else "Anti-spring")
-    for seat, name in enumerate(SEAT_NAMES):
-        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
-        cards = row.split()[2:]
-        left = g.hands[0, seat]
-        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
-    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
-    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
-    return g
-
-
 # ---------------------------------------------------------------------------------- games
 def stand_in_hard_model():
     """A tiny random network in the Hard agent's model format, for when no trained model is
@@ -467,6 +202,7 @@ def stand_in_hard_model():
         return None
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_scripted_full_game(level, monkeypatch):
     if level == "hard" and not level_available("hard"):
@@ -616,17 +352,17 @@ def test_end_of_input_exits_cleanly_mid_game():
     assert rc == 0 and out.endswith("End of input. Bye.\n")
 
 
-def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, monkeypatch):
-    use_doormats(monkeypatch, bid=0)  # nobody bids 3 before my turn: I always get to bid
+def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, doormats):
+    doormats(0)  # nobody bids 3 before my turn: I always get to bid
     rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["quit"])
     assert rc == 0 and out.endswith("Bye. (This hand was not finished, so it is not counted.)\n")
     assert not (data_home / "ddz" / "stats.json").exists()
 
 
-def test_quit_in_play_counts_the_hand_as_a_loss(data_home, monkeypatch):
+def test_quit_in_play_counts_the_hand_as_a_loss(data_home, doormats):
     from ddz.play.stats import load_stats
 
-    use_doormats(monkeypatch, bid=0)
+    doormats(0)
     rc, out = run_lines(["--fast", "--level", "normal", "--seed", "5"], ["3", "quit"])
     assert rc == 0 and "You are the landlord (base 3)" in out
     assert "Bye. You left the hand, so it counts as a loss: -6 points." in out
@@ -636,10 +372,10 @@ def test_quit_in_play_counts_the_hand_as_a_loss(data_home, monkeypatch):
     assert "a hand left after the bidding counts as a loss" in play.HELP
 
 
-def test_lone_command_letters_are_confirmed_not_played(monkeypatch):
+def test_lone_command_letters_are_confirmed_not_played(doormats):
     """During play ``q`` is the queen and ``r`` the red joker, but they are the end-of-hand
     commands too: a lone one is only played after Enter, or refused with the reason."""
-    use_doormats(monkeypatch, bid=0)
+    doormats(0)
     lines = ["3", "q", "show", "r", "Q", "", "quit"]
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
     assert rc == 0
@@ -693,10 +429,10 @@ def test_ctrl_c_in_a_hand_says_nothing_was_saved(data_home):
     assert rc == 130 and out.endswith("Interrupted. Bye. (Nothing was saved for this hand.)\n")
 
 
-def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(monkeypatch):
+def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(doormats):
     """Four all-pass auctions: three redeals (each with its own code, which --code deals
     again), a warning at the last bid prompt, then the opener is made landlord at base 1."""
-    use_doormats(monkeypatch, bid=0)
+    doormats(0)
     lines = ["pass"] * 4 + ["hint", ""] * 30
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
     assert rc == 0
@@ -769,6 +505,7 @@ def test_hard_falls_back_to_normal_with_a_notice(monkeypatch):
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("level, seed", [("easy", 9), ("normal", 10)])
 def test_fuzz_random_lines_never_crash(level, seed):
     """Thousands of random lines: typos, commands, card soup, unicode, control characters,
@@ -815,6 +552,7 @@ def test_ascii_terminal_gets_plain_symbols():
     assert rc == 0 and "Kitty" in text and re.search(r"\b3[shcd]\b", text)
 
 
+@pytest.mark.heavy
 def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     script = (
         "import sys\n"
@@ -832,6 +570,7 @@ def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.heavy
 def test_undecodable_input_bytes_are_a_typo(tmp_path):
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), PYTHONIOENCODING="utf-8")
     proc = subprocess.run(
@@ -898,36 +637,8 @@ def test_deals_depend_only_on_the_seed_not_on_the_play():
     assert len(codes[0]) == 2 and codes[0] == codes[1] and codes[0][0] != codes[0][1]
 
 
-class Doormat:
-    """A scripted bot for exact result cards: bids ``bid`` if it can, leads its lowest single,
-    never follows."""
-
-    def __init__(self, bid: int):
-        from ddz.agents.base import Agent
-
-        class _Bot(Agent):
-            name = "doormat"
-
-            def bid(self, info):
-                return bid if bid > info.high_bid else 0
-
-            def play(self, info):
-                if not info.leading:
-                    return 0
-                legal = [int(m) for m in info.legal_moves()]
-                return min(legal, key=lambda m: (int(TABLE.size[m]) != 1, int(TABLE.main[m])))
-
-        self.factory = lambda **kw: _Bot()
-
-
-def use_doormats(monkeypatch, bid: int) -> None:
-    from ddz.agents import base
-
-    monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
-
-
-def test_result_card_of_a_spring_with_a_bomb_and_the_rocket(monkeypatch):
-    use_doormats(monkeypatch, bid=0)
+def test_result_card_of_a_spring_with_a_bomb_and_the_rocket(doormats):
+    doormats(0)
     code = "5EZV-9GEJ-H08A-1Q03-6V92-AP9"  # I bid first; 20 cards with a bomb of 5s and the rocket
     plays = ["5555", "b r", "3334", "7", "8", "9", "10", "jj", "kk", "a", "2"]
     rc, out = run_lines(["--level", "normal", "--code", code, "--fast"], ["3", *plays, "q"])
@@ -946,8 +657,8 @@ def test_result_card_of_a_spring_with_a_bomb_and_the_rocket(monkeypatch):
     assert_result_matches_engine(code, out)
 
 
-def test_result_card_of_an_anti_spring(monkeypatch):
-    use_doormats(monkeypatch, bid=3)
+def test_result_card_of_an_anti_spring(doormats):
+    doormats(3)
     code = "19PQ-RFE1-Q1DR-NX20-R5D1-QZ1"  # Right bids first (3) and leads a single 3
     plays = ["7", "444 33", "888 9", "10", "j", "qq", "a", "22"]
     rc, out = run_lines(["--level", "normal", "--code", code, "--fast"], [*plays, "q"])

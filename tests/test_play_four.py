@@ -7,7 +7,6 @@ which must draw the same tables and reach the settlement the result card prints.
 
 from __future__ import annotations
 
-import io
 import re
 
 import numpy as np
@@ -15,29 +14,19 @@ import pytest
 
 from ddz.play import session as play
 from ddz.play.text import judge
-from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game, hands_of_owner
 from ddz_env.moves import MoveType, move_table
 from ddz_env.rules import Ruleset
+from tests import play_harness
 
 RULES = Ruleset(players=4)
 TABLE = move_table(RULES)
 #: Seat 0 bids first; it holds seven queens (and takes 3 8 9 10 10 K A RJ with the kitty).
 CODE = "1J1P-QZNG-STK1-2GX3-KQ67-RZG4-6K26-9MC8-PQPB-98RR-X7J8-MYJ0-AH9"
 CLASSIC_CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-SEAT_NAMES = ("You", "Right", "Across", "Left")
-CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")
-EVENT = re.compile(r"^  (You|Right|Across|Left) +(.*)$")
-DECK = [8] * 13 + [2, 2]
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return tmp_path / "data"
+SEAT_NAMES = play_harness.SEATS[4]
 
 
 def counts(text: str) -> np.ndarray:
@@ -45,7 +34,7 @@ def counts(text: str) -> np.ndarray:
 
 
 def strip_suits(words: list[str]) -> np.ndarray:
-    return counts(" ".join(re.sub("[♠♥♣♦*]", "", w) for w in words))
+    return play_harness.strip_suits(words, RULES)
 
 
 def move(text: str) -> int:
@@ -53,10 +42,7 @@ def move(text: str) -> int:
 
 
 def run_lines(argv, lines) -> tuple[int, str]:
-    out = io.StringIO()
-    stdin = io.StringIO("".join(line + "\n" for line in lines))
-    rc = play.main(["--players", "4", "--fast", *argv], stdin=stdin, stdout=out)
-    return rc, out.getvalue()
+    return play_harness.run_lines(["--players", "4", "--fast", *argv], lines)
 
 
 def hint_player(lines_before: list[str], bid: str = "3", limit: int = 4000):
@@ -65,105 +51,23 @@ def hint_player(lines_before: list[str], bid: str = "3", limit: int = 4000):
     return [*lines_before, *(["hint", ""] * limit)]
 
 
-class ScreenInput(io.TextIOBase):
-    """Standard input that picks each line by looking at the screen (bid, then hints)."""
-
-    def __init__(self, screen: io.StringIO, first: list[str], bid: str = "3"):
-        self.screen, self.first, self.bid = screen, list(first), bid
-        self.enter, self.left = False, 3000
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int = -1) -> str:
-        self.left -= 1
-        prompt = self.screen.getvalue().rsplit("\n", 1)[-1]
-        if self.left < 0 or prompt.startswith("Replay this hand"):
-            return ""
-        if prompt.startswith("Your bid"):
-            return self.bid + "\n"
-        if self.first:
-            return self.first.pop(0) + "\n"
-        self.enter = not self.enter
-        return ("hint" if self.enter else "") + "\n"
-
-
 def run_play(argv, first: list[str], bid: str = "3") -> tuple[int, str]:
-    out = io.StringIO()
-    rc = play.main(
-        ["--players", "4", "--fast", *argv], stdin=ScreenInput(out, first, bid), stdout=out
-    )
-    return rc, out.getvalue()
+    """A four-player game from a pipe: the ``first`` lines, ``bid`` at each bid prompt, then
+    ``hint`` and Enter in turn until the hand is over."""
+    first, enter = list(first), [False]
 
+    def policy(screen: str) -> str | None:
+        prompt = play_harness.prompt_of(screen)
+        if prompt.startswith("Replay this hand"):
+            return None
+        if prompt.startswith("Your bid"):
+            return bid
+        if first:
+            return first.pop(0)
+        enter[0] = not enter[0]
+        return "hint" if enter[0] else ""
 
-def replay_transcript(code: str, transcript: str, redeals: int = 0) -> Game:
-    """Replay the event lines on a fresh four-player engine, checking each table drawn on the
-    way: cards left and roles of the four seats, the round line, the counter (up to 8 of a
-    rank, 2 of each joker), the table move and your hand. ``redeals``: how many redeals came
-    before this deal (after the last allowed one, an all-pass auction forces the opener)."""
-    g = Game(1, RULES)
-    g.reset(codes=[code])
-    g.redeals[0] = redeals
-    lines = transcript.splitlines()
-    for i, line in enumerate(lines):
-        seat_line = re.match(
-            r"^  (Right|Across|Left|You) +(landlord|peasant) +(\d+) cards? *(.*)$", line
-        )
-        if seat_line:
-            name, role, n, _rest = seat_line.groups()
-            seat = SEAT_NAMES.index(name)
-            assert int(g.hands[0, seat].sum()) == int(n), line
-            assert (int(g.landlord[0]) == seat) == (role == "landlord"), line
-            if seat == 0:  # the hand (33 cards take two lines)
-                words = []
-                for row in lines[i + 1 :]:
-                    if not row.startswith("     ") or not all(map(CARD.match, row.split())):
-                        break
-                    words += row.split()
-                assert strip_suits(words).tolist() == g.hands[0, 0].tolist(), words
-            continue
-        round_line = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
-        if round_line:
-            base, mult, points = (int(x) for x in round_line.groups())
-            assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
-            continue
-        if line.startswith("  Unseen  3  4"):
-            unseen = np.array([int(x) for x in lines[i + 1].split()])
-            if lines[i + 2].startswith("  Kitty  "):  # revealed kitty cards, shown apart
-                unseen = unseen + np.array([int(x) for x in lines[i + 2].split()[1:]])
-            seen = g.hands[0, 0].astype(int) + g.played[0].sum(axis=0)
-            assert unseen.tolist() == (np.array(DECK) - seen).tolist(), line
-            continue
-        if line.startswith("  Table  "):
-            top = int(g.table_move[0])
-            if top == 0:
-                assert line == "  Table  empty"
-            else:
-                who = SEAT_NAMES[int(g.table_player[0])]
-                assert line.startswith(f"  Table  {who}: ") and line.endswith(TABLE.describe(top))
-            continue
-        m = EVENT.match(line)
-        if not m:
-            continue
-        words = m.group(2).split()
-        if words[0] in ("pass", "passes"):
-            action = 0
-        elif words[0] in ("bid", "bids") and len(words) == 2:
-            action = bid_action(g.num_moves, int(words[1]))
-        elif CARD.match(words[0]):
-            cards = []
-            for w in words:  # the cards come first, then the combination's name
-                if not CARD.match(w):
-                    break
-                cards.append(w)
-            found = TABLE.classify(strip_suits(cards))
-            action = next(a for a in found if g.is_legal(np.array([a]))[0])
-            assert m.group(2).endswith(TABLE.describe(action)), line
-        else:
-            continue
-        assert int(g.current_player[0]) == SEAT_NAMES.index(m.group(1)), line
-        g.step(np.array([action]))
-    return g
+    return play_harness.run_play(["--players", "4", "--fast", *argv], policy)
 
 
 def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -> Game:
@@ -171,7 +75,7 @@ def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -
     landlord settles with each of the three peasants, only bombs of 6+ cards and the rocket
     double."""
     hand = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
-    g = replay_transcript(code, hand, redeals)
+    g = play_harness.replay_transcript(code, hand, rules=RULES, redeals=redeals)
     assert g.phase[0] == OVER
     card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]
     lines = card.splitlines()
@@ -190,13 +94,7 @@ def assert_result_matches_engine(code: str, transcript: str, redeals: int = 0) -
         doubles = int(TABLE.type[a]) == MoveType.ROCKET or int(TABLE.length[a]) >= 6
         assert line.endswith("×2" if doubles else "×1"), line
         assert line.lstrip().lower().startswith(TABLE.describe(a).lower()), line
-    for seat, name in enumerate(SEAT_NAMES):
-        row = next(line for line in lines if line.startswith(f"    {name:<6} "))
-        cards = row.split()[2:]
-        left = g.hands[0, seat]
-        assert (cards == ["—"]) if left.sum() == 0 else strip_suits(cards).tolist() == left.tolist()
-    kitty = next(line for line in lines if line.startswith("  Kitty: ")).split()[1:]
-    assert strip_suits(kitty).tolist() == g.kitty[0].tolist()
+    play_harness.assert_cards_left_on_the_card(g, lines)
     return g
 
 
@@ -232,6 +130,7 @@ def test_a_full_four_player_game(level):
     assert f"Deal code: {CODE}" in out
 
 
+@pytest.mark.heavy
 def test_games_from_seeds_replay_on_the_engine():
     """A few seeded four-player deals, whatever seat bids first, match the engine to the end."""
     for seed in range(3):
@@ -245,8 +144,8 @@ def test_games_from_seeds_replay_on_the_engine():
         assert_result_matches_engine(code, out)
 
 
-def test_a_seven_card_bomb_doubles_on_the_result_card(monkeypatch):
-    use_doormats(monkeypatch, bid=0)
+def test_a_seven_card_bomb_doubles_on_the_result_card(doormats):
+    doormats(0)
     plays = ["q q q q q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa", "222"]
     rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "rj", "q"])
     assert rc == 0 and "Traceback" not in out
@@ -263,8 +162,8 @@ def test_a_seven_card_bomb_doubles_on_the_result_card(monkeypatch):
     assert_result_matches_engine(CODE, out)
 
 
-def test_four_card_bombs_do_not_double(monkeypatch):
-    use_doormats(monkeypatch, bid=0)
+def test_four_card_bombs_do_not_double(doormats):
+    doormats(0)
     plays = ["q q q q", "q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa"]
     rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "222", "rj", "q"])
     assert rc == 0
@@ -276,38 +175,11 @@ def test_four_card_bombs_do_not_double(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------- auction
-class Doormat:
-    """A four-player bot: bids ``bid`` if it can, leads its lowest single, never follows."""
-
-    def __init__(self, bid: int):
-        from ddz.agents.base import Agent
-
-        class _Bot(Agent):
-            name = "doormat"
-
-            def bid(self, info):
-                return bid if bid > info.high_bid else 0
-
-            def play(self, info):
-                if not info.leading:
-                    return 0
-                legal = [int(m) for m in info.legal_moves()]
-                return min(legal, key=lambda m: (int(TABLE.size[m]) != 1, int(TABLE.main[m])))
-
-        self.factory = lambda **kw: _Bot()
-
-
-def use_doormats(monkeypatch, bid: int) -> None:
-    from ddz.agents import base
-
-    monkeypatch.setitem(base._REGISTRY, "normal", Doormat(bid).factory)
-
-
-def test_redeals_and_the_forced_landlord_of_the_four_player_auction(monkeypatch):
+def test_redeals_and_the_forced_landlord_of_the_four_player_auction(doormats):
     """Four all-pass auctions: three redeals (each a four-player code of its own), the warning
     at the last bid prompt, then the opener is the landlord at base 1. The next seat opens
     each redeal, so after three redeals Left opens and is forced."""
-    use_doormats(monkeypatch, bid=0)
+    doormats(0)
     rc, out = run_lines(["--code", CODE, "--level", "normal"], hint_player(["pass"] * 4))
     assert rc == 0 and "Traceback" not in out
     codes = re.findall(r"All four passed: the cards are dealt again \(deal (\S+)\)\.", out)
@@ -330,10 +202,10 @@ def test_redeals_and_the_forced_landlord_of_the_four_player_auction(monkeypatch)
     assert_result_matches_engine(codes[2], last, redeals=3)
 
 
-def test_a_passer_may_bid_again(monkeypatch):
+def test_a_passer_may_bid_again(doormats):
     """The four-player auction lets a seat that passed bid later: I pass, Right bids 1, and at
     my next turn I may still bid 2."""
-    use_doormats(monkeypatch, bid=1)
+    doormats(1)
     rc, out = run_lines(["--code", CODE, "--level", "normal"], ["pass", "2", "quit"])
     assert rc == 0
     assert "  You    pass\n  Right  bids 1\n" in out
@@ -430,6 +302,7 @@ def test_every_message_of_the_four_player_game_is_translated():
 
 
 # ---------------------------------------------------------------------------------- terminal
+@pytest.mark.pty
 def test_a_four_player_hand_in_a_terminal(tmp_path):
     """A whole four-player hand in a pseudo-terminal: colours, the four seats on the redrawn
     table, hints played with Enter, the result card with four payments."""

@@ -13,6 +13,8 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+pytestmark = pytest.mark.pty
+
 ROOT = Path(__file__).resolve().parent.parent
 #: Seat 0 bids first; after bidding 3 it holds 3 44 55 66 7 999 10 10 10 QQ K A 22.
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"

@@ -3,32 +3,16 @@ command, the kitty in view, the persistent counter setting and the statistics' n
 
 from __future__ import annotations
 
-import io
 import json
 import re
 
 import numpy as np
 import pytest
 
-from ddz.play import session as play
 from ddz.play import stats
 from ddz.play.table import TableModel, game_state
 from ddz_env.actions import bid_action
-
-CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"  # seat 0 bids first; bidding 3 makes it the landlord
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return tmp_path / "data" / "ddz"
-
-
-def run_lines(argv, lines) -> tuple[int, str]:
-    out = io.StringIO()
-    stdin = io.StringIO("".join(line + "\n" for line in lines))
-    return play.main(argv, stdin=stdin, stdout=out), out.getvalue()
+from tests.play_harness import CODE, run_lines, run_play
 
 
 def same_state(a: dict, b: dict) -> bool:
@@ -97,7 +81,7 @@ def test_undo_takes_back_the_play_and_the_bots_answer_the_same(level):
     assert "Undone: back to your previous turn.\n  Your hand" in out
 
 
-def test_undo_is_off_by_default_and_counted_when_on(data_home):
+def test_undo_is_off_by_default_and_counted_when_on(ddz_home):
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["3", "undo", "quit"])
     assert "✗ undo is off in this game (start it with ddz play --undo)" in out
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast", "--undo"], ["undo"])
@@ -130,24 +114,22 @@ class UndoOncePlayer:
         return "hint"
 
 
-def test_hints_and_undos_on_the_result_card_and_in_the_statistics(data_home):
-    from tests.test_play import run_play
-
+def test_hints_and_undos_on_the_result_card_and_in_the_statistics(ddz_home):
     rc, out = run_play(["--level", "normal", "--seed", "5", "--fast", "--undo"], UndoOncePlayer())
     assert rc == 0 and "══ Result" in out
     card = out.split("══ Result", 1)[1]
     hints = int(re.search(r"Hints used: (\d+)", card).group(1))
     assert re.search(r"^  Undos used: 1$", card, re.M)
-    data = json.loads((data_home / "stats.json").read_text())
+    data = json.loads((ddz_home / "stats.json").read_text())
     assert data["games"] == 1 and data["undos"] == 1 and data["hints"] == hints >= 2
     assert f"hints {hints} · undos 1" in out
 
 
-def test_old_statistics_files_are_still_read(data_home):
-    data_home.mkdir(parents=True)
+def test_old_statistics_files_are_still_read(ddz_home):
+    ddz_home.mkdir(parents=True)
     old = {"version": 1, "games": 2, "landlord_games": 1, "landlord_wins": 1,
            "peasant_games": 1, "peasant_wins": 0, "points": 4}  # fmt: skip
-    (data_home / "stats.json").write_text(json.dumps(old))
+    (ddz_home / "stats.json").write_text(json.dumps(old))
     loaded, notice = stats.load_stats()
     assert notice is None and loaded.games == 2 and loaded.hints == 0 and loaded.undos == 0
     saved, _ = stats.record_game(True, True, 6, hints=3, undos=1)
@@ -203,23 +185,23 @@ def test_the_counter_shows_the_revealed_kitty_apart():
 
 
 # ---------------------------------------------------------------------------------- settings
-def test_the_counter_setting_is_kept_between_games(data_home):
+def test_the_counter_setting_is_kept_between_games(ddz_home):
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["3", "counter", "quit"])
     assert "card counter off" in out
-    assert json.loads((data_home / "settings.json").read_text())["counter"] is False
+    assert json.loads((ddz_home / "settings.json").read_text())["counter"] is False
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["3", "quit"])
     assert "Unseen" not in out  # off from the start
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["3", "c", "quit"])
     assert "card counter on" in out
-    assert json.loads((data_home / "settings.json").read_text())["counter"] is True
+    assert json.loads((ddz_home / "settings.json").read_text())["counter"] is True
 
 
 @pytest.mark.parametrize(
     "content", ['{"counter": "yes"}', "[1, 2]", "{not json", "\xff\xfe", "[" * 100000]
 )
-def test_a_corrupt_settings_file_is_reported_and_set_aside(data_home, content):
-    data_home.mkdir(parents=True)
-    (data_home / "settings.json").write_bytes(content.encode("utf-8", "surrogateescape"))
+def test_a_corrupt_settings_file_is_reported_and_set_aside(ddz_home, content):
+    ddz_home.mkdir(parents=True)
+    (ddz_home / "settings.json").write_bytes(content.encode("utf-8", "surrogateescape"))
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["3", "quit"])
     assert rc == 0 and "Traceback" not in out
     assert re.search(
@@ -227,26 +209,26 @@ def test_a_corrupt_settings_file_is_reported_and_set_aside(data_home, content):
         out,
     )
     assert "Unseen" in out  # the default: on
-    assert list(data_home.glob("settings.json.corrupt-*"))
+    assert list(ddz_home.glob("settings.json.corrupt-*"))
 
 
-def test_a_settings_folder_or_fifo_is_not_read(data_home):
+def test_a_settings_folder_or_fifo_is_not_read(ddz_home):
     import os
 
-    data_home.mkdir(parents=True)
-    os.mkfifo(data_home / "settings.json")
+    ddz_home.mkdir(parents=True)
+    os.mkfifo(ddz_home / "settings.json")
     settings, notice = stats.load_settings()
     assert settings.counter is True and "not a regular file" in notice
-    assert not (data_home / "settings.json").exists()
+    assert not (ddz_home / "settings.json").exists()
 
 
-def test_a_read_only_settings_file_is_kept_and_said(data_home):
+def test_a_read_only_settings_file_is_kept_and_said(ddz_home):
     import os
 
     if os.geteuid() == 0:
         pytest.skip("root writes read-only files")
-    data_home.mkdir(parents=True)
-    path = data_home / "settings.json"
+    ddz_home.mkdir(parents=True)
+    path = ddz_home / "settings.json"
     path.write_text('{"counter": true}')
     path.chmod(0o444)
     notice = stats.save_setting("counter", False)

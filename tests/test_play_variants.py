@@ -14,6 +14,7 @@ from ddz.play import session as play
 from ddz_env.cards import parse_counts
 from ddz_env.codes import decode_deal
 from ddz_env.rules import Ruleset
+from tests.play_harness import run_lines
 
 #: Rob only: you open the auction; after your claim Right passes and Left robs.
 ROB_CODE = "2AR9-QCJX-ETK3-2DDT-NQ1C-ARE"
@@ -24,20 +25,6 @@ OPEN_CODE = "7GTW-9QTS-BMDY-JDKE-G690-NB9"
 BASE = ["--level", "normal", "--fast", "--no-stats"]
 #: Enough hints (each followed by Enter, which plays it) to finish any hand.
 PLAY_OUT = ["hint", ""] * 40 + ["q"]
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    yield
-    i18n.set_language("en")
-
-
-def run_lines(argv, lines) -> tuple[int, str]:
-    out = io.StringIO()
-    rc = play.main(argv, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
-    return rc, out.getvalue()
 
 
 def round_lines(screen: str) -> list[str]:

@@ -41,6 +41,7 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
     return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
 
 
+@pytest.mark.ray
 def test_training_on_ray_checkpoints_and_resumes(local_ray, tmp_path):
     import torch
 
@@ -76,6 +77,7 @@ def _eval(capsys, argv: list[str]) -> dict:
     return result
 
 
+@pytest.mark.ray
 @pytest.mark.parametrize("bidding", ["--no-bidding", "--bidding"])
 def test_eval_on_ray_equals_the_local_eval(local_ray, capsys, bidding):
     argv = ["normal", "easy", "--deals", "40", "--seed", "11", bidding]
@@ -85,6 +87,7 @@ def test_eval_on_ray_equals_the_local_eval(local_ray, capsys, bidding):
     assert _eval(capsys, [*argv, "--backend", "ray", "--workers", "1"]) == local
 
 
+@pytest.mark.ray
 def test_run_arena_on_ray_gives_the_same_games(local_ray):
     from ddz.arena.arena import run_arena
 
@@ -95,15 +98,18 @@ def test_run_arena_on_ray_gives_the_same_games(local_ray):
     assert remote.overall == local.overall
 
 
-def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys):
+@pytest.mark.train
+def test_a_missing_ray_is_a_one_line_error(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     from ddz.arena import arena
     from ddz.train import dmc
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
-    assert dmc.main(["--backend", "ray", "--runs-dir", "unused"]) == 2
+    runs = tmp_path / "runs" / "ray"
+    assert dmc.main(["--backend", "ray", "--runs-dir", str(runs)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ddz[cluster]" in err
+    assert not (tmp_path / "runs").exists()  # the checks before the run create no folder
     assert arena.main(["random", "random", "--deals", "1", "--backend", "ray"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "ddz[cluster]" in err
@@ -120,6 +126,7 @@ def test_eval_refuses_a_ray_address_without_the_ray_backend(capsys):
     assert "--backend ray" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_play_the_engine_and_local_runs_never_import_ray():
     code = """
 import sys
@@ -164,6 +171,7 @@ def two_nodes():
     signal.signal(signal.SIGTERM, handler)
 
 
+@pytest.mark.ray
 def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
     """One CPU per node and one per actor: the two actors sit on the two nodes. The process
     of one is killed mid-run; Ray restarts it and the run ends normally."""
@@ -246,6 +254,7 @@ def test_agents_that_cannot_travel_are_sent_by_name():
     assert portable(Piped(), "cmd:./bot") == "cmd:./bot"
 
 
+@pytest.mark.ray
 def test_an_unreachable_ray_address_is_a_one_line_error(capsys):
     """Ray would retry an address where nothing answers for minutes; the check fails at once."""
     pytest.importorskip("ray")

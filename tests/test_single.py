@@ -9,9 +9,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import ddz_env
-from ddz_env.env_common import END_INFO_KEYS, seat_rewards
+from ddz_env.env_common import END_INFO_KEYS
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import InfoSet
+from ddz_env.moves import MoveType, move_table
 from ddz_env.single import DouDizhuEnv
 
 
@@ -109,16 +110,39 @@ def test_opponents_play_the_other_seats_and_see_only_their_infoset(seat):
 
 
 @pytest.mark.parametrize("reward", ["wp", "stake", "log_stake", "score"])
-def test_final_reward_matches_the_game(reward):
+@pytest.mark.parametrize(
+    "seed, case",
+    [(2, "landlord loses"), (3, "peasant wins"), (4, "peasant loses"), (7, "landlord wins")],
+)
+def test_final_reward_follows_the_documented_formula(reward, seed, case):
+    """Each seat's final reward, worked out here from the finished game by the table in
+    ``ddz_env.env_common``: the side that won, the bombs and rockets played (counted from the
+    moves), the bid and the spring."""
     env = DouDizhuEnv(seat=1, opponents="random", reward=reward, base_points=10)
-    obs, _ = env.reset(seed=7)
-    obs, final, info, _ = play_out(env, np.random.default_rng(7), obs)
+    obs, _ = env.reset(seed=seed)
+    obs, final, info, _ = play_out(env, np.random.default_rng(seed), obs)
     game = env.game
     assert game.phase[0] == OVER
-    np.testing.assert_array_equal(info["rewards"], seat_rewards(game, reward)[0])
-    np.testing.assert_array_equal(info["payoffs"], game.payoffs[0])
-    assert final == info["rewards"][1]
-    assert info["winner"] == game.winner[0] and info["landlord"] == game.landlord[0]
+    landlord, winner = int(game.landlord[0]), int(game.winner[0])
+    won = (winner == landlord) == (landlord == 1)
+    assert case == f"{'landlord' if landlord == 1 else 'peasant'} {'wins' if won else 'loses'}"
+    table = move_table()
+    bombs = sum(int(table.type[m]) >= MoveType.BOMB for _, m in game.moves_played(0) if m)
+    assert bombs == 1  # so that stake (±2) and log_stake (±2) differ from wp (±1)
+    multiplier = 2 ** (bombs + int(game.spring[0]))
+    lord_value = 1.0 if winner == landlord else -1.0
+    lord_value *= {
+        "wp": 1.0,
+        "stake": 2.0**bombs,
+        "log_stake": bombs + 1.0,
+        "score": 2 * int(game.base[0]) * multiplier * 10,
+    }[reward]
+    peasant_value = -lord_value / 2 if reward == "score" else -lord_value
+    expected = [lord_value if seat == landlord else peasant_value for seat in range(3)]
+    assert info["rewards"].tolist() == expected
+    assert final == expected[1]
+    assert info["payoffs"].tolist() == game.payoffs[0].tolist()
+    assert info["winner"] == winner and info["landlord"] == landlord
 
 
 def test_code_and_seat_options_replay_a_deal():
@@ -243,6 +267,7 @@ def test_render_and_package_attribute(capsys):
     assert "seat 0 (learner)" in capsys.readouterr().out
 
 
+@pytest.mark.heavy
 def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     import subprocess
     import sys
@@ -258,6 +283,7 @@ def test_import_ddz_env_is_light_and_registers_when_gymnasium_loads():
     assert out.stdout.split() == ["DouDizhuEnv", "True"]
 
 
+@pytest.mark.heavy
 def test_registration_survives_a_find_spec_before_the_import():
     """Libraries check ``importlib.util.find_spec("gymnasium")`` before importing it (TorchRL
     does); the registration must still happen on the real import."""

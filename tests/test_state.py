@@ -75,6 +75,7 @@ def test_every_game_attribute_is_handled():
 
 
 # ---------------------------------------------------------------------------- clone
+@pytest.mark.heavy
 def test_clone_is_exact_and_independent():
     n = 0
     for rules in RULESETS:
@@ -135,6 +136,7 @@ def test_clone_bad_arguments(call, error):
 
 
 # ---------------------------------------------------------------------------- undo
+@pytest.mark.heavy
 def test_undo_takes_back_every_step_exactly():
     redeal_undone = finished_undone = 0
     for rules in RULESETS:
@@ -159,6 +161,7 @@ def test_undo_takes_back_every_step_exactly():
     assert redeal_undone and finished_undone  # redeals and endings were taken back too
 
 
+@pytest.mark.heavy
 def test_undo_selected_games_against_a_model():
     """Random steps, undos of random subsets, resets: each game's row always equals the state a
     per-game stack of the states before its actions says it should."""
@@ -215,6 +218,7 @@ def test_games_without_undo_use_the_plain_step():
 
 
 # ---------------------------------------------------------------------------- text and arrays
+@pytest.mark.heavy
 def test_text_round_trip():
     n = 0
     for rules in RULESETS:
@@ -232,6 +236,7 @@ def test_text_round_trip():
     assert n >= 80
 
 
+@pytest.mark.heavy
 def test_arrays_round_trip_through_npz():
     for rules in RULESETS:
         for game, _ in random_positions(rules, seed=3, rounds=2):
@@ -351,6 +356,7 @@ def _positions_with_seats(seed, rounds=4):
                 yield game, int(b), int(rng.integers(3)), rng
 
 
+@pytest.mark.heavy
 def test_worlds_never_contradict_the_infoset():
     checked = 0
     for game, b, seat, rng in _positions_with_seats(seed=8):
@@ -376,6 +382,7 @@ def test_worlds_never_contradict_the_infoset():
     assert checked >= 2000
 
 
+@pytest.mark.heavy
 def test_worlds_with_the_true_hands_are_the_real_game():
     for game, b, seat, _ in _positions_with_seats(seed=9, rounds=2):
         info = infoset(game, b, seat)
@@ -427,6 +434,7 @@ def _play_positions(seed, rounds=2):
             yield game, b, seat, rng
 
 
+@pytest.mark.heavy
 def test_belief_worlds_never_contradict_the_infoset():
     checked = 0
     for game, b, seat, rng in _play_positions(seed=13):
@@ -519,6 +527,7 @@ def _same_infos(a: dict, b: dict) -> bool:
     )
 
 
+@pytest.mark.heavy
 def test_aec_clone_state_restore():
     for seed in range(6):
         env = ddz_env.env(reward="adp").unwrapped

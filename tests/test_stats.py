@@ -162,6 +162,7 @@ def test_corrupt_file_during_play_is_reported_not_a_crash(home):
     assert "Statistics: 1 game ·" in text
 
 
+@pytest.mark.heavy
 def test_two_processes_recording_at_once_both_count(home, tmp_path):
     """Each update holds the lock: no game is lost when two games save at the same time."""
     import subprocess

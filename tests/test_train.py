@@ -32,6 +32,8 @@ from ddz.train.frames import (  # noqa: E402
 )
 from ddz.train.local_backend import actor_main  # noqa: E402
 
+pytestmark = pytest.mark.train
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
 

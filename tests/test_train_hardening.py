@@ -29,6 +29,8 @@ from ddz.train.checkpoint import (  # noqa: E402
 )
 from ddz.train.model import DMCModel, save_npz  # noqa: E402
 
+pytestmark = pytest.mark.train
+
 TINY = ["--actor-batch", "32", "--batch-size", "256", "--log-interval", "0.5", "--quiet"]
 SIZES = {
     "state_hidden": [16],

@@ -155,6 +155,7 @@ def test_open_hand_decision_follows_the_kitty():
     assert infoset(game).bids == ((landlord, 3),)  # the decision is not a bid
 
 
+@pytest.mark.heavy
 def test_open_hand_is_in_every_infoset_and_observation_only_once_opened():
     rng = np.random.default_rng(1)
     seen_open = seen_closed = 0
@@ -188,6 +189,7 @@ def test_observation_of_the_classic_rules_is_unchanged_in_size():
 
 
 # ---------------------------------------------------------------------------- random games
+@pytest.mark.heavy
 @pytest.mark.parametrize("ruleset", VARIANTS, ids=lambda r: "+".join(r.variants) + r.bidding)
 def test_random_games_conserve_cards_and_settle_zero_sum(ruleset):
     game = Game(300, ruleset, seed=7)
@@ -242,6 +244,7 @@ def test_a_deal_code_carries_its_variants():
     assert np.array_equal(replay.owner, game.owner)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("ruleset", VARIANTS, ids=lambda r: "+".join(r.variants) + r.bidding)
 def test_state_text_arrays_undo_and_determinize(ruleset):
     rng = np.random.default_rng(2)
@@ -275,6 +278,7 @@ def test_state_text_arrays_undo_and_determinize(ruleset):
 
 
 # ---------------------------------------------------------------------------- environments
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "options",
     [
@@ -313,6 +317,7 @@ def test_pettingzoo_end_info_multiplier_counts_robs_and_the_open_hand():
     assert info["multiplier"] == 2**doublings
 
 
+@pytest.mark.heavy
 def test_vector_and_single_envs_with_the_variants():
     vec = DouDizhuVectorEnv(4, bidding="rob", open_hand=True)
     obs, _ = vec.reset(seed=0)
@@ -391,6 +396,7 @@ def test_rule_bots_claim_rob_and_open_by_their_assessment(name):
     assert _decide(name, STRONG, Ruleset(), high_bid=3) == 0
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("ruleset", [BOTH, Ruleset(bidding="none", open_hand=True)])
 def test_every_bot_plays_the_variants_legally(ruleset):
     from ddz.agents import make_agent
@@ -509,6 +515,7 @@ def test_the_variants_fields_are_fields_of_the_observation():
     assert all(f.kind == BINARY for v in VARIANT_FIELDS.values() for f in v)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("ruleset", VARIANTS, ids=lambda r: "+".join(r.variants) + r.bidding)
 def test_batched_one_game_and_infoset_observations_agree(ruleset):
     from ddz_env.observation import observe_infosets
@@ -620,6 +627,7 @@ def test_program_requests_report_claim_rob_and_open_as_words():
     assert all("bid" in e for e in classic["legal"])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("ruleset", [BOTH, Ruleset(bidding="none", open_hand=True)])
 def test_expert_plays_the_variants_on_the_classic_features(ruleset):
     """Expert's rollouts score moves with Hard's networks on the classic 1302 features of each

@@ -218,6 +218,7 @@ def test_illegal_action_and_bad_input_errors():
         env.reset(options={"reset_mask": [1, 0]})
 
 
+@pytest.mark.heavy
 def test_every_ruleset_option_plays_games():
     for options in (
         dict(bidding="open", kickers="any", redeal_limit=None),
@@ -262,6 +263,7 @@ def test_make_vec_builds_the_batched_env():
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("learner_seat", [0, 1, 2])
 def test_rewards_are_the_learner_seats_result(learner_seat):
     """``rewards[i]`` is ``learner_seat``'s result when game ``i`` ends, so its sign follows
@@ -282,6 +284,7 @@ def test_rewards_are_the_learner_seats_result(learner_seat):
     assert set(seen) == {-1.0, 1.0}
 
 
+@pytest.mark.heavy
 def test_record_episode_statistics_reports_the_learner_seats_return():
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
 

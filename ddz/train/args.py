@@ -249,9 +249,11 @@ def _choice_problems(args: Args) -> list[str]:
 
 
 def _writable_folder(folder: Path) -> str | None:
-    """``None`` if files can be created in ``folder`` (created if missing), else why not."""
+    """``None`` if files can be created in ``folder``, or, if it is missing, in the nearest folder
+    above it that exists (where the run will create it), else why not. Creates nothing."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
