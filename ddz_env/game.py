@@ -251,20 +251,21 @@ def check_indices(games, batch_size: int, what: str = "games") -> np.ndarray:
     return idx
 
 
-def _part(mask, *values):
-    """The entries of ``values`` where ``mask`` holds, or ``None`` where it holds nowhere.
+def _split(mask, *values):
+    """``(yes, no)``: the entries of ``values`` where ``mask`` holds and where it does not, each
+    ``None`` when there are none.
 
     The step's transition is written once over *rows*: an int64 array of game indices, or a
     Python ``int`` when one game steps (then ``mask`` and ``values`` are scalars and NumPy's
     scalar indexing is the cheap path). ``values`` come back as they are when ``mask`` holds
-    everywhere."""
+    everywhere or nowhere."""
     if not isinstance(mask, np.ndarray):
-        return values if mask else None
+        return (values, None) if mask else (None, values)
     if mask.all():
-        return values
+        return values, None
     if not mask.any():
-        return None
-    return tuple(v[mask] for v in values)
+        return None, values
+    return tuple(v[mask] for v in values), tuple(v[~mask] for v in values)
 
 
 class Game:
@@ -542,31 +543,31 @@ class Game:
         This is the one transition of the engine: replay (``from_text``, ``from_arrays``), the
         environments and undo all step through it.
         """
-        rows, actions = self._step_rows(actions, games)
-        live = _part(self.phase[rows] != OVER, rows, actions)
+        live = self._live_legal(*self._step_rows(actions, games))
         if live is None:
             return
         rows, actions = live
-        bad = self._first_illegal(rows, actions)
-        if bad is not None:
-            b, a = bad
-            raise IllegalAction(self, b, a)
         if self._undo is not None:
             self._undo.push(self, rows)
         self._legal_cache = None
-        phase = self.phase[rows]
-        self._record(rows, actions)
-        play = _part(phase == PLAY, rows, actions)
+        play, bidding = _split(self.phase[rows] == PLAY, rows, actions)
+        pos = self.history_len[rows]
+        self.history_action[rows, pos] = actions
+        self.history_player[rows, pos] = self.current_player[rows]
+        self.history_len[rows] = pos + 1
         if play is not None:
             self._step_play(*play)
-        bidding = _part(phase == BIDDING, rows, actions)
         if bidding is not None:
-            for b, a in np.broadcast(*bidding):
-                self._step_bid(int(b), int(a))
+            rows, actions = bidding
+            if isinstance(rows, int):
+                self._step_bid(rows, actions)
+            else:
+                for b, a in zip(rows.tolist(), actions.tolist()):
+                    self._step_bid(b, a)
 
     def _step_rows(self, actions, games) -> tuple:
         """The rows a step selects and their actions: an ``int`` and an ``int`` for one game
-        (the scalar path), else int64 arrays (see :func:`_part`)."""
+        (the scalar path), else int64 arrays (see :func:`_split`)."""
         actions = np.asarray(actions)
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
@@ -581,50 +582,50 @@ class Game:
         actions = actions.astype(np.int64, copy=False)
         return (np.arange(n) if idx is None else idx), actions
 
-    def _first_illegal(self, rows, actions) -> tuple[int, int] | None:
-        """(game, action) of the first illegal action of ``rows``, or ``None``."""
+    def _live_legal(self, rows, actions) -> tuple | None:
+        """The games of ``rows`` that are not over and their actions (``None``: every game is
+        over); :class:`IllegalAction` if one of their actions is illegal."""
         words = self.legal_action_words()
-        if isinstance(rows, int):
+        if isinstance(rows, int):  # one game: a finished game has no legal action
             a = actions
             if 0 <= a < self.num_actions and int(words[rows, a >> 6]) >> (a & 63) & 1:
+                return rows, a
+            if self.phase[rows] == OVER:
                 return None
-            return rows, a
-        bad = ~_legal_bits(words, rows, actions, self.num_actions)
-        if not bad.any():
+            raise IllegalAction(self, rows, a)
+        live, _ = _split(self.phase[rows] != OVER, rows, actions)
+        if live is None:
             return None
-        j = int(np.argmax(bad))
-        return int(rows[j]), int(actions[j])
-
-    def _record(self, rows, actions) -> None:
-        pos = self.history_len[rows]
-        self.history_action[rows, pos] = actions
-        self.history_player[rows, pos] = self.current_player[rows]
-        self.history_len[rows] += 1
+        bad = ~_legal_bits(words, *live, self.num_actions)
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise IllegalAction(self, int(live[0][j]), int(live[1][j]))
+        return live
 
     def _step_play(self, rows, moves) -> None:
         seats = self.current_player[rows]
-        passing = _part(moves == 0, rows)
+        passing, playing = _split(moves == 0, rows, moves, seats)
         if passing is not None:
-            (p,) = passing
+            p = passing[0]
             self.passes[p] += 1
-            clear = _part(self.passes[p] >= self.num_players - 1, p)
+            clear, _ = _split(self.passes[p] >= self.num_players - 1, p)
             if clear is not None:
                 (c,) = clear
                 self.table_move[c] = 0
                 self.table_player[c] = -1
                 self.passes[c] = 0
-        playing = _part(moves != 0, rows, moves, seats)
         if playing is not None:
             q, m, s = playing
             counts = self.table.counts[m]
-            self.hands[q, s] -= counts
+            hand = self.hands[q, s] - counts
+            self.hands[q, s] = hand
             self.played[q, s] += counts
             self.num_plays[q, s] += 1
             self.table_move[q] = m
             self.table_player[q] = s
             self.passes[q] = 0
             self.bombs[q] += self._move_is_bomb[m]
-            finished = _part(~self.hands[q, s].any(axis=-1), q, s)
+            _, finished = _split(hand.any(-1), q, s)
             if finished is not None:
                 self._finish(*finished)
         self.current_player[rows] = (seats + 1) % self.num_players
