@@ -569,7 +569,7 @@ class Game:
         """The rows a step selects and their actions: an ``int`` and an ``int`` for one game
         (the scalar path), else int64 arrays (see :func:`_split`)."""
         actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu":
+        if actions.dtype.kind not in "iu" and actions.size:
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         idx = None if games is None else self._check_games(games)
         n = self.batch_size if idx is None else len(idx)
@@ -594,7 +594,7 @@ class Game:
                 return None
             raise IllegalAction(self, rows, a)
         live, _ = _split(self.phase[rows] != OVER, rows, actions)
-        if live is None:
+        if live is None or not len(live[0]):
             return None
         bad = ~_legal_bits(words, *live, self.num_actions)
         if bad.any():
