@@ -261,11 +261,22 @@ def _split(mask, *values):
     everywhere or nowhere."""
     if not isinstance(mask, np.ndarray):
         return (values, None) if mask else (None, values)
-    if mask.all():
+    held = np.count_nonzero(mask)
+    if held == len(mask):
         return values, None
-    if not mask.any():
+    if not held:
         return None, values
     return tuple(v[mask] for v in values), tuple(v[~mask] for v in values)
+
+
+def _part(mask, *values):
+    """The ``yes`` side of :func:`_split` alone (the other is not gathered)."""
+    if not isinstance(mask, np.ndarray):
+        return values if mask else None
+    held = np.count_nonzero(mask)
+    if held == len(mask):
+        return values
+    return tuple(v[mask] for v in values) if held else None
 
 
 class Game:
@@ -593,7 +604,7 @@ class Game:
             if self.phase[rows] == OVER:
                 return None
             raise IllegalAction(self, rows, a)
-        live, _ = _split(self.phase[rows] != OVER, rows, actions)
+        live = _part(self.phase[rows] != OVER, rows, actions)
         if live is None or not len(live[0]):
             return None
         bad = ~_legal_bits(words, *live, self.num_actions)
@@ -608,7 +619,7 @@ class Game:
         if passing is not None:
             p = passing[0]
             self.passes[p] += 1
-            clear, _ = _split(self.passes[p] >= self.num_players - 1, p)
+            clear = _part(self.passes[p] >= self.num_players - 1, p)
             if clear is not None:
                 (c,) = clear
                 self.table_move[c] = 0
