@@ -214,6 +214,81 @@ def check_batch_size(batch_size) -> int:
     return int(batch_size)
 
 
+# ---------------------------------------------------------------------------- the state's fields
+#: The per-game state arrays of a :class:`Game` (leading dimension: the batch; see the table
+#: in the module docstring). Clone, undo and serialization (:mod:`ddz_env.state`) handle these.
+STATE_FIELDS = (
+    "phase", "current_player", "hands", "owner", "kitty", "first_bidder", "bids", "high_bid",
+    "high_bidder", "bid_count", "redeals", "robs", "opened", "landlord", "base", "table_move", "table_player",
+    "passes", "played", "num_plays", "bombs", "history_action", "history_player", "history_len",
+    "play_start", "winner", "spring", "multiplier", "payoffs", "deal_key",
+)  # fmt: skip
+#: The arrays a step of the play phase may change (history aside: one entry is appended).
+PLAY_FIELDS = (
+    "phase", "current_player", "hands", "table_move", "table_player", "passes", "played",
+    "num_plays", "bombs", "history_len", "winner", "spring", "multiplier", "payoffs",
+)  # fmt: skip
+#: Attributes shared by every game of a ruleset (read-only; a clone shares them).
+CONSTANT_FIELDS = (
+    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "_spent",
+    "auction", "num_players", "role_names", "_open_words",
+)  # fmt: skip
+#: Everything else a Game holds: the batch size, the deal codes, the stream of deals, the
+#: legal-move cache and the undo log (``None`` unless undo is enabled).
+OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache", "_undo")
+# The settlement is set only when a game ends: before that it holds these values.
+_SETTLEMENT = {"winner": -1, "spring": 0, "multiplier": 1, "payoffs": 0}
+# What undo saves before a step: the play fields but the settlement, for every game stepped...
+_SAVED_FIELDS = tuple(f for f in PLAY_FIELDS if f not in _SETTLEMENT)
+# ... and the rest of the state of the games in the auction (which may end it, or redeal).
+_BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
+
+
+def check_indices(games, batch_size: int, what: str = "games") -> np.ndarray:
+    """Game indices of a selection that may repeat games (clone, undo, the text form): a 1-D
+    sequence (or a scalar) of integers in ``0 .. batch_size - 1``, at least one; as 1-D int64.
+    ``TypeError`` if they are not integers of at most one dimension, else ``ValueError``."""
+    idx = np.asarray(games)
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        raise TypeError(f"{what} must be a 1-D sequence of game indices (integers)")
+    if idx.size == 0:
+        raise ValueError(f"{what} selects no game")
+    idx = idx.astype(np.int64)
+    if idx.min() < 0 or idx.max() >= batch_size:
+        raise ValueError(f"{what} must be indices in 0..{batch_size - 1}")
+    return idx
+
+
+def _split(mask, *values):
+    """``(yes, no)``: the entries of ``values`` where ``mask`` holds and where it does not, each
+    ``None`` when there are none.
+
+    The step's transition is written once over *rows*: an int64 array of game indices, or a
+    Python ``int`` when one game steps (then ``mask`` and ``values`` are scalars and NumPy's
+    scalar indexing is the cheap path). ``values`` come back as they are when ``mask`` holds
+    everywhere or nowhere."""
+    if not isinstance(mask, np.ndarray):
+        return (values, None) if mask else (None, values)
+    held = np.count_nonzero(mask)
+    if held == len(mask):
+        return values, None
+    if not held:
+        return None, values
+    return tuple(v[mask] for v in values), tuple(v[~mask] for v in values)
+
+
+def _part(mask, *values):
+    """The ``yes`` side of :func:`_split` alone (the other is not gathered)."""
+    if not isinstance(mask, np.ndarray):
+        return values if mask else None
+    held = np.count_nonzero(mask)
+    if held == len(mask):
+        return values
+    return tuple(v[mask] for v in values) if held else None
+
+
 class Game:
     """B games of Dou Dizhu stepping together. See the module docstring for the state."""
 
@@ -233,6 +308,8 @@ class Game:
         self.role_names = rules.role_names
         # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
         self._move_is_bomb = rules.doubling_moves(self.table)
+        # the cards each move takes from the hand that plays it (the rules object's answer)
+        self._spent = rules.spent_counts
         num_cards = ruleset.deck.num_cards
         history = rules.history_size
         self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
@@ -271,6 +348,7 @@ class Game:
         self.codes: list[str | None] = [None] * B
         self._stream = np.zeros(1, np.uint64)
         self._legal_cache: np.ndarray | None = None
+        self._undo: _UndoLog | None = None
         self.reset(seed=seed)
 
     # ------------------------------------------------------------------ reset / deal
@@ -302,11 +380,9 @@ class Game:
                 if code is not None:
                     owner[j], first[j] = decode_deal(code, ruleset=self.ruleset)
                     keys[j] = np.uint64(code_key(code))
-        self.deal_key[idx] = keys
-        for j, b in enumerate(idx):
-            self.codes[b] = code_list[j]
-        self.redeals[idx] = 0
-        self._start_deal(idx, owner, first)
+        self.start_deals(owner, first, games=idx, keys=keys, codes=code_list)
+        if self._undo is not None:
+            self._undo.forget(idx)
 
     def _check_games(self, games) -> np.ndarray:
         idx = np.atleast_1d(np.asarray(games))
@@ -325,7 +401,20 @@ class Game:
             raise ValueError("games must not repeat a game index")
         return idx
 
-    def _start_deal(self, idx: np.ndarray, owner: np.ndarray, first: np.ndarray) -> None:
+    def start_deals(self, owner, first, games=None, keys=None, codes=None, redeals=0) -> None:
+        """Start the deals ``owner`` (n, C) and ``first`` (n,) (the first bidders) in ``games``
+        (default: every game, n of them): a fresh auction with deal keys ``keys`` (default:
+        kept), deal codes ``codes`` (default: none) and redeal counts ``redeals``.
+
+        :meth:`reset` and the redeals start their deals here, and :mod:`ddz_env.state` the deals
+        it rebuilds: the engine does not check them (the state module does)."""
+        idx = np.arange(self.batch_size) if games is None else np.asarray(games, np.int64)
+        if keys is not None:
+            self.deal_key[idx] = keys
+        code_list = [None] * len(idx) if codes is None else list(codes)
+        for b, code in zip(idx.tolist(), code_list):
+            self.codes[b] = code
+        self.redeals[idx] = redeals
         counts = hands_of_owner(owner, self.ruleset.deck)
         self.owner[idx] = owner
         self.hands[idx] = counts[:, : self.num_players]
@@ -421,11 +510,10 @@ class Game:
         return sample_words(self.legal_action_words(), rng.random(self.batch_size))
 
     def is_legal(self, actions) -> np.ndarray:
+        """(B,) bool: whether each game's action (one per game) is legal now."""
         actions = np.asarray(actions, dtype=np.int64)
-        ok = (actions >= 0) & (actions < self.num_actions)
-        a = np.where(ok, actions, 0)
-        words = self.legal_action_words()[np.arange(self.batch_size), a // 64]
-        return ok & ((words >> (a % 64).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        rows = np.arange(self.batch_size)
+        return _legal_bits(self.legal_action_words(), rows, actions, self.num_actions)
 
     def explain_illegal(self, game: int, action: int) -> str:
         """Why ``action`` is not legal in ``game`` (for error messages)."""
@@ -461,118 +549,109 @@ class Game:
         return "legal"
 
     # ------------------------------------------------------------------ step
-    def step(self, actions) -> None:
-        """Apply one action per game (entries of finished games are ignored).
+    def step(self, actions, games=None) -> None:
+        """Apply one action per game of ``games`` (default: every game); entries of finished
+        games are ignored.
 
+        ``games``: distinct game indices (as for :meth:`reset`); the other games do not move.
         ``actions``: integers (any NumPy or Python integer type; no floats, strings or bools),
-        shape ``(batch_size,)`` (a batch of one also takes a scalar). Raises ``ValueError`` if
-        they are not, or naming the game and the reason if any action is illegal; the state is
-        then left unchanged.
+        one per selected game, shape ``(len(games),)`` or ``(batch_size,)`` (a selection of
+        one game also takes a scalar). Raises ``ValueError`` if they are not, or
+        :class:`IllegalAction` (a ``ValueError``) naming the game and the reason if any action
+        is illegal; the state is then left unchanged.
+
+        This is the one transition of the engine: replay (``from_text``, ``from_arrays``), the
+        environments and undo all step through it.
         """
-        actions = np.asarray(actions)
-        if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        if actions.shape != (self.batch_size,):
-            if actions.shape != () or self.batch_size != 1:
-                raise ValueError(
-                    f"expected {self.batch_size} actions (shape ({self.batch_size},)), "
-                    f"got shape {actions.shape}"
-                )
-            actions = actions.reshape(1)
-        actions = actions.astype(np.int64, copy=False)
-        if self.batch_size == 1:
-            return self._step_one(int(actions[0]))
-        live = self.phase != OVER
-        legal = self.is_legal(actions) | ~live
-        if not legal.all():
-            b = int(np.flatnonzero(~legal)[0])
-            a = int(actions[b])
-            what = self.table.cards_text(a) if 0 <= a < self.num_moves else f"action {a}"
-            raise ValueError(f"illegal action in game {b} ({what}): {self.explain_illegal(b, a)}")
-        self._legal_cache = None
-        live_idx = np.flatnonzero(live)
-        self._record(live_idx, actions[live_idx])
-        play = live_idx[self.phase[live_idx] == PLAY]
-        if len(play):
-            self._step_play(play, actions[play])
-        for b in live_idx[self.phase[live_idx] == BIDDING]:
-            self._step_bid(int(b), int(actions[b]))
-
-    def _step_one(self, action: int) -> None:
-        """``step`` for a batch of one, with scalar indexing (same transitions, less overhead)."""
-        if self.phase[0] == OVER:
+        live = self._live_legal(*self._step_rows(actions, games))
+        if live is None:
             return
-        if not 0 <= action < self.num_actions or not (
-            int(self.legal_action_words()[0, action >> 6]) >> (action & 63) & 1
-        ):
-            what = (
-                self.table.cards_text(action)
-                if 0 <= action < self.num_moves
-                else f"action {action}"
-            )
-            raise ValueError(
-                f"illegal action in game 0 ({what}): {self.explain_illegal(0, action)}"
-            )
+        rows, actions = live
+        if self._undo is not None:
+            self._undo.push(self, rows)
         self._legal_cache = None
-        seat = int(self.current_player[0])
-        pos = int(self.history_len[0])
-        self.history_action[0, pos] = action
-        self.history_player[0, pos] = seat
-        self.history_len[0] = pos + 1
-        if self.phase[0] == BIDDING:
-            return self._step_bid(0, action)
-        if action == 0:
-            self.passes[0] += 1
-            if self.passes[0] >= self.num_players - 1:
-                self.table_move[0] = 0
-                self.table_player[0] = -1
-                self.passes[0] = 0
-        else:
-            counts = self.table.counts[action]
-            hand = self.hands[0, seat]
-            hand -= counts
-            self.played[0, seat] += counts
-            self.num_plays[0, seat] += 1
-            self.table_move[0] = action
-            self.table_player[0] = seat
-            self.passes[0] = 0
-            self.bombs[0] += self._move_is_bomb[action]
-            if not hand.any():
-                self._finish(np.zeros(1, np.int64), np.array([seat]))
-        self.current_player[0] = (seat + 1) % self.num_players
+        play, bidding = _split(self.phase[rows] == PLAY, rows, actions)
+        pos = self.history_len[rows]
+        self.history_action[rows, pos] = actions
+        self.history_player[rows, pos] = self.current_player[rows]
+        self.history_len[rows] = pos + 1
+        if play is not None:
+            self._step_play(*play)
+        if bidding is not None:
+            rows, actions = bidding
+            if isinstance(rows, int):
+                self._step_bid(rows, actions)
+            else:
+                for b, a in zip(rows.tolist(), actions.tolist()):
+                    self._step_bid(b, a)
 
-    def _record(self, idx: np.ndarray, actions: np.ndarray) -> None:
-        pos = self.history_len[idx]
-        self.history_action[idx, pos] = actions
-        self.history_player[idx, pos] = self.current_player[idx]
-        self.history_len[idx] += 1
+    def _step_rows(self, actions, games) -> tuple:
+        """The rows a step selects and their actions: an ``int`` and an ``int`` for one game
+        (the scalar path), else int64 arrays (see :func:`_split`)."""
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu" and actions.size:
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        idx = None if games is None else self._check_games(games)
+        n = self.batch_size if idx is None else len(idx)
+        if actions.shape != (n,):
+            if actions.shape != () or n != 1:
+                raise ValueError(f"expected {n} actions (shape ({n},)), got shape {actions.shape}")
+            actions = actions.reshape(1)
+        if n == 1:
+            return (0 if idx is None else int(idx[0])), int(actions[0])
+        actions = actions.astype(np.int64, copy=False)
+        return (np.arange(n) if idx is None else idx), actions
 
-    def _step_play(self, idx: np.ndarray, moves: np.ndarray) -> None:
-        cur = self.current_player[idx].astype(np.int64)
-        is_pass = moves == 0
-        if is_pass.any():
-            p = idx[is_pass]
+    def _live_legal(self, rows, actions) -> tuple | None:
+        """The games of ``rows`` that are not over and their actions (``None``: every game is
+        over); :class:`IllegalAction` if one of their actions is illegal."""
+        words = self.legal_action_words()
+        if isinstance(rows, int):  # one game: a finished game has no legal action
+            a = actions
+            if 0 <= a < self.num_actions and int(words[rows, a >> 6]) >> (a & 63) & 1:
+                return rows, a
+            if self.phase[rows] == OVER:
+                return None
+            raise IllegalAction(self, rows, a)
+        live = _part(self.phase[rows] != OVER, rows, actions)
+        if live is None or not len(live[0]):
+            return None
+        bad = ~_legal_bits(words, *live, self.num_actions)
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise IllegalAction(self, int(live[0][j]), int(live[1][j]))
+        return live
+
+    def _step_play(self, rows, moves) -> None:
+        seats = self.current_player[rows]
+        passing, playing = _split(moves == 0, rows, moves, seats)
+        if passing is not None:
+            p = passing[0]
             self.passes[p] += 1
-            clear = p[self.passes[p] >= self.num_players - 1]
-            self.table_move[clear] = 0
-            self.table_player[clear] = -1
-            self.passes[clear] = 0
-        if not is_pass.all():
-            q, m, s = idx[~is_pass], moves[~is_pass], cur[~is_pass]
-            counts = self.table.counts[m]
-            self.hands[q, s] -= counts
+            clear = _part(self.passes[p] >= self.num_players - 1, p)
+            if clear is not None:
+                (c,) = clear
+                self.table_move[c] = 0
+                self.table_player[c] = -1
+                self.passes[c] = 0
+        if playing is not None:
+            q, m, s = playing
+            counts = self._spent[m]
+            hand = self.hands[q, s] - counts
+            self.hands[q, s] = hand
             self.played[q, s] += counts
             self.num_plays[q, s] += 1
             self.table_move[q] = m
             self.table_player[q] = s
             self.passes[q] = 0
             self.bombs[q] += self._move_is_bomb[m]
-            finished = self.hands[q, s].sum(axis=1) == 0
-            if finished.any():
-                self._finish(q[finished], s[finished])
-        self.current_player[idx] = (cur + 1) % self.num_players
+            _, finished = _split(hand.any(-1), q, s)
+            if finished is not None:
+                self._finish(*finished)
+        self.current_player[rows] = (seats + 1) % self.num_players
 
-    def _finish(self, idx: np.ndarray, winners: np.ndarray) -> None:
+    def _finish(self, idx, winners) -> None:
+        idx, winners = np.atleast_1d(idx), np.atleast_1d(winners).astype(np.int64)
         landlord = self.landlord[idx].astype(np.int64)
         landlord_won = winners == landlord
         plays = self.num_plays[idx]
@@ -620,31 +699,64 @@ class Game:
     def _redeal(self, b: int) -> None:
         """Deal game ``b`` again from its key; the next seat opens the new auction."""
         opener = int(self.first_bidder[b])
-        self.redeals[b] += 1
         key = splitmix64(self.deal_key[b : b + 1] ^ np.uint64(0xA5A5))
-        self.deal_key[b] = key[0]
         owner, _ = deal_from_keys(key, self.num_players, self.ruleset.deck)
-        self.codes[b] = None
-        self._start_deal(np.array([b]), owner, np.array([(opener + 1) % self.num_players], np.int8))
+        first = np.array([(opener + 1) % self.num_players], np.int8)
+        self.start_deals(owner, first, games=[b], keys=key, redeals=self.redeals[b] + 1)
 
     # ------------------------------------------------------------------ state API
-    # Clone, undo and serialization live in ddz_env.state; these methods are their entry points.
+    # Clone and undo live here; serialization in ddz_env.state, which reaches the state through
+    # start_deals, restore and deal_stream only.
+    def restore(self, arrays, games=None, codes=None) -> None:
+        """Write state arrays: ``arrays`` maps names of :data:`STATE_FIELDS` to the values of
+        the games ``games`` (default: every game), ``codes`` their deal codes; the legal-move
+        cache is forgotten. Undo restores its snapshots here and :mod:`ddz_env.state` writes the
+        worlds it builds: the engine does not check that the arrays make a consistent state."""
+        rows = slice(None) if games is None else games
+        for name, values in arrays.items():
+            if name not in STATE_FIELDS:
+                raise KeyError(f"{name!r} is not a state array of a Game")
+            getattr(self, name)[rows] = values
+        if codes is not None:
+            for b, code in zip(np.arange(self.batch_size)[rows].tolist(), codes):
+                self.codes[b] = code
+        self._legal_cache = None
+
+    @property
+    def deal_stream(self) -> int:
+        """The state of the stream of future deals, a 64-bit integer (a reset without a seed
+        draws its deals from it); saved games keep it."""
+        return int(self._stream[0])
+
+    @deal_stream.setter
+    def deal_stream(self, value: int) -> None:
+        self._stream[0] = np.uint64(value)
+
     def clone(self, games=None) -> Game:
         """An independent copy of every game, or of the games ``games`` (indices, repeats
         allowed) in that order: the state arrays, the legal-move cache, the deal keys and codes
         and the stream of future deals are copied. The copy does not record undo."""
-        from .state import clone
-
-        return clone(self, games)
+        idx = None if games is None else check_indices(games, self.batch_size)
+        new = Game.__new__(Game)
+        for name in CONSTANT_FIELDS:
+            setattr(new, name, getattr(self, name))
+        new.batch_size = self.batch_size if idx is None else len(idx)
+        for name in STATE_FIELDS:
+            arr = getattr(self, name)
+            setattr(new, name, arr.copy() if idx is None else arr[idx])
+        new.codes = list(self.codes) if idx is None else [self.codes[b] for b in idx]
+        new._stream = self._stream.copy()
+        cache = self._legal_cache
+        new._legal_cache = None if cache is None else (cache.copy() if idx is None else cache[idx])
+        new._undo = None
+        return new
 
     def repeat(self, n: int, game: int = 0) -> Game:
         """A batch of ``n`` copies of game ``game``."""
-        from .state import _indices, clone
-
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n must be a positive integer, not {n!r}")
-        b = int(_indices(self, game, "game")[0])
-        return clone(self, np.full(int(n), b))
+        b = int(check_indices(game, self.batch_size, "game")[0])
+        return self.clone(np.full(int(n), b))
 
     def tile(self, n: int) -> Game:
         """A batch of ``n`` copies of the whole batch, one after the other (n × batch_size)."""
@@ -654,18 +766,20 @@ class Game:
 
     def enable_undo(self, enabled: bool = True) -> None:
         """Record what each step changes so that ``undo`` can take it back (``False`` stops
-        and forgets). Off by default: games that never enable it step at full speed."""
-        from .state import enable_undo
-
-        enable_undo(self, enabled)
+        and forgets). Off by default: games that never enable it save nothing when stepping."""
+        if not enabled:
+            self._undo = None
+        elif self._undo is None:
+            self._undo = _UndoLog(self.batch_size)
 
     def undo(self, games=None) -> None:
         """Take back the last action of each game in ``games`` (default: all) exactly, state and
         legal moves alike; repeat to go further back. ``ValueError`` if undo is not enabled or a
         game has no recorded action (a reset forgets the reset games' records)."""
-        from .state import undo
-
-        undo(self, games)
+        if self._undo is None:
+            raise ValueError("undo is not enabled: call game.enable_undo() before stepping")
+        idx = np.arange(self.batch_size) if games is None else check_indices(games, self.batch_size)
+        self._undo.undo(self, idx)
 
     def to_text(self, game: int = 0) -> str:
         """Game ``game`` as one line: version, ruleset, deal code, deal key, actions so far."""
@@ -705,6 +819,100 @@ class Game:
                 self.history_player[game, start:end], self.history_action[game, start:end]
             )
         ]
+
+
+class IllegalAction(ValueError):
+    """An illegal action given to :meth:`Game.step`: the game index ``game``, the ``action``
+    and the ``reason`` (:meth:`Game.explain_illegal`)."""
+
+    def __init__(self, game: Game, b: int, action: int):
+        self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
+        ok = 0 <= action < game.num_moves
+        what = game.table.cards_text(action) if ok else f"action {action}"
+        super().__init__(f"illegal action in game {b} ({what}): {self.reason}")
+
+
+def _legal_bits(words: np.ndarray, rows: np.ndarray, actions: np.ndarray, num_actions: int):
+    """Whether ``actions`` (one per row of ``rows``) are set in the legal words ``words``."""
+    ok = (actions >= 0) & (actions < num_actions)
+    a = np.where(ok, actions, 0)
+    bits = words[rows, a // 64] >> (a % 64).astype(np.uint64)
+    return ok & (bits & np.uint64(1)).astype(bool)
+
+
+class _UndoLog:
+    """Snapshots of what a step may change, taken before each step for the games it steps and
+    chained per game, so that games can be undone separately.
+
+    ``top[b]`` is the snapshot to restore to take back game ``b``'s last action (-1: none);
+    each snapshot holds its games' previous ``top``."""
+
+    def __init__(self, batch_size: int):
+        self.snaps: list[dict] = []
+        self.top = np.full(batch_size, -1, np.int64)
+
+    def push(self, game: Game, rows) -> None:
+        """Save games ``rows`` (live, about to step) and the legal-move cache."""
+        rows = np.sort(np.atleast_1d(rows))
+        bidding = rows[game.phase[rows] == BIDDING]
+        self.snaps.append(
+            {
+                "rows": rows,
+                "prev": self.top[rows],
+                "cache": game._legal_cache,
+                "saved": {name: getattr(game, name)[rows] for name in _SAVED_FIELDS},
+                # an auction step may end the auction or redeal: those games are saved whole
+                "bid_rows": bidding,
+                "bid": {name: getattr(game, name)[bidding] for name in _BID_ONLY_FIELDS},
+                "codes": [game.codes[b] for b in bidding],
+            }
+        )
+        self.top[rows] = len(self.snaps) - 1
+
+    def forget(self, idx: np.ndarray) -> None:
+        self.top[idx] = -1
+        self._trim()
+
+    def _trim(self) -> None:
+        del self.snaps[int(self.top.max(initial=-1)) + 1 :]
+
+    def undo(self, game: Game, idx: np.ndarray) -> None:
+        ks = self.top[idx]
+        if (ks < 0).any():
+            raise ValueError(f"game {int(idx[np.argmax(ks < 0)])} has no action to take back")
+        steps = np.unique(ks)
+        cache = game._legal_cache
+        if len(steps) == 1 and len(np.unique(idx)) == game.batch_size:
+            cache = self.snaps[int(steps[0])]["cache"]  # every game back to one snapshot
+        for k in steps:
+            rows = np.unique(idx[ks == k])
+            cache = self._restore(game, self.snaps[int(k)], rows, cache)
+        game._legal_cache = cache
+        self._trim()
+
+    def _restore(self, game: Game, snap: dict, rows: np.ndarray, cache):
+        """Put games ``rows`` back as snapshot ``snap`` saved them; the legal-move cache merged
+        from ``cache`` (now) and the snapshot's (``None`` where one of them is)."""
+        at = np.searchsorted(snap["rows"], rows)
+        pos = snap["saved"]["history_len"][at].astype(np.int64)
+        game.history_action[rows, pos] = -1
+        game.history_player[rows, pos] = -1
+        game.restore({name: values[at] for name, values in snap["saved"].items()}, rows)
+        game.restore(_SETTLEMENT, rows)
+        bid = np.flatnonzero(np.isin(snap["bid_rows"], rows))
+        if len(bid):
+            bid_state = {name: values[bid] for name, values in snap["bid"].items()}
+            codes = [snap["codes"][j] for j in bid]
+            game.restore(bid_state, snap["bid_rows"][bid], codes=codes)
+        self.top[rows] = snap["prev"][at]
+        old = snap["cache"]
+        if cache is old:
+            return cache
+        if cache is None or old is None:
+            return None
+        cache = cache.copy()
+        cache[rows] = old[rows]
+        return cache
 
 
 def play_random_games(game: Game, rng: np.random.Generator, max_steps: int = 10_000) -> int:

@@ -1,16 +1,18 @@
 """The state API for search: clone, undo, serialization and determinization of games.
 
 Everything here works on the arrays of a :class:`~ddz_env.game.Game` (no pickle anywhere) and
-is reached through ``Game`` methods, except :func:`determinize`:
+is reached through ``Game`` methods, except :func:`determinize`. Clone and undo are ``Game``'s
+own; this module reads the public state and writes it through ``Game.start_deals``,
+``Game.restore``, ``Game.deal_stream`` and ``Game.step`` (loading replays the actions through
+the one step of the engine):
 
 - ``game.clone(games=None)``, ``game.repeat(n, game=0)``, ``game.tile(n)``: array copies of all
   games, of a selection (indices may repeat), of one game ``n`` times, of the batch ``n`` times.
   The copy is exact (legal-move cache, deal keys and codes, the stream of future deals
   included) and independent of the source; it does not record undo.
 - ``game.enable_undo()`` then ``game.undo(games=None)``: takes back the last action of each
-  selected game exactly. Undo keeps a snapshot of the state the step changes before every
-  step, so it is opt-in: a game that does not enable it steps through the unchanged ``step``
-  (enabling it installs a recording ``step``/``reset`` on that instance only).
+  selected game exactly. Undo keeps a snapshot of what a step changes, of the games it steps,
+  before every step, so it is opt-in (a game that does not enable it saves nothing).
 - ``game.to_text(b)`` / ``Game.from_text(text)``: one game as one line (format version, ruleset,
   deal code, the redeals and deal key, the actions of the deal so far). ``game.to_arrays()`` /
   ``Game.from_arrays(d)``: the whole batch as a dict of arrays (``numpy.savez`` can store it and
@@ -31,36 +33,26 @@ import numpy as np
 from .actions import OPEN, ROB, bid_action
 from .cards import DECKS
 from .codes import code_key, decode_deal, encode_deal
-from .game import BIDDING, OVER, PLAY, Game, history_size
+from .game import (
+    BIDDING,
+    CONSTANT_FIELDS,
+    OTHER_FIELDS,
+    PLAY,
+    PLAY_FIELDS,
+    STATE_FIELDS,
+    Game,
+    IllegalAction,
+    check_indices,
+    history_size,
+)
 from .rules import Ruleset
 
+__all__ = [
+    "CONSTANT_FIELDS", "OTHER_FIELDS", "PLAY_FIELDS", "STATE_FIELDS", "determinize",
+    "hidden_pool", "worlds_from_hands",
+]  # fmt: skip
 FORMAT_VERSION = 1
 TEXT_TAG = "ddz-state"
-
-# Per-game state arrays of a Game (leading dimension: the batch).
-STATE_FIELDS = (
-    "phase", "current_player", "hands", "owner", "kitty", "first_bidder", "bids", "high_bid",
-    "high_bidder", "bid_count", "redeals", "robs", "opened", "landlord", "base", "table_move", "table_player",
-    "passes", "played", "num_plays", "bombs", "history_action", "history_player", "history_len",
-    "play_start", "winner", "spring", "multiplier", "payoffs", "deal_key",
-)  # fmt: skip
-# The arrays a step of the play phase may change (history aside: one entry is appended).
-PLAY_FIELDS = (
-    "phase", "current_player", "hands", "table_move", "table_player", "passes", "played",
-    "num_plays", "bombs", "history_len", "winner", "spring", "multiplier", "payoffs",
-)  # fmt: skip
-# Of those, the settlement is set only when a game ends: before any step it is at its start.
-_SETTLEMENT = {"winner": -1, "spring": 0, "multiplier": 1, "payoffs": 0}
-_SAVED_FIELDS = tuple(f for f in PLAY_FIELDS if f not in _SETTLEMENT)
-_BID_ONLY_FIELDS = tuple(f for f in STATE_FIELDS if f not in PLAY_FIELDS)
-# Attributes shared by every game of a ruleset (read-only; a clone shares them).
-CONSTANT_FIELDS = (
-    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "auction",
-    "num_players", "role_names", "_open_words",
-)  # fmt: skip
-# Everything else a Game holds: the batch size, the codes, the stream of deals, the cache.
-OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache")
-_UNDO_FIELDS = ("_undo", "step", "reset")  # present only while undo is enabled
 
 
 def _index_in_rank(ranks: np.ndarray) -> np.ndarray:
@@ -70,167 +62,9 @@ def _index_in_rank(ranks: np.ndarray) -> np.ndarray:
 _INDEX_IN_RANK = {p: _index_in_rank(d.card_ranks) for p, d in DECKS.items()}
 
 
-# ---------------------------------------------------------------------------- helpers
-def _indices(game: Game, games, what: str = "games") -> np.ndarray:
-    """Validated game indices (1-D int64, repeats allowed, at least one)."""
-    idx = np.asarray(games)
-    if idx.ndim == 0:
-        idx = idx.reshape(1)
-    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
-        raise TypeError(f"{what} must be a 1-D sequence of game indices (integers)")
-    if idx.size == 0:
-        raise ValueError(f"{what} selects no game")
-    idx = idx.astype(np.int64)
-    if idx.min() < 0 or idx.max() >= game.batch_size:
-        raise ValueError(f"{what} must be indices in 0..{game.batch_size - 1}")
-    return idx
-
-
-def _empty_like(game: Game, batch_size: int) -> Game:
-    """A Game object sharing ``game``'s ruleset constants, with no state arrays yet."""
-    new = Game.__new__(Game)
-    for name in CONSTANT_FIELDS:
-        setattr(new, name, getattr(game, name))
-    new.batch_size = int(batch_size)
-    return new
-
-
 def _new_game(ruleset: Ruleset, batch_size: int) -> Game:
-    """A fresh Game of ``batch_size`` whose arrays are then overwritten (the deal is wasted)."""
+    """A fresh Game of ``batch_size`` whose state is then overwritten (the deal is wasted)."""
     return Game(batch_size, ruleset, seed=0)
-
-
-# ---------------------------------------------------------------------------- clone
-def clone(game: Game, games=None) -> Game:
-    """Copy of all games, or of the games ``games`` (indices, repeats allowed) in that order."""
-    if games is None:
-        idx = None
-        new = _empty_like(game, game.batch_size)
-    else:
-        idx = _indices(game, games)
-        new = _empty_like(game, len(idx))
-    for name in STATE_FIELDS:
-        arr = getattr(game, name)
-        setattr(new, name, arr.copy() if idx is None else arr[idx])
-    new.codes = list(game.codes) if idx is None else [game.codes[b] for b in idx]
-    new._stream = game._stream.copy()
-    cache = game._legal_cache
-    new._legal_cache = None if cache is None else (cache.copy() if idx is None else cache[idx])
-    return new
-
-
-# ---------------------------------------------------------------------------- undo
-class _UndoLog:
-    """Snapshots taken before each step, chained per game so games can be undone separately.
-
-    ``top[b]`` is the snapshot to restore to take back game ``b``'s last action (-1: none);
-    each snapshot remembers every stepped game's previous ``top``."""
-
-    def __init__(self, batch_size: int):
-        self.snaps: list[dict] = []
-        self.top = np.full(batch_size, -1, np.int64)
-
-    def push(self, game: Game) -> bool:
-        live = game.phase != OVER
-        if not live.any():
-            return False
-        snap = {name: getattr(game, name).copy() for name in _SAVED_FIELDS}
-        bidding = np.flatnonzero(game.phase == BIDDING)
-        snap["bid_rows"] = bidding
-        if len(bidding):  # an auction step may end the auction or redeal: keep those rows whole
-            for name in _BID_ONLY_FIELDS:
-                snap["bid:" + name] = getattr(game, name)[bidding]
-            snap["bid:codes"] = [game.codes[b] for b in bidding]
-        snap["cache"] = game._legal_cache
-        snap["prev"] = self.top.copy()
-        self.top[live] = len(self.snaps)
-        self.snaps.append(snap)
-        return True
-
-    def discard(self) -> None:
-        """Forget the last snapshot (its step raised and changed nothing)."""
-        self.top = self.snaps.pop()["prev"]
-
-    def forget(self, idx: np.ndarray) -> None:
-        self.top[idx] = -1
-        self._trim()
-
-    def _trim(self) -> None:
-        last = int(self.top.max()) if len(self.top) else -1
-        del self.snaps[last + 1 :]
-
-    def undo(self, game: Game, idx: np.ndarray) -> None:
-        ks = self.top[idx]
-        if (ks < 0).any():
-            b = int(idx[np.argmax(ks < 0)])
-            raise ValueError(f"game {b} has no action to take back")
-        cache = game._legal_cache
-        steps = np.unique(ks)
-        whole = len(steps) == 1 and len(np.unique(idx)) == game.batch_size
-        for k in steps:
-            snap = self.snaps[int(k)]
-            rows = np.unique(idx[ks == k])
-            for name in _SAVED_FIELDS:
-                getattr(game, name)[rows] = snap[name][rows]
-            for name, start in _SETTLEMENT.items():
-                getattr(game, name)[rows] = start
-            pos = snap["history_len"][rows].astype(np.int64)
-            game.history_action[rows, pos] = -1
-            game.history_player[rows, pos] = -1
-            bid_rows = snap["bid_rows"]
-            where = np.flatnonzero(np.isin(bid_rows, rows))
-            for j in where:
-                b = int(bid_rows[j])
-                for name in _BID_ONLY_FIELDS:
-                    getattr(game, name)[b] = snap["bid:" + name][j]
-                game.codes[b] = snap["bid:codes"][j]
-            self.top[rows] = snap["prev"][rows]
-            old = snap["cache"]
-            if whole:
-                cache = old
-            elif cache is not None and old is not None:
-                cache = cache.copy()
-                cache[rows] = old[rows]
-            else:
-                cache = None
-        game._legal_cache = cache
-        self._trim()
-
-
-def enable_undo(game: Game, enabled: bool = True) -> None:
-    """Start (or stop) recording what each step changes, so ``game.undo`` can take it back."""
-    if not enabled:
-        for name in _UNDO_FIELDS:
-            game.__dict__.pop(name, None)
-        return
-    if "_undo" in game.__dict__:
-        return
-    log = _UndoLog(game.batch_size)
-
-    def step(actions) -> None:
-        pushed = log.push(game)
-        try:
-            Game.step(game, actions)
-        except BaseException:
-            if pushed:
-                log.discard()
-            raise
-
-    def reset(seed=None, games=None, codes=None) -> None:
-        Game.reset(game, seed=seed, games=games, codes=codes)
-        log.forget(slice(None) if games is None else np.asarray(games, dtype=np.int64))
-
-    step.__doc__, reset.__doc__ = Game.step.__doc__, Game.reset.__doc__
-    game._undo, game.step, game.reset = log, step, reset
-
-
-def undo(game: Game, games=None) -> None:
-    """Take back the last action of each game in ``games`` (default: every game)."""
-    log = game.__dict__.get("_undo")
-    if log is None:
-        raise ValueError("undo is not enabled: call game.enable_undo() before stepping")
-    idx = np.arange(game.batch_size) if games is None else _indices(game, games)
-    log.undo(game, idx)
 
 
 # ---------------------------------------------------------------------------- text form
@@ -280,7 +114,7 @@ def _parse_rules(text: str) -> Ruleset:
 
 def to_text(game: Game, b: int = 0) -> str:
     """Game ``b`` as one line of text; ``Game.from_text`` reads it back exactly."""
-    b = int(_indices(game, b, "game")[0])
+    b = int(check_indices(b, game.batch_size, "game")[0])
     n = int(game.history_len[b])
     acts = ",".join(str(a) for a in game.history_action[b, :n].tolist())
     return ";".join(
@@ -291,7 +125,7 @@ def to_text(game: Game, b: int = 0) -> str:
             f"coded={int(game.codes[b] is not None)}",
             f"redeals={int(game.redeals[b])}",
             f"key={int(game.deal_key[b]):016x}",
-            f"stream={int(game._stream[0]):016x}",
+            f"stream={game.deal_stream:016x}",
             f"actions={acts}",
         )
     )
@@ -373,36 +207,23 @@ def from_text(text) -> Game:
 
 
 def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, stream) -> Game:
-    """Rebuild games from their deals and actions, checking every action is legal in turn."""
+    """Rebuild games from their deals and actions: each action is stepped with ``Game.step``
+    (the games still playing at that point of the history), which checks it is legal."""
     B = len(owner)
     game = _new_game(ruleset, B)
-    game._start_deal(np.arange(B), owner, first)
-    game.redeals[:] = redeals
-    game.deal_key[:] = keys
-    game.codes = list(codes)
-    game._stream[0] = np.uint64(stream)
+    game.start_deals(owner, first, keys=keys, codes=codes, redeals=redeals)
+    game.deal_stream = stream
     for t in range(int(lengths.max()) if B else 0):
         idx = np.flatnonzero(lengths > t)
-        acts = history[idx, t].astype(np.int64)
-        over = game.phase[idx] == OVER
+        over = game.done[idx]
         if over.any():
             raise ValueError(f"game {int(idx[over][0])}: actions continue after the game is over")
-        full = np.zeros(B, np.int64)
-        full[idx] = acts
-        legal = game.is_legal(full)[idx]
-        if not legal.all():
-            j = int(np.flatnonzero(~legal)[0])
-            b, a = int(idx[j]), int(acts[j])
+        try:
+            game.step(history[idx, t], games=idx)
+        except IllegalAction as err:
             raise ValueError(
-                f"game {b}: action {a} (number {t + 1}) is illegal: {game.explain_illegal(b, a)}"
-            )
-        game._legal_cache = None
-        game._record(idx, acts)
-        is_play = game.phase[idx] == PLAY
-        if is_play.any():
-            game._step_play(idx[is_play], acts[is_play])
-        for b, a in zip(idx[~is_play], acts[~is_play]):
-            game._step_bid(int(b), int(a))
+                f"game {err.game}: action {err.action} (number {t + 1}) is illegal: {err.reason}"
+            ) from None
         bad = game.history_len[idx] != t + 1
         if bad.any():
             raise ValueError(
@@ -414,10 +235,10 @@ def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, strea
 # ---------------------------------------------------------------------------- arrays
 def to_arrays(game: Game, games=None) -> dict[str, np.ndarray]:
     """The state of all games (or of ``games``) as a dict of NumPy arrays (copies)."""
-    src = clone(game, games)
+    src = game.clone(games)
     out = {name: getattr(src, name) for name in STATE_FIELDS}
     out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U80")
-    out["stream"] = src._stream.copy()
+    out["stream"] = np.array([src.deal_stream], np.uint64)
     out["version"] = np.array(FORMAT_VERSION, np.int64)
     out["ruleset"] = np.array(_rules_text(game.ruleset))
     return out
@@ -671,62 +492,77 @@ def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, 
     owner = (cum <= _INDEX_IN_RANK[P]).sum(axis=1).astype(np.int8)
 
     game = _new_game(info.ruleset, n)
-    N = game.num_moves
-    bids = list(info.bids)
-    moves = list(info.moves)
+    game.start_deals(owner, np.full(n, int(info.first_bidder), np.int8))
+    game.restore(
+        {
+            **_public_state(info, game),
+            "hands": hands,
+            "redeals": int(getattr(info, "redeals", 0)),
+            "phase": phase,
+            "played": played,
+            "deal_key": rng.integers(0, 2**64, size=n, dtype=np.uint64),
+        }
+    )
+    game.restore({"current_player": _seat_to_act(info, game)})
+    game.deal_stream = rng.integers(1, 2**64, dtype=np.uint64)
+    return game
+
+
+def _public_state(info, game: Game) -> dict:
+    """The state arrays that ``info``'s public history gives (one row, the same in every
+    world): the auction, the table, the play counts and the history."""
+    N, P = game.num_moves, info.ruleset.players
+    landlord, phase = int(info.landlord), int(info.phase)
+    bids, moves = list(info.bids), list(info.moves)
     # under open_hand, the landlord's decision to open comes between the auction and the play
     decided = bool(info.ruleset.open_hand and landlord >= 0 and phase != BIDDING)
     opening = [(landlord, bid_action(N, OPEN) if info.opened else 0)] if decided else []
     entries = [(p, bid_action(N, k)) for p, k in bids] + opening + [(p, a) for p, a in moves]
-    if len(entries) > history_size(P):
+    room = history_size(P)
+    if len(entries) > room:
         raise ValueError("the InfoSet's history is longer than a game's")
-    game._start_deal(np.arange(n), owner, np.full(n, int(info.first_bidder), np.int8))
-    game.hands[:] = hands
-    game.redeals[:] = int(getattr(info, "redeals", 0))
-    game.phase[:] = phase
     words = np.full(P, -1, np.int8)
     high_bidder = -1
     for p, k in bids:
         words[p] = k
         if k:
             high_bidder = p
-    game.bids[:] = words
-    game.high_bid[:] = int(info.high_bid)
-    game.high_bidder[:] = high_bidder
-    game.bid_count[:] = len(bids)
-    game.robs[:] = sum(k == ROB for _, k in bids)
-    game.opened[:] = int(getattr(info, "opened", False))
-    game.landlord[:] = landlord
-    game.base[:] = int(info.base)
-    game.table_move[:] = int(info.table_move)
-    game.table_player[:] = int(info.table_seat)
     trailing = 0
     for _, k in reversed(moves if landlord >= 0 else bids):
         if k:
             break
         trailing += 1
-    game.passes[:] = trailing if (landlord < 0 or info.table_move) else 0
-    game.played[:] = played
     num_plays = np.zeros(P, np.int16)
     for p, a in moves:
         num_plays[p] += a != 0
-    game.num_plays[:] = num_plays
-    game.bombs[:] = int(info.bombs)
-    if entries:
-        who, acts = zip(*entries)
-        game.history_action[:, : len(entries)] = acts
-        game.history_player[:, : len(entries)] = who
-    game.history_len[:] = len(entries)
-    game.play_start[:] = len(bids) + len(opening) if landlord >= 0 else 0
-    if phase == BIDDING and landlord >= 0:
-        to_act = landlord  # deciding to open the hand
-    elif phase == BIDDING:
-        to_act = game.auction.next_seat(game, 0, bids[-1][0]) if bids else int(info.first_bidder)
-    else:
-        to_act = (moves[-1][0] + 1) % P if moves else landlord
-    game.current_player[:] = to_act
-    game.deal_key[:] = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-    game.codes = [None] * n
-    game._stream[0] = rng.integers(1, 2**64, dtype=np.uint64)
-    game._legal_cache = None
-    return game
+    history = np.full((2, room), -1, np.int64)
+    history[:, : len(entries)] = np.array(entries, np.int64).reshape(-1, 2).T
+    return {
+        "bids": words,
+        "high_bid": int(info.high_bid),
+        "high_bidder": high_bidder,
+        "bid_count": len(bids),
+        "robs": sum(k == ROB for _, k in bids),
+        "opened": int(getattr(info, "opened", False)),
+        "landlord": landlord,
+        "base": int(info.base),
+        "table_move": int(info.table_move),
+        "table_player": int(info.table_seat),
+        "passes": trailing if (landlord < 0 or info.table_move) else 0,
+        "num_plays": num_plays,
+        "bombs": int(info.bombs),
+        "history_action": history[1],
+        "history_player": history[0],
+        "history_len": len(entries),
+        "play_start": len(bids) + len(opening) if landlord >= 0 else 0,
+    }
+
+
+def _seat_to_act(info, game: Game) -> int:
+    """Who acts next in worlds ``game`` of ``info`` (their auction state already written)."""
+    landlord, bids, moves = int(info.landlord), list(info.bids), list(info.moves)
+    if int(info.phase) == BIDDING and landlord >= 0:
+        return landlord  # deciding to open the hand
+    if int(info.phase) == BIDDING:
+        return game.auction.next_seat(game, 0, bids[-1][0]) if bids else int(info.first_bidder)
+    return (moves[-1][0] + 1) % info.ruleset.players if moves else landlord
