@@ -193,8 +193,8 @@ def _permute_hidden(game: Game, b: int, rng: np.random.Generator) -> Game:
     pool = rng.permutation(pool)
     size = int((hands[others[0]] - forced[others[0]]).sum())
     for o, part in zip(others, (pool[:size], pool[size:])):
-        real.hands[0, o] = forced[o] + np.bincount(part, minlength=15)
-    real._legal_cache = None
+        hands[o] = forced[o] + np.bincount(part, minlength=15)
+    real.restore({"hands": hands[None]})
     return real
 
 

@@ -21,21 +21,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ddz_env.actions import OVER, ROB, bid_of_action
-from ddz_env.game import Game
+from ddz_env.game import STATE_FIELDS, Game
 from ddz_env.moves import BOMB_TYPES
 
 
 def game_state(game: Game) -> dict:
-    """Copies of every array (and list, e.g. the deal codes) of a game's state: enough to put
-    the game back exactly. The move tables and rules objects are constants, shared."""
-    return {k: v.copy() for k, v in vars(game).items() if isinstance(v, (np.ndarray, list))}
+    """Copies of a game's state arrays (:data:`ddz_env.game.STATE_FIELDS`), its deal codes and
+    its stream of deals: enough to put the game back exactly (the move tables and rules objects
+    are constants, shared)."""
+    state = {name: getattr(game, name).copy() for name in STATE_FIELDS}
+    return {**state, "codes": list(game.codes), "stream": game.deal_stream}
 
 
 def set_game_state(game: Game, state: dict) -> None:
-    """Put back a state taken by :func:`game_state`."""
-    for k, v in state.items():
-        setattr(game, k, v.copy())
-    game._legal_cache = None
+    """Put back a state taken by :func:`game_state` (through :meth:`Game.restore`)."""
+    game.restore({k: v for k, v in state.items() if k in STATE_FIELDS}, codes=state["codes"])
+    game.deal_stream = state["stream"]
 
 
 @dataclass
