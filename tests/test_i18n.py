@@ -20,9 +20,9 @@ from ddz_env.rules import Ruleset
 from tests.play_harness import CODE, ScreenInput
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The modules whose messages ddz play shows (the rules options' help is ddz/options.py's).
+#: The modules whose messages ddz play shows (the rules options' help is ddz/common/options.py's).
 SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
-SOURCES.append("options.py")
+SOURCES.append("common/options.py")
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}

@@ -36,8 +36,8 @@ ABOVE_AGENTS = ["ddz.arena", "ddz.play", "ddz.train", "ddz.bench", "ddz.cli"]
 LAYERS = [
     ("ddz_env", ["ddz"]),
     ("ddz.common", ["ddz.agents", *ABOVE_AGENTS]),
-    ("ddz.options", ["ddz.agents", *ABOVE_AGENTS]),
-    ("ddz.cluster", ["ray", "ddz.agents", *ABOVE_AGENTS]),
+    ("ddz.common.options", ["ddz.agents", *ABOVE_AGENTS]),
+    ("ddz.common.cluster", ["ray", "ddz.agents", *ABOVE_AGENTS]),
     ("ddz.agents", ABOVE_AGENTS),
     ("ddz.arena", ["ddz.play", "ddz.train", "ddz.bench", "ddz.cli"]),
     ("ddz.play", ["ddz.arena", "ddz.train", "ddz.bench", "ddz.cli"]),

@@ -1,4 +1,4 @@
-"""The rules options of the commands (ddz/options.py): one group for ``ddz eval``, ``ddz league``,
+"""The rules options of the commands (ddz/common/options.py): one group for ``ddz eval``, ``ddz league``,
 ``ddz play`` and ``ddz bench``, the same flags, help and checks; the league plays every variant."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from ddz.arena import arena, league, ray_backend
 from ddz.bench import run as bench
-from ddz.options import AUCTION_HELP, RULE_OPTIONS, ruleset_from_args
+from ddz.common.options import AUCTION_HELP, RULE_OPTIONS, ruleset_from_args
 from ddz.play import session as play
 from ddz_env.rules import Ruleset
 
@@ -273,7 +273,7 @@ def test_the_cluster_module_imports_and_reports_without_ray():
         "import sys\n"
         "sys.modules['ray'] = None  # import ray fails as if not installed\n"
         "from ddz.arena import ray_backend\n"
-        "from ddz.cluster import ClusterError, connect\n"
+        "from ddz.common.cluster import ClusterError, connect\n"
         "try:\n"
         "    connect()\n"
         "except ClusterError as exc:\n"

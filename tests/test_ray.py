@@ -241,7 +241,7 @@ def test_a_local_actor_stopped_by_the_learner_flushes_its_last_chunk(monkeypatch
 
 def test_agents_that_cannot_travel_are_sent_by_name():
     from ddz.agents.base import make_agent
-    from ddz.cluster import portable
+    from ddz.common.cluster import portable
 
     hard = make_agent("hard")
     assert portable(hard, "hard") is hard  # the model goes with it: no file needed elsewhere
@@ -257,10 +257,12 @@ def test_agents_that_cannot_travel_are_sent_by_name():
 @pytest.mark.ray
 def test_an_unreachable_ray_address_is_a_one_line_error(capsys):
     """Ray would retry an address where nothing answers for minutes; the check fails at once."""
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     import socket
 
     from ddz.arena import arena
+
+    ray.shutdown()  # an earlier test's Ray would be joined as it is, whatever the address
 
     with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
         s.bind(("127.0.0.1", 0))

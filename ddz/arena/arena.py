@@ -57,7 +57,7 @@ from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
 from ddz.common import available_cores
 from ddz.common import progress as progress_bar
-from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
+from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz_env.game import Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.match import play
@@ -558,7 +558,7 @@ ARENA_RULE_NOTES = {
 
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """The options of the games that ``ddz eval`` and ``ddz league`` share: the rules
-    (:mod:`ddz.options`; no auction unless ``--bidding`` or ``--auction``) and the time limit."""
+    (:mod:`ddz.common.options`; no auction unless ``--bidding`` or ``--auction``) and the time limit."""
     add_rule_options(p, hold_auction=False, notes=ARENA_RULE_NOTES)
     p.add_argument(
         "--time-limit",
@@ -620,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if ray:
-        from ddz.cluster import ClusterError, cluster, cluster_cpus
+        from ddz.common.cluster import ClusterError, cluster, cluster_cpus
 
         try:
             with cluster(args.ray_address):
@@ -636,7 +636,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     if args.backend == "ray":
-        from ddz.cluster import portable
+        from ddz.common.cluster import portable
 
         agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
     elif args.workers != 1:  # local processes build their own agents from the names

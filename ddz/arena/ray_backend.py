@@ -5,7 +5,7 @@ as a local worker does (:mod:`ddz.arena.pool`: the agents reseeded from (seed, c
 game of the chunk in one batch). Results are taken in
 chunk order with a bounded number of tasks in flight, so they are identical to a local run
 with the same seed, whatever the number of nodes or CPUs. The connection to the cluster is
-:mod:`ddz.cluster`.
+:mod:`ddz.common.cluster`.
 
 Ray is imported only when this backend is chosen; it comes with the cluster extra
 (``pip install 'ddz[cluster]'``).
@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ddz.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, portable: re-exported
+from ddz.common.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, portable: re-exported
     ClusterError,
     cluster,
     cluster_cpus,

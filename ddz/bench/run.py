@@ -33,7 +33,7 @@ from collections.abc import Callable  # noqa: E402
 
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 from ddz.common import progress  # noqa: E402
-from ddz.options import add_rule_options  # noqa: E402
+from ddz.common.options import add_rule_options  # noqa: E402
 
 from . import engine, peers  # noqa: E402
 

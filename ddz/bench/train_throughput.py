@@ -128,7 +128,7 @@ def sweep(args: argparse.Namespace) -> list[dict]:
     count with the median steady frames/s of each backend."""
     backends = ["local", "ray"] if args.backend == "both" else [args.backend]
     if "ray" in backends:
-        from ddz.cluster import ClusterError, connect
+        from ddz.common.cluster import ClusterError, connect
 
         try:  # Ray starts (or is joined) once, outside every measured run
             connect(args.ray_address, cpus=max(args.actors))

@@ -45,7 +45,7 @@ from typing import TextIO
 import numpy as np
 
 from ddz.agents.planner import PLANNERS
-from ddz.options import RuleOptionError, add_rule_options, ruleset_from_args
+from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
     LANGUAGE_NAMES,

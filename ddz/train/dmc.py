@@ -119,7 +119,7 @@ def _check_backend(torch, args: Args) -> None:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise _Usage("--device cuda but no CUDA device is available")
     if args.backend == "ray":
-        from ddz.cluster import ClusterError, connect
+        from ddz.common.cluster import ClusterError, connect
 
         try:
             connect(args.ray_address, cpus=args.actors)

@@ -23,7 +23,7 @@ import threading
 import traceback
 from dataclasses import asdict
 
-from ddz.cluster import import_ray
+from ddz.common.cluster import import_ray
 from ddz.train.actor import actor_loop
 from ddz.train.local_backend import FrameCounter
 
@@ -107,7 +107,7 @@ class SelfPlayActor:
 
 class RayActors:
     """The learner's side: ``args.actors`` :class:`SelfPlayActor` on the connected cluster
-    (see :func:`ddz.cluster.connect`), restarted when their process dies."""
+    (see :func:`ddz.common.cluster.connect`), restarted when their process dies."""
 
     def __init__(self, args, sizes: dict, vector, seeds, run: str = "") -> None:
         self.ray = import_ray()

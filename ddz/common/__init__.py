@@ -1,6 +1,6 @@
 """Helpers shared by every room of :mod:`ddz`: durable file writes, progress bars, the cores
-this process may use. (The rules options of the commands are :mod:`ddz.options`; the connection
-to a Ray cluster is :mod:`ddz.cluster`.)
+this process may use. The rules options of the commands are :mod:`ddz.common.options`; the
+connection to a Ray cluster is :mod:`ddz.common.cluster`.
 
 Every file the project writes (checkpoints, exported and averaged models, the league's results,
 the player's statistics) goes through :func:`atomic_write`.
