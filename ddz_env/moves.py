@@ -377,6 +377,73 @@ def consecutive_runs(ranks: list[int]) -> list[list[int]]:
     return runs
 
 
+def _why_not_a_chain(ranks: list[int], k: int, generic: str) -> str:
+    """Why cards of ``ranks``, ``k`` of each (all the same count), are not a chain."""
+    name = {1: "straight", 2: "pair chain", 3: "plane"}.get(k)
+    need = {1: 5, 2: 3, 3: 2}.get(k, 0)
+    consecutive = len(consecutive_runs(ranks)) == 1
+    if k == 4:
+        return "those are two bombs or more: play one at a time"
+    if len(ranks) >= need and max(ranks) > CHAIN_TOP:
+        banned = "2s and jokers" if k == 1 else "2s"
+        return f"a {name} runs from 3 to A: {banned} can't be in it"
+    if k == 1 and len(ranks) == 2:
+        return "two different cards are not a combination (a pair is two of one rank)"
+    if k == 1 and len(ranks) < need:
+        if consecutive:
+            return "a straight needs at least 5 cards"
+        return generic
+    if len(ranks) < need and consecutive:
+        return f"a pair chain needs at least {need} pairs"
+    if not consecutive:
+        if k == 1:
+            return "the ranks of a straight must follow each other with no gap"
+        if k == 2:
+            return "the pairs of a pair chain must be of consecutive ranks"
+        return "the trios of a plane must be of consecutive ranks"
+    return generic
+
+
+def _why_not_a_four_with_two(c: np.ndarray, quad: int, n: int) -> str:
+    """Why ``n`` cards with a four of ``quad`` are not a four with two."""
+    rest = c.copy()
+    rest[quad] = 0
+    if n == 6 and rest.max() == 2:
+        return "the two singles of a four with two must be of different ranks"
+    if n == 8 and rest.max() == 4:
+        return "the two pairs of a four with two must be of different ranks"
+    if n == 8 and rest.max() == 2:
+        return "a four takes two singles or two pairs, not a mix"
+    return "a four takes two singles or two pairs (a bomb is played alone)"
+
+
+def _why_not_a_trio_or_plane(c: np.ndarray, trios: list[int]) -> str:
+    """Why cards with trios of ``trios`` are not a trio or a plane with attachments."""
+    if TWO in trios and CHAIN_TOP in trios:
+        return "a plane runs from 3 to A: 2s can't be in it"
+    chain = [r for r in trios if r <= CHAIN_TOP]
+    runs = consecutive_runs(chain)
+    body = max(runs, key=len) if runs else [trios[0]]
+    if len(body) == 1 and len(trios) >= 2:
+        return "the trios of a plane must be of consecutive ranks"
+    k = len(body)
+    rest = c.copy()
+    rest[body] -= 3
+    total = int(rest.sum())
+    own = "its trio's rank" if k == 1 else "the plane's ranks"
+    if any(rest[r] for r in body):
+        return f"an attachment can't be of {own}"
+    if k == 1:
+        return "a trio takes one single or one pair"
+    if total == k and rest.max() > 1:
+        return "wings must be of different ranks"
+    if total == 2 * k and rest.max() == 4:
+        return "pair wings must be of different ranks"
+    if total == 2 * k and rest.max() == 2:
+        return "wings must be all singles or all pairs"
+    return f"a {k}-trio plane takes {k} single wings or {k} pair wings"
+
+
 def explain_invalid(counts: np.ndarray, kickers: str = "distinct") -> str:
     """Why a set of cards (which the move table does not know) is not a combination.
 
@@ -390,30 +457,7 @@ def explain_invalid(counts: np.ndarray, kickers: str = "distinct") -> str:
         return "the two jokers together are the rocket: they can't go with other cards"
     values = {int(c[r]) for r in ranks}
     if len(values) == 1 and len(ranks) >= 2:
-        k = values.pop()
-        name = {1: "straight", 2: "pair chain", 3: "plane"}.get(k)
-        need = {1: 5, 2: 3, 3: 2}.get(k, 0)
-        consecutive = len(consecutive_runs(ranks)) == 1
-        if k == 4:
-            return "those are two bombs or more: play one at a time"
-        if len(ranks) >= need and max(ranks) > CHAIN_TOP:
-            banned = "2s and jokers" if k == 1 else "2s"
-            return f"a {name} runs from 3 to A: {banned} can't be in it"
-        if k == 1 and len(ranks) == 2:
-            return "two different cards are not a combination (a pair is two of one rank)"
-        if k == 1 and len(ranks) < need:
-            if consecutive:
-                return "a straight needs at least 5 cards"
-            return generic
-        if len(ranks) < need and consecutive:
-            return f"a pair chain needs at least {need} pairs"
-        if not consecutive:
-            if k == 1:
-                return "the ranks of a straight must follow each other with no gap"
-            if k == 2:
-                return "the pairs of a pair chain must be of consecutive ranks"
-            return "the trios of a plane must be of consecutive ranks"
-        return generic
+        return _why_not_a_chain(ranks, values.pop(), generic)
     if (
         max(values) <= 2
         and len(consecutive_runs(ranks)) == 1
@@ -426,39 +470,9 @@ def explain_invalid(counts: np.ndarray, kickers: str = "distinct") -> str:
         return "play one bomb at a time"
     trios = [r for r in ranks if c[r] >= 3]
     if len(quads) == 1 and (len(trios) == 1 or n in (6, 8)):
-        rest = c.copy()
-        rest[quads[0]] = 0
-        if n == 6 and rest.max() == 2:
-            return "the two singles of a four with two must be of different ranks"
-        if n == 8 and rest.max() == 4:
-            return "the two pairs of a four with two must be of different ranks"
-        if n == 8 and rest.max() == 2:
-            return "a four takes two singles or two pairs, not a mix"
-        return "a four takes two singles or two pairs (a bomb is played alone)"
+        return _why_not_a_four_with_two(c, quads[0], n)
     if trios:
-        if TWO in trios and CHAIN_TOP in trios:
-            return "a plane runs from 3 to A: 2s can't be in it"
-        chain = [r for r in trios if r <= CHAIN_TOP]
-        runs = consecutive_runs(chain)
-        body = max(runs, key=len) if runs else [trios[0]]
-        if len(body) == 1 and len(trios) >= 2:
-            return "the trios of a plane must be of consecutive ranks"
-        k = len(body)
-        rest = c.copy()
-        rest[body] -= 3
-        total = int(rest.sum())
-        own = "its trio's rank" if k == 1 else "the plane's ranks"
-        if any(rest[r] for r in body):
-            return f"an attachment can't be of {own}"
-        if k == 1:
-            return "a trio takes one single or one pair"
-        if total == k and rest.max() > 1:
-            return "wings must be of different ranks"
-        if total == 2 * k and rest.max() == 4:
-            return "pair wings must be of different ranks"
-        if total == 2 * k and rest.max() == 2:
-            return "wings must be all singles or all pairs"
-        return f"a {k}-trio plane takes {k} single wings or {k} pair wings"
+        return _why_not_a_trio_or_plane(c, trios)
     return generic
 
 

@@ -10,7 +10,8 @@ package of ``ddz`` (``ddz.agents``, ``ddz.arena``, …), a top-level module of `
 engine ``ddz_env``. A string naming a module (the command's table of lazily imported subcommands)
 counts as a lazy import. An arrow ``A --> B`` says that some
 module of room A imports a module of room B; a dotted arrow says that every such import is made
-inside a function (loaded only when used). The facts under the picture are the import circles
+inside a function (loaded only when used). Imports under ``if TYPE_CHECKING:`` (names for
+annotations, never loaded) are not dependencies. The facts under the picture are the import circles
 between modules (each a set of modules that import each other) and the functions longer than
 80 lines.
 """
@@ -81,7 +82,15 @@ def imports(known: dict[str, Path]) -> list[tuple[str, str, bool]]:
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
             for n in ast.walk(f)
         }
+        typing_only = {  # ``if TYPE_CHECKING:`` imports: names for annotations, never loaded
+            id(n)
+            for f in ast.walk(tree)
+            if isinstance(f, ast.If) and "TYPE_CHECKING" in ast.unparse(f.test)
+            for n in ast.walk(f)
+        }
         for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):

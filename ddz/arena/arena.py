@@ -397,6 +397,17 @@ def _run_rules(base: Ruleset, bidding: bool) -> Ruleset:
     )
 
 
+def _results(run: Run, deals: int, workers: int, backend: str, ray_address: str) -> Iterator:
+    """The results of every chunk of ``deals``, in order: local workers or Ray tasks."""
+    if backend == "ray":
+        from ddz.arena.ray_backend import cluster, ray_results
+
+        with cluster(ray_address):
+            yield from ray_results(run, _chunks(deals), 2 * workers)
+    else:
+        yield from results(run, _chunks(deals), workers)
+
+
 def run_arena(
     agent_a: AgentSpec,
     agent_b: AgentSpec,
@@ -452,15 +463,8 @@ def run_arena(
     total_games = deals * len(_layouts(bidding, rules.players))
     run = Run([agent_a, agent_b], seed, rules, time_limit, play_job)
     with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
-        if backend == "ray":
-            from ddz.arena.ray_backend import cluster, ray_results
-
-            with cluster(ray_address):
-                for result in ray_results(run, _chunks(deals), 2 * workers):
-                    fold(result)
-        else:
-            for result in results(run, _chunks(deals), workers):
-                fold(result)
+        for result in _results(run, deals, workers, backend, ray_address):
+            fold(result)
     overall = groups["all"].stats()
     return ArenaResult(
         agent_a=_name(agent_a),

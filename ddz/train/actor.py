@@ -19,6 +19,7 @@ from ddz.train.args import Args
 from ddz.train.frames import pack_obs
 from ddz_env.game import OVER, Game
 from ddz_env.legal import legal_pairs
+from ddz_env.match import play
 from ddz_env.moves import move_table
 from ddz_env.observation import move_features, observe, rest_features
 from ddz_env.rules import Ruleset
@@ -43,16 +44,16 @@ def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq)
     import torch
 
     torch.set_num_threads(1)
-    play = SelfPlay(Args(**args_dict), sizes, seed_seq)
+    games = SelfPlay(Args(**args_dict), sizes, seed_seq)
     steps = 0
     while transport.running():
-        fresh = transport.weights(play.version)
+        fresh = transport.weights(games.version)
         if fresh is not None:
-            play.load_weights(*fresh)
-        play.step()
+            games.load_weights(*fresh)
+        games.step()
         steps += 1
-        if steps % 8 == 0 and play.finished:
-            transport.send(play.chunk(actor_id))
+        if steps % 8 == 0 and games.finished:
+            transport.send(games.chunk(actor_id))
     transport.close()
 
 
@@ -126,9 +127,21 @@ class SelfPlay:
             self.move_emb = [net.encode_moves(self.feats) for net in self.model.roles]
 
     def step(self) -> None:
-        """One decision in every game; the frames of the networks' decisions wait in
-        ``pending``, and finished games are dealt again."""
-        game, B = self.game, self.B
+        """One decision in every game (a step of the match loop, :func:`ddz_env.match.play`);
+        the frames of the networks' decisions wait in ``pending``, and finished games are dealt
+        again."""
+        play(self.game, [self._decide], 0, max_steps=1, after_step=self._deal_again)
+
+    def _deal_again(self, game: Game) -> None:
+        done = np.flatnonzero(game.phase == OVER)
+        if len(done):
+            self._end_episodes(done)
+
+    def _decide(self, game: Game, games: np.ndarray) -> np.ndarray:
+        """The actions of ``games``: every game of the batch, since finished games are dealt
+        again at once (the random draws of the choice are made over the whole batch)."""
+        B = self.B
+        assert len(games) == B, "self-play games are dealt again as soon as they end"
         obs = observe(game)
         roles = game.role(game.current_player).astype(np.int64)
         gb, mv = legal_pairs(game.legal_action_words())
@@ -145,10 +158,7 @@ class SelfPlay:
                 self.ep_of_game[mine],
             )
         )
-        game.step(actions)
-        done = np.flatnonzero(game.phase == OVER)
-        if len(done):
-            self._end_episodes(done)
+        return actions
 
     def _scores(self, obs, roles, mine, gb, mv) -> np.ndarray:
         """The networks' score of each legal (game, move) pair of the games where they are to
