@@ -116,13 +116,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def stderr_is_terminal() -> bool:
-    """Whether standard error is a terminal (``False`` when it is closed, missing or an object
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (``False`` when it is ``None``, closed, or an object
     without ``isatty``)."""
     try:
-        return sys.stderr is not None and bool(sys.stderr.isatty())
+        return stream is not None and bool(stream.isatty())
     except (AttributeError, ValueError, OSError):  # closed or replaced by an odd object
         return False
+
+
+def stderr_is_terminal() -> bool:
+    """Whether standard error is a terminal (:func:`is_terminal` of ``sys.stderr``)."""
+    return is_terminal(sys.stderr)
 
 
 def progress(total: int | None = None, desc: str | None = None, enabled: bool = True, **options):

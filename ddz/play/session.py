@@ -45,6 +45,7 @@ from typing import TextIO
 import numpy as np
 
 from ddz.agents.planner import PLANNERS
+from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
@@ -135,9 +136,9 @@ class Terminal:
         self.stdout = stdout
         self.style = Style(color)
         self.pause_s = pause
-        self.interactive = _isatty(stdin) and stdin is sys.stdin and stdout is sys.stdout
+        self.interactive = is_terminal(stdin) and stdin is sys.stdin and stdout is sys.stdout
         #: On a terminal the table is redrawn on a cleared screen at each of your turns.
-        self.screen = _isatty(stdout) and os.environ.get("TERM") != "dumb"
+        self.screen = is_terminal(stdout) and os.environ.get("TERM") != "dumb"
         #: Suits are shown (and may be typed) as the letters s h c d.
         self.ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
         if self.interactive:
@@ -219,13 +220,6 @@ class Terminal:
             time.sleep(self.pause_s)
 
 
-def _isatty(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 def _can_encode(stream, sample: str) -> bool:
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
@@ -239,7 +233,7 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
     """Colour only on a terminal, without ``--no-color``, ``NO_COLOR`` or ``TERM=dumb``."""
     if no_color_flag or os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
         return False
-    return _isatty(stdout)
+    return is_terminal(stdout)
 
 
 # ---------------------------------------------------------------------------------- advice
@@ -1044,7 +1038,7 @@ def main(
     if args.stats:
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
-    pause = 0.0 if args.fast or not _isatty(stdout) else BOT_PAUSE
+    pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
     term = Terminal(stdin, stdout, color, pause)
     session: Session | None = None
     restore = _guard_terminal(stdin)
@@ -1095,7 +1089,7 @@ def _guard_terminal(stdin: TextIO) -> Callable[[], None]:
     Returns a function, safe to call more than once, that restores the settings and the
     previous signal handlers. Handlers are only installed from the main thread."""
     saved = None
-    if _isatty(stdin):
+    if is_terminal(stdin):
         try:
             import termios
 
