@@ -530,14 +530,14 @@ def _same_infos(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.heavy
-def test_aec_clone_state_restore():
+def test_aec_clone_snapshot_restore():
     for seed in range(6):
         env = ddz_env.env(reward="stake").unwrapped
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         _random_steps(env, rng, int(rng.integers(0, 40)))
         copy = env.clone()
-        saved = env.state()
+        saved = env.snapshot()
         fresh = ddz_env.aec.raw_env(reward="stake")
         fresh.restore(saved)
         r1, r2, r3 = (np.random.default_rng(99) for _ in range(3))
