@@ -378,3 +378,41 @@ def test_seats_are_checked(seats):
     game = Game(3, seed=1)
     with pytest.raises((TypeError, ValueError), match="seats must"):
         information_state(game, seats)
+
+
+# ------------------------------------------------------------------------- InfoSet pickling
+def _same_infoset(a, b) -> None:
+    from dataclasses import fields
+
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert x is not None and y is not None and x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+
+
+@pytest.mark.parametrize(
+    "options", [dict(), dict(kickers="any"), dict(open_hand=True), dict(players=4)]
+)
+def test_an_infoset_pickles_small_and_round_trips(options):
+    import copy
+    import pickle
+
+    from ddz_env import move_table
+    from ddz_env.infoset import infoset
+
+    ruleset = Ruleset(**options)
+    game = Game(1, ruleset, seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        game.step(game.sample_actions(rng))
+    info = infoset(game, 0)
+    data = pickle.dumps(info)
+    assert len(data) < 10_000
+    back = pickle.loads(data)
+    _same_infoset(info, back)
+    assert back.table is move_table(ruleset)  # the ruleset's table, shared
+    assert back.legal_moves().tolist() == info.legal_moves().tolist()
+    _same_infoset(info, copy.deepcopy(info))
