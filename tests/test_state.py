@@ -2,7 +2,6 @@
 
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -554,13 +553,3 @@ def test_aec_clone_snapshot_restore():
         ddz_env.aec.raw_env(bidding="open").restore(saved)
     with pytest.raises(ValueError):
         env.restore({"game": saved["game"]})
-
-
-# ---------------------------------------------------------------------------- README
-def test_readme_search_example_runs():
-    text = (Path(__file__).parent.parent / "README.md").read_text()
-    section = text.split("## Search", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S)[1]
-    scope = {}
-    exec(compile(code, "README.md (Search)", "exec"), scope)
-    assert scope["best"] in scope["info"].legal_actions
