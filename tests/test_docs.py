@@ -64,3 +64,13 @@ def test_the_readme_search_example_compares_real_candidates():
 def test_the_readme_names_the_deal_code_through_the_wrappers():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "`env.unwrapped.deal_code()`" in readme
+
+
+def test_the_changelog_and_the_release_tags_are_documented():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "[CHANGELOG.md](CHANGELOG.md)" in readme and "`vX.Y.Z`" in readme
+    versions = re.findall(r"^## (\d+\.\d+\.\d+)", changelog, re.M)
+    assert versions, "the changelog names no release"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{versions[0]}"' in pyproject  # the newest entry is this version
