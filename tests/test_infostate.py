@@ -318,6 +318,7 @@ def test_a_redeal_is_recalled():
     assert game.phase[0] != BIDDING and fresh.phase[0] == BIDDING
 
 
+@pytest.mark.heavy  # builds the kickers="any" move table
 def test_moves_with_the_same_cards_are_told_apart():
     ruleset = Ruleset(kickers="any")
     feats = move_features(ruleset)
