@@ -65,7 +65,15 @@ At the end, every agent's ``info`` holds the end-of-game keys shared by every en
 seat: the settlement and the reward under ``reward``), ``winner``, ``landlord``, ``bombs``,
 ``spring`` (0/1) and ``multiplier``. Before the end the infos are empty. The deal code is
 ``env.unwrapped.deal_code()``; ``env.unwrapped.information_state(agent)`` gives the agent's
-view with the whole public history (:func:`ddz_env.observation.information_state`).
+view with the whole public history, perfect recall (:func:`ddz_env.observation.information_state`).
+
+### State
+
+``env.state()`` is the global state (PettingZoo's meaning, for centralised critics), in
+``env.state_space``: every seat's observation, seat 0 first, ``P × 1302`` float32 (every hand
+and the whole public state). The position for search is ``env.unwrapped.snapshot()`` (a dict:
+the game's arrays, whose turn, rewards, infos) and ``env.unwrapped.restore(snapshot)``;
+``env.unwrapped.clone()`` copies the env.
 
 ### Options
 
@@ -88,7 +96,8 @@ of ``options`` are ignored.
 
 ### Version History
 
-* v0: Initial release.
+* v0: Initial release. ``state()`` is the global state array (``state_space``); the
+  position for search, once ``state()``, is ``snapshot()`` (``restore`` takes it).
 """
 
 from __future__ import annotations
@@ -116,12 +125,14 @@ from .game import OVER, Game, check_seed
 from .observation import information_state, obs_size, observe
 
 AGENTS = ("player_0", "player_1", "player_2")
-# What clone/state/restore copy besides the game, and what a clone shares (read-only).
+# What clone/snapshot/restore copy besides the game, and what a clone shares (read-only).
 _ENV_STATE = (
     "agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
     "infos",
 )  # fmt: skip
-_SHARED_ATTRS = ("observation_spaces", "action_spaces", "metadata", "possible_agents", "names")
+_SHARED_ATTRS = (
+    "observation_spaces", "action_spaces", "state_space", "metadata", "possible_agents", "names",
+)  # fmt: skip
 
 
 def env(**options) -> AECEnv:
@@ -177,6 +188,9 @@ class raw_env(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.names}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.names}
+        high = np.tile(observation_high(self.ruleset), len(self.names))
+        #: the space of :meth:`state`, every seat's observation
+        self.state_space = spaces.Box(0.0, high, high.shape, np.float32)
         self._reset_state()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -249,29 +263,45 @@ class raw_env(AECEnv):
                 setattr(new, name, copy.deepcopy(value))
         return new
 
-    def state(self) -> dict[str, Any]:
-        """The env's state: ``"game"``, the dict of arrays of ``Game.to_arrays``, and copies of
-        the agents, ``agent_selection``, rewards, terminations, truncations and infos."""
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo's meaning, for centralised critics):
+        ``(P × obs_size,)`` float32, every seat's observation (:func:`observe`), seat 0 first;
+        so every hand and the whole public state. In ``state_space``."""
+        return observe(
+            self.game, seats=np.arange(len(self.names)), games=[0] * len(self.names)
+        ).ravel()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The env's position, to :meth:`restore` later (search): ``"game"``, the dict of arrays
+        of ``Game.to_arrays``, and copies of the agents, ``agent_selection``, rewards,
+        terminations, truncations and infos."""
         out = {name: copy.deepcopy(getattr(self, name)) for name in _ENV_STATE}
         out["game"] = self.game.to_arrays()
         return out
 
-    def restore(self, state: dict[str, Any]) -> None:
-        """Put the env back in a ``state()`` (of an env with the same ruleset). The game is
-        validated by replay; ``ValueError`` if the state is not a consistent one."""
-        if not isinstance(state, dict):
-            raise TypeError("state must be a dict from env.state()")
-        missing = [k for k in ("game", *_ENV_STATE) if k not in state]
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Put the env back in a :meth:`snapshot` (of an env with the same ruleset). The game is
+        validated by replay; ``ValueError`` if the snapshot is not a consistent one (e.g. its
+        ``agent_selection`` is not the game's player to act)."""
+        if not isinstance(snapshot, dict):
+            raise TypeError("the snapshot must be a dict from env.snapshot()")
+        missing = [k for k in ("game", *_ENV_STATE) if k not in snapshot]
         if missing:
-            raise ValueError(f"the env state lacks {', '.join(missing)}")
-        game = Game.from_arrays(state["game"])
+            raise ValueError(f"the env snapshot lacks {', '.join(missing)}")
+        game = Game.from_arrays(snapshot["game"])
         if game.ruleset != self.ruleset or game.batch_size != 1:
-            raise ValueError("the env state is of a game under another ruleset")
-        if state["agent_selection"] not in self.names:
+            raise ValueError("the env snapshot is of a game under another ruleset")
+        selected = snapshot["agent_selection"]
+        if selected not in self.names:
             raise ValueError(f"agent_selection must be one of {self.names}")
+        to_act = self.names[int(game.current_player[0])]
+        if game.phase[0] != OVER and selected != to_act:
+            raise ValueError(
+                f"agent_selection {selected!r} disagrees with the game, where {to_act} acts"
+            )
         self.game = game
         for name in _ENV_STATE:
-            setattr(self, name, copy.deepcopy(state[name]))
+            setattr(self, name, copy.deepcopy(snapshot[name]))
 
     def render(self) -> str | None:
         if self.render_mode is None:

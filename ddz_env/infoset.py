@@ -13,7 +13,7 @@ import numpy as np
 
 from .actions import BIDDING, bid_of_action
 from .game import Game
-from .moves import MoveTable
+from .moves import MoveTable, move_table
 from .rules import Ruleset
 
 
@@ -53,6 +53,20 @@ class InfoSet:
     robs: int = 0  # robs in the rob-the-landlord auction (each doubles the stake)
     opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
     open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
+
+    def __getstate__(self) -> dict:
+        """What pickles: every field, but the ruleset's own move table by reference (its
+        ruleset): a pickled information set is a few kB, not the whole table."""
+        state = dict(self.__dict__)
+        if state["table"] is move_table(self.ruleset):
+            state["table"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle, rebuilding (or sharing, once built) the ruleset's move table."""
+        if state["table"] is None:
+            state = {**state, "table": move_table(state["ruleset"])}
+        self.__dict__.update(state)
 
     @property
     def deciding_open(self) -> bool:

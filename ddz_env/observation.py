@@ -72,7 +72,7 @@ Information state
 for methods that need perfect recall (CFR, NFSP, ReBeL-style search): every call of the auction
 and every move of the play, in order, with who took it, plus the seat's own dealt hand. Seats
 other than ``seat`` are relative to the observer (0 self, 1 next, 2 previous). Layout
-(float32, ``INFOSTATE_SIZE`` = 9,112), also ``INFOSTATE_LAYOUT`` / ``INFOSTATE_SLICES``:
+(float32, ``INFOSTATE_SIZE`` = 9,313), also ``INFOSTATE_LAYOUT`` / ``INFOSTATE_SLICES``:
 
 ==================  ======  ===============================================================
 name                size    meaning
@@ -86,11 +86,33 @@ landlord            3       one-hot (relative) landlord seat (zeros during the a
 auction             49      7 slots × 7, oldest first: one-hot (relative) seat, then one-hot
                             call (pass, bid 1, bid 2, bid 3; under ``bidding="rob"`` claim
                             and rob take the places of bids 1 and 2); unused slots are zeros
-                            (the open-hand decision and the open hand are not encoded)
 play                8892    156 slots × 57, oldest first: one-hot (relative) seat, then the
                             54-number card encoding of the move (zeros for a pass); unused
                             slots are zeros
+redeals             1       the all-pass redeals so far in this game (0, 1, ...)
+open_hand           54      ``open_hand=True`` only: the landlord's hand when it opened it
+                            (its dealt cards and the kitty; zeros unless opened)
+actions             200     every action of the deal, oldest first, as its exact action id
+                            + 1 (0: unused slot): auction calls, the open-hand decision and
+                            every move; ``ruleset.rules.history_size`` slots
 ==================  ======  ===============================================================
+
+**Perfect recall.** What a seat has seen of the current deal is its seat, its dealt cards, the
+opener, the public actions in order, the kitty once revealed and the open hand once opened:
+each is in the information state exactly (``actions`` names every action by its id, so two
+moves with the same cards, e.g. 333444555666 as a plane of four trios or as a plane of three
+trios with three single wings under ``kickers="any"``, differ; who took an action follows from
+the opener and the actions, and is in ``auction`` / ``play`` too), and the redeal count says
+how many all-pass deals came before. Two different information sets therefore never give the
+same vector. Not encoded: the cards a seat held in deals that were redealt (they are out of
+play and change nothing after the redeal). The ``auction`` and ``play`` blocks are the
+learner-friendly (one-hot, card-encoded) view of the same history; they alone are not perfect
+recall (the cards of a move, not the move).
+
+:func:`observe` is *not* perfect recall, by design: it is a fixed-size summary for learners
+(DouZero's features): the last 15 moves only, each by its cards, the calls by seat but not
+their order, no redeal count, and no open-hand decision beyond ``opened`` under
+``open_hand``. Use :func:`information_state` where two histories must never be confused.
 
 The slot counts are upper bounds, not truncations: an auction has at most 7 calls (``"open"``
 bidding: at most two passes before the first bid, one between bids, bids 1, 2, 3 increasing),
@@ -100,8 +122,9 @@ the current deal (an all-pass auction redeals, and the redealt cards are no long
 
 Four players (``Ruleset(players=4)``): the same fields with 4 seats (relative 0 self, 1 next,
 2 across, 3 previous) and the 108-number card encoding; ``INFOSTATE_LAYOUT_4`` /
-``infostate_layout(ruleset)``, ``INFOSTATE_SIZE_4`` = 47,456: seat 4, dealt_hand / hand /
-kitty 108 each, first_bidder 4, landlord 4, auction 10 slots × 8, play 420 slots × 112. The
+``infostate_layout(ruleset)``, ``INFOSTATE_SIZE_4`` = 47,905: seat 4, dealt_hand / hand /
+kitty 108 each, first_bidder 4, landlord 4, auction 10 slots × 8, play 420 slots × 112,
+redeals 1, actions 448. The
 bounds come from the ruleset in the same way (:func:`auction_slots`, :func:`play_slots`): an
 ``"open4"`` auction has at most 10 calls (three passes before the first bid, two between
 bids), and a play at most 105 moves that play cards (33 + 3 × 24) each followed by at most
@@ -217,9 +240,10 @@ def play_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
 
 
 def infostate_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int], ...]:
-    """The information-state layout of ``ruleset``'s player count (``INFOSTATE_LAYOUT`` or
-    ``INFOSTATE_LAYOUT_4``)."""
+    """The information-state layout of ``ruleset`` (``INFOSTATE_LAYOUT`` or
+    ``INFOSTATE_LAYOUT_4``; with ``open_hand`` an ``open_hand`` field before ``actions``)."""
     P, C = ruleset.players, ruleset.rules.card_width
+    opened = (("open_hand", C),) if ruleset.open_hand else ()
     return (
         ("seat", P),
         ("dealt_hand", C),
@@ -229,11 +253,15 @@ def infostate_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int],
         ("landlord", P),
         ("auction", auction_slots(ruleset) * (P + 4)),
         ("play", play_slots(ruleset) * (P + C)),
+        ("redeals", 1),
+        *opened,
+        ("actions", ruleset.rules.history_size),
     )
 
 
 def infostate_size(ruleset: Ruleset = DEFAULT_RULES) -> int:
-    """The length of an information state of ``ruleset`` (9,112; 47,456 with four players)."""
+    """The length of an information state of ``ruleset`` (9,313; 47,905 with four players;
+    9,367 with ``open_hand``)."""
     return sum(size for _, size in infostate_layout(ruleset))
 
 
@@ -613,10 +641,27 @@ def observe_infosets(infos: Sequence[InfoSet]) -> np.ndarray:
     return out
 
 
+def _infostate_seats(game: Game, seats, n: int) -> np.ndarray:
+    """(n,) int64 seats of :func:`information_state`: the players to act when ``seats`` is
+    None, else integers (one, or one per game) in ``0 .. players - 1``; anything else (a bool,
+    a float, a string, a seat out of range) is a ``TypeError`` or ``ValueError``."""
+    P = game.num_players
+    values = np.asarray(seats)
+    if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.integer):
+        raise TypeError(f"seats must be integers 0..{P - 1}, not {seats!r}")
+    values = values.astype(np.int64).reshape(-1)
+    if values.size not in (1, n):
+        raise ValueError(f"seats must be one seat or one per game ({n}), not {values.size}")
+    if ((values < 0) | (values >= P)).any():
+        raise ValueError(f"seats must be in 0..{P - 1}, not {seats!r}")
+    return np.broadcast_to(values, (n,)).copy()
+
+
 def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     """Information states (len(games), infostate_size(game.ruleset)) float32 of ``seats``
-    (default: the player to act): the whole public history of the deal with the seat's own
-    cards (see the module docstring for the layout; ``INFOSTATE_LAYOUT_4`` with four
+    (default: the player to act; else integers in ``0 .. players - 1``, one or one per game):
+    the whole public history of the deal with the seat's own cards, perfect recall (see the
+    module docstring for the layout and what is encoded; ``INFOSTATE_LAYOUT_4`` with four
     players)."""
     idx = np.arange(game.batch_size) if games is None else np.asarray(games, dtype=np.int64)
     idx = idx.reshape(-1)
@@ -626,12 +671,12 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
-        else np.broadcast_to(np.asarray(seats, np.int64).reshape(-1), (n,)).copy()
+        else _infostate_seats(game, seats, n)
     )
     rows = np.arange(n)
     S = infostate_slices(game.ruleset)
     auction_n, play_n = auction_slots(game.ruleset), play_slots(game.ruleset)
-    out = np.zeros((n, S["play"].stop), np.float32)
+    out = np.zeros((n, infostate_size(game.ruleset)), np.float32)
     out[rows, S["seat"].start + seat] = 1
     dealt = (game.owner[idx] == seat[:, None]).astype(np.int16) @ _rank_onehot(deck)
     out[:, S["dealt_hand"]] = encode_cards(dealt, deck=deck)
@@ -672,4 +717,22 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
     out[:, S["play"]] = play.reshape(n, -1)
+    _write_recall(out, game, idx, S)
     return out
+
+
+def _write_recall(out: np.ndarray, game: Game, idx: np.ndarray, S: dict[str, slice]) -> None:
+    """The fields that make :func:`information_state` perfect recall: the redeals so far, the
+    landlord's hand once opened (``open_hand``), and every action id of the deal (+ 1; 0 for an
+    unused slot), so that moves with the same cards and the variants' calls stay apart."""
+    out[:, S["redeals"].start] = game.redeals[idx]
+    if "open_hand" in S:
+        opened = np.flatnonzero(game.opened[idx] > 0)
+        landlord = game.landlord[idx[opened]].astype(np.int64)
+        dealt = (game.owner[idx[opened]] == landlord[:, None]).astype(np.int16)
+        at_open = dealt @ _rank_onehot(game.ruleset.deck) + game.kitty[idx[opened]]
+        out[opened, S["open_hand"]] = encode_cards(at_open, deck=game.ruleset.deck)
+    width = S["actions"].stop - S["actions"].start
+    acts = game.history_action[idx, :width].astype(np.int64) + 1
+    used = np.arange(width)[None] < game.history_len[idx, None]
+    out[:, S["actions"]] = np.where(used, acts, 0)

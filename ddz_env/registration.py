@@ -1,7 +1,12 @@
 """Registers the environments with Gymnasium, lazily.
 
 * ``"ddz/DouDizhu-v0"``: :class:`ddz_env.single.DouDizhuEnv`, one learner seat against two
-  opponents (``gymnasium.make``);
+  opponents (``gymnasium.make``); its vector entry point is
+  :class:`ddz_env.vector.DouDizhuVectorEnv` (``gymnasium.make_vec("ddz/DouDizhu-v0",
+  num_envs=n)``, the default mode, or ``vectorization_mode="vector_entry_point"``): ``n`` games
+  in one batched engine, where the caller acts for the seat to act in each game and the rewards
+  are seat ``learner_seat``'s. For ``n`` single-seat envs against opponents
+  (``seat``, ``opponents``, ...), pass ``vectorization_mode="sync"`` (or ``"async"``);
 * ``"ddz/DouDizhuSelfPlay-v0"``: :class:`ddz_env.vector.DouDizhuVectorEnv`, every seat of
   ``num_envs`` games stepping together (``gymnasium.make_vec(..., num_envs=256)`` only).
 
@@ -28,7 +33,9 @@ def register_envs() -> None:
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+        gymnasium.register(
+            id=ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT
+        )
     if VECTOR_ENV_ID not in gymnasium.registry:
         gymnasium.register(id=VECTOR_ENV_ID, vector_entry_point=VECTOR_ENTRY_POINT)
 

@@ -23,7 +23,8 @@ Registered as ``"ddz/DouDizhu-v0"``::
 * Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the
   end-of-game keys shared by every env (:data:`ddz_env.env_common.END_INFO_KEYS`: ``payoffs``
   and ``rewards`` (P,) per seat (P = 3, or 4 players), ``winner``, ``landlord``, ``bombs``, ``spring``,
-  ``multiplier``). The deal code is :meth:`DouDizhuEnv.deal_code`.
+  ``multiplier``). The deal code is :meth:`DouDizhuEnv.deal_code`: ``env.unwrapped.deal_code()``
+  through ``gymnasium.make`` (its wrappers do not forward it).
 
 Options:
 
@@ -179,6 +180,12 @@ class DouDizhuEnv(gymnasium.Env):
                 f"illegal_action must be 'terminate' or 'raise', not {illegal_action!r}"
             )
         self.illegal_action = illegal_action
+        if (
+            isinstance(illegal_reward, (bool, np.bool_))
+            or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
+            or not np.isfinite(illegal_reward)
+        ):
+            raise ValueError(f"illegal_reward must be a finite number, not {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
         self.render_mode = check_render_mode(render_mode)
         if opponents is None:

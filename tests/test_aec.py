@@ -291,3 +291,53 @@ def test_bad_obs_key_is_a_value_error(bad):
 def test_obs_key_is_listed_among_the_known_options():
     with pytest.raises(TypeError, match="unexpected keyword argument 'obs_keys'.*obs_key"):
         env(obs_keys="observations")
+
+
+# ------------------------------------------------------------------- state() and snapshot()
+@pytest.mark.heavy
+@pytest.mark.parametrize("players", [3, 4])
+def test_pettingzoo_state_api_and_seed_tests(players):
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    def make(**kw):
+        return env(players=players, **kw)
+
+    api_test(make(), num_cycles=30)
+    seed_test(make, num_cycles=30)
+    # state_test's AEC parts (its third part is for parallel envs: this env is turn-based)
+    test_state_space(make())
+    test_state(make(), num_cycles=30)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_state_is_every_seats_observation(players):
+    from ddz_env.observation import obs_size, observe
+
+    e = env(players=players)
+    e.reset(seed=5)
+    for _ in range(12):
+        state = e.state()
+        assert state.dtype == np.float32 and e.state_space.contains(state)
+        game = e.unwrapped.game
+        views = [observe(game, seats=[seat])[0] for seat in range(players)]
+        np.testing.assert_array_equal(state, np.concatenate(views))
+        assert state.shape == (players * obs_size(game.ruleset),)
+        mask = e.observe(e.agent_selection)["action_mask"]
+        e.step(int(np.flatnonzero(mask)[-1]))
+
+
+def test_snapshot_restores_and_refuses_a_disagreeing_agent_selection():
+    e = raw_env()
+    e.reset(seed=3)
+    e.step(0)
+    saved = e.snapshot()
+    assert saved["agent_selection"] == e.agent_selection
+    e.step(0)
+    e.restore(saved)
+    assert e.agent_selection == saved["agent_selection"]
+    assert int(e.game.history_len[0]) == 1
+    wrong = dict(saved, agent_selection=next(a for a in AGENTS if a != e.agent_selection))
+    with pytest.raises(ValueError, match="disagrees with the game"):
+        e.restore(wrong)
+    with pytest.raises(TypeError, match="snapshot"):
+        e.restore(e.state())  # the global state is no snapshot

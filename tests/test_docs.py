@@ -43,3 +43,34 @@ def test_nothing_cites_files_outside_the_repository():
             assert outside not in path.read_text(encoding="utf-8"), path
     for path in [ROOT / "README.md", *ROOT.glob("*/*.md")]:
         assert outside not in path.read_text(encoding="utf-8"), path
+
+
+def readme_snippet(heading: str) -> str:
+    """The first Python block of the README's section ``## heading``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```python\n(.*?)```", section, re.S)[1]
+
+
+def test_the_readme_search_example_compares_real_candidates():
+    scope: dict = {}
+    exec(compile(readme_snippet("Search"), "README.md (Search)", "exec"), scope)
+    info, scores = scope["info"], scope["scores"]
+    assert len(info.legal_actions) >= 2 and len(scores) >= 2  # a choice, not a forced move
+    assert set(scores) <= set(info.legal_actions.tolist())
+    assert scope["best"] == max(scores, key=scores.get)
+
+
+def test_the_readme_names_the_deal_code_through_the_wrappers():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`env.unwrapped.deal_code()`" in readme
+
+
+def test_the_changelog_and_the_release_tags_are_documented():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "[CHANGELOG.md](CHANGELOG.md)" in readme and "`vX.Y.Z`" in readme
+    versions = re.findall(r"^## (\d+\.\d+\.\d+)", changelog, re.M)
+    assert versions, "the changelog names no release"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{versions[0]}"' in pyproject  # the newest entry is this version

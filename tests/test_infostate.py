@@ -48,8 +48,9 @@ def decode_history(state: np.ndarray, seat: int, feats: dict, num_moves: int):
 
 
 def test_layout():
-    assert sum(size for _, size in INFOSTATE_LAYOUT) == INFOSTATE_SIZE == 9112
-    assert INFOSTATE_SLICES["play"].stop == INFOSTATE_SIZE
+    assert sum(size for _, size in INFOSTATE_LAYOUT) == INFOSTATE_SIZE == 9313
+    assert INFOSTATE_SLICES["actions"].stop == INFOSTATE_SIZE
+    assert [name for name, _ in INFOSTATE_LAYOUT][-2:] == ["redeals", "actions"]
     assert ddz_env.INFOSTATE_SIZE == INFOSTATE_SIZE and ddz_env.INFOSTATE_LAYOUT is INFOSTATE_LAYOUT
 
 
@@ -142,9 +143,10 @@ def test_four_player_layout_comes_from_the_ruleset():
     assert infostate_layout(FOUR) == INFOSTATE_LAYOUT_4
     assert dict(INFOSTATE_LAYOUT_4) == {
         "seat": 4, "dealt_hand": 108, "hand": 108, "kitty": 108, "first_bidder": 4,
-        "landlord": 4, "auction": 10 * 8, "play": 420 * 112,
+        "landlord": 4, "auction": 10 * 8, "play": 420 * 112, "redeals": 1, "actions": 448,
     }  # fmt: skip
-    assert infostate_size(FOUR) == INFOSTATE_SIZE_4 == 47456
+    assert infostate_size(FOUR) == INFOSTATE_SIZE_4 == 47905
+    assert dict(infostate_layout(Ruleset(open_hand=True)))["open_hand"] == 54
 
 
 def test_the_whole_four_player_history_is_recalled():
@@ -163,7 +165,7 @@ def test_the_whole_four_player_history_is_recalled():
             continue
         for seat in range(P):
             states = information_state(game, seats=seat)
-            assert states.shape == (3, S["play"].stop) and states.dtype == np.float32
+            assert states.shape == (3, S["actions"].stop) and states.dtype == np.float32
             for b in range(3):
                 state = states[b]
                 np.testing.assert_array_equal(state, information_state(game, seat, [b])[0])
@@ -243,3 +245,175 @@ def test_four_player_aec_env_gives_the_information_state():
         np.testing.assert_array_equal(state, information_state(env.unwrapped.game, seat)[0])
         mask = env.observe(agent)["action_mask"]
         env.step(int(np.flatnonzero(mask)[-1]))
+
+
+# ------------------------------------------------------------------------------ perfect recall
+def _same_deal(ruleset: Ruleset, n: int, seed: int) -> Game:
+    """``n`` games of one deal (one deal key too, so that their redeals are equal)."""
+    one = Game(1, ruleset, seed=seed)
+    game = Game(n, ruleset, seed=seed)
+    game.start_deals(
+        np.repeat(one.owner, n, axis=0),
+        np.repeat(one.first_bidder, n),
+        keys=np.repeat(one.deal_key, n),
+    )
+    return game
+
+
+VARIANTS = [
+    dict(),
+    dict(bidding="open"),
+    dict(bidding="rob"),
+    dict(bidding="none"),
+    dict(kickers="any"),
+    dict(open_hand=True),
+    dict(bidding="rob", open_hand=True, kickers="any"),
+    dict(redeal_limit=1),
+    dict(redeal_limit=None),
+    dict(players=4),
+]
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "options", VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "classic"
+)
+def test_random_games_never_collide(options):
+    """Games of one deal played at random: two seats' views are equal exactly when the seat
+    and everything it saw (the redeals, every action of the deal in order) are equal."""
+    ruleset = Ruleset(**options)
+    game = _same_deal(ruleset, 12 if ruleset.players == 4 else 32, seed=7)
+    rng = np.random.default_rng(7)
+    seen: dict[bytes, tuple] = {}
+    while not game.done.all():
+        live = game.phase != OVER
+        game.step(np.where(live, game.sample_actions(rng), 0))
+        for seat in range(ruleset.players):
+            states = information_state(game, seats=seat)
+            for b in range(game.batch_size):
+                n = int(game.history_len[b])
+                key = (seat, int(game.redeals[b]), tuple(game.history_action[b, :n].tolist()))
+                assert seen.setdefault(states[b].tobytes(), key) == key
+    keys = set(seen.values())
+    assert len(keys) == len(seen) > 200
+
+
+def test_a_redeal_is_recalled():
+    ruleset = Ruleset(redeal_limit=1)
+    game = Game(1, ruleset, seed=4)
+    for _ in range(3):
+        game.step(np.array([0]))  # every seat passes: the deal is redealt
+    assert int(game.redeals[0]) == 1
+    fresh = Game(1, ruleset)
+    fresh.reset(codes=[game.deal_code(0)])
+    np.testing.assert_array_equal(fresh.owner, game.owner)
+    for seat in range(3):
+        a, b = information_state(game, seat)[0], information_state(fresh, seat)[0]
+        assert not np.array_equal(a, b)
+        assert a[INFOSTATE_SLICES["redeals"]].tolist() == [1.0]
+    # ... and it matters: three more passes force a landlord in one and redeal the other
+    for g in (game, fresh):
+        for _ in range(3):
+            g.step(np.array([0]))
+    assert game.phase[0] != BIDDING and fresh.phase[0] == BIDDING
+
+
+@pytest.mark.heavy  # builds the kickers="any" move table
+def test_moves_with_the_same_cards_are_told_apart():
+    ruleset = Ruleset(kickers="any")
+    feats = move_features(ruleset)
+    deck = ruleset.deck
+    owner = np.full(deck.num_cards, 1, np.int64)
+    ranks = deck.card_ranks
+    for rank in range(4):  # three each of 3, 4, 5, 6 to seat 0
+        owner[np.flatnonzero(ranks == rank)[:3]] = 0
+    owner[np.flatnonzero(ranks == 12)[:4]] = 0  # four 2s, and a joker
+    owner[np.flatnonzero(ranks == 13)] = 0
+    owner[np.flatnonzero(owner == 1)[17:34]] = 2
+    owner[np.flatnonzero(owner == 1)[17:]] = 3  # the kitty
+    assert np.bincount(owner).tolist() == [17, 17, 17, 3]
+    game = Game(2, ruleset)
+    game.start_deals(np.repeat(owner[None], 2, axis=0), np.zeros(2, np.int64))
+    from ddz_env.actions import bid_action
+
+    game.step(np.full(2, bid_action(game.num_moves, 3)))  # seat 0 is the landlord, leads
+    legal = np.flatnonzero(game.legal_action_mask()[0][: game.num_moves])
+    by_cards: dict[bytes, list[int]] = {}
+    for a in legal:
+        by_cards.setdefault(feats[a].tobytes(), []).append(int(a))
+    twins = next(v for v in by_cards.values() if len(v) > 1 and feats[v[0]].sum() >= 12)
+    game.step(np.array(twins[:2]))
+    for seat in range(3):
+        a, b = information_state(game, seat)
+        assert not np.array_equal(a, b)
+        np.testing.assert_array_equal(a[INFOSTATE_SLICES["play"]], b[INFOSTATE_SLICES["play"]])
+
+
+def test_the_open_hand_decision_is_recalled():
+    from ddz_env.observation import infostate_slices
+
+    ruleset = Ruleset(open_hand=True)
+    game = Game(2, ruleset, seed=9)
+    game.start_deals(np.repeat(game.owner[:1], 2, axis=0), np.zeros(2, np.int64))
+    from ddz_env.actions import bid_action
+
+    game.step(np.full(2, bid_action(game.num_moves, 3)))
+    assert game.landlord.tolist() == [0, 0]
+    mask = game.legal_action_mask()
+    decisions = np.flatnonzero(mask[0])
+    assert len(decisions) == 2  # keep the hand closed, or open it
+    game.step(decisions)
+    assert game.opened.tolist() == [0, 1]
+    S = infostate_slices(ruleset)
+    for seat in range(3):
+        closed, opened = information_state(game, seat)
+        assert not np.array_equal(closed, opened)
+        assert not closed[S["open_hand"]].any()
+        # the landlord's 17 cards and the kitty, none played yet
+        np.testing.assert_array_equal(opened[S["open_hand"]], encode_cards(game.hands[1, 0]))
+        assert opened[S["open_hand"]].sum() == 20
+
+
+@pytest.mark.parametrize("seats", [[-1], [0.9], "2", True, [5], [0, 1]])
+def test_seats_are_checked(seats):
+    game = Game(3, seed=1)
+    with pytest.raises((TypeError, ValueError), match="seats must"):
+        information_state(game, seats)
+
+
+# ------------------------------------------------------------------------- InfoSet pickling
+def _same_infoset(a, b) -> None:
+    from dataclasses import fields
+
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert x is not None and y is not None and x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+
+
+@pytest.mark.parametrize(
+    "options", [dict(), dict(kickers="any"), dict(open_hand=True), dict(players=4)]
+)
+def test_an_infoset_pickles_small_and_round_trips(options):
+    import copy
+    import pickle
+
+    from ddz_env import move_table
+    from ddz_env.infoset import infoset
+
+    ruleset = Ruleset(**options)
+    game = Game(1, ruleset, seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        game.step(game.sample_actions(rng))
+    info = infoset(game, 0)
+    data = pickle.dumps(info)
+    assert len(data) < 10_000
+    back = pickle.loads(data)
+    _same_infoset(info, back)
+    assert back.table is move_table(ruleset)  # the ruleset's table, shared
+    assert back.legal_moves().tolist() == info.legal_moves().tolist()
+    _same_infoset(info, copy.deepcopy(info))

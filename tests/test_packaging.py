@@ -116,6 +116,16 @@ def test_every_language_is_packaged():
         assert (i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "ddz.mo").is_file()
 
 
+def test_the_typed_packages_ship_py_typed():
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    package_data = data["tool"]["setuptools"]["package-data"]
+    for package in ("ddz", "ddz_env"):
+        assert (ROOT / package / "py.typed").is_file(), package
+        assert "py.typed" in package_data[package], package
+
+
 # --- the wheel, installed -------------------------------------------------------------------
 
 CHECK = """
@@ -254,6 +264,7 @@ def test_wheel_contents(wheel):
         assert f"ddz/checkpoints/{name}" in names
     for lang in i18n.LANGUAGES[1:]:
         assert f"ddz/play/locale/{lang}/LC_MESSAGES/ddz.mo" in names
+    assert {"ddz/py.typed", "ddz_env/py.typed"} <= names
     assert not any(".data/" in name for name in names)  # nothing outside the packages
 
 

@@ -337,3 +337,18 @@ def test_the_installed_ddz_package_registers_its_agent_names():
 
     (entry,) = [e for e in entry_points(group=AGENT_NAMES_GROUP) if e.name == "ddz"]
     assert entry.value == "ddz.agents:make_agent"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -np.inf, "1", True, None])
+def test_illegal_reward_must_be_a_finite_number(bad):
+    with pytest.raises(ValueError, match="illegal_reward must be a finite number"):
+        DouDizhuEnv(opponents="random", illegal_reward=bad)
+
+
+def test_the_deal_code_through_gymnasium_make():
+    env = gymnasium.make("ddz/DouDizhu-v0", opponents="random")
+    env.reset(seed=4)
+    code = env.unwrapped.deal_code()
+    again = gymnasium.make("ddz/DouDizhu-v0", opponents="random")
+    again.reset(options={"code": code})
+    np.testing.assert_array_equal(again.unwrapped.game.owner, env.unwrapped.game.owner)

@@ -325,3 +325,19 @@ def test_douzero_reward_names_are_deprecated_aliases(alias, mode):
         rewards[name] = total
     assert (rewards[alias] != 0).any()
     np.testing.assert_array_equal(rewards[alias], rewards[mode])
+
+
+def test_make_vec_of_the_single_seat_id_uses_the_vector_entry_point():
+    import gymnasium
+
+    env = gymnasium.make_vec(
+        "ddz/DouDizhu-v0", num_envs=3, vectorization_mode="vector_entry_point", reward="stake"
+    )
+    assert isinstance(env, DouDizhuVectorEnv)
+    assert (env.num_envs, env.reward_mode) == (3, "stake")
+    obs, _ = env.reset(seed=1)
+    assert obs["action_mask"].shape == (3, env.num_actions)
+    # single-seat envs against opponents: the sync mode of the same id
+    sync = gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=2, vectorization_mode="sync")
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    sync.close()
