@@ -382,3 +382,17 @@ def test_a_line_over_the_limit_is_always_refused_and_deep_json_is_not_json():
         deep.act(_info())
     agent.close()
     deep.close()
+
+
+def test_requests_say_how_many_redeals_and_the_redeal_limit():
+    """Both decide the forced landlord, and both are public."""
+    game = Game(1, ruleset=Ruleset(bidding="once", redeal_limit=2), seed=4)
+    assert request(infoset(game, 0))["redeals"] == 0
+    for _ in range(3):  # everyone passes: a redeal
+        game.step(np.array([0]))  # the pass
+    info = infoset(game, 0)
+    req = request(info)
+    assert (req["redeals"], req["rules"]["redeal_limit"]) == (1, 2)
+    assert req["protocol"] == 1 and req["protocol_minor"] == 1
+    unlimited = request(infoset(Game(1, ruleset=Ruleset(redeal_limit=None), seed=4), 0))
+    assert unlimited["rules"]["redeal_limit"] is None

@@ -3,16 +3,25 @@
 ``ddz eval "cmd:./mybot --flag" normal`` starts ``./mybot --flag`` (split with :mod:`shlex`,
 never through a shell) once per worker, the first time it has to decide, and sends it one JSON
 request per decision; the program answers each with one JSON line ``{"id": ACTION_ID}``. The
-protocol is ``docs/PROTOCOL.md`` (version :data:`PROTOCOL_VERSION`); :func:`request` builds a
-request from an :class:`~ddz_env.infoset.InfoSet`, so a program sees exactly what its seat may
-see and nothing else.
+protocol is ``docs/PROTOCOL.md`` (version :data:`PROTOCOL_VERSION`.:data:`PROTOCOL_MINOR`);
+:func:`request` builds a request from an :class:`~ddz_env.infoset.InfoSet`, so a program sees
+exactly what its seat may see and nothing else.
 
-A program that exits, answers something that is not a JSON object with an integer ``id``, or
-takes longer than its time limit raises :class:`BotError` (the first answer after the program
-starts gets :data:`STARTUP_GRACE` more seconds, for its start-up); the arena turns that into a
-forfeit of the game. The program is then stopped (its answers could be out of step) and started
-again for its next decision. Its standard error goes to a temporary file whose last line is
-quoted when it exits. Waiting for an answer uses ``select`` on the pipe (POSIX systems).
+A program that exits, answers something that is not a JSON object with an integer ``id`` (or a
+line over :data:`MAX_ANSWER_BYTES`), writes output nobody asked for (before its request, or a
+second line with an answer), or does not read its request and answer within its time limit
+raises :class:`BotError` (the first answer after the program starts gets :data:`STARTUP_GRACE`
+more seconds, for its start-up); the arena turns that into a forfeit of the game. The program is
+then stopped (its answers could be out of step) and started again for its next decision.
+
+The request is written and the answer read in one ``poll`` loop on non-blocking pipes (POSIX
+systems), so a program that writes without reading can't block the referee. Each program runs
+in its own process group, killed as a whole (the program and whatever it started) when the
+agent is closed or collected, when the process exits (``atexit``, and ``multiprocessing``'s
+finalizers in pool workers) and on SIGTERM/SIGHUP (a handler installed where those signals
+still have their default action; it also stops the process's pool workers, then lets the signal
+kill the process as before). Its standard error is read by a thread that keeps the last
+:data:`STDERR_TAIL` bytes; the last line is quoted when it exits.
 """
 
 from __future__ import annotations
@@ -39,8 +48,11 @@ from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveTable
 
-#: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request.
+#: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request as
+#: ``protocol`` (the major version: a change that breaks bots raises it) and ``protocol_minor``
+#: (raised when requests gain fields).
 PROTOCOL_VERSION = 1
+PROTOCOL_MINOR = 1
 #: Seconds a program may take per decision when the run sets no ``--time-limit``.
 DEFAULT_TIME_LIMIT = 10.0
 #: Extra seconds allowed for the first answer after the program starts.
@@ -101,6 +113,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
     out = {
         "protocol": PROTOCOL_VERSION,
+        "protocol_minor": PROTOCOL_MINOR,
         "type": "act",
         "phase": "bid" if bidding else "play",
         "seat": int(info.seat),
@@ -111,6 +124,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "first_bidder": int(info.first_bidder),
         "bids": [{"seat": int(s), **said(int(b))} for s, b in info.bids],
         "high_bid": int(info.high_bid),
+        "redeals": int(info.redeals),
         "base": int(info.base),
         "moves": [move(s, m) for s, m in info.moves],
         "table": None if info.table_move == 0 else move(info.table_seat, info.table_move),
@@ -121,6 +135,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
             "bidding": rules.bidding,
             "kickers": rules.kickers,
             "base_points": rules.base_points,
+            "redeal_limit": rules.redeal_limit,
         },
         "seed": int(seed),
         "legal": legal,
