@@ -396,3 +396,33 @@ def test_requests_say_how_many_redeals_and_the_redeal_limit():
     assert req["protocol"] == 1 and req["protocol_minor"] == 1
     unlimited = request(infoset(Game(1, ruleset=Ruleset(redeal_limit=None), seed=4), 0))
     assert unlimited["rules"]["redeal_limit"] is None
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_copy_of_an_agent_starts_its_own_program_and_leaves_the_parents_alone():
+    """A pool worker forked after the agent started its program: the copy's pipes are the
+    parent's, so the copy starts its own program, and closing the copy stops only that."""
+    agent = ExternalAgent(shlex.join([sys.executable, str(BOTS / "random_bot.py")]))
+    info = _info()
+    agent.act(info)
+    mine = agent._proc.pid
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked copy
+        try:
+            agent.act(info)
+            os.write(write, str(agent._proc.pid).encode())
+            agent.close()
+            agent.close()
+        finally:
+            os._exit(0)
+    os.close(write)
+    theirs = int(os.read(read, 100) or 0)
+    os.waitpid(child, 0)
+    os.close(read)
+    assert theirs not in (0, mine)
+    assert _alive(mine) and not _alive(theirs)
+    assert int(agent.act(info)) in info.legal_actions.tolist()  # the parent's still answers
+    assert agent._proc.pid == mine
+    agent.close()

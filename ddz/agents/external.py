@@ -158,9 +158,10 @@ def _kill(proc: subprocess.Popen | None) -> None:
     """Stop ``proc`` and every process of its process group (what it started), and reap it."""
     if proc is None:
         return
-    entry = _LIVE.pop(proc.pid, None)
+    entry = _LIVE.get(proc.pid)
     if entry is not None and entry[0] != os.getpid():
         return  # a forked copy of another process's agent: that process stops it
+    _LIVE.pop(proc.pid, None)
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # its own group (``start_new_session``)
     except OSError:  # the group is gone (everything in it has exited)
@@ -305,8 +306,15 @@ class ExternalAgent(Agent):
         _guard_exits()  # here too: the process that builds the agent may hand it to workers
 
     # -------------------------------------------------------------- process
+    def _running(self) -> bool:
+        """Whether this process started the program and it still runs (a forked copy of the
+        agent starts its own: the program's pipes belong to the process that started it)."""
+        if self._proc is not None and _LIVE.get(self._proc.pid, (os.getpid(),))[0] != os.getpid():
+            self._proc = self._stderr = None  # the other process's program: left alone
+        return self._proc is not None and self._proc.poll() is None
+
     def _start(self) -> subprocess.Popen:
-        if self._proc is not None and self._proc.poll() is None:
+        if self._running():
             return self._proc
         self.close()
         _guard_exits()
@@ -371,7 +379,7 @@ class ExternalAgent(Agent):
         self._count += 1
         seed = int(splitmix64(key)[0] >> np.uint64(1))
         line = json.dumps(request(info, seed), separators=(",", ":")).encode() + b"\n"
-        fresh = self._proc is None or self._proc.poll() is not None
+        fresh = not self._running()
         proc = self._start()
         answer = self._exchange(proc, line, self.time_limit + (self.startup_grace if fresh else 0))
         try:
