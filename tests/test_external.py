@@ -357,6 +357,18 @@ def test_an_answer_written_before_its_request_is_a_forfeit(tmp_path):
 
 
 @pytest.mark.heavy
+def test_blank_lines_around_answers_are_ignored(tmp_path):
+    marker = tmp_path / "written"
+    agent = hostile(tmp_path, "early.py", "blank", str(marker))
+    agent._start()
+    assert _wait_for(marker.exists)
+    info = _info()
+    for _ in range(3):
+        assert agent.act(info) == int(info.legal_actions[0])
+    agent.close()
+
+
+@pytest.mark.heavy
 def test_standard_error_keeps_a_bounded_tail(tmp_path):
     agent = hostile(tmp_path, "stderr_flood.py", "4", "3")
     info = _info()

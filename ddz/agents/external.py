@@ -439,10 +439,10 @@ class ExternalAgent(Agent):
             chunk = os.read(out_fd, 1 << 16)
             if not chunk:
                 raise self._fail("closed its output without answering", exited=True)
-            if sending:
+            if sending and chunk.strip():
                 shown = chunk.strip()[:60].decode("utf-8", "replace")
                 raise self._fail(f"wrote {shown!r} before reading its request")
-            buf += chunk
+            buf = b"" if sending else (buf + chunk).lstrip()  # blank lines are ignored
             end = buf.find(b"\n")
             if end > MAX_ANSWER_BYTES or (end < 0 and len(buf) > MAX_ANSWER_BYTES):
                 raise self._fail(f"answered a line longer than {MAX_ANSWER_BYTES} bytes")
