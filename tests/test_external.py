@@ -1,18 +1,26 @@
 """Bring your own bot: agent specs (import paths, entry points) and JSON-lines programs."""
 
 import json
+import os
 import shlex
 import shutil
+import signal
+import stat
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ddz.agents.external import PROTOCOL_VERSION, ExternalAgent, request
+from ddz.agents import external
+from ddz.agents.external import PROTOCOL_VERSION, BotError, ExternalAgent, request
 from ddz.agents.loader import build_agent, plugin_names
 from ddz.arena.arena import CHUNK_DEALS, run_arena
 from ddz.arena.arena import main as eval_main
+from ddz.common import available_cores
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
@@ -202,3 +210,231 @@ def test_four_player_requests_name_the_cards_and_roles_of_the_four_player_game()
     assert checked > 100
     assert roles <= {"landlord", "landlord_down", "landlord_across", "landlord_up"}
     assert len(roles) == 4
+
+
+# ---------------------------------------------------------------- hostile program bots
+HOSTILE = Path(__file__).resolve().parent / "bots"
+
+
+def hostile(tmp_path: Path | None = None, script: str = "", *args: str) -> ExternalAgent:
+    """A program bot of tests/bots/, with short limits."""
+    agent = ExternalAgent(shlex.join([sys.executable, str(HOSTILE / script), *args]))
+    agent.time_limit, agent.startup_grace = 1.0, 1.0
+    return agent
+
+
+def _info(seed: int = 1):
+    return infoset(Game(1, ruleset=Ruleset(bidding="none"), seed=seed), 0)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie nobody reaps counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def _wait_for(predicate, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()]
+
+
+def _ddz_eval(*args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ddz", "eval", *args, "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_program_and_what_it_started_end_with_the_run(tmp_path, workers):
+    if workers > available_cores():
+        pytest.skip("needs two cores")
+    pidfile = tmp_path / "pids"
+    spec = python_cmd(HOSTILE / "forker.py", str(pidfile))
+    run = _ddz_eval(spec, "random", "--deals", "3", "--workers", str(workers))
+    assert run.wait(timeout=60) == 0, run.stderr.read()
+    bot, child = _pids(pidfile)
+    assert _wait_for(lambda: not _alive(child) and not _alive(bot), 5), "the bot's child survived"
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("signum, workers", [(signal.SIGTERM, 1), (signal.SIGHUP, 2)])
+def test_a_program_and_what_it_started_end_when_ddz_is_killed(tmp_path, signum, workers):
+    if workers > available_cores():
+        pytest.skip("needs two cores")
+    pidfile = tmp_path / "pids"
+    spec = python_cmd(HOSTILE / "forker.py", str(pidfile), "0.05")
+    run = _ddz_eval(spec, "random", "--deals", "1000", "--workers", str(workers))
+    try:
+        assert _wait_for(pidfile.exists, 30), "the bot never started"
+        run.send_signal(signum)
+        assert run.wait(timeout=30) in (-signum, 128 + signum)
+    finally:
+        run.kill()
+        run.wait()
+    bot, child = _pids(pidfile)
+    assert _wait_for(lambda: not _alive(child) and not _alive(bot), 5), "the bot outlived ddz"
+
+
+@pytest.mark.heavy
+def test_a_request_the_program_does_not_read_times_out(monkeypatch):
+    """A request larger than the pipe, to a program that never reads: the write can't block
+    the referee past the time limit."""
+    real = external.request
+    monkeypatch.setattr(external, "request", lambda *a: {**real(*a), "pad": "x" * 300_000})
+    agent = hostile(None, "never_reads.py", "sleep")
+    agent.time_limit = agent.startup_grace = 0.5
+    outcome = []
+
+    def ask():
+        try:
+            outcome.append(agent.act(_info()))
+        except BotError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    thread.join(5)
+    stuck = thread.is_alive()
+    agent.close()  # unblocks a stuck write (broken pipe)
+    thread.join(5)
+    assert not stuck, "the referee blocked writing the request"
+    assert "did not read its request within the time limit (0.5 s)" in str(outcome[0])
+
+
+@pytest.mark.heavy
+def test_a_program_that_writes_without_reading_cannot_hang_the_run():
+    spec = python_cmd(HOSTILE / "never_reads.py", "spam")
+    run = _ddz_eval(spec, "random", "--deals", "20", "--time-limit", "1", "--json")
+    try:
+        code = run.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        code = "hung"
+    finally:
+        run.kill()
+        run.wait()
+    assert code == 0
+
+
+@pytest.mark.heavy
+def test_an_answer_written_before_its_request_is_a_forfeit(tmp_path):
+    """The program answers "request 1" before reading request 0: refused, not taken as the
+    answer to request 0 (and its answer to request 0 as that of request 1)."""
+    marker = tmp_path / "written"
+    agent = hostile(tmp_path, "early.py", "early", str(marker))
+    agent._start()
+    assert _wait_for(marker.exists)
+    time.sleep(0.05)
+    with pytest.raises(BotError, match=r"wrote '\{\"id\": 0\}' before it was asked"):
+        agent.act(_info())
+    # restarted, it is early again; a bot that answers each request twice is refused too
+    twice = hostile(tmp_path, "early.py", "twice", str(marker))
+    with pytest.raises(BotError, match="answered more than one line to one request"):
+        twice.act(_info())
+    twice.close()
+    agent.close()
+
+
+@pytest.mark.heavy
+def test_blank_lines_around_answers_are_ignored(tmp_path):
+    marker = tmp_path / "written"
+    agent = hostile(tmp_path, "early.py", "blank", str(marker))
+    agent._start()
+    assert _wait_for(marker.exists)
+    info = _info()
+    for _ in range(3):
+        assert agent.act(info) == int(info.legal_actions[0])
+    agent.close()
+
+
+@pytest.mark.heavy
+def test_standard_error_keeps_a_bounded_tail(tmp_path):
+    agent = hostile(tmp_path, "stderr_flood.py", "4", "3")
+    info = _info()
+    for _ in range(2):  # 8 MB of log
+        assert agent.act(info) == int(info.legal_actions[0])
+        if os.path.isdir(f"/proc/{agent._proc.pid}/fd"):  # not a growing file
+            assert stat.S_ISFIFO(os.stat(f"/proc/{agent._proc.pid}/fd/2").st_mode)
+    tail = agent._stderr
+    with pytest.raises(BotError) as exc:
+        agent.act(info)
+    assert "exited with code 3; its last error line: the flood is over)" in str(exc.value)
+    assert 0 < len(tail) <= external.STDERR_TAIL
+
+
+@pytest.mark.heavy
+def test_a_line_over_the_limit_is_always_refused_and_deep_json_is_not_json():
+    agent = hostile(None, "long_line.py", "long")
+    for _ in range(3):
+        with pytest.raises(BotError, match="answered a line longer than 65536 bytes"):
+            agent.act(_info())
+    deep = hostile(None, "long_line.py", "deep")
+    with pytest.raises(BotError, match=r"answered something that is not JSON: '\[\[\["):
+        deep.act(_info())
+    agent.close()
+    deep.close()
+
+
+def test_requests_say_how_many_redeals_and_the_redeal_limit():
+    """Both decide the forced landlord, and both are public."""
+    game = Game(1, ruleset=Ruleset(bidding="once", redeal_limit=2), seed=4)
+    assert request(infoset(game, 0))["redeals"] == 0
+    for _ in range(3):  # everyone passes: a redeal
+        game.step(np.array([0]))  # the pass
+    info = infoset(game, 0)
+    req = request(info)
+    assert (req["redeals"], req["rules"]["redeal_limit"]) == (1, 2)
+    assert req["protocol"] == 1 and req["protocol_minor"] == 1
+    unlimited = request(infoset(Game(1, ruleset=Ruleset(redeal_limit=None), seed=4), 0))
+    assert unlimited["rules"]["redeal_limit"] is None
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_copy_of_an_agent_starts_its_own_program_and_leaves_the_parents_alone():
+    """A pool worker forked after the agent started its program: the copy's pipes are the
+    parent's, so the copy starts its own program, and closing the copy stops only that."""
+    agent = ExternalAgent(shlex.join([sys.executable, str(BOTS / "random_bot.py")]))
+    info = _info()
+    agent.act(info)
+    mine = agent._proc.pid
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked copy
+        try:
+            agent.act(info)
+            os.write(write, str(agent._proc.pid).encode())
+            agent.close()
+            agent.close()
+        finally:
+            os._exit(0)
+    os.close(write)
+    theirs = int(os.read(read, 100) or 0)
+    os.waitpid(child, 0)
+    os.close(read)
+    assert theirs not in (0, mine)
+    assert _alive(mine) and not _alive(theirs)
+    assert int(agent.act(info)) in info.legal_actions.tolist()  # the parent's still answers
+    assert agent._proc.pid == mine
+    agent.close()

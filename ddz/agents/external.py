@@ -3,27 +3,38 @@
 ``ddz eval "cmd:./mybot --flag" normal`` starts ``./mybot --flag`` (split with :mod:`shlex`,
 never through a shell) once per worker, the first time it has to decide, and sends it one JSON
 request per decision; the program answers each with one JSON line ``{"id": ACTION_ID}``. The
-protocol is ``docs/PROTOCOL.md`` (version :data:`PROTOCOL_VERSION`); :func:`request` builds a
-request from an :class:`~ddz_env.infoset.InfoSet`, so a program sees exactly what its seat may
-see and nothing else.
+protocol is ``docs/PROTOCOL.md`` (version :data:`PROTOCOL_VERSION`.:data:`PROTOCOL_MINOR`);
+:func:`request` builds a request from an :class:`~ddz_env.infoset.InfoSet`, so a program sees
+exactly what its seat may see and nothing else.
 
-A program that exits, answers something that is not a JSON object with an integer ``id``, or
-takes longer than its time limit raises :class:`BotError` (the first answer after the program
-starts gets :data:`STARTUP_GRACE` more seconds, for its start-up); the arena turns that into a
-forfeit of the game. The program is then stopped (its answers could be out of step) and started
-again for its next decision. Its standard error goes to a temporary file whose last line is
-quoted when it exits. Waiting for an answer uses ``select`` on the pipe (POSIX systems).
+A program that exits, answers something that is not a JSON object with an integer ``id`` (or a
+line over :data:`MAX_ANSWER_BYTES`), writes output nobody asked for (before its request, or a
+second line with an answer), or does not read its request and answer within its time limit
+raises :class:`BotError` (the first answer after the program starts gets :data:`STARTUP_GRACE`
+more seconds, for its start-up); the arena turns that into a forfeit of the game. The program is
+then stopped (its answers could be out of step) and started again for its next decision.
+
+The request is written and the answer read in one ``poll`` loop on non-blocking pipes (POSIX
+systems), so a program that writes without reading can't block the referee. Each program runs
+in its own process group, killed as a whole (the program and whatever it started) when the
+agent is closed or collected, when the process exits (``atexit``, and ``multiprocessing``'s
+finalizers in pool workers) and on SIGTERM/SIGHUP (a handler installed where those signals
+still have their default action; it also stops the process's pool workers, then lets the signal
+kill the process as before). Its standard error is read by a thread that keeps the last
+:data:`STDERR_TAIL` bytes; the last line is quoted when it exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
 import shlex
 import shutil
+import signal
 import subprocess
-import tempfile
+import threading
 import time
 import weakref
 from functools import cache
@@ -37,14 +48,25 @@ from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveTable
 
-#: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request.
+#: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request as
+#: ``protocol`` (the major version: a change that breaks bots raises it) and ``protocol_minor``
+#: (raised when requests gain fields).
 PROTOCOL_VERSION = 1
+PROTOCOL_MINOR = 1
 #: Seconds a program may take per decision when the run sets no ``--time-limit``.
 DEFAULT_TIME_LIMIT = 10.0
 #: Extra seconds allowed for the first answer after the program starts.
 STARTUP_GRACE = 5.0
 #: Longest answer line accepted, in bytes.
 MAX_ANSWER_BYTES = 1 << 16
+#: Bytes of a program's standard error kept (the last ones): its last line is quoted when it exits.
+STDERR_TAIL = 1 << 16
+
+#: The programs started and not yet stopped: pid -> (the pid of the process that started it,
+#: the program). A forked worker inherits its parent's entries and leaves them alone.
+_LIVE: dict[int, tuple[int, subprocess.Popen]] = {}
+#: The process whose exits are guarded (:func:`_guard_exits`).
+_GUARDED: dict[str, int] = {}
 
 
 class BotError(Exception):
@@ -91,6 +113,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
     out = {
         "protocol": PROTOCOL_VERSION,
+        "protocol_minor": PROTOCOL_MINOR,
         "type": "act",
         "phase": "bid" if bidding else "play",
         "seat": int(info.seat),
@@ -101,6 +124,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "first_bidder": int(info.first_bidder),
         "bids": [{"seat": int(s), **said(int(b))} for s, b in info.bids],
         "high_bid": int(info.high_bid),
+        "redeals": int(info.redeals),
         "base": int(info.base),
         "moves": [move(s, m) for s, m in info.moves],
         "table": None if info.table_move == 0 else move(info.table_seat, info.table_move),
@@ -111,6 +135,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
             "bidding": rules.bidding,
             "kickers": rules.kickers,
             "base_points": rules.base_points,
+            "redeal_limit": rules.redeal_limit,
         },
         "seed": int(seed),
         "legal": legal,
@@ -123,14 +148,122 @@ def request(info: InfoSet, seed: int = 0) -> dict:
     return out
 
 
+def _live_here() -> list[subprocess.Popen]:
+    """The programs this process started and has not stopped yet."""
+    me = os.getpid()
+    return [proc for owner, proc in list(_LIVE.values()) if owner == me]
+
+
 def _kill(proc: subprocess.Popen | None) -> None:
-    if proc is None or proc.poll() is not None:
+    """Stop ``proc`` and every process of its process group (what it started), and reap it."""
+    if proc is None:
         return
+    entry = _LIVE.get(proc.pid)
+    if entry is not None and entry[0] != os.getpid():
+        return  # a forked copy of another process's agent: that process stops it
+    _LIVE.pop(proc.pid, None)
     try:
-        proc.kill()
-        proc.wait(timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
+        os.killpg(proc.pid, signal.SIGKILL)  # its own group (``start_new_session``)
+    except OSError:  # the group is gone (everything in it has exited)
         pass
+    if proc.poll() is None:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _kill_all() -> None:
+    """Stop every program this process started (at exit, and on SIGTERM/SIGHUP)."""
+    for proc in _live_here():
+        _kill(proc)
+
+
+atexit.register(_kill_all)
+
+
+def _on_signal(signum, frame) -> None:
+    """SIGTERM, SIGHUP: stop this process's programs, ask its worker processes to stop theirs
+    (they get SIGTERM; they are stopped anyway when the process dies), then die of the signal as
+    without this handler."""
+    _kill_all()
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        try:
+            child.terminate()
+        except OSError:
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _guard_exits() -> None:
+    """Make sure this process stops its programs however it ends: at exit (``atexit`` in the
+    main process, ``multiprocessing``'s finalizers in a pool's worker, where ``atexit`` does
+    not run) and on SIGTERM/SIGHUP (a handler, installed from the main thread where the signal
+    still has its default action, i.e. where it would kill this process at once). Once per
+    process; pool workers forked later inherit the handler."""
+    if _GUARDED.get("pid") == os.getpid():
+        return
+    _GUARDED["pid"] = os.getpid()
+    from multiprocessing import util
+
+    util.Finalize(None, _kill_all, exitpriority=100)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        try:
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                signal.signal(signum, _on_signal)
+        except (ValueError, OSError):
+            pass
+
+
+class _Tail:
+    """The last :data:`STDERR_TAIL` bytes of a program's standard error, read by a daemon
+    thread as they come (the program never blocks on a full pipe, and nothing grows)."""
+
+    def __init__(self, stream):
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(
+            target=self._pump, args=(stream,), name="ddz-bot-stderr", daemon=True
+        )
+        self._thread.start()
+
+    def _pump(self, stream) -> None:
+        try:
+            fd = stream.fileno()
+            while chunk := os.read(fd, 1 << 16):
+                with self._lock:
+                    self._data += chunk
+                    del self._data[:-STDERR_TAIL]
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._data)
+
+    def last_line(self, wait: float = 1.0) -> str:
+        """The last non-empty line written (up to 200 characters), once the stream has ended
+        or after ``wait`` seconds."""
+        self._thread.join(wait)
+        with self._lock:
+            text = self._data.decode("utf-8", "replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1][:200] if lines else ""
 
 
 class ExternalAgent(Agent):
@@ -166,60 +299,55 @@ class ExternalAgent(Agent):
         self.name = name or f"cmd:{command}"
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
         self._proc: subprocess.Popen | None = None
-        self._stderr = None
-        self._buf = b""
+        self._stderr: _Tail | None = None
         self._seed = 0
         self._count = 0
         self._finalizer = weakref.finalize(self, _kill, None)
+        _guard_exits()  # here too: the process that builds the agent may hand it to workers
 
     # -------------------------------------------------------------- process
+    def _running(self) -> bool:
+        """Whether this process started the program and it still runs (a forked copy of the
+        agent starts its own: the program's pipes belong to the process that started it)."""
+        if self._proc is not None and _LIVE.get(self._proc.pid, (os.getpid(),))[0] != os.getpid():
+            self._proc = self._stderr = None  # the other process's program: left alone
+        return self._proc is not None and self._proc.poll() is None
+
     def _start(self) -> subprocess.Popen:
-        if self._proc is not None and self._proc.poll() is None:
+        if self._running():
             return self._proc
         self.close()
-        self._stderr = tempfile.TemporaryFile()
+        _guard_exits()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._stderr,
+                stderr=subprocess.PIPE,
                 bufsize=0,
                 close_fds=True,
+                start_new_session=True,  # its own process group: stopped with all it starts
             )
         except OSError as exc:
             raise BotError(f"could not start {self.argv[0]!r}: {exc.strerror or exc}") from None
-        self._buf = b""
+        _LIVE[self._proc.pid] = (os.getpid(), self._proc)
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        self._stderr = _Tail(self._proc.stderr)
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _kill, self._proc)
         return self._proc
 
     def close(self) -> None:
-        """Stop the program (it is started again if asked to decide)."""
+        """Stop the program and every process it started (it is started again if asked to
+        decide)."""
         _kill(self._proc)
-        for stream in (
-            getattr(self._proc, "stdin", None),
-            getattr(self._proc, "stdout", None),
-            self._stderr,
-        ):
+        for stream in (getattr(self._proc, "stdin", None), getattr(self._proc, "stdout", None)):
             if stream is not None:
                 try:
                     stream.close()
                 except OSError:
                     pass
-        self._proc, self._stderr, self._buf = None, None, b""
-
-    def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0, os.SEEK_END)
-            size = self._stderr.tell()
-            self._stderr.seek(max(0, size - 2000))
-            lines = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
-        except OSError:
-            return ""
-        return f"; its last error line: {lines[-1].strip()[:200]}" if lines else ""
+        self._proc, self._stderr = None, None
 
     def _fail(self, reason: str, exited: bool = False) -> BotError:
         proc = self._proc
@@ -229,7 +357,10 @@ class ExternalAgent(Agent):
             except subprocess.TimeoutExpired:
                 code = None
             if code is not None:
-                reason = f"{reason} (the program exited with code {code}{self._stderr_tail()})"
+                _kill(proc)  # what it started may still hold its standard error open
+                line = self._stderr.last_line() if self._stderr is not None else ""
+                said = f"; its last error line: {line}" if line else ""
+                reason = f"{reason} (the program exited with code {code}{said})"
         self.close()
         return BotError(reason)
 
@@ -248,40 +379,74 @@ class ExternalAgent(Agent):
         self._count += 1
         seed = int(splitmix64(key)[0] >> np.uint64(1))
         line = json.dumps(request(info, seed), separators=(",", ":")).encode() + b"\n"
-        fresh = self._proc is None or self._proc.poll() is not None
+        fresh = not self._running()
         proc = self._start()
-        try:
-            proc.stdin.write(line)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._fail("stopped reading its input", exited=True) from None
-        answer = self._read_line(proc, self.time_limit + (self.startup_grace if fresh else 0.0))
+        answer = self._exchange(proc, line, self.time_limit + (self.startup_grace if fresh else 0))
         try:
             data = json.loads(answer)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: too deep
             shown = answer[:80].decode("utf-8", "replace")
             raise self._fail(f"answered something that is not JSON: {shown!r}") from None
         action = data.get("id") if isinstance(data, dict) else None
         if isinstance(action, bool) or not isinstance(action, int):
-            shown = json.dumps(data)[:80]
+            shown = answer[:80].decode("utf-8", "replace")
             raise self._fail(f'answered {shown}, not an object {{"id": ACTION_ID}}')
         return action
 
-    def _read_line(self, proc: subprocess.Popen, wait: float) -> bytes:
-        fd = proc.stdout.fileno()
-        deadline = time.monotonic() + wait
-        while b"\n" not in self._buf:
+    def _unsolicited(self, fd: int, poller) -> None:
+        """Refuse output that came before its request (it would be taken as a later answer):
+        a forfeit, unless it is blank lines."""
+        seen = b""
+        while len(seen) <= MAX_ANSWER_BYTES and poller.poll(0):
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break  # closed: the exchange finds it out
+            seen += chunk
+            if seen.strip():
+                shown = seen.strip()[:60].decode("utf-8", "replace")
+                raise self._fail(
+                    f"wrote {shown!r} before it was asked (answers come after requests)"
+                )
+
+    def _exchange(self, proc: subprocess.Popen, line: bytes, wait: float) -> bytes:
+        """Send the request ``line`` and return the answer line, writing and reading at once
+        (a program that writes without reading can't block the referee), both within ``wait``
+        seconds."""
+        out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
+        reader = select.poll()
+        reader.register(out_fd, select.POLLIN)
+        self._unsolicited(out_fd, reader)
+        both = select.poll()
+        both.register(out_fd, select.POLLIN)
+        both.register(in_fd, select.POLLOUT)
+        deadline, pending, buf = time.monotonic() + wait, memoryview(line), b""
+        while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise self._fail(f"no answer within the time limit ({self.time_limit:g} s)")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+                what = "did not read its request" if pending else "no answer"
+                raise self._fail(f"{what} within the time limit ({self.time_limit:g} s)")
+            sending = bool(pending)  # output now came before the whole request was written
+            events = dict((both if sending else reader).poll(left * 1000 + 1))
+            if sending and events.get(in_fd):
+                try:
+                    pending = pending[os.write(in_fd, pending) :]
+                except BlockingIOError:
+                    pass
+                except OSError:  # EPIPE: it closed its input (or exited)
+                    raise self._fail("stopped reading its input", exited=True) from None
+            if not events.get(out_fd):
                 continue
-            chunk = os.read(fd, 65536)
+            chunk = os.read(out_fd, 1 << 16)
             if not chunk:
                 raise self._fail("closed its output without answering", exited=True)
-            self._buf += chunk
-            if len(self._buf) > MAX_ANSWER_BYTES and b"\n" not in self._buf:
+            if sending and chunk.strip():
+                shown = chunk.strip()[:60].decode("utf-8", "replace")
+                raise self._fail(f"wrote {shown!r} before reading its request")
+            buf = b"" if sending else (buf + chunk).lstrip()  # blank lines are ignored
+            end = buf.find(b"\n")
+            if end > MAX_ANSWER_BYTES or (end < 0 and len(buf) > MAX_ANSWER_BYTES):
                 raise self._fail(f"answered a line longer than {MAX_ANSWER_BYTES} bytes")
-        line, _, self._buf = self._buf.partition(b"\n")
-        return line.strip()
+            if end >= 0:
+                if buf[end + 1 :].strip():
+                    raise self._fail("answered more than one line to one request")
+                return buf[:end].strip()
