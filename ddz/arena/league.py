@@ -66,7 +66,7 @@ from ddz.arena.arena import (
 )
 from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit
-from ddz.common import FileLocked, available_cores, file_lock, write_json_atomic
+from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
 from ddz.common import progress as progress_bar
 from ddz_env.rules import Ruleset
 
@@ -291,8 +291,9 @@ def _read_league_file(path: Path) -> str:
     """The text of the regular file ``path``; anything else (a FIFO, a device, a folder) is
     refused before it is opened, so that reading never blocks."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError(f"{path} is not a regular file")
+        kind = not_a_file(path)
+        if kind is not None:
+            raise ValueError(f"{path} is {kind}, not a regular file")
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
         fd = os.open(path, flags)
         with os.fdopen(fd, "rb") as f:

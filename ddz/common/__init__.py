@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -111,6 +112,23 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """What ``path`` is when it is not a regular file (``"a folder"``, ``"a FIFO"``, ``"a
+    device"``, ``"a socket"``), found without opening it; ``None`` for a regular file (a link
+    is followed). ``OSError`` (``FileNotFoundError`` when nothing is there) if it can't be
+    looked at."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
 
 
 class FileLocked(OSError):
