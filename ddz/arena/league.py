@@ -310,8 +310,9 @@ def load_results(path: Path, config: dict) -> dict:
 
     Every row is checked against the rules (:func:`_rows_problem`) and every forfeit against
     its chunk's rows (:func:`_forfeits_problem`): an edited result is "damaged"."""
+    text = _read_league_file(Path(path))
     try:
-        data = json.loads(_read_league_file(Path(path)))
+        data = json.loads(text)
     except (RecursionError, ValueError) as exc:
         raise ValueError(f"can't read {path} as a league file ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FILE_FORMAT:
