@@ -21,29 +21,34 @@ the one step of the engine):
   state is a one-line ``ValueError``, never a wrong game.
 - :func:`determinize` builds ``n`` worlds from an :class:`~ddz_env.infoset.InfoSet` only: the
   hidden cards are dealt at random, consistently with everything the seat has seen, and the
-  public history is copied, so the seat's observation is the same in every world.
+  public history is copied, so the seat's observation is the same in every world. The
+  InfoSet's public fields are checked against the rules first (:func:`check_public`), so a
+  tampered one is a ``ValueError`` naming the field, never a world that the engine can't play.
+  Loading checks each field's bounds (the redeals within the limit, the number of actions
+  within the rules' ``history_size``, the arrays' shapes) before anything of that size is made.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import numpy as np
 
-from .actions import OPEN, ROB, bid_action
+from .actions import CLAIM, MAX_BID, OPEN, ROB, bid_action
 from .cards import DECKS
 from .codes import code_key, decode_deal, encode_deal
 from .game import (
     BIDDING,
     CONSTANT_FIELDS,
     OTHER_FIELDS,
+    OVER,
     PLAY,
     PLAY_FIELDS,
     STATE_FIELDS,
     Game,
     IllegalAction,
     check_indices,
-    history_size,
 )
 from .rules import Ruleset
 
@@ -132,6 +137,18 @@ def to_text(game: Game, b: int = 0) -> str:
 
 
 _TEXT_KEYS = ("rules", "deal", "coded", "redeals", "key", "stream", "actions")
+#: a whole number of the text form: ASCII digits, at most 10 (``str.isdigit`` takes "²")
+_DIGITS = re.compile("[0-9]{1,10}")
+
+
+def _check_redeals(redeals, ruleset: Ruleset) -> None:
+    """``ValueError`` unless every one of ``redeals`` is a count of redeals the rules allow:
+    0 to the redeal limit (below 2**31 without one)."""
+    redeals = np.asarray(redeals)
+    limit = ruleset.redeal_limit
+    most = 2**31 - 1 if limit is None else limit
+    if redeals.size and not (0 <= redeals.min() and redeals.max() <= most):
+        raise ValueError(f"the redeals of a game state must be from 0 to {most}")
 
 
 def _parse_text(text: str) -> dict:
@@ -153,26 +170,30 @@ def _parse_text(text: str) -> dict:
         raise ValueError(f"the game state lacks {', '.join(missing)}")
     ruleset = _parse_rules(fields["rules"])
     owner, first = decode_deal(fields["deal"], ruleset=ruleset)
-    if fields["coded"] not in ("0", "1") or not fields["redeals"].isdigit():
+    if fields["coded"] not in ("0", "1") or not _DIGITS.fullmatch(fields["redeals"]):
         raise ValueError("bad coded or redeals field in the game state")
+    redeals = int(fields["redeals"])
+    _check_redeals(redeals, ruleset)
+    room = ruleset.rules.history_size
+    given = fields["actions"].count(",") + 1 if fields["actions"] else 0
+    if given > room:  # counted before the actions are read
+        raise ValueError(f"the game state has {given} actions, more than {room}")
     try:
         key, stream = int(fields["key"], 16), int(fields["stream"], 16)
-        acts = [int(a) for a in fields["actions"].split(",")] if fields["actions"] else []
+        acts = fields["actions"].split(",") if fields["actions"] else []
+        if not all(_DIGITS.fullmatch(a) for a in acts):
+            raise ValueError
+        acts = [int(a) for a in acts]
     except ValueError:
         raise ValueError("bad key, stream or actions field in the game state") from None
     if not (0 <= key < 2**64 and 0 <= stream < 2**64):
         raise ValueError("the deal key and the stream are 64-bit hexadecimal numbers")
-    if int(fields["redeals"]) >= 2**31:
-        raise ValueError("the redeals field of the game state is out of range")
-    room = history_size(ruleset.players)
-    if len(acts) > room:
-        raise ValueError(f"the game state has {len(acts)} actions, more than {room}")
     return dict(
         ruleset=ruleset,
         owner=owner,
         first=first,
         code=encode_deal(owner, first, ruleset=ruleset) if fields["coded"] == "1" else None,
-        redeals=int(fields["redeals"]),
+        redeals=redeals,
         key=key,
         stream=stream,
         actions=acts,
@@ -190,7 +211,7 @@ def from_text(text) -> Game:
     if any(p["ruleset"] != ruleset for p in parsed):
         raise ValueError("the game states of one batch must share a ruleset")
     B = len(parsed)
-    hist = np.full((B, history_size(ruleset.players)), -1, np.int64)
+    hist = np.full((B, ruleset.rules.history_size), -1, np.int64)
     for b, p in enumerate(parsed):
         hist[b, : len(p["actions"])] = p["actions"]
     return _replay(
@@ -266,18 +287,20 @@ def from_arrays(arrays: Mapping) -> Game:
     if phase.ndim != 1 or len(phase) < 1:
         raise ValueError("'phase' must be a 1-D array with one entry per game")
     B = len(phase)
-    ref = _new_game(ruleset, B)
+    ref = _new_game(ruleset, 1)  # the fields' shapes, checked before any array of B games
     given = {}
     for name in STATE_FIELDS:
         if name in ("robs", "opened") and name not in arrays:  # saved before the variants
             arrays = {**arrays, name: np.zeros(B, np.int8)}
         arr = _field(arrays, name)
         want = getattr(ref, name)
-        if arr.shape != want.shape:
-            raise ValueError(f"{name!r} has shape {arr.shape}, expected {want.shape}")
+        shape = (B, *want.shape[1:])
+        if arr.shape != shape:
+            raise ValueError(f"{name!r} has shape {arr.shape}, expected {shape}")
         if arr.dtype != want.dtype:
             raise ValueError(f"{name!r} has dtype {arr.dtype}, expected {want.dtype}")
         given[name] = arr
+    _check_redeals(given["redeals"], ruleset)
     codes = _field(arrays, "codes")
     stream = _field(arrays, "stream")
     if codes.shape != (B,) or codes.dtype.kind != "U":
@@ -296,7 +319,7 @@ def from_arrays(arrays: Mapping) -> Game:
     if ((first < 0) | (first > P - 1)).any():
         raise ValueError(f"'first_bidder' must be a seat 0 to {P - 1}")
     lengths = given["history_len"].astype(np.int64)
-    room = history_size(P)
+    room = ruleset.rules.history_size
     if ((lengths < 0) | (lengths > room)).any():
         raise ValueError(f"'history_len' must be in 0..{room}")
     code_list = [str(c) or None for c in codes]
@@ -327,13 +350,87 @@ def from_arrays(arrays: Mapping) -> Game:
 
 
 # ---------------------------------------------------------------------------- determinization
+def _whole(info, name: str, low: int, high: int) -> int:
+    """``info.<name>`` as an int, ``ValueError`` naming the field unless a whole number from
+    ``low`` to ``high``."""
+    value = getattr(info, name, None)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"the InfoSet's {name} must be a whole number, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"the InfoSet's {name} must be from {low} to {high}, not {value!r}")
+    return int(value)
+
+
+def _pairs(info, name: str, P: int, words: range | set) -> list[tuple[int, int]]:
+    """``info.<name>`` (``bids`` or ``moves``) as (seat, word) pairs, ``ValueError`` naming the
+    field unless each is a seat and a word of ``words``."""
+    try:
+        pairs = [(int(p), int(k)) for p, k in getattr(info, name)]
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"the InfoSet's {name} must be (seat, action) pairs") from None
+    for p, k in pairs:
+        if not 0 <= p < P or k not in words:
+            raise ValueError(f"the InfoSet's {name} hold ({p}, {k}), not a seat and its action")
+    return pairs
+
+
+def check_public(info) -> None:
+    """``ValueError`` naming the field unless ``info``'s public fields are within the rules:
+    the seats, the phase, the auction's calls and bids, the base and the redeals, each move a
+    move of the table played in turn from the landlord, the move to beat and the bombs those
+    moves give. The cards are checked by :func:`hidden_pool` and :func:`worlds_from_hands`."""
+    rules = info.ruleset
+    P, N = rules.players, len(info.table.counts)
+    _whole(info, "seat", 0, P - 1)
+    landlord = _whole(info, "landlord", -1, P - 1)
+    _whole(info, "first_bidder", 0, P - 1)
+    if getattr(info, "phase", None) == OVER:
+        raise ValueError("the InfoSet is of a finished game: there is nothing to search")
+    if _whole(info, "phase", BIDDING, PLAY) == PLAY and landlord < 0:
+        raise ValueError("the InfoSet's phase is the play, but there is no landlord")
+    _whole(info, "high_bid", 0, MAX_BID)
+    _whole(info, "base", 1 if landlord >= 0 else 0, MAX_BID if landlord >= 0 else 0)
+    limit = rules.redeal_limit
+    _whole(info, "redeals", 0, 2**31 - 1 if limit is None else limit)
+    _pairs(info, "bids", P, {*range(MAX_BID + 1), CLAIM, ROB})
+    moves = _pairs(info, "moves", P, range(N))
+    if moves and landlord < 0:
+        raise ValueError("the InfoSet's moves come before there is a landlord")
+    for t, (p, _) in enumerate(moves):
+        if p != (landlord + t) % P:
+            raise ValueError(f"the InfoSet's moves are not in turn (move {t + 1}, seat {p})")
+    table_move, table_seat = 0, -1
+    for t in range(len(moves) - 1, max(len(moves) - P, -1), -1):
+        if moves[t][1]:
+            table_move, table_seat = moves[t][1], moves[t][0]
+            break
+    _whole(info, "table_move", table_move, table_move)
+    _whole(info, "table_seat", table_seat, table_seat)
+    bombs = int(_doubling(rules, info.table)[[a for _, a in moves]].sum())
+    _whole(info, "bombs", bombs, bombs)
+
+
+_DOUBLING: dict = {}
+
+
+def _doubling(ruleset: Ruleset, table) -> np.ndarray:
+    """``ruleset.rules.doubling_moves(table)``, kept per rules and table."""
+    key = (ruleset.players, ruleset.game, id(table))
+    kept = _DOUBLING.get(key)
+    if kept is None or kept[0] is not table:
+        kept = _DOUBLING[key] = (table, ruleset.rules.doubling_moves(table))
+    return kept[1]
+
+
 def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
     """What ``info``'s seat cannot see, and where it must go.
 
     Returns ``(pool, forced, places, sizes)``: ``pool`` (15,) rank counts of the cards to deal
     at random, ``forced`` (P, 15) cards known to be in each of the P hands (the kitty cards the
     landlord has not played yet), ``places`` the seats (and P = the kitty, during the auction) that
-    receive the pool, and ``sizes`` how many cards each receives."""
+    receive the pool, and ``sizes`` how many cards each receives. ``ValueError`` when ``info``
+    does not hold together (:func:`check_public`, then its cards)."""
+    check_public(info)
     seat, landlord = int(info.seat), int(info.landlord)
     P, deck = info.ruleset.players, info.ruleset.deck
     others = [(seat + k) % P for k in range(1, P)]
@@ -369,6 +466,10 @@ def _split_by_belief(pool, low, size, belief, n, rng) -> np.ndarray:
         belief[np.arange(R)[:, None], np.minimum(held, width - 1)],
         0.0,
     )
+    # each rank's weights scaled by a power of two to at most 1 (exact: the same draws, and no
+    # overflow with huge weights)
+    _, exponent = np.frexp(w.max(axis=1))
+    w = np.ldexp(w, -exponent[:, None])
     # ways[r, s]: the total weight of the ranks r.. giving s cards (scaled per rank)
     ways = np.zeros((R + 1, size + 1))
     ways[R, 0] = 1.0
@@ -435,7 +536,7 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
             kitty = got[:, j]
         else:
             hands[:, place] += got[:, j]
-    return worlds_from_hands(info, hands, kitty, rng)
+    return _worlds(info, hands, kitty, rng)
 
 
 def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game:
@@ -453,13 +554,20 @@ def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game
     hands[:, int(info.seat)] = info.hand
     hands[:, first] += k
     hands[:, second] += pool - k
-    return worlds_from_hands(info, hands, None, rng)
+    return _worlds(info, hands, None, rng)
 
 
 def worlds_from_hands(info, hands: np.ndarray, kitty: np.ndarray | None = None, rng=None) -> Game:
     """Worlds in which the current hands are ``hands`` (n, P, 15) (P seats) and, during the auction, the
     kitty is ``kitty`` (n, 15); everything public is copied from ``info``. ``ValueError`` if
-    the hands do not fit what ``info`` has seen."""
+    the hands do not fit what ``info`` has seen (or its public fields the rules,
+    :func:`check_public`)."""
+    check_public(info)
+    return _worlds(info, hands, kitty, rng)
+
+
+def _worlds(info, hands: np.ndarray, kitty: np.ndarray | None, rng) -> Game:
+    """:func:`worlds_from_hands` of an ``info`` already checked by :func:`check_public`."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     hands = np.asarray(hands, np.int64)
     P, deck = info.ruleset.players, info.ruleset.deck
@@ -518,7 +626,7 @@ def _public_state(info, game: Game) -> dict:
     decided = bool(info.ruleset.open_hand and landlord >= 0 and phase != BIDDING)
     opening = [(landlord, bid_action(N, OPEN) if info.opened else 0)] if decided else []
     entries = [(p, bid_action(N, k)) for p, k in bids] + opening + [(p, a) for p, a in moves]
-    room = history_size(P)
+    room = info.ruleset.rules.history_size
     if len(entries) > room:
         raise ValueError("the InfoSet's history is longer than a game's")
     words = np.full(P, -1, np.int8)

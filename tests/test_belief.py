@@ -82,6 +82,16 @@ def test_bad_files_are_one_line_errors(tmp_path, entries, words):
     assert "\n" not in str(info.value) and str(path) in str(info.value)
 
 
+def test_what_is_not_a_file_is_named(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "fifo")
+    for path, kind in ((tmp_path, "a folder"), (tmp_path / "fifo", "a FIFO")):
+        with pytest.raises(BeliefFileError, match=f"is {kind}, not a model file") as info:
+            load_belief(path)  # never opened: a FIFO would wait for a writer
+        assert "not found" not in str(info.value) and "\n" not in str(info.value)
+
+
 def test_missing_corrupt_and_pickled_files(tmp_path):
     with pytest.raises(BeliefFileError, match="not found"):
         load_belief(tmp_path / "none.npz")

@@ -217,6 +217,141 @@ def test_results_file_is_validated(tmp_path):
         run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True)
 
 
+def _saved(path, **options) -> dict:
+    run_league(["random", "easy"], deals=2, seed=1, save=path, **options)
+    return json.loads(path.read_text())
+
+
+def _refused(path, data, match, **options) -> None:
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=match):
+        run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True, **options)
+
+
+def _edited(data, edit) -> dict:
+    data = json.loads(json.dumps(data))
+    edit(data, data["chunks"]["0,1,0"])
+    return data
+
+
+def test_edited_results_are_refused(tmp_path):
+    path = tmp_path / "league.json"
+    data = _saved(path)
+    rows = data["chunks"]["0,1,0"]["rows"]
+    lost = next(k for k, r in enumerate(rows) if r[2] == 0)
+
+    def flip(data, chunk):  # a lost game marked as won
+        chunk["rows"][lost][2] = 1
+
+    def score(data, chunk):
+        chunk["rows"][lost][3:5] = [2000.0, 2000.0]
+
+    def points(data, chunk):  # the score of a lost game with the points of a won one
+        chunk["rows"][lost][4] = abs(chunk["rows"][lost][4])
+
+    def forfeit(data, chunk):  # more forfeits of the easy bot (B) than games it lost
+        lost_by_b = sum(1 for r in chunk["rows"] if r[0] == 0 and r[2] == 1)
+        record = {"agent": "easy", "side": "B", "seat": 0, "deal": 0, "code": "x", "reason": "r"}
+        chunk["forfeits"] = [record] * (lost_by_b + 1)
+
+    def stranger(data, chunk):
+        f = {"agent": "hard", "side": "B", "seat": 0, "deal": 0, "code": "x", "reason": "r"}
+        chunk["forfeits"] = [f]
+
+    for edit in (flip, score, points, forfeit, stranger):
+        _refused(path, _edited(data, edit), "damaged")
+    _refused(path, {**data, "version": True}, "another version")
+    _refused(path, {**data, "config": {**data["config"], "bidding": 0}}, "other settings")
+    path.write_text(json.dumps(data))  # the file as saved is accepted
+    run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True)
+
+
+def test_the_time_limit_is_a_setting_of_the_file(tmp_path, capsys):
+    path = tmp_path / "league.json"
+    data = _saved(path, time_limit=5.0)
+    assert data["config"]["time_limit"] == 5.0
+    for other in (None, 6.0):
+        with pytest.raises(ValueError, match="other settings"):
+            run_league(
+                ["random", "easy"], deals=2, seed=1, save=path, resume=True, time_limit=other
+            )
+    run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True, time_limit=5.0)
+    data["chunks"]["0,1,0"]["rows"][0][2] = 1 - data["chunks"]["0,1,0"]["rows"][0][2]
+    path.write_text(json.dumps(data))
+    argv = ["random", "easy", "--deals", "2", "--seed", "1", "--time-limit", "5"]
+    assert main([*argv, "--save", str(path), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ddz league: {path} is damaged (rows of chunk '0,1,0': a win flag")
+    assert err.count("\n") == 1
+
+
+def test_a_save_file_in_use_by_another_league_is_refused(tmp_path):
+    from ddz.common import file_lock
+
+    path = tmp_path / "league.json"
+    played = []
+    with file_lock(path):  # as another league saving to the same file holds it
+        with pytest.raises(ValueError, match="in use by another league"):
+            run_league(["random", "easy"], deals=2, save=path, on_chunk=lambda *a: played.append(a))
+    assert not played and not path.exists()
+    run_league(["random", "easy"], deals=2, save=path)  # free again
+
+
+@pytest.mark.parametrize("where", ["file/league.json", "folder"])
+def test_an_unusable_save_path_is_refused_before_any_game(tmp_path, where, capsys):
+    (tmp_path / "file").write_text("")
+    (tmp_path / "folder").mkdir()
+    path = tmp_path / where
+    played = []
+    with pytest.raises(ValueError, match="can't save the results to|exists; pass --resume"):
+        run_league(["random", "easy"], deals=2, save=path, on_chunk=lambda *a: played.append(a))
+    assert not played
+    assert main(["random", "easy", "--deals", "2", "--save", str(path), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ddz league: ") and err.count("\n") == 1
+    assert "can't save the results to" in err or "is a folder, not a regular file" in err
+
+
+def test_resume_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
+    import os
+    import threading
+
+    path = tmp_path / "league.json"
+    os.mkfifo(path)
+
+    def writer() -> None:  # releases a reader that waits on the FIFO
+        with open(path, "w"):
+            pass
+
+    release = threading.Timer(5.0, writer)
+    release.start()
+    try:
+        with pytest.raises(ValueError, match=r"league.json is a FIFO, not a regular file$"):
+            run_league(["random", "easy"], deals=2, save=path, resume=True)
+    finally:
+        release.cancel()
+
+
+def test_league_files_keep_their_mode_and_new_ones_follow_the_umask(tmp_path):
+    import os
+    import stat
+
+    path = tmp_path / "league.json"
+    old = os.umask(0o027)
+    try:
+        run_league(["random", "easy"], deals=2, seed=1, save=path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    data = json.loads(path.read_text())
+    for mode in (0o644, 0o600):
+        path.write_text(json.dumps({**data, "chunks": {}}))  # the games are played again
+        path.chmod(mode)
+        run_league(["random", "easy"], deals=2, seed=1, save=path, resume=True)
+        assert json.loads(path.read_text())["chunks"] == data["chunks"]
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_cli_json_and_text(capsys):
     assert main(["random", "easy", "--deals", "2", "--json", "--no-progress"]) == 0

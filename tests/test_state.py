@@ -294,6 +294,50 @@ def test_corrupt_text_is_a_clear_error():
             assert "\n" not in str(err)
 
 
+def _peak_bytes(call) -> int:
+    """The most memory that ``call()`` (a ``ValueError``, one line) held at once."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        _one_line_value_error(call)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_text_fields_are_checked_before_they_are_read():
+    game = Game(1, ruleset=Ruleset(redeal_limit=3), seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        game.step(game.sample_actions(rng))
+    text = game.to_text()
+    assert "redeals=0;" in text
+    for bad in (
+        text.replace("actions=", "actions=" + "9" * 30 + ","),  # an int64 overflow
+        text.replace("actions=", "actions=\u0663,"),  # a digit, but not an ASCII one
+        text.replace("redeals=0", "redeals=4"),  # more than the limit of 3
+        text.replace("redeals=0", "redeals=\u00b2"),  # "²".isdigit()
+    ):
+        message = _one_line_value_error(lambda bad=bad: Game.from_text(bad))
+        assert "invalid literal" not in message
+    Game.from_text(text.replace("redeals=0", "redeals=3"))  # at the limit
+    long = re.sub(r"actions=[^;]*", "actions=" + ",".join(["1"] * 10**5), text)
+    assert _peak_bytes(lambda: Game.from_text(long)) < 4 * len(long)  # counted, not read
+
+
+def test_array_fields_are_checked_before_any_large_array():
+    game = Game(2, ruleset=Ruleset(redeal_limit=3), seed=5)
+    arrays = game.to_arrays()
+    for redeals in (-5, 4, 99):
+        bad = {**arrays, "redeals": arrays["redeals"].copy()}
+        bad["redeals"][1] = redeals
+        message = _one_line_value_error(lambda bad=bad: Game.from_arrays(bad))
+        assert "redeals" in message
+    many = {**arrays, "phase": np.broadcast_to(arrays["phase"][:1], (10**6,))}
+    assert _peak_bytes(lambda: Game.from_arrays(many)) < 10**6  # no game of 10**6 made
+
+
 def test_corrupt_arrays_are_a_clear_error():
     game = Game(4, seed=6)
     rng = np.random.default_rng(1)
@@ -508,6 +552,72 @@ def test_determinize_errors():
         game.step(game.sample_actions(rng))
     with pytest.raises(ValueError, match="finished"):
         determinize(infoset(game), 2)
+
+
+TAMPERED_RULESETS = (Ruleset(), Ruleset(bidding="rob", open_hand=True), Ruleset(players=4))
+
+
+def _a_position(rules: Ruleset, seed: int, play: bool = True):
+    game = Game(1, ruleset=rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    while play and (game.phase[0] == BIDDING or game.history_len[0] < 20):
+        game.step(game.sample_actions(rng))
+    return game, infoset(game, 0, int(game.current_player[0]))
+
+
+@pytest.mark.parametrize("rules", TAMPERED_RULESETS, ids=["classic", "rob+open", "four"])
+def test_tampered_public_fields_are_refused(rules):
+    from dataclasses import replace
+
+    game, info = _a_position(rules, 3)
+    N = game.num_moves
+    tail = list(info.moves[:-3]) + [(p, a) for (p, _), a in zip(info.moves[-3:], (0, N + 5, 0))]
+    tampered = {
+        "moves": tail,  # a move that is not in the table
+        "bombs": 99,
+        "base": 0,
+        "first_bidder": 9,
+        "landlord": 7,
+        "seat": -1,
+        "redeals": 4,
+        "high_bid": 9,
+        "table_move": 1 if info.table_move != 1 else 2,
+        "table_seat": (info.table_seat + 1) % rules.players,
+        "bids": [(0, 12)],
+        "phase": True,
+    }
+    for field, value in tampered.items():
+        bad = replace(info, **{field: value})
+        with pytest.raises(ValueError, match=f"InfoSet's {field}") as err:
+            determinize(bad, 2, rng=0)
+        assert "\n" not in str(err.value)
+        with pytest.raises(ValueError, match=f"InfoSet's {field}"):
+            worlds_from_hands(bad, game.hands[:1], game.kitty[:1])
+    moved = list(info.moves)
+    moved[-1], moved[-2] = moved[-2], moved[-1]  # out of turn
+    with pytest.raises(ValueError, match="not in turn"):
+        determinize(replace(info, moves=moved), 2, rng=0)
+
+
+@pytest.mark.parametrize("rules", TAMPERED_RULESETS, ids=["classic", "rob+open", "four"])
+def test_every_real_position_passes_the_public_checks(rules):
+    from ddz_env.state import check_public
+
+    for game, _rng in random_positions(rules, seed=21, batch=24, rounds=2):
+        for b in np.flatnonzero(game.phase != OVER):
+            for seat in range(rules.players):
+                check_public(infoset(game, int(b), seat))
+
+
+def test_huge_belief_weights_are_normalised_per_rank():
+    game, info = _a_position(Ruleset(), 4)
+    belief = np.random.default_rng(0).random((15, 5)) + 0.01
+    worlds = determinize(info, 20, rng=5, belief=belief).hands
+    scaled = determinize(info, 20, rng=5, belief=belief * 2.0**1000).hands
+    assert np.array_equal(worlds, scaled)  # the same draws
+    huge = determinize(info, 20, rng=5, belief=np.full((15, 5), 1e308))
+    for w in range(20):
+        _same_infoset(info, infoset(huge, w, info.seat))
 
 
 # ---------------------------------------------------------------------------- AEC env

@@ -96,11 +96,29 @@ def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+#: The most worlds and candidates an expert spec (and ``ddz bench --worlds``) may ask for: a
+#: decision plays candidates × worlds games at once.
+MAX_WORLDS = 1024
+MAX_CANDIDATES = 16
+
+
 def _whole(key: str, value: str) -> int:
     try:
         return int(value)
     except ValueError:
         raise ValueError(f"{key} must be a whole number, not {value!r}") from None
+
+
+def _at_most(most: int) -> Callable[[str, str], int]:
+    """A reader of whole numbers from 1 to ``most``."""
+
+    def read(key: str, value: str) -> int:
+        number = _whole(key, value)
+        if not 1 <= number <= most:
+            raise ValueError(f"{key} must be from 1 to {most}, not {value}")
+        return number
+
+    return read
 
 
 def _real(key: str, value: str) -> float:
@@ -117,8 +135,8 @@ def _belief_option(key: str, value: str):
 #: the options an ``expert:KEY=VALUE,…`` spec may set, each with how its value is read (the
 #: ExpertAgent then checks the ranges)
 EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
-    "worlds": _whole,
-    "candidates": _whole,
+    "worlds": _at_most(MAX_WORLDS),
+    "candidates": _at_most(MAX_CANDIDATES),
     "margin": _real,
     "rule_share": _real,
     "plies": _whole,

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
+from ddz.common import not_a_file
 from ddz_env.game import ROLE_NAMES, Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
@@ -540,8 +541,14 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
     (:func:`_read_entries`); every failure is an ``error`` with a one-line message naming
     ``what`` and the file (``hint`` says how to get one when it is missing)."""
     path = Path(path)
-    if not path.is_file():
-        raise error(f"{what} not found: {path} ({hint})")
+    try:
+        kind = not_a_file(path)
+    except FileNotFoundError:
+        raise error(f"{what} not found: {path} ({hint})") from None
+    except OSError as exc:
+        raise error(f"{what} {path} can't be read: {exc.strerror or _one_line(exc)}") from None
+    if kind is not None:
+        raise error(f"{what} {path} is {kind}, not a model file ({hint})")
     try:
         arrays = _read_entries(path)
     except ModelFileError as exc:

@@ -23,18 +23,27 @@ intervals are, if anything, wide.
 **Saving and resuming.** ``--save FILE`` writes the results chunk by chunk (at most every
 2 seconds, and when the league stops, interrupted or not), atomically: a temporary file in the
 same folder, flushed and synced, then renamed over FILE, so FILE is always a complete league
-file. ``--resume`` continues the league saved in FILE: its settings (bots, deals, seed,
-bidding, kickers) must match, its chunks are validated and kept, and only the missing chunks
-are played, giving the same table as an uninterrupted run. The file is JSON; reading it runs no
-code.
+file. FILE is checked before any game is played: its folder is created, and FILE is locked
+(``FILE.lock`` beside it, :func:`ddz.common.file_lock`) for the whole league, so a second league
+saving to it stops at once; it is written once before the first game. A new FILE gets the
+usual permission bits (0o666 less the umask); a resumed one keeps its own. ``--resume``
+continues the league saved in FILE: its settings (bots, deals, seed, rules, time limit) must
+match, types included, its chunks are validated and kept, and only the missing chunks are
+played, giving the same table as an uninterrupted run. Validation checks every result row
+against the rules (a win flag that its score contradicts, a score or points no game gives) and
+every forfeit against its chunk (a bot of the pair, a game its side lost); anything else than
+a regular file (a FIFO, a device, a folder) is refused before it is opened. The file is JSON;
+reading it runs no code.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import stat
 import sys
 import time
 from dataclasses import dataclass, field, fields, replace
@@ -57,7 +66,7 @@ from ddz.arena.arena import (
 )
 from ddz.arena.pool import Run, results
 from ddz.arena.referee import Forfeit
-from ddz.common import available_cores, write_json_atomic
+from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
 from ddz.common import progress as progress_bar
 from ddz_env.rules import Ruleset
 
@@ -233,10 +242,10 @@ def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
     ]
 
 
-def _config(bots, deals, seed, bidding, rules: Ruleset) -> dict:
+def _config(bots, deals, seed, bidding, rules: Ruleset, time_limit: float | None = None) -> dict:
     """The settings a league file holds (a resumed league must have the same): the rules
-    beside the kicker rule only where they are not the classic ones, as in the files written
-    before the league played the variants."""
+    beside the kicker rule only where they are not the classic ones, and the time limit when
+    there is one, as in the files written before the league played the variants."""
     classic = _rules(bidding, None)
     config = {
         "bots": list(bots),
@@ -249,11 +258,19 @@ def _config(bots, deals, seed, bidding, rules: Ruleset) -> dict:
         value = getattr(rules, f.name)
         if f.name != "kickers" and value != getattr(classic, f.name):
             config["auction" if f.name == "bidding" else f.name] = value
+    if time_limit is not None:
+        config["time_limit"] = float(time_limit)
     return config
 
 
+def _same(a, b) -> bool:
+    """Whether two decoded JSON values are the same, types included (``true`` is not ``1``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
 def save_results(path: Path, config: dict, done: dict) -> None:
-    """Write the league file atomically (temporary file in the same folder, fsync, rename)."""
+    """Write the league file atomically (temporary file in the same folder, fsync, rename),
+    keeping an existing file's permission bits (a new file gets 0o666 less the umask)."""
     chunks = {
         f"{i},{j},{c}": {
             "rows": [[int(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4])] for r in rows],
@@ -263,21 +280,46 @@ def save_results(path: Path, config: dict, done: dict) -> None:
     }
     data = {"format": FILE_FORMAT, "version": FILE_VERSION, "config": config, "chunks": chunks}
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data, separators=(",", ":"))
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    write_json_atomic(path, data, mode=mode, separators=(",", ":"))
+
+
+def _read_league_file(path: Path) -> str:
+    """The text of the regular file ``path``; anything else (a FIFO, a device, a folder) is
+    refused before it is opened, so that reading never blocks."""
+    try:
+        kind = not_a_file(path)
+        if kind is not None:
+            raise ValueError(f"{path} is {kind}, not a regular file")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the check
+                raise ValueError(f"{path} is not a regular file")
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"can't read {path} as a league file ({exc})") from None
 
 
 def load_results(path: Path, config: dict) -> dict:
     """The chunks saved in ``path`` for a league with ``config``; ``ValueError`` (one line)
-    if the file is not a league file, is damaged, or holds a league with other settings."""
+    if the file is not a league file, is damaged, or holds a league with other settings.
+
+    Every row is checked against the rules (:func:`_rows_problem`) and every forfeit against
+    its chunk's rows (:func:`_forfeits_problem`): an edited result is "damaged"."""
+    text = _read_league_file(Path(path))
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = json.loads(text)
+    except (RecursionError, ValueError) as exc:
         raise ValueError(f"can't read {path} as a league file ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FILE_FORMAT:
         raise ValueError(f"{path} is not a league file")
-    if data.get("version") != FILE_VERSION:
+    if not _same(data.get("version"), FILE_VERSION):
         raise ValueError(f"{path} is a league file of another version ({data.get('version')!r})")
-    if data.get("config") != config:
+    if not _same(data.get("config"), config):
         theirs = data.get("config")
         raise ValueError(
             f"{path} holds a league with other settings ({json.dumps(theirs)}); rerun with "
@@ -287,7 +329,7 @@ def load_results(path: Path, config: dict) -> dict:
     if not isinstance(chunks, dict):
         raise ValueError(f"{path} is damaged (no chunks)")
     expected = {(i, j, c): deals for i, j, c, deals in _jobs(len(config["bots"]), config["deals"])}
-    per_deal = len(_layouts(config["bidding"], config.get("players", 3)))
+    rules = _ruleset_of(config)
     done = {}
     for key, entry in chunks.items():
         try:
@@ -296,26 +338,98 @@ def load_results(path: Path, config: dict) -> dict:
             raise ValueError(f"{path} is damaged (chunk key {key!r})") from None
         if (i, j, c) not in expected or not isinstance(entry, dict):
             raise ValueError(f"{path} is damaged (unexpected chunk {key!r})")
-        deals = expected[(i, j, c)]
         try:
             rows = np.array(entry.get("rows"), dtype=np.float64)
         except (TypeError, ValueError):
             raise ValueError(f"{path} is damaged (rows of chunk {key!r})") from None
-        if (
-            rows.shape != (len(deals) * per_deal, 5)
-            or not np.isfinite(rows).all()
-            or not np.array_equal(rows[:, 0], np.repeat(deals, per_deal))
-            or not np.isin(rows[:, 1:3], (0, 1)).all()
-        ):
-            raise ValueError(f"{path} is damaged (rows of chunk {key!r})")
+        problem = _rows_problem(rows, expected[(i, j, c)], rules)
+        if problem:
+            raise ValueError(f"{path} is damaged (rows of chunk {key!r}: {problem})")
         lost = entry.get("forfeits")
         if not isinstance(lost, list):
             raise ValueError(f"{path} is damaged (forfeits of chunk {key!r})")
         try:
-            done[(i, j, c)] = (rows, [Forfeit.from_dict(f) for f in lost])
+            lost = [Forfeit.from_dict(f) for f in lost]
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{path} is damaged ({exc})") from None
+        pair = (config["bots"][i], config["bots"][j])
+        problem = _forfeits_problem(lost, rows, pair, rules)
+        if problem:
+            raise ValueError(f"{path} is damaged (forfeits of chunk {key!r}: {problem})")
+        done[(i, j, c)] = (rows, lost)
     return done
+
+
+def _ruleset_of(config: dict) -> Ruleset:
+    """The rules of a league's ``config`` (:func:`_config`)."""
+    names = {f.name for f in fields(Ruleset)} - {"bidding"}
+    base = Ruleset(**{k: v for k, v in config.items() if k in names})
+    if "auction" in config:
+        base = replace(base, bidding=config["auction"])
+    return _rules(config["bidding"], base)
+
+
+def _power_of_two(x: np.ndarray, most: int) -> np.ndarray:
+    """Whether each of ``x`` is ``2**k`` for a whole ``k`` from 0 to ``most``."""
+    mantissa, exponent = np.frexp(x)
+    return (mantissa == 0.5) & (exponent >= 1) & (exponent <= most + 1)
+
+
+def _rows_problem(rows: np.ndarray, deals: list[int], rules: Ruleset) -> str | None:
+    """What is wrong with a chunk's result rows (``None`` when nothing): rows of
+    :func:`ddz.arena.arena.play_chunk` (deal, A holds the landlord, A won, A's DouZero score,
+    A's points), one per game of each deal in the order of ``_layouts``.
+
+    A's score is ``±m × 2**k``: ``m`` is ``players - 1`` when A's seats are one side (the lone
+    landlord, or every peasant), else 1; ``k`` counts the bombs (each takes at least four
+    cards, the rocket two) and, in a forfeit, the variants' doublings. A won when its score is
+    positive. A's points have the score's sign and are ``|score| × base_points × bid × 2**e``
+    (bid 1 to 3; ``e``: the spring and the variants' doublings)."""
+    layouts = _layouts(rules.bidding != "none", rules.players)
+    per_deal, n = len(layouts), len(deals)
+    if rows.shape != (n * per_deal, 5) or not np.isfinite(rows).all():
+        return "wrong shape or a non-finite number"
+    if not np.array_equal(rows[:, 0], np.repeat(deals, per_deal)):
+        return "the deal numbers are not the chunk's"
+    lord, won, score, points = rows[:, 1], rows[:, 2], rows[:, 3], rows[:, 4]
+    if not np.isin(rows[:, 1:3], (0, 1)).all():
+        return "a landlord or win flag that is not 0 or 1"
+    alone = np.tile([cfg == 0 for cfg, _ in layouts], n)
+    if rules.bidding == "none" and not np.array_equal(lord, alone.astype(float)):
+        return "a landlord flag that the seats contradict"
+    if not np.array_equal(won, (score > 0).astype(float)):
+        return "a win flag that the score contradicts"
+    extra = rules.rules.extra_doublings
+    share = np.where(lord == alone, rules.players - 1, 1)
+    unit = np.abs(score) / share
+    if not _power_of_two(unit, rules.rules.deck.num_cards // 4 + 1 + extra).all():
+        return "a score that no game gives"
+    stake = np.abs(points) / (np.abs(score) * rules.base_points)
+    bid = [_power_of_two(stake / b, 1 + extra) for b in (1, 2, 3)]
+    if not (np.sign(points) == np.sign(score)).all() or not np.logical_or.reduce(bid).all():
+        return "points that the score contradicts"
+    return None
+
+
+def _forfeits_problem(lost: list[Forfeit], rows: np.ndarray, pair, rules: Ruleset) -> str | None:
+    """What is wrong with a chunk's forfeits (``None`` when nothing): each names a bot of
+    ``pair`` on its side (A: ``pair[0]``), a seat of the game and a deal of the chunk in
+    order, and a game of that deal the forfeiting side lost (one game per forfeit)."""
+    losses: dict[tuple[int, str], int] = {}
+    for d, won in zip(rows[:, 0].astype(int).tolist(), rows[:, 2].tolist(), strict=True):
+        side = "B" if won else "A"
+        losses[(d, side)] = losses.get((d, side), 0) + 1
+    last = -1
+    for f in lost:
+        if f.side not in ("A", "B") or f.agent != pair[f.side == "B"]:
+            return f"a forfeit by {f.agent!r} as {f.side!r}, not a bot of the pair on its side"
+        if f.seat >= rules.players:
+            return f"a forfeit of seat {f.seat}"
+        if f.deal < last or losses.get((f.deal, f.side), 0) < 1:
+            return f"a forfeit of deal {f.deal} that no game of the chunk lost"
+        losses[(f.deal, f.side)] -= 1
+        last = f.deal
+    return None
 
 
 def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[str]:
@@ -362,15 +476,48 @@ def run_league(
     a results file that doesn't fit.
     """
     bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
-    built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
     rules = _rules(bidding, ruleset)
-    config = _config(bots, deals, seed, bidding, rules)
+    config = _config(bots, deals, seed, bidding, rules, time_limit)
     path = None if save is None else Path(save)
-    done: dict = {}
-    if path is not None and path.exists():
-        if not resume:
-            raise ValueError(f"{path} exists; pass --resume to continue it, or choose another file")
-        done = load_results(path, config)
+    with contextlib.ExitStack() as lock:
+        done = {} if path is None else _open_save(lock, path, config, resume)
+        built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
+        if path is not None:
+            _save(path, config, done)  # a file that can't be written is found before any game
+        league = (bots, deals, seed, bidding, rules, time_limit)
+        return _play(league, built, workers, path, config, done, progress, on_chunk)
+
+
+def _open_save(lock: contextlib.ExitStack, path: Path, config: dict, resume: bool) -> dict:
+    """Lock the results file ``path`` for this league (held until ``lock`` closes: a second
+    league saving to it is a ``ValueError``) and return the chunks it holds (with ``resume``;
+    without, an existing file is a ``ValueError``)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock.enter_context(file_lock(path))
+    except FileLocked:
+        raise ValueError(f"{path} is in use by another league (locked by {path}.lock)") from None
+    except OSError as exc:
+        raise ValueError(f"can't save the results to {path} ({exc.strerror or exc})") from None
+    if not os.path.lexists(path):
+        return {}
+    if not resume:
+        raise ValueError(f"{path} exists; pass --resume to continue it, or choose another file")
+    return load_results(path, config)
+
+
+def _save(path: Path, config: dict, done: dict) -> None:
+    """:func:`save_results`, a failure being a ``ValueError`` (one line)."""
+    try:
+        save_results(path, config, done)
+    except OSError as exc:
+        raise ValueError(f"can't save the results to {path} ({exc.strerror or exc})") from None
+
+
+def _play(league, built, workers, path, config, done, progress, on_chunk) -> LeagueResult:
+    """Play the chunks of ``league`` (bots, deals, seed, bidding, rules, time limit) missing
+    from ``done``, saving them to ``path`` (when not ``None``) as they come."""
+    bots, deals, seed, bidding, rules, time_limit = league
     jobs = _jobs(len(bots), deals)
     pending = [job for job in jobs if job[:3] not in done]
     per_deal = len(_layouts(bidding, rules.players))
@@ -391,7 +538,7 @@ def run_league(
         bar.set_postfix_str(f"{bots[key[0]]} vs {bots[key[1]]}", refresh=False)
         bar.update(len(rows))
         if path is not None and time.perf_counter() - last_save >= SAVE_EVERY:
-            save_results(path, config, done)
+            _save(path, config, done)
             last_save = time.perf_counter()
         if on_chunk is not None:
             on_chunk(len(done), total)
@@ -411,7 +558,7 @@ def run_league(
     finally:
         bar.close()
         if path is not None and pending:
-            save_results(path, config, done)
+            _save(path, config, done)
     return _result(bots, deals, seed, bidding, done, time.perf_counter() - start, rules)
 
 

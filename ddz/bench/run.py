@@ -55,8 +55,6 @@ MAX_HANDS = 10000
 MAX_ROUNDS = 100
 MAX_LIST = 16
 MAX_SEED = 2**64 - 1
-MAX_WORLDS = 1024
-MAX_CANDIDATES = 16
 MAX_DEALS = 10000
 EXPERT_DEALS = 20
 QUICK_EXPERT_DEALS = 2
@@ -192,6 +190,8 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_expert_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``ddz bench expert``."""
+    from ddz.agents.base import MAX_CANDIDATES, MAX_WORLDS  # the expert spec's bounds
+
     parser.add_argument(
         "--worlds",
         type=_int_list(MAX_WORLDS),

@@ -9,15 +9,21 @@ the player's statistics) goes through :func:`atomic_write`.
 and fsyncs the folder: after a crash or a power loss ``PATH`` is either the old file or the
 whole new one, never a torn one. A process killed mid-write leaves its ``PATH.<pid>.tmp``
 behind; :func:`remove_stale_temps` deletes those of processes that no longer run.
+
+:func:`file_lock` holds an exclusive lock on ``PATH.lock`` beside a file that several processes
+may write (the player's statistics, a league's results).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import stat
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -106,6 +112,69 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """What ``path`` is when it is not a regular file (``"a folder"``, ``"a FIFO"``, ``"a
+    device"``, ``"a socket"``), found without opening it; ``None`` for a regular file (a link
+    is followed). ``OSError`` (``FileNotFoundError`` when nothing is there) if it can't be
+    looked at."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
+class FileLocked(OSError):
+    """Another process holds the lock of :func:`file_lock` (past its timeout)."""
+
+
+@contextlib.contextmanager
+def file_lock(path: str | Path, timeout: float = 0.0) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` (created beside ``path``, 0o666 less the umask,
+    and left there) while the block runs; the lock goes when the block ends or the process dies.
+
+    A lock another process holds for more than ``timeout`` seconds raises :class:`FileLocked`;
+    a lock file that can't be opened raises its ``OSError``. On a file system without locks the
+    block runs unlocked. POSIX ``flock``; on Windows the lock file's first byte is locked."""
+    path = Path(path)
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        _acquire(fd, timeout)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _acquire(fd: int, timeout: float) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        fcntl = None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return
+        except BlockingIOError:
+            pass
+        except OSError:
+            if fcntl is not None:  # a file system without locks: go on unlocked
+                return
+        if time.monotonic() >= deadline:
+            raise FileLocked("another process holds the lock")
+        time.sleep(0.02)
 
 
 def available_cores() -> int:

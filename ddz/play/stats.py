@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ddz.common import write_json_atomic
+from ddz.common import FileLocked, file_lock, write_json_atomic
 from ddz.play.i18n import N_, _, language, ngettext
 
 FILE_VERSION = 1
@@ -253,50 +253,22 @@ def record_game(
 
 @contextlib.contextmanager
 def _locked(path: Path, required: bool = False) -> Iterator[None]:
-    """Hold an exclusive lock on ``<path>.lock`` while the statistics are read and written.
+    """Hold an exclusive lock on ``<path>.lock`` while the statistics are read and written
+    (:func:`ddz.common.file_lock`).
 
     Without a place for the lock file (missing or read-only folder) nothing can be written
     either, so the reader goes on unlocked. With ``required``, a lock that another game holds
     for more than ``LOCK_TIMEOUT_S`` raises ``TimeoutError`` (an ``OSError``).
     """
-    lock = path.with_name(path.name + ".lock")
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, _new_file_mode())
-    except OSError:
-        yield
-        return
-    try:
-        _acquire(fd, required)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _acquire(fd: int, required: bool) -> None:
-    try:
-        import fcntl
-    except ImportError:  # Windows: lock the lock file's first byte instead
-        fcntl = None
-    deadline = time.monotonic() + LOCK_TIMEOUT_S
-    while True:
+    with contextlib.ExitStack() as stack:
         try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            else:
-                import msvcrt
-
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            return
-        except BlockingIOError:
-            pass
-        except OSError:
-            if fcntl is not None:  # a file system without locks: go on unlocked
-                return
-        if time.monotonic() > deadline:
+            stack.enter_context(file_lock(path, LOCK_TIMEOUT_S))
+        except FileLocked:
             if required:
-                raise TimeoutError(_("another game kept the statistics locked"))
-            return
-        time.sleep(0.02)
+                raise TimeoutError(_("another game kept the statistics locked")) from None
+        except OSError:
+            pass
+        yield
 
 
 #: The system's words for the file errors a player is likely to meet (as the C library spells
