@@ -54,6 +54,14 @@ class InfoSet:
     opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
     open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
 
+    def __post_init__(self) -> None:
+        # A bot gets these arrays: read-only, so that it can't change what the referee checks
+        # or what another seat is shown (``infoset`` copies them from the game).
+        for name in ("hand", "legal_actions", "kitty", "played", "cards_left", "open_hand"):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
     @property
     def deciding_open(self) -> bool:
         """True when the landlord is to decide whether to open the hand (legal: pass, open)."""
@@ -128,6 +136,8 @@ def infoset(
         legal = np.zeros(0, np.int64)
     elif legal is None:
         legal = game.legal_actions(b)
+    else:  # the caller's array stays its own (the InfoSet's is read-only)
+        legal = np.array(legal, np.int64)
     opened = bool(game.opened[b])
     return InfoSet(
         ruleset=game.ruleset,

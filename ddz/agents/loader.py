@@ -92,6 +92,8 @@ def _instantiate(target, spec: str) -> Agent:
         obj = target()
     except TypeError as exc:
         raise ValueError(f"{spec}: could not be built with no arguments ({exc})") from None
+    except (Exception, SystemExit) as exc:  # the bot's own constructor failed
+        raise ValueError(f"{spec}: could not be built ({_one_line(exc)})") from None
     return _as_agent(obj, spec)
 
 
@@ -110,29 +112,51 @@ def _import_module(module: str, spec: str):
         sys.modules[name] = mod
         try:
             file_spec.loader.exec_module(mod)
-        except BaseException:
+        except KeyboardInterrupt:
             sys.modules.pop(name, None)
             raise
+        except BaseException as exc:  # a syntax error, a failed import, even SystemExit
+            sys.modules.pop(name, None)
+            raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
         return mod
     if not _MODULE_PATH.match(module):
         raise ValueError(f"{spec}: {module!r} is not a module path (package.module:Name)")
     try:
-        return importlib.import_module(module)
+        return _load(module, spec)
     except ModuleNotFoundError as exc:
         if not _names_module(exc, module):
-            raise  # the bot's own imports failed: show that error
+            raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
     cwd = os.getcwd()
     if cwd in sys.path:
         raise ValueError(f"{spec}: no module named {module!r}")
     sys.path.append(cwd)  # like ``python -m``: modules of the current directory
     try:
-        return importlib.import_module(module)
+        return _load(module, spec)
     except ModuleNotFoundError as exc:
         if _names_module(exc, module):
             raise ValueError(f"{spec}: no module named {module!r}") from None
-        raise
+        raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
     finally:
         sys.path.remove(cwd)
+
+
+def _load(module: str, spec: str):
+    """``importlib.import_module(module)``; any failure of the module's own code (a syntax
+    error, an exception, ``SystemExit``) is a one-line ``ValueError``; ``ModuleNotFoundError``
+    is left to the caller (is it the module itself that is missing?)."""
+    try:
+        return importlib.import_module(module)
+    except (ModuleNotFoundError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (at most 200 characters), e.g. for a syntax error
+    ``SyntaxError: invalid syntax (bot.py, line 3)``."""
+    text = str(exc).strip().splitlines()
+    return type(exc).__name__ + (f": {text[0][:200]}" if text else "")
 
 
 def _names_module(exc: ModuleNotFoundError, module: str) -> bool:
@@ -157,7 +181,11 @@ def _from_import_path(spec: str) -> Agent:
 def _from_entry_point(key: str) -> Agent | None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name.lower() == key:
-            return _instantiate(ep.load(), key)
+            try:
+                target = ep.load()
+            except (Exception, SystemExit) as exc:
+                raise ValueError(f"{key}: {ep.value!r} failed to load ({_one_line(exc)})") from None
+            return _instantiate(target, key)
     return None
 
 

@@ -54,7 +54,14 @@ import numpy as np
 from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
 from ddz.agents.loader import build_agent
 from ddz.arena.pool import Run, results
-from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
+from ddz.arena.referee import (
+    Forfeit,
+    Referee,
+    douzero_score,
+    filler_action,
+    forfeit_row,
+    time_limit_problem,
+)
 from ddz.common import available_cores
 from ddz.common import progress as progress_bar
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
@@ -202,7 +209,8 @@ def _seats_of_a(game: Game, games: list[tuple[int, int, int]]) -> np.ndarray:
 
 class _Refereed:
     """The policy of an agent of the pair (:mod:`ddz_env.match`): its decisions asked through the
-    referee; a game it forfeits is recorded in ``lost`` and finished by filler moves."""
+    referee; a game it forfeits is recorded in ``lost`` with its result row (the stake at the
+    forfeit) and finished by filler moves."""
 
     def __init__(self, agent, referee: Referee, pair, a_seat, games, lost: dict) -> None:
         self.agent, self.referee, self.pair = agent, referee, pair
@@ -213,12 +221,14 @@ class _Refereed:
         infos = [infoset(game, b) for b in order]
         decided = self.referee.decide_batch(self.agent, infos, game, order)
         actions = np.zeros(len(order), np.int64)
-        for k, (b, info, (action, reason)) in enumerate(zip(order, infos, decided)):
+        for k, (b, (action, reason)) in enumerate(zip(order, decided)):
             if reason is not None:
-                s = int(self.a_seat[b, info.seat])
+                seat = int(game.current_player[b])  # the game's, not the bot's copy
+                s = int(self.a_seat[b, seat])
                 name = getattr(self.pair[s], "name", "agent")
                 deal, code = self.games[b][0], game.deal_code(b)
-                self.lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
+                row = forfeit_row(game, b, seat, self.a_seat[b], deal)
+                self.lost[b] = (Forfeit(name, "BA"[s], seat, deal, code, reason), row)
                 action = filler_action(game, b)
             actions[k] = action
         return actions
@@ -254,7 +264,7 @@ def play_chunk(
     for b, (d, _, _) in enumerate(games):
         game.reset(seed=deal_seed(seed, d), games=[b])
     a_seat = _seats_of_a(game, games)
-    lost: dict[int, Forfeit] = {}
+    lost: dict[int, tuple[Forfeit, tuple]] = {}
     pair = (agent_b, agent_a)
     with Referee(time_limit) as referee:
         referee.prepare(agent_a)
@@ -272,18 +282,13 @@ def play_chunk(
     for b, (d, _, _) in enumerate(games):
         landlord = int(game.landlord[b])
         landlord_won = int(game.winner[b]) == landlord
-        unit = 2.0 ** int(game.bombs[b])
-        score = 0.0
-        for s in range(P):
-            if a_seat[b, s]:
-                side_won = landlord_won == (s == landlord)
-                score += (P - 1 if s == landlord else 1) * unit * (1 if side_won else -1)
+        score = douzero_score(a_seat[b], landlord, landlord_won, int(game.bombs[b]))
         points = float(game.payoffs[b][a_seat[b]].sum())
         rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
-    for b, forfeit in lost.items():
-        rows[b] = forfeit_row(game, b, forfeit.seat, a_seat[b], games[b][0])
+    for b, (_, row) in lost.items():
+        rows[b] = row
     if forfeits is not None:
-        forfeits.extend(lost[b] for b in sorted(lost))
+        forfeits.extend(lost[b][0] for b in sorted(lost))
     return rows
 
 
@@ -577,8 +582,9 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
 def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | None:
     """What is wrong with the options of :func:`add_game_options` (one line), or ``None``; sets
     ``args.ruleset`` and ``args.bidding`` (whether the auction is held)."""
-    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
-        return "--time-limit must be a positive number of seconds"
+    problem = time_limit_problem(args.time_limit)
+    if problem is not None:
+        return problem
     try:
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
