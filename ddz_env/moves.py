@@ -223,7 +223,16 @@ class MoveTable:
     def __post_init__(self) -> None:
         # One table serves every game of the process (and reaches every bot through
         # ``InfoSet.table``): its arrays are read-only, so no one can change a later game.
-        for name in ("counts", "type", "main", "length", "size", "beat_lo", "beat_hi", "beat_bomb_lo"):
+        for name in (
+            "counts",
+            "type",
+            "main",
+            "length",
+            "size",
+            "beat_lo",
+            "beat_hi",
+            "beat_bomb_lo",
+        ):
             getattr(self, name).setflags(write=False)
 
     @property

@@ -1,6 +1,7 @@
 """Bring your own bot: agent specs (import paths, entry points) and JSON-lines programs."""
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 
 from ddz.agents.external import PROTOCOL_VERSION, ExternalAgent, request
+from ddz.agents.host import isolated
 from ddz.agents.loader import build_agent, plugin_names
 from ddz.arena.arena import CHUNK_DEALS, run_arena
 from ddz.arena.arena import main as eval_main
+from ddz.arena.pool import build
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
 from ddz_env.infoset import infoset
@@ -38,13 +41,13 @@ def test_python_bot_by_module_path_factory_and_duck_typing():
     """A factory builds the same agent as the registry; an object with only ``act`` (and
     ``reset``) plays like the agent it wraps."""
     rows = run_arena(
-        "tests.bad_agents:make_easy", "random", deals=3, seed=5, keep_rows=True
+        "tests.bad_agents:make_easy", "random", deals=3, seed=5, keep_rows=True, trust_bots=True
     ).per_deal["rows"]
     assert np.array_equal(
         rows, run_arena("easy", "random", deals=3, seed=5, keep_rows=True).per_deal["rows"]
     )
     duck = run_arena(
-        "tests.bad_agents:DuckTyped", "easy", deals=3, seed=5, keep_rows=True
+        "tests.bad_agents:DuckTyped", "easy", deals=3, seed=5, keep_rows=True, trust_bots=True
     ).per_deal["rows"]
     assert np.array_equal(
         duck, run_arena("random", "easy", deals=3, seed=5, keep_rows=True).per_deal["rows"]
@@ -91,7 +94,12 @@ def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     assert "plugged" in plugin_names()
     assert build_agent("plugged").name == "plugged"
     assert type(build_agent("random")).__name__ == "RandomAgent"  # built-ins can't be shadowed
-    assert run_arena("plugged", "easy", deals=2, seed=1).games == 4
+    assert run_arena("plugged", "easy", deals=2, seed=1, trust_bots=True).games == 4
+    # in its own process (the arena's default), found through the same path
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    )
+    assert type(build(isolated("plugged"))).__name__ == "ExternalAgent"
 
 
 @pytest.mark.heavy

@@ -1,6 +1,8 @@
 """The referee against hostile bots (tests/hostile_bots.py): nothing a bot does to what it is
 given, answers or raises changes another game or ends the run; each is that bot's forfeit."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -67,9 +69,7 @@ def test_an_answer_of_true_is_not_the_move_1():
 def test_a_time_limit_out_of_range_is_a_one_line_usage_error(limit, capsys):
     assert eval_main(["random", "random", "--time-limit", limit, "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert err == (
-        "ddz eval: --time-limit must be a positive number of seconds, at most 86400\n"
-    )
+    assert err == ("ddz eval: --time-limit must be a positive number of seconds, at most 86400\n")
 
 
 def test_the_longest_time_limit_times_python_bots():
@@ -103,9 +103,73 @@ def test_a_forfeit_in_the_auction_is_scored_at_the_stake_of_the_forfeit():
     game = Game(1, ruleset=rules, seed=0)
     game.reset(seed=deal_seed(9, 0))
     first = int(game.first_bidder[0])
-    for (_, holds, won, score, points), (cfg, seat) in zip(rows, [(0, s) for s in range(3)] + [(1, s) for s in range(3)]):
+    for (_, holds, won, score, points), (cfg, seat) in zip(
+        rows, [(0, s) for s in range(3)] + [(1, s) for s in range(3)]
+    ):
         if cfg == 0:  # A alone in `seat`: B bid 1, 2 in the seats before it
             stake = max((seat - first) % 3, 1)
             assert (holds, won, score, points) == (1, 0, -2, -2 * stake)
         else:  # B alone in `seat`: A speaks first or after B's 1: stake 1; A's other seat wins 1
             assert (holds, won, score, points) == (1, 0, -2 + 1, -2 + 1)
+
+
+# ---------------------------------------------------------------------------- bots in their own process
+HOSTILE = f"{Path(hb.__file__).resolve()}"
+
+
+def hostile(name: str) -> str:
+    return f"{HOSTILE}:{name}"
+
+
+@pytest.mark.heavy
+def test_a_cheater_in_its_own_process_finds_no_game(tmp_path, monkeypatch):
+    report = tmp_path / "report"
+    monkeypatch.setenv(hb.REPORT, str(report))
+    assert run_arena(hostile("Cheater"), "random", deals=2, seed=1).forfeits == []
+    seen = report.read_text().split()
+    assert seen and set(seen) == {"nothing"}
+    report.unlink()  # trusted, in this process, it finds the game: what the default prevents
+    run_arena(hostile("Cheater"), "random", deals=2, seed=1, trust_bots=True)
+    assert set(report.read_text().split()) == {"found"}
+
+
+@pytest.mark.heavy
+def test_cli_runs_a_python_bot_in_its_own_process_unless_trusted(tmp_path, monkeypatch, capsys):
+    report = tmp_path / "report"
+    monkeypatch.setenv(hb.REPORT, str(report))
+    argv = [hostile("Cheater"), "random", "--deals", "1", "--no-progress", "--json"]
+    assert eval_main(argv) == 0 and set(report.read_text().split()) == {"nothing"}
+    report.unlink()
+    assert eval_main([*argv, "--trust-bots"]) == 0 and set(report.read_text().split()) == {"found"}
+    capsys.readouterr()
+
+
+@pytest.mark.heavy
+def test_a_hosted_bot_that_never_returns_is_killed_at_the_limit(monkeypatch):
+    from ddz.agents.external import ExternalAgent
+
+    monkeypatch.setattr(ExternalAgent, "startup_grace", 0.0)
+    result = run_arena(hostile("NeverReturns"), "random", deals=1, seed=1, time_limit=1.0)
+    assert len(result.forfeits) == 2
+    assert all("no answer within the time limit (1 s)" in f.reason for f in result.forfeits)
+
+
+@pytest.mark.heavy
+def test_a_hosted_bot_raising_system_exit_or_answering_true_forfeits():
+    result = run_arena(hostile("Exiting"), "random", deals=1, seed=1)
+    assert len(result.forfeits) == 2
+    assert all("the bot raised SystemExit: 7" in f.reason for f in result.forfeits)
+    result = run_arena(hostile("ReturnsTrue"), "random", deals=1, seed=1)
+    assert len(result.forfeits) == 2
+    assert all("the bot returned True, not an action id" in f.reason for f in result.forfeits)
+
+
+@pytest.mark.heavy
+def test_a_hosted_bot_file_that_fails_to_load_is_a_one_line_usage_error(tmp_path, capsys):
+    bot = tmp_path / "bot.py"
+    bot.write_text("def broken(:\n")
+    spec = f"{bot}:Bot"
+    assert eval_main([spec, "random", "--deals", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ddz eval: {spec}: ") and "SyntaxError: " in err
+    assert err.count("\n") == 1

@@ -21,7 +21,11 @@ A spec is one of, tried in this order:
   input/output (:mod:`ddz.agents.external`, protocol in ``docs/PROTOCOL.md``). The command line is
   split like a POSIX shell would (``shlex``) but never run through a shell.
 
-Importing a module or starting a program runs that bot's code: only name bots you trust.
+Importing a module runs that bot's code in this process, which it can then read and change:
+``ddz eval`` and ``ddz league`` run a user's bot (an entry point, an import path, a file) in a
+process of its own instead (:mod:`ddz.agents.host`, :func:`is_user_bot`), unless the run trusts
+it (``--trust-bots``). A program (``cmd:``) is always a process of its own; the built-in bots
+always run in this process.
 Errors a user can cause (unknown name, module not found, no such program) raise ``ValueError``
 with a one-line message.
 """
@@ -189,9 +193,23 @@ def _from_entry_point(key: str) -> Agent | None:
     return None
 
 
+def is_user_bot(spec: str) -> bool:
+    """Whether ``spec`` names a Python bot of the user's: an entry point of an installed package,
+    an import path or a file (not a built-in bot, not a program)."""
+    text = spec.strip()
+    key = text.lower()
+    if key.startswith("cmd:"):
+        return False
+    agent_names()  # loads the built-in registry
+    if key in _REGISTRY or key.startswith(("hard:", "expert:")):
+        return False
+    return ":" in text or key in plugin_names()
+
+
 def build_agent(spec: str) -> Agent:
-    """Build the agent named by ``spec`` (see the module docstring). ``ValueError`` (or the
-    ``ImportError``/``FileNotFoundError`` of a bot's own loading) when it can't be built."""
+    """Build the agent named by ``spec`` (see the module docstring) in this process;
+    ``ValueError`` (one line) when it can't be built. (``ddz eval`` and ``ddz league`` run a
+    user's bot in a process of its own instead: :mod:`ddz.agents.host`.)"""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is a string, not {type(spec).__name__}")
     text = spec.strip()

@@ -52,8 +52,8 @@ from fractions import Fraction
 import numpy as np
 
 from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
-from ddz.agents.loader import build_agent
-from ddz.arena.pool import Run, results
+from ddz.agents.host import isolated
+from ddz.arena.pool import Run, build, results
 from ddz.arena.referee import (
     Forfeit,
     Referee,
@@ -426,6 +426,7 @@ def run_arena(
     time_limit: float | None = None,
     backend: str = "local",
     ray_address: str = "",
+    trust_bots: bool = False,
 ) -> ArenaResult:
     """Play ``deals`` deals of A against B (see the module docstring) and return the result.
 
@@ -446,6 +447,8 @@ def run_arena(
     ``backend="ray"`` plays the chunks as tasks of the Ray cluster at
     ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
+    A spec of the user's bot (an entry point, an import path, a file) runs in a process of its
+    own (:mod:`ddz.agents.host`) unless ``trust_bots``; agents given as objects run here.
     """
     deals, workers = _check_run(seed, deals, workers, backend)
     rules = _run_rules(ruleset or Ruleset(), bidding)
@@ -466,7 +469,7 @@ def run_arena(
 
     start = time.perf_counter()
     total_games = deals * len(_layouts(bidding, rules.players))
-    run = Run([agent_a, agent_b], seed, rules, time_limit, play_job)
+    run = Run(bot_specs([agent_a, agent_b], trust_bots), seed, rules, time_limit, play_job)
     with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
         for result in _results(run, deals, workers, backend, ray_address):
             fold(result)
@@ -487,6 +490,13 @@ def run_arena(
         players=rules.players,
         variants=rules.variants,
     )
+
+
+def bot_specs(specs: list, trust_bots: bool) -> list:
+    """The specs of a run's bots as the workers build them: each user's Python bot (a file,
+    an import path, an entry point) in a process of its own (:func:`ddz.agents.host.isolated`),
+    unless ``trust_bots``; the built-in bots, programs and agent objects as they are."""
+    return list(specs) if trust_bots else [isolated(spec) for spec in specs]
 
 
 def _named(forfeits: list[Forfeit], name_a: str, name_b: str) -> list[Forfeit]:
@@ -574,8 +584,16 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
-        "bots, 10 s for programs)",
+        help="seconds per decision, at most 86400; a bot over it forfeits the game (default: "
+        "none for the built-in bots and trusted Python bots, 10 s for programs and for Python "
+        "bots in their own process)",
+    )
+    p.add_argument(
+        "--trust-bots",
+        action="store_true",
+        help="run Python bots given by path, import path or entry point in this process "
+        "(faster; they can then read the whole game); by default each runs in a process of its "
+        "own that sees only its seat's requests",
     )
 
 
@@ -625,7 +643,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {problem}", file=sys.stderr)
         return 2
     try:
-        agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
+        specs = bot_specs([args.agent_a, args.agent_b], args.trust_bots)
+        agent_a, agent_b = (build(spec) for spec in specs)
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
@@ -645,12 +664,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
+    specs = bot_specs([args.agent_a, args.agent_b], args.trust_bots)
     if args.backend == "ray":
         from ddz.common.cluster import portable
 
-        agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
+        agent_a, agent_b = portable(agent_a, specs[0]), portable(agent_b, specs[1])
     elif args.workers != 1:  # local processes build their own agents from the names
-        agent_a, agent_b = args.agent_a, args.agent_b
+        agent_a, agent_b = specs
     result = run_arena(
         agent_a,
         agent_b,

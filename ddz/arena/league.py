@@ -42,7 +42,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.loader import build_agent
 from ddz.arena.arena import (
     _SEATS_WORDS,
     CHUNK_DEALS,
@@ -51,12 +50,13 @@ from ddz.arena.arena import (
     _layouts,
     _Sums,
     add_game_options,
+    bot_specs,
     check_arena_seed,
     game_options_problem,
     play_job,
 )
-from ddz.arena.pool import Run, results
-from ddz.arena.referee import Forfeit
+from ddz.arena.pool import Run, build, results
+from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
 from ddz.common import available_cores, write_json_atomic
 from ddz.common import progress as progress_bar
 from ddz_env.rules import Ruleset
@@ -330,8 +330,10 @@ def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[
         raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if time_limit is not None and not 0 < time_limit < math.inf:
-        raise ValueError("time_limit must be a positive number of seconds")
+    if time_limit_problem(time_limit) is not None:
+        raise ValueError(
+            f"time_limit must be a positive number of seconds, at most {MAX_TIME_LIMIT:g}"
+        )
     if resume and save is None:
         raise ValueError("resume needs the results file to continue (save)")
     return bots
@@ -349,6 +351,7 @@ def run_league(
     resume: bool = False,
     progress: bool = False,
     on_chunk=None,
+    trust_bots: bool = False,
 ) -> LeagueResult:
     """Play the league of ``bots`` (agent specs, at least two, each once) and rate them.
 
@@ -359,10 +362,12 @@ def run_league(
     ``save``: the results file, written as the league runs; with ``resume`` its chunks are
     kept (when it exists) and only the missing ones are played. ``on_chunk(done, total)`` is
     called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
-    a results file that doesn't fit.
+    a results file that doesn't fit. ``trust_bots``: run the user's Python bots in process
+    (by default each in a process of its own, :mod:`ddz.agents.host`).
     """
     bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
-    built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
+    specs = bot_specs(bots, trust_bots)
+    built = {i: build(spec) for i, spec in enumerate(specs)}  # fail early on a bad spec
     rules = _rules(bidding, ruleset)
     config = _config(bots, deals, seed, bidding, rules)
     path = None if save is None else Path(save)
@@ -398,14 +403,14 @@ def run_league(
 
     try:
         if workers == 1 or len(pending) <= 1:
-            run = Run(bots, seed, rules, time_limit, play_job, agents=built)
+            run = Run(specs, seed, rules, time_limit, play_job, agents=built)
             workers = 1
         else:  # the processes build their own agents
             for agent in built.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()
-            run = Run(bots, seed, rules, time_limit, play_job)
+            run = Run(specs, seed, rules, time_limit, play_job)
         for result in results(run, pending, workers, ordered=False):
             record(*result)
     finally:
@@ -603,6 +608,7 @@ def main(argv: list[str] | None = None) -> int:
             save=args.save,
             resume=args.resume,
             progress=not args.no_progress,
+            trust_bots=args.trust_bots,
         )
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         return fail(str(exc))

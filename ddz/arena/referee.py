@@ -101,7 +101,11 @@ def time_limit_problem(limit) -> str | None:
     """What is wrong with a time limit (one line, naming ``--time-limit``), or ``None``."""
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= MAX_TIME_LIMIT:
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, (int, float))
+        or not 0 < limit <= MAX_TIME_LIMIT
+    ):
         return f"--time-limit must be a positive number of seconds, at most {MAX_TIME_LIMIT:g}"
     return None
 
