@@ -32,7 +32,7 @@ def python_cmd(script: Path, *args: str) -> str:
 
 def test_python_bot_by_file_path_plays_a_full_arena_run():
     spec = f"{BOTS / 'my_agent.py'}:SmallestFirst"
-    result = run_arena(spec, "random", deals=4, seed=3, keep_rows=True)
+    result = run_arena(spec, "random", deals=4, seed=3, keep_rows=True, trust_bots=True)
     assert (result.games, result.forfeits) == (8, [])
     assert result.agent_a == spec
 
@@ -74,12 +74,14 @@ def test_bad_specs_are_one_line_value_errors(spec, message):
     assert message in str(exc.value) and "\n" not in str(exc.value)
 
 
+@pytest.mark.heavy  # the bot's host process says why it can't load it
 def test_eval_cli_reports_a_bad_spec_in_one_line(capsys):
     assert eval_main(["tests.bad_agents:Nobody", "random"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ddz eval: tests.bad_agents:Nobody: ") and err.count("\n") == 1
 
 
+@pytest.mark.heavy  # starts the bot's host process
 def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     (tmp_path / "plugbots_xyz.py").write_text(
         "from ddz.agents import RandomAgent\n\nclass Plugged(RandomAgent):\n    name = 'plugged'\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.arena.arena import CHUNK_DEALS, deal_seed, play_chunk, run_arena
+from ddz.arena.arena import deal_seed, play_chunk, run_arena
 from ddz.arena.arena import main as eval_main
 from ddz.arena.referee import MAX_TIME_LIMIT, Referee
 from ddz_env.game import Game
@@ -18,13 +18,13 @@ BARE = Ruleset(bidding="none")
 
 
 def test_a_bot_writing_into_the_move_table_forfeits_and_later_games_are_unchanged():
-    before = run_arena("random", "random", deals=2, seed=3, keep_rows=True).per_deal["rows"]
+    before = run_arena("random", "random", deals=1, seed=3, keep_rows=True).per_deal["rows"]
     table = Game(1, seed=0).table
     saved = table.counts.copy()
-    result = run_arena(hb.TableWriter(0), "random", deals=2, seed=3)
+    result = run_arena(hb.TableWriter(0), "random", deals=1, seed=3)
     assert result.forfeits and all("read-only" in f.reason for f in result.forfeits)
     assert np.array_equal(table.counts, saved)
-    after = run_arena("random", "random", deals=2, seed=3, keep_rows=True).per_deal["rows"]
+    after = run_arena("random", "random", deals=1, seed=3, keep_rows=True).per_deal["rows"]
     assert np.array_equal(before, after)
 
 
@@ -42,8 +42,8 @@ def test_a_bot_that_edits_its_legal_actions_forfeits_by_the_games_own_test():
 
 
 def test_a_bot_that_empties_its_batch_does_not_crash_the_run():
-    result = run_arena(hb.BatchEmptier(0), "random", deals=CHUNK_DEALS, seed=1)
-    assert result.games == 2 * CHUNK_DEALS and result.forfeits == []
+    result = run_arena(hb.BatchEmptier(0), "random", deals=2, seed=1)
+    assert result.games == 4 and result.forfeits == []
 
 
 def test_system_exit_is_a_forfeit_not_the_end_of_the_run():
@@ -52,6 +52,7 @@ def test_system_exit_is_a_forfeit_not_the_end_of_the_run():
     assert all(f.reason == "raised SystemExit: 7" for f in result.forfeits)
 
 
+@pytest.mark.heavy  # waits for the timer
 def test_a_bot_swallowing_the_timer_forfeits_when_it_returns_late():
     game = Game(1, ruleset=BARE, seed=1)
     with Referee(0.2) as referee:
@@ -173,3 +174,36 @@ def test_a_hosted_bot_file_that_fails_to_load_is_a_one_line_usage_error(tmp_path
     err = capsys.readouterr().err
     assert err.startswith(f"ddz eval: {spec}: ") and "SyntaxError: " in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.heavy  # plays whole games (and builds the four-player table)
+@pytest.mark.parametrize(
+    "rules", [Ruleset(), Ruleset(bidding="rob", open_hand=True), Ruleset(players=4)]
+)
+def test_the_host_rebuilds_the_information_set_the_request_was_made_from(rules):
+    from ddz.agents.external import request
+    from ddz.agents.host import infoset_of
+
+    game = Game(1, ruleset=rules, seed=7)
+    rng = np.random.default_rng(0)
+    checked = 0
+    while not game.done[0]:
+        info = infoset(game, 0)
+        back = infoset_of(request(info))
+        for name in info.__dataclass_fields__:
+            mine, theirs = getattr(info, name), getattr(back, name)
+            if name == "ruleset":  # the options the protocol sends
+                assert (theirs.bidding, theirs.players, theirs.open_hand) == (
+                    mine.bidding,
+                    mine.players,
+                    mine.open_hand,
+                )
+            elif name == "redeals":  # not in version 1 of the protocol
+                continue
+            elif isinstance(mine, np.ndarray) or isinstance(theirs, np.ndarray):
+                assert np.array_equal(mine, theirs), name
+            else:
+                assert mine == theirs or (name == "table" and mine is theirs), name
+        checked += 1
+        game.step(game.sample_actions(rng))
+    assert checked > 10
