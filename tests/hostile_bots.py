@@ -133,3 +133,19 @@ class BidsUp(RandomAgent):
 
     def bid(self, info):
         return min(info.high_bid + 1, 3)
+
+
+class _Unprintable(BaseException):
+    """Not an Exception, and its message can't be made."""
+
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+class RaisesUnprintable(RandomAgent):
+    """Raises a BaseException whose __str__ fails."""
+
+    name = "raises-unprintable"
+
+    def play(self, info):
+        raise _Unprintable

@@ -52,6 +52,11 @@ def test_system_exit_is_a_forfeit_not_the_end_of_the_run():
     assert all(f.reason == "raised SystemExit: 7" for f in result.forfeits)
 
 
+def test_any_exception_of_a_bot_is_a_forfeit_even_one_that_cannot_be_printed():
+    result = run_arena(hb.RaisesUnprintable(0), "random", deals=1, seed=1)
+    assert [f.reason for f in result.forfeits] == ["raised _Unprintable"] * 2
+
+
 @pytest.mark.heavy  # waits for the timer
 def test_a_bot_swallowing_the_timer_forfeits_when_it_returns_late():
     game = Game(1, ruleset=BARE, seed=1)

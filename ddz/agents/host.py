@@ -23,7 +23,6 @@ can't be loaded (one line) and exits 2; :func:`hosted` checks every bot this way
 from __future__ import annotations
 
 import json
-import operator
 import os
 import shlex
 import signal
@@ -33,7 +32,7 @@ import sys
 import numpy as np
 
 from ddz.agents.external import ExternalAgent
-from ddz.agents.loader import build_agent, is_user_bot
+from ddz.agents.loader import action_id, build_agent, exception_line, is_user_bot
 from ddz_env.actions import BIDDING, CALL_NAMES, PLAY
 from ddz_env.cards import parse_counts
 from ddz_env.infoset import InfoSet
@@ -140,16 +139,18 @@ def infoset_of(request: dict) -> InfoSet:
     )
 
 
+class _NotAnId(Exception):
+    """The bot answered something that is not an action id (the message says what)."""
+
+
 def _answer(bot, request: dict) -> int:
-    """The bot's action id for ``request``; ``ValueError`` naming what it answered instead."""
+    """The bot's action id for ``request``; :class:`_NotAnId` naming what it answered instead."""
     bot.reset(int(request["seed"]))
     answer = bot.act(infoset_of(request))
     try:
-        if isinstance(answer, (bool, np.bool_)):
-            raise TypeError
-        return operator.index(answer)
-    except Exception:
-        raise ValueError(f"returned {answer!r:.60}, not an action id") from None
+        return action_id(answer)
+    except TypeError as exc:
+        raise _NotAnId(str(exc)) from None
 
 
 def _streams():
@@ -174,11 +175,10 @@ def _serve(bot) -> int:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: the bot's forfeit
-            if isinstance(exc, ValueError) and str(exc).startswith("returned "):
+            if isinstance(exc, _NotAnId):
                 why = str(exc)
             else:
-                text = str(exc).strip().splitlines()
-                why = "raised " + type(exc).__name__ + (f": {text[0][:200]}" if text else "")
+                why = f"raised {exception_line(exc)}"
             print(f"\nthe bot {why}", file=sys.__stderr__, flush=True)
             return FORFEIT_EXIT
         answers.write(json.dumps({"id": action}).encode() + b"\n")

@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import operator
 import os
 import re
 import sys
 from importlib.metadata import entry_points
+
+import numpy as np
 
 from ddz.agents.base import _REGISTRY, Agent, agent_names, make_agent
 from ddz_env.infoset import InfoSet
@@ -97,7 +100,7 @@ def _instantiate(target, spec: str) -> Agent:
     except TypeError as exc:
         raise ValueError(f"{spec}: could not be built with no arguments ({exc})") from None
     except (Exception, SystemExit) as exc:  # the bot's own constructor failed
-        raise ValueError(f"{spec}: could not be built ({_one_line(exc)})") from None
+        raise ValueError(f"{spec}: could not be built ({exception_line(exc)})") from None
     return _as_agent(obj, spec)
 
 
@@ -121,7 +124,7 @@ def _import_module(module: str, spec: str):
             raise
         except BaseException as exc:  # a syntax error, a failed import, even SystemExit
             sys.modules.pop(name, None)
-            raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
+            raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
         return mod
     if not _MODULE_PATH.match(module):
         raise ValueError(f"{spec}: {module!r} is not a module path (package.module:Name)")
@@ -129,7 +132,7 @@ def _import_module(module: str, spec: str):
         return _load(module, spec)
     except ModuleNotFoundError as exc:
         if not _names_module(exc, module):
-            raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
+            raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
     cwd = os.getcwd()
     if cwd in sys.path:
         raise ValueError(f"{spec}: no module named {module!r}")
@@ -139,7 +142,7 @@ def _import_module(module: str, spec: str):
     except ModuleNotFoundError as exc:
         if _names_module(exc, module):
             raise ValueError(f"{spec}: no module named {module!r}") from None
-        raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
+        raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
     finally:
         sys.path.remove(cwd)
 
@@ -153,13 +156,32 @@ def _load(module: str, spec: str):
     except (ModuleNotFoundError, KeyboardInterrupt):
         raise
     except BaseException as exc:
-        raise ValueError(f"{spec}: {module!r} failed to load ({_one_line(exc)})") from None
+        raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
 
 
-def _one_line(exc: BaseException) -> str:
+def action_id(answer) -> int:
+    """A bot's answer as an action id; ``TypeError`` saying what it returned instead (``True``
+    is not the move 1; a hostile ``__index__`` or ``__repr__`` can't get through)."""
+    try:
+        if isinstance(answer, (bool, np.bool_)):
+            raise TypeError
+        return operator.index(answer)
+    except Exception:
+        try:
+            shown = f"{answer!r:.60}"
+        except Exception:
+            shown = f"a {type(answer).__name__}"
+        raise TypeError(f"returned {shown}, not an action id") from None
+
+
+def exception_line(exc: BaseException) -> str:
     """``Type: first line of the message`` (at most 200 characters), e.g. for a syntax error
-    ``SyntaxError: invalid syntax (bot.py, line 3)``."""
-    text = str(exc).strip().splitlines()
+    ``SyntaxError: invalid syntax (bot.py, line 3)``; the type alone when the message can't
+    even be made (a bot's exception whose ``__str__`` fails)."""
+    try:
+        text = str(exc).strip().splitlines()
+    except Exception:
+        text = []
     return type(exc).__name__ + (f": {text[0][:200]}" if text else "")
 
 
@@ -188,7 +210,9 @@ def _from_entry_point(key: str) -> Agent | None:
             try:
                 target = ep.load()
             except (Exception, SystemExit) as exc:
-                raise ValueError(f"{key}: {ep.value!r} failed to load ({_one_line(exc)})") from None
+                raise ValueError(
+                    f"{key}: {ep.value!r} failed to load ({exception_line(exc)})"
+                ) from None
             return _instantiate(target, key)
     return None
 

@@ -4,7 +4,7 @@ The arena asks every decision through :meth:`Referee.decide` (or :meth:`Referee.
 for all the games where one agent is to act). A bot **forfeits** a game when,
 for one of its decisions, it
 
-* raises an exception (any ``Exception``, and ``SystemExit``: a bot can't end the run;
+* raises an exception (any, ``SystemExit`` included: a bot can't end the run;
   ``KeyboardInterrupt`` still stops it),
 * returns something that is not an action id (``True`` is not one), or an action that is not
   legal there: every answer is checked against the game itself, never against the bot's copy of
@@ -44,7 +44,6 @@ and the deal code (``ddz play --code CODE`` deals it again).
 
 from __future__ import annotations
 
-import operator
 import signal
 import threading
 import time
@@ -54,6 +53,7 @@ import numpy as np
 
 from ddz.agents.base import Agent
 from ddz.agents.external import BotError
+from ddz.agents.loader import action_id, exception_line
 from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
@@ -198,12 +198,12 @@ class Referee:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
             return None, f"did not decide within the time limit ({limit:g} s)"
-        except (Exception, SystemExit) as exc:  # the bot's own failure: forfeit, the run goes on
-            text = str(exc).strip().splitlines()
-            what = type(exc).__name__ + (f": {text[0][:200]}" if text else "")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the bot's own failure (SystemExit too): forfeit
             if isinstance(exc, BotError):
                 return None, str(exc)
-            return None, f"raised {what}"
+            return None, f"raised {exception_line(exc)}"
         elapsed = time.perf_counter() - start
         if timed and elapsed > limit:
             return None, f"took {elapsed:.3g} s to decide, over the time limit ({limit:g} s)"
@@ -214,11 +214,9 @@ def _check(answer, game: Game, b: int) -> tuple[int, str | None]:
     """(action, None) when ``answer`` is a legal action id of game ``b`` by the game's own
     legality test (never the bot's copy of the legal actions), else (-1, reason)."""
     try:
-        if isinstance(answer, (bool, np.bool_)):
-            raise TypeError
-        action = operator.index(answer)
-    except Exception:  # TypeError, or whatever a hostile __index__ raises
-        return -1, f"returned {_shown(answer)}, not an action id"
+        action = action_id(answer)
+    except TypeError as exc:
+        return -1, str(exc)
     legal = 0 <= action < game.num_actions
     if legal:
         legal = bool(int(game.legal_action_words()[b, action >> 6]) >> (action & 63) & 1)
@@ -232,14 +230,6 @@ def _check(answer, game: Game, b: int) -> tuple[int, str | None]:
             what = f"action {action}"
         return -1, f"chose an illegal action ({what}): {game.explain_illegal(b, action)}"
     return action, None
-
-
-def _shown(answer) -> str:
-    """A short text of a bot's answer (its repr, which a hostile object could make fail)."""
-    try:
-        return f"{answer!r:.60}"
-    except Exception:
-        return f"a {type(answer).__name__}"
 
 
 def filler_action(game: Game, b: int) -> int:
