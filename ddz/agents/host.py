@@ -28,6 +28,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -52,17 +53,20 @@ def command(spec: str, check: bool = False) -> list[str]:
 def hosted(spec: str) -> ExternalAgent:
     """The bot ``spec`` in a host process of its own (started when it first decides), once a
     ``--check`` run has loaded it; ``ValueError`` (one line) when it can't be loaded."""
-    try:
-        done = subprocess.run(
-            command(spec, check=True),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=CHECK_SECONDS,
-        )
-    except subprocess.TimeoutExpired:
-        raise ValueError(f"{spec}: took over {CHECK_SECONDS:g} s to load") from None
+    with tempfile.TemporaryFile() as errors:  # what the bot prints: only the tail is read
+        try:
+            done = subprocess.run(
+                command(spec, check=True),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                timeout=CHECK_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            raise ValueError(f"{spec}: took over {CHECK_SECONDS:g} s to load") from None
+        errors.seek(max(0, errors.seek(0, os.SEEK_END) - 2000))
+        lines = errors.read().decode("utf-8", "replace").strip().splitlines()
     if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = lines[-1].strip() if lines else f"the bot's host exited with code {done.returncode}"
         raise ValueError(why if why.startswith(spec) else f"{spec}: {why}"[:400])
     return ExternalAgent(shlex.join(command(spec)), name=spec)
