@@ -54,6 +54,14 @@ class InfoSet:
     opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
     open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
 
+    def __post_init__(self) -> None:
+        # A bot gets these arrays: read-only, so that it can't change what the referee checks
+        # or what another seat is shown (``infoset`` copies them from the game).
+        for name in ("hand", "legal_actions", "kitty", "played", "cards_left", "open_hand"):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
     def __getstate__(self) -> dict:
         """What pickles: every field, but the ruleset's own move table by reference (its
         ruleset): a pickled information set is a few kB, not the whole table."""
@@ -67,6 +75,7 @@ class InfoSet:
         if state["table"] is None:
             state = {**state, "table": move_table(state["ruleset"])}
         self.__dict__.update(state)
+        self.__post_init__()  # the arrays a bot gets stay read-only
 
     @property
     def deciding_open(self) -> bool:
@@ -142,6 +151,8 @@ def infoset(
         legal = np.zeros(0, np.int64)
     elif legal is None:
         legal = game.legal_actions(b)
+    else:  # the caller's array stays its own (the InfoSet's is read-only)
+        legal = np.array(legal, np.int64)
     opened = bool(game.opened[b])
     return InfoSet(
         ruleset=game.ruleset,

@@ -220,6 +220,21 @@ class MoveTable:
     beat_bomb_lo: np.ndarray
     _index: dict[bytes, list[int]] = field(repr=False)
 
+    def __post_init__(self) -> None:
+        # One table serves every game of the process (and reaches every bot through
+        # ``InfoSet.table``): its arrays are read-only, so no one can change a later game.
+        for name in (
+            "counts",
+            "type",
+            "main",
+            "length",
+            "size",
+            "beat_lo",
+            "beat_hi",
+            "beat_bomb_lo",
+        ):
+            getattr(self, name).setflags(write=False)
+
     @property
     def num_moves(self) -> int:
         return len(self.type)

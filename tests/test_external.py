@@ -17,9 +17,11 @@ import pytest
 
 from ddz.agents import external
 from ddz.agents.external import PROTOCOL_VERSION, BotError, ExternalAgent, request
+from ddz.agents.host import isolated
 from ddz.agents.loader import build_agent, plugin_names
 from ddz.arena.arena import CHUNK_DEALS, run_arena
 from ddz.arena.arena import main as eval_main
+from ddz.arena.pool import build
 from ddz.common import available_cores
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
@@ -37,7 +39,7 @@ def python_cmd(script: Path, *args: str) -> str:
 
 def test_python_bot_by_file_path_plays_a_full_arena_run():
     spec = f"{BOTS / 'my_agent.py'}:SmallestFirst"
-    result = run_arena(spec, "random", deals=4, seed=3, keep_rows=True)
+    result = run_arena(spec, "random", deals=4, seed=3, keep_rows=True, trust_bots=True)
     assert (result.games, result.forfeits) == (8, [])
     assert result.agent_a == spec
 
@@ -46,13 +48,13 @@ def test_python_bot_by_module_path_factory_and_duck_typing():
     """A factory builds the same agent as the registry; an object with only ``act`` (and
     ``reset``) plays like the agent it wraps."""
     rows = run_arena(
-        "tests.bad_agents:make_easy", "random", deals=3, seed=5, keep_rows=True
+        "tests.bad_agents:make_easy", "random", deals=3, seed=5, keep_rows=True, trust_bots=True
     ).per_deal["rows"]
     assert np.array_equal(
         rows, run_arena("easy", "random", deals=3, seed=5, keep_rows=True).per_deal["rows"]
     )
     duck = run_arena(
-        "tests.bad_agents:DuckTyped", "easy", deals=3, seed=5, keep_rows=True
+        "tests.bad_agents:DuckTyped", "easy", deals=3, seed=5, keep_rows=True, trust_bots=True
     ).per_deal["rows"]
     assert np.array_equal(
         duck, run_arena("random", "easy", deals=3, seed=5, keep_rows=True).per_deal["rows"]
@@ -79,12 +81,14 @@ def test_bad_specs_are_one_line_value_errors(spec, message):
     assert message in str(exc.value) and "\n" not in str(exc.value)
 
 
+@pytest.mark.heavy  # the bot's host process says why it can't load it
 def test_eval_cli_reports_a_bad_spec_in_one_line(capsys):
     assert eval_main(["tests.bad_agents:Nobody", "random"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ddz eval: tests.bad_agents:Nobody: ") and err.count("\n") == 1
 
 
+@pytest.mark.heavy  # starts the bot's host process
 def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     (tmp_path / "plugbots_xyz.py").write_text(
         "from ddz.agents import RandomAgent\n\nclass Plugged(RandomAgent):\n    name = 'plugged'\n"
@@ -99,7 +103,12 @@ def test_entry_point_group_adds_names(tmp_path, monkeypatch):
     assert "plugged" in plugin_names()
     assert build_agent("plugged").name == "plugged"
     assert type(build_agent("random")).__name__ == "RandomAgent"  # built-ins can't be shadowed
-    assert run_arena("plugged", "easy", deals=2, seed=1).games == 4
+    assert run_arena("plugged", "easy", deals=2, seed=1, trust_bots=True).games == 4
+    # in its own process (the arena's default), found through the same path
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    )
+    assert type(build(isolated("plugged"))).__name__ == "ExternalAgent"
 
 
 @pytest.mark.heavy

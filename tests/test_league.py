@@ -60,7 +60,8 @@ def _table(result) -> dict:
 def test_a_failing_bot_forfeits_and_the_league_completes(bot, limit, reason, monkeypatch):
     # No start-up allowance: a hanging program is restarted for each game it forfeits.
     monkeypatch.setattr(ExternalAgent, "startup_grace", 0.0)
-    result = run_league([bot, "random", "easy"], deals=1, seed=3, time_limit=limit)
+    trust = not bot.startswith("cmd:")  # Python bots in process: the timer, the checks
+    result = run_league([bot, "random", "easy"], 1, 3, time_limit=limit, trust_bots=trust)
     assert result.forfeits, "the bot should have forfeited"
     for f in result.forfeits:
         assert f.agent == bot and reason in f.reason
@@ -77,7 +78,7 @@ def test_a_failing_bot_forfeits_and_the_league_completes(bot, limit, reason, mon
 def test_forfeited_games_are_scored_as_lost_by_the_bots_side():
     """Raising on its first move: every game is lost before any bomb, worth -2 (DouZero) and
     -2 points (base 1: the landlord pays 2, or two peasants pay 1 each)."""
-    result = run_arena(agent("Raising"), "random", deals=5, seed=2, keep_rows=True)
+    result = run_arena(agent("Raising"), "random", deals=5, seed=2, keep_rows=True, trust_bots=True)
     rows = result.per_deal["rows"]
     assert len(result.forfeits) == 10 and result.wp == 0
     assert (rows[:, 3] == -2).all() and (rows[:, 4] == -2).all()
@@ -86,7 +87,7 @@ def test_forfeited_games_are_scored_as_lost_by_the_bots_side():
 
 def test_a_forfeit_in_the_auction_makes_the_seat_a_losing_landlord():
     result = run_arena(
-        agent("RaisingBidder"), "random", deals=2, seed=2, bidding=True, keep_rows=True
+        agent("RaisingBidder"), "random", 2, 2, bidding=True, keep_rows=True, trust_bots=True
     )
     rows = result.per_deal["rows"]
     assert len(result.forfeits) == 12 and "raised ValueError: no bids today" in result.text()
@@ -97,8 +98,8 @@ def test_a_forfeit_in_the_auction_makes_the_seat_a_losing_landlord():
 
 def test_forfeits_keep_the_chunk_and_the_workers_deterministic():
     deals = CHUNK_DEALS + 3
-    one = run_arena(agent("Illegal"), "easy", deals=deals, seed=4, keep_rows=True)
-    two = run_arena(agent("Illegal"), "easy", deals=deals, seed=4, workers=2, keep_rows=True)
+    one = run_arena(agent("Illegal"), "easy", deals, 4, keep_rows=True, trust_bots=True)
+    two = run_arena(agent("Illegal"), "easy", deals, 4, workers=2, keep_rows=True, trust_bots=True)
     assert one.forfeits and np.array_equal(one.per_deal["rows"], two.per_deal["rows"])
     assert [f.text() for f in one.forfeits] == [f.text() for f in two.forfeits]
 
@@ -412,3 +413,15 @@ def test_cli_help_and_registration(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "--resume" in out and "--plot" in out and "--time-limit" in out
+
+
+def test_a_league_of_trusted_bots_resumes_only_as_trusted(tmp_path):
+    """Bots in process and bots in processes of their own play different games (each hosted
+    decision is seeded from its request), so the file keeps the mode and a resume must match."""
+    bot = f"{Path(__file__).with_name('hostile_bots.py')}:BidsUp"
+    save = tmp_path / "league.json"
+    run_league([bot, "random"], deals=2, seed=3, save=save, trust_bots=True)
+    assert json.loads(save.read_text())["config"]["trust_bots"] is True
+    with pytest.raises(ValueError, match="other settings"):
+        run_league([bot, "random"], deals=2, seed=3, save=save, resume=True)
+    run_league([bot, "random"], deals=2, seed=3, save=save, resume=True, trust_bots=True)

@@ -577,22 +577,22 @@ def test_referee_names_an_illegal_auction_word_and_scores_robs_in_a_forfeit():
 
     game = rob_game(first=0)
     n = game.num_moves
-    info = infoset(game, 0)
-    action, reason = _check(bid_action(n, ROB), info, game, 0)  # nobody has claimed yet
+    action, reason = _check(bid_action(n, ROB), game, 0)  # nobody has claimed yet
     assert action == -1
     assert reason == (
         "chose an illegal action (rob): nobody has claimed the landlord seat yet: claim it or pass"
     )
-    _, reason = _check(5, info, game, 0)  # a move of the play during the auction
+    _, reason = _check(5, game, 0)  # a move of the play during the auction
     assert reason.endswith("the auction is on: pass, claim or rob")
     classic = Game(1, seed=1)
-    _, reason = _check(classic.num_moves + 5, infoset(classic, 0), classic, 0)
+    _, reason = _check(classic.num_moves + 5, classic, 0)
     assert reason.startswith("chose an illegal action (action ")  # out of range: a number
     say(game, CLAIM, ROB)  # seat 0 claims, seat 1 robs; seat 2 forfeits
     row = forfeit_row(game, 0, 2, np.array([True, False, False]), 0)
     # seat 2 forfeits during the auction: it is taken as the landlord at base 1, and lost;
-    # seat 0 (A) is a peasant and wins 1 × 2 (one rob)
-    assert row[2] is True and row[3] == 2.0 and row[4] == 2.0
+    # seat 0 (A) is a peasant: its points are the stake 1 × 2 (one rob), its DouZero score +1
+    # (robs don't count in DouZero's score, as in every other game)
+    assert row[2] is True and row[3] == 1.0 and row[4] == 2.0
 
 
 def test_program_requests_report_claim_rob_and_open_as_words():

@@ -21,7 +21,11 @@ A spec is one of, tried in this order:
   input/output (:mod:`ddz.agents.external`, protocol in ``docs/PROTOCOL.md``). The command line is
   split like a POSIX shell would (``shlex``) but never run through a shell.
 
-Importing a module or starting a program runs that bot's code: only name bots you trust.
+Importing a module runs that bot's code in this process, which it can then read and change:
+``ddz eval`` and ``ddz league`` run a user's bot (an entry point, an import path, a file) in a
+process of its own instead (:mod:`ddz.agents.host`, :func:`is_user_bot`), unless the run trusts
+it (``--trust-bots``). A program (``cmd:``) is always a process of its own; the built-in bots
+always run in this process.
 Errors a user can cause (unknown name, module not found, no such program) raise ``ValueError``
 with a one-line message.
 """
@@ -30,10 +34,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import operator
 import os
 import re
 import sys
 from importlib.metadata import entry_points
+
+import numpy as np
 
 from ddz.agents.base import _REGISTRY, Agent, agent_names, make_agent
 from ddz_env.infoset import InfoSet
@@ -92,6 +99,8 @@ def _instantiate(target, spec: str) -> Agent:
         obj = target()
     except TypeError as exc:
         raise ValueError(f"{spec}: could not be built with no arguments ({exc})") from None
+    except (Exception, SystemExit) as exc:  # the bot's own constructor failed
+        raise ValueError(f"{spec}: could not be built ({exception_line(exc)})") from None
     return _as_agent(obj, spec)
 
 
@@ -110,29 +119,70 @@ def _import_module(module: str, spec: str):
         sys.modules[name] = mod
         try:
             file_spec.loader.exec_module(mod)
-        except BaseException:
+        except KeyboardInterrupt:
             sys.modules.pop(name, None)
             raise
+        except BaseException as exc:  # a syntax error, a failed import, even SystemExit
+            sys.modules.pop(name, None)
+            raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
         return mod
     if not _MODULE_PATH.match(module):
         raise ValueError(f"{spec}: {module!r} is not a module path (package.module:Name)")
     try:
-        return importlib.import_module(module)
+        return _load(module, spec)
     except ModuleNotFoundError as exc:
         if not _names_module(exc, module):
-            raise  # the bot's own imports failed: show that error
+            raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
     cwd = os.getcwd()
     if cwd in sys.path:
         raise ValueError(f"{spec}: no module named {module!r}")
     sys.path.append(cwd)  # like ``python -m``: modules of the current directory
     try:
-        return importlib.import_module(module)
+        return _load(module, spec)
     except ModuleNotFoundError as exc:
         if _names_module(exc, module):
             raise ValueError(f"{spec}: no module named {module!r}") from None
-        raise
+        raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
     finally:
         sys.path.remove(cwd)
+
+
+def _load(module: str, spec: str):
+    """``importlib.import_module(module)``; any failure of the module's own code (a syntax
+    error, an exception, ``SystemExit``) is a one-line ``ValueError``; ``ModuleNotFoundError``
+    is left to the caller (is it the module itself that is missing?)."""
+    try:
+        return importlib.import_module(module)
+    except (ModuleNotFoundError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
+
+
+def action_id(answer) -> int:
+    """A bot's answer as an action id; ``TypeError`` saying what it returned instead (``True``
+    is not the move 1; a hostile ``__index__`` or ``__repr__`` can't get through)."""
+    try:
+        if isinstance(answer, (bool, np.bool_)):
+            raise TypeError
+        return operator.index(answer)
+    except Exception:
+        try:
+            shown = f"{answer!r:.60}"
+        except Exception:
+            shown = f"a {type(answer).__name__}"
+        raise TypeError(f"returned {shown}, not an action id") from None
+
+
+def exception_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (at most 200 characters), e.g. for a syntax error
+    ``SyntaxError: invalid syntax (bot.py, line 3)``; the type alone when the message can't
+    even be made (a bot's exception whose ``__str__`` fails)."""
+    try:
+        text = str(exc).strip().splitlines()
+    except Exception:
+        text = []
+    return type(exc).__name__ + (f": {text[0][:200]}" if text else "")
 
 
 def _names_module(exc: ModuleNotFoundError, module: str) -> bool:
@@ -157,13 +207,33 @@ def _from_import_path(spec: str) -> Agent:
 def _from_entry_point(key: str) -> Agent | None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name.lower() == key:
-            return _instantiate(ep.load(), key)
+            try:
+                target = ep.load()
+            except (Exception, SystemExit) as exc:
+                raise ValueError(
+                    f"{key}: {ep.value!r} failed to load ({exception_line(exc)})"
+                ) from None
+            return _instantiate(target, key)
     return None
 
 
+def is_user_bot(spec: str) -> bool:
+    """Whether ``spec`` names a Python bot of the user's: an entry point of an installed package,
+    an import path or a file (not a built-in bot, not a program)."""
+    text = spec.strip()
+    key = text.lower()
+    if key.startswith("cmd:"):
+        return False
+    agent_names()  # loads the built-in registry
+    if key in _REGISTRY or key.startswith(("hard:", "expert:")):
+        return False
+    return ":" in text or key in plugin_names()
+
+
 def build_agent(spec: str) -> Agent:
-    """Build the agent named by ``spec`` (see the module docstring). ``ValueError`` (or the
-    ``ImportError``/``FileNotFoundError`` of a bot's own loading) when it can't be built."""
+    """Build the agent named by ``spec`` (see the module docstring) in this process;
+    ``ValueError`` (one line) when it can't be built. (``ddz eval`` and ``ddz league`` run a
+    user's bot in a process of its own instead: :mod:`ddz.agents.host`.)"""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is a string, not {type(spec).__name__}")
     text = spec.strip()

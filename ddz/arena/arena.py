@@ -52,9 +52,16 @@ from fractions import Fraction
 import numpy as np
 
 from ddz.agents.base import EXPERT_SPEC_OPTIONS, Agent
-from ddz.agents.loader import build_agent
-from ddz.arena.pool import Run, results
-from ddz.arena.referee import Forfeit, Referee, filler_action, forfeit_row
+from ddz.agents.host import isolated
+from ddz.arena.pool import Run, build, results
+from ddz.arena.referee import (
+    Forfeit,
+    Referee,
+    douzero_score,
+    filler_action,
+    forfeit_row,
+    time_limit_problem,
+)
 from ddz.common import available_cores
 from ddz.common import progress as progress_bar
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
@@ -202,7 +209,8 @@ def _seats_of_a(game: Game, games: list[tuple[int, int, int]]) -> np.ndarray:
 
 class _Refereed:
     """The policy of an agent of the pair (:mod:`ddz_env.match`): its decisions asked through the
-    referee; a game it forfeits is recorded in ``lost`` and finished by filler moves."""
+    referee; a game it forfeits is recorded in ``lost`` with its result row (the stake at the
+    forfeit) and finished by filler moves."""
 
     def __init__(self, agent, referee: Referee, pair, a_seat, games, lost: dict) -> None:
         self.agent, self.referee, self.pair = agent, referee, pair
@@ -213,12 +221,14 @@ class _Refereed:
         infos = [infoset(game, b) for b in order]
         decided = self.referee.decide_batch(self.agent, infos, game, order)
         actions = np.zeros(len(order), np.int64)
-        for k, (b, info, (action, reason)) in enumerate(zip(order, infos, decided)):
+        for k, (b, (action, reason)) in enumerate(zip(order, decided)):
             if reason is not None:
-                s = int(self.a_seat[b, info.seat])
+                seat = int(game.current_player[b])  # the game's, not the bot's copy
+                s = int(self.a_seat[b, seat])
                 name = getattr(self.pair[s], "name", "agent")
                 deal, code = self.games[b][0], game.deal_code(b)
-                self.lost[b] = Forfeit(name, "BA"[s], info.seat, deal, code, reason)
+                row = forfeit_row(game, b, seat, self.a_seat[b], deal)
+                self.lost[b] = (Forfeit(name, "BA"[s], seat, deal, code, reason), row)
                 action = filler_action(game, b)
             actions[k] = action
         return actions
@@ -254,7 +264,7 @@ def play_chunk(
     for b, (d, _, _) in enumerate(games):
         game.reset(seed=deal_seed(seed, d), games=[b])
     a_seat = _seats_of_a(game, games)
-    lost: dict[int, Forfeit] = {}
+    lost: dict[int, tuple[Forfeit, tuple]] = {}
     pair = (agent_b, agent_a)
     with Referee(time_limit) as referee:
         referee.prepare(agent_a)
@@ -272,18 +282,13 @@ def play_chunk(
     for b, (d, _, _) in enumerate(games):
         landlord = int(game.landlord[b])
         landlord_won = int(game.winner[b]) == landlord
-        unit = 2.0 ** int(game.bombs[b])
-        score = 0.0
-        for s in range(P):
-            if a_seat[b, s]:
-                side_won = landlord_won == (s == landlord)
-                score += (P - 1 if s == landlord else 1) * unit * (1 if side_won else -1)
+        score = douzero_score(a_seat[b], landlord, landlord_won, int(game.bombs[b]))
         points = float(game.payoffs[b][a_seat[b]].sum())
         rows[b] = (d, a_seat[b, landlord], score > 0, score, points)
-    for b, forfeit in lost.items():
-        rows[b] = forfeit_row(game, b, forfeit.seat, a_seat[b], games[b][0])
+    for b, (_, row) in lost.items():
+        rows[b] = row
     if forfeits is not None:
-        forfeits.extend(lost[b] for b in sorted(lost))
+        forfeits.extend(lost[b][0] for b in sorted(lost))
     return rows
 
 
@@ -421,6 +426,7 @@ def run_arena(
     time_limit: float | None = None,
     backend: str = "local",
     ray_address: str = "",
+    trust_bots: bool = False,
 ) -> ArenaResult:
     """Play ``deals`` deals of A against B (see the module docstring) and return the result.
 
@@ -441,6 +447,8 @@ def run_arena(
     ``backend="ray"`` plays the chunks as tasks of the Ray cluster at
     ``ray_address`` (see :mod:`ddz.arena.ray_backend`; "" starts Ray on this host), ``workers`` x 2
     of them in flight: the result is the same as locally.
+    A spec of the user's bot (an entry point, an import path, a file) runs in a process of its
+    own (:mod:`ddz.agents.host`) unless ``trust_bots``; agents given as objects run here.
     """
     deals, workers = _check_run(seed, deals, workers, backend)
     rules = _run_rules(ruleset or Ruleset(), bidding)
@@ -461,7 +469,7 @@ def run_arena(
 
     start = time.perf_counter()
     total_games = deals * len(_layouts(bidding, rules.players))
-    run = Run([agent_a, agent_b], seed, rules, time_limit, play_job)
+    run = Run(bot_specs([agent_a, agent_b], trust_bots), seed, rules, time_limit, play_job)
     with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
         for result in _results(run, deals, workers, backend, ray_address):
             fold(result)
@@ -482,6 +490,13 @@ def run_arena(
         players=rules.players,
         variants=rules.variants,
     )
+
+
+def bot_specs(specs: list, trust_bots: bool) -> list:
+    """The specs of a run's bots as the workers build them: each user's Python bot (a file,
+    an import path, an entry point) in a process of its own (:func:`ddz.agents.host.isolated`),
+    unless ``trust_bots``; the built-in bots, programs and agent objects as they are."""
+    return list(specs) if trust_bots else [isolated(spec) for spec in specs]
 
 
 def _named(forfeits: list[Forfeit], name_a: str, name_b: str) -> list[Forfeit]:
@@ -569,16 +584,25 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="seconds per decision; a bot over it forfeits the game (default: none for Python "
-        "bots, 10 s for programs)",
+        help="seconds per decision, at most 86400; a bot over it forfeits the game (default: "
+        "none for the built-in bots and trusted Python bots, 10 s for programs and for Python "
+        "bots in their own process)",
+    )
+    p.add_argument(
+        "--trust-bots",
+        action="store_true",
+        help="run Python bots given by path, import path or entry point in this process "
+        "(faster; they can then read the whole game); by default each runs in a process of its "
+        "own that sees only its seat's requests",
     )
 
 
 def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | None:
     """What is wrong with the options of :func:`add_game_options` (one line), or ``None``; sets
     ``args.ruleset`` and ``args.bidding`` (whether the auction is held)."""
-    if args.time_limit is not None and not 0 < args.time_limit < math.inf:
-        return "--time-limit must be a positive number of seconds"
+    problem = time_limit_problem(args.time_limit)
+    if problem is not None:
+        return problem
     try:
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
@@ -619,7 +643,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: {problem}", file=sys.stderr)
         return 2
     try:
-        agent_a, agent_b = build_agent(args.agent_a), build_agent(args.agent_b)
+        specs = bot_specs([args.agent_a, args.agent_b], args.trust_bots)
+        agent_a, agent_b = (build(spec) for spec in specs)
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
@@ -639,12 +664,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
+    specs = bot_specs([args.agent_a, args.agent_b], args.trust_bots)
     if args.backend == "ray":
         from ddz.common.cluster import portable
 
-        agent_a, agent_b = portable(agent_a, args.agent_a), portable(agent_b, args.agent_b)
+        agent_a, agent_b = portable(agent_a, specs[0]), portable(agent_b, specs[1])
     elif args.workers != 1:  # local processes build their own agents from the names
-        agent_a, agent_b = args.agent_a, args.agent_b
+        agent_a, agent_b = specs
     result = run_arena(
         agent_a,
         agent_b,

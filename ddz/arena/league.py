@@ -51,7 +51,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.agents.loader import build_agent
 from ddz.arena.arena import (
     _SEATS_WORDS,
     CHUNK_DEALS,
@@ -60,12 +59,13 @@ from ddz.arena.arena import (
     _layouts,
     _Sums,
     add_game_options,
+    bot_specs,
     check_arena_seed,
     game_options_problem,
     play_job,
 )
-from ddz.arena.pool import Run, results
-from ddz.arena.referee import Forfeit
+from ddz.arena.pool import Run, build, results
+from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
 from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
 from ddz.common import progress as progress_bar
 from ddz_env.rules import Ruleset
@@ -242,10 +242,13 @@ def _jobs(n: int, deals: int) -> list[tuple[int, int, int, list[int]]]:
     ]
 
 
-def _config(bots, deals, seed, bidding, rules: Ruleset, time_limit: float | None = None) -> dict:
+def _config(
+    bots, deals, seed, bidding, rules: Ruleset, time_limit: float | None = None, trusted=False
+) -> dict:
     """The settings a league file holds (a resumed league must have the same): the rules
-    beside the kicker rule only where they are not the classic ones, and the time limit when
-    there is one, as in the files written before the league played the variants."""
+    beside the kicker rule only where they are not the classic ones, the time limit when
+    there is one, and ``trust_bots`` when the user's bots play in process (their results
+    differ from those of bots in processes of their own), as in the files written before."""
     classic = _rules(bidding, None)
     config = {
         "bots": list(bots),
@@ -260,6 +263,8 @@ def _config(bots, deals, seed, bidding, rules: Ruleset, time_limit: float | None
             config["auction" if f.name == "bidding" else f.name] = value
     if time_limit is not None:
         config["time_limit"] = float(time_limit)
+    if trusted:
+        config["trust_bots"] = True
     return config
 
 
@@ -444,8 +449,10 @@ def _check_league(bots, deals, seed, workers, time_limit, save, resume) -> list[
         raise ValueError(f"deals must be from 1 to {MAX_LEAGUE_DEALS:,}, not {deals}")
     if workers < 1:
         raise ValueError("workers must be at least 1")
-    if time_limit is not None and not 0 < time_limit < math.inf:
-        raise ValueError("time_limit must be a positive number of seconds")
+    if time_limit_problem(time_limit) is not None:
+        raise ValueError(
+            f"time_limit must be a positive number of seconds, at most {MAX_TIME_LIMIT:g}"
+        )
     if resume and save is None:
         raise ValueError("resume needs the results file to continue (save)")
     return bots
@@ -463,6 +470,7 @@ def run_league(
     resume: bool = False,
     progress: bool = False,
     on_chunk=None,
+    trust_bots: bool = False,
 ) -> LeagueResult:
     """Play the league of ``bots`` (agent specs, at least two, each once) and rate them.
 
@@ -473,18 +481,20 @@ def run_league(
     ``save``: the results file, written as the league runs; with ``resume`` its chunks are
     kept (when it exists) and only the missing ones are played. ``on_chunk(done, total)`` is
     called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
-    a results file that doesn't fit.
+    a results file that doesn't fit. ``trust_bots``: run the user's Python bots in process
+    (by default each in a process of its own, :mod:`ddz.agents.host`).
     """
     bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
     rules = _rules(bidding, ruleset)
-    config = _config(bots, deals, seed, bidding, rules, time_limit)
+    config = _config(bots, deals, seed, bidding, rules, time_limit, trust_bots)
     path = None if save is None else Path(save)
     with contextlib.ExitStack() as lock:
         done = {} if path is None else _open_save(lock, path, config, resume)
-        built = {i: build_agent(spec) for i, spec in enumerate(bots)}  # fail early on a bad spec
+        specs = bot_specs(bots, trust_bots)
+        built = {i: build(spec) for i, spec in enumerate(specs)}  # fail early on a bad spec
         if path is not None:
             _save(path, config, done)  # a file that can't be written is found before any game
-        league = (bots, deals, seed, bidding, rules, time_limit)
+        league = (bots, specs, deals, seed, bidding, rules, time_limit)
         return _play(league, built, workers, path, config, done, progress, on_chunk)
 
 
@@ -515,9 +525,9 @@ def _save(path: Path, config: dict, done: dict) -> None:
 
 
 def _play(league, built, workers, path, config, done, progress, on_chunk) -> LeagueResult:
-    """Play the chunks of ``league`` (bots, deals, seed, bidding, rules, time limit) missing
-    from ``done``, saving them to ``path`` (when not ``None``) as they come."""
-    bots, deals, seed, bidding, rules, time_limit = league
+    """Play the chunks of ``league`` (bots, their specs, deals, seed, bidding, rules, time
+    limit) missing from ``done``, saving them to ``path`` (when not ``None``) as they come."""
+    bots, specs, deals, seed, bidding, rules, time_limit = league
     jobs = _jobs(len(bots), deals)
     pending = [job for job in jobs if job[:3] not in done]
     per_deal = len(_layouts(bidding, rules.players))
@@ -545,14 +555,14 @@ def _play(league, built, workers, path, config, done, progress, on_chunk) -> Lea
 
     try:
         if workers == 1 or len(pending) <= 1:
-            run = Run(bots, seed, rules, time_limit, play_job, agents=built)
+            run = Run(specs, seed, rules, time_limit, play_job, agents=built)
             workers = 1
         else:  # the processes build their own agents
             for agent in built.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
                     close()
-            run = Run(bots, seed, rules, time_limit, play_job)
+            run = Run(specs, seed, rules, time_limit, play_job)
         for result in results(run, pending, workers, ordered=False):
             record(*result)
     finally:
@@ -750,6 +760,7 @@ def main(argv: list[str] | None = None) -> int:
             save=args.save,
             resume=args.resume,
             progress=not args.no_progress,
+            trust_bots=args.trust_bots,
         )
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         return fail(str(exc))

@@ -4,8 +4,11 @@ The arena asks every decision through :meth:`Referee.decide` (or :meth:`Referee.
 for all the games where one agent is to act). A bot **forfeits** a game when,
 for one of its decisions, it
 
-* raises an exception (any ``Exception``; ``KeyboardInterrupt`` still stops the run),
-* returns something that is not an action id, or an action that is not legal there,
+* raises an exception (any, ``SystemExit`` included: a bot can't end the run;
+  ``KeyboardInterrupt`` still stops it),
+* returns something that is not an action id (``True`` is not one), or an action that is not
+  legal there: every answer is checked against the game itself, never against the bot's copy of
+  the legal actions (which it could edit),
 * (program bots, :mod:`ddz.agents.external`) exits, answers garbage or does not answer in time,
 * takes longer than the time limit, when one is set (``--time-limit SECONDS``).
 
@@ -15,25 +18,32 @@ of its process (the CLI and every worker process do), an interval timer raises a
 the bot when the limit is reached, which stops a bot stuck in Python code. And every decision's
 wall time is measured: a decision that returns after the limit (code the timer can't interrupt,
 e.g. a long C call, or a platform without ``SIGALRM``) forfeits after the fact. The interrupt
-is a ``BaseException`` subclass, so a bot's ``except Exception`` can't swallow it. Wall-time
+is a ``BaseException`` subclass, so a bot's ``except Exception`` can't swallow it; a bare
+``except:`` can, but the wall time is checked when the bot returns, so a late answer still
+forfeits. A bot that swallows the interrupt and never returns can't be stopped in its own
+process: that is why a user's bot runs in a process of its own (:mod:`ddz.agents.host`; killed at
+the limit) unless the run trusts it (``--trust-bots``). The limit is at most
+:data:`MAX_TIME_LIMIT` seconds (the timer's range is bounded). Wall-time
 limits depend on the machine: a bot that decides close to the limit can forfeit in one run and
 not in another, which is the only way a forfeit can make a run non-reproducible. Without a time
 limit, in-process bots are never timed. Program bots enforce their own limit by waiting at
 most that long for the answer (10 s when none is set; 5 s more for the first answer after the
 program starts).
 
-**Scoring of a forfeited game.** The forfeiting seat's side loses as if the other side had just
-gone out: DouZero's score is ±2·2^bombs for the bombs played so far, the settlement points are
-base × 2^bombs (no spring). If the forfeit happens during the auction, the forfeiting seat is
-taken as the landlord with the highest bid so far (at least 1). The rest of the game is not
-played by the bots (the engine finishes it with fixed filler moves, never shown to a bot); the
-chunk's other games go on. The forfeit is reported with the reason, the seat, the deal number
+**Scoring of a forfeited game.** The stake is recorded at the forfeit (:func:`forfeit_row` is
+called then, before any filler move). The forfeiting seat's side loses as if the other side had
+just gone out: DouZero's score is ±2·2^bombs (landlord ±2, each peasant ±1; the same
+:func:`douzero_score` as every other game: no rob, no open hand, no spring), the settlement
+points are base × 2^(bombs + robs + open hand) × base points (no spring). If the forfeit happens
+during the auction, the forfeiting seat is taken as the landlord with the highest bid so far (at
+least 1) and the robs so far. The rest of the game is not played by the bots (the engine
+finishes it with fixed filler moves, never shown to a bot, that change nothing of the score);
+the chunk's other games go on. The forfeit is reported with the reason, the seat, the deal number
 and the deal code (``ddz play --code CODE`` deals it again).
 """
 
 from __future__ import annotations
 
-import operator
 import signal
 import threading
 import time
@@ -43,6 +53,7 @@ import numpy as np
 
 from ddz.agents.base import Agent
 from ddz.agents.external import BotError
+from ddz.agents.loader import action_id, exception_line
 from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
@@ -82,6 +93,23 @@ class Forfeit:
         return cls(**data)
 
 
+#: The longest time limit per decision, in seconds (a day): the interval timer's range is bounded.
+MAX_TIME_LIMIT = 86_400.0
+
+
+def time_limit_problem(limit) -> str | None:
+    """What is wrong with a time limit (one line, naming ``--time-limit``), or ``None``."""
+    if limit is None:
+        return None
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, (int, float))
+        or not 0 < limit <= MAX_TIME_LIMIT
+    ):
+        return f"--time-limit must be a positive number of seconds, at most {MAX_TIME_LIMIT:g}"
+    return None
+
+
 class _Timeout(BaseException):
     """Raised inside a bot by the interval timer (not an ``Exception``: bots can't catch it)."""
 
@@ -98,8 +126,10 @@ class Referee:
     """
 
     def __init__(self, time_limit: float | None = None):
-        if time_limit is not None and not 0 < time_limit < float("inf"):
-            raise ValueError("time_limit must be a positive number of seconds")
+        if time_limit_problem(time_limit) is not None:
+            raise ValueError(
+                f"time_limit must be a positive number of seconds, at most {MAX_TIME_LIMIT:g}"
+            )
         self.time_limit = time_limit
         self._alarm = False
         self._previous = None
@@ -128,7 +158,7 @@ class Referee:
     def decide(self, agent, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
         """(action, None) for a legal decision, (-1, reason) for a forfeit."""
         answer, reason = self._ask(agent, lambda: agent.act(info))
-        return (-1, reason) if reason is not None else _check(answer, info, game, b)
+        return (-1, reason) if reason is not None else _check(answer, game, b)
 
     def decide_batch(
         self, agent, infos: list[InfoSet], game: Game, games: list[int]
@@ -136,16 +166,21 @@ class Referee:
         """:meth:`decide` for each information set (of game ``games[i]``), in order. An agent
         with its own ``decide_batch`` (see :meth:`ddz.agents.base.Agent.decide_batch`) answers them
         all in one call when no time limit is set (a limit is per decision); a failure of that
-        call forfeits all of them."""
+        call forfeits all of them. The agent gets its own list (emptying it changes nothing here)."""
         own = getattr(type(agent), "decide_batch", None)
         if self.time_limit is not None or own is None or own is Agent.decide_batch:
             return [self.decide(agent, i, game, b) for i, b in zip(infos, games)]
-        answers, reason = self._ask(agent, lambda: agent.decide_batch(infos))
-        if reason is None and np.shape(answers) != (len(infos),):
-            reason = f"decide_batch returned {np.shape(answers)} answers for {len(infos)} decisions"
+        answers, reason = self._ask(agent, lambda: agent.decide_batch(list(infos)))
+        if reason is None:
+            try:
+                shape = np.shape(answers)
+            except Exception:  # an answer numpy can't even measure
+                shape = "unmeasurable"
+            if shape != (len(games),):
+                reason = f"decide_batch returned {shape} answers for {len(games)} decisions"
         if reason is not None:
-            return [(-1, reason)] * len(infos)
-        return [_check(a, i, game, b) for a, i, b in zip(list(answers), infos, games)]
+            return [(-1, reason)] * len(games)
+        return [_check(a, game, b) for a, b in zip(list(answers), games)]
 
     def _ask(self, agent, call):
         """(the agent's answer, None), or (None, why it forfeits) when it raised or ran out
@@ -163,27 +198,29 @@ class Referee:
                     signal.setitimer(signal.ITIMER_REAL, 0)
         except _Timeout:
             return None, f"did not decide within the time limit ({limit:g} s)"
-        except Exception as exc:  # the bot's own failure: forfeit, the run goes on
-            text = str(exc).strip().splitlines()
-            what = type(exc).__name__ + (f": {text[0][:200]}" if text else "")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the bot's own failure (SystemExit too): forfeit
             if isinstance(exc, BotError):
                 return None, str(exc)
-            return None, f"raised {what}"
+            return None, f"raised {exception_line(exc)}"
         elapsed = time.perf_counter() - start
         if timed and elapsed > limit:
             return None, f"took {elapsed:.3g} s to decide, over the time limit ({limit:g} s)"
         return answer, None
 
 
-def _check(answer, info: InfoSet, game: Game, b: int) -> tuple[int, str | None]:
-    """(action, None) when ``answer`` is a legal action id of game ``b``, else (-1, reason)."""
+def _check(answer, game: Game, b: int) -> tuple[int, str | None]:
+    """(action, None) when ``answer`` is a legal action id of game ``b`` by the game's own
+    legality test (never the bot's copy of the legal actions), else (-1, reason)."""
     try:
-        action = operator.index(answer)
-    except TypeError:
-        return -1, f"returned {answer!r:.60}, not an action id"
-    legal = info.legal_actions
-    i = int(np.searchsorted(legal, action))
-    if i == len(legal) or legal[i] != action:
+        action = action_id(answer)
+    except TypeError as exc:
+        return -1, str(exc)
+    legal = 0 <= action < game.num_actions
+    if legal:
+        legal = bool(int(game.legal_action_words()[b, action >> 6]) >> (action & 63) & 1)
+    if not legal:
         n = game.num_moves
         if 0 <= action < n:
             what = game.table.cards_text(action)
@@ -202,22 +239,32 @@ def filler_action(game: Game, b: int) -> int:
     return int(legal[-1] if game.phase[b] == BIDDING else legal[0])
 
 
+def douzero_score(a_seat: np.ndarray, landlord: int, landlord_won: bool, bombs: int) -> float:
+    """A's DouZero score of one game (the arena's ADP): the landlord ±2·2^bombs (±3 with four
+    players), each peasant ±1·2^bombs, summed over the seats A holds (``a_seat``). Robs, the
+    open hand and springs don't count, in every game alike."""
+    players, unit, score = len(a_seat), 2.0 ** int(bombs), 0.0
+    for s in np.flatnonzero(a_seat).tolist():
+        won = landlord_won == (s == landlord)
+        score += (players - 1 if s == landlord else 1) * unit * (1 if won else -1)
+    return score
+
+
 def forfeit_row(game: Game, b: int, seat: int, a_seat: np.ndarray, deal: int) -> tuple:
     """The arena's result row (deal, A holds landlord, A won, A DouZero score, A points) of
-    game ``b`` forfeited by ``seat`` (scored as in the module docstring)."""
+    game ``b`` forfeited by ``seat``, from the game as it is at the forfeit (call it then, before
+    any filler move; scored as in the module docstring)."""
     landlord, base = int(game.landlord[b]), int(game.base[b])
-    if landlord < 0:  # forfeited during the auction
+    if landlord < 0:  # forfeited during the auction: the forfeiting seat is the landlord
         landlord, base = seat, max(int(game.high_bid[b]), 1)
     landlord_won = seat != landlord
-    # every doubling so far: bombs, and the variants' robs and open hand
-    unit = 2.0 ** (int(game.bombs[b]) + int(game.robs[b]) + int(game.opened[b]))
-    value = base * unit * game.ruleset.base_points
-    score = points = 0.0
-    players = len(a_seat)
-    for s in range(players):
-        if a_seat[s]:
-            won = landlord_won == (s == landlord)
-            share = players - 1 if s == landlord else 1
-            score += share * unit * (1 if won else -1)
-            points += share * value * (1 if won else -1)
-    return (deal, a_seat[landlord], score > 0, score, points)
+    bombs = int(game.bombs[b])
+    # the stake: every doubling so far (bombs, and the variants' robs and open hand)
+    stake = base * 2.0 ** (bombs + int(game.robs[b]) + int(game.opened[b]))
+    stake *= game.ruleset.base_points
+    players, points = len(a_seat), 0.0
+    for s in np.flatnonzero(a_seat).tolist():
+        won = landlord_won == (s == landlord)
+        points += (players - 1 if s == landlord else 1) * stake * (1 if won else -1)
+    score = douzero_score(a_seat, landlord, landlord_won, bombs)
+    return (deal, bool(a_seat[landlord]), score > 0, score, points)
