@@ -117,6 +117,13 @@ class ReturnsTrue:
         return True
 
 
+class PlaysTrue(RandomAgent):
+    """An ``Agent`` whose ``play`` answers ``True`` (``Agent.act`` must not make it the move 1)."""
+
+    def play(self, info):
+        return True
+
+
 class RaisesInAuction(RandomAgent):
     """Raises at its first call of the auction."""
 

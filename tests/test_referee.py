@@ -71,6 +71,12 @@ def test_an_answer_of_true_is_not_the_move_1():
     assert (action, reason) == (-1, "returned True, not an action id")
 
 
+def test_an_agent_whose_play_answers_true_does_not_play_the_move_1():
+    game = Game(1, ruleset=BARE, seed=1)
+    action, reason = Referee().decide(hb.PlaysTrue(), infoset(game, 0), game, 0)
+    assert action == -1 and reason.endswith("returned True, not an action id")
+
+
 @pytest.mark.parametrize("limit", ["1e10", str(MAX_TIME_LIMIT * 2), "nan", "0"])
 def test_a_time_limit_out_of_range_is_a_one_line_usage_error(limit, capsys):
     assert eval_main(["random", "random", "--time-limit", limit, "--no-progress"]) == 2

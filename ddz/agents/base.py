@@ -8,6 +8,7 @@ move id (``0`` = pass).
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -33,6 +34,21 @@ def open_call(info: InfoSet, open_hand: bool) -> int:
     return OPEN if open_hand else 0
 
 
+def action_id(answer) -> int:
+    """A bot's answer as an action id; ``TypeError`` saying what it returned instead (``True``
+    is not the move 1; a hostile ``__index__`` or ``__repr__`` can't get through)."""
+    try:
+        if isinstance(answer, (bool, np.bool_)):
+            raise TypeError
+        return operator.index(answer)
+    except Exception:
+        try:
+            shown = f"{answer!r:.60}"
+        except Exception:
+            shown = f"a {type(answer).__name__}"
+        raise TypeError(f"returned {shown}, not an action id") from None
+
+
 class Agent(ABC):
     """A player. Subclasses implement :meth:`bid` and :meth:`play`."""
 
@@ -54,8 +70,8 @@ class Agent(ABC):
     def act(self, info: InfoSet) -> int:
         """An action id of the game's action space for this information set."""
         if info.phase == BIDDING:
-            return bid_action(info.num_moves, int(self.bid(info)))
-        return int(self.play(info))
+            return bid_action(info.num_moves, action_id(self.bid(info)))
+        return action_id(self.play(info))
 
     def decide_batch(self, infos: Sequence[InfoSet]) -> np.ndarray:
         """Action ids for several information sets at once, in order: the same as :meth:`act`

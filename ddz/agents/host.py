@@ -32,8 +32,9 @@ import tempfile
 
 import numpy as np
 
+from ddz.agents.base import action_id
 from ddz.agents.external import ExternalAgent
-from ddz.agents.loader import action_id, build_agent, exception_line, is_user_bot
+from ddz.agents.loader import build_agent, exception_line, is_user_bot
 from ddz_env.actions import BIDDING, CALL_NAMES, PLAY
 from ddz_env.cards import parse_counts
 from ddz_env.infoset import InfoSet

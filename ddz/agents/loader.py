@@ -34,13 +34,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import operator
 import os
 import re
 import sys
 from importlib.metadata import entry_points
-
-import numpy as np
 
 from ddz.agents.base import _REGISTRY, Agent, agent_names, make_agent
 from ddz_env.infoset import InfoSet
@@ -157,21 +154,6 @@ def _load(module: str, spec: str):
         raise
     except BaseException as exc:
         raise ValueError(f"{spec}: {module!r} failed to load ({exception_line(exc)})") from None
-
-
-def action_id(answer) -> int:
-    """A bot's answer as an action id; ``TypeError`` saying what it returned instead (``True``
-    is not the move 1; a hostile ``__index__`` or ``__repr__`` can't get through)."""
-    try:
-        if isinstance(answer, (bool, np.bool_)):
-            raise TypeError
-        return operator.index(answer)
-    except Exception:
-        try:
-            shown = f"{answer!r:.60}"
-        except Exception:
-            shown = f"a {type(answer).__name__}"
-        raise TypeError(f"returned {shown}, not an action id") from None
 
 
 def exception_line(exc: BaseException) -> str:
