@@ -119,8 +119,9 @@ class QuitGame(Exception):
     """The player typed ``quit``."""
 
 
-class Terminated(Exception):
-    """A signal (SIGTERM, SIGHUP) asked the game to end."""
+class Terminated(BaseException):
+    """A signal (SIGTERM, SIGHUP) asked the game to end. Like ``KeyboardInterrupt`` it is not
+    an ``Exception``, so no ``except Exception`` (a failing bot's, a hint's) can swallow it."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
