@@ -353,3 +353,53 @@ def test_progress_on_a_terminal(monkeypatch):
     with progress(1000, None, False, initial=100) as bar:  # e.g. ddz train --quiet
         bar.update(400)
     assert quiet.getvalue() == ""
+
+
+# ---------------------------------------------------------------------------- full disk, Ctrl-C
+def test_an_interrupt_that_surfaces_as_an_import_error_is_the_interrupt(monkeypatch, capsys):
+    """Ctrl-C inside numpy's C import comes out as ImportError: still a quiet exit 130."""
+    import signal
+
+    from ddz import cli as ddz_cli
+
+    def interrupted(name):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            raise ImportError("PyCapsule_Import could not import module 'datetime'") from None
+
+    monkeypatch.setattr(ddz_cli.importlib, "import_module", interrupted)
+    assert ddz_cli.main(["play"]) == 130
+    captured = capsys.readouterr()
+    assert captured.err.strip() == "interrupted" and "Traceback" not in captured.out
+
+
+def test_an_import_error_without_an_interrupt_is_still_raised(monkeypatch):
+    from ddz import cli as ddz_cli
+
+    def broken(name):
+        raise ImportError("no module named numpy")
+
+    monkeypatch.setattr(ddz_cli.importlib, "import_module", broken)
+    with pytest.raises(ImportError, match="numpy"):
+        ddz_cli.main(["play"])
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--level", "normal", "--fast", "--no-stats"),
+        ("eval", "random", "random", "--deals", "2", "--no-progress"),
+        ("league", "random", "easy", "--deals", "2", "--no-progress"),
+    ],
+)
+def test_output_to_a_full_disk_is_one_line_and_exit_1(args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ddz", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr == f"ddz {args[0]}: can't write the output: No space left on device\n"

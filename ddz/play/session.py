@@ -105,6 +105,13 @@ COMMAND_LETTERS = {
     "q": (N_("the queen"), N_("type quit to leave the game")),
     "r": (N_("the red joker"), N_("replay is offered once the hand is over")),
 }
+#: The longest line read (characters); a longer one is refused, never held in memory whole.
+MAX_LINE = 4096
+#: How far an over-long line is skipped, looking for its end, before the input is taken as not
+#: being lines of text at all (``< /dev/zero``).
+MAX_SKIP = 2**20
+
+
 #: Exit statuses for the signals that end a game (128 + the signal's number).
 SIGNAL_NAMES = {"SIGTERM": N_("Terminated"), "SIGHUP": N_("Hangup")}
 #: The in-game help in English (``help_text`` gives it in the current language).
@@ -175,21 +182,51 @@ class Terminal:
         self.stdout.flush()
 
     def ask(self, prompt: str) -> str:
+        """The next line typed (without its line end). A line over :data:`MAX_LINE` characters
+        is refused with a note and the question asked again; input with no line end at all
+        in :data:`MAX_SKIP` characters (``< /dev/zero``) ends the game as the end of input does."""
+        while True:
+            line = self._read_line(prompt)
+            if line is not None:
+                return line
+            note = _("that line is longer than {limit} characters; it is ignored")
+            self.say("  " + self.style.red("✗ ") + note.format(limit=MAX_LINE))
+
+    def _read_line(self, prompt: str) -> str | None:
+        """One line, or ``None`` when it was too long (then skipped to its end)."""
         if self.interactive:
             try:
-                return input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
+                line = input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
             except EOFError:
                 self.write("\n")
                 raise EndOfInput from None
+            return line if len(line) <= MAX_LINE else None
         self.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        line = self.stdin.readline(MAX_LINE + 2)  # the line, its "\r\n", and one more: too long
         if not line:
             self.write("\n")
             raise EndOfInput
+        ended = line.endswith("\n")
         line = line.rstrip("\r\n")
-        self.write(line + "\n")
-        return line
+        self.write(text.cut(line) + "\n")
+        if len(line) <= MAX_LINE:
+            return line
+        if not ended:
+            self._skip_line()
+        return None
+
+    def _skip_line(self) -> None:
+        """Read on to the end of an over-long line, in bounded pieces, at most ``MAX_SKIP``."""
+        skipped = 0
+        while skipped < MAX_SKIP:
+            piece = self.stdin.readline(MAX_LINE)
+            if not piece or piece.endswith("\n"):
+                return
+            skipped += len(piece)
+        note = _("the input has no line end in its first {size} MiB: it is not lines of text")
+        self.say("  " + self.style.red("✗ ") + note.format(size=MAX_SKIP // 2**20))
+        raise EndOfInput
 
     @property
     def height(self) -> int:
@@ -586,7 +623,7 @@ class Session:
             else:
                 self.say_error(
                     _("{line} is not an answer here: type {options} (or help)").format(
-                        line=repr(line), options=", ".join(options)
+                        line=text.quoted(line), options=", ".join(options)
                     )
                 )
 
@@ -630,7 +667,7 @@ class Session:
             else:
                 self.say_error(
                     _("{line} is not a bid: type {options} (or help)").format(
-                        line=repr(line), options=", ".join(options)
+                        line=text.quoted(line), options=", ".join(options)
                     )
                 )
         return None
@@ -777,7 +814,9 @@ class Session:
             return None
         except CardParseError as exc:
             self.say_error(
-                _("{word} is not a card or a command (type help)").format(word=repr(exc.token))
+                _("{word} is not a card or a command (type help)").format(
+                    word=text.quoted(exc.token)
+                )
             )
             return None
         verdict = text.judge(self.table, info.hand, info.table_move, counts)
@@ -788,7 +827,7 @@ class Session:
             if letter:
                 extra = _(" ({letter} is {card} here; {command})")
                 verdict_text = verdict.text + extra.format(
-                    letter=repr(low), card=card, command=command
+                    letter=text.quoted(low), card=card, command=command
                 )
             self.say_error(verdict_text if letter else verdict.text)
             return None
@@ -797,7 +836,9 @@ class Session:
             line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
             self.term.say(
                 "  "
-                + line.format(letter=repr(low), card=card, verdict=verdict.text, command=command)
+                + line.format(
+                    letter=text.quoted(low), card=card, verdict=verdict.text, command=command
+                )
             )
             return None
         if check:
@@ -912,7 +953,7 @@ def _seed(value: str) -> int:
         seed = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            _("{value} is not a whole number").format(value=repr(value))
+            _("{value} is not a whole number").format(value=text.quoted(value))
         ) from None
     if seed < 0:
         raise argparse.ArgumentTypeError(_("the seed must be 0 or more"))
@@ -924,7 +965,7 @@ def _language(value: str) -> str:
     if code not in LANGUAGES:
         raise argparse.ArgumentTypeError(
             _("{value} is not one of the languages: {names}").format(
-                value=repr(value), names=", ".join(LANGUAGES)
+                value=text.quoted(value), names=", ".join(LANGUAGES)
             )
         )
     return code
@@ -1027,7 +1068,7 @@ def main(
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
-            print(line.format(code=repr(args.code), reason=reason), file=sys.stderr)
+            print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
             return 2
         args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
     for stream in (stdin, stdout):
