@@ -403,3 +403,44 @@ def test_output_to_a_full_disk_is_one_line_and_exit_1(args):
         )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr == f"ddz {args[0]}: can't write the output: No space left on device\n"
+
+
+# ---------------------------------------------------------------------------- --ray-address
+@pytest.mark.parametrize(
+    "address, problem",
+    [
+        ("a..b:1", "'a..b' is not a host name or an IP address"),
+        ("127.0.0.1:-5", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:0", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:65536", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:٣", "the port must be a number from 1 to 65535"),
+        (":6379", "no host before the port"),
+        ("ray://:10001", "no host before the port"),
+        ("[nope]:6379", "'[nope]' is not a host name or an IP address"),
+        ("my host:6379", "'my host' is not a host name or an IP address"),
+        ("localhost", "no :PORT"),
+    ],
+)
+def test_a_malformed_ray_address_is_refused_before_ray_is_used(monkeypatch, address, problem):
+    from ddz.common.cluster import ClusterError, connect
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # importing Ray would fail: never reached
+    with pytest.raises(ClusterError) as caught:
+        connect(address)
+    assert str(caught.value).startswith(f"bad --ray-address {address!r}: {problem} (")
+
+
+@pytest.mark.parametrize("address", ["", "auto", "local", "10.0.0.2:6379", "[::1]:6379",
+                                     "head.example.org:6379", "ray://10.0.0.2:10001"])  # fmt: skip
+def test_well_formed_ray_addresses_pass_the_check(address):
+    from ddz.common.cluster import check_address
+
+    check_address(address)  # raises if refused
+
+
+def test_eval_reports_a_malformed_ray_address_in_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    argv = ["random", "random", "--deals", "1", "--backend", "ray", "--ray-address", "a..b:1"]
+    assert arena.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad --ray-address 'a..b:1'" in err and "Traceback" not in err
