@@ -444,3 +444,11 @@ def test_eval_reports_a_malformed_ray_address_in_one_line(monkeypatch, capsys):
     assert arena.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad --ray-address 'a..b:1'" in err and "Traceback" not in err
+
+
+def test_a_program_bot_naming_a_folder_says_it_is_a_folder(tmp_path, capsys):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    assert arena.main([f"cmd:{folder}/", "random", "--deals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"'{folder}/' is a folder, not a program" in err and "no such program" not in err

@@ -92,3 +92,40 @@ def test_closed_and_endless_stdin_through_the_command():
     with open("/dev/zero", "rb") as zero:
         endless = subprocess.run(base, cwd=ROOT, stdin=zero, capture_output=True, timeout=120)
     assert endless.returncode == 0 and endless.stderr == b"" and len(endless.stdout) < 5000
+
+
+def test_quit_says_why_the_hand_is_not_counted(data_home, doormats):
+    """Statistics off, a chosen deal, an unfinished auction: each quit says its own reason."""
+    doormats(0)
+    base = ["--level", "normal", "--code", CODE, "--fast"]
+    _, off = run_lines([*base, "--no-stats"], ["3", "quit"])
+    assert off.endswith("Bye. (Statistics are off with --no-stats: nothing is recorded.)\n")
+    _, chosen = run_lines(base, ["3", "quit"])
+    assert chosen.endswith("Bye. (A replayed or chosen deal is not counted in the statistics.)\n")
+    _, bidding = run_lines(base, ["quit"])
+    assert bidding.endswith("Bye. (This hand was not finished, so it is not counted.)\n")
+    assert not (data_home / "ddz" / "stats.json").exists()
+
+
+@pytest.mark.parametrize("lang", ["zh", "es"])
+def test_a_terminal_that_cannot_show_the_language_plays_in_english(lang):
+    """``--lang zh`` on an ASCII terminal: English with a note, not ``???``."""
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii", errors="strict", write_through=True)
+    argv = ["--lang", lang, "--level", "normal", "--code", CODE, "--fast", "--no-stats"]
+    assert play.main(argv, stdin=io.StringIO("quit\n"), stdout=out) == 0
+    screen = raw.getvalue().decode("ascii")
+    name = {"zh": "Chinese", "es": "Spanish"}[lang]
+    assert (
+        f"note: this terminal's encoding (ascii) can't show {name}; playing in English\n" in screen
+    )
+    assert "?" not in screen.replace("(or help)", "") and "Your bid" in screen
+
+
+def test_a_terminal_that_can_show_the_language_keeps_it():
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="gb18030", write_through=True)
+    argv = ["--lang", "zh", "--level", "normal", "--code", CODE, "--fast", "--no-stats"]
+    assert play.main(argv, stdin=io.StringIO("quit\n"), stdout=out) == 0
+    screen = raw.getvalue().decode("gb18030")
+    assert "斗地主" in screen and "playing in English" not in screen

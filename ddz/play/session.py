@@ -49,12 +49,15 @@ from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
+    ENGLISH_NAMES,
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
     ArgumentParser,
     _,
+    catalogue_text,
     detect_language,
+    language,
     language_in_argv,
     ngettext,
     pgettext,
@@ -476,8 +479,14 @@ class Session:
         """``quit`` in a hand: once the bidding is over, the hand counts as a loss at the stake
         reached so far (bombs included), as leaving a table does in online play."""
         g = self.game
-        if g.phase[0] != PLAY or not (self.counted and self.stats_on):
+        if not self.stats_on:
+            self.term.say(_("Bye. (Statistics are off with --no-stats: nothing is recorded.)"))
+            return
+        if g.phase[0] != PLAY:
             self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
+            return
+        if not self.counted:
+            self.term.say(_("Bye. (A replayed or chosen deal is not counted in the statistics.)"))
             return
         landlord = int(g.landlord[0]) == HUMAN
         per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
@@ -1077,7 +1086,10 @@ def main(
                 stream.reconfigure(errors="replace")
             except (AttributeError, ValueError, OSError):
                 pass
+    fallback = _shown_language(stdout)
     if args.stats:
+        if fallback:
+            stdout.write(_("note: ") + fallback + "\n")
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
@@ -1087,6 +1099,8 @@ def main(
     try:
         level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
+        if fallback:
+            session.notices.insert(0, fallback)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
         _silence_stdout()
@@ -1100,6 +1114,17 @@ def main(
         return _leave(stdout, color, name, session, 128 + exc.signum)
     finally:
         restore()
+
+
+def _shown_language(stdout: TextIO) -> str:
+    """Switch to English when ``stdout``'s encoding can't show the chosen language (``--lang zh``
+    on an ASCII terminal would print ``???``); the note saying so (in English), or ""."""
+    lang = language()
+    if lang == "en" or _can_encode(stdout, catalogue_text().translate(text.ASCII_FALLBACK)):
+        return ""
+    set_language("en")
+    encoding = getattr(stdout, "encoding", None) or "ascii"
+    return f"this terminal's encoding ({encoding}) can't show {ENGLISH_NAMES[lang]}; playing in English"
 
 
 def _silence_stdout() -> None:
