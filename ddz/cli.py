@@ -15,7 +15,6 @@ import importlib
 import os
 import signal
 import sys
-import threading
 
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -71,12 +70,10 @@ class _Interrupts:
 
     def __init__(self) -> None:
         self.seen = False
-        self.previous = None
-        if threading.current_thread() is threading.main_thread():
-            try:
-                self.previous = signal.signal(signal.SIGINT, self._handle)
-            except (ValueError, OSError):
-                self.previous = None
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        except (ValueError, OSError):  # not the main thread
+            self.previous = None
 
     def _handle(self, signum, frame) -> None:
         self.seen = True
