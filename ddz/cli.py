@@ -2,14 +2,18 @@
 ``ddz play`` starts fast and never imports torch.
 
 Exit codes: 0 done; 2 a usage error, bad input or a bad file (one line on stderr); 130
-interrupted (Ctrl-C); 1 anything else (out of memory, a failure inside a command). A reader
-that goes away (``ddz eval ... | head``) ends the command quietly with 0.
+interrupted (Ctrl-C, even in the first moments, while the command's modules load); 1 anything
+else (out of memory, a full disk, a failure inside a command). A reader that goes away
+(``ddz eval ... | head``) ends the command quietly with 0; output to a full disk
+(``> /dev/full``) is one line on stderr and 1. A closed standard input (``<&-``) reads as empty.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
+import signal
 import sys
 
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
@@ -31,9 +35,15 @@ def _help() -> str:
     return "\n".join(lines)
 
 
+#: The errors of a write that no retry can help: the disk (or the user's quota) is full.
+FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 def _silence_closed_streams() -> None:
     """With stderr closed (``2>&-``) Python sets ``sys.stderr`` to None: messages and progress
-    bars then go nowhere instead of failing."""
+    bars then go nowhere instead of failing; a closed stdin (``<&-``) reads as empty."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
@@ -51,6 +61,36 @@ def _reader_gone() -> int:
         except (AttributeError, OSError, ValueError):
             pass
     return 0
+
+
+class _Interrupts:
+    """Ctrl-C raises ``KeyboardInterrupt`` as usual, and is remembered: an interrupt that lands
+    inside a C extension's import (numpy's) comes out as an ``ImportError``, which is then
+    the interrupt, not a broken install. Only the main thread can set the handler."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        except (ValueError, OSError):  # not the main thread
+            self.previous = None
+
+    def _handle(self, signum, frame) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+
+def _say(line: str) -> None:
+    """One line on stderr, which may itself be the full disk or a closed pipe."""
+    try:
+        print(line, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
 
 
 def _run(argv: list[str]) -> int:
@@ -75,20 +115,36 @@ def _run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _silence_closed_streams()
-    argv = list(sys.argv[1:] if argv is None else argv)
+    interrupts = _Interrupts()  # first, so that Ctrl-C while the command loads is caught
     try:
-        code = _run(argv)
-        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
-        return code
+        _silence_closed_streams()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        name = argv[0] if argv else ""
+        try:
+            code = _run(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+            return code
+        except ImportError:
+            if not interrupts.seen:
+                raise
+            raise KeyboardInterrupt from None
+        except BrokenPipeError:
+            return _reader_gone()
+        except MemoryError:
+            _say(f"ddz {name}: out of memory")
+            return 1
+        except OSError as exc:
+            if exc.errno not in FULL_DISK:
+                raise
+            where = f"{exc.filename}: " if exc.filename else "can't write the output: "
+            _say(f"ddz {name}: {where}{exc.strerror or exc}")
+            _reader_gone()  # nothing more is written, not even the flush at exit
+            return 1
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        _say("\ninterrupted")
         return 130
-    except BrokenPipeError:
-        return _reader_gone()
-    except MemoryError:
-        print(f"ddz {argv[0]}: out of memory", file=sys.stderr)
-        return 1
+    finally:
+        interrupts.restore()
 
 
 if __name__ == "__main__":

@@ -353,3 +353,102 @@ def test_progress_on_a_terminal(monkeypatch):
     with progress(1000, None, False, initial=100) as bar:  # e.g. ddz train --quiet
         bar.update(400)
     assert quiet.getvalue() == ""
+
+
+# ---------------------------------------------------------------------------- full disk, Ctrl-C
+def test_an_interrupt_that_surfaces_as_an_import_error_is_the_interrupt(monkeypatch, capsys):
+    """Ctrl-C inside numpy's C import comes out as ImportError: still a quiet exit 130."""
+    import signal
+
+    from ddz import cli as ddz_cli
+
+    def interrupted(name):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            raise ImportError("PyCapsule_Import could not import module 'datetime'") from None
+
+    monkeypatch.setattr(ddz_cli.importlib, "import_module", interrupted)
+    assert ddz_cli.main(["play"]) == 130
+    captured = capsys.readouterr()
+    assert captured.err.strip() == "interrupted" and "Traceback" not in captured.out
+
+
+def test_an_import_error_without_an_interrupt_is_still_raised(monkeypatch):
+    from ddz import cli as ddz_cli
+
+    def broken(name):
+        raise ImportError("no module named numpy")
+
+    monkeypatch.setattr(ddz_cli.importlib, "import_module", broken)
+    with pytest.raises(ImportError, match="numpy"):
+        ddz_cli.main(["play"])
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--level", "normal", "--fast", "--no-stats"),
+        ("eval", "random", "random", "--deals", "2", "--no-progress"),
+        ("league", "random", "easy", "--deals", "2", "--no-progress"),
+    ],
+)
+def test_output_to_a_full_disk_is_one_line_and_exit_1(args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ddz", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr == f"ddz {args[0]}: can't write the output: No space left on device\n"
+
+
+# ---------------------------------------------------------------------------- --ray-address
+@pytest.mark.parametrize(
+    "address, problem",
+    [
+        ("a..b:1", "'a..b' is not a host name or an IP address"),
+        ("127.0.0.1:-5", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:0", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:65536", "the port must be a number from 1 to 65535"),
+        ("127.0.0.1:٣", "the port must be a number from 1 to 65535"),
+        (":6379", "no host before the port"),
+        ("ray://:10001", "no host before the port"),
+        ("[nope]:6379", "'[nope]' is not a host name or an IP address"),
+        ("my host:6379", "'my host' is not a host name or an IP address"),
+        ("localhost", "no :PORT"),
+    ],
+)
+def test_a_malformed_ray_address_is_refused_before_ray_is_used(monkeypatch, address, problem):
+    from ddz.common.cluster import ClusterError, connect
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # importing Ray would fail: never reached
+    with pytest.raises(ClusterError) as caught:
+        connect(address)
+    assert str(caught.value).startswith(f"bad --ray-address {address!r}: {problem} (")
+
+
+@pytest.mark.parametrize("address", ["", "auto", "local", "10.0.0.2:6379", "[::1]:6379",
+                                     "head.example.org:6379", "ray://10.0.0.2:10001"])  # fmt: skip
+def test_well_formed_ray_addresses_pass_the_check(address):
+    from ddz.common.cluster import check_address
+
+    check_address(address)  # raises if refused
+
+
+def test_eval_reports_a_malformed_ray_address_in_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    argv = ["random", "random", "--deals", "1", "--backend", "ray", "--ray-address", "a..b:1"]
+    assert arena.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad --ray-address 'a..b:1'" in err and "Traceback" not in err
+
+
+def test_a_program_bot_naming_a_folder_says_it_is_a_folder(tmp_path, capsys):
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    assert arena.main([f"cmd:{folder}/", "random", "--deals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"'{folder}/' is a folder, not a program" in err and "no such program" not in err

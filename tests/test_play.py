@@ -580,7 +580,7 @@ def test_undecodable_input_bytes_are_a_typo(tmp_path):
     out = proc.stdout.decode("utf-8")
     assert proc.returncode == 0 and proc.stderr == b""
     assert "is not a bid" in out and "is not a card or a command" in out
-    assert out.endswith("Bye. (This hand was not finished, so it is not counted.)\n")
+    assert out.endswith("Bye. (A replayed or chosen deal is not counted in the statistics.)\n")
 
 
 def test_stats_flag_shows_the_totals(data_home):

@@ -301,3 +301,29 @@ def test_deeply_nested_file_in_the_game_and_its_stats_flag(home):
     )
     assert rc == 0 and "is corrupt (nested too deeply)" in out.getvalue()
     assert "Statistics: 1 game ·" in out.getvalue()
+
+
+def test_a_linked_statistics_file_is_written_through_the_link(home, tmp_path):
+    """A ``stats.json`` that is a symbolic link stays a link; its target gets every update."""
+    target = tmp_path / "synced" / "my-stats.json"
+    target.parent.mkdir()
+    home.mkdir(parents=True)
+    os.symlink(target, home / "stats.json")
+    st.record_game(landlord=True, won=True, points=4)
+    st.record_game(landlord=False, won=False, points=-2)
+    assert os.path.islink(home / "stats.json")
+    saved = json.loads(target.read_text(encoding="utf-8"))
+    assert (saved["games"], saved["points"]) == (2, 2)
+    assert st.load_stats()[0].games == 2
+
+
+def test_a_linked_settings_file_is_written_through_the_link(home, tmp_path):
+    target = tmp_path / "synced" / "my-settings.json"
+    target.parent.mkdir()
+    target.write_text('{"version": 1, "counter": true}\n', encoding="utf-8")
+    home.mkdir(parents=True)
+    os.symlink(target, home / "settings.json")
+    assert st.save_setting("counter", False) is None
+    assert os.path.islink(home / "settings.json")
+    assert json.loads(target.read_text(encoding="utf-8"))["counter"] is False
+    assert st.load_settings()[0].counter is False

@@ -89,6 +89,19 @@ def _run_dir(tmp_path: Path, state: dict | None = None) -> Path:
         (["--exp-name", "a/b"], "--exp-name must be a name"),
         (["--rest-hidden", "100000000"], "--rest-hidden must be between 0 and"),
         (["--resume", "x", "--init-from", "y"], "cannot be used with --resume"),
+        (
+            ["--learning-rate", "1e30"],
+            "--learning-rate must be a finite number above 0 and at most 1",
+        ),
+        (
+            ["--max-grad-norm", "1e300"],
+            "--max-grad-norm must be a finite number above 0 and at most",
+        ),
+        (["--wp-weight", "1e300"], "--wp-weight must be a finite number of at least 0 and at most"),
+        (["--sync-interval", "1e300"], "--sync-interval must be a finite number of at least 0 and"),
+        (["--opponent-frac", "2"], "--opponent-frac must be between 0 and 1"),
+        (["--init-from", "/dev/zero"], "--init-from: /dev/zero is a character device, not a model"),
+        (["--init-from", "."], "--init-from: . is a folder, not a model file"),
     ],
 )
 def test_bad_arguments_are_usage_errors_before_any_work(tmp_path, capsys, argv, phrase):
@@ -177,6 +190,7 @@ CORRUPT = {
     "frames fractional": _put("frames", 1.5),
     "elapsed nan": _put("elapsed", math.nan),
     "nan weight": lambda state: state["model"][_first_weight(state)].fill_(math.nan),
+    "weight beyond the model file": lambda state: state["model"][_first_weight(state)].fill_(1e30),
     "nan optimizer state": lambda state: state["optimizer"]["state"][0]["exp_avg"].fill_(math.inf),
     "optimizer state of the wrong shape": _put("optimizer/state/0/exp_avg", torch.zeros(3)),
     "optimizer of another model": lambda state: state["optimizer"]["param_groups"][0][
@@ -256,6 +270,33 @@ def test_a_non_finite_loss_stops_the_run_without_exporting_nan(tmp_path, capsys,
     state, _, _ = load_checkpoint(torch, run / CHECKPOINT)  # finite, else it raises
     assert 0 < state["frames"] < 100000
     assert load_model(run / NPZ).meta["frames"] == state["frames"]
+
+
+def test_an_export_under_a_file_says_it_is_a_file(tmp_path, capsys):
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(SystemExit):
+        dmc.main(["--export", str(tmp_path / "afile" / "x"), "--runs-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert f"--export: cannot write in {tmp_path / 'afile'}: it is a file, not a folder" in err
+
+
+def test_weights_beyond_the_model_file_are_never_written(tmp_path):
+    """After a huge step (--learning-rate 1e30 once allowed it) the weights are finite in
+    float32 but not in the model file's float16: neither the checkpoint nor a model is written."""
+    from ddz.train.args import Args
+    from ddz.train.checkpoint import NonFiniteError, Run, write_run
+    from ddz.train.model import export_arrays
+
+    model = DMCModel(**SIZES)
+    with torch.no_grad():
+        next(model.parameters()).fill_(1e30)
+    with pytest.raises(ValueError, match="not finite as float16: not exported"):
+        export_arrays(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    run = Run(tmp_path, model, optimizer, SIZES, torch.device("cpu"))
+    with pytest.raises(NonFiniteError, match="holds values beyond ±65504"):
+        write_run(torch, Args(), run, 1.0)
+    assert not (tmp_path / CHECKPOINT).exists() and not (tmp_path / NPZ).exists()
 
 
 # ------------------------------------------------------------------------- durability

@@ -289,6 +289,8 @@ class ExternalAgent(Agent):
             raise ValueError("cmd: needs a program, e.g. cmd:./mybot or 'cmd:node bot.js'")
         program = argv[0]
         if os.sep in program or (os.altsep and os.altsep in program):
+            if os.path.isdir(program):
+                raise ValueError(f"cmd:{command}: {program!r} is a folder, not a program")
             if not os.path.isfile(program):
                 raise ValueError(f"cmd:{command}: no such program {program!r}")
             if not os.access(program, os.X_OK):

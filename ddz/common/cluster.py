@@ -7,6 +7,7 @@ function here is called, so this module imports without it.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import socket
 from contextlib import contextmanager
@@ -34,25 +35,72 @@ def connect(address: str = "", cpus: int = 0) -> bool:
     ``HOST:PORT``), or with no address start a Ray instance on this host with at least
     ``cpus`` CPUs (no dashboard). Does nothing if Ray is already initialised in this process.
     Returns whether it initialised Ray (then :func:`disconnect` shuts it down).
-    Raises :class:`ClusterError` if Ray is missing or the cluster cannot be reached."""
+    Raises :class:`ClusterError` if the address is malformed (checked first, before Ray is
+    imported), Ray is missing or the cluster cannot be reached. Ray's own log stays quiet while
+    it connects (its failures become the one-line error) and shows warnings afterwards."""
+    check_address(address)
     ray = import_ray()
     if ray.is_initialized():
         return False
     _check_reachable(address)
     try:
         if address:
-            ray.init(address=address, logging_level=logging.WARNING)
+            ray.init(address=address, logging_level=logging.CRITICAL)
         else:
             ray.init(
                 address="local",
                 num_cpus=max(available_cores(), cpus),
                 include_dashboard=False,
-                logging_level=logging.WARNING,
+                logging_level=logging.CRITICAL,
             )
     except Exception as exc:  # ConnectionError, ValueError, RuntimeError, ... from Ray
         where = f"at {address}" if address else "on this host"
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ClusterError(f"cannot start or join the Ray cluster {where}: {message}") from None
+    logging.getLogger("ray").setLevel(logging.WARNING)
+    return True
+
+
+#: The addresses that Ray resolves itself: the cluster on this host, or a new local one.
+RAY_WORDS = ("auto", "local")
+
+
+def check_address(address: str) -> None:
+    """``address`` must be empty, ``auto``, ``local``, or ``[ray://]HOST:PORT`` with a host
+    name or IP address (IPv6 in brackets) and a port from 1 to 65535; else
+    :class:`ClusterError` says what is wrong. Nothing is imported or contacted."""
+    if address in ("", *RAY_WORDS):
+        return
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    shown = repr(address if len(address) <= 80 else address[:79] + "…")
+    problem = None
+    if not sep:
+        problem = "no :PORT"
+    elif not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
+        problem = "the port must be a number from 1 to 65535"
+    elif not host:
+        problem = "no host before the port"
+    elif not _valid_host(host):
+        problem = f"{host!r} is not a host name or an IP address"
+    if problem is not None:
+        raise ClusterError(
+            f"bad --ray-address {shown}: {problem} (give HOST:PORT, ray://HOST:PORT or auto)"
+        )
+
+
+def _valid_host(host: str) -> bool:
+    if host.startswith("[") and host.endswith("]"):  # [IPv6]
+        try:
+            return ipaddress.ip_address(host[1:-1]).version == 6
+        except ValueError:
+            return False
+    if ":" in host or any(c.isspace() for c in host):
+        return False
+    try:
+        host.encode("idna")  # empty labels (a..b), labels over 63 characters, ...
+    except UnicodeError:
+        return False
     return True
 
 
@@ -61,7 +109,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     itself would retry for minutes before giving up. ``auto``, ``local`` and ``ray://``
     addresses are left to Ray."""
     host, sep, port = address.rpartition(":")
-    if not sep or not host or "://" in address or not port.isdigit():
+    if not sep or not host or "://" in address:
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()

@@ -85,6 +85,23 @@ def language() -> str:
     return _lang
 
 
+#: The languages' names in English, for the note said in English when a terminal can't show one.
+ENGLISH_NAMES = {
+    "en": "English",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "es": "Spanish",
+    "id": "Indonesian",
+    "zh": "Chinese",
+}
+
+
+def catalogue_text() -> str:
+    """Every translated message of the current language, joined (empty for English): what a
+    terminal must be able to show to play in it."""
+    return "".join(str(v) for v in getattr(_current, "_catalog", {}).values())
+
+
 def _(message: str) -> str:
     """The current language's text of ``message``."""
     return _current.gettext(message)

@@ -49,12 +49,15 @@ from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play.i18n import (
+    ENGLISH_NAMES,
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
     ArgumentParser,
     _,
+    catalogue_text,
     detect_language,
+    language,
     language_in_argv,
     ngettext,
     pgettext,
@@ -105,6 +108,13 @@ COMMAND_LETTERS = {
     "q": (N_("the queen"), N_("type quit to leave the game")),
     "r": (N_("the red joker"), N_("replay is offered once the hand is over")),
 }
+#: The longest line read (characters); a longer one is refused, never held in memory whole.
+MAX_LINE = 4096
+#: How far an over-long line is skipped, looking for its end, before the input is taken as not
+#: being lines of text at all (``< /dev/zero``).
+MAX_SKIP = 2**20
+
+
 #: Exit statuses for the signals that end a game (128 + the signal's number).
 SIGNAL_NAMES = {"SIGTERM": N_("Terminated"), "SIGHUP": N_("Hangup")}
 #: The in-game help in English (``help_text`` gives it in the current language).
@@ -119,8 +129,9 @@ class QuitGame(Exception):
     """The player typed ``quit``."""
 
 
-class Terminated(Exception):
-    """A signal (SIGTERM, SIGHUP) asked the game to end."""
+class Terminated(BaseException):
+    """A signal (SIGTERM, SIGHUP) asked the game to end. Like ``KeyboardInterrupt`` it is not
+    an ``Exception``, so no ``except Exception`` (a failing bot's, a hint's) can swallow it."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -174,21 +185,51 @@ class Terminal:
         self.stdout.flush()
 
     def ask(self, prompt: str) -> str:
+        """The next line typed (without its line end). A line over :data:`MAX_LINE` characters
+        is refused with a note and the question asked again; input with no line end at all
+        in :data:`MAX_SKIP` characters (``< /dev/zero``) ends the game as the end of input does."""
+        while True:
+            line = self._read_line(prompt)
+            if line is not None:
+                return line
+            note = _("that line is longer than {limit} characters; it is ignored")
+            self.say("  " + self.style.red("✗ ") + note.format(limit=MAX_LINE))
+
+    def _read_line(self, prompt: str) -> str | None:
+        """One line, or ``None`` when it was too long (then skipped to its end)."""
         if self.interactive:
             try:
-                return input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
+                line = input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
             except EOFError:
                 self.write("\n")
                 raise EndOfInput from None
+            return line if len(line) <= MAX_LINE else None
         self.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        line = self.stdin.readline(MAX_LINE + 2)  # the line, its "\r\n", and one more: too long
         if not line:
             self.write("\n")
             raise EndOfInput
+        ended = line.endswith("\n")
         line = line.rstrip("\r\n")
-        self.write(line + "\n")
-        return line
+        self.write(text.cut(line) + "\n")
+        if len(line) <= MAX_LINE:
+            return line
+        if not ended:
+            self._skip_line()
+        return None
+
+    def _skip_line(self) -> None:
+        """Read on to the end of an over-long line, in bounded pieces, at most ``MAX_SKIP``."""
+        skipped = 0
+        while skipped < MAX_SKIP:
+            piece = self.stdin.readline(MAX_LINE)
+            if not piece or piece.endswith("\n"):
+                return
+            skipped += len(piece)
+        note = _("the input has no line end in its first {size} MiB: it is not lines of text")
+        self.say("  " + self.style.red("✗ ") + note.format(size=MAX_SKIP // 2**20))
+        raise EndOfInput
 
     @property
     def height(self) -> int:
@@ -438,8 +479,14 @@ class Session:
         """``quit`` in a hand: once the bidding is over, the hand counts as a loss at the stake
         reached so far (bombs included), as leaving a table does in online play."""
         g = self.game
-        if g.phase[0] != PLAY or not (self.counted and self.stats_on):
+        if not self.stats_on:
+            self.term.say(_("Bye. (Statistics are off with --no-stats: nothing is recorded.)"))
+            return
+        if g.phase[0] != PLAY:
             self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
+            return
+        if not self.counted:
+            self.term.say(_("Bye. (A replayed or chosen deal is not counted in the statistics.)"))
             return
         landlord = int(g.landlord[0]) == HUMAN
         per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
@@ -585,7 +632,7 @@ class Session:
             else:
                 self.say_error(
                     _("{line} is not an answer here: type {options} (or help)").format(
-                        line=repr(line), options=", ".join(options)
+                        line=text.quoted(line), options=", ".join(options)
                     )
                 )
 
@@ -629,7 +676,7 @@ class Session:
             else:
                 self.say_error(
                     _("{line} is not a bid: type {options} (or help)").format(
-                        line=repr(line), options=", ".join(options)
+                        line=text.quoted(line), options=", ".join(options)
                     )
                 )
         return None
@@ -776,7 +823,9 @@ class Session:
             return None
         except CardParseError as exc:
             self.say_error(
-                _("{word} is not a card or a command (type help)").format(word=repr(exc.token))
+                _("{word} is not a card or a command (type help)").format(
+                    word=text.quoted(exc.token)
+                )
             )
             return None
         verdict = text.judge(self.table, info.hand, info.table_move, counts)
@@ -787,7 +836,7 @@ class Session:
             if letter:
                 extra = _(" ({letter} is {card} here; {command})")
                 verdict_text = verdict.text + extra.format(
-                    letter=repr(low), card=card, command=command
+                    letter=text.quoted(low), card=card, command=command
                 )
             self.say_error(verdict_text if letter else verdict.text)
             return None
@@ -796,7 +845,9 @@ class Session:
             line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
             self.term.say(
                 "  "
-                + line.format(letter=repr(low), card=card, verdict=verdict.text, command=command)
+                + line.format(
+                    letter=text.quoted(low), card=card, verdict=verdict.text, command=command
+                )
             )
             return None
         if check:
@@ -911,7 +962,7 @@ def _seed(value: str) -> int:
         seed = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            _("{value} is not a whole number").format(value=repr(value))
+            _("{value} is not a whole number").format(value=text.quoted(value))
         ) from None
     if seed < 0:
         raise argparse.ArgumentTypeError(_("the seed must be 0 or more"))
@@ -923,7 +974,7 @@ def _language(value: str) -> str:
     if code not in LANGUAGES:
         raise argparse.ArgumentTypeError(
             _("{value} is not one of the languages: {names}").format(
-                value=repr(value), names=", ".join(LANGUAGES)
+                value=text.quoted(value), names=", ".join(LANGUAGES)
             )
         )
     return code
@@ -1026,7 +1077,7 @@ def main(
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
-            print(line.format(code=repr(args.code), reason=reason), file=sys.stderr)
+            print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
             return 2
         args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
     for stream in (stdin, stdout):
@@ -1035,7 +1086,10 @@ def main(
                 stream.reconfigure(errors="replace")
             except (AttributeError, ValueError, OSError):
                 pass
+    fallback = _shown_language(stdout)
     if args.stats:
+        if fallback:
+            stdout.write(_("note: ") + fallback + "\n")
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
@@ -1045,6 +1099,8 @@ def main(
     try:
         level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
+        if fallback:
+            session.notices.insert(0, fallback)
         return session.run(args.code)
     except BrokenPipeError:  # e.g. ``ddz play | head``: the reader went away
         _silence_stdout()
@@ -1058,6 +1114,17 @@ def main(
         return _leave(stdout, color, name, session, 128 + exc.signum)
     finally:
         restore()
+
+
+def _shown_language(stdout: TextIO) -> str:
+    """Switch to English when ``stdout``'s encoding can't show the chosen language (``--lang zh``
+    on an ASCII terminal would print ``???``); the note saying so (in English), or ""."""
+    lang = language()
+    if lang == "en" or _can_encode(stdout, catalogue_text().translate(text.ASCII_FALLBACK)):
+        return ""
+    set_language("en")
+    encoding = getattr(stdout, "encoding", None) or "ascii"
+    return f"this terminal's encoding ({encoding}) can't show {ENGLISH_NAMES[lang]}; playing in English"
 
 
 def _silence_stdout() -> None:

@@ -11,7 +11,8 @@ Only a regular file of at most :data:`MAX_BYTES` is read. Anything else at that 
 a FIFO, a device, a huge or deeply nested file) is corrupt, like a file that is not valid
 statistics: it is reported, moved aside as ``stats.json.corrupt-<time>`` (never deleted) and
 replaced by fresh statistics; nothing here raises on a bad file. A read-only statistics file is
-never replaced: the hand is reported as not saved. Replayed hands are not recorded — the caller
+never replaced: the hand is reported as not saved. A symbolic link is followed: its target is
+read and replaced, and the link stays. Replayed hands are not recorded — the caller
 simply does not call :func:`record_game` for them.
 """
 
@@ -110,13 +111,28 @@ def stats_path() -> Path:
     return root / "ddz" / "stats.json"
 
 
+def _through_links(path: str | Path) -> Path:
+    """The file a path names, symbolic links followed: a linked ``stats.json`` (say, into a
+    synchronised folder) is read, locked and replaced at its target, so the link stays a link.
+    A link to something that is not a regular file (``/dev/zero``) is not followed: the link
+    itself is then the bad file, set aside like any other."""
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    try:
+        return real if stat.S_ISREG(os.stat(real).st_mode) else path
+    except FileNotFoundError:  # a dangling link: its target is created, in a folder that exists
+        return real if real.parent.is_dir() else path
+    except OSError:
+        return path
+
+
 def load_stats(path: Path | None = None) -> tuple[Stats, str | None]:
     """The statistics and a notice for the player (``None`` when all is well).
 
     A missing file gives fresh statistics silently. A corrupt or unreadable one is moved aside
     and fresh statistics are returned with a notice saying where the old file went.
     """
-    path = stats_path() if path is None else Path(path)
+    path = _through_links(stats_path() if path is None else path)
     with _locked(path):
         stats, notice, _ = _load(path)
     return stats, notice
@@ -192,7 +208,7 @@ def _new_file_mode() -> int:
 def save_stats(stats: Stats, path: Path | None = None) -> None:
     """Write atomically: temporary file in the same folder, fsync, ``os.replace``. The file
     keeps its permission bits (a new one gets the usual ones, 0o666 less the umask)."""
-    path = stats_path() if path is None else Path(path)
+    path = _through_links(stats_path() if path is None else path)
     _write_json(path, {"version": FILE_VERSION, **asdict(stats)})
 
 
@@ -231,7 +247,7 @@ def record_game(
     holding the lock for too long, …) become a notice, never an exception; the totals returned
     are then ``None`` — nothing is reported that was not written.
     """
-    path = stats_path() if path is None else Path(path)
+    path = _through_links(stats_path() if path is None else path)
     notice = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -344,7 +360,7 @@ def settings_path() -> Path:
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     """The settings and a notice (``None`` when all is well); a missing file gives the
     defaults, a corrupt one is moved aside with a notice."""
-    path = settings_path() if path is None else Path(path)
+    path = _through_links(settings_path() if path is None else path)
     with _locked(path):
         settings, notice, _writable = _load(path, Settings)
     return settings, notice
@@ -353,7 +369,7 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
 def save_setting(name: str, value: bool, path: Path | None = None) -> str | None:
     """Change one setting and save (under the lock, re-reading first). Returns a notice when
     it could not be saved; never raises for a file problem."""
-    path = settings_path() if path is None else Path(path)
+    path = _through_links(settings_path() if path is None else path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path, required=True):

@@ -101,6 +101,20 @@ def wrap(line: str, width: int) -> str:
 
 
 #: Replacements when the terminal can't print the symbols (e.g. an ASCII locale).
+#: How much of something the user typed is shown back (an echoed line, a word in a message).
+SHOWN_CHARS = 80
+
+
+def cut(typed: str, limit: int = SHOWN_CHARS) -> str:
+    """``typed`` as shown back: at most ``limit`` characters, the last one "…" if it was cut."""
+    return typed if len(typed) <= limit else typed[: limit - 1] + "…"
+
+
+def quoted(typed: str, limit: int = SHOWN_CHARS) -> str:
+    """``typed`` quoted for a message (``'xyz'``), cut to about ``limit`` characters."""
+    return repr(cut(typed, limit))
+
+
 ASCII_FALLBACK = str.maketrans(
     {"♠": "s", "♥": "h", "♣": "c", "♦": "d", "×": "x", "·": "|", "→": "->", "—": "-",
      "═": "=", "─": "-", "…": "...", "≥": ">=", "✗": "x", "✓": "+"}

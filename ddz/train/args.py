@@ -12,6 +12,8 @@ import ast
 import dataclasses
 import inspect
 import math
+import os
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -203,28 +205,43 @@ def _count_problems(args: Args) -> list[str]:
     return problems
 
 
+#: The ranges of the real-number options: name → (lowest, highest, whether the lowest is
+#: excluded). Past them training only diverges (an Adam step of 1e30 makes the weights
+#: overflow the model file's float16) or the numbers stop meaning anything; a year of seconds
+#: bounds the durations and intervals.
+RANGES: dict[str, tuple[float, float, bool]] = {
+    "learning_rate": (0.0, 1.0, True),
+    "max_grad_norm": (0.0, 1e6, True),
+    "wp_weight": (0.0, 1e3, False),
+    "points_mix": (0.0, 1e3, False),
+    "epsilon": (0.0, 1.0, False),
+    "opponent_frac": (0.0, 1.0, False),
+    **{
+        name: (0.0, 365 * 86400.0, False)
+        for name in (
+            "total_seconds",
+            "sync_interval",
+            "checkpoint_interval",
+            "log_interval",
+            "eval_interval",
+        )
+    },
+}
+
+
 def _number_problems(args: Args) -> list[str]:
-    """The real-number options that are not finite or out of their range."""
+    """The real-number options that are not finite or out of their range (:data:`RANGES`)."""
     problems = []
-
-    def finite(name: str, value: float, low: float, strict: bool = False) -> None:
-        ok = math.isfinite(value) and (value > low if strict else value >= low)
-        if not ok:
-            problems.append(
-                f"--{name} must be a finite number {'above' if strict else 'of at least'} {low:g}"
-            )
-
-    finite("total-seconds", args.total_seconds, 0)
-    finite("learning-rate", args.learning_rate, 0, strict=True)
-    finite("max-grad-norm", args.max_grad_norm, 0, strict=True)
-    finite("wp-weight", args.wp_weight, 0)
-    finite("points-mix", args.points_mix, 0)
-    for name in ("sync_interval", "checkpoint_interval", "log_interval", "eval_interval"):
-        finite(name.replace("_", "-"), getattr(args, name), 0)
-    if not 0 <= args.epsilon <= 1:
-        problems.append("--epsilon must be between 0 and 1")
-    if not 0 <= args.opponent_frac <= 1:
-        problems.append("--opponent-frac must be between 0 and 1")
+    for name, (low, high, strict) in RANGES.items():
+        value = getattr(args, name)
+        above = value > low if strict else value >= low
+        if not (math.isfinite(value) and above and value <= high):
+            flag = "--" + name.replace("_", "-")
+            if (low, high, strict) == (0.0, 1.0, False):  # a probability or a fraction
+                problems.append(f"{flag} must be between 0 and 1")
+                continue
+            bound = f"above {low:g}" if strict else f"of at least {low:g}"
+            problems.append(f"{flag} must be a finite number {bound} and at most {high:g}")
     return problems
 
 
@@ -253,12 +270,35 @@ def _writable_folder(folder: Path) -> str | None:
     above it that exists (where the run will create it), else why not. Creates nothing."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
+    if not folder.is_dir():
+        return f"it is {_kind(folder)}, not a folder"
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
+
+
+def _kind(path: Path) -> str:
+    """What is at ``path``, in a few words (for a path that should be a file or a folder)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "a dangling link" if path.is_symlink() else "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    for test, what in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISREG, "a file"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
 
 
 def _path_problems(args: Args) -> list[str]:
@@ -279,8 +319,11 @@ def _path_problems(args: Args) -> list[str]:
         elif why := _writable_folder(export.parent):
             problems.append(f"--export: cannot write in {export.parent}: {why}")
     if args.init_from:
-        if not Path(args.init_from).is_file():
+        if not os.path.lexists(args.init_from):
             problems.append(f"--init-from: no such file {args.init_from}")
+        elif not Path(args.init_from).is_file():
+            kind = _kind(Path(args.init_from))
+            problems.append(f"--init-from: {args.init_from} is {kind}, not a model file")
         else:
             from ddz.agents.hard import ModelFileError, load_model
 

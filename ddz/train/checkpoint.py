@@ -25,6 +25,9 @@ CHECKPOINT = "checkpoint.pt"
 NPZ = "hard.npz"
 #: the widest layer a checkpoint's sizes or --rest-hidden may ask for
 MAX_WIDTH = 8192
+#: the largest weight the exported model can hold (float16's largest finite value): a larger
+#: one would be exported as infinite, a model ``ddz eval`` refuses
+MAX_WEIGHT = 65504.0
 
 
 class CheckpointError(ValueError):
@@ -61,10 +64,10 @@ def save_checkpoint(torch, path: Path, state: dict) -> None:
 
 def write_run(torch, args, run: Run, elapsed: float) -> None:
     """Write checkpoint.pt, then the models (:func:`export_models`); :class:`NonFiniteError`
-    (nothing written) if a weight is not a number."""
-    bad = nonfinite(torch, run.model.named_parameters())
-    if bad:  # never save, nor export, weights that are not numbers
-        raise NonFiniteError(f"weight {bad!r} became NaN or infinite")
+    (nothing written) if a weight is not a number or beyond :data:`MAX_WEIGHT`."""
+    problem = weight_problem(torch, run.model.named_parameters())
+    if problem:  # never save, nor export, weights that are not numbers the model file can hold
+        raise NonFiniteError(problem)
     save_checkpoint(
         torch,
         run.run_dir / CHECKPOINT,
@@ -173,6 +176,19 @@ def nonfinite(torch, tensors) -> str | None:
     return None
 
 
+def weight_problem(torch, tensors) -> str | None:
+    """Why the weights ``(name, tensor)`` cannot be saved or exported (the first floating tensor
+    holding a NaN, an infinity or a value beyond ±:data:`MAX_WEIGHT`), or None."""
+    for name, t in tensors:
+        if not (torch.is_tensor(t) and t.is_floating_point()):
+            continue
+        if not bool(torch.isfinite(t).all()):
+            return f"weight {name!r} holds NaN or infinite values"
+        if t.numel() and float(t.detach().abs().max()) > MAX_WEIGHT:
+            return f"weight {name!r} holds values beyond ±{MAX_WEIGHT:g}, more than the model file holds"
+    return None
+
+
 def _read_state(torch, path: Path, corrupt) -> dict:
     """The checkpoint's dict, its counters checked (``corrupt(reason)`` makes the error)."""
     try:
@@ -206,7 +222,7 @@ def load_checkpoint(torch, path: Path):
 
     Policy: the file is read with ``weights_only=True`` (no code runs); anything else than a
     checkpoint of this trainer (unreadable, keys missing, counters that are not whole numbers,
-    sizes or weights that do not fit, NaN or infinite weights) raises :class:`CheckpointError`
+    sizes or weights that do not fit, NaN, infinite or too large weights) raises :class:`CheckpointError`
     ``checkpoint PATH is corrupt: REASON`` (one line)."""
     from ddz.train.model import DMCModel
 
@@ -228,9 +244,9 @@ def load_checkpoint(torch, path: Path):
     weights = state["model"]
     if not isinstance(weights, dict) or not all(torch.is_tensor(t) for t in weights.values()):
         raise corrupt("'model' is not a set of weights")
-    bad = nonfinite(torch, weights.items())
-    if bad:
-        raise corrupt(f"weight {bad!r} holds NaN or infinite values")
+    problem = weight_problem(torch, weights.items())
+    if problem:
+        raise corrupt(problem)
     model = DMCModel(**sizes)
     try:
         model.load_state_dict(weights)

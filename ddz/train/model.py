@@ -164,7 +164,9 @@ def export_arrays(
 ) -> dict[str, np.ndarray]:
     """Plain arrays: ``{role}.{part}.{k}.w`` (in, out) and ``.b`` for the k-th linear layer of
     ``state``, ``move`` and ``head``; ``bid.{k}.w/.b``; ``meta`` is a JSON string. Weights are
-    stored as float16 by default (half the size; the agent computes in float32)."""
+    stored as float16 by default (half the size; the agent computes in float32). A weight that is
+    not finite in ``dtype`` (NaN, or beyond float16's ±65504) is a ``ValueError``: such a model
+    would be refused by every reader."""
     out: dict[str, np.ndarray] = {}
 
     def put(prefix: str, module: nn.Module) -> None:
@@ -172,6 +174,11 @@ def export_arrays(
             out[f"{prefix}.{k}.w"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
             if lin.bias is not None:
                 out[f"{prefix}.{k}.b"] = lin.bias.detach().cpu().numpy().astype(dtype)
+        for key in (f"{prefix}.{k}.{part}" for k in range(len(_linears(module))) for part in "wb"):
+            if key in out and not np.isfinite(out[key]).all():  # NaN, or too large for dtype
+                raise ValueError(
+                    f"weight {key} is not finite as {np.dtype(dtype).name}: not exported"
+                )
 
     for role, net in zip(ROLE_NAMES, model.roles):
         put(f"{role}.state", net.state_mlp)
