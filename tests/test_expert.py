@@ -75,7 +75,10 @@ def test_spec_sets_the_options_from_the_command_line():
         ("expert:worlds=10000000", "worlds must be from 1 to 1024, not 10000000"),
         ("expert:worlds=" + "1" * 26, "worlds must be from 1 to 1024"),
         ("expert:candidates=17", "candidates must be from 1 to 16, not 17"),
-        ("expert:belief=/dev/zero", "belief model /dev/zero is a device, not a model file"),
+        (
+            "expert:belief=/dev/zero",
+            "belief model /dev/zero is a character device, not a model file",
+        ),
         ("expert:margin=lots", "margin must be a number"),
         ("expert:margin=nan", "margin must be a finite number"),
         ("expert:rule_share=2", "rule_share must be at most 1"),

@@ -46,7 +46,7 @@ def _table(result) -> dict:
         (
             agent("NotAnId"),
             None,
-            "raised ValueError: invalid literal for int() with base 10: '3 3'",
+            "raised TypeError: returned '3 3', not an action id",
         ),
         (agent("Hanging"), 0.5, "did not decide within the time limit (0.5 s)"),
         (agent("Swallowing"), 0.5, "did not decide within the time limit (0.5 s)"),

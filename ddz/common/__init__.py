@@ -114,21 +114,39 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
     return removed
 
 
+#: what a file's type is, in words, by the test of its ``st_mode``
+_KINDS = (
+    (stat.S_ISREG, "a file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def path_kind(path: str | Path) -> str:
+    """What is at ``path``, in a few words, found without opening it (a link is followed):
+    ``"a file"``, ``"a folder"``, ``"a character device"``, ``"a FIFO"``, …, ``"missing"``,
+    ``"a dangling link"``, or ``"unreadable (why)"``."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a dangling link" if os.path.islink(path) else "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
 def not_a_file(path: str | Path) -> str | None:
-    """What ``path`` is when it is not a regular file (``"a folder"``, ``"a FIFO"``, ``"a
-    device"``, ``"a socket"``), found without opening it; ``None`` for a regular file (a link
-    is followed). ``OSError`` (``FileNotFoundError`` when nothing is there) if it can't be
-    looked at."""
+    """What ``path`` is when it is not a regular file (:func:`path_kind`: ``"a folder"``, ``"a
+    FIFO"``, ``"a character device"``, …), found without opening it; ``None`` for a regular
+    file (a link is followed). ``OSError`` (``FileNotFoundError`` when nothing is there) if it
+    can't be looked at."""
     mode = os.stat(path).st_mode
     if stat.S_ISREG(mode):
         return None
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
 
 
 class FileLocked(OSError):

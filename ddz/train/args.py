@@ -13,12 +13,12 @@ import dataclasses
 import inspect
 import math
 import os
-import stat
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ddz.common import path_kind
 from ddz.train.checkpoint import MAX_WIDTH
 
 
@@ -271,34 +271,13 @@ def _writable_folder(folder: Path) -> str | None:
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        return f"it is {_kind(folder)}, not a folder"
+        return f"it is {path_kind(folder)}, not a folder"
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
-
-
-def _kind(path: Path) -> str:
-    """What is at ``path``, in a few words (for a path that should be a file or a folder)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return "a dangling link" if path.is_symlink() else "missing"
-    except OSError as exc:
-        return f"unreadable ({exc.strerror or exc})"
-    for test, what in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISREG, "a file"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return what
-    return "not a regular file"
 
 
 def _path_problems(args: Args) -> list[str]:
@@ -322,7 +301,7 @@ def _path_problems(args: Args) -> list[str]:
         if not os.path.lexists(args.init_from):
             problems.append(f"--init-from: no such file {args.init_from}")
         elif not Path(args.init_from).is_file():
-            kind = _kind(Path(args.init_from))
+            kind = path_kind(Path(args.init_from))
             problems.append(f"--init-from: {args.init_from} is {kind}, not a model file")
         else:
             from ddz.agents.hard import ModelFileError, load_model
