@@ -405,7 +405,8 @@ def _run_rules(base: Ruleset, bidding: bool) -> Ruleset:
 def _results(run: Run, deals: int, workers: int, backend: str, ray_address: str) -> Iterator:
     """The results of every chunk of ``deals``, in order: local workers or Ray tasks."""
     if backend == "ray":
-        from ddz.arena.ray_backend import cluster, ray_results
+        from ddz.arena.ray_backend import ray_results
+        from ddz.common.cluster import cluster
 
         with cluster(ray_address):
             yield from ray_results(run, _chunks(deals), 2 * workers)

@@ -18,14 +18,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ddz.common.cluster import (  # noqa: F401 - ClusterError, cluster, cluster_cpus, portable: re-exported
-    ClusterError,
-    cluster,
-    cluster_cpus,
-    connect,
-    import_ray,
-    portable,
-)
+from ddz.common.cluster import import_ray
 
 
 def _play(run, job: tuple) -> tuple:
@@ -41,7 +34,7 @@ def _play(run, job: tuple) -> tuple:
 def ray_results(run, jobs: Iterator, limit: int) -> Iterator[tuple]:
     """What ``run.play`` returns for every job of ``jobs`` (:mod:`ddz.arena.pool`), in order,
     played by Ray tasks with at most ``limit`` in flight (Ray must be connected: see
-    :func:`cluster`)."""
+    :func:`ddz.common.cluster.cluster`)."""
     ray = import_ray()
     task = ray.remote(num_cpus=1, max_retries=3)(_play)
     payload = ray.put(replace(run, agents={}, token=uuid.uuid4().hex))

@@ -98,7 +98,8 @@ class Ruleset:
 
     @property
     def rules(self) -> Rules:
-        """The rules object of this ruleset (built once, shared by equal rulesets)."""
+        """The rules object of this ruleset (built on first use and kept on it; its move table
+        and legality tables are shared by every ruleset with the same ``table_key``)."""
         try:
             return self.__dict__["_rules"]
         except KeyError:
@@ -144,7 +145,7 @@ class Ruleset:
 
 @cache
 def rules_of(ruleset: Ruleset) -> Rules:
-    """The rules object of ``ruleset`` (``ruleset.rules``): one per distinct ruleset."""
+    """A new rules object for ``ruleset`` (``ruleset.rules`` builds it once and keeps it)."""
     return rules_class(ruleset.game, ruleset.players)(ruleset)
 
 
