@@ -5,6 +5,7 @@ of those pages point to files of the repository."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -119,3 +120,29 @@ def test_links_point_inside_the_repository(page):
         path = (page.parent / target.split("#", 1)[0]).resolve()
         assert path.is_relative_to(ROOT), f"{name(page)}: {target} is outside the repository"
         assert path.exists(), f"{name(page)}: {target} does not exist"
+
+
+def _griffe_rst():
+    spec = importlib.util.spec_from_file_location("griffe_rst", ROOT / "docs" / "griffe_rst.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_renders_the_docstrings_rest_as_markdown():
+    """docs/griffe_rst.py (the site's docstring rewriting): roles, simple tables, ``::``."""
+    pytest.importorskip("griffe")
+    rewrite = _griffe_rst().rewrite
+    assert rewrite("See :class:`~ddz_env.game.Game` and :func:`ddz_env.observe`.") == (
+        "See ``Game`` and ``ddz_env.observe``."
+    )
+    table = "Keys:\n\n====  =====\nkey   what\n====  =====\n``a``  one\n      more\nb     two\n====  =====\n"
+    assert rewrite(table).split("\n")[3:7] == [
+        "| key | what |",
+        "|---|---|",
+        "| ``a`` | one more |",
+        "| b | two |",
+    ]
+    bare = "====  =====\nx     1\n====  =====\n"  # no header row
+    assert rewrite(bare).split("\n")[1:4] == ["|  |  |", "|---|---|", "| x | 1 |"]
+    assert rewrite("Registered as::\n\n    code") == "Registered as:\n\n    code"
