@@ -27,14 +27,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
 }
 
-#: subcommand → "module:function" that builds its argument parser (what :func:`parse_command` uses)
+#: subcommand → "module:function" that builds its argument parser, where that is not its module's
+#: ``build_parser()`` (what :func:`parse_command` uses)
 PARSERS: dict[str, str] = {
-    "play": "ddz.play.session:build_parser",
     "eval": "ddz.arena.arena:_parser",
     "simulate": "ddz.arena.arena:_parser",
     "league": "ddz.arena.league:_parser",
     "train": "ddz.train.args:build_parser",
-    "bench": "ddz.bench.run:build_parser",
 }
 
 USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
@@ -129,10 +128,10 @@ def parse_command(argv: list[str]) -> argparse.Namespace:
     """The options of the command line ``ddz ARGV`` as its command parses them, without running
     it (the tests check every command line the docs show this way). A bad command line is
     argparse's ``SystemExit(2)`` with its message on stderr, as when the command runs."""
-    if not argv or argv[0] not in PARSERS:
+    if not argv or argv[0] not in COMMANDS:
         print(f"ddz: unknown command {(argv or [''])[0]!r}", file=sys.stderr)
         raise SystemExit(2)
-    module, function = PARSERS[argv[0]].split(":")
+    module, function = PARSERS.get(argv[0], f"{COMMANDS[argv[0]][0]}:build_parser").split(":")
     return getattr(importlib.import_module(module), function)().parse_args(argv[1:])
 
 
