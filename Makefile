@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: play test test-fast lint bench venv
+.PHONY: play test test-fast lint bench venv docs
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -34,3 +34,8 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/ddz bench
+
+#: The docs site (mkdocs.yml, docs/) into site/, strictly: a broken link, anchor or API reference
+#: fails the build.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site

@@ -10,6 +10,7 @@ else (out of memory, a full disk, a failure inside a command). A reader that goe
 
 from __future__ import annotations
 
+import argparse
 import errno
 import importlib
 import os
@@ -24,6 +25,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
     "train": ("ddz.train.dmc", "train the Hard agent by Deep Monte Carlo self-play"),
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
+}
+
+#: subcommand → "module:function" that builds its argument parser, where that is not its module's
+#: ``build_parser()`` (what :func:`parse_command` uses)
+PARSERS: dict[str, str] = {
+    "eval": "ddz.arena.arena:_parser",
+    "simulate": "ddz.arena.arena:_parser",
+    "league": "ddz.arena.league:_parser",
+    "train": "ddz.train.args:build_parser",
 }
 
 USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
@@ -112,6 +122,17 @@ def _run(argv: list[str]) -> int:
         return 2
     module = importlib.import_module(COMMANDS[name][0])
     return int(module.main(rest) or 0)
+
+
+def parse_command(argv: list[str]) -> argparse.Namespace:
+    """The options of the command line ``ddz ARGV`` as its command parses them, without running
+    it (the tests check every command line the docs show this way). A bad command line is
+    argparse's ``SystemExit(2)`` with its message on stderr, as when the command runs."""
+    if not argv or argv[0] not in COMMANDS:
+        print(f"ddz: unknown command {(argv or [''])[0]!r}", file=sys.stderr)
+        raise SystemExit(2)
+    module, function = PARSERS.get(argv[0], f"{COMMANDS[argv[0]][0]}:build_parser").split(":")
+    return getattr(importlib.import_module(module), function)().parse_args(argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -127,7 +127,7 @@ def test_cli_help_and_bad_options(capsys):
 )
 def test_strength_targets(a, b, target):
     """The rule bots' win-rate floors on 1,000 deals: Easy beats Random, Normal beats Easy and
-    Normal beats RLCard's rule agent by these margins (the README's tables use 10,000)."""
+    Normal beats RLCard's rule agent by these margins (the tables of docs/bots.md use 10,000)."""
     if "rlcard" in (a, b):
         pytest.importorskip("rlcard")
     assert run_arena(a, b, deals=1000, seed=2026).wp >= target

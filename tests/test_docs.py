@@ -41,20 +41,20 @@ def test_nothing_cites_files_outside_the_repository():
     for folder in ("ddz_env", "ddz", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
             assert outside not in path.read_text(encoding="utf-8"), path
-    for path in [ROOT / "README.md", *ROOT.glob("*/*.md")]:
+    pages = [ROOT / "README.md", *ROOT.glob("*/*.md"), *(ROOT / "docs").rglob("*.md")]
+    for path in pages:
         assert outside not in path.read_text(encoding="utf-8"), path
 
 
-def readme_snippet(heading: str) -> str:
-    """The first Python block of the README's section ``## heading``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
-    return re.search(r"```python\n(.*?)```", section, re.S)[1]
+def first_snippet(page: str) -> str:
+    """The first Python block of the docs page ``page``."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    return re.search(r"```python\n(.*?)```", text, re.S)[1]
 
 
-def test_the_readme_search_example_compares_real_candidates():
+def test_the_search_example_compares_real_candidates():
     scope: dict = {}
-    exec(compile(readme_snippet("Search"), "README.md (Search)", "exec"), scope)
+    exec(compile(first_snippet("search.md"), "docs/search.md", "exec"), scope)
     info, scores = scope["info"], scope["scores"]
     assert len(info.legal_actions) >= 2 and len(scores) >= 2  # a choice, not a forced move
     assert set(scores) <= set(info.legal_actions.tolist())
@@ -62,8 +62,8 @@ def test_the_readme_search_example_compares_real_candidates():
 
 
 def test_the_readme_names_the_deal_code_through_the_wrappers():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "`env.unwrapped.deal_code()`" in readme
+    for page in (ROOT / "README.md", ROOT / "docs" / "environments.md"):
+        assert "`env.unwrapped.deal_code()`" in page.read_text(encoding="utf-8"), page
 
 
 def test_the_changelog_and_the_release_tags_are_documented():
