@@ -732,5 +732,7 @@ def test_chinese_punctuation_is_full_width(capsys):
     table_row = next(ln for ln in term.lines if ln.startswith("  " + i18n._("Table")))
     assert "：" in table_row and ": " not in table_row, table_row
     assert i18n._("{play} ({seat})").format(play="王炸", seat="你") == "王炸（你）"
+    headline = render.headline(1, 0)  # a peasants' win, and who went out first
+    assert headline == "你和上家作为农民获胜！（你先出完）", headline
     assert "\n选项：\n" in help_text("zh", capsys)
     i18n.set_language("en")

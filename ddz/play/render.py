@@ -316,7 +316,7 @@ class Renderer:
             others.insert(0, self.seat_name(HUMAN))
         line = self.texts.peasants_win[0 if lord == HUMAN else 1]
         head = _(line).format(names=join_names(others))
-        return s.bold(head) + f" ({first})"
+        return _("{line} ({note})").format(line=s.bold(head), note=first)
 
     def cards_left(self, lord: int) -> None:
         self.say("  " + _("Cards left:"))
