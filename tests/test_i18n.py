@@ -734,5 +734,7 @@ def test_chinese_punctuation_is_full_width(capsys):
     assert i18n._("{play} ({seat})").format(play="王炸", seat="你") == "王炸（你）"
     headline = render.headline(1, 0)  # a peasants' win, and who went out first
     assert headline == "你和上家作为农民获胜！（你先出完）", headline
+    model.rob_log = [1, 2]
+    assert render.doublings_text() == "（下家抢地主 ×2、上家抢地主 ×2）", render.doublings_text()
     assert "\n选项：\n" in help_text("zh", capsys)
     i18n.set_language("en")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz.play import text
-from ddz.play.i18n import N_, _, join_names, ngettext
+from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
 from ddz_env.infoset import InfoSet
@@ -185,7 +185,9 @@ class Renderer:
         parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
         if m.opened:
             parts.append(_("open hand ×2"))
-        return f" ({', '.join(parts)})" if parts else ""
+        if not parts:
+            return ""
+        return _("{line} ({note})").format(line="", note=pgettext("list", ", ").join(parts))
 
     # ------------------------------------------------------------------ screens
     def banner(self, notices: list[str]) -> None:
