@@ -462,3 +462,279 @@ def test_file_problems_are_in_the_language_chosen(lang, tmp_path):
     )
     i18n.set_language("en")
     assert st._reason(PermissionError(13, "Permission denied")) == "Permission denied"
+
+
+# ---------------------------------------------------------------------------------- glossary
+#: How the English messages name each concept of the glossary (docs/LANGUAGES.md).
+CONCEPTS = {
+    "kitty": r"\bkitty\b",
+    "landlord": r"\blandlords?\b",
+    "peasant": r"\bpeasants?\b",
+    "bomb": r"\bbombs?\b",
+    "rocket": r"\brocket\b",
+    "bot": r"\bbots?\b",
+    "trio": r"\btrios?\b(?! plane)",  # a trio plane is named by its plane
+    "pair": r"\bpairs?\b",
+    "single": r"\bsingles?\b",
+    "straight": r"\bstraights?\b",
+    "pair chain": r"\bpair chains?\b",
+    "plane": r"\bplanes?\b",
+    "joker": r"\bjokers?\b",
+}
+GLOSSARY_LANGS = ("pt", "it", "es", "id", "zh")
+
+
+def glossary_tables() -> tuple[dict[str, dict[str, list[str]]], dict[str, list[str]]]:
+    """The glossary of docs/LANGUAGES.md: {concept: {lang: [forms]}} and {lang: [rejected]}."""
+    text = (ROOT / "docs" / "LANGUAGES.md").read_text(encoding="utf-8")
+    section = text.split("## Glossary", 1)[1].split("\n## ", 1)[0]
+    terms, rejected = {}, {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0] in CONCEPTS:
+            terms[cells[0]] = {
+                lang: [f.strip() for f in cell.split("/")]
+                for lang, cell in zip(GLOSSARY_LANGS, cells[1:])
+            }
+        elif len(cells) == 2 and cells[0] in GLOSSARY_LANGS:
+            rejected[cells[0]] = [f.strip() for f in cells[1].split("/")]
+    return terms, rejected
+
+
+def translations(lang: str) -> list[tuple[str, str]]:
+    """(English, translation) of each message of a catalogue (each plural form), the typed
+    words aside."""
+    pofile = pytest.importorskip("babel.messages.pofile")
+    with open(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "ddz.po", "rb") as fh:
+        source = pofile.read_po(fh)
+    pairs = []
+    for m in source:
+        if not m.id or m.context == "input":
+            continue
+        english = m.id[0] if isinstance(m.id, tuple) else m.id
+        for text in m.string if isinstance(m.string, tuple) else (m.string,):
+            pairs.append((english, text))
+    return pairs
+
+
+def test_the_glossary_names_every_concept_in_every_language():
+    terms, rejected = glossary_tables()
+    assert set(terms) == set(CONCEPTS)
+    assert set(rejected) == set(GLOSSARY_LANGS)
+    assert all(all(forms) for row in terms.values() for forms in row.values())
+
+
+@pytest.mark.parametrize("lang", GLOSSARY_LANGS)
+def test_each_catalogue_uses_its_glossary_terms(lang):
+    terms, _rejected = glossary_tables()
+    missing = []
+    for english, text in translations(lang):
+        for concept, pattern in CONCEPTS.items():
+            forms = terms[concept][lang]
+            shown = " ".join(text.split()).lower()  # a help text's lines joined
+            if re.search(pattern, english) and not any(f.lower() in shown for f in forms):
+                missing.append((concept, english[:60], text[:60]))
+    assert not missing, missing[:8]
+
+
+def _uses(word: str, text: str) -> bool:
+    if word.isascii() or any(ch.isalpha() and ord(ch) < 0x2E80 for ch in word):
+        return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
+    return word in text
+
+
+@pytest.mark.parametrize("lang", GLOSSARY_LANGS)
+def test_no_catalogue_uses_a_rejected_synonym(lang):
+    _terms, rejected = glossary_tables()
+    found = [
+        (word, text[:70])
+        for _english, text in translations(lang)
+        for word in rejected[lang]
+        if _uses(word, text)
+    ]
+    assert not found, found[:8]
+
+
+# ---------------------------------------------------------------------------------- grammar
+@pytest.mark.parametrize(
+    ("lang", "bid", "passed"),
+    [("pt", "pede", "passa"), ("it", "dichiari", "passi"), ("es", "pujas", "pasas")],
+)
+def test_the_seat_name_is_the_subject_of_your_log_lines(lang, bid, passed):
+    """Your log lines conjugate for the seat name (*Você pede 2*), unlike the typed words."""
+    from tests.play_harness import run_lines
+
+    argv = ["--lang", lang, "--code", CODE, "--fast", "--no-stats", "--no-color", "--level", "easy"]
+    i18n.set_language(lang)
+    you, typed = i18n._("You"), i18n.pgettext("bid", "pass")
+    lines = {}
+    for answers in (["2", "3", "quit"], [typed, "quit"]):
+        rc, out = run_lines(argv, answers)
+        lines[answers[0]] = [" ".join(line.split()) for line in out.splitlines()]
+    assert any(re.fullmatch(rf"{you} {bid} [23]", x) for x in lines["2"]), lines["2"]
+    assert f"{you} {passed}" in lines[typed], lines[typed]
+    assert typed != passed  # the word typed is not the log line
+    i18n.set_language("en")
+
+
+def test_lists_of_seats_choose_their_conjunction():
+    cases = {
+        "en": (["Right", "Across", "Left"], "Right, Across and Left"),
+        "es": (["Derecha", "Enfrente", "Izquierda"], "Derecha, Enfrente e Izquierda"),
+        "zh": (["下家", "对家", "上家"], "下家、对家和上家"),
+    }
+    for lang, (names, joined) in cases.items():
+        i18n.set_language(lang)
+        assert i18n.join_names(names) == joined
+    i18n.set_language("es")
+    assert i18n.join_names(["Tú", "Derecha"]) == "Tú y Derecha"
+    assert i18n.join_names(["Tú", "Izquierda"]) == "Tú e Izquierda"
+    assert i18n.join_names(["Tú", "hielo"]) == "Tú y hielo"  # "hie" is not an i sound
+    assert i18n.join_names(["Izquierda"]) == "Izquierda"
+    i18n.set_language("en")
+
+
+def test_chinese_passes_by_the_word_of_each_prompt():
+    from ddz.play.text import pass_word
+
+    i18n.set_language("zh")
+    assert [pass_word(d) for d in ("bid", "claim", "rob", "open")] == [
+        "不叫",
+        "不叫",
+        "不抢",
+        "不明牌",
+    ]
+    assert {"不叫", "不抢", "不明牌", "不出"} <= i18n.words("pass")
+    assert "提示" not in i18n._("note: ")  # 提示 is the hint command
+    i18n.set_language("en")
+
+
+def test_turn_lines_need_no_agreement():
+    """The play on the table is named as a whole: no adjective or pronoun agrees with it."""
+    expected = {
+        "pt": ("{seat} jogou {play} — cubra ou passe", "{play} não é maior que {target}"),
+        "it": ("{seat} ha giocato {play} — batti o passa", "{play} non è superiore a {target}"),
+        "es": ("{seat} jugó {play} — supera o pasa", "{play} no es mayor que {target}"),
+    }
+    for lang, (turn, higher) in expected.items():
+        i18n.set_language(lang)
+        assert i18n._("{seat} played {play} — beat it or pass") == turn
+        assert i18n._("{play} is not higher than {target}") == higher
+    i18n.set_language("pt")
+    from ddz.play.text import why_not_covers
+    from ddz_env.moves import move_table
+
+    table = move_table()
+    chain = table.classify(parse_counts("334455").astype(np.uint8))[0]
+    longer = table.classify(parse_counts("66778899").astype(np.uint8))[0]
+    said = why_not_covers(table, chain, longer)  # a plural noun must not take a singular verb
+    assert said == "uma série de 3 pares seguidos não cobre uma série de 4 pares seguidos", said
+    i18n.set_language("en")
+
+
+# ---------------------------------------------------------------------------------- columns
+class Screen:
+    """A terminal that keeps the lines said: no colour, 100 columns, no full-screen redraw."""
+
+    screen = False
+    ascii = False
+    width = 100
+
+    def __init__(self):
+        from ddz.play.text import Style
+
+        self.style = Style(False)
+        self.lines: list[str] = []
+
+    def say(self, line: str = "") -> None:
+        self.lines += line.split("\n")
+
+    def pause(self) -> None:
+        pass
+
+
+def played_hand(players: int, moves: int | None, seed: int = 0):
+    """A renderer and its model: the deal of ``seed``, seat 1 bids 3, then ``moves`` plays
+    (lowest legal first; ``None``: to the end of the hand)."""
+    from ddz.play.render import Renderer
+    from ddz.play.table import TableModel
+    from ddz_env.actions import bid_action
+    from ddz_env.infoset import infoset
+
+    game = Game(1, Ruleset(players=players), seed=seed)
+    model = TableModel(game)
+    model.deal(game.deal_code(0))
+    while not model.auction_over():
+        seat = int(game.current_player[0])
+        model.bid(bid_action(game.num_moves, 3 if seat == 1 else 0))
+    k = 0
+    while not model.over() and (moves is None or k < moves):
+        seat = int(game.current_player[0])
+        legal = [int(m) for m in infoset(game, 0, seat).legal_moves()]
+        model.play(seat, legal[-1] if seat == 1 else legal[0])
+        k += 1
+    term = Screen()
+    return Renderer(term, model, "normal"), model, term
+
+
+def content_start(line: str, label: str) -> int:
+    """The column where a labelled row's content starts (after its label and the padding)."""
+    from ddz.play.text import visible_len
+
+    rest = line[2 + len(label) :]
+    return 2 + visible_len(label) + (len(rest) - len(rest.lstrip(" ")))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_no_label_overflows_its_column(lang, players):
+    """The table, the card counter and the result card keep their columns in every language."""
+    from ddz_env.infoset import infoset
+
+    i18n.set_language(lang)
+    t = i18n._
+    render, model, term = played_hand(players, 4)
+    info = infoset(model.game, 0, 0)
+    render.table(info, True)
+    labels = [t("Kitty"), t("Round"), t("Table")]
+    rows = {x: next(ln for ln in term.lines if ln.startswith("  " + x + " ")) for x in labels}
+    starts = {content_start(ln, x) for x, ln in rows.items()}
+    seat = render.seat_name(1)
+    seat_row = next(ln for ln in term.lines if ln.startswith("  " + seat + " "))
+    starts.add(content_start(seat_row, seat))
+    assert len(starts) == 1, (lang, rows)
+    counter = [ln for ln in term.lines if ln.startswith("  " + t("Unseen") + " ")]
+    assert counter and all(content_start(ln, t("Unseen")) == min(starts) + 1 for ln in counter)
+    if players == 4:  # the result card's bomb labels of the four-player game aside
+        return
+    render, model, term = played_hand(players, None, seed=1)
+    model.rob_log = [1, 2]  # the longest labels: two robs named
+    render.result()
+    value_at = {
+        content_start(ln, x)
+        for x in [t("Bid"), t("Base"), t("Points"), t("Spring"), t("Anti-spring")]
+        + [t("Rob ({seat})").format(seat=render.seat_name(s)) for s in (1, 2)]
+        for ln in term.lines
+        if ln.startswith("  " + x + " ")
+    }
+    assert len(value_at) == 1, (lang, term.lines)
+    i18n.set_language("en")
+
+
+def test_chinese_punctuation_is_full_width(capsys):
+    from ddz_env.infoset import infoset
+
+    i18n.set_language("zh")
+    render, model, term = played_hand(3, 1)
+    render.table(infoset(model.game, 0, 0), False)
+    turn = next(ln for ln in term.lines if ln.startswith("轮到你"))
+    assert turn.startswith("轮到你：") and ": " not in turn, turn
+    table_row = next(ln for ln in term.lines if ln.startswith("  " + i18n._("Table")))
+    assert "：" in table_row and ": " not in table_row, table_row
+    assert i18n._("{play} ({seat})").format(play="王炸", seat="你") == "王炸（你）"
+    headline = render.headline(1, 0)  # a peasants' win, and who went out first
+    assert headline == "你和上家作为农民获胜！（你先出完）", headline
+    model.rob_log = [1, 2]
+    assert render.doublings_text() == "（下家抢地主 ×2、上家抢地主 ×2）", render.doublings_text()
+    assert "\n选项：\n" in help_text("zh", capsys)
+    i18n.set_language("en")

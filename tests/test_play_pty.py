@@ -249,7 +249,7 @@ def test_the_width_is_read_again_after_a_resize(tmp_path):
 LANGS = [
     ("pt", "Seu pedido (passo, 1, 2, 3) > ", "Sua vez", "passo", "senhorio", "Morto"),
     ("it", "La tua dichiarazione (passo, 1, 2, 3) > ", "Tocca a te", "passo", "padrone", "Coperte"),
-    ("es", "Tu puja (paso, 1, 2, 3) > ", "Tu turno", "paso", "casero", "Ocultas"),
+    ("es", "Tu puja (paso, 1, 2, 3) > ", "Tu turno", "paso", "casero", "Talón"),
     ("id", "Tawaranmu (pas, 1, 2, 3) > ", "Giliranmu", "pas", "Tuan Tanah", "Kartu dasar"),
     ("zh", "你叫分（不叫, 1, 2, 3）> ", "轮到你", "不出", "地主", "底牌"),
 ]

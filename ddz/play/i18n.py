@@ -28,6 +28,7 @@ import argparse
 import contextlib
 import gettext
 import os
+import re
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
@@ -114,6 +115,23 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def pgettext(context: str, message: str) -> str:
     """The current language's text of ``message`` in ``context`` (e.g. ``"bid"``)."""
     return _current.pgettext(context, message)
+
+
+#: Spanish writes "e", not "y", before a word that starts with an i sound (``Izquierda``,
+#: ``hielo`` aside: "hi" before a vowel is a consonant sound).
+_I_SOUND = re.compile(r"(?i)h?[ií](?![aeouáéó])")
+
+
+def join_names(names: list[str]) -> str:
+    """``names`` as a list in the current language: ``"Right, Across and Left"``
+    (``"Derecha, Enfrente e Izquierda"``: the Spanish conjunction follows the next sound)."""
+    if len(names) < 2:
+        return "".join(names)
+    template = pgettext("list", "{names} and {last}")
+    if _lang == "es" and _I_SOUND.match(names[-1]):
+        template = template.replace(" y {last}", " e {last}")
+    rest = pgettext("list", ", ").join(names[:-1])
+    return template.format(names=rest, last=names[-1])
 
 
 def N_(message: str) -> str:
@@ -228,7 +246,22 @@ def wrap_columns(text: str, width: int) -> list[str]:
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, wrapping by terminal columns: a Chinese character takes two and a
     line may break between two of them (argparse's own wrapping breaks at spaces only and
-    counts characters). ASCII text is wrapped by argparse as usual."""
+    counts characters). ASCII text is wrapped by argparse as usual. Headings end with the
+    catalogue's colon."""
+
+    def start_section(self, heading):
+        self._headings = [*getattr(self, "_headings", []), heading]
+        super().start_section(heading)
+
+    def format_help(self):
+        """argparse's help; a heading's colon is the catalogue's ``%(heading)s:`` (Python
+        before 3.13 writes an ASCII colon after every heading, even in Chinese)."""
+        text = super().format_help()
+        for heading in getattr(self, "_headings", []):
+            if heading and not heading.isascii():
+                local = _("%(heading)s:") % {"heading": heading}
+                text = text.replace(f"\n{heading}:\n", f"\n{local}\n")
+        return text
 
     def _split_lines(self, text, width):
         if text.isascii():

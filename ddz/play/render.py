@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ddz.play import text
-from ddz.play.i18n import N_, _, ngettext
+from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
 from ddz_env.infoset import InfoSet
@@ -76,8 +76,9 @@ class Renderer:
 
     @property
     def col(self) -> int:
-        """Width of the label column: the longest seat name or table label, at least 6."""
-        names = [_(x) for x in (*self.seat_names, *LABELS[2:5])]
+        """Width of the label column: the longest seat name or table label (the counter's
+        included), at least 6."""
+        names = [_(x) for x in (*self.seat_names, *LABELS[1:5])]
         return max(6, *(text.visible_len(x) for x in names))
 
     @property
@@ -184,7 +185,9 @@ class Renderer:
         parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
         if m.opened:
             parts.append(_("open hand ×2"))
-        return f" ({', '.join(parts)})" if parts else ""
+        if not parts:
+            return ""
+        return _("{line} ({note})").format(line="", note=pgettext("list", ", ").join(parts))
 
     # ------------------------------------------------------------------ screens
     def banner(self, notices: list[str]) -> None:
@@ -235,23 +238,23 @@ class Renderer:
             f"  {pad(s.bold(self.seat_name(HUMAN)), col)} {pad(self.role_of(HUMAN), self.role_col)}{mine}"
         )
         say(f"  {'':<{col}} {self.hand_text(HUMAN, col + 3)}")
-        say(s.bold(_("Your turn")) + ": " + self.turn_text(info))
+        say(s.bold(_("Your turn")) + _(": ") + self.turn_text(info))
 
     def table_text(self, info: InfoSet) -> str:
         if not info.table_move:
             return self.style.dim(_("empty"))
         ids = self.model.last_cards.get(info.table_seat, [])
         what = text.describe(self.model.table, info.table_move)
-        return f"{self.seat_name(info.table_seat)}: {self.style.cards(ids)}  {what}"
+        return f"{self.seat_name(info.table_seat)}{_(': ')}{self.style.cards(ids)}  {what}"
 
     def turn_text(self, info: InfoSet) -> str:
         if not info.table_move:
             return _("you lead (any combination)")
         what = text.describe(self.model.table, info.table_move)
         if info.table_seat == HUMAN:
-            line = _("beat your {play}, or pass").format(play=what)
+            line = _("you played {play} — beat it or pass").format(play=what)
         else:
-            line = _("beat {seat}'s {play}, or pass").format(
+            line = _("{seat} played {play} — beat it or pass").format(
                 seat=self.seat_name(info.table_seat), play=what
             )
         if len(info.legal_moves()) == 1:
@@ -282,7 +285,9 @@ class Renderer:
             say(f"  {pad(label, 24)} ×2")
         for seat, move in m.bomb_log:
             name = text.describe(m.table, move)
-            label = name[0].upper() + name[1:] + " (" + self.seat_name(seat) + ")"
+            label = _("{play} ({seat})").format(
+                play=name[0].upper() + name[1:], seat=self.seat_name(seat)
+            )
             say(f"  {pad(label, 24)} ×{2 if self.bomb_doubles(move) else 1}")
         if g.spring[0]:
             say(f"  {pad(_('Spring') if winner == lord else _('Anti-spring'), 24)} ×2")
@@ -309,10 +314,11 @@ class Renderer:
         else:
             first = _("{seat} went out first").format(seat=self.seat_name(winner))
         others = [self.seat_name(x) for x in range(1, self.players) if x != lord]
+        if lord != HUMAN:  # you are one of the winners, named first
+            others.insert(0, self.seat_name(HUMAN))
         line = self.texts.peasants_win[0 if lord == HUMAN else 1]
-        names = dict(zip("abc", others + ["", ""]))
-        head = _(line).format(seat=others[0], **names)
-        return s.bold(head) + f" ({first})"
+        head = _(line).format(names=join_names(others))
+        return _("{line} ({note})").format(line=s.bold(head), note=first)
 
     def cards_left(self, lord: int) -> None:
         self.say("  " + _("Cards left:"))
@@ -396,8 +402,8 @@ class GameTexts:
     last_redeal: tuple[str, str]
     all_passed: str
     passes: str
-    #: the peasants' win: (you are the landlord, you are a peasant), ``{a}``, ``{b}``, ``{c}``
-    #: the other peasants (``{seat}`` the first)
+    #: the peasants' win: (you are the landlord, you are a peasant: you are named first), the
+    #: peasants joined in ``{names}``
     peasants_win: tuple[str, str]
     #: ``forced(n)``: the line of a landlord forced after ``n`` redeals (``{n}``, ``{seat}``)
     forced: Callable[[int], str]
@@ -432,7 +438,7 @@ TEXTS: dict[str, GameTexts] = {
         ),
         N_("All three passed: the cards are dealt again (deal {code})."),
         N_("(two passes: {who})"),
-        (N_("{a} and {b} win as peasants."), N_("You and {seat} win as peasants!")),
+        (N_("{names} win as peasants."), N_("{names} win as peasants!")),
         _forced_three,
     ),
     "four": GameTexts(
@@ -446,7 +452,7 @@ TEXTS: dict[str, GameTexts] = {
         ),
         N_("All four passed: the cards are dealt again (deal {code})."),
         N_("(three passes: {who})"),
-        (N_("{a}, {b} and {c} win as peasants."), N_("You, {a} and {b} win as peasants!")),
+        (N_("{names} win as peasants."), N_("{names} win as peasants!")),
         _forced_four,
     ),
 }

@@ -287,7 +287,7 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, call: str = "b
     big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     if call != "bid":
         need = {"claim": 1, "rob": 2, "open": 3}[call]
-        return text.assessment_text(big, bombs, moves, 0, call if bid >= need else "")
+        return text.assessment_text(big, bombs, moves, 0, call if bid >= need else "", call)
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)
@@ -602,7 +602,7 @@ class Session:
         self.term.say("  " + s.cyan(_("Assessment: ")) + advice)
         typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
         typed["open"] = pgettext("bid", "open")
-        options = [typed[word], pgettext("bid", "pass")]
+        options = [typed[word], text.pass_word(word)]
         prompts = {
             "claim": N_("Claim the landlord seat? ({options}) > "),
             "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
@@ -712,7 +712,11 @@ class Session:
                 ROB: _("rob the landlord seat ×2") if you else _("robs the landlord seat ×2"),
             }[bid]
         elif seat == HUMAN:
-            what = pgettext("bid", "pass") if bid == 0 else _("bid {n}").format(n=bid)
+            what = (
+                pgettext("you, auction", "pass")
+                if bid == 0
+                else pgettext("you", "bid {n}").format(n=bid)
+            )
         else:
             what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
         self.note(self.render.event_line(seat, what))
@@ -878,7 +882,7 @@ class Session:
         g, s, m = self.game, self.style, self.model
         ids = m.play(seat, move)
         if move == 0:
-            what = _("pass") if seat == HUMAN else _("passes")
+            what = pgettext("you", "pass") if seat == HUMAN else _("passes")
             self.note(self.render.event_line(seat, what))
             if g.phase[0] != OVER and int(g.table_move[0]) == 0:
                 leader = int(g.current_player[0])

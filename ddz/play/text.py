@@ -471,9 +471,21 @@ def counter_lines(unseen: np.ndarray, style: Style, width: int = 100) -> list[st
 
 
 # ---------------------------------------------------------------------------------- bidding
-def assessment_text(big: int, bombs: int, moves: int, bid: int, call: str | None = None) -> str:
+def pass_word(decision: str = "bid") -> str:
+    """The word of passing at a decision: ``"bid"`` and ``"claim"`` (the auction), ``"rob"``,
+    ``"open"`` (the open hand); Chinese says 不叫, 不抢 and 不明牌."""
+    if decision == "rob":
+        return pgettext("rob", "pass")
+    if decision == "open":
+        return pgettext("open", "pass")
+    return pgettext("bid", "pass")
+
+
+def assessment_text(
+    big: int, bombs: int, moves: int, bid: int, call: str | None = None, decision: str = "bid"
+) -> str:
     """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``call`` the
-    call of a variant's decision (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
+    call of a variant's ``decision`` (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
     if call is None:
         suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
     else:
@@ -482,7 +494,7 @@ def assessment_text(big: int, bombs: int, moves: int, bid: int, call: str | None
             "rob": pgettext("bid", "rob"),
             "open": pgettext("bid", "open"),
         }
-        suggest = said[call] if call else pgettext("bid", "pass")
+        suggest = said[call] if call else pass_word(decision)
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)
