@@ -400,11 +400,7 @@ BAD_CODES = {
         None,
     ),
     CODE[:-1] + "U": ("{n} can't appear in a deal code", "'U'"),
-    FOUR_PLAYER_CODE: (
-        "this is a deal code of the four-player game (two decks), not of the three-player game",
-        None,
-    ),
-}
+}  # (a four-player code is played as one: tests/test_play_variants.py)
 
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)

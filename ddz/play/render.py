@@ -340,9 +340,10 @@ class Renderer:
     def redeal_note(self, redeals: int) -> str:
         """Why the deal code is the first deal's after redeals: it replays them."""
         return ngettext(
-            "(the code deals the hand's first cards: pass as before and the same redeal follows)",
-            "(the code deals the hand's first cards: pass as before and the same {n} redeals "
-            "follow)",
+            "(dealt again {n} time: the code deals the first cards; pass as before and the "
+            "same redeal follows)",
+            "(dealt again {n} times: the code deals the first cards; pass as before and the "
+            "same redeals follow)",
             redeals,
         ).format(n=redeals)
 
@@ -381,6 +382,7 @@ def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
+    parts.append(_(HELP_LEAVE))
     parts.append(_(_texts_of_seats(players).help_combinations))
     return "\n".join(parts)
 
@@ -433,6 +435,8 @@ HELP_UNDO = N_("""\
   undo (u)         take back your last play and the bots' replies since""")
 HELP_QUIT = N_("""\
   quit             leave the game (a hand left after the bidding counts as a loss)""")
+HELP_LEAVE = N_("""\
+                   the same however you leave: quit, Ctrl-C, Ctrl-D or closing the terminal""")
 HELP_COMBINATIONS = N_("""\
 Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
   pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),

@@ -82,11 +82,11 @@ from ddz.play.table import TableModel
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import code_key, decode_deal, encode_deal
+from ddz_env.codes import code_key, decode_deal, encode_deal, rules_words
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import BOMB_TYPES
-from ddz_env.rules import Ruleset, rules_class
+from ddz_env.rules import RULES, Ruleset, rules_class
 
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
@@ -1131,15 +1131,21 @@ def main(
     except RuleOptionError as exc:
         print(f"ddz play: {exc}", file=sys.stderr)
         return 2
+    code_note = ""
     if args.code is not None:
         try:
-            owner, first = decode_deal(args.code, players=rules.players, variants=rules.variants)
+            played = rules_of_code(args.code, rules)
+            owner, first = decode_deal(args.code, ruleset=played)
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
             print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
             return 2
-        args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
+        args.code = encode_deal(owner, first, ruleset=played)  # canonical spelling
+        if played != rules:
+            code_note = _("deal {code} is a game of {rules}: it is played under those rules")
+            code_note = code_note.format(code=args.code, rules=rules_text(played))
+        rules = played
     for stream in (stdin, stdout):
         if stream is sys.stdin or stream is sys.stdout:
             try:  # undecodable input bytes become a typo, not a crash
@@ -1159,6 +1165,8 @@ def main(
     try:
         level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
+        if code_note:
+            session.notices.insert(0, code_note)
         if fallback:
             session.notices.insert(0, fallback)
         return session.run(args.code)
@@ -1179,6 +1187,38 @@ def main(
         return _leave(stdout, color, SIGNAL_NAMES["SIGHUP"], session, 129)  # 128 + SIGHUP
     finally:
         restore()
+
+
+#: How the games of each family of rules (``Rules.family``) are named when a deal code is
+#: played under them (the three-player games by their variants: ``text.rules_text``).
+GAME_WORDS = {"four": N_("four players (two decks)")}
+
+
+def rules_of_code(code: str, rules: Ruleset) -> Ruleset:
+    """The rules a deal code is played under: ``rules`` when the code is a deal of theirs,
+    else the game and variants the code carries (its length names the game, its checksum the
+    variants); the ``ValueError`` of ``rules`` when no rules read the code."""
+    try:
+        decode_deal(code, ruleset=rules)
+        return rules
+    except ValueError as exc:
+        refused = exc
+    for players in sorted({players for _game, players in RULES}):
+        for other in Ruleset(players=players).rules.code_siblings():
+            try:
+                decode_deal(code, ruleset=other.ruleset)
+            except ValueError:
+                continue
+            return other.ruleset
+    raise refused
+
+
+def rules_text(rules: Ruleset) -> str:
+    """The rules of a game in words, in the current language."""
+    words = GAME_WORDS.get(rules.rules.family)
+    if words is not None:
+        return _(words)
+    return text.rules_words_text(rules_words(rules.variants))
 
 
 def _shown_language(stdout: TextIO) -> str:

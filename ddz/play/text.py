@@ -365,6 +365,11 @@ def translate_code_error(reason: str) -> str:
     return reason
 
 
+def rules_words_text(words: str) -> str:
+    """The current language's name of rules as ``ddz_env.codes.rules_words`` names them."""
+    return _(_RULES_WORDS[words]) if words in _RULES_WORDS else words
+
+
 def why_not_combination(counts: np.ndarray, kickers: str = "distinct", players: int = 3) -> str:
     """Why a set of cards is not a combination, in the current language (the engine's reason
     under the rules of ``kickers`` and ``players``)."""
