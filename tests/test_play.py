@@ -748,3 +748,75 @@ def test_more_of_a_rank_than_the_deck_names_the_rank():
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
     assert "> 9 9 9 9 9\n  ✗ there are only four 9s in the deck\n" in out
     assert "> jjjjj\n  ✗ there are only four Js in the deck\n" in out
+
+
+# ---------------------------------------------------------------------------------- leaving
+def _leave_by(how: str):
+    """A player who bids 3, then leaves the hand at its first turn in play by ``how``."""
+    import errno
+    import signal
+
+    def policy(screen: str) -> str | None:
+        prompt = prompt_of(screen)
+        if prompt.startswith("Your bid"):
+            return "3"
+        if how == "quit":
+            return "quit"
+        if how == "ctrl-d":
+            return None
+        if how == "ctrl-c":
+            raise KeyboardInterrupt
+        if how == "sigterm":
+            raise play.Terminated(signal.SIGTERM)
+        raise OSError(errno.EIO, "Input/output error")  # the terminal closed
+
+    return policy
+
+
+@pytest.mark.parametrize(
+    "how, status, lead",
+    [
+        ("quit", 0, "Bye."),
+        ("ctrl-d", 0, "End of input. Bye. ("),
+        ("ctrl-c", 130, "Interrupted. Bye. ("),
+        ("sigterm", 143, "Terminated. Bye. ("),
+        ("hangup", 129, "Hangup. Bye. ("),
+    ],
+)
+def test_a_hand_left_in_play_counts_the_same_however_it_is_left(
+    data_home, doormats, how, status, lead
+):
+    from ddz.play.stats import load_stats
+
+    doormats(0)
+    rc, out = run_play(["--fast", "--level", "normal", "--seed", "5"], _leave_by(how))
+    assert rc == status and "Traceback" not in out
+    assert "You are the landlord (base 3)" in out
+    last = out.rstrip("\n").rsplit("\n", 2 if how == "quit" else 1)[-1 - (how == "quit")]
+    assert last.startswith(lead) and "You left the hand, so it counts as a loss: -6 points." in last
+    stats, _ = load_stats()
+    assert (stats.games, stats.landlord_games, stats.landlord_wins, stats.points) == (1, 1, 0, -6)
+
+
+def test_the_help_says_how_a_left_hand_counts():
+    assert "the same however you leave: quit, Ctrl-C, Ctrl-D or closing the terminal" in play.HELP
+
+
+# ---------------------------------------------------------------------------------- auction
+def test_zero_at_the_bid_prompt_is_refused_not_a_pass():
+    """0 is ten when cards are typed: at the bid prompt it is no answer, never a silent pass."""
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["0", "bid 0", "quit"])
+    assert rc == 0
+    assert out.count("✗ 0 is not a bid: type pass, 1, 2, 3 (or help)") == 2
+    assert "  You    pass" not in out
+
+
+def test_the_counter_is_toggled_during_the_auction(ddz_home):
+    lines = ["counter", "c", "3", "quit"]
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert rc == 0
+    bidding = out.split("> 3\n", 1)[0]
+    assert "> counter\n  card counter off\n" in bidding
+    on = bidding.split("> c\n", 1)[1]
+    assert on.startswith("  card counter on\n  Unseen  3  4  5")
+    assert json.loads((ddz_home / "settings.json").read_text())["counter"] is True

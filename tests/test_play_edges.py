@@ -78,7 +78,12 @@ def test_a_closed_stdin_is_the_end_of_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", None)
     assert cli.main(["play", "--level", "normal", "--fast", "--no-stats"]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n") and "Traceback" not in out
+    assert (
+        out.endswith(
+            "End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n"
+        )
+        and "Traceback" not in out
+    )
 
 
 @pytest.mark.heavy
@@ -89,7 +94,9 @@ def test_closed_and_endless_stdin_through_the_command():
         timeout=120,
     )  # fmt: skip
     assert closed.returncode == 0 and closed.stderr == ""
-    assert closed.stdout.endswith("End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n")
+    assert closed.stdout.endswith(
+        "End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n"
+    )
     with open("/dev/zero", "rb") as zero:
         endless = subprocess.run(base, cwd=ROOT, stdin=zero, capture_output=True, timeout=120)
     assert endless.returncode == 0 and endless.stderr == b"" and len(endless.stdout) < 5000

@@ -85,7 +85,9 @@ def test_rob_then_open_your_hand_and_undo_keeps_the_robs_once():
     assert "Open your hand (doubles the stake; everyone sees it)? (open, pass) > hint" in out
     assert "  You    open the hand ×2: everyone sees your cards\n" in out
     last = round_lines(out)[-1]
-    assert last == ("base 1 × multiplier 8 (rob by Left ×2, rob by You ×2, open hand ×2) = 8 points")
+    assert last == (
+        "base 1 × multiplier 8 (rob by Left ×2, rob by You ×2, open hand ×2) = 8 points"
+    )
 
 
 def test_a_bot_opens_its_hand_and_you_see_it():
@@ -137,7 +139,9 @@ def test_a_code_is_played_under_its_own_rules():
 
 def test_the_rob_result_card_calls_the_base_a_base():
     """Nobody bids in the rob auction: the base is 1, never "Bid 1"."""
-    rc, out = run_lines([*BASE, "--auction", "rob", "--code", ROB_CODE], ["claim", "rob", *PLAY_OUT])
+    rc, out = run_lines(
+        [*BASE, "--auction", "rob", "--code", ROB_CODE], ["claim", "rob", *PLAY_OUT]
+    )
     assert rc == 0
     card = result_card(out)
     assert any(re.match(r"^  Base +1$", line) for line in card), card
