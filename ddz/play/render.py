@@ -162,7 +162,7 @@ class Renderer:
             out += [
                 f"  {pad(_(KITTY_ROW) if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
             ]
-            out.append(f"  {'':<{col}}" + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
+            out.append(f"  {'':<{col}} " + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
         return out
 
     def role_of(self, seat: int) -> str:

@@ -14,19 +14,25 @@ stake) and ``--open-hand`` lets the landlord open the hand after taking the kitt
 stake; the hand is then face up for everyone): ``docs/RULES.md``. Both are three-player games.
 
 Every deal has a code (a redeal after three passes is a new deal with its own code);
-``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
-statistics (:mod:`ddz.play.stats`) unless they are replays or were dealt from a ``--code``; a hand
-left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
-their own information set; this module keeps the suits of every card for display, while the
-engine works on rank counts.
+``ddz play --code CODE`` deals the same cards again, under the rules the code carries (its
+game and variants: no need to repeat ``--players``, ``--auction`` or ``--open-hand``). The
+result card gives the hand's code, the first deal's: replaying it, the same redeals follow
+when everyone passes as before. Finished hands are added to local statistics
+(:mod:`ddz.play.stats`) unless they are replays or were dealt from a ``--code``; a hand left
+after the bidding counts as a loss at the stake reached, however it is left (``quit``,
+Ctrl-C, Ctrl-D, SIGTERM, the terminal closed), and the closing line says so. The bots see
+only their own information set; this module keeps the suits of every card for display, while
+the engine works on rank counts.
 
 This module is the input loop: the position lives in :mod:`ddz.play.table`, the screens are
 drawn by :mod:`ddz.play.render`, and every message comes from the gettext catalogue of the
 language chosen with ``--lang`` (:mod:`ddz.play.i18n`).
 
-On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
-SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
-status 130, 143 and 129 (128 + the signal's number).
+On a terminal the screen is wrapped, between words, to the terminal's current width, and what
+was typed while the bots moved is dropped at the next prompt. Ctrl-C, SIGTERM and SIGHUP end
+the game with the terminal's settings restored and one line, exit status 130, 143 and 129
+(128 + the signal's number); a terminal that closes (reads and writes failing with EIO before
+its SIGHUP arrives) is a hang-up too.
 """
 
 from __future__ import annotations
