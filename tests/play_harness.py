@@ -16,7 +16,7 @@ from ddz.play import session as play
 from ddz_env.actions import bid_action
 from ddz_env.cards import parse_counts
 from ddz_env.game import OVER, Game
-from ddz_env.moves import move_table
+from ddz_env.moves import describe_move, move_table
 from ddz_env.rules import Ruleset
 
 #: Seat 0 bids first; after bidding 3 its 20 cards are
@@ -150,21 +150,33 @@ class _Replay:
         return bool(m)
 
     def round_line(self, line: str, below: list[str]) -> bool:
-        m = re.match(r"^  Round  bid (\d) × multiplier (\d+) = (\d+) points?$", line)
+        m = re.match(r"^  Round  bid (\d) × multiplier (\d+)(?: \((.*)\))? = (\d+) points?$", line)
         if m:
-            base, mult, points = (int(x) for x in m.groups())
+            base, mult, points = (int(x) for x in m.group(1, 2, 4))
             g = self.g
             assert (base, mult, points) == (int(g.base[0]), 2 ** int(g.bombs[0]), base * mult)
+            named = (m.group(3) or "").split(", ")
+            assert [x for x in named if x] == self.doublings(), line  # each bomb, in order
             self.stats["multipliers"] = self.stats.get("multipliers", set()) | {mult}
         return bool(m)
+
+    def doublings(self) -> list[str]:
+        """The doublings of the bombs played so far, as the round line names them."""
+        g, table = self.g, self.g.table
+        named = []
+        for seat, action in g.moves_played(0):
+            if action and bool(g.ruleset.rules.doubling_moves(table)[action]):
+                named.append(f"{describe_move(table, action)} by {self.seats[seat]} ×2")
+        return named
 
     def counter(self, line: str, below: list[str]) -> bool:
         """The counter: the cards not seen yet, the revealed kitty cards shown apart."""
         if not line.startswith("  Unseen  3  4"):
             return False
         unseen = np.array([int(x) for x in below[0].split()])
-        if below[1].startswith("  Kitty  "):
+        if below[1].startswith("  Lord's  "):
             kitty = np.array([int(x) for x in below[1].split()[1:]])
+            assert below[2].strip() == "↑ kitty cards the landlord still holds"
             assert (kitty <= self.g.kitty[0]).all() and kitty.sum() > 0
             unseen = unseen + kitty
             self.count("kitty rows")
@@ -310,8 +322,9 @@ def assert_result_matches_engine(code: str, transcript: str, stats: dict | None 
     hand_text = transcript.split("── New hand", 1)[1].split("══ Result", 1)[0]
     redealt = hand_text.rsplit("All three passed: the cards are dealt again (deal ", 1)
     if len(redealt) == 2:  # each redeal has its own code: the hand is played from the last one
-        shown, hand_text = redealt[1].split(").\n", 1)
-        assert shown == code
+        first = re.match(r" · deal (\S+) ──", hand_text).group(1)
+        assert code == first  # the card gives the hand's code, whose redeals follow from it
+        code, hand_text = redealt[1].split(").\n", 1)
     g = replay_transcript(code, hand_text, stats)
     assert g.phase[0] == OVER
     card = transcript.split("══ Result", 1)[1].split("Replay this hand", 1)[0]

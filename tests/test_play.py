@@ -349,7 +349,8 @@ def test_points_are_totalled_in_statistics(data_home):
 
 def test_end_of_input_exits_cleanly_mid_game():
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["3", "hint"])
-    assert rc == 0 and out.endswith("End of input. Bye.\n")
+    chosen = "A replayed or chosen deal is not counted in the statistics."
+    assert rc == 0 and out.endswith(f"End of input. Bye. ({chosen})\n")
 
 
 def test_quit_during_the_bidding_is_clean_and_saves_nothing(data_home, doormats):
@@ -426,7 +427,8 @@ def test_ctrl_c_in_a_hand_says_nothing_was_saved(data_home):
         return "3" if prompt_of(screen).startswith("Your bid") else None
 
     rc, out = run_play(["--level", "normal", "--code", CODE, "--fast"], policy)
-    assert rc == 130 and out.endswith("Interrupted. Bye. (Nothing was saved for this hand.)\n")
+    chosen = "A replayed or chosen deal is not counted in the statistics."
+    assert rc == 130 and out.endswith(f"Interrupted. Bye. ({chosen})\n")
 
 
 def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(doormats):
@@ -455,7 +457,32 @@ def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(doorma
     assert "  Base                     1 (nobody bid: forced landlord)" in card
     assert "  Bid   " not in card and "base 1 × multiplier" in card
     assert "  Round  base 1 × multiplier 1 = 1 point" in out
-    assert f"Deal code: {codes[2]}" in card
+    # The card gives the hand's code: the redeals follow from it (a redeal's own code would
+    # start a fresh auction and, all passing, redeal other cards).
+    assert f"Deal code: {CODE}   (ddz play --code {CODE})" in card
+    note = "(dealt again 3 times: the code deals the first cards; pass as before and the same "
+    assert note + "redeals follow)" in card
+
+
+def forced_hands(out: str) -> list[list[str]]:
+    """The hands you were dealt, in order, in a transcript."""
+    return [h.split() for h in re.findall(r"^  Your hand  (.*)$", out, re.M)]
+
+
+def test_replaying_a_forced_landlords_hand_deals_the_same_cards(doormats):
+    """After three redeals and a forced landlord, "replay this hand" and --code with the card's
+    code deal the same four deals, so passing as before gives the hand that was played."""
+    doormats(0)
+    hand = ["pass"] * 4 + ["hint", ""] * 20
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], [*hand, "r", *hand])
+    assert rc == 0
+    first, again = out.split("Replay this hand", 1)[0], out.split("Replay this hand", 1)[1]
+    played = forced_hands(first)
+    assert len(played) == 4 and forced_hands(again)[:4] == played
+    assert again.count("you must be the landlord, at base 1.") == 1
+    code = re.search(r"Deal code: (\S+)", first).group(1)
+    _, fresh = run_lines(["--code", code, "--fast", "--level", "normal"], hand)
+    assert forced_hands(fresh)[:4] == played and "you must be the landlord, at base 1." in fresh
 
 
 def test_ascii_terminal_accepts_the_suit_letters_it_shows():
@@ -536,7 +563,9 @@ def test_fuzz_random_lines_never_crash(level, seed):
     text = out.getvalue()
     assert rc == 0 and "Traceback" not in text
     assert text.count("> ") > 4000  # every line was read at a prompt
-    assert text.count("══ Result") >= 3 and text.endswith("End of input. Bye.\n")
+    off = "Statistics are off with --no-stats: nothing is recorded."
+    assert text.count("══ Result") >= 3
+    assert text.endswith(("End of input. Bye.\n", f"End of input. Bye. ({off})\n"))
 
 
 def test_ascii_terminal_gets_plain_symbols():
@@ -643,7 +672,8 @@ def test_result_card_of_a_spring_with_a_bomb_and_the_rocket(doormats):
     plays = ["5555", "b r", "3334", "7", "8", "9", "10", "jj", "kk", "a", "2"]
     rc, out = run_lines(["--level", "normal", "--code", code, "--fast"], ["3", *plays, "q"])
     assert rc == 0
-    assert "  Round  bid 3 × multiplier 4 = 12 points" in out  # live, after the bomb and rocket
+    live = "  Round  bid 3 × multiplier 4 (bomb of 5s by You ×2, rocket by You ×2) = 12 points"
+    assert live in out  # after the bomb and the rocket, each named
     card = out.split("══ Result", 1)[1].splitlines()
     assert card[1:8] == [
         "  You win as the landlord!",
@@ -718,3 +748,75 @@ def test_more_of_a_rank_than_the_deck_names_the_rank():
     rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
     assert "> 9 9 9 9 9\n  ✗ there are only four 9s in the deck\n" in out
     assert "> jjjjj\n  ✗ there are only four Js in the deck\n" in out
+
+
+# ---------------------------------------------------------------------------------- leaving
+def _leave_by(how: str):
+    """A player who bids 3, then leaves the hand at its first turn in play by ``how``."""
+    import errno
+    import signal
+
+    def policy(screen: str) -> str | None:
+        prompt = prompt_of(screen)
+        if prompt.startswith("Your bid"):
+            return "3"
+        if how == "quit":
+            return "quit"
+        if how == "ctrl-d":
+            return None
+        if how == "ctrl-c":
+            raise KeyboardInterrupt
+        if how == "sigterm":
+            raise play.Terminated(signal.SIGTERM)
+        raise OSError(errno.EIO, "Input/output error")  # the terminal closed
+
+    return policy
+
+
+@pytest.mark.parametrize(
+    "how, status, lead",
+    [
+        ("quit", 0, "Bye."),
+        ("ctrl-d", 0, "End of input. Bye. ("),
+        ("ctrl-c", 130, "Interrupted. Bye. ("),
+        ("sigterm", 143, "Terminated. Bye. ("),
+        ("hangup", 129, "Hangup. Bye. ("),
+    ],
+)
+def test_a_hand_left_in_play_counts_the_same_however_it_is_left(
+    data_home, doormats, how, status, lead
+):
+    from ddz.play.stats import load_stats
+
+    doormats(0)
+    rc, out = run_play(["--fast", "--level", "normal", "--seed", "5"], _leave_by(how))
+    assert rc == status and "Traceback" not in out
+    assert "You are the landlord (base 3)" in out
+    last = out.rstrip("\n").rsplit("\n", 2 if how == "quit" else 1)[-1 - (how == "quit")]
+    assert last.startswith(lead) and "You left the hand, so it counts as a loss: -6 points." in last
+    stats, _ = load_stats()
+    assert (stats.games, stats.landlord_games, stats.landlord_wins, stats.points) == (1, 1, 0, -6)
+
+
+def test_the_help_says_how_a_left_hand_counts():
+    assert "the same however you leave: quit, Ctrl-C, Ctrl-D or closing the terminal" in play.HELP
+
+
+# ---------------------------------------------------------------------------------- auction
+def test_zero_at_the_bid_prompt_is_refused_not_a_pass():
+    """0 is ten when cards are typed: at the bid prompt it is no answer, never a silent pass."""
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], ["0", "bid 0", "quit"])
+    assert rc == 0
+    assert out.count("✗ 0 is not a bid: type pass, 1, 2, 3 (or help)") == 2
+    assert "  You    pass" not in out
+
+
+def test_the_counter_is_toggled_during_the_auction(ddz_home):
+    lines = ["counter", "c", "3", "quit"]
+    rc, out = run_lines(["--code", CODE, "--fast", "--level", "normal"], lines)
+    assert rc == 0
+    bidding = out.split("> 3\n", 1)[0]
+    assert "> counter\n  card counter off\n" in bidding
+    on = bidding.split("> c\n", 1)[1]
+    assert on.startswith("  card counter on\n  Unseen  3  4  5")
+    assert json.loads((ddz_home / "settings.json").read_text())["counter"] is True

@@ -39,7 +39,7 @@ def test_a_signal_while_a_bot_decides_ends_the_game(monkeypatch, name, status, w
     rc, out = run_lines(["--level", "normal", "--code", CODE, "--fast"], ["pass", "quit"])
     assert rc == status
     assert "bot failed" not in out and "random legal move" not in out
-    assert out.endswith(f"{word}. Bye. (Nothing was saved for this hand.)\n")
+    assert out.endswith(f"{word}. Bye. (The hand was left in the auction, so it is not counted.)\n")
 
 
 def test_an_over_long_line_is_refused_and_echoed_cut():
@@ -61,7 +61,8 @@ def test_input_without_line_ends_ends_the_game():
     assert rc == 0 and stdin.tell() < 2 * 2**20
     screen = out.getvalue()
     assert "the input has no line end in its first 1 MiB: it is not lines of text" in screen
-    assert screen.endswith("End of input. Bye.\n") and len(screen) < 5000
+    auction = "The hand was left in the auction, so it is not counted."
+    assert screen.endswith(f"End of input. Bye. ({auction})\n") and len(screen) < 5000
 
 
 def test_a_huge_code_is_shown_cut_in_the_error(capsys):
@@ -77,7 +78,12 @@ def test_a_closed_stdin_is_the_end_of_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", None)
     assert cli.main(["play", "--level", "normal", "--fast", "--no-stats"]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("End of input. Bye.\n") and "Traceback" not in out
+    assert (
+        out.endswith(
+            "End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n"
+        )
+        and "Traceback" not in out
+    )
 
 
 @pytest.mark.heavy
@@ -88,7 +94,9 @@ def test_closed_and_endless_stdin_through_the_command():
         timeout=120,
     )  # fmt: skip
     assert closed.returncode == 0 and closed.stderr == ""
-    assert closed.stdout.endswith("End of input. Bye.\n")
+    assert closed.stdout.endswith(
+        "End of input. Bye. (Statistics are off with --no-stats: nothing is recorded.)\n"
+    )
     with open("/dev/zero", "rb") as zero:
         endless = subprocess.run(base, cwd=ROOT, stdin=zero, capture_output=True, timeout=120)
     assert endless.returncode == 0 and endless.stderr == b"" and len(endless.stdout) < 5000

@@ -149,7 +149,8 @@ def test_a_seven_card_bomb_doubles_on_the_result_card(doormats):
     plays = ["q q q q q q q", "33", "44", "5", "6", "777 88", "999 10 10", "jj", "kk", "aa", "222"]
     rc, out = run_lines(["--level", "normal", "--code", CODE], ["3", *plays, "rj", "q"])
     assert rc == 0 and "Traceback" not in out
-    assert "  Round  bid 3 × multiplier 2 = 6 points" in out  # live, after the 7-card bomb
+    live = "  Round  bid 3 × multiplier 2 (7-card bomb of Qs by You ×2) = 6 points"
+    assert live in out  # after the 7-card bomb, named
     card = out.split("══ Result", 1)[1].splitlines()
     assert card[1:7] == [
         "  You win as the landlord!",
@@ -197,7 +198,7 @@ def test_redeals_and_the_forced_landlord_of_the_four_player_auction(doormats):
     assert "  (three passes: " in out
     card = out.split("══ Result", 1)[1]
     assert "  Base                     1 (nobody bid: forced landlord)" in card
-    assert f"Deal code: {codes[2]}" in card
+    assert f"Deal code: {CODE}" in card  # the hand's code: its redeals follow from it
     last = "── New hand" + out.rsplit(codes[2] + ").", 1)[1]
     assert_result_matches_engine(codes[2], last, redeals=3)
 
@@ -223,13 +224,23 @@ def test_hard_plays_the_four_player_game_as_normal_with_a_notice():
     assert rc == 0 and "note:" not in out and "three Normal bots" in out
 
 
-def test_a_code_of_the_other_game_is_a_clear_error(capsys):
-    assert play.main(["--players", "4", "--code", CLASSIC_CODE]) == 2
-    err = capsys.readouterr().err
-    assert "bad deal code" in err and "three-player" in err and "Traceback" not in err
-    assert play.main(["--code", CODE]) == 2
-    err = capsys.readouterr().err
-    assert "bad deal code" in err and "four-player" in err and "Traceback" not in err
+def test_a_code_of_the_other_game_is_played_as_that_game():
+    """A code names its game (its length): it is dealt under that game's rules, whatever
+    --players says, with a note."""
+    run_lines = play_harness.run_lines  # without this module's --players 4
+    rc, out = run_lines(["--players", "4", "--code", CLASSIC_CODE, "--level", "normal"], ["quit"])
+    assert rc == 0 and "you against two Normal bots ·" in out
+    note = (
+        f"note: deal {CLASSIC_CODE} is a game of the classic rules: it is played under those rules"
+    )
+    assert note in out
+    assert len(re.search(r"^  Your hand  (.*)$", out, re.M).group(1).split()) == 17
+    rc, out = run_lines(["--code", CODE, "--level", "normal"], ["quit"])
+    assert rc == 0 and "you against three Normal bots (two decks)" in out
+    assert f"note: deal {CODE} is a game of four players (two decks): it is played" in out
+    assert len(re.search(r"^  Your hand  (.*)$", out, re.M).group(1).split()) == 25
+    rc, out = run_lines(["--players", "4", "--code", CODE, "--level", "normal"], ["quit"])
+    assert rc == 0 and "note: deal" not in out  # its own rules: nothing to say
 
 
 def test_players_is_checked_and_described(capsys):
@@ -348,3 +359,51 @@ def test_a_four_player_hand_in_a_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+# ---------------------------------------------------------------------------------- screens
+def test_the_help_shows_only_plays_of_the_four_player_rules():
+    """The examples of typed plays come from the rules: no trio + single and no plane with
+    single wings with four players; the rocket is all four jokers."""
+    rc, out = run_lines(["--code", CODE, "--level", "normal"], ["3", "help", "quit"])
+    shown = out.split("> help\n", 1)[1]
+    examples = shown.splitlines()[1]
+    assert examples == "  33 44 55    3-4-5-6-7    10 10 10 jj    777888 33 44    bj bj rj rj"
+    table = move_table(RULES)
+    for entry in examples.split("    "):
+        counts = sum(parse_counts(word, RULES.deck.counts) for word in entry.split())
+        assert table.classify(counts.astype(np.uint8)), entry
+    classic = play.help_text(False).splitlines()[1]
+    assert "777888 3 4" in classic and "10 10 10 j " in classic
+
+
+def test_two_decks_sort_evenly_within_a_rank():
+    """The copies of a card sit side by side, the suits in one order: ♠ ♥ ♣ ♦."""
+    rc, out = run_lines(["--code", CODE, "--level", "normal"], ["quit"])
+    hand = re.search(r"^  Your hand  (.*)$", out, re.M).group(1).split()
+    assert "Q♠ Q♠ Q♥ Q♣ Q♣ Q♦ Q♦" in " ".join(hand)
+    order = "♠♥♣♦"
+    for a, b in zip(hand, hand[1:]):
+        if a[:-1] == b[:-1] and a[-1] in order:
+            assert order.index(a[-1]) <= order.index(b[-1]), (a, b)
+
+
+def test_a_long_bomb_label_fits_the_result_cards_column():
+    import io
+
+    from ddz.play.render import Renderer
+    from ddz.play.table import TableModel
+
+    model = TableModel(Game(1, RULES))
+    model.deal(CODE)
+    eight_tens = np.zeros(15, np.uint8)
+    eight_tens[7] = 8
+    model.bomb_log = [(2, model.table.classify(eight_tens)[0])]
+    out = io.StringIO()
+    term = play.Terminal(io.StringIO(), out, False, 0)
+    term.style.deck = RULES.deck
+    Renderer(term, model, "normal").result()
+    rows = out.getvalue().splitlines()[3:6]
+    assert rows[1] == "  8-card bomb of 10s (Across)  ×2"
+    assert rows[0] == "  Bid                          0"  # the column widened for it
+    assert rows[2].startswith("  Points                       bid 0 × multiplier 1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import sys
@@ -22,7 +23,13 @@ RED = "\x1b[31m"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def spawn(*args: str, tmp_path: Path, no_color_env: bool = False, lang_env: str = "C.UTF-8"):
+def spawn(
+    *args: str,
+    tmp_path: Path,
+    no_color_env: bool = False,
+    lang_env: str = "C.UTF-8",
+    preexec=None,
+):
     drop = {"NO_COLOR", "LANGUAGE", "LC_ALL", "LC_MESSAGES"}
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(
@@ -38,7 +45,7 @@ def spawn(*args: str, tmp_path: Path, no_color_env: bool = False, lang_env: str 
         encoding="utf-8",
         timeout=20,
         dimensions=(50, 110),
-        preexec_fn=_default_signals,
+        preexec_fn=preexec or _default_signals,
     )
     return child
 
@@ -193,7 +200,8 @@ def test_sigterm_and_sighup_restore_the_terminal(tmp_path, name, status, word):
     assert terminal_modes(child) == (True, True)  # echo and line editing are back
     child.close()
     assert child.exitstatus == status and child.signalstatus is None
-    assert tail.strip().splitlines()[-1] == f"{word}. Bye. (Nothing was saved for this hand.)"
+    chosen = "A replayed or chosen deal is not counted in the statistics."
+    assert tail.strip().splitlines()[-1] == f"{word}. Bye. ({chosen})"
     assert "Traceback" not in tail
 
 
@@ -385,7 +393,7 @@ def test_rob_the_landlord_at_the_terminal(tmp_path):
     screen = plain(child.before)
     assert "You are the landlord (base 1) and take the kitty" in screen
     lines = screen.rsplit("─" * 60, 1)[1].splitlines()
-    assert "  Round  bid 1 × multiplier 4 (rob by Left ×2, rob by You ×2) = 4 points" in lines
+    assert "  Round  base 1 × multiplier 4 (rob by Left ×2, rob by You ×2) = 4 points" in lines
     child.sendline("quit")
     child.expect(pexpect.EOF)
     child.close()
@@ -411,3 +419,45 @@ def test_open_hand_at_the_terminal_shows_the_landlords_cards(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+#: With this seed seat 0 opens the auction and Normal bots let its bid of 3 stand.
+COUNTED_SEED = "5"
+
+
+def _block_sighup() -> None:
+    """The terminal's hang-up signal held back, as when the window closes and a read of the
+    closed terminal fails (EIO) before the signal arrives."""
+    import signal
+
+    _default_signals()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+
+
+def test_closing_the_terminal_is_a_hang_up_and_counts_the_hand(tmp_path):
+    child = spawn("--seed", COUNTED_SEED, "--fast", tmp_path=tmp_path, preexec=_block_sighup)
+    child.expect(r"Your bid \(pass, 1, 2, 3\) > ")
+    child.sendline("3")
+    child.expect("\n> ")
+    time.sleep(0.3)
+    child.close(force=False)  # the window closes: reads and writes fail with EIO
+    assert child.exitstatus == 129 and child.signalstatus is None  # not a traceback's 1
+    stats = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert stats["games"] == 1 and stats["points"] < 0  # left in play: a loss, as quit
+
+
+def test_keys_typed_while_the_bots_move_are_not_the_next_answer(tmp_path):
+    """A line typed during the bots' pauses is dropped at the next prompt, not taken as its
+    answer (only on a terminal: piped input is a script)."""
+    child = spawn("--code", CODE, tmp_path=tmp_path)
+    child.expect(r"Your bid \(pass, 1, 2, 3\) > ")
+    child.sendline("3")
+    child.expect("\n> ")
+    child.sendline("3")  # my lead; the two bots answer, each after a pause
+    child.sendline("history")  # typed while they move
+    child.expect(r"(Left|Right) +(passes|\S+ .*)\r?\n")
+    child.expect("\n> ", timeout=30)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "History of deal" not in plain(child.before)

@@ -176,8 +176,9 @@ def test_the_counter_shows_the_revealed_kitty_apart():
             ["--level", "normal", "--seed", str(seed), "--fast", "--no-stats"],
             ["pass"] * 3 + ["quit"],
         )
-        rows = re.findall(r"^  Unseen +3 .*\n( +[\d ]+)\n  Kitty +([\d ]+)$", out, re.M)
+        rows = re.findall(r"^  Unseen +3 .*\n( +[\d ]+)\n  Lord's +([\d ]+)\n(.*)$", out, re.M)
         if rows:
+            assert rows[0][2] == "          ↑ kitty cards the landlord still holds"
             kitty = [int(x) for x in rows[0][1].split()]
             assert len(kitty) == 15 and sum(kitty) == 3
             return

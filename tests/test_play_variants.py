@@ -12,7 +12,7 @@ import pytest
 from ddz.play import i18n
 from ddz.play import session as play
 from ddz_env.cards import parse_counts
-from ddz_env.codes import decode_deal
+from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.rules import Ruleset
 from tests.play_harness import run_lines
 
@@ -67,7 +67,7 @@ def test_rob_auction_prompts_events_multiplier_and_result_card():
     assert "Open your hand" not in out  # no open hand without --open-hand
     rounds = round_lines(out)
     assert rounds and all(
-        r.startswith("bid 1 × multiplier ") and "(rob by Left ×2, rob by You ×2)" in r
+        r.startswith("base 1 × multiplier ") and "(rob by Left ×2, rob by You ×2" in r
         for r in rounds
     )
     card = result_card(out)
@@ -85,7 +85,9 @@ def test_rob_then_open_your_hand_and_undo_keeps_the_robs_once():
     assert "Open your hand (doubles the stake; everyone sees it)? (open, pass) > hint" in out
     assert "  You    open the hand ×2: everyone sees your cards\n" in out
     last = round_lines(out)[-1]
-    assert last == ("bid 1 × multiplier 8 (rob by Left ×2, rob by You ×2, open hand ×2) = 8 points")
+    assert last == (
+        "base 1 × multiplier 8 (rob by Left ×2, rob by You ×2, open hand ×2) = 8 points"
+    )
 
 
 def test_a_bot_opens_its_hand_and_you_see_it():
@@ -110,25 +112,68 @@ def test_a_bot_opens_its_hand_and_you_see_it():
 
 def test_open_hand_decisions_are_events():
     rc, out = run_lines([*BASE, "--open-hand", "--code", ROB_CODE], [])
-    assert rc == 2  # a code of the rob auction is not a code of the open hand alone
+    assert rc == 0  # a code of the rob auction is played under the rob auction alone
+    assert "Claim the landlord seat?" in out and "Open your hand" not in out
     rc, out = run_lines([*BASE, "--open-hand", "--seed", "5"], ["3", "pass", "quit"])
     assert rc == 0
     assert re.search(r"(keeps? the hand closed|opens? the hand ×2)", out)
 
 
-def test_a_code_of_other_rules_is_a_clear_usage_error(capsys):
+def test_a_code_is_played_under_its_own_rules():
+    """A deal code carries its variants: it is dealt under them without the flags (or against
+    them), with a note naming them, in the language chosen."""
+    rc, out = run_lines([*BASE, "--code", ROB_CODE], ["claim", "quit"])
+    assert rc == 0 and "Claim the landlord seat? (claim, pass) > claim" in out
+    note = f"note: deal {ROB_CODE} is a game of the rob-the-landlord auction: it is played under"
+    assert note in out
     classic = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
-    assert play.main([*BASE, "--auction", "rob", "--code", classic], stdin=io.StringIO("")) == 2
-    err = capsys.readouterr().err
-    assert err.strip() == (
-        f"ddz play: bad deal code {classic!r}: this deal code is a game of the classic rules, "
-        "not of the rob-the-landlord auction: give its options (--auction, --open-hand)"
+    rc, out = run_lines([*BASE, "--auction", "rob", "--code", classic], ["3", "quit"])
+    assert rc == 0 and "Your bid (pass, 1, 2, 3) > 3" in out
+    assert f"note: deal {classic} is a game of the classic rules: it is played" in out
+    rc, out = run_lines([*BASE, "--code", ROB_OPEN_CODE, "--lang", "pt"], ["sair"])
+    assert rc == 0 and "com o leilão de roubar o senhorio com a mão aberta" in out
+    rc, out = run_lines([*BASE, "--auction", "rob", "--code", ROB_CODE], ["quit"])
+    assert rc == 0 and "note: deal" not in out  # the code's own rules: nothing to say
+    assert play.main([*BASE, "--code", ROB_CODE[:-1] + "0"], stdin=io.StringIO("")) == 2
+
+
+def test_the_rob_result_card_calls_the_base_a_base():
+    """Nobody bids in the rob auction: the base is 1, never "Bid 1"."""
+    rc, out = run_lines(
+        [*BASE, "--auction", "rob", "--code", ROB_CODE], ["claim", "rob", *PLAY_OUT]
     )
-    argv = [*BASE, "--code", ROB_OPEN_CODE, "--lang", "pt"]
-    assert play.main(argv, stdin=io.StringIO("")) == 2
-    err = capsys.readouterr().err
-    assert "o leilão de roubar o senhorio com a mão aberta" in err
-    assert "as regras clássicas" in err and "Traceback" not in err
+    assert rc == 0
+    card = result_card(out)
+    assert any(re.match(r"^  Base +1$", line) for line in card), card
+    assert not any(line.startswith("  Bid ") for line in card)
+    assert any(re.match(r"^  Points +base 1 × multiplier \d+ = ", line) for line in card)
+
+
+def test_the_rob_round_line_names_bombs_and_the_rocket(doormats):
+    doormats(0)
+    owner, first = decode_deal("5EZV-9GEJ-H08A-1Q03-6V92-AP9")  # a bomb of 5s, the rocket
+    code = encode_deal(owner, first, ("rob",))  # the same deal, under the rob auction
+    lines = ["claim", "5555", "b r", "quit"]
+    rc, out = run_lines([*BASE, "--auction", "rob", "--code", code], lines)
+    assert rc == 0, out
+    rounds = round_lines(out)
+    assert rounds[-1] == (
+        "base 1 × multiplier 4 (bomb of 5s by You ×2, rocket by You ×2) = 4 points"
+    ), rounds
+
+
+def test_zero_is_not_an_answer_at_the_rob_prompt():
+    rc, out = run_lines([*BASE, "--auction", "rob", "--code", ROB_CODE], ["0", "quit"])
+    assert "✗ '0' is not an answer here: type claim, pass (or help)" in out
+    assert "  You    pass" not in out
+
+
+def test_the_counter_is_toggled_at_the_rob_prompt(ddz_home):
+    rc, out = run_lines([*BASE[:-1], "--auction", "rob", "--code", ROB_CODE], ["c", "c", "quit"])
+    assert rc == 0
+    assert "> c\n  card counter off\n" in out
+    on = out.split("> c\n  card counter off\n", 1)[1]
+    assert on.startswith("Claim the landlord seat? (claim, pass) > c\n  card counter on\n  Unseen")
 
 
 @pytest.mark.parametrize("option", [["--auction", "rob"], ["--open-hand"]])

@@ -14,8 +14,10 @@ from ddz.play import text
 from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
+from ddz_env.cards import CARD_SEPARATORS, parse_counts
 from ddz_env.infoset import InfoSet
-from ddz_env.rules import rules_class
+from ddz_env.moves import move_table
+from ddz_env.rules import Ruleset, rules_class
 
 HUMAN = 0
 #: Seat names (seat 0 is the player); translated where shown.
@@ -33,6 +35,12 @@ LABELS = (
     N_("Your hand"), N_("Unseen"), N_("Kitty"), N_("Round"), N_("Table"), N_("Base"), N_("Bid"),
     N_("Spring"), N_("Anti-spring"), N_("Points"),
 )  # fmt: skip
+#: The label of the counter's row of the revealed kitty cards the landlord still holds (they
+#: are not among the unseen cards: you saw them turned up), and what the row means.
+KITTY_ROW = N_("Lord's")
+KITTY_ROW_NOTE = N_("kitty cards the landlord still holds")
+#: The result card's label column: at least this wide, wider for a longer label.
+CARD_COL = 24
 
 
 def seat_name(seat: int, players: int = 3) -> str:
@@ -77,8 +85,8 @@ class Renderer:
     @property
     def col(self) -> int:
         """Width of the label column: the longest seat name or table label (the counter's
-        included), at least 6."""
-        names = [_(x) for x in (*self.seat_names, *LABELS[1:5])]
+        and its kitty row's included), at least 6."""
+        names = [_(x) for x in (*self.seat_names, *LABELS[1:5], KITTY_ROW)]
         return max(6, *(text.visible_len(x) for x in names))
 
     @property
@@ -114,11 +122,11 @@ class Renderer:
     def cards(self, ids) -> str:
         """Cards with suits; kitty cards you hold as the landlord carry :data:`KITTY_MARK`."""
         marked = set(self.model.kitty_held(HUMAN))
-        ids = sorted(int(c) for c in ids)
+        deck = self.model.game.ruleset.deck
+        ids = sorted((int(c) for c in ids), key=text.card_order(deck))
         if not ids:
             return "—"
         color = self.style.color
-        deck = self.model.game.ruleset.deck
         return " ".join(
             deck.format_card(c, color) + (KITTY_MARK if c in marked else "") for c in ids
         )
@@ -153,8 +161,9 @@ class Renderer:
         if kitty.any():
             kept = text.counter_lines(kitty, self.style, self.term.width)[1::2]
             out += [
-                f"  {pad(_('Kitty') if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
+                f"  {pad(_(KITTY_ROW) if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
             ]
+            out.append(f"  {'':<{col}} " + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
         return out
 
     def role_of(self, seat: int) -> str:
@@ -171,20 +180,37 @@ class Renderer:
             + ngettext("{n} point", "{n} points", points).format(n=points)
         )
 
-    def _points_text(self, base: int, mult: int) -> str:
+    def _points_text(self, base: int, mult: int, named: bool = True) -> str:
+        """``bid 3 × multiplier 4``, with each doubling named (``named``; the result card
+        lists them on rows of their own)."""
         unit = self.model.game.ruleset.base_points
         unit_text = f"{unit} × " if unit != 1 else ""
-        message = N_("base {base} × multiplier {mult}") if self.model.forced else None
-        message = message or N_("bid {base} × multiplier {mult}")
-        return unit_text + _(message).format(base=base, mult=mult) + self.doublings_text()
+        message = N_("bid {base} × multiplier {mult}") if self.base_is_bid() else None
+        message = message or N_("base {base} × multiplier {mult}")
+        named_text = self.doublings_text() if named else ""
+        return unit_text + _(message).format(base=base, mult=mult) + named_text
+
+    def base_is_bid(self) -> bool:
+        """Whether the base is a bid: not when nobody bid (a forced landlord) nor in the
+        rob-the-landlord auction, whose base is always 1."""
+        return not self.model.forced and self.model.game.ruleset.bidding != "rob"
 
     def doublings_text(self) -> str:
-        """The variants' doublings in the multiplier, each named: `` (rob ×2, rob ×2, open
-        hand ×2)``; empty when there are none."""
+        """Every doubling in the multiplier, each named, in the order they came: `` (rob by
+        Left ×2, open hand ×2, bomb of 7s by Right ×2, spring ×2)``; empty when there are
+        none."""
         m = self.model
         parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
         if m.opened:
             parts.append(_("open hand ×2"))
+        for seat, move in m.bomb_log:
+            if self.bomb_doubles(move):
+                what = text.describe(m.table, move)
+                parts.append(_("{play} by {seat} ×2").format(play=what, seat=self.seat_name(seat)))
+        g = m.game
+        if m.over() and g.spring[0]:
+            spring = int(g.winner[0]) == m.landlord()
+            parts.append(_("spring ×2") if spring else _("anti-spring ×2"))
         if not parts:
             return ""
         return _("{line} ({note})").format(line="", note=pgettext("list", ", ").join(parts))
@@ -273,27 +299,14 @@ class Renderer:
         say(s.bold("══ " + _("Result") + " " + "═" * max(2, min(50, self.term.width - 11))))
         say("  " + self.headline(lord, winner))
         base, mult = int(g.base[0]), int(g.multiplier[0])
-        if m.forced:  # nobody bid: the opener was made landlord at base 1
-            say(f"  {pad(_('Base'), 24)} {base} " + _("(nobody bid: forced landlord)"))
-        else:
-            say(f"  {pad(_('Bid'), 24)} {base}")
-        for seat in m.rob_log:
-            label = _("Rob ({seat})").format(seat=self.seat_name(seat))
-            say(f"  {pad(label, 24)} ×2")
-        if m.opened:
-            label = _("Open hand ({seat})").format(seat=self.seat_name(lord))
-            say(f"  {pad(label, 24)} ×2")
-        for seat, move in m.bomb_log:
-            name = text.describe(m.table, move)
-            label = _("{play} ({seat})").format(
-                play=name[0].upper() + name[1:], seat=self.seat_name(seat)
-            )
-            say(f"  {pad(label, 24)} ×{2 if self.bomb_doubles(move) else 1}")
-        if g.spring[0]:
-            say(f"  {pad(_('Spring') if winner == lord else _('Anti-spring'), 24)} ×2")
+        rows = self.stake_rows(base)
+        col = max(CARD_COL, *(text.visible_len(label) + 1 for label, _value in rows))
+        for label, value in rows:
+            say(f"  {pad(label, col)} {value}")
         per = base * mult * g.ruleset.base_points
-        points = self._points_text(base, mult) + " = " + _("{n} per peasant").format(n=per)
-        say(f"  {pad(_('Points'), 24)} {points}")
+        points = self._points_text(base, mult, named=False)
+        points += " = " + _("{n} per peasant").format(n=per)
+        say(f"  {pad(_('Points'), col)} {points}")
         pay = g.payoffs[0]
         say("  " + "   ".join(f"{self.seat_name(x)} {int(pay[x]):+d}" for x in range(self.players)))
         self.cards_left(lord)
@@ -301,7 +314,43 @@ class Renderer:
             say("  " + _("Hints used: {n}").format(n=m.hints_used))
         if m.undos_used:
             say("  " + _("Undos used: {n}").format(n=m.undos_used))
-        say("  " + _("Deal code: {code}").format(code=m.code) + f"   (ddz play --code {m.code})")
+        code = m.hand_code
+        say("  " + _("Deal code: {code}").format(code=code) + f"   (ddz play --code {code})")
+        redeals = int(g.redeals[0])
+        if redeals:
+            say("  " + self.redeal_note(redeals))
+
+    def stake_rows(self, base: int) -> list[tuple[str, str]]:
+        """The result card's rows of the stake: the base, then each doubling, labelled."""
+        g, m = self.model.game, self.model
+        if m.forced:  # nobody bid: the opener was made landlord at base 1
+            rows = [(_("Base"), f"{base} " + _("(nobody bid: forced landlord)"))]
+        else:
+            rows = [(_("Bid") if self.base_is_bid() else _("Base"), str(base))]
+        for seat in m.rob_log:
+            rows.append((_("Rob ({seat})").format(seat=self.seat_name(seat)), "×2"))
+        if m.opened:
+            rows.append((_("Open hand ({seat})").format(seat=self.seat_name(m.landlord())), "×2"))
+        for seat, move in m.bomb_log:
+            name = text.describe(m.table, move)
+            label = _("{play} ({seat})").format(
+                play=name[0].upper() + name[1:], seat=self.seat_name(seat)
+            )
+            rows.append((label, f"×{2 if self.bomb_doubles(move) else 1}"))
+        if g.spring[0]:
+            spring = int(g.winner[0]) == m.landlord()
+            rows.append((_("Spring") if spring else _("Anti-spring"), "×2"))
+        return rows
+
+    def redeal_note(self, redeals: int) -> str:
+        """Why the deal code is the first deal's after redeals: it replays them."""
+        return ngettext(
+            "(dealt again {n} time: the code deals the first cards; pass as before and the "
+            "same redeal follows)",
+            "(dealt again {n} times: the code deals the first cards; pass as before and the "
+            "same redeals follow)",
+            redeals,
+        ).format(n=redeals)
 
     def headline(self, lord: int, winner: int) -> str:
         s = self.style
@@ -329,15 +378,48 @@ class Renderer:
         self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
 
 
-def help_text(undo: bool, players: int = 3) -> str:
+def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
     """The in-game help (``help``), with the undo line when ``--undo`` is on; the combinations
-    of the four-player game with ``players=4``."""
-    parts = [_(HELP_CARDS), _(HELP_COMMANDS)]
+    of the four-player game with ``players=4``; the examples of typed plays are the rules'
+    own (``ruleset``, default: the classic game of ``players``)."""
+    rules = Ruleset(players=players) if ruleset is None else ruleset
+    examples = "  " + "    ".join(card_examples(rules))
+    parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), _(HELP_COMMANDS)]
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
+    parts.append(_(HELP_LEAVE))
     parts.append(_(_texts_of_seats(players).help_combinations))
     return "\n".join(parts)
+
+
+#: Plays typed as examples in the help, one per line of this list: the first that is a
+#: combination under the rules in play (four players have no trio + single, a plane's wings
+#: are pairs, the rocket is all four jokers).
+CARD_EXAMPLES = (
+    ("33 44 55",),
+    ("3-4-5-6-7",),
+    ("10 10 10 j", "10 10 10 jj"),
+    ("777888 3 4", "777888 33 44"),
+    ("bj rj", "bj bj rj rj"),
+)
+#: The examples' line in :data:`HELP_CARDS` (each translation keeps it as it is), replaced by
+#: the examples of the rules in play.
+HELP_EXAMPLES = "  33 44 55    3-4-5-6-7    10 10 10 j    777888 3 4    bj rj"
+
+
+def card_examples(ruleset: Ruleset) -> list[str]:
+    """The help's examples of typed plays that are combinations under ``ruleset``."""
+    table, deck = move_table(ruleset), ruleset.deck.counts
+    shown = []
+    for choices in CARD_EXAMPLES:
+        for entry in choices:
+            words = entry.translate(CARD_SEPARATORS).split()
+            counts = sum(parse_counts(w, deck) for w in words)
+            if (counts <= deck).all() and table.classify(counts.astype(np.uint8)):
+                shown.append(entry)
+                break
+    return shown
 
 
 HELP_CARDS = N_("""\
@@ -359,6 +441,8 @@ HELP_UNDO = N_("""\
   undo (u)         take back your last play and the bots' replies since""")
 HELP_QUIT = N_("""\
   quit             leave the game (a hand left after the bidding counts as a loss)""")
+HELP_LEAVE = N_("""\
+                   the same however you leave: quit, Ctrl-C, Ctrl-D or closing the terminal""")
 HELP_COMBINATIONS = N_("""\
 Combinations: single, pair, trio, trio + single, trio + pair, straight (5+ ranks from 3 to A),
   pair chain (3+ pairs), plane (2+ trios), plane + singles or pairs (one per trio),

@@ -14,24 +14,31 @@ stake) and ``--open-hand`` lets the landlord open the hand after taking the kitt
 stake; the hand is then face up for everyone): ``docs/RULES.md``. Both are three-player games.
 
 Every deal has a code (a redeal after three passes is a new deal with its own code);
-``ddz play --code CODE`` deals the same cards again. Finished hands are added to local
-statistics (:mod:`ddz.play.stats`) unless they are replays or were dealt from a ``--code``; a hand
-left with ``quit`` after the bidding counts as a loss at the stake reached. The bots see only
-their own information set; this module keeps the suits of every card for display, while the
-engine works on rank counts.
+``ddz play --code CODE`` deals the same cards again, under the rules the code carries (its
+game and variants: no need to repeat ``--players``, ``--auction`` or ``--open-hand``). The
+result card gives the hand's code, the first deal's: replaying it, the same redeals follow
+when everyone passes as before. Finished hands are added to local statistics
+(:mod:`ddz.play.stats`) unless they are replays or were dealt from a ``--code``; a hand left
+after the bidding counts as a loss at the stake reached, however it is left (``quit``,
+Ctrl-C, Ctrl-D, SIGTERM, the terminal closed), and the closing line says so. The bots see
+only their own information set; this module keeps the suits of every card for display, while
+the engine works on rank counts.
 
 This module is the input loop: the position lives in :mod:`ddz.play.table`, the screens are
 drawn by :mod:`ddz.play.render`, and every message comes from the gettext catalogue of the
 language chosen with ``--lang`` (:mod:`ddz.play.i18n`).
 
-On a terminal the screen is wrapped, between words, to the terminal's current width. Ctrl-C,
-SIGTERM and SIGHUP end the game with the terminal's settings restored and one line, exit
-status 130, 143 and 129 (128 + the signal's number).
+On a terminal the screen is wrapped, between words, to the terminal's current width, and what
+was typed while the bots moved is dropped at the next prompt. Ctrl-C, SIGTERM and SIGHUP end
+the game with the terminal's settings restored and one line, exit status 130, 143 and 129
+(128 + the signal's number); a terminal that closes (reads and writes failing with EIO before
+its SIGHUP arrives) is a hang-up too.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import shutil
@@ -81,11 +88,11 @@ from ddz.play.table import TableModel
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import code_key, decode_deal, encode_deal
+from ddz_env.codes import code_key, decode_deal, encode_deal, rules_words
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import BOMB_TYPES
-from ddz_env.rules import Ruleset, rules_class
+from ddz_env.rules import RULES, Ruleset, rules_class
 
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
@@ -152,6 +159,8 @@ class Terminal:
         self.screen = is_terminal(stdout) and os.environ.get("TERM") != "dumb"
         #: Suits are shown (and may be typed) as the letters s h c d.
         self.ascii = not _can_encode(stdout, "♠♥♣♦×·→—═─…✓✗")
+        #: Set while the bots move: keys typed meanwhile are dropped at the next prompt.
+        self.stale_input = False
         if self.interactive:
             try:
                 import readline  # noqa: F401 - line editing and history for input()
@@ -195,8 +204,23 @@ class Terminal:
             note = _("that line is longer than {limit} characters; it is ignored")
             self.say("  " + self.style.red("✗ ") + note.format(limit=MAX_LINE))
 
+    def drop_typed_ahead(self) -> None:
+        """Discard what was typed on the terminal since the last prompt (while the bots
+        moved), so that it does not answer a question not yet asked. Only on a terminal:
+        piped input is a script, read line by line."""
+        stale, self.stale_input = self.stale_input, False
+        if not stale or not is_terminal(self.stdin):
+            return
+        try:
+            import termios
+
+            termios.tcflush(self.stdin.fileno(), termios.TCIFLUSH)
+        except Exception:  # no termios (Windows), or not a real terminal
+            pass
+
     def _read_line(self, prompt: str) -> str | None:
         """One line, or ``None`` when it was too long (then skipped to its end)."""
+        self.drop_typed_ahead()
         if self.interactive:
             try:
                 line = input(prompt.translate(text.ASCII_FALLBACK) if self.ascii else prompt)
@@ -431,6 +455,10 @@ class Session:
         self.counted = False
         #: What happened to the finished hand's statistics (said if the game is interrupted).
         self.hand_note = ""
+        #: The closing lines of the abandoned hand, once it is recorded (:meth:`abandon`).
+        self.abandoned: tuple[str, str] | None = None
+        #: The statistics as last saved.
+        self.saved = None
         self.hands_dealt = 0
 
     # ------------------------------------------------------------------ settings
@@ -462,55 +490,80 @@ class Session:
         try:
             while True:
                 choice = self.play_hand(code, counted)
-                if choice == "replay":  # the deal that was played (after any redeal)
-                    code, counted = self.model.code, False
+                if choice == "replay":  # the hand's deal code: its redeals follow from it
+                    code, counted = self.model.hand_code, False
                 elif choice == "new":
                     code, counted = self.new_code(), True
                 else:
                     return 0
         except QuitGame:
-            self.abandon()
+            self.term.say(self.abandon()[0])
             return 0
         except EndOfInput:
-            self.term.say(_("End of input. Bye."))
+            note = self.abandon()[1] if self.game.phase[0] != OVER else ""
+            self.term.say(_("End of input. Bye.") + (f" ({note})" if note else ""))
             return 0
 
-    def abandon(self) -> None:
-        """``quit`` in a hand: once the bidding is over, the hand counts as a loss at the stake
-        reached so far (bombs included), as leaving a table does in online play."""
+    def abandon(self) -> tuple[str, str]:
+        """Leave the current hand, however it is left (``quit``, Ctrl-C, Ctrl-D, SIGTERM, the
+        terminal closed): once the bidding is over the hand counts as a loss at the stake
+        reached so far (bombs included), as leaving a table does in online play. The hand is
+        recorded once; returns (the line said on ``quit``, the note of the closing line
+        otherwise)."""
+        g = self.game
+        if g.phase[0] == OVER:
+            return _("Bye."), self.hand_note or _("Nothing was saved for this hand.")
+        if self.abandoned is None:
+            self.abandoned = self._abandon_hand()
+        return self.abandoned
+
+    def _abandon_hand(self) -> tuple[str, str]:
         g = self.game
         if not self.stats_on:
-            self.term.say(_("Bye. (Statistics are off with --no-stats: nothing is recorded.)"))
-            return
+            return (
+                _("Bye. (Statistics are off with --no-stats: nothing is recorded.)"),
+                _("Statistics are off with --no-stats: nothing is recorded."),
+            )
         if g.phase[0] != PLAY:
-            self.term.say(_("Bye. (This hand was not finished, so it is not counted.)"))
-            return
+            return (
+                _("Bye. (This hand was not finished, so it is not counted.)"),
+                _("The hand was left in the auction, so it is not counted."),
+            )
         if not self.counted:
-            self.term.say(_("Bye. (A replayed or chosen deal is not counted in the statistics.)"))
-            return
+            return (
+                _("Bye. (A replayed or chosen deal is not counted in the statistics.)"),
+                _("A replayed or chosen deal is not counted in the statistics."),
+            )
         landlord = int(g.landlord[0]) == HUMAN
         per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
         points = -(self.players - 1 if landlord else 1) * per
-        self.term.say(
-            ngettext(
-                "Bye. You left the hand, so it counts as a loss: {points} point.",
-                "Bye. You left the hand, so it counts as a loss: {points} points.",
-                abs(points),
-            ).format(points=f"{points:+d}")
-        )
-        self.record(landlord, False, points, True)
+        self.record(landlord, False, points, True, quiet=True)
+        shown = f"{points:+d}"
+        bye = ngettext(
+            "Bye. You left the hand, so it counts as a loss: {points} point.",
+            "Bye. You left the hand, so it counts as a loss: {points} points.",
+            abs(points),
+        ).format(points=shown)
+        note = ngettext(
+            "You left the hand, so it counts as a loss: {points} point.",
+            "You left the hand, so it counts as a loss: {points} points.",
+            abs(points),
+        ).format(points=shown)
+        if self.hand_note:  # saved: the totals, as at the end of a hand
+            bye += "\n  " + _("Statistics: {summary}").format(summary=self.saved.summary())
+        return bye, note
 
     def leave_note(self) -> str:
-        """What became of the current hand, for the line printed when the game is interrupted."""
-        if self.game.phase[0] != OVER:
-            return _("Nothing was saved for this hand.")
-        return self.hand_note
+        """What became of the current hand, for the line printed when the game is interrupted
+        (the hand is abandoned as ``quit`` would)."""
+        return self.abandon()[1]
 
     def play_hand(self, code: str, counted: bool) -> str:
         m = self.model
         m.deal(code)
         self.counted = counted
         self.hand_note = ""
+        self.abandoned = None
         if self.term.screen and self.hands_dealt:
             self.term.clear()  # a fresh screen for each new hand on a terminal
             self.render.banner(self.notices)
@@ -562,6 +615,7 @@ class Session:
             note = _("note: {seat}'s bot failed ({error}); it played a random legal move")
             self.term.say(self.style.yellow(note.format(seat=self.seat_name(seat), error=exc)))
         self.term.pause()
+        self.term.stale_input = True
         return action
 
     # ------------------------------------------------------------------ bidding
@@ -625,7 +679,9 @@ class Session:
                 self.term.say("  " + advice)
             elif line in ("show", "s"):
                 self.render.your_hand()
-            elif line in words("pass") or line == "0":
+            elif line in ("counter", "c"):
+                self.toggle_counter(info)
+            elif line in words("pass"):
                 return 0
             elif line in words(word) or line in ("y", "yes"):
                 return bid_action(self.game.num_moves, action)
@@ -661,10 +717,17 @@ class Session:
             self.term.say("  " + bid_advice(info.hand, high, self.players))
         elif line in ("show", "s"):
             self.render.your_hand()
+        elif line in ("counter", "c"):
+            self.toggle_counter(info)
         else:
             word = line.removeprefix("bid").strip()
-            if word in words("pass") or word == "0":
+            if word in words("pass"):
                 return 0
+            if word == "0":  # not a pass: 0 is ten when cards are typed
+                self.say_error(
+                    _("0 is not a bid: type {options} (or help)").format(options=", ".join(options))
+                )
+                return None
             if word in ("1", "2", "3"):
                 if int(word) > high:
                     return bid_action(self.game.num_moves, int(word))
@@ -774,7 +837,7 @@ class Session:
         low, info = line.lower(), state.info
         self.common_command(low)
         if low == "help":
-            self.term.say(help_text(self.undo_on, self.players))
+            self.term.say(help_text(self.undo_on, self.players, self.rules))
         elif low in ("counter", "c"):
             self.toggle_counter(info)
         elif low in ("show", "s"):
@@ -927,7 +990,8 @@ class Session:
             if line:
                 self.say_error(_("type r to replay this hand, n to play a new one, q to quit"))
 
-    def record(self, landlord: bool, won: bool, points: int, counted: bool) -> None:
+    def record(self, landlord: bool, won: bool, points: int, counted: bool, quiet=False) -> None:
+        """Add the hand to the statistics (``quiet``: without saying so, the caller does)."""
         if not self.stats_on:
             return
         if not counted:
@@ -939,11 +1003,13 @@ class Session:
 
         m = self.model
         stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
-        if notice:
+        if notice and not quiet:
             self.term.say(self.style.yellow(_("note: ")) + notice)
         if stats is not None:  # only totals that were really saved
+            self.saved = stats
             self.hand_note = _("This hand was saved in the statistics.")
-            self.term.say("  " + _("Statistics: {summary}").format(summary=stats.summary()))
+            if not quiet:
+                self.term.say("  " + _("Statistics: {summary}").format(summary=stats.summary()))
 
 
 class _Handled(Exception):
@@ -1075,15 +1141,21 @@ def main(
     except RuleOptionError as exc:
         print(f"ddz play: {exc}", file=sys.stderr)
         return 2
+    code_note = ""
     if args.code is not None:
         try:
-            owner, first = decode_deal(args.code, players=rules.players, variants=rules.variants)
+            played = rules_of_code(args.code, rules)
+            owner, first = decode_deal(args.code, ruleset=played)
         except ValueError as exc:
             line = _("ddz play: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
             print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
             return 2
-        args.code = encode_deal(owner, first, rules.variants)  # canonical spelling
+        args.code = encode_deal(owner, first, ruleset=played)  # canonical spelling
+        if played != rules:
+            code_note = _("deal {code} is a game of {rules}: it is played under those rules")
+            code_note = code_note.format(code=args.code, rules=rules_text(played))
+        rules = played
     for stream in (stdin, stdout):
         if stream is sys.stdin or stream is sys.stdout:
             try:  # undecodable input bytes become a typo, not a crash
@@ -1103,6 +1175,8 @@ def main(
     try:
         level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
+        if code_note:
+            session.notices.insert(0, code_note)
         if fallback:
             session.notices.insert(0, fallback)
         return session.run(args.code)
@@ -1116,8 +1190,45 @@ def main(
         restore()
         name = SIGNAL_NAMES.get(signal.Signals(exc.signum).name, N_("Stopped"))
         return _leave(stdout, color, name, session, 128 + exc.signum)
+    except OSError as exc:  # the terminal closed before its SIGHUP arrived: a hang-up too
+        if exc.errno != errno.EIO:
+            raise
+        restore()
+        return _leave(stdout, color, SIGNAL_NAMES["SIGHUP"], session, 129)  # 128 + SIGHUP
     finally:
         restore()
+
+
+#: How the games of each family of rules (``Rules.family``) are named when a deal code is
+#: played under them (the three-player games by their variants: ``text.rules_text``).
+GAME_WORDS = {"four": N_("four players (two decks)")}
+
+
+def rules_of_code(code: str, rules: Ruleset) -> Ruleset:
+    """The rules a deal code is played under: ``rules`` when the code is a deal of theirs,
+    else the game and variants the code carries (its length names the game, its checksum the
+    variants); the ``ValueError`` of ``rules`` when no rules read the code."""
+    try:
+        decode_deal(code, ruleset=rules)
+        return rules
+    except ValueError as exc:
+        refused = exc
+    for players in sorted({players for _game, players in RULES}):
+        for other in Ruleset(players=players).rules.code_siblings():
+            try:
+                decode_deal(code, ruleset=other.ruleset)
+            except ValueError:
+                continue
+            return other.ruleset
+    raise refused
+
+
+def rules_text(rules: Ruleset) -> str:
+    """The rules of a game in words, in the current language."""
+    words = GAME_WORDS.get(rules.rules.family)
+    if words is not None:
+        return _(words)
+    return text.rules_words_text(rules_words(rules.variants))
 
 
 def _shown_language(stdout: TextIO) -> str:

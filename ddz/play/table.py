@@ -61,7 +61,12 @@ class TableModel:
     rob_log: list[int] = field(default_factory=list)
     #: Every line of the hand so far (bids, plays, notices), for the screen and ``history``.
     log: list[str] = field(default_factory=list)
+    #: The code of the deal on the table (a redeal has its own).
     code: str = ""
+    #: The code the hand was dealt with: it deals the same cards again, and the same redeals
+    #: follow from it when every seat passes again (a redeal's own code starts a fresh auction,
+    #: whose all-pass auctions redeal other cards).
+    hand_code: str = ""
     #: The opener was made landlord after the last allowed redeal (nobody bid).
     forced: bool = False
     #: Actions taken in this hand (bids and plays, redeals included).
@@ -84,7 +89,7 @@ class TableModel:
     # ------------------------------------------------------------------ deals
     def deal(self, code: str) -> None:
         self.game.reset(codes=[code])
-        self.code = code
+        self.code = self.hand_code = code
         self.bomb_log, self.rob_log, self.log, self.snapshots = [], [], [], []
         self.forced = False
         self.turns = self.hints_used = self.undos_used = 0

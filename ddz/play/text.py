@@ -52,8 +52,20 @@ class Style:
 
     def cards(self, card_ids) -> str:
         """Card ids with suits, low to high; red suits in red when colour is on."""
-        ids = sorted(int(c) for c in card_ids)
+        ids = sorted((int(c) for c in card_ids), key=card_order(self.deck))
         return " ".join(self.deck.format_card(c, self.color) for c in ids) if ids else "—"
+
+
+def card_order(deck):
+    """The order of cards on screen: by rank, then by suit, ♠ ♥ ♣ ♦ (a card's suit is its id
+    modulo 4), then by id, so that with two decks the copies of a card sit side by side
+    (``5♠ 5♠ 5♥ 5♦``, not ``5♠ 5♥ 5♦ 5♠``). With one deck this is the order of the ids."""
+    ranks = deck.card_ranks
+
+    def key(card: int) -> tuple[int, int, int]:
+        return int(ranks[card]), card % 4, card
+
+    return key
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -351,6 +363,11 @@ def translate_code_error(reason: str) -> str:
             groups += ["", ""]
             return _(message).format(n=groups[0], k=groups[1])
     return reason
+
+
+def rules_words_text(words: str) -> str:
+    """The current language's name of rules as ``ddz_env.codes.rules_words`` names them."""
+    return _(_RULES_WORDS[words]) if words in _RULES_WORDS else words
 
 
 def why_not_combination(counts: np.ndarray, kickers: str = "distinct", players: int = 3) -> str:
