@@ -32,7 +32,7 @@ def spawn(*args: str, tmp_path: Path, no_color_env: bool = False, lang_env: str 
         env["NO_COLOR"] = "1"
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "ddz", "play", "--level", "normal", *args],
+        ["-m", "ddz", "play", "--plain", "--level", "normal", *args],
         cwd=str(ROOT),
         env=env,
         encoding="utf-8",

@@ -48,6 +48,7 @@ from ddz.agents.planner import PLANNERS
 from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
+from ddz.play.fullscreen import full_screen_wanted, play_full_screen
 from ddz.play.i18n import (
     ENGLISH_NAMES,
     LANGUAGE_NAMES,
@@ -1041,6 +1042,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, metavar="N", help=_("seed the shuffles (same seed, same deals)")
     )
     p.add_argument("--no-stats", action="store_true", help=_("do not record statistics"))
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help=_("play in line mode (one command per line), not on the full-screen table"),
+    )
     p.add_argument("--stats", action="store_true", help=_("show your statistics and exit"))
     return p
 
@@ -1093,6 +1099,10 @@ def main(
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
+    if full_screen_wanted(args.plain, stdin, stdout):
+        status = play_full_screen(args, rules, color, pause, [fallback])
+        if status is not None:
+            return status
     term = Terminal(stdin, stdout, color, pause)
     session: Session | None = None
     restore = _guard_terminal(stdin)
