@@ -48,7 +48,6 @@ from ddz.agents.planner import PLANNERS
 from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
-from ddz.play.fullscreen import full_screen_wanted, play_full_screen
 from ddz.play.i18n import (
     ENGLISH_NAMES,
     LANGUAGE_NAMES,
@@ -1063,9 +1062,14 @@ def show_stats(stdout: TextIO) -> int:
 
 
 def main(
-    argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+    argv: list[str] | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    full_screen: Callable[..., int | None] | None = None,
 ) -> int:
-    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
+    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process;
+    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode."""
     argv = sys.argv[1:] if argv is None else list(argv)
     set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
     args = build_parser().parse_args(argv)
@@ -1099,8 +1103,8 @@ def main(
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
-    if full_screen_wanted(args.plain, stdin, stdout):
-        status = play_full_screen(args, rules, color, pause, [fallback])
+    if full_screen is not None:  # the full-screen table, where it is wanted (ddz.play.fullscreen)
+        status = full_screen(args, rules, color, pause, [fallback], stdin, stdout)
         if status is not None:
             return status
     term = Terminal(stdin, stdout, color, pause)
