@@ -16,7 +16,7 @@ import numpy as np
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
 from ddz.play import text
@@ -25,7 +25,7 @@ from ddz.play.render import HUMAN, cards_count, help_text, pad, warning
 from ddz.play.session import EndOfInput, bid_advice, hint_order
 from ddz.play.tui.bridge import AppSession, AppTerminal
 from ddz.play.tui.hand import HandView
-from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel
+from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel, translate_bindings
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
@@ -62,30 +62,40 @@ class Entry(Input):
         await super()._on_key(event)
 
 
+class TableBox(VerticalScroll):
+    """The pinned table's frame: redrawn to its new width when it is resized."""
+
+    def on_resize(self, event) -> None:
+        if self.app.kind:  # the session waits: the position holds still
+            self.app.refresh_table()
+
+
 class DdzApp(App):
     """One sitting at the table (see :mod:`ddz.play.tui`)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "Dou Dizhu"
+    ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
-        Binding("f1", "help", _("Help")),
-        Binding("f2", "history", _("History")),
-        Binding("f3", "stats", _("Statistics")),
-        Binding("f4", "counter", _("Counter")),
-        Binding("escape", "clear", _("Clear"), show=False),
-        Binding("ctrl+q", "leave", _("Quit"), priority=True),
+        Binding("f1", "help", N_("Help")),
+        Binding("f2", "history", N_("History")),
+        Binding("f3", "stats", N_("Statistics")),
+        Binding("f4", "counter", N_("Counter")),
+        Binding("escape", "clear", N_("Clear"), show=False),
+        Binding("ctrl+q", "leave", N_("Quit"), priority=True),
     ]
 
     def __init__(self, options: dict, color: bool = True):
         super().__init__()
+        translate_bindings(self)
         self.options = options
-        self.color = color
+        self.color = color and not self.no_color  # NO_COLOR (read by Textual) or --no-color
         if not color and not self.no_color:
             from textual.filter import Monochrome
 
             self._filters.append(Monochrome())
             self.no_color = True
-        self.term = AppTerminal(self, color, options.get("pause", 0.0))
+        self.term = AppTerminal(self, self.color, options.get("pause", 0.0))
         self.session: AppSession | None = None
         self.kind = ""
         self.prompt_text = ""
@@ -102,7 +112,8 @@ class DdzApp(App):
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
         with Horizontal(id="top"):
-            yield Static("", id="table")
+            with TableBox(id="table-box"):
+                yield Static("", id="table")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield HandView(id="hand")
         yield Static("", id="status")
@@ -135,9 +146,6 @@ class DdzApp(App):
             self.call_from_thread(self.exit)
         except Exception:  # already closing
             pass
-
-    def on_resize(self, event) -> None:
-        self.call_after_refresh(self.refresh_table)
 
     # ------------------------------------------------------------------ the session's calls
     def add_log(self, line: str) -> None:
@@ -203,7 +211,7 @@ class DdzApp(App):
             return
         self.refresh_title()
         table = self.query_one("#table", Static)
-        self.term.width = max(30, table.content_size.width or 60)
+        self.term.width = max(30, self.query_one("#table-box").content_size.width or 60)
         table.update(self.rich("\n".join(self.table_lines())))
         hand = self.query_one("#hand", HandView)
         hand.show(s.model.cards[HUMAN], s.rules.deck, s.model.kitty_held(HUMAN), self.color)
@@ -488,9 +496,9 @@ class DdzApp(App):
 
 KEYS_HELP = N_("""\
 Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
-  (a double click picks every card of that rank; ←/→ and space in the hand).
+  (a double click picks every card of that rank; Tab to the hand, then ←/→ and space).
   Enter plays the cards picked · p pass · h hint (again for another) · u undo
-  c counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
+  c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
 
 
