@@ -10,6 +10,7 @@ reasons are the line mode's.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
@@ -30,6 +31,8 @@ from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
 
+#: the line mode's column padding inside a line (the log is narrower than a terminal)
+GAPS = re.compile(r"(?<=\S) {3,}")
 #: The buttons of each kind of question: (id, label, the line it sends).
 BUTTONS = ("play", "pass", "hint", "undo", "bid1", "bid2", "bid3", "word")
 #: the kinds of question of the session (see :meth:`DdzApp.kind_of`)
@@ -152,7 +155,7 @@ class DdzApp(App):
         """A line of the hand (from the session)."""
         if self.leaving:
             self.farewell.append(line)
-        self.query_one("#log", RichLog).write(self.rich(line))
+        self.query_one("#log", RichLog).write(self.rich(GAPS.sub("  ", line)))
 
     def rich(self, line: str) -> Text:
         return Text.from_ansi(line) if self.color else Text(line)
@@ -271,9 +274,9 @@ class DdzApp(App):
 
     def button_labels(self) -> dict[str, str]:
         labels = {"play": _("Play"), "hint": _("Hint"), "undo": _("Undo")}
-        labels["pass"] = _("Pass") if self.kind == "play" else pgettext("bid", "pass")
+        labels["pass"] = _("Pass") if self.kind == "play" else capital(pgettext("bid", "pass"))
         labels.update({f"bid{k}": str(k) for k in (1, 2, 3)})
-        labels["word"] = self.word_label()
+        labels["word"] = capital(self.word_label())
         return labels
 
     def word(self) -> str:
@@ -500,6 +503,11 @@ Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
   Enter plays the cards picked · p pass · h hint (again for another) · u undo
   c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
+
+
+def capital(word: str) -> str:
+    """A typed word as a button's label (``pass`` → ``Pass``; 不叫 stays)."""
+    return word[:1].upper() + word[1:]
 
 
 def run_app(options: dict, color: bool) -> int:
