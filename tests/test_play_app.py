@@ -393,3 +393,39 @@ def test_ddz_play_imports_without_textual():
     import subprocess
 
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_under_textual_serve_the_table_is_the_page(monkeypatch):
+    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: False)  # pipes, not a tty
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    assert fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)
+    assert not fullscreen.full_screen_wanted(True, sys.stdin, sys.stdout)  # --plain
+
+
+@pytest.mark.pty
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "name, status, word", [("SIGTERM", 143, "Terminated"), ("SIGHUP", 129, "Hangup")]
+)
+def test_a_signal_closes_the_table_with_one_line(tmp_path, name, status, word):
+    pexpect = pytest.importorskip("pexpect")
+    import os
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "LANGUAGE", "LC_ALL")}
+    env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "ddz", "play", "--level", "normal", "--code", CODE, "--fast"],
+        cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(24, 80),
+    )  # fmt: skip
+    child.expect("type cards")  # the table is drawn
+    import time
+
+    time.sleep(1.5)  # and listens for signals
+    os.kill(child.pid, getattr(signal, name))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == status
+    assert f"{word}. Bye." in child.before and "Traceback" not in child.before

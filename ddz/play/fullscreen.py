@@ -19,10 +19,18 @@ def main(argv: list[str] | None = None) -> int:
     return session.main(argv, full_screen=play_full_screen)
 
 
+def served() -> bool:
+    """Whether the game runs under textual-serve (a browser is the screen)."""
+    return "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
+
+
 def full_screen_wanted(plain: bool, stdin: TextIO, stdout: TextIO) -> bool:
-    """Whether to play full screen: not ``--plain``, both ends a terminal, not ``TERM=dumb``."""
+    """Whether to play full screen: not ``--plain``, both ends a terminal, not ``TERM=dumb``;
+    always under textual-serve."""
     if plain or os.environ.get("TERM") == "dumb":
         return False
+    if served():
+        return True
     if stdin is not sys.stdin or stdout is not sys.stdout:
         return False
     return is_terminal(stdin) and is_terminal(stdout)
@@ -39,6 +47,9 @@ def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int |
         line = _("note: the full-screen table needs Textual ({reason}); playing in line mode")
         stdout.write(line.format(reason=exc) + "\n")
         return None
+    if served():  # the page is the terminal: colours and pauses as on a terminal
+        color = not args.no_color and os.environ.get("NO_COLOR", "") == ""
+        pause = 0.0 if args.fast else session.BOT_PAUSE
     options = {
         "level": args.level or session.DEFAULT_LEVELS.get(rules.rules.family, "hard"),
         "seed": args.seed,

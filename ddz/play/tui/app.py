@@ -10,7 +10,10 @@ reasons are the line mode's.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import signal
+import sys
 import threading
 
 import numpy as np
@@ -23,7 +26,7 @@ from textual.widgets import Button, Footer, Input, RichLog, Static
 from ddz.play import text
 from ddz.play.i18n import N_, _, pgettext, words
 from ddz.play.render import HUMAN, cards_count, help_text, pad, warning
-from ddz.play.session import EndOfInput, bid_advice, hint_order
+from ddz.play.session import SIGNAL_NAMES, EndOfInput, _leave, bid_advice, hint_order
 from ddz.play.tui.bridge import AppSession, AppTerminal
 from ddz.play.tui.hand import HandView
 from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel, translate_bindings
@@ -110,6 +113,8 @@ class DdzApp(App):
         self.farewell: list[str] = []
         self.error: BaseException | None = None
         self.result_lines: list[str] = []
+        #: the signal that closed the table (SIGTERM, SIGHUP), if one did
+        self.stopped: int | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -129,7 +134,23 @@ class DdzApp(App):
     def on_mount(self) -> None:
         self.query_one("#entry", Input).focus()
         self.show_buttons()
+        self._catch_signals()
         threading.Thread(target=self._play, daemon=True).start()
+
+    def _catch_signals(self) -> None:
+        """SIGTERM and SIGHUP close the table (the screen restored), then the line mode's
+        closing line is printed, with 128 + the signal's number as the exit status."""
+        loop = asyncio.get_running_loop()
+        for name in SIGNAL_NAMES:
+            signum = getattr(signal, name, None)
+            try:
+                loop.add_signal_handler(signum, self.on_signal, signum)
+            except (NotImplementedError, RuntimeError, TypeError, ValueError):
+                pass  # no signals here (Windows, or not the main thread)
+
+    def on_signal(self, signum: int) -> None:
+        self.stopped = int(signum)
+        self.exit()
 
     def _play(self) -> None:
         """The session's thread: the line mode's loop, answered by this app."""
@@ -513,9 +534,15 @@ def capital(word: str) -> str:
 def run_app(options: dict, color: bool) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
     app = DdzApp(options, color)
-    app.run()
+    try:
+        app.run()
+    except OSError:  # the terminal went away (a hang-up)
+        app.stopped = app.stopped or getattr(signal, "SIGHUP", 1)
+    if app.stopped is not None:
+        name = SIGNAL_NAMES.get(signal.Signals(app.stopped).name, N_("Stopped"))
+        return _leave(sys.stdout, app.color, name, app.session, 128 + app.stopped)
     for line in app.farewell:
-        print(line if color else Text.from_ansi(line).plain)
+        print(line if app.color else Text.from_ansi(line).plain)
     if app.error is not None:
         print(f"ddz play: {app.error}")
         return 1
