@@ -390,9 +390,12 @@ def test_ddz_play_imports_without_textual():
         "import ddz.play.session, ddz.play.fullscreen\n"
         "assert 'ddz.play.tui.app' not in sys.modules"
     )
+    light = "import sys, ddz.play.tui.app, ddz.play.session as s\n"
+    light += "s.load_bots('hard', [])\nassert 'torch' not in sys.modules"
     import subprocess
 
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", light], check=True, cwd=ROOT)  # no torch
 
 
 def test_under_textual_serve_the_table_is_the_page(monkeypatch):
@@ -429,3 +432,64 @@ def test_a_signal_closes_the_table_with_one_line(tmp_path, name, status, word):
     child.close()
     assert child.exitstatus == status
     assert f"{word}. Bye." in child.before and "Traceback" not in child.before
+
+
+@pytest.mark.heavy
+def test_a_thinking_mark_while_a_bot_decides():
+    app = make_app(code=CODE, pause=0.3)
+    seen = []
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("1")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Right is thinking…" in str(app.query_one("#table").render()):
+                seen.append(app.thinking)
+                break
+
+    drive(app, script)
+    assert seen == [1]
+
+
+@pytest.mark.heavy
+def test_the_deal_is_shown_while_the_bots_load(monkeypatch):
+    from ddz.play.tui import bridge
+
+    release = __import__("threading").Event()
+    real = bridge.load_bots
+
+    def slow(level, notices, players):
+        release.wait(20)
+        return real(level, notices, players)
+
+    monkeypatch.setattr(bridge, "load_bots", slow)
+    app = make_app(level="hard", code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")  # you bid first: the deal is on the table
+        assert not app.session.loaded.is_set()
+        assert "loading the bots…" in str(app.query_one("#title").render())
+        assert len(app.query_one(HandView).cards) == 17
+        release.set()
+        await pilot.press("1")
+        await until(pilot, app, "bid", "play")  # the bots answered
+        assert app.session.level == "hard" or app.session.level == "normal"
+        assert "loading" not in str(app.query_one("#title").render())
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_the_counter_toggles_during_the_auction():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        shown = "Unseen" in str(app.query_one("#table").render())
+        await pilot.press("f4")
+        assert ("Unseen" in str(app.query_one("#table").render())) != shown
+        await pilot.press("c")
+        assert ("Unseen" in str(app.query_one("#table").render())) == shown
+
+    drive(app, script)

@@ -166,10 +166,16 @@ class DdzApp(App):
             pass
         except Exception as exc:  # reported in one line once the screen is restored
             self.error = exc
-        try:
-            self.call_from_thread(self.exit)
-        except Exception:  # already closing
-            pass
+        if self.open:
+            try:
+                self.call_from_thread(self.exit)
+            except Exception:  # already closing
+                pass
+
+    @property
+    def open(self) -> bool:
+        """Whether the app still runs (the session's thread may call it)."""
+        return bool(getattr(self, "_running", False)) and not getattr(self, "_closed", False)
 
     # ------------------------------------------------------------------ the session's calls
     def add_log(self, line: str) -> None:
