@@ -71,6 +71,13 @@ async def type_in(pilot, app: DdzApp, entry: str) -> None:
     await pilot.pause()
 
 
+async def bid_three(pilot, app: DdzApp) -> None:
+    """Bid 3 at the first question (you bid first in :data:`CODE`) and wait to lead."""
+    await until(pilot, app, "bid")
+    await pilot.press("3")
+    await until(pilot, app, "play")
+
+
 async def by_keys(pilot, app: DdzApp) -> None:
     """Answer each question with keys only: bid 3, take each word, play the hint."""
     while True:
@@ -150,9 +157,7 @@ def test_a_double_click_picks_every_card_of_the_rank():
     app = make_app(code=CODE)
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         hand = app.query_one(HandView)
         nine = next(c for c in hand.cards if hand.labels[c].startswith("9"))
         await pilot.double_click(HandView, offset=hand.offset_of(nine))
@@ -168,9 +173,7 @@ def test_the_status_line_says_why_as_cards_are_picked():
     app = make_app(code=CODE)
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         play = app.query_one("#play")
         await type_in(pilot, app, "34")
         assert "two different cards are not a combination" in status(app)
@@ -202,9 +205,7 @@ def test_hints_cycle_best_first_and_raise_their_cards():
     app = make_app(code=CODE)
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         hand = app.query_one(HandView)
         await pilot.press("h")
         first = hand.picked()
@@ -223,9 +224,7 @@ def test_the_table_redraws_on_resize_and_fits_80_by_24():
     seen = {}
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         for size in ((80, 24), (140, 40)):
             await pilot.resize_terminal(*size)
             await pilot.pause(0.2)
@@ -264,9 +263,7 @@ def test_a_screenshot_of_the_table_for_the_readme():
     app = make_app(code=CODE)
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         await pilot.press("3", "enter")
         await until(pilot, app, "play")
         await pilot.press("a")
@@ -313,9 +310,7 @@ def test_the_table_speaks_the_language_chosen():
     app = make_app(code=CODE)
 
     async def script(pilot, app):
-        await until(pilot, app, "bid")
-        await pilot.press("3")
-        await until(pilot, app, "play")
+        await bid_three(pilot, app)
         assert str(app.query_one("#play").label) == "Jugar"
         assert str(app.query_one("#hint").label) == "Pista"
         keys = [active.binding.description for active in app.screen.active_bindings.values()]
