@@ -345,6 +345,11 @@ def test_panels_open_by_code_and_undo(tmp_path):
         assert "Statistics:" in shown
         await pilot.press("escape")
         await by_keys(pilot, app)
+        await pilot.press("f3")
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "This sitting:" in shown and CODE in shown and "Statistics:" in shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, ResultPanel)
         await pilot.press("o")
         await pilot.pause(0.1)
         await pilot.press(*OTHER_CODE, "enter")

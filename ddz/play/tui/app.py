@@ -34,6 +34,8 @@ from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
 
+#: how many of this sitting's results the statistics panel lists
+RECENT_SHOWN = 12
 #: the line mode's column padding inside a line (the log is narrower than a terminal)
 GAPS = re.compile(r"(?<=\S) {3,}")
 #: The buttons of each kind of question: (id, label, the line it sends).
@@ -112,7 +114,8 @@ class DdzApp(App):
         self.leaving = False
         self.farewell: list[str] = []
         self.error: BaseException | None = None
-        self.result_lines: list[str] = []
+        #: this sitting's results (deal code, your points, the headline)
+        self.recent: list[str] = []
         #: the signal that closed the table (SIGTERM, SIGHUP), if one did
         self.stopped: int | None = None
 
@@ -218,8 +221,16 @@ class DdzApp(App):
         self.refresh_table()
         self.show_buttons()
         if self.kind == "result":
+            self.note_result()
             self.push_screen(ResultPanel(self.term.capture or [], self.rich), self.answer_result)
         self.update_status()
+
+    def note_result(self) -> None:
+        """Keep the hand's result for the statistics panel (this sitting's hands)."""
+        s = self.session
+        g, m = s.game, s.model
+        head = s.render.headline(m.landlord(), int(g.winner[0]))
+        self.recent.append(f"{m.code}  {int(g.payoffs[0][HUMAN]):+d}  {head}")
 
     def kind_of(self) -> str:
         m = self.session.model
@@ -500,7 +511,9 @@ class DdzApp(App):
         lines = [_("Statistics: {summary}").format(summary=stats.summary()), str(stats_path())]
         if notice:
             lines.insert(0, _("note: ") + notice)
-        self.push_screen(TextPanel(_("Statistics"), [Text(x) for x in lines]))
+        if self.recent:
+            lines += ["", _("This sitting:"), *self.recent[-RECENT_SHOWN:]]
+        self.push_screen(TextPanel(_("Statistics"), [self.rich(x) for x in lines]))
 
     def action_leave(self) -> None:
         """Leave the game, as ``quit`` does (a hand left after the bidding counts as a loss)."""

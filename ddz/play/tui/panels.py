@@ -65,6 +65,8 @@ class ResultPanel(ModalScreen):
         Binding("o", "choose('code')", N_("Open by code")),
         Binding("y", "copy", N_("Copy code")),
         Binding("q", "choose('q')", N_("Quit")),
+        Binding("f2", "app.history", show=False),
+        Binding("f3", "app.stats", show=False),
     ]
 
     def __init__(self, lines: list[str], rich):
