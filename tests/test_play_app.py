@@ -493,3 +493,22 @@ def test_the_counter_toggles_during_the_auction():
         assert ("Unseen" in str(app.query_one("#table").render())) == shown
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_a_lone_queen_is_played_at_once():
+    """A lone ``q`` is a command letter in line mode (it waits for Enter); a picked queen is
+    sent with its suit, so Play plays it."""
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        queen = next(c for c in hand.cards if hand.labels[c].startswith("Q"))
+        await pilot.click(HandView, offset=hand.offset_of(queen))
+        assert "single Q · you lead" in status(app)
+        await pilot.click("#play")
+        await until(pilot, app, "play", "result")
+
+    drive(app, script)
+    assert any("single Q" in line and "You" in line for line in app.session.model.log)
