@@ -38,9 +38,9 @@ from ddz_env.infoset import infoset
 RECENT_SHOWN = 12
 #: the line mode's column padding inside a line (the log is narrower than a terminal)
 GAPS = re.compile(r"(?<=\S) {3,}")
-#: The buttons of each kind of question: (id, label, the line it sends).
+#: The answer buttons, by id (their labels: :meth:`DdzApp.button_labels`).
 BUTTONS = ("play", "pass", "hint", "undo", "bid1", "bid2", "bid3", "word")
-#: the kinds of question of the session (see :meth:`DdzApp.kind_of`)
+#: The buttons shown at each kind of question (:meth:`DdzApp.kind_of`; "" while the bots play).
 SHOWN = {
     "play": ("play", "pass", "hint", "undo"),
     "bid": ("pass", "bid1", "bid2", "bid3"),
