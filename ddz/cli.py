@@ -19,7 +19,7 @@ import sys
 
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("ddz.play.session", "play Dou Dizhu against the bots in the terminal"),
+    "play": ("ddz.play.fullscreen", "play Dou Dizhu against the bots in the terminal"),
     "eval": ("ddz.arena.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
     "simulate": ("ddz.arena.arena", "alias of eval"),
     "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),

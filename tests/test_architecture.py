@@ -28,7 +28,7 @@ def test_the_architecture_page_shows_the_picture_the_imports_draw():
 def test_the_drawer_reads_lazy_and_top_level_imports():
     drawer = _drawer()
     edges = drawer.imports(drawer.modules())
-    assert ("ddz.cli", "ddz.play.session", True) in edges  # named in the command's table
+    assert ("ddz.cli", "ddz.play.fullscreen", True) in edges  # named in the command's table
     assert ("ddz.agents.hard", "ddz_env.observation", False) in edges
 
 

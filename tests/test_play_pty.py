@@ -39,7 +39,7 @@ def spawn(
         env["NO_COLOR"] = "1"
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "ddz", "play", "--level", "normal", *args],
+        ["-m", "ddz", "play", "--plain", "--level", "normal", *args],
         cwd=str(ROOT),
         env=env,
         encoding="utf-8",

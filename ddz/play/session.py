@@ -1111,6 +1111,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, metavar="N", help=_("seed the shuffles (same seed, same deals)")
     )
     p.add_argument("--no-stats", action="store_true", help=_("do not record statistics"))
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help=_("play in line mode (one command per line), not on the full-screen table"),
+    )
     p.add_argument("--stats", action="store_true", help=_("show your statistics and exit"))
     return p
 
@@ -1127,9 +1132,14 @@ def show_stats(stdout: TextIO) -> int:
 
 
 def main(
-    argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+    argv: list[str] | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    full_screen: Callable[..., int | None] | None = None,
 ) -> int:
-    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process."""
+    """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process;
+    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode."""
     argv = sys.argv[1:] if argv is None else list(argv)
     set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
     args = build_parser().parse_args(argv)
@@ -1169,6 +1179,10 @@ def main(
         return show_stats(stdout)
     color = use_color(stdout, args.no_color)
     pause = 0.0 if args.fast or not is_terminal(stdout) else BOT_PAUSE
+    if full_screen is not None:  # the full-screen table, where it is wanted (ddz.play.fullscreen)
+        status = full_screen(args, rules, color, pause, [fallback], stdin, stdout)
+        if status is not None:
+            return status
     term = Terminal(stdin, stdout, color, pause)
     session: Session | None = None
     restore = _guard_terminal(stdin)

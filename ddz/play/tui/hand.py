@@ -1,0 +1,141 @@
+"""Your hand on the full-screen table: cards picked by clicking (a double click picks every card
+of that rank), by the arrow keys and space, or by typing ranks (the app raises them)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+
+from ddz.play.render import KITTY_MARK
+
+
+class HandView(Widget, can_focus=True):
+    """The cards of your hand in rows; a picked card is drawn one line higher."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", show=False),
+        Binding("right", "move(1)", show=False),
+        Binding("space", "toggle", show=False),
+        Binding("enter", "app.press('play')", show=False),
+    ]
+
+    class Changed(Message):
+        """The cards picked changed by a click or a key (not by the app)."""
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.cards: list[int] = []
+        self.labels: dict[int, str] = {}
+        self.red: set[int] = set()
+        self.kitty: set[int] = set()
+        self.raised: set[int] = set()
+        self.ranks: dict[int, int] = {}
+        self.cursor = 0
+        self.color = True
+
+    # ------------------------------------------------------------------ contents
+    def show(self, cards, deck, kitty=(), color: bool = True) -> None:
+        """Show ``cards`` (ids, sorted); the picked cards still held stay picked."""
+        self.cards = sorted(int(c) for c in cards)
+        self.labels = {c: deck.format_card(c) for c in self.cards}
+        self.red = {c for c in self.cards if "\x1b[31m" in deck.format_card(c, True)}
+        self.ranks = {c: int(deck.card_ranks[c]) for c in self.cards}
+        self.kitty = {int(c) for c in kitty}
+        self.raised &= set(self.cards)
+        self.cursor = min(self.cursor, max(0, len(self.cards) - 1))
+        self.color = color
+        self.refresh(layout=True)
+
+    def raise_counts(self, counts) -> None:
+        """Pick the lowest cards of each rank of ``counts`` (as many as are held)."""
+        self.raised = set()
+        for c in self.cards:
+            r = self.ranks[c]
+            if sum(1 for x in self.raised if self.ranks[x] == r) < int(counts[r]):
+                self.raised.add(c)
+        self.refresh()
+
+    def picked(self) -> list[int]:
+        return [c for c in self.cards if c in self.raised]
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def cell(self) -> int:
+        longest = max((len(x) for x in self.labels.values()), default=2)
+        return longest + 1 + (1 if self.kitty else 0)
+
+    def per_line(self) -> int:
+        return max(1, (self.content_size.width or 80) // self.cell)
+
+    def card_at(self, x: int, y: int) -> int | None:
+        index = (y // 2) * self.per_line() + x // self.cell
+        if x // self.cell >= self.per_line() or not 0 <= index < len(self.cards):
+            return None
+        return self.cards[index]
+
+    def render(self) -> Text:
+        out = Text()
+        per, cell = self.per_line(), self.cell
+        for start in range(0, len(self.cards), per):
+            row = self.cards[start : start + per]
+            for level in (True, False):  # the picked cards' line, then the others'
+                for k, c in enumerate(row):
+                    label = self.labels[c] + (KITTY_MARK if c in self.kitty else "")
+                    text = label.ljust(cell - 1) if (c in self.raised) == level else ""
+                    out.append(text.ljust(cell - 1), self._style(c, start + k))
+                    out.append(" ")
+                out.append("\n")
+        return out
+
+    def _style(self, card: int, index: int) -> str:
+        style = "bold " if card in self.raised else ""
+        if self.color and card in self.red:
+            style += "red "
+        if self.has_focus and index == self.cursor:
+            style += "underline "
+        return style + ("reverse" if card in self.raised else "")
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        per = max(1, width // self.cell)
+        return 2 * max(1, -(-len(self.cards) // per))
+
+    # ------------------------------------------------------------------ input
+    def offset_of(self, card: int) -> tuple[int, int]:
+        """Where ``card`` is drawn (on the widget, as a click gives it: padding included)."""
+        index = self.cards.index(card)
+        line, col = divmod(index, self.per_line())
+        left, top = self.styles.padding.left, self.styles.padding.top
+        return left + col * self.cell, top + 2 * line + (0 if card in self.raised else 1)
+
+    def on_click(self, event) -> None:
+        offset = event.get_content_offset(self)
+        card = None if offset is None else self.card_at(offset.x, offset.y)
+        if card is None:
+            return
+        self.cursor = self.cards.index(card)
+        if event.chain >= 2:  # a double click: every card of that rank
+            rank = self.ranks[card]
+            self.raised |= {c for c in self.cards if self.ranks[c] == rank}
+        else:
+            self.raised ^= {card}
+        self.refresh()
+        self.post_message(self.Changed())
+
+    def action_move(self, step: int) -> None:
+        if self.cards:
+            self.cursor = (self.cursor + step) % len(self.cards)
+            self.refresh()
+
+    def action_toggle(self) -> None:
+        if self.cards:
+            self.raised ^= {self.cards[self.cursor]}
+            self.refresh()
+            self.post_message(self.Changed())
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
