@@ -34,6 +34,7 @@ PARSERS: dict[str, str] = {
     "simulate": "ddz.arena.arena:_parser",
     "league": "ddz.arena.league:_parser",
     "train": "ddz.train.args:build_parser",
+    "play": "ddz.play.session:build_parser",
 }
 
 USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
