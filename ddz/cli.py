@@ -19,6 +19,7 @@ import sys
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("ddz.play.fullscreen", "play Dou Dizhu against the bots in the terminal"),
+    "serve": ("ddz.play.serve", "serve the full-screen game to a local browser"),
     "eval": ("ddz.arena.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
     "simulate": ("ddz.arena.arena", "alias of eval"),
     "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
@@ -26,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
 }
 
-USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
+USAGE = "usage: ddz {play,serve,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
 
 
 def _help() -> str:

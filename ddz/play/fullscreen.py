@@ -39,7 +39,12 @@ def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int |
         line = _("note: the full-screen table needs Textual ({reason}); playing in line mode")
         stdout.write(line.format(reason=exc) + "\n")
         return None
-    options = {
+    return run_app(app_options(args, rules, pause, notices), color)
+
+
+def app_options(args, rules, pause, notices) -> dict:
+    """The full-screen app's options from the parsed options of ``ddz play`` (``args``)."""
+    return {
         "level": args.level or session.DEFAULT_LEVELS.get(rules.rules.family, "hard"),
         "seed": args.seed,
         "stats": not args.no_stats,
@@ -49,7 +54,6 @@ def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int |
         "pause": pause,
         "notices": [n for n in notices if n],
     }
-    return run_app(options, color)
 
 
 if __name__ == "__main__":
