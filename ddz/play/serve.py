@@ -1,7 +1,7 @@
 """``ddz serve``: the full-screen game of ``ddz play`` in a local browser (textual-serve).
 
 The server is a small web server (aiohttp, from textual-serve) that starts one game process per
-browser tab: ``python -m ddz.play.serve --app [the options of ddz play]``, the same full-screen
+browser tab: ``python -m ddz serve --app [the options of ddz play]``, the same full-screen
 app as ``ddz play`` (:mod:`ddz.play.tui`) driven by Textual's web driver. The page receives what
 a terminal would show: the app's screen as terminal output, nothing else, so it holds only the
 cards the player's seat can see (tests/test_serve.py reads every frame a real browser receives
@@ -15,10 +15,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import inspect
 import os
+import re
 import shlex
 import socket
 import sys
+from pathlib import Path
 
 from ddz.play import fullscreen, session
 
@@ -113,7 +116,7 @@ def bind_error(host: str, port: int) -> str | None:
 
 def game_command(game_argv: list[str]) -> str:
     """The shell command each browser tab starts: this module's game with those options."""
-    return shlex.join([sys.executable, "-m", "ddz.play.serve", APP_FLAG, *game_argv])
+    return shlex.join([sys.executable, "-m", "ddz", "serve", APP_FLAG, *game_argv])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,6 +176,60 @@ def serve(server_class, host: str, port: int, game_argv: list[str]) -> int:
 
 
 # ------------------------------------------------------------------------- one tab's game
+#: A run of deal-code characters this long that is part of the code is hidden (a shorter one
+#: carries too little of the code to matter; it may be split by a line's wrapping).
+CODE_RUN = re.compile(r"[0-9A-Z-]{5,}")
+
+
+def mask_code(line: str, code: str) -> str:
+    """``line`` with each run of the characters of ``code`` (five or more) hidden."""
+
+    def hide(match: re.Match) -> str:
+        run = match.group()
+        return "•" * len(run) if run in code else run
+
+    return CODE_RUN.sub(hide, line)
+
+
+def served_app():
+    """The full-screen app as a browser tab plays it: the deal code of the hand in play is
+    hidden (it encodes every hand: ``ddz_env.codes.decode_deal``) until the result card, which
+    shows every hand, so the page never holds a card the player's seat can't see."""
+    from rich.segment import Segment
+    from textual.filter import LineFilter
+
+    from ddz.play.tui.app import DdzApp
+
+    class HiddenCode(LineFilter):
+        def __init__(self, app: DdzApp):
+            super().__init__()
+            self.app = app
+
+        def apply(self, segments: list[Segment], background) -> list[Segment]:
+            s = self.app.session
+            if s is None or not s.model.code or self.app.kind == "result":
+                return segments
+            text = "".join(segment.text for segment in segments)
+            masked = mask_code(text, s.model.code)
+            if masked == text:
+                return segments
+            out, at = [], 0
+            for segment in segments:
+                end = at + len(segment.text)
+                out.append(Segment(masked[at:end], segment.style, segment.control))
+                at = end
+            return out
+
+    class ServedApp(DdzApp):
+        CSS_PATH = Path(inspect.getfile(DdzApp)).with_name(DdzApp.CSS_PATH)  # not beside this file
+
+        def __init__(self, options: dict, color: bool = True):
+            super().__init__(options, color)
+            self._filters.append(HiddenCode(self))
+
+    return ServedApp
+
+
 def app_main(argv: list[str]) -> int:
     """The game of one browser tab: ``ddz play``'s options, always full screen, in colour
     unless ``--no-color`` or ``NO_COLOR``, with the bots' pauses unless ``--fast``. The web
@@ -185,7 +242,7 @@ def app_main(argv: list[str]) -> int:
         color = not args.no_color and os.environ.get("NO_COLOR", "") == ""
         options = fullscreen.app_options(args, rules, pause, notices)
         with contextlib.redirect_stdout(sys.stderr):
-            return run_app(options, color)
+            return run_app(options, color, served_app())
 
     return session.main(argv, full_screen=play)
 

@@ -494,9 +494,9 @@ Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
 
 
-def run_app(options: dict, color: bool) -> int:
+def run_app(options: dict, color: bool, app_class: type[DdzApp] = DdzApp) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
-    app = DdzApp(options, color)
+    app = app_class(options, color)
     app.run()
     for line in app.farewell:
         print(line if color else Text.from_ansi(line).plain)
