@@ -427,17 +427,17 @@ class Page:
                 text = base64.b64decode(text).decode("utf-8", "replace")
             self.received.events.insert(0, ("http", url, text))
 
-    def settled(self, timeout: float = 30.0) -> str:
-        """The screen once its text has not changed for a second."""
+    def settled(self, timeout: float = 30.0, quiet: float = 0.6) -> str:
+        """The screen once its text has not changed for ``quiet`` seconds."""
         last, since, end = None, time.monotonic(), time.monotonic() + timeout
         while time.monotonic() < end:
-            time.sleep(0.3)
+            time.sleep(0.2)
             self.pump()
             screen = self.received.screen
             now = screen.text() if screen else ""
             if now != last:
                 last, since = now, time.monotonic()
-            elif now.strip() and time.monotonic() - since > 1.0:
+            elif now.strip() and time.monotonic() - since > quiet:
                 return now
         return last or ""
 
