@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The modules whose messages ddz play shows (the rules options' help is ddz/common/options.py's).
 SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
 SOURCES.append("common/options.py")
+SOURCES += ["play/fullscreen.py", "play/tui/app.py", "play/tui/panels.py"]  # the full-screen table
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}

@@ -316,7 +316,19 @@ def test_a_four_player_hand_in_a_terminal(tmp_path):
     env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "ddz", "play", "--plain", "--players", "4", "--level", "normal", "--code", CODE, "--fast"],
+        [
+            "-m",
+            "ddz",
+            "play",
+            "--plain",
+            "--players",
+            "4",
+            "--level",
+            "normal",
+            "--code",
+            CODE,
+            "--fast",
+        ],
         cwd=str(root),
         env=env,
         encoding="utf-8",

@@ -231,18 +231,14 @@ def served_app():
 
 
 def app_main(argv: list[str]) -> int:
-    """The game of one browser tab: ``ddz play``'s options, always full screen, in colour
-    unless ``--no-color`` or ``NO_COLOR``, with the bots' pauses unless ``--fast``. The web
-    driver owns standard output: the closing lines go to standard error (the server's log)."""
+    """The game of one browser tab: ``ddz play`` full screen (:func:`ddz.play.fullscreen.served`:
+    in colour unless ``--no-color`` or ``NO_COLOR``, with the bots' pauses unless ``--fast``),
+    with :func:`served_app`. The web driver owns standard output: the closing lines go to
+    standard error (the server's log)."""
 
-    def play(args, rules, color, pause, notices, stdin, stdout) -> int:
-        from ddz.play.tui.app import run_app
-
-        pause = 0.0 if args.fast else session.BOT_PAUSE
-        color = not args.no_color and os.environ.get("NO_COLOR", "") == ""
-        options = fullscreen.app_options(args, rules, pause, notices)
+    def play(*args) -> int | None:
         with contextlib.redirect_stdout(sys.stderr):
-            return run_app(options, color, served_app())
+            return fullscreen.play_full_screen(*args, app_class=served_app())
 
     return session.main(argv, full_screen=play)
 

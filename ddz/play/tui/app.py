@@ -10,29 +10,37 @@ reasons are the line mode's.
 
 from __future__ import annotations
 
+import asyncio
+import re
+import signal
+import sys
 import threading
 
 import numpy as np
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
 from ddz.play import text
 from ddz.play.i18n import N_, _, pgettext, words
 from ddz.play.render import HUMAN, cards_count, help_text, pad, warning
-from ddz.play.session import EndOfInput, bid_advice, hint_order
+from ddz.play.session import SIGNAL_NAMES, EndOfInput, _leave, bid_advice, hint_order
 from ddz.play.tui.bridge import AppSession, AppTerminal
 from ddz.play.tui.hand import HandView
-from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel
+from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel, translate_bindings
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
 
-#: The buttons of each kind of question: (id, label, the line it sends).
+#: how many of this sitting's results the statistics panel lists
+RECENT_SHOWN = 12
+#: the line mode's column padding inside a line (the log is narrower than a terminal)
+GAPS = re.compile(r"(?<=\S) {3,}")
+#: The answer buttons, by id (their labels: :meth:`DdzApp.button_labels`).
 BUTTONS = ("play", "pass", "hint", "undo", "bid1", "bid2", "bid3", "word")
-#: the kinds of question of the session (see :meth:`DdzApp.kind_of`)
+#: The buttons shown at each kind of question (:meth:`DdzApp.kind_of`; "" while the bots play).
 SHOWN = {
     "play": ("play", "pass", "hint", "undo"),
     "bid": ("pass", "bid1", "bid2", "bid3"),
@@ -62,30 +70,40 @@ class Entry(Input):
         await super()._on_key(event)
 
 
+class TableBox(VerticalScroll):
+    """The pinned table's frame: redrawn to its new width when it is resized."""
+
+    def on_resize(self, event) -> None:
+        if self.app.kind:  # the session waits: the position holds still
+            self.app.refresh_table()
+
+
 class DdzApp(App):
     """One sitting at the table (see :mod:`ddz.play.tui`)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "Dou Dizhu"
+    ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
-        Binding("f1", "help", _("Help")),
-        Binding("f2", "history", _("History")),
-        Binding("f3", "stats", _("Statistics")),
-        Binding("f4", "counter", _("Counter")),
-        Binding("escape", "clear", _("Clear"), show=False),
-        Binding("ctrl+q", "leave", _("Quit"), priority=True),
+        Binding("f1", "help", N_("Help")),
+        Binding("f2", "history", N_("History")),
+        Binding("f3", "stats", N_("Statistics")),
+        Binding("f4", "counter", N_("Counter")),
+        Binding("escape", "clear", N_("Clear"), show=False),
+        Binding("ctrl+q", "leave", N_("Quit"), priority=True),
     ]
 
     def __init__(self, options: dict, color: bool = True):
         super().__init__()
+        translate_bindings(self)
         self.options = options
-        self.color = color
+        self.color = color and not self.no_color  # NO_COLOR (read by Textual) or --no-color
         if not color and not self.no_color:
             from textual.filter import Monochrome
 
             self._filters.append(Monochrome())
             self.no_color = True
-        self.term = AppTerminal(self, color, options.get("pause", 0.0))
+        self.term = AppTerminal(self, self.color, options.get("pause", 0.0))
         self.session: AppSession | None = None
         self.kind = ""
         self.prompt_text = ""
@@ -96,13 +114,17 @@ class DdzApp(App):
         self.leaving = False
         self.farewell: list[str] = []
         self.error: BaseException | None = None
-        self.result_lines: list[str] = []
+        #: this sitting's results (deal code, your points, the headline)
+        self.recent: list[str] = []
+        #: the signal that closed the table (SIGTERM, SIGHUP), if one did
+        self.stopped: int | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
         with Horizontal(id="top"):
-            yield Static("", id="table")
+            with TableBox(id="table-box"):
+                yield Static("", id="table")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield HandView(id="hand")
         yield Static("", id="status")
@@ -115,7 +137,23 @@ class DdzApp(App):
     def on_mount(self) -> None:
         self.query_one("#entry", Input).focus()
         self.show_buttons()
+        self._catch_signals()
         threading.Thread(target=self._play, daemon=True).start()
+
+    def _catch_signals(self) -> None:
+        """SIGTERM and SIGHUP close the table (the screen restored), then the line mode's
+        closing line is printed, with 128 + the signal's number as the exit status."""
+        loop = asyncio.get_running_loop()
+        for name in SIGNAL_NAMES:
+            signum = getattr(signal, name, None)
+            try:
+                loop.add_signal_handler(signum, self.on_signal, signum)
+            except (NotImplementedError, RuntimeError, TypeError, ValueError):
+                pass  # no signals here (Windows, or not the main thread)
+
+    def on_signal(self, signum: int) -> None:
+        self.stopped = int(signum)
+        self.exit()
 
     def _play(self) -> None:
         """The session's thread: the line mode's loop, answered by this app."""
@@ -131,20 +169,23 @@ class DdzApp(App):
             pass
         except Exception as exc:  # reported in one line once the screen is restored
             self.error = exc
-        try:
-            self.call_from_thread(self.exit)
-        except Exception:  # already closing
-            pass
+        if self.open:
+            try:
+                self.call_from_thread(self.exit)
+            except Exception:  # already closing
+                pass
 
-    def on_resize(self, event) -> None:
-        self.call_after_refresh(self.refresh_table)
+    @property
+    def open(self) -> bool:
+        """Whether the app still runs (the session's thread may call it)."""
+        return bool(getattr(self, "_running", False)) and not getattr(self, "_closed", False)
 
     # ------------------------------------------------------------------ the session's calls
     def add_log(self, line: str) -> None:
         """A line of the hand (from the session)."""
         if self.leaving:
             self.farewell.append(line)
-        self.query_one("#log", RichLog).write(self.rich(line))
+        self.query_one("#log", RichLog).write(self.rich(GAPS.sub("  ", line)))
 
     def rich(self, line: str) -> Text:
         return Text.from_ansi(line) if self.color else Text(line)
@@ -180,8 +221,16 @@ class DdzApp(App):
         self.refresh_table()
         self.show_buttons()
         if self.kind == "result":
+            self.note_result()
             self.push_screen(ResultPanel(self.term.capture or [], self.rich), self.answer_result)
         self.update_status()
+
+    def note_result(self) -> None:
+        """Keep the hand's result for the statistics panel (this sitting's hands)."""
+        s = self.session
+        g, m = s.game, s.model
+        head = s.render.headline(m.landlord(), int(g.winner[0]))
+        self.recent.append(f"{m.code}  {int(g.payoffs[0][HUMAN]):+d}  {head}")
 
     def kind_of(self) -> str:
         m = self.session.model
@@ -203,7 +252,7 @@ class DdzApp(App):
             return
         self.refresh_title()
         table = self.query_one("#table", Static)
-        self.term.width = max(30, table.content_size.width or 60)
+        self.term.width = max(30, self.query_one("#table-box").content_size.width or 60)
         table.update(self.rich("\n".join(self.table_lines())))
         hand = self.query_one("#hand", HandView)
         hand.show(s.model.cards[HUMAN], s.rules.deck, s.model.kitty_held(HUMAN), self.color)
@@ -263,9 +312,9 @@ class DdzApp(App):
 
     def button_labels(self) -> dict[str, str]:
         labels = {"play": _("Play"), "hint": _("Hint"), "undo": _("Undo")}
-        labels["pass"] = _("Pass") if self.kind == "play" else pgettext("bid", "pass")
+        labels["pass"] = _("Pass") if self.kind == "play" else capital(pgettext("bid", "pass"))
         labels.update({f"bid{k}": str(k) for k in (1, 2, 3)})
-        labels["word"] = self.word_label()
+        labels["word"] = capital(self.word_label())
         return labels
 
     def word(self) -> str:
@@ -462,7 +511,9 @@ class DdzApp(App):
         lines = [_("Statistics: {summary}").format(summary=stats.summary()), str(stats_path())]
         if notice:
             lines.insert(0, _("note: ") + notice)
-        self.push_screen(TextPanel(_("Statistics"), [Text(x) for x in lines]))
+        if self.recent:
+            lines += ["", _("This sitting:"), *self.recent[-RECENT_SHOWN:]]
+        self.push_screen(TextPanel(_("Statistics"), [self.rich(x) for x in lines]))
 
     def action_leave(self) -> None:
         """Leave the game, as ``quit`` does (a hand left after the bidding counts as a loss)."""
@@ -488,18 +539,29 @@ class DdzApp(App):
 
 KEYS_HELP = N_("""\
 Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
-  (a double click picks every card of that rank; ←/→ and space in the hand).
+  (a double click picks every card of that rank; Tab to the hand, then ←/→ and space).
   Enter plays the cards picked · p pass · h hint (again for another) · u undo
-  c counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
+  c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
 
 
-def run_app(options: dict, color: bool, app_class: type[DdzApp] = DdzApp) -> int:
+def capital(word: str) -> str:
+    """A typed word as a button's label (``pass`` → ``Pass``; 不叫 stays)."""
+    return word[:1].upper() + word[1:]
+
+
+def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
-    app = app_class(options, color)
-    app.run()
+    app = (app_class or DdzApp)(options, color)
+    try:
+        app.run()
+    except OSError:  # the terminal went away (a hang-up)
+        app.stopped = app.stopped or getattr(signal, "SIGHUP", 1)
+    if app.stopped is not None:
+        name = SIGNAL_NAMES.get(signal.Signals(app.stopped).name, N_("Stopped"))
+        return _leave(sys.stdout, app.color, name, app.session, 128 + app.stopped)
     for line in app.farewell:
-        print(line if color else Text.from_ansi(line).plain)
+        print(line if app.color else Text.from_ansi(line).plain)
     if app.error is not None:
         print(f"ddz play: {app.error}")
         return 1

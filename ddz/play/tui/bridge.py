@@ -51,6 +51,8 @@ class AppTerminal:
         if threading.get_ident() == getattr(self.app, "_thread_id", None):
             fn(*args)
             return
+        if not self.app.open:
+            raise EndOfInput
         try:
             self.app.call_from_thread(fn, *args)
         except Exception:  # the app has closed

@@ -18,6 +18,7 @@ class HandView(Widget, can_focus=True):
         Binding("left", "move(-1)", show=False),
         Binding("right", "move(1)", show=False),
         Binding("space", "toggle", show=False),
+        Binding("enter", "app.press('play')", show=False),
     ]
 
     class Changed(Message):
@@ -66,7 +67,7 @@ class HandView(Widget, can_focus=True):
         return longest + 1 + (1 if self.kitty else 0)
 
     def per_line(self) -> int:
-        return max(1, (self.size.width or 80) // self.cell)
+        return max(1, (self.content_size.width or 80) // self.cell)
 
     def card_at(self, x: int, y: int) -> int | None:
         index = (y // 2) * self.per_line() + x // self.cell
@@ -101,8 +102,16 @@ class HandView(Widget, can_focus=True):
         return 2 * max(1, -(-len(self.cards) // per))
 
     # ------------------------------------------------------------------ input
+    def offset_of(self, card: int) -> tuple[int, int]:
+        """Where ``card`` is drawn (on the widget, as a click gives it: padding included)."""
+        index = self.cards.index(card)
+        line, col = divmod(index, self.per_line())
+        left, top = self.styles.padding.left, self.styles.padding.top
+        return left + col * self.cell, top + 2 * line + (0 if card in self.raised else 1)
+
     def on_click(self, event) -> None:
-        card = self.card_at(event.x, event.y)
+        offset = event.get_content_offset(self)
+        card = None if offset is None else self.card_at(offset.x, offset.y)
         if card is None:
             return
         self.cursor = self.cards.index(card)

@@ -3,6 +3,8 @@ card with its choices, and the deal-code entry (open by code)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -10,20 +12,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ddz.play import text
-from ddz.play.i18n import _
+from ddz.play.i18n import N_, _
 from ddz_env.codes import decode_deal, encode_deal
+
+
+def translate_bindings(node) -> None:
+    """Show ``node``'s key descriptions (marked with ``N_`` in its ``BINDINGS``) in the current
+    language: the class's bindings are made once, before the language is chosen."""
+    found = node._bindings.key_to_bindings
+    for key, bindings in found.items():
+        found[key] = [
+            replace(b, description=_(b.description)) if b.description else b for b in bindings
+        ]
 
 
 class TextPanel(ModalScreen):
     """Lines in a scrollable panel; Escape, Enter or q closes it."""
 
     BINDINGS = [
-        Binding("escape,enter,q", "close", _("Close")),
+        Binding("escape,enter,q", "close", N_("Close")),
         Binding("f1,f2,f3", "close", show=False),
     ]
 
     def __init__(self, title: str, lines: list):
         super().__init__()
+        translate_bindings(self)
         self.title_text = title
         self.lines = lines
 
@@ -47,15 +60,18 @@ class ResultPanel(ModalScreen):
     code and quit."""
 
     BINDINGS = [
-        Binding("r", "choose('r')", _("Replay")),
-        Binding("n", "choose('n')", _("New deal")),
-        Binding("o", "choose('code')", _("Open by code")),
-        Binding("y", "copy", _("Copy code")),
-        Binding("q", "choose('q')", _("Quit")),
+        Binding("r", "choose('r')", N_("Replay")),
+        Binding("n", "choose('n')", N_("New deal")),
+        Binding("o", "choose('code')", N_("Open by code")),
+        Binding("y", "copy", N_("Copy code")),
+        Binding("q", "choose('q')", N_("Quit")),
+        Binding("f2", "app.history", show=False),
+        Binding("f3", "app.stats", show=False),
     ]
 
     def __init__(self, lines: list[str], rich):
         super().__init__()
+        translate_bindings(self)
         self.lines = [x for x in lines if x.strip()]
         self.rich = rich
 
@@ -89,10 +105,11 @@ class ResultPanel(ModalScreen):
 class CodePanel(ModalScreen):
     """Type a deal code to play it next (a chosen deal is not counted in the statistics)."""
 
-    BINDINGS = [Binding("escape", "cancel", _("Cancel"))]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, rules):
         super().__init__()
+        translate_bindings(self)
         self.rules = rules
 
     def compose(self) -> ComposeResult:

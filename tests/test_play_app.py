@@ -1,0 +1,514 @@
+"""The full-screen table of ``ddz play`` (:mod:`ddz.play.tui`), driven by Textual's pilot: whole
+hands by keys and by mouse, the live status line, resizes, every variant, a translated table,
+NO_COLOR, the panels, and which front-end ``ddz play`` starts."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("textual")
+
+from ddz.play import fullscreen, i18n  # noqa: E402
+from ddz.play.tui.app import DdzApp  # noqa: E402
+from ddz.play.tui.hand import HandView  # noqa: E402
+from ddz.play.tui.panels import ResultPanel, TextPanel  # noqa: E402
+from ddz_env.rules import Ruleset  # noqa: E402
+from tests.play_harness import CODE  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Seat 0 bids first; after bidding 3 its 20 cards are 3 44 55 66 7 999 10 10 10 QQ K A 22; it
+#: leads, and after its single 3 Right plays a single 10 (Normal bots) and Left passes.
+OTHER_CODE = "4BDA-H6EY-5FHC-93PA-1Y12-EW0"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+def make_app(rules=None, **options) -> DdzApp:
+    color = options.pop("color", True)
+    opts = {"level": "normal", "stats": False, "rules": rules or Ruleset(), "pause": 0.0}
+    opts.update(options)
+    return DdzApp(opts, color=color)
+
+
+def drive(app: DdzApp, script, size=(100, 30)):
+    """Run ``script(pilot, app)`` against the app in Textual's test harness."""
+
+    async def main():
+        async with app.run_test(size=size) as pilot:
+            await script(pilot, app)
+
+    asyncio.run(main())
+
+
+async def until(pilot, app: DdzApp, *kinds: str, limit: float = 60.0) -> str:
+    """Wait until the session asks one of ``kinds`` of question."""
+    for _ in range(int(limit / 0.02)):
+        if app.kind in kinds:
+            return app.kind
+        await pilot.pause(0.02)
+    raise AssertionError(f"still {app.kind!r}, waiting for {kinds}")
+
+
+def status(app: DdzApp) -> str:
+    return str(app.query_one("#status").render())
+
+
+async def type_in(pilot, app: DdzApp, entry: str) -> None:
+    app.query_one("#entry").value = entry
+    await pilot.pause()
+
+
+async def bid_three(pilot, app: DdzApp) -> None:
+    """Bid 3 at the first question (you bid first in :data:`CODE`) and wait to lead."""
+    await until(pilot, app, "bid")
+    await pilot.press("3")
+    await until(pilot, app, "play")
+
+
+async def by_keys(pilot, app: DdzApp) -> None:
+    """Answer each question with keys only: bid 3, take each word, play the hint."""
+    while True:
+        kind = await until(pilot, app, "bid", "word", "play", "result")
+        if kind == "result":
+            return
+        if kind == "bid":
+            await pilot.press("3" if not app.query_one("#bid3").disabled else "p")
+        elif kind == "word":
+            await pilot.press("y")
+        else:
+            await pilot.press("h", "enter")
+        await pilot.pause(0.02)
+
+
+# ---------------------------------------------------------------------------------- whole hands
+@pytest.mark.heavy
+def test_a_whole_hand_by_keys():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        assert "Assessment" in status(app)
+        await pilot.press("3")  # bid 3
+        await until(pilot, app, "play")
+        await pilot.press("4", "4")  # typed ranks raise the cards
+        hand = app.query_one(HandView)
+        assert [hand.labels[c][:-1] for c in hand.picked()] == ["4", "4"]
+        assert "pair of 4s · you lead" in status(app)
+        await pilot.press("enter")
+        await by_keys(pilot, app)
+        assert app.session.model.over()
+        assert isinstance(app.screen, ResultPanel)
+        shown = "\n".join(app.term.capture)
+        assert "Result" in shown and "Deal code: " + CODE in shown
+        await pilot.press("q")
+        await pilot.pause(0.2)
+
+    drive(app, script)
+    log = app.session.render.history()
+    assert any("pair of 4s" in line and "You" in line for line in log)
+
+
+@pytest.mark.heavy
+def test_a_whole_hand_by_mouse():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.click("#bid3")
+        await until(pilot, app, "play")
+        hand = app.query_one(HandView)
+        three = hand.cards[0]  # the lowest card: the 3
+        await pilot.click(HandView, offset=hand.offset_of(three))
+        assert hand.picked() == [three]
+        assert "single 3 · you lead" in status(app)
+        await pilot.click(HandView, offset=hand.offset_of(three))  # a second click lowers it
+        assert hand.picked() == []
+        await pilot.click(HandView, offset=hand.offset_of(three))
+        await pilot.click("#play")
+        while (kind := await until(pilot, app, "play", "result")) == "play":
+            await pilot.click("#hint")
+            await pilot.click("#play" if not app.query_one("#play").disabled else "#pass")
+            await pilot.pause(0.02)
+        assert kind == "result"
+        await pilot.click("#q")
+        await pilot.pause(0.2)
+
+    drive(app, script)
+    assert app.session.model.over()
+    log = app.session.render.history()
+    assert any("single 3" in line and "You" in line for line in log)
+
+
+@pytest.mark.heavy
+def test_a_double_click_picks_every_card_of_the_rank():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        nine = next(c for c in hand.cards if hand.labels[c].startswith("9"))
+        await pilot.double_click(HandView, offset=hand.offset_of(nine))
+        assert sorted(hand.labels[c][:-1] for c in hand.picked()) == ["9", "9", "9"]
+        assert "trio of 9s · you lead" in status(app)
+
+    drive(app, script)
+
+
+# ---------------------------------------------------------------------------------- status line
+@pytest.mark.heavy
+def test_the_status_line_says_why_as_cards_are_picked():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        play = app.query_one("#play")
+        await type_in(pilot, app, "34")
+        assert "two different cards are not a combination" in status(app)
+        assert play.disabled
+        await type_in(pilot, app, "88")
+        assert "you don't have two 8s (you have none)" in status(app)
+        await type_in(pilot, app, "xyz")
+        assert "is not a card or a command" in status(app)
+        await type_in(pilot, app, "44")
+        assert "✓ pair of 4s · you lead" in status(app)
+        assert not play.disabled
+        await type_in(pilot, app, "3")
+        await pilot.press("enter")
+        await until(pilot, app, "play")  # Right covered the 3 with a single 10
+        await type_in(pilot, app, "44")
+        assert "a pair can't cover a single" in status(app)
+        await type_in(pilot, app, "5")
+        assert "single 5 is not higher than single 10" in status(app)
+        assert app.query_one("#play").disabled
+        await type_in(pilot, app, "a")
+        assert "single A · covers single 10" in status(app)
+        assert not app.query_one("#play").disabled
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_hints_cycle_best_first_and_raise_their_cards():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        await pilot.press("h")
+        first = hand.picked()
+        await pilot.press("h")
+        assert hand.picked() != first and hand.picked()
+        assert app.session.model.hints_used == 2
+        assert "✓" in status(app)
+
+    drive(app, script)
+
+
+# ---------------------------------------------------------------------------------- screen
+@pytest.mark.heavy
+def test_the_table_redraws_on_resize_and_fits_80_by_24():
+    app = make_app(code=CODE)
+    seen = {}
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        for size in ((80, 24), (140, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            screen = app.screen.region
+            for name in ("#table-box", "#hand", "#status", "#entry", "#play", "#pass"):
+                region = app.query_one(name).region
+                assert region.height > 0 and screen.contains_region(region), (size, name)
+            hand = app.query_one(HandView)
+            drawn = str(hand.render())
+            assert all(hand.labels[c] in drawn for c in hand.cards), size
+            seen[size] = str(app.query_one("#table").render())
+
+    drive(app, script, size=(80, 24))
+    narrow, wide = seen[(80, 24)], seen[(140, 40)]
+    assert "Round" in narrow and "Round" in wide
+    # the counter's ranks wrap onto more rows on the narrow table
+    assert narrow.count("\n") > wide.count("\n")
+
+
+@pytest.mark.heavy
+def test_no_color_is_respected(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        assert app.no_color and not app.color and not app.term.style.color
+        assert not app.query_one(HandView).color
+
+    drive(app, script)
+    assert all("\x1b[" not in line for line in app.session.model.log)
+
+
+@pytest.mark.heavy
+def test_a_screenshot_of_the_table_for_the_readme():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        await pilot.press("3", "enter")
+        await until(pilot, app, "play")
+        await pilot.press("a")
+        path = ROOT / "docs" / "images"
+        path.mkdir(parents=True, exist_ok=True)
+        app.save_screenshot("table.svg", path=str(path))
+
+    drive(app, script, size=(100, 30))
+    svg = (ROOT / "docs" / "images" / "table.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and "covers" in svg
+
+
+# ---------------------------------------------------------------------------------- variants
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "rules, marks",
+    [
+        (Ruleset(players=4), ("Across",)),
+        (Ruleset(bidding="rob"), ("Claim the landlord seat?", "Rob the landlord seat")),
+        (Ruleset(open_hand=True), ("Open hand (You)",)),
+    ],
+    ids=["four players", "rob", "open hand"],
+)
+def test_each_variant_starts_and_plays(rules, marks):
+    app = make_app(rules, seed=5)
+    seen = []
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid", "word", "play")
+        seen.append(str(app.query_one("#table").render()))
+        await by_keys(pilot, app)
+        seen.append("\n".join(app.term.capture))
+
+    drive(app, script)
+    assert app.session.model.over()
+    assert any(mark in "\n".join(seen) for mark in marks), seen
+    assert "Deal code" in seen[-1]
+
+
+# ---------------------------------------------------------------------------------- languages
+@pytest.mark.heavy
+def test_the_table_speaks_the_language_chosen():
+    i18n.set_language("es")
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        assert str(app.query_one("#play").label) == "Jugar"
+        assert str(app.query_one("#hint").label) == "Pista"
+        keys = [active.binding.description for active in app.screen.active_bindings.values()]
+        assert "Ayuda" in keys and "Historial" in keys  # the footer's keys
+        assert "Mesa" in str(app.query_one("#table").render())
+
+    drive(app, script)
+
+
+# ---------------------------------------------------------------------------------- panels
+@pytest.mark.heavy
+def test_panels_open_by_code_and_undo(tmp_path):
+    app = make_app(code=CODE, undo=True, stats=True)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f1")
+        assert isinstance(app.screen, TextPanel)
+        await pilot.press("escape")
+        await pilot.press("3")
+        await until(pilot, app, "play")
+        await pilot.press("3", "enter")
+        await until(pilot, app, "play")
+        assert len(app.session.model.cards[0]) == 19
+        await pilot.press("u")
+        await until(pilot, app, "play")
+        assert len(app.session.model.cards[0]) == 20 and app.session.model.undos_used == 1
+        await pilot.press("f2")
+        assert isinstance(app.screen, TextPanel)
+        await pilot.press("escape", "f3")
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Statistics:" in shown
+        await pilot.press("escape")
+        await by_keys(pilot, app)
+        await pilot.press("f3")
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "This sitting:" in shown and CODE in shown and "Statistics:" in shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, ResultPanel)
+        await pilot.press("o")
+        await pilot.pause(0.1)
+        await pilot.press(*OTHER_CODE, "enter")
+        await until(pilot, app, "bid", "word")
+        assert app.session.model.code == OTHER_CODE and not app.session.counted
+
+    drive(app, script)
+
+
+# ---------------------------------------------------------------------------------- front-ends
+def test_the_line_mode_stays_for_pipes_plain_and_dumb_terminals(monkeypatch):
+    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: True)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)
+    assert not fullscreen.full_screen_wanted(True, sys.stdin, sys.stdout)  # --plain
+    assert not fullscreen.full_screen_wanted(False, io.StringIO(), sys.stdout)
+    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: stream is not sys.stdin)
+    assert not fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)  # a pipe in
+    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: True)
+    monkeypatch.setenv("TERM", "dumb")
+    assert not fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)
+
+
+def test_without_textual_one_line_says_why_and_the_line_mode_plays(monkeypatch, capsys):
+    monkeypatch.setattr(fullscreen, "full_screen_wanted", lambda *a: True)
+    monkeypatch.setitem(sys.modules, "ddz.play.tui.app", None)  # import fails
+    args = SimpleNamespace(plain=False)
+    out = io.StringIO()
+    assert fullscreen.play_full_screen(args, Ruleset(), False, 0.0, [], sys.stdin, out) is None
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and "needs Textual" in lines[0] and "line mode" in lines[0]
+
+
+@pytest.mark.heavy
+def test_ddz_play_imports_without_textual():
+    code = (
+        "import sys; sys.modules['textual'] = None\n"
+        "import ddz.play.session, ddz.play.fullscreen\n"
+        "assert 'ddz.play.tui.app' not in sys.modules"
+    )
+    light = "import sys, ddz.play.tui.app, ddz.play.session as s\n"
+    light += "s.load_bots('hard', [])\nassert 'torch' not in sys.modules"
+    import subprocess
+
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", light], check=True, cwd=ROOT)  # no torch
+
+
+def test_under_textual_serve_the_table_is_the_page(monkeypatch):
+    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: False)  # pipes, not a tty
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    assert fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)
+    assert not fullscreen.full_screen_wanted(True, sys.stdin, sys.stdout)  # --plain
+
+
+@pytest.mark.pty
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "name, status, word", [("SIGTERM", 143, "Terminated"), ("SIGHUP", 129, "Hangup")]
+)
+def test_a_signal_closes_the_table_with_one_line(tmp_path, name, status, word):
+    pexpect = pytest.importorskip("pexpect")
+    import os
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "LANGUAGE", "LC_ALL")}
+    env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "ddz", "play", "--level", "normal", "--code", CODE, "--fast"],
+        cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(24, 80),
+    )  # fmt: skip
+    child.expect("type cards")  # the table is drawn
+    import time
+
+    time.sleep(1.5)  # and listens for signals
+    os.kill(child.pid, getattr(signal, name))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == status
+    assert f"{word}. Bye." in child.before and "Traceback" not in child.before
+
+
+@pytest.mark.heavy
+def test_a_thinking_mark_while_a_bot_decides():
+    app = make_app(code=CODE, pause=0.3)
+    seen = []
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("1")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "Right is thinking…" in str(app.query_one("#table").render()):
+                seen.append(app.thinking)
+                break
+
+    drive(app, script)
+    assert seen == [1]
+
+
+@pytest.mark.heavy
+def test_the_deal_is_shown_while_the_bots_load(monkeypatch):
+    from ddz.play.tui import bridge
+
+    release = __import__("threading").Event()
+    real = bridge.load_bots
+
+    def slow(level, notices, players):
+        release.wait(20)
+        return real(level, notices, players)
+
+    monkeypatch.setattr(bridge, "load_bots", slow)
+    app = make_app(level="hard", code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")  # you bid first: the deal is on the table
+        assert not app.session.loaded.is_set()
+        assert "loading the bots…" in str(app.query_one("#title").render())
+        assert len(app.query_one(HandView).cards) == 17
+        release.set()
+        await pilot.press("1")
+        await until(pilot, app, "bid", "play")  # the bots answered
+        assert app.session.level == "hard" or app.session.level == "normal"
+        assert "loading" not in str(app.query_one("#title").render())
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_the_counter_toggles_during_the_auction():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        shown = "Unseen" in str(app.query_one("#table").render())
+        await pilot.press("f4")
+        assert ("Unseen" in str(app.query_one("#table").render())) != shown
+        await pilot.press("c")
+        assert ("Unseen" in str(app.query_one("#table").render())) == shown
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_a_lone_queen_is_played_at_once():
+    """A lone ``q`` is a command letter in line mode (it waits for Enter); a picked queen is
+    sent with its suit, so Play plays it."""
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        queen = next(c for c in hand.cards if hand.labels[c].startswith("Q"))
+        await pilot.click(HandView, offset=hand.offset_of(queen))
+        assert "single Q · you lead" in status(app)
+        await pilot.click("#play")
+        await until(pilot, app, "play", "result")
+
+    drive(app, script)
+    assert any("single Q" in line and "You" in line for line in app.session.model.log)
