@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
 }
 
-USAGE = "usage: ddz {play,serve,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
+USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
 
 
 def _help() -> str:
