@@ -334,6 +334,19 @@ def _browser() -> tuple[str, str]:
     return browser, driver
 
 
+def test_the_browser_tests_skip_saying_what_is_missing(monkeypatch):
+    monkeypatch.setattr(
+        shutil,
+        "which",
+        lambda name: "/usr/bin/chromium" if "chrom" in name and "driver" not in name else None,
+    )
+    with pytest.raises(pytest.skip.Exception, match="no headless browser: chromedriver not found"):
+        _browser()
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.skip.Exception, match="chromium and chromedriver not found"):
+        _browser()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -470,7 +483,9 @@ def play_hand(page: Page, url: str, turns: int = 80) -> str:
 
 
 def test_a_hand_played_in_the_browser_shows_no_hidden_card(server, page):
-    url = server("--level", "easy", "--seed", "3", "--code", CODE, "--no-stats", "--fast")
+    url = server(
+        "--lang", "en", "--level", "easy", "--seed", "3", "--code", CODE, "--no-stats", "--fast"
+    )
     result = play_hand(page, url)
     page.bodies()
     assert "Cards left" in result and "Deal code" in result
@@ -504,7 +519,7 @@ def test_the_browser_check_finds_a_hidden_card_drawn_on_purpose(server, page, tm
     patch = tmp_path / "patch"
     patch.mkdir()
     (patch / "sitecustomize.py").write_text(textwrap.dedent(LEAKY_GAME))
-    url = server("--level", "easy", "--code", CODE, "--no-stats", extra_path=patch)
+    url = server("--lang", "en", "--level", "easy", "--code", CODE, "--no-stats", extra_path=patch)
     page.driver.get(url)
     screen = page.settled()
     assert "Left holds" in screen, f"the patched game did not start:\n{screen}"
