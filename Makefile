@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: play test test-fast lint bench venv docs
+.PHONY: play test test-fast lint bench venv docs browser
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -23,8 +23,23 @@ play: $(VENV)/.installed
 #: heavy checks (markers in pyproject.toml). `make test` runs all but the slow checks.
 FAST := not slow and not ray and not pty and not train and not examples and not heavy
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed browser
 	$(VENV)/bin/python -m pytest -q -x --durations=10
+
+#: Chromium and its driver for the browser test of `ddz serve` (tests/test_serve.py): installed
+#: with apt-get where they are missing and that can be done (as root, or with sudo that asks no
+#: password); otherwise a note, never a failure, and the test skips saying why.
+BROWSER_NOTE := note: the browser test of ddz serve will be skipped: install chromium and chromedriver
+APT_BROWSER := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then echo "$(BROWSER_NOTE) (no apt-get here)" >&2; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		(apt-get update -qq && $(APT_BROWSER)) || echo "$(BROWSER_NOTE) (apt-get failed)" >&2; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+		(sudo -n apt-get update -qq && sudo -n $(APT_BROWSER)) || echo "$(BROWSER_NOTE) (apt-get failed)" >&2; \
+	else echo "$(BROWSER_NOTE) (as root: make browser)" >&2; fi
 
 test-fast: $(VENV)/.installed
 	$(VENV)/bin/python -m pytest -q -x --durations=5 -m "$(FAST)"

@@ -36,9 +36,12 @@ def full_screen_wanted(plain: bool, stdin: TextIO, stdout: TextIO) -> bool:
     return is_terminal(stdin) and is_terminal(stdout)
 
 
-def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int | None:
+def play_full_screen(
+    args, rules, color, pause, notices, stdin, stdout, app_class=None
+) -> int | None:
     """Play full screen with the options of ``ddz play`` (``args``); ``None`` where the line
-    mode plays (after one line saying why when Textual is not installed)."""
+    mode plays (after one line saying why when Textual is not installed). ``app_class``: the
+    app to run (:class:`ddz.play.tui.app.DdzApp` or a subclass; ``ddz serve``'s)."""
     if not full_screen_wanted(args.plain, stdin, stdout):
         return None
     try:
@@ -60,7 +63,7 @@ def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int |
         "pause": pause,
         "notices": [n for n in notices if n],
     }
-    return run_app(options, color)
+    return run_app(options, color, app_class)
 
 
 if __name__ == "__main__":

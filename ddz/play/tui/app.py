@@ -550,9 +550,9 @@ def capital(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
-def run_app(options: dict, color: bool) -> int:
+def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
-    app = DdzApp(options, color)
+    app = (app_class or DdzApp)(options, color)
     try:
         app.run()
     except OSError:  # the terminal went away (a hang-up)
