@@ -75,6 +75,23 @@ and the whole public state). The position for search is ``env.unwrapped.snapshot
 the game's arrays, whose turn, rewards, infos) and ``env.unwrapped.restore(snapshot)``;
 ``env.unwrapped.clone()`` copies the env.
 
+### Take-back
+
+``env.step_back()`` (RLCard's ``step_back``; through the wrappers of ``env()`` too) takes back
+the last action, an auction word or a play, exactly: the observations and action masks, the
+rewards, terminations, truncations, infos, ``agents``, ``agent_selection`` and the cumulative
+rewards are again what they were before that action, as if the game had been replayed to that
+point. Repeat it to go further back, to the deal. After the game's last action it reopens the
+game (the dead steps PettingZoo's ``agent_iter`` takes after the end are taken back with it);
+under ``env()``, after an illegal action ended the game, it takes back the illegal action. The
+history starts at ``reset``, ``restore`` and ``clone``: stepping back past it is a
+``ValueError``. It rests on the engine's undo (``Game.enable_undo``, ``Game.undo``), which the
+env keeps on::
+
+    env.reset(seed=0)
+    env.step(action)
+    env.step_back()  # as just after the reset
+
 ### Options
 
 | option          | values                                   | default      |
@@ -138,10 +155,28 @@ _SHARED_ATTRS = (
 def env(**options) -> AECEnv:
     """The Dou Dizhu AEC env in PettingZoo's standard wrapper stack (see the module docstring)."""
     aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = _TerminateIllegal(aec, illegal_reward=-1)
     aec = wrappers.AssertOutOfBoundsWrapper(aec)
     aec = wrappers.OrderEnforcingWrapper(aec)
     return aec
+
+
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` that can take back: an illegal action that
+    ended the game is recorded for ``step_back``, and the mask it kept from ``observe`` is
+    dropped on a take-back (the position changed)."""
+
+    def step(self, action) -> None:
+        raw, ended_by_illegal = self.env.unwrapped, self._terminated
+        before = raw._env_state()
+        super().step(action)
+        if self._terminated and not ended_by_illegal:
+            raw._history.append((before, False))
+
+    def step_back(self) -> None:
+        self.env.unwrapped.step_back()
+        self._prev_obs = self._prev_info = None
+        self._terminated = False
 
 
 class raw_env(AECEnv):
@@ -173,6 +208,7 @@ class raw_env(AECEnv):
             )
         self.obs_key = obs_key
         self.game = Game(1, self.ruleset)
+        self.game.enable_undo()
         self.num_actions = self.game.num_actions
         #: the agents, one per seat (player_0 .. player_3 with four players)
         self.names = tuple(f"player_{k}" for k in range(self.ruleset.players))
@@ -207,6 +243,8 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.names, False)
         self.infos = {a: {} for a in self.names}
         self.agent_selection = self.names[int(self.game.current_player[0])]
+        # for step_back: (the env's state before a step, whether the game stepped), last on top
+        self._history: list[tuple[dict[str, Any], bool]] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         seed = check_seed(seed)
@@ -229,6 +267,7 @@ class raw_env(AECEnv):
         problem = illegal_message(self.game, 0, action, agent)
         if problem is not None:
             raise ValueError(problem)
+        self._history.append((self._env_state(), True))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.game.step([action_id(action)])
@@ -241,6 +280,25 @@ class raw_env(AECEnv):
         self.agent_selection = self.names[int(self.game.current_player[0])]
         if self.render_mode == "human":
             self.render()
+
+    def step_back(self) -> None:
+        """Take back the last action exactly (see *Take-back* in the module docstring);
+        ``ValueError`` when there is none since ``reset``, ``restore`` or ``clone``."""
+        if not self._history:
+            raise ValueError(
+                "no action to take back: the env is where it was reset, restored or cloned"
+            )
+        state, stepped = self._history.pop()
+        if stepped:
+            self.game.undo()
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _env_state(self) -> dict[str, Any]:
+        """Copies of what a step changes besides the game (:data:`_ENV_STATE`)."""
+        state = {name: copy.copy(getattr(self, name)) for name in _ENV_STATE}
+        state["infos"] = {a: dict(info) for a, info in self.infos.items()}
+        return state
 
     def deal_code(self) -> str:
         """The code of the current deal (``reset(options={"code": ...})`` replays it)."""
@@ -259,8 +317,10 @@ class raw_env(AECEnv):
         for name, value in vars(self).items():
             if name == "game":
                 new.game = self.game.clone()
+                new.game.enable_undo()
             elif isinstance(value, (dict, list)) and name not in _SHARED_ATTRS:
                 setattr(new, name, copy.deepcopy(value))
+        new._history = []
         return new
 
     def state(self) -> np.ndarray:
@@ -300,6 +360,8 @@ class raw_env(AECEnv):
                 f"agent_selection {selected!r} disagrees with the game, where {to_act} acts"
             )
         self.game = game
+        self.game.enable_undo()
+        self._history = []
         for name in _ENV_STATE:
             setattr(self, name, copy.deepcopy(snapshot[name]))
 
