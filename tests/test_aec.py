@@ -310,6 +310,30 @@ def test_pettingzoo_state_api_and_seed_tests(players):
     test_state(make(), num_cycles=30)
 
 
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": 4, "bidding": "open4", "kickers": "any", "redeal_limit": 0, "reward": "score"},
+        {"players": 4, "bidding": "none", "redeal_limit": None, "base_points": 10},
+        {"bidding": "rob", "open_hand": True, "reward": "log_stake"},
+    ],
+)
+def test_pettingzoo_tests_four_players_and_the_variants(options):
+    """The options the three-player grid above leaves out: the four-player auctions and
+    rulesets, and the three-player variants."""
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    def make(**kw):
+        return env(**options, **kw)
+
+    api_test(make(), num_cycles=30)
+    seed_test(make, num_cycles=30)
+    render_test(make)
+    test_state_space(make())
+    test_state(make(), num_cycles=30)
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_state_is_every_seats_observation(players):
     from ddz_env.observation import obs_size, observe
