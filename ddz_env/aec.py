@@ -88,9 +88,12 @@ history starts at ``reset``, ``restore`` and ``clone``: stepping back past it is
 ``ValueError``. It rests on the engine's undo (``Game.enable_undo``, ``Game.undo``), which the
 env keeps on::
 
+    import ddz_env
+
+    env = ddz_env.env()
     env.reset(seed=0)
-    env.step(action)
-    env.step_back()  # as just after the reset
+    env.step(0)  # the first bidder passes
+    env.step_back()  # as just after the reset: the first bidder to speak
 
 ### Options
 
