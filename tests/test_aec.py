@@ -233,7 +233,7 @@ def test_bad_options_are_clear_errors(options, message):
 
 def test_unknown_options_are_a_type_error_worded_as_python_words_it():
     # TorchRL's GymEnv retries without an optional keyword on exactly this wording
-    message = "raw_env() got an unexpected keyword argument 'colour'; known options: base_points"
+    message = "raw_env() got an unexpected keyword argument 'colour'; known options: allow_step_back, base_points"
     with pytest.raises(TypeError, match=re.escape(message)):
         env(colour="red")
     with pytest.raises(TypeError, match="got unexpected keyword arguments 'a', 'b'"):
@@ -369,6 +369,15 @@ def test_snapshot_restores_and_refuses_a_disagreeing_agent_selection():
 
 
 # ------------------------------------------------------------------------------ step_back
+def stepping_back_env(**options):
+    return env(allow_step_back=True, **options)
+
+
+def stepping_back_raw_env(**options):
+    return raw_env(allow_step_back=True, **options)
+
+
+BOTH = [stepping_back_raw_env, stepping_back_env]
 STEP_BACK_OPTIONS = [
     {},
     {"players": 4},
@@ -429,7 +438,7 @@ def dead_steps_taken(actions):
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("options", STEP_BACK_OPTIONS)
-@pytest.mark.parametrize("make_env", [raw_env, env])
+@pytest.mark.parametrize("make_env", BOTH)
 def test_step_back_is_a_replay_to_the_same_point(options, make_env):
     def make():
         return make_env(**options)
@@ -451,7 +460,7 @@ def test_step_back_is_a_replay_to_the_same_point(options, make_env):
         assert_same_env(e, replayed(make, seed, kept + more))
 
 
-@pytest.mark.parametrize("make_env", [raw_env, env])
+@pytest.mark.parametrize("make_env", BOTH)
 def test_step_back_after_the_end_reopens_the_game(make_env):
     e = make_env()
     e.reset(seed=4)
@@ -471,7 +480,7 @@ def test_step_back_after_the_end_reopens_the_game(make_env):
 AGENTS_LIST = list(AGENTS)
 
 
-@pytest.mark.parametrize("make_env", [raw_env, env])
+@pytest.mark.parametrize("make_env", BOTH)
 def test_stepping_back_past_the_start_is_a_one_line_value_error(make_env):
     e = make_env()
     e.reset(seed=2)
@@ -492,14 +501,14 @@ def test_stepping_back_past_the_start_is_a_one_line_value_error(make_env):
 
 
 def test_step_back_takes_back_an_illegal_action_that_ended_the_game(caplog):
-    e = env()
+    e = stepping_back_env()
     e.reset(seed=3)
     e.step(0)
     n = e.unwrapped.game.num_moves
     e.step(5)  # a play during the auction: illegal, the game ends
     assert all(e.terminations.values()) and e.rewards[e.agent_selection] == -1
     e.step_back()
-    expected = replayed(env, 3, [0])
+    expected = replayed(stepping_back_env, 3, [0])
     assert_same_env(e, expected)
     e.step(n + 2)  # legal: the game goes on
     expected.step(n + 2)
@@ -507,7 +516,7 @@ def test_step_back_takes_back_an_illegal_action_that_ended_the_game(caplog):
 
 
 def test_step_back_drops_the_mask_the_illegal_wrapper_kept():
-    e = env()
+    e = stepping_back_env()
     e.reset(seed=3)
     n = e.unwrapped.game.num_moves
     e.step(n + 2)  # a bid of 3 ends the auction: the landlord plays
@@ -515,7 +524,21 @@ def test_step_back_drops_the_mask_the_illegal_wrapper_kept():
     e.step_back()
     e.step(n + 2)  # legal again once taken back: not an illegal action
     assert not any(e.terminations.values())
-    assert_same_env(e, replayed(env, 3, [n + 2]))
+    assert_same_env(e, replayed(stepping_back_env, 3, [n + 2]))
+
+
+@pytest.mark.parametrize("make_env", [raw_env, env])
+def test_step_back_is_off_by_default_and_says_how_to_turn_it_on(make_env):
+    e = make_env()
+    e.reset(seed=2)
+    e.step(0)
+    assert e.unwrapped.game._undo is None  # nothing recorded
+    with pytest.raises(
+        ValueError, match="^step_back needs the env made with allow_step_back=True$"
+    ):
+        e.step_back()
+    with pytest.raises(ValueError, match="allow_step_back must be True or False, not 1"):
+        make_env(allow_step_back=1)
 
 
 class StepBackAndRedo(wrappers.BaseWrapper):
@@ -535,7 +558,7 @@ class StepBackAndRedo(wrappers.BaseWrapper):
 @pytest.mark.parametrize("players", [3, 4])
 def test_pettingzoo_tests_pass_through_step_backs(players):
     def make(**kw):
-        return StepBackAndRedo(env(players=players, **kw))
+        return StepBackAndRedo(stepping_back_env(players=players, **kw))
 
     api_test(make(), num_cycles=60)
     seed_test(make, num_cycles=60)
