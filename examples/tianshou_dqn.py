@@ -82,7 +82,7 @@ def main(argv=None) -> None:
     )
     dqn = DQN(
         policy=policy,
-        optim=AdamOptimizerFactory(lr=1e-3),
+        optim=AdamOptimizerFactory(lr=3e-4),
         gamma=1.0,
         n_step_return_horizon=3,
         target_update_freq=100,
