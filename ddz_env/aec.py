@@ -75,6 +75,27 @@ and the whole public state). The position for search is ``env.unwrapped.snapshot
 the game's arrays, whose turn, rewards, infos) and ``env.unwrapped.restore(snapshot)``;
 ``env.unwrapped.clone()`` copies the env.
 
+### Take-back
+
+With ``allow_step_back=True`` (RLCard's option of that name; off by default, as there, since
+recording each step costs time), ``env.step_back()`` (through the wrappers of ``env()`` too)
+takes back the last action, an auction word or a play, exactly: the observations and action masks, the
+rewards, terminations, truncations, infos, ``agents``, ``agent_selection`` and the cumulative
+rewards are again what they were before that action, as if the game had been replayed to that
+point. Repeat it to go further back, to the deal. After the game's last action it reopens the
+game (the dead steps PettingZoo's ``agent_iter`` takes after the end are taken back with it);
+under ``env()``, after an illegal action ended the game, it takes back the illegal action. The
+history starts at ``reset``, ``restore`` and ``clone``: stepping back past it is a
+``ValueError``, and so is ``step_back`` without ``allow_step_back=True``. It rests on the
+engine's undo (``Game.enable_undo``, ``Game.undo``)::
+
+    import ddz_env
+
+    env = ddz_env.env(allow_step_back=True)
+    env.reset(seed=0)
+    env.step(0)  # the first bidder passes
+    env.step_back()  # as just after the reset: the first bidder to speak
+
 ### Options
 
 | option          | values                                   | default      |
@@ -87,6 +108,7 @@ the game's arrays, whose turn, rewards, infos) and ``env.unwrapped.restore(snaps
 | `kickers`       | `"distinct"`, `"any"`                    | `"distinct"` |
 | `base_points`   | a positive int                           | `1`          |
 | `ruleset`       | a `ddz_env.Ruleset` (instead of the four fields above) | —  |
+| `allow_step_back` | `False`, `True` (``env.step_back()``, above) | `False`  |
 | `obs_key`       | the features' key in the observation, any non-empty string but `"action_mask"` (RLlib's action-masking modules read `"observations"`) | `"observation"` |
 
 Every field of :class:`ddz_env.Ruleset` is an option; an unknown option is a ``TypeError``
@@ -138,10 +160,30 @@ _SHARED_ATTRS = (
 def env(**options) -> AECEnv:
     """The Dou Dizhu AEC env in PettingZoo's standard wrapper stack (see the module docstring)."""
     aec = raw_env(**options)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = _TerminateIllegal(aec, illegal_reward=-1)
     aec = wrappers.AssertOutOfBoundsWrapper(aec)
     aec = wrappers.OrderEnforcingWrapper(aec)
     return aec
+
+
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` that can take back: an illegal action that
+    ended the game is recorded for ``step_back``, and the mask it kept from ``observe`` is
+    dropped on a take-back (the position changed)."""
+
+    def step(self, action) -> None:
+        raw, ended_by_illegal = self.env.unwrapped, self._terminated
+        if not raw.allow_step_back:
+            return super().step(action)
+        before = raw._env_state()
+        super().step(action)
+        if self._terminated and not ended_by_illegal:
+            raw._history.append((before, False))
+
+    def step_back(self) -> None:
+        self.env.unwrapped.step_back()
+        self._prev_obs = self._prev_info = None
+        self._terminated = False
 
 
 class raw_env(AECEnv):
@@ -159,12 +201,17 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         reward: str = "wp",
         obs_key: str = "observation",
+        allow_step_back: bool = False,
         **options: Any,
     ):
         super().__init__()
         self.ruleset = ruleset_from_options(
-            options, ("reward", "render_mode", "obs_key"), "raw_env"
+            options, ("reward", "render_mode", "obs_key", "allow_step_back"), "raw_env"
         )
+        if not isinstance(allow_step_back, bool):
+            raise ValueError(f"allow_step_back must be True or False, not {allow_step_back!r}")
+        #: whether :meth:`step_back` works (each step is recorded)
+        self.allow_step_back = allow_step_back
         self.reward_mode = check_reward_mode(reward)
         self.render_mode = check_render_mode(render_mode)
         if not isinstance(obs_key, str) or obs_key in ("", "action_mask"):
@@ -173,6 +220,7 @@ class raw_env(AECEnv):
             )
         self.obs_key = obs_key
         self.game = Game(1, self.ruleset)
+        self.game.enable_undo(allow_step_back)
         self.num_actions = self.game.num_actions
         #: the agents, one per seat (player_0 .. player_3 with four players)
         self.names = tuple(f"player_{k}" for k in range(self.ruleset.players))
@@ -207,6 +255,8 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.names, False)
         self.infos = {a: {} for a in self.names}
         self.agent_selection = self.names[int(self.game.current_player[0])]
+        # for step_back: (the env's state before a step, whether the game stepped), last on top
+        self._history: list[tuple[dict[str, Any], bool]] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         seed = check_seed(seed)
@@ -229,6 +279,8 @@ class raw_env(AECEnv):
         problem = illegal_message(self.game, 0, action, agent)
         if problem is not None:
             raise ValueError(problem)
+        if self.allow_step_back:
+            self._history.append((self._env_state(), True))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.game.step([action_id(action)])
@@ -241,6 +293,28 @@ class raw_env(AECEnv):
         self.agent_selection = self.names[int(self.game.current_player[0])]
         if self.render_mode == "human":
             self.render()
+
+    def step_back(self) -> None:
+        """Take back the last action exactly (see *Take-back* in the module docstring);
+        ``ValueError`` when there is none since ``reset``, ``restore`` or ``clone``, or the env
+        was made without ``allow_step_back=True``."""
+        if not self.allow_step_back:
+            raise ValueError("step_back needs the env made with allow_step_back=True")
+        if not self._history:
+            raise ValueError(
+                "no action to take back: the env is where it was reset, restored or cloned"
+            )
+        state, stepped = self._history.pop()
+        if stepped:
+            self.game.undo()
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def _env_state(self) -> dict[str, Any]:
+        """Copies of what a step changes besides the game (:data:`_ENV_STATE`)."""
+        state = {name: copy.copy(getattr(self, name)) for name in _ENV_STATE}
+        state["infos"] = {a: dict(info) for a, info in self.infos.items()}
+        return state
 
     def deal_code(self) -> str:
         """The code of the current deal (``reset(options={"code": ...})`` replays it)."""
@@ -259,8 +333,10 @@ class raw_env(AECEnv):
         for name, value in vars(self).items():
             if name == "game":
                 new.game = self.game.clone()
+                new.game.enable_undo(self.allow_step_back)
             elif isinstance(value, (dict, list)) and name not in _SHARED_ATTRS:
                 setattr(new, name, copy.deepcopy(value))
+        new._history = []
         return new
 
     def state(self) -> np.ndarray:
@@ -300,6 +376,8 @@ class raw_env(AECEnv):
                 f"agent_selection {selected!r} disagrees with the game, where {to_act} acts"
             )
         self.game = game
+        self.game.enable_undo(self.allow_step_back)
+        self._history = []
         for name in _ENV_STATE:
             setattr(self, name, copy.deepcopy(snapshot[name]))
 

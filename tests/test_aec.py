@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils import wrappers
 
 import ddz_env
 from ddz_env.aec import AGENTS, env, raw_env
@@ -232,7 +233,7 @@ def test_bad_options_are_clear_errors(options, message):
 
 def test_unknown_options_are_a_type_error_worded_as_python_words_it():
     # TorchRL's GymEnv retries without an optional keyword on exactly this wording
-    message = "raw_env() got an unexpected keyword argument 'colour'; known options: base_points"
+    message = "raw_env() got an unexpected keyword argument 'colour'; known options: allow_step_back, base_points"
     with pytest.raises(TypeError, match=re.escape(message)):
         env(colour="red")
     with pytest.raises(TypeError, match="got unexpected keyword arguments 'a', 'b'"):
@@ -309,6 +310,30 @@ def test_pettingzoo_state_api_and_seed_tests(players):
     test_state(make(), num_cycles=30)
 
 
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": 4, "bidding": "open4", "kickers": "any", "redeal_limit": 0, "reward": "score"},
+        {"players": 4, "bidding": "none", "redeal_limit": None, "base_points": 10},
+        {"bidding": "rob", "open_hand": True, "reward": "log_stake"},
+    ],
+)
+def test_pettingzoo_tests_four_players_and_the_variants(options):
+    """The options the three-player grid above leaves out: the four-player auctions and
+    rulesets, and the three-player variants."""
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    def make(**kw):
+        return env(**options, **kw)
+
+    api_test(make(), num_cycles=30)
+    seed_test(make, num_cycles=30)
+    render_test(make)
+    test_state_space(make())
+    test_state(make(), num_cycles=30)
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_state_is_every_seats_observation(players):
     from ddz_env.observation import obs_size, observe
@@ -341,3 +366,199 @@ def test_snapshot_restores_and_refuses_a_disagreeing_agent_selection():
         e.restore(wrong)
     with pytest.raises(TypeError, match="snapshot"):
         e.restore(e.state())  # the global state is no snapshot
+
+
+# ------------------------------------------------------------------------------ step_back
+def stepping_back_env(**options):
+    return env(allow_step_back=True, **options)
+
+
+def stepping_back_raw_env(**options):
+    return raw_env(allow_step_back=True, **options)
+
+
+BOTH = [stepping_back_raw_env, stepping_back_env]
+STEP_BACK_OPTIONS = [
+    {},
+    {"players": 4},
+    {"bidding": "rob", "open_hand": True, "reward": "score"},
+    {"redeal_limit": 1, "kickers": "any", "reward": "stake"},
+]
+
+
+def play_random(e, rng, steps):
+    """Take up to ``steps`` random legal actions (dead steps included, as ``agent_iter`` does);
+    returns the actions taken."""
+    actions = []
+    for _ in range(steps):
+        agent = e.agent_selection
+        if not e.agents:
+            break
+        if e.terminations[agent] or e.truncations[agent]:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(e.observe(agent)["action_mask"])))
+        e.step(action)
+        actions.append(action)
+    return actions
+
+
+def replayed(make, seed, actions):
+    """A fresh env dealt from ``seed`` and stepped through ``actions``."""
+    e = make()
+    e.reset(seed=seed)
+    for action in actions:
+        e.step(action)
+    return e
+
+
+def assert_same_env(e, expected):
+    """Every part of the AEC API agrees between ``e`` and ``expected``."""
+    assert e.agents == expected.agents and e.agent_selection == expected.agent_selection
+    for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+        assert getattr(e, name) == getattr(expected, name), name
+    assert e.infos.keys() == expected.infos.keys()
+    for agent, info in expected.infos.items():
+        assert e.infos[agent].keys() == info.keys()
+        for key, value in info.items():
+            np.testing.assert_array_equal(e.infos[agent][key], value)
+    for agent in e.possible_agents:
+        obs, want = e.observe(agent), expected.observe(agent)
+        assert obs.keys() == want.keys()
+        for key in want:
+            np.testing.assert_array_equal(obs[key], want[key])
+    np.testing.assert_array_equal(e.state(), expected.state())
+    assert e.unwrapped.game.to_text() == expected.unwrapped.game.to_text()
+
+
+def dead_steps_taken(actions):
+    """How many of the last actions are the dead steps after the end (``None``)."""
+    return len(actions) - len([a for a in actions if a is not None])
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("options", STEP_BACK_OPTIONS)
+@pytest.mark.parametrize("make_env", BOTH)
+def test_step_back_is_a_replay_to_the_same_point(options, make_env):
+    def make():
+        return make_env(**options)
+
+    rng = np.random.default_rng(len(options))
+    for seed in range(6):
+        e = make()
+        e.reset(seed=seed)
+        actions = play_random(e, rng, int(rng.integers(1, 120)))
+        # the dead steps after the end are taken back with the last action
+        live = [a for a in actions if a is not None]
+        back = int(rng.integers(0, len(live) + 1))
+        for _ in range(back):
+            e.step_back()
+        kept = live[: len(live) - back] if back else actions
+        assert_same_env(e, replayed(make, seed, kept))
+        # and the game goes on from there as a replay does
+        more = play_random(e, rng, 40)
+        assert_same_env(e, replayed(make, seed, kept + more))
+
+
+@pytest.mark.parametrize("make_env", BOTH)
+def test_step_back_after_the_end_reopens_the_game(make_env):
+    e = make_env()
+    e.reset(seed=4)
+    actions = play_random(e, np.random.default_rng(0), 1000)
+    assert not e.agents and dead_steps_taken(actions) == 3
+    live = actions[:-3]
+    e.step_back()
+    expected = replayed(make_env, 4, live[:-1])
+    assert_same_env(e, expected)
+    assert e.agents == AGENTS_LIST and not any(e.terminations.values())
+    e.step(live[-1])  # the last action again ends the game as it did
+    expected.step(live[-1])
+    assert_same_env(e, expected)
+    assert all(e.terminations.values()) and e.infos[e.agent_selection]["winner"] in (0, 1, 2)
+
+
+AGENTS_LIST = list(AGENTS)
+
+
+@pytest.mark.parametrize("make_env", BOTH)
+def test_stepping_back_past_the_start_is_a_one_line_value_error(make_env):
+    e = make_env()
+    e.reset(seed=2)
+    e.step(0)
+    e.step_back()
+    with pytest.raises(ValueError, match="^no action to take back: [^\n]*$"):
+        e.step_back()
+    e.step(0)
+    raw = e.unwrapped
+    for fresh in (raw.clone(), raw):  # a clone and a restored env start their own history
+        if fresh is raw:
+            raw.restore(raw.snapshot())
+        with pytest.raises(ValueError, match="no action to take back"):
+            fresh.step_back()
+        fresh.step(0)
+        fresh.step_back()
+        assert fresh.game.history_len[0] == 1
+
+
+def test_step_back_takes_back_an_illegal_action_that_ended_the_game(caplog):
+    e = stepping_back_env()
+    e.reset(seed=3)
+    e.step(0)
+    n = e.unwrapped.game.num_moves
+    e.step(5)  # a play during the auction: illegal, the game ends
+    assert all(e.terminations.values()) and e.rewards[e.agent_selection] == -1
+    e.step_back()
+    expected = replayed(stepping_back_env, 3, [0])
+    assert_same_env(e, expected)
+    e.step(n + 2)  # legal: the game goes on
+    expected.step(n + 2)
+    assert_same_env(e, expected)
+
+
+def test_step_back_drops_the_mask_the_illegal_wrapper_kept():
+    e = stepping_back_env()
+    e.reset(seed=3)
+    n = e.unwrapped.game.num_moves
+    e.step(n + 2)  # a bid of 3 ends the auction: the landlord plays
+    assert not e.observe(e.agent_selection)["action_mask"][n + 2]  # the wrapper keeps this mask
+    e.step_back()
+    e.step(n + 2)  # legal again once taken back: not an illegal action
+    assert not any(e.terminations.values())
+    assert_same_env(e, replayed(stepping_back_env, 3, [n + 2]))
+
+
+@pytest.mark.parametrize("make_env", [raw_env, env])
+def test_step_back_is_off_by_default_and_says_how_to_turn_it_on(make_env):
+    e = make_env()
+    e.reset(seed=2)
+    e.step(0)
+    assert e.unwrapped.game._undo is None  # nothing recorded
+    with pytest.raises(
+        ValueError, match="^step_back needs the env made with allow_step_back=True$"
+    ):
+        e.step_back()
+    with pytest.raises(ValueError, match="allow_step_back must be True or False, not 1"):
+        make_env(allow_step_back=1)
+
+
+class StepBackAndRedo(wrappers.BaseWrapper):
+    """Takes each live action, takes it back, and takes it again: what PettingZoo's tests see
+    must be what they would see without the take-back."""
+
+    def step(self, action):
+        agent = self.agent_selection
+        live = not (self.terminations[agent] or self.truncations[agent])
+        self.env.step(action)
+        if live:
+            self.env.step_back()
+            self.env.step(action)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("players", [3, 4])
+def test_pettingzoo_tests_pass_through_step_backs(players):
+    def make(**kw):
+        return StepBackAndRedo(stepping_back_env(players=players, **kw))
+
+    api_test(make(), num_cycles=60)
+    seed_test(make, num_cycles=60)

@@ -65,8 +65,16 @@ def test_torchrl_rollout():
 
 
 @pytest.mark.slow
-def test_tianshou_dqn():
-    run_example("tianshou_dqn.py", "--steps", "300", "--eval-episodes", "4", needs="tianshou")
+def test_tianshou_dqn_learns_against_random_players():
+    """The greedy policy's win rate over the same 150 deals against random players rises after
+    1,000 learner steps. Measured with ``--seed`` 0 to 3 (0 is the default): before .380, .460,
+    .527, .413; after .640, .673, .667, .653; rises .260, .213, .140, .240. The test asks for
+    .07, half the smallest."""
+    out = run_example(
+        "tianshou_dqn.py", "--steps", "1000", "--eval-episodes", "150", needs="tianshou"
+    )
+    before, after = map(float, re.search(r"before ([\d.]+), after ([\d.]+)", out).groups())
+    assert after - before >= 0.07, out
 
 
 @pytest.mark.slow
