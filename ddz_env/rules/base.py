@@ -101,6 +101,8 @@ class Rules:
     bidding_aliases: ClassVar[dict[str, str]] = {}
     #: bombs come in several sizes, named and compared by size ("6-card bomb")
     sized_bombs: ClassVar[bool] = False
+    #: bombs come soft and hard (the wildcard game): ``Ruleset.hard_bomb_multiplier`` applies
+    soft_bombs: ClassVar[bool] = False
     code_format: ClassVar[CodeFormat] = CodeFormat(
         (17, 17, 17, 3), 1, b"ddz-deal", 16, "the three-player game"
     )

@@ -1,0 +1,239 @@
+"""The wildcard game (癞子, "curinga sorteado"; docs/RULES.md, "The wildcard game").
+
+Three players, the classic deck and auction. When the auction ends one rank from 3 to 2 is
+drawn (``wild_rank``, 0 = 3 .. 12 = 2) and shown to everyone: every card of that rank is wild
+and stands for any rank 3..2 in a combination. Cards of the wild rank played only among
+themselves read as their own rank (four of them are the wild bomb).
+
+**A play** is a pair: the combination as read and the cards it consumes. It is written as one
+int64 *play code* (:func:`encode_play`, :func:`decode_play`; 0 is pass):
+
+========== ======= ===================================================================
+bits       field   meaning
+========== ======= ===================================================================
+0-3        type    :class:`~ddz_env.moves.MoveType` of the combination as read
+4-7        length  chain length / wing count (as in the move table)
+8-11       main    the rank that decides comparisons (as read)
+12-50      cards   the cards consumed, 3 bits per rank 3..2 (the wild rank's entry is the
+                   number of wild cards used)
+51-52      jokers  black joker, red joker consumed (1 bit each)
+53-54      bomb    0 not a bomb, 1 soft bomb, 2 hard bomb, 3 wild bomb (the rocket: 0)
+56         tag     always set on a play code (so a code is never a small action id)
+========== ======= ===================================================================
+
+Two readings of one set of cards with different (type, length, main) are two plays; two
+readings that differ only in what a wild wing stands for are one play (same code). Using a
+wild card where a natural one would do is another play (other cards leave the hand).
+
+**Order**: a play beats the table play when it has the same type and length and a higher
+main, or it is a bomb and the table play is not; bombs: soft (by rank) < hard (by rank) < the
+wild bomb < the rocket (:func:`beats`).
+
+**Stake**: every bomb and the rocket doubles; with ``hard_bomb_multiplier=4`` hard bombs and
+the wild bomb quadruple (:func:`doubling_exponents`).
+
+The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`) come from
+the classic move table read as *readings*: a row fits when its shortfall (the cards it needs
+beyond the hand's natural cards, jokers never supplied) is at most the wild cards held — one
+vectorized test over the table —, then each fitting row is expanded, also vectorized, into the
+ways of spending natural or wild cards on it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .base import CodeFormat
+from .classic import ClassicRules
+
+#: the bit set on every play code
+PLAY_TAG = np.int64(1) << np.int64(56)
+_CARDS_SHIFT = 12
+_JOKER_SHIFT = 51
+_BOMB_SHIFT = 53
+#: bomb classes of a play code
+NOT_BOMB, SOFT_BOMB, HARD_BOMB, WILD_BOMB = 0, 1, 2, 3
+BOMB_NAMES = {SOFT_BOMB: "soft bomb", HARD_BOMB: "hard bomb", WILD_BOMB: "wild bomb"}
+_BOMB, _ROCKET = 13, 14  # MoveType.BOMB, MoveType.ROCKET (moves imports the rules)
+#: the ranks a wild card may stand for (3 .. 2)
+WILD_RANKS = 13
+_SHIFTS = np.array([_CARDS_SHIFT + 3 * k for k in range(13)] + [51, 52], np.int64)
+
+
+def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
+    """Play codes (int64) of plays given as arrays: ``consumed`` (..., 15) the cards each play
+    takes from the hand (the wild rank's entry: the wild cards used)."""
+    c = np.asarray(consumed, np.int64)
+    code = (
+        np.asarray(mtype, np.int64)
+        | np.asarray(length, np.int64) << 4
+        | np.asarray(main, np.int64) << 8
+        | np.asarray(bomb, np.int64) << _BOMB_SHIFT
+        | PLAY_TAG
+    )
+    return code | (c << _SHIFTS).sum(axis=-1)
+
+
+def play_fields(codes) -> dict[str, np.ndarray]:
+    """The fields of play codes (any shape): ``type``, ``length``, ``main``, ``bomb`` and
+    ``consumed`` (..., 15) uint8. Pass (0) reads as type 0 with no cards."""
+    codes = np.asarray(codes, np.int64)
+    consumed = ((codes[..., None] >> _SHIFTS) & np.where(np.arange(15) < 13, 7, 1)).astype(np.uint8)
+    return {
+        "type": (codes & 15).astype(np.int8),
+        "length": (codes >> 4 & 15).astype(np.int8),
+        "main": np.where(codes == 0, -1, codes >> 8 & 15).astype(np.int8),
+        "bomb": (codes >> _BOMB_SHIFT & 3).astype(np.int8),
+        "consumed": consumed,
+    }
+
+
+def decode_play(code: int) -> tuple[int, int, int, int, np.ndarray]:
+    """(type, length, main, bomb class, consumed (15,)) of one play code."""
+    f = play_fields(np.int64(code))
+    return int(f["type"]), int(f["length"]), int(f["main"]), int(f["bomb"]), f["consumed"]
+
+
+def strength(codes) -> np.ndarray:
+    """(…,) int64 comparison keys: plays of one (type, length) group compare by main; bombs
+    and the rocket by this key alone (soft < hard < wild bomb < rocket)."""
+    f = play_fields(codes)
+    bomb_key = 1000 + 100 * f["bomb"].astype(np.int64) + f["main"]
+    return np.where(f["type"] == _ROCKET, 2000, np.where(f["type"] == _BOMB, bomb_key, f["main"]))
+
+
+def beats(a, b) -> np.ndarray:
+    """Whether play ``a`` may be played on play ``b`` (``b == 0``: leading; arrays broadcast)."""
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    ta, tb = a & 15, b & 15
+    bomb_a, bomb_b = (ta == _BOMB) | (ta == _ROCKET), (tb == _BOMB) | (tb == _ROCKET)
+    ka, kb = strength(a), strength(b)
+    same = (ta == tb) & ((a >> 4 & 15) == (b >> 4 & 15)) & (ka > kb)
+    versus = np.where(bomb_a, ~bomb_b | (ka > kb), same & ~bomb_b)
+    return (a != 0) & ((b == 0) | versus)
+
+
+def doubling_exponents(codes, hard_bomb_multiplier: int = 2) -> np.ndarray:
+    """How many times each play doubles the stake: 1 for every bomb and the rocket; 2 for hard
+    bombs and the wild bomb when ``hard_bomb_multiplier == 4``."""
+    f = play_fields(codes)
+    doubles = ((f["type"] == _BOMB) | (f["type"] == _ROCKET)).astype(np.int8)
+    if hard_bomb_multiplier == 4:
+        doubles = doubles + (f["bomb"] >= HARD_BOMB)
+    return doubles
+
+
+# ---------------------------------------------------------------------------- legal plays
+def _fitting_rows(table, hands, wild):
+    """(game, row, mandatory wilds (K, 15)) of every table row each hand can read, given its
+    wild rank: the rows whose shortfall over the natural cards is at most the wild count."""
+    hands = hands.astype(np.int16)
+    nat = hands.copy()
+    nat[np.arange(len(hands)), wild] = 0
+    w = hands[np.arange(len(hands)), wild]
+    need = table.counts[None, 1:].astype(np.int16) - nat[:, None]  # (B, N-1, 15)
+    short = np.maximum(need, 0)
+    ok = (short[..., :13].sum(-1) <= w[:, None]) & (short[..., 13:].sum(-1) == 0)
+    g, rows = np.nonzero(ok)
+    return g, rows + 1, short[g, rows].astype(np.int8), nat[g], w[g]
+
+
+def _expand(table, g, rows, short, nat, w):
+    """Every way of spending natural or wild cards on each fitting row: (game, row, wilds
+    spent per rank (K, 15)). Extra wild cards replace natural ones rank by rank."""
+    spent = short.astype(np.int8)
+    left = (w - spent[:, :13].sum(1)).astype(np.int8)
+    counts = table.counts[rows].astype(np.int8)
+    for k in range(13):
+        cap = np.minimum(np.minimum(counts[:, k], nat[:, k]), left)
+        if not cap.any():
+            continue
+        reps = cap.astype(np.int64) + 1
+        idx = np.repeat(np.arange(len(g)), reps)
+        starts = np.cumsum(reps) - reps
+        extra = (np.arange(len(idx)) - np.repeat(starts, reps)).astype(np.int8)
+        g, rows, spent, left, counts, nat = (
+            g[idx], rows[idx], spent[idx], left[idx] - extra, counts[idx], nat[idx]
+        )  # fmt: skip
+        spent[:, k] += extra
+    return g, rows, spent
+
+
+def _codes_of(table, g, rows, spent, wild):
+    """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
+    counts = table.counts[rows].astype(np.int16)
+    consumed = counts - spent
+    wr = wild[g]
+    k = np.arange(len(g))
+    consumed[k, wr] = spent[:, :13].sum(1)
+    naturals = consumed.sum(1) - consumed[k, wr]
+    # cards of the wild rank alone read as their own rank only
+    own = counts[k, wr] == counts.sum(1)
+    keep = (naturals > 0) | own
+    g, rows, consumed, wr, k = g[keep], rows[keep], consumed[keep], wr[keep], k[keep]
+    mtype, main = table.type[rows], table.main[rows]
+    is_bomb = mtype == _BOMB
+    nat_main = consumed[np.arange(len(g)), np.clip(main, 0, 14)]
+    bomb = np.where(main == wr, WILD_BOMB, np.where(nat_main == 4, HARD_BOMB, SOFT_BOMB))
+    codes = encode_play(mtype, table.length[rows], main, consumed, np.where(is_bomb, bomb, 0))
+    return g, codes
+
+
+def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
+    """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
+    wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
+    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
+    table = rules.move_table
+    hands = np.asarray(hands)
+    wild = np.asarray(wild, np.int64)
+    found = _fitting_rows(table, hands, wild)
+    g, rows, spent = _expand(table, *found)
+    g, codes = _codes_of(table, g, rows, spent, wild)
+    if table_plays is not None:
+        on = np.asarray(table_plays, np.int64)[g]
+        keep = beats(codes, on)
+        g, codes = g[keep], codes[keep]
+    pairs = np.unique(np.stack([g.astype(np.int64), codes], 1), axis=0)
+    bounds = np.searchsorted(pairs[:, 0], np.arange(len(hands) + 1))
+    return [pairs[bounds[b] : bounds[b + 1], 1] for b in range(len(hands))]
+
+
+def legal_plays(rules, hand, wild: int, table_play: int = 0) -> np.ndarray:
+    """The legal plays (sorted play codes, pass excluded) of one hand (15,) under the wild rank
+    ``wild`` on the play code ``table_play`` (0: leading)."""
+    out = legal_plays_batch(rules, np.asarray(hand)[None], np.array([wild]), [table_play])
+    return out[0]
+
+
+class WildRules(ClassicRules):
+    """The wildcard game: the classic deck, auction and combinations; one rank, drawn when the
+    auction ends, is wild. ``hard_bomb_multiplier`` (2 or 4) prices hard and wild bombs."""
+
+    family: ClassVar[str] = "wild"
+    soft_bombs: ClassVar[bool] = True
+    variant_options: ClassVar[dict[str, dict]] = {
+        "rob": {"bidding": "rob"},
+        "open": {"open_hand": True},
+    }
+    #: format version 3: the payload of a wild deal is checksummed with the game's tag
+    code_format = CodeFormat(
+        (17, 17, 17, 3), 3, b"ddz-deal", 16, "the wildcard game", "a wildcard deal"
+    )
+
+    def legal_plays(self, hand, wild: int, table_play: int = 0) -> np.ndarray:
+        return legal_plays(self, hand, wild, table_play)
+
+    def legal_plays_batch(self, hands, wild, table_plays=None) -> list[np.ndarray]:
+        return legal_plays_batch(self, hands, wild, table_plays)
+
+    def play_doublings(self, codes) -> np.ndarray:
+        """How many times each play code doubles the stake (``hard_bomb_multiplier``)."""
+        return doubling_exponents(codes, self.ruleset.hard_bomb_multiplier)
+
+    def text_extras(self) -> list[str]:
+        out = super().text_extras()
+        if self.ruleset.hard_bomb_multiplier != 2:
+            out.append(f"hard_bomb_multiplier={self.ruleset.hard_bomb_multiplier}")
+        return out
