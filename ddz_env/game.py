@@ -290,7 +290,21 @@ def _part(mask, *values):
 
 
 class Game:
-    """B games of Dou Dizhu stepping together. See the module docstring for the state."""
+    """B games of Dou Dizhu stepping together. See the module docstring for the state.
+
+    ``Game(batch_size, ruleset)`` builds the engine class of the ruleset's rules object
+    (``ruleset.rules.game_class``: this class, or a subclass for games whose moves are not one
+    table row per hand, such as the wildcard game's ``ddz_env.wild.WildGame``)."""
+
+    #: the per-game state arrays of this engine class (clone, undo and the state module)
+    state_fields = STATE_FIELDS
+    #: the state arrays an auction step may change besides the play fields (undo saves them)
+    bid_only_fields = _BID_ONLY_FIELDS
+
+    def __new__(cls, batch_size=1, ruleset: Ruleset = DEFAULT_RULES, seed=None):
+        if cls is Game and isinstance(ruleset, Ruleset):
+            cls = ruleset.rules.game_class
+        return super().__new__(cls)
 
     def __init__(
         self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None
@@ -714,7 +728,7 @@ class Game:
         worlds it builds: the engine does not check that the arrays make a consistent state."""
         rows = slice(None) if games is None else games
         for name, values in arrays.items():
-            if name not in STATE_FIELDS:
+            if name not in self.state_fields:
                 raise KeyError(f"{name!r} is not a state array of a Game")
             getattr(self, name)[rows] = values
         if codes is not None:
@@ -737,11 +751,11 @@ class Game:
         allowed) in that order: the state arrays, the legal-move cache, the deal keys and codes
         and the stream of future deals are copied. The copy does not record undo."""
         idx = None if games is None else check_indices(games, self.batch_size)
-        new = Game.__new__(Game)
+        new = object.__new__(type(self))
         for name in CONSTANT_FIELDS:
             setattr(new, name, getattr(self, name))
         new.batch_size = self.batch_size if idx is None else len(idx)
-        for name in STATE_FIELDS:
+        for name in self.state_fields:
             arr = getattr(self, name)
             setattr(new, name, arr.copy() if idx is None else arr[idx])
         new.codes = list(self.codes) if idx is None else [self.codes[b] for b in idx]
@@ -863,7 +877,7 @@ class _UndoLog:
                 "saved": {name: getattr(game, name)[rows] for name in _SAVED_FIELDS},
                 # an auction step may end the auction or redeal: those games are saved whole
                 "bid_rows": bidding,
-                "bid": {name: getattr(game, name)[bidding] for name in _BID_ONLY_FIELDS},
+                "bid": {name: getattr(game, name)[bidding] for name in game.bid_only_fields},
                 "codes": [game.codes[b] for b in bidding],
             }
         )

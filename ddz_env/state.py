@@ -82,7 +82,12 @@ def _rules_text(ruleset: Ruleset) -> str:
 
 
 #: the optional fields of a rules text, in the order :func:`_rules_text` writes them
-_RULES_EXTRAS = (("open", "open_hand"), ("players=", "players"), ("game=", "game"))
+_RULES_EXTRAS = (
+    ("open", "open_hand"),
+    ("players=", "players"),
+    ("game=", "game"),
+    ("hard_bomb_multiplier=", "hard_bomb_multiplier"),
+)
 
 
 def _parse_rules(text: str) -> Ruleset:
@@ -139,6 +144,8 @@ def to_text(game: Game, b: int = 0) -> str:
 _TEXT_KEYS = ("rules", "deal", "coded", "redeals", "key", "stream", "actions")
 #: a whole number of the text form: ASCII digits, at most 10 (``str.isdigit`` takes "²")
 _DIGITS = re.compile("[0-9]{1,10}")
+#: an action of the text form: at most 18 digits (the wildcard game's play codes are 17)
+_ACTION_DIGITS = re.compile("[0-9]{1,18}")
 
 
 def _check_redeals(redeals, ruleset: Ruleset) -> None:
@@ -181,7 +188,7 @@ def _parse_text(text: str) -> dict:
     try:
         key, stream = int(fields["key"], 16), int(fields["stream"], 16)
         acts = fields["actions"].split(",") if fields["actions"] else []
-        if not all(_DIGITS.fullmatch(a) for a in acts):
+        if not all(_ACTION_DIGITS.fullmatch(a) for a in acts):
             raise ValueError
         acts = [int(a) for a in acts]
     except ValueError:
@@ -257,7 +264,7 @@ def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, strea
 def to_arrays(game: Game, games=None) -> dict[str, np.ndarray]:
     """The state of all games (or of ``games``) as a dict of NumPy arrays (copies)."""
     src = game.clone(games)
-    out = {name: getattr(src, name) for name in STATE_FIELDS}
+    out = {name: getattr(src, name) for name in src.state_fields}
     out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U80")
     out["stream"] = np.array([src.deal_stream], np.uint64)
     out["version"] = np.array(FORMAT_VERSION, np.int64)
@@ -289,7 +296,7 @@ def from_arrays(arrays: Mapping) -> Game:
     B = len(phase)
     ref = _new_game(ruleset, 1)  # the fields' shapes, checked before any array of B games
     given = {}
-    for name in STATE_FIELDS:
+    for name in ref.state_fields:
         if name in ("robs", "opened") and name not in arrays:  # saved before the variants
             arrays = {**arrays, name: np.zeros(B, np.int8)}
         arr = _field(arrays, name)
@@ -341,7 +348,7 @@ def from_arrays(arrays: Mapping) -> Game:
         lengths=lengths,
         stream=int(stream[0]),
     )
-    for name in STATE_FIELDS:
+    for name in game.state_fields:
         diff = getattr(game, name) != given[name]
         if diff.any():
             b = int(np.flatnonzero(diff.reshape(B, -1).any(axis=1))[0])

@@ -173,3 +173,13 @@ def test_hard_bomb_multiplier_is_an_option_of_the_wildcard_game():
             Ruleset(game="wild", hard_bomb_multiplier=bad)
     with pytest.raises(ValueError, match="wildcard game"):
         Ruleset(hard_bomb_multiplier=4)
+
+
+def test_a_four_with_two_may_use_wild_cards_and_is_no_bomb():
+    rules = Ruleset(game="wild").rules
+    hand = _hand(6, 6, 6, 6, W, 2)  # 9 9 9 9, a wild 8 and a 5
+    fours = _find(rules, hand, type=11, main=6)
+    assert len(fours) == 1 and decode_play(fours[0])[3] == 0  # the wild card is a wing
+    assert len(_find(rules, hand, type=13, main=6, bomb=HARD_BOMB)) == 1
+    assert len(_find(rules, hand, type=13, main=6, bomb=SOFT_BOMB)) == 1
+    assert doubling_exponents(fours).tolist() == [0]

@@ -172,6 +172,14 @@ class Rules:
         return unchecked_legal_words(hands, table_moves, self.ruleset)
 
     @property
+    def game_class(self) -> type:
+        """The engine class that plays this game (``ddz_env.game.Game``; ``Game(…, ruleset)``
+        builds it)."""
+        from ..game import Game
+
+        return Game
+
+    @property
     def spent_counts(self) -> np.ndarray:
         """(N, 15): the cards each row takes from the hand that plays it (its own cards in a
         game where each row is one set of cards)."""
@@ -236,7 +244,8 @@ class Rules:
 
         out = []
         for (game, players), cls in RULES.items():
-            if players != self.players or cls.code_format != self.code_format:
+            fmt, mine = cls.code_format, self.code_format
+            if players != self.players or (fmt.sizes, fmt.person) != (mine.sizes, mine.person):
                 continue
             names = list(cls.variant_options)
             for mask in range(1 << len(names)):

@@ -222,6 +222,12 @@ class WildRules(ClassicRules):
         (17, 17, 17, 3), 3, b"ddz-deal", 16, "the wildcard game", "a wildcard deal"
     )
 
+    @property
+    def game_class(self) -> type:
+        from ..wild import WildGame
+
+        return WildGame
+
     def legal_plays(self, hand, wild: int, table_play: int = 0) -> np.ndarray:
         return legal_plays(self, hand, wild, table_play)
 
