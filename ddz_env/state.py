@@ -400,7 +400,7 @@ def check_public(info) -> None:
     limit = rules.redeal_limit
     _whole(info, "redeals", 0, 2**31 - 1 if limit is None else limit)
     _pairs(info, "bids", P, {*range(MAX_BID + 1), CLAIM, ROB})
-    moves = _pairs(info, "moves", P, range(N))
+    moves = _pairs(info, "moves", P, rules.rules.move_words(N))
     if moves and landlord < 0:
         raise ValueError("the InfoSet's moves come before there is a landlord")
     for t, (p, _) in enumerate(moves):
@@ -413,7 +413,8 @@ def check_public(info) -> None:
             break
     _whole(info, "table_move", table_move, table_move)
     _whole(info, "table_seat", table_seat, table_seat)
-    bombs = int(_doubling(rules, info.table)[[a for _, a in moves]].sum())
+    played = [a for _, a in moves]
+    bombs = int(rules.rules.move_doublings(played, _doubling(rules, info.table)).sum())
     _whole(info, "bombs", bombs, bombs)
 
 
@@ -670,6 +671,7 @@ def _public_state(info, game: Game) -> dict:
         "history_player": history[0],
         "history_len": len(entries),
         "play_start": len(bids) + len(opening) if landlord >= 0 else 0,
+        **info.ruleset.rules.public_extras(info),
     }
 
 

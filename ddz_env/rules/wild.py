@@ -207,7 +207,107 @@ def legal_plays(rules, hand, wild: int, table_play: int = 0) -> np.ndarray:
     return out[0]
 
 
-class WildRules(ClassicRules):
+# ---------------------------------------------------------------------------- observation
+#: cards per rank of the body of each type (pass and the rocket: none)
+_PER = np.array([0, 1, 2, 3, 3, 3, 1, 2, 3, 3, 3, 4, 4, 4, 0], np.int16)
+_CHAINS = np.zeros(15, bool)
+_CHAINS[[6, 7, 8, 9, 10]] = True
+
+
+def stood_for(codes, wild) -> np.ndarray:
+    """(…, 15) the ranks the wild cards of each play stood for in its main part (a wild wing
+    stands for no rank in particular: it is not counted); zeros for pass."""
+    f = play_fields(codes)
+    t, main = f["type"].astype(np.int64), f["main"].astype(np.int64)
+    span = np.where(_CHAINS[t], f["length"], 1).astype(np.int64)
+    ranks = np.arange(15)
+    inside = (ranks <= main[..., None]) & (ranks > (main - span)[..., None])
+    body = _PER[t][..., None] * inside
+    naturals = f["consumed"].astype(np.int16)
+    wild = np.asarray(wild, np.int64)
+    naturals = np.where(ranks == wild[..., None], 0, naturals)
+    return (body - np.minimum(body, naturals)).astype(np.int16)
+
+
+class _PlayWords:
+    """The moves of the wildcard game's play: pass (0) and play codes."""
+
+    def __contains__(self, action) -> bool:
+        return action == 0 or (action >> 56 == 1 and action & 15 and action >> 55 & 1 == 0)
+
+
+class _WildObservation:
+    """What the wildcard game adds to observations and information states (the hooks of
+    :class:`~ddz_env.rules.Rules`): the wild rank, and what the wild cards of the table move
+    and of the moves played stood for; moves are encoded by the cards they consumed."""
+
+    def move_words(self, num_moves):
+        return _PlayWords()
+
+    def move_doublings(self, actions, doubling):
+        return self.play_doublings(np.asarray(actions, np.int64))
+
+    def is_move_action(self, actions, num_moves):
+        actions = np.asarray(actions, np.int64)
+        return (actions < num_moves) | ((actions & PLAY_TAG) != 0)
+
+    def move_lookup(self, ids):
+        from ..observation import encode_cards
+
+        flat = np.concatenate([np.ravel(i).astype(np.int64) for i in ids])
+        uniq, rows = np.unique(flat, return_inverse=True)
+        feats = encode_cards(play_fields(uniq)["consumed"]).astype(np.float32)
+        out, at = [], 0
+        for i in ids:
+            size = np.size(i)
+            out.append(rows[at : at + size].reshape(np.shape(i)))
+            at += size
+        return out, feats
+
+    def recall_ids(self, actions):
+        plays = (actions & PLAY_TAG) != 0
+        reading = (actions & 0xFFF) | ((actions >> _BOMB_SHIFT & 3) << 12)
+        return np.where(plays, (1 << 16) + reading, actions)
+
+    def obs_extra_fields(self):
+        from ..observation import BINARY, CARDS, HISTORY_MOVES, ONEHOT, Field
+
+        return (
+            Field("wild_rank", 13, BINARY, ONEHOT),
+            Field("table_wild", 54, BINARY, CARDS),
+            Field("history_wild", HISTORY_MOVES * 54, BINARY, CARDS, HISTORY_MOVES),
+        )
+
+    def obs_extra_values(self, seen):
+        wild = np.asarray(seen["wild_rank"], np.int64)
+        return {
+            "wild_rank": seen["wild_rank"],
+            "table_wild": stood_for(seen["table_move"], wild),
+            "history_wild": stood_for(seen["history"], wild[..., None]),
+        }
+
+    def seen_in_game(self, game, idx):
+        return {"wild_rank": game.wild_rank[idx]}
+
+    def seen_by_infoset(self, info):
+        return {"wild_rank": info.wild_rank}
+
+    def infostate_extra_fields(self):
+        return (("wild_rank", 13),)
+
+    def infostate_extra_values(self, game, idx):
+        wild = game.wild_rank[idx].astype(np.int64)
+        return {"wild_rank": (wild[:, None] == np.arange(13)).astype(np.float32)}
+
+    def infoset_extras(self, game, b, to_act):
+        plays = game.legal_plays(b).copy() if to_act else np.zeros(0, np.int64)
+        return {"wild_rank": int(game.wild_rank[b]), "legal_plays": plays}
+
+    def public_extras(self, info):
+        return {"wild_rank": int(info.wild_rank)}
+
+
+class WildRules(_WildObservation, ClassicRules):
     """The wildcard game: the classic deck, auction and combinations; one rank, drawn when the
     auction ends, is wild. ``hard_bomb_multiplier`` (2 or 4) prices hard and wild bombs."""
 
@@ -243,3 +343,14 @@ class WildRules(ClassicRules):
         if self.ruleset.hard_bomb_multiplier != 2:
             out.append(f"hard_bomb_multiplier={self.ruleset.hard_bomb_multiplier}")
         return out
+
+
+def play_features(codes, wild: int) -> np.ndarray:
+    """(L, 108) float32 features of plays (a list of legal plays, to score them one by one):
+    the 54-number encoding of the cards each consumes, then of the ranks its wild cards stood
+    for (:func:`stood_for`)."""
+    from ..observation import encode_cards
+
+    codes = np.asarray(codes, np.int64)
+    consumed = encode_cards(play_fields(codes)["consumed"])
+    return np.concatenate([consumed, encode_cards(stood_for(codes, wild))], -1).astype(np.float32)
