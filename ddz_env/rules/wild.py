@@ -60,6 +60,7 @@ _BOMB, _ROCKET = 13, 14  # MoveType.BOMB, MoveType.ROCKET (moves imports the rul
 #: the ranks a wild card may stand for (3 .. 2)
 WILD_RANKS = 13
 _SHIFTS = np.array([_CARDS_SHIFT + 3 * k for k in range(13)] + [51, 52], np.int64)
+_UNITS = np.int64(1) << _SHIFTS  # one card of each rank in a play code
 
 
 def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
@@ -73,7 +74,7 @@ def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
         | np.asarray(bomb, np.int64) << _BOMB_SHIFT
         | PLAY_TAG
     )
-    return code | (c << _SHIFTS).sum(axis=-1)
+    return code | c @ _UNITS
 
 
 def play_fields(codes) -> dict[str, np.ndarray]:
@@ -126,59 +127,112 @@ def doubling_exponents(codes, hard_bomb_multiplier: int = 2) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- legal plays
-def _fitting_rows(table, hands, wild):
-    """(game, row, mandatory wilds (K, 15)) of every table row each hand can read, given its
-    wild rank: the rows whose shortfall over the natural cards is at most the wild count."""
+def build_shortfall_tables(table) -> np.ndarray:
+    """(5, 125, N) uint8: for each group of three ranks (``ddz_env.legal.RANK_GROUPS``) and
+    each count combination of the hand in it, the cards each row needs beyond those counts (a
+    joker missing counts 9: no wild card stands for a joker)."""
+    from ..legal import RANK_GROUPS
+
+    combos = np.arange(125)
+    have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
+    out = np.zeros((5, 125, len(table)), np.uint8)
+    for g, ranks in enumerate(RANK_GROUPS):
+        need = table.counts[:, ranks].astype(np.int16)
+        short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
+        weight = np.where(ranks >= 13, 9, 1)
+        out[g] = np.minimum((short * weight).sum(-1), 255)
+    return out
+
+
+def _fitting_rows(rules, hands, wild):
+    """(game, row, mandatory wilds (K, 15), natural counts (K, 15), wild count (K,)) of every
+    table row each hand can read given its wild rank: the rows whose shortfall over the
+    natural cards is at most the wild count (five table gathers per hand)."""
+    from ..legal import RANK_GROUPS
+
+    table, shortfall = rules.move_table, rules.shortfall_tables
     hands = hands.astype(np.int16)
+    rows = np.arange(len(hands))
     nat = hands.copy()
-    nat[np.arange(len(hands)), wild] = 0
-    w = hands[np.arange(len(hands)), wild]
-    need = table.counts[None, 1:].astype(np.int16) - nat[:, None]  # (B, N-1, 15)
-    short = np.maximum(need, 0)
-    ok = (short[..., :13].sum(-1) <= w[:, None]) & (short[..., 13:].sum(-1) == 0)
-    g, rows = np.nonzero(ok)
-    return g, rows + 1, short[g, rows].astype(np.int8), nat[g], w[g]
+    nat[rows, wild] = 0
+    w = hands[rows, wild]
+    idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
+    g_all, r_all = [], []
+    for start in range(0, len(hands), 64):  # (64, N) at a time
+        part = slice(start, start + 64)
+        total = shortfall[0, idx[part, 0]].astype(np.int16)
+        for g in range(1, 5):
+            total += shortfall[g, idx[part, g]]
+        total[:, 0] = 99  # pass
+        g, r = np.nonzero(total <= w[part, None])
+        g_all.append(g + start)
+        r_all.append(r)
+    g, r = np.concatenate(g_all), np.concatenate(r_all)
+    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0).astype(np.int8)
+    return g, r, short, nat[g], w[g]
 
 
-def _expand(table, g, rows, short, nat, w):
-    """Every way of spending natural or wild cards on each fitting row: (game, row, wilds
-    spent per rank (K, 15)). Extra wild cards replace natural ones rank by rank."""
-    spent = short.astype(np.int8)
-    left = (w - spent[:, :13].sum(1)).astype(np.int8)
-    counts = table.counts[rows].astype(np.int8)
+def _base_plays(table, g, rows, short, wild):
+    """The fitting rows with only their shortfall made of wild cards: (consumed (K, 15),
+    wild cards used (K,)). A wild card standing for its own rank is part of the shortfall."""
+    counts = table.counts[rows].astype(np.int16)
+    consumed = counts - short
+    k = np.arange(len(g))
+    used = short[:, :13].sum(1, dtype=np.int16)
+    consumed[k, wild[g]] = used
+    return consumed, used
+
+
+def _expand(table, g, rows, short, nat, w, wild):
+    """Every way of spending natural or wild cards on each fitting row (extra wild cards
+    replace natural ones rank by rank): (index of its fitting row (K,), play-code delta (K,),
+    extra wild cards (K,)). A code is linear in the counts it holds, so an extra wild card at
+    rank ``k`` adds ``(1 << wild field) - (1 << field k)``."""
+    n = len(g)
+    src = np.arange(n)
+    delta = np.zeros(n, np.int64)
+    extras = np.zeros(n, np.int8)
+    left = (w - short[:, :13].sum(1)).astype(np.int8)
+    wild_shift = _SHIFTS[wild[g]]
     for k in range(13):
-        cap = np.minimum(np.minimum(counts[:, k], nat[:, k]), left)
+        room = np.minimum(table.counts[rows, k], nat[:, k])  # naturals a wild card may replace
+        cap = np.minimum(room[src], left)
         if not cap.any():
             continue
         reps = cap.astype(np.int64) + 1
-        idx = np.repeat(np.arange(len(g)), reps)
+        idx = np.repeat(np.arange(len(src)), reps)
         starts = np.cumsum(reps) - reps
-        extra = (np.arange(len(idx)) - np.repeat(starts, reps)).astype(np.int8)
-        g, rows, spent, left, counts, nat = (
-            g[idx], rows[idx], spent[idx], left[idx] - extra, counts[idx], nat[idx]
-        )  # fmt: skip
-        spent[:, k] += extra
-    return g, rows, spent
+        extra = np.arange(len(idx)) - np.repeat(starts, reps)
+        src, left, delta, extras = src[idx], left[idx] - extra, delta[idx], extras[idx] + extra
+        delta += extra * ((np.int64(1) << wild_shift[src]) - (np.int64(1) << _SHIFTS[k]))
+    return src, delta, extras
 
 
-def _codes_of(table, g, rows, spent, wild):
+def _codes_of(table, g, rows, short, wild, expanded):
     """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
-    counts = table.counts[rows].astype(np.int16)
-    consumed = counts - spent
-    wr = wild[g]
+    src, delta, extras = expanded
+    consumed, used = _base_plays(table, g, rows, short, wild)
+    counts = table.counts[rows]
     k = np.arange(len(g))
-    consumed[k, wr] = spent[:, :13].sum(1)
-    naturals = consumed.sum(1) - consumed[k, wr]
-    # cards of the wild rank alone read as their own rank only
-    own = counts[k, wr] == counts.sum(1)
-    keep = (naturals > 0) | own
-    g, rows, consumed, wr, k = g[keep], rows[keep], consumed[keep], wr[keep], k[keep]
+    naturals = consumed.sum(1) - used
+    own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
     mtype, main = table.type[rows], table.main[rows]
-    is_bomb = mtype == _BOMB
-    nat_main = consumed[np.arange(len(g)), np.clip(main, 0, 14)]
-    bomb = np.where(main == wr, WILD_BOMB, np.where(nat_main == 4, HARD_BOMB, SOFT_BOMB))
-    codes = encode_play(mtype, table.length[rows], main, consumed, np.where(is_bomb, bomb, 0))
-    return g, codes
+    nat_main = consumed[k, np.clip(main, 0, 14)]
+    base = encode_play(mtype, table.length[rows], main, consumed)
+    # cards of the wild rank alone read as their own rank only
+    keep = ((naturals[src] - extras) > 0) | own[src]
+    src, delta, extras = src[keep], delta[keep], extras[keep]
+    bomb = np.where(
+        main[src] == wild[g[src]],
+        WILD_BOMB,
+        np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
+    )
+    bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
+    return g[src], base[src] + delta + (bomb << _BOMB_SHIFT)
+
+
+_SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
+_LOW55 = np.int64((1 << 55) - 1)
 
 
 def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
@@ -188,16 +242,25 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     table = rules.move_table
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
-    found = _fitting_rows(table, hands, wild)
-    g, rows, spent = _expand(table, *found)
-    g, codes = _codes_of(table, g, rows, spent, wild)
+    g, rows, short, nat, w = _fitting_rows(rules, hands, wild)
+    expanded = _expand(table, g, rows, short, nat, w, wild)
+    g, codes = _codes_of(table, g, rows, short, wild, expanded)
     if table_plays is not None:
         on = np.asarray(table_plays, np.int64)[g]
         keep = beats(codes, on)
         g, codes = g[keep], codes[keep]
-    pairs = np.unique(np.stack([g.astype(np.int64), codes], 1), axis=0)
-    bounds = np.searchsorted(pairs[:, 0], np.arange(len(hands) + 1))
-    return [pairs[bounds[b] : bounds[b + 1], 1] for b in range(len(hands))]
+    # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
+    out = []
+    for start in range(0, len(hands), _SORT_GAMES):
+        lo, hi = np.searchsorted(g, [start, start + _SORT_GAMES])
+        key = (g[lo:hi] - start).astype(np.uint64) << np.uint64(55)
+        key = np.sort(key | (codes[lo:hi] & _LOW55).astype(np.uint64))
+        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
+        game = (key >> np.uint64(55)).astype(np.int64)
+        plays = (key & np.uint64(_LOW55)).astype(np.int64) | PLAY_TAG
+        bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
+        out += [plays[bounds[b] : bounds[b + 1]] for b in range(len(bounds) - 1)]
+    return out
 
 
 def legal_plays(rules, hand, wild: int, table_play: int = 0) -> np.ndarray:
@@ -321,6 +384,16 @@ class WildRules(_WildObservation, ClassicRules):
     code_format = CodeFormat(
         (17, 17, 17, 3), 3, b"ddz-deal", 16, "the wildcard game", "a wildcard deal"
     )
+
+    @property
+    def shortfall_tables(self) -> np.ndarray:
+        """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
+        built once per move table."""
+        from .base import _shared
+
+        return _shared(
+            ("shortfall",) + self.table_key, lambda: build_shortfall_tables(self.move_table)
+        )
 
     @property
     def game_class(self) -> type:
