@@ -315,7 +315,7 @@ class Game:
         self.batch_size = B = check_batch_size(batch_size)
         self.table = move_table(ruleset)
         self.tables = legal_tables(ruleset)
-        self.num_moves = N = len(self.table)
+        self.num_moves = N = ruleset.rules.action_rows
         self.num_actions = num_actions(N, ruleset)
         self.num_players = P = ruleset.players
         rules = ruleset.rules

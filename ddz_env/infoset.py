@@ -111,7 +111,7 @@ class InfoSet:
 
     @property
     def num_moves(self) -> int:
-        return len(self.table)
+        return self.ruleset.rules.action_rows
 
     @property
     def leading(self) -> bool:

@@ -10,7 +10,7 @@ What differs from the classic engine:
 * **Actions in play.** The legal plays of the player to act are listed in play-code order
   (:meth:`WildGame.legal_plays`); action ``i`` (1 ≤ i ≤ their number) plays the ``i``-th, action
   0 passes (when following), and ``N + k`` are the auction's calls as in the classic game
-  (``N = num_moves``, the classic table's size, which bounds the list). ``step`` also takes a
+  (``N = num_moves = WildRules.action_rows``, 32,760, bounds the list). ``step`` also takes a
   play code itself (:data:`~ddz_env.rules.wild.PLAY_TAG` set). ``legal_action_words`` and the
   masks are over these indices, so the match loop, the bots' sampling and the envs work
   unchanged.

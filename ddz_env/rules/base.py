@@ -172,6 +172,12 @@ class Rules:
         return unchecked_legal_words(hands, table_moves, self.ruleset)
 
     @property
+    def action_rows(self) -> int:
+        """The action ids of the play (``Game.num_moves``; the auction's calls follow): the
+        move table's rows."""
+        return len(self.move_table)
+
+    @property
     def game_class(self) -> type:
         """The engine class that plays this game (``ddz_env.game.Game``; ``Game(…, ruleset)``
         builds it)."""

@@ -41,6 +41,7 @@ ways of spending natural or wild cards on it.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -384,6 +385,22 @@ class WildRules(_WildObservation, ClassicRules):
     code_format = CodeFormat(
         (17, 17, 17, 3), 3, b"ddz-deal", 16, "the wildcard game", "a wildcard deal"
     )
+
+    #: action ids of the play: pass and up to 32,759 listed plays (the most found for a
+    #: 20-card hand is far below; docs/wild.md), then the auction's calls (int16-safe)
+    action_rows: ClassVar[int] = 32760
+
+    @cached_property
+    def legal_tables(self):
+        """Only the bitset width of the game's actions: the wildcard game's legal actions are
+        listed plays, not table rows (``ddz_env.wild.WildGame.legal_action_words``)."""
+        from ..actions import MAX_CALL
+        from ..legal import LegalTables
+
+        words = (self.action_rows + MAX_CALL + 63) // 64
+        none = np.zeros(0, np.int64)
+        empty = np.zeros((0, words), np.uint64)
+        return LegalTables(self.move_table, words, empty, empty, none, none, self.deck.counts)
 
     @property
     def shortfall_tables(self) -> np.ndarray:
