@@ -135,3 +135,19 @@ def test_a_hard_bomb_adds_its_doublings(multiplier, doublings):
     hard = [c for c in game.legal_plays(b) if decode_play(c)[3] == 2]
     game.step(np.array([hard[0]]))
     assert game.bombs[b] == doublings
+
+
+@pytest.mark.heavy
+def test_the_bench_rows_of_the_wildcard_game_measure():
+    from ddz.bench import engine
+
+    rows = engine.wild_setups(4, 0, [2])
+    assert [name for name, _ in rows][-2:] == [
+        "ddz wild legal_plays(hand), singly",
+        "ddz wild legal_plays_batch(hands)",
+    ]
+    for _, make in rows:
+        measure = make()
+        measure.run(0.05, warmup=0.0)
+        result = measure.result()
+        assert result.rate and result.extra["game"] == "wild" and not result.note
