@@ -75,6 +75,7 @@ from .actions import (
     OPEN,
     OVER,
     PLAY,
+    action_name,
     bid_action,
     bid_of_action,
     num_actions,
@@ -824,6 +825,16 @@ class Game:
         return from_arrays(arrays)
 
     # ------------------------------------------------------------------ helpers
+    def move_name(self, move: int, game: int = 0) -> str:
+        """A player-facing name of a move of the play (an action id of game ``game`` or a
+        history entry): ``"pair of 8s (8 8)"``."""
+        return action_name(move, self.ruleset)
+
+    def move_cards(self, move: int, game: int = 0) -> str:
+        """The cards of a move of the play (an action id of game ``game`` or a history
+        entry): ``"8 8"``."""
+        return self.table.cards_text(move)
+
     def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
         """(seat, action) pairs of the play phase of one game, in order."""
         start, end = int(self.play_start[game]), int(self.history_len[game])
@@ -842,7 +853,7 @@ class IllegalAction(ValueError):
     def __init__(self, game: Game, b: int, action: int):
         self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
         ok = 0 <= action < game.num_moves
-        what = game.table.cards_text(action) if ok else f"action {action}"
+        what = game.move_cards(action, b) if ok else f"action {action}"
         super().__init__(f"illegal action in game {b} ({what}): {self.reason}")
 
 

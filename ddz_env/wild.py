@@ -26,7 +26,7 @@ import numpy as np
 
 from .actions import BIDDING, PLAY
 from .game import _BID_ONLY_FIELDS, STATE_FIELDS, Game, splitmix64
-from .rules.wild import PLAY_TAG, decode_play, play_fields
+from .rules.wild import PLAY_TAG, decode_play, play_fields, stood_for
 
 __all__ = ["WildGame", "draw_wild_rank"]
 
@@ -163,17 +163,49 @@ class WildGame(Game):
             return "legal"
         return "not a legal play of this hand on the table"
 
-    def describe_play(self, code: int) -> str:
-        """A player-facing name of a play code (its reading and the wild cards it uses)."""
-        from .cards import format_counts
-        from .moves import MoveType
+    def _code(self, move: int, game: int = 0) -> int:
+        """A play code of a history entry (a code) or of an action of game ``game``'s list."""
+        if move & int(PLAY_TAG) or move <= 0:
+            return max(int(move), 0)
+        plays = self.legal_plays(game)
+        return int(plays[move - 1]) if move <= len(plays) else -1
 
-        t, length, main, bomb, consumed = decode_play(code)
-        if not code:
+    def move_name(self, move: int, game: int = 0) -> str:
+        """The reading of a play: ``"soft bomb of 7s (7 7 + wild 9 as 7, 9 as 7)"``."""
+        code = self._code(move, game)
+        if code < 0:
+            return f"action {move}"
+        if code == 0:
             return "pass"
-        kind = {1: "soft bomb", 2: "hard bomb", 3: "wild bomb"}.get(bomb)
-        label = kind or MoveType(t).label
-        return f"{label} (main {main}, length {length}): {format_counts(consumed)}"
+        t, length, main, bomb, _ = decode_play(code)
+        name = self.table.describe(_row_of(self.table, t, length, main))
+        if bomb:
+            name = name.replace("bomb", {1: "soft bomb", 2: "hard bomb", 3: "wild bomb"}[bomb])
+        return f"{name} ({self.move_cards(code, game)})"
+
+    def move_cards(self, move: int, game: int = 0) -> str:
+        """The cards of a play, the wild cards named with what they stood for (a wild wing
+        stands for nothing in particular): ``"4 5 6 7 + wild 8 as 3"``."""
+        from .cards import RANK_NAMES, format_counts
+
+        code = self._code(move, game)
+        if code <= 0:
+            return "pass" if code == 0 else f"action {move}"
+        wild = int(self.wild_rank[game])
+        consumed = play_fields(code)["consumed"].copy()
+        used = int(consumed[wild])
+        consumed[wild] = 0
+        stood = stood_for(code, wild)
+        named = [f"as {RANK_NAMES[r]}" for r in range(15) for _ in range(int(stood[r]))]
+        named += ["wing"] * (used - len(named))
+        wilds = [f"wild {RANK_NAMES[wild]} {n}" for n in named]
+        return " + ".join(p for p in [format_counts(consumed)] + wilds if p)
+
+
+def _row_of(table, mtype: int, length: int, main: int) -> int:
+    """A move-table row of the reading (type, length, main) (its name is the reading's)."""
+    rows = np.flatnonzero((table.type == mtype) & (table.length == length) & (table.main == main))
+    return int(rows[0])
 
 
 def _pick(mask, *values):

@@ -102,3 +102,20 @@ def test_determinized_worlds_keep_the_wild_rank():
     assert (worlds.wild_rank == game.wild_rank[0]).all()
     assert np.array_equal(worlds.legal_plays(0), game.legal_plays(0))
     assert np.array_equal(info.legal_plays, game.legal_plays(0))
+
+
+def test_texts_name_the_reading_and_what_each_wild_card_stood_for():
+    from ddz_env.env_common import render_text
+
+    game, _ = _to_play(6)
+    game.wild_rank[0] = 5  # 8s wild
+    seat = int(game.current_player[0])
+    game.hands[0, seat] = 0
+    game.hands[0, seat, [1, 2, 3, 4, 5, 12]] = 1  # 4 5 6 7, a wild 8 and a 2
+    game.restore({}, [0])
+    low = [c for c in game.legal_plays(0) if decode_play(c)[:3] == (6, 5, 4)][0]
+    assert game.move_name(low) == "5-card straight 3-7 (4 5 6 7 + wild 8 as 3)"
+    game.step(np.array([low]))
+    assert "4 5 6 7 + wild 8 as 3" in render_text(game)
+    with pytest.raises(ValueError, match="not a legal play"):
+        game.step([30000])
