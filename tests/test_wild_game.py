@@ -67,6 +67,7 @@ def test_random_games_conserve_cards_settle_zero_sum_and_spend_wild_cards_held(s
         assert (spent == game.played[b].sum(0)).all()
 
 
+@pytest.mark.heavy
 def test_a_deal_code_fixes_the_wild_rank_and_never_reads_as_classic():
     game = Game(1, WILD, seed=9)
     code = game.deal_code(0)

@@ -391,6 +391,13 @@ class WildRules(_WildObservation, ClassicRules):
     action_rows: ClassVar[int] = 32760
 
     @cached_property
+    def move_table(self):
+        """The classic game's move table of the kicker rule: its rows are the readings."""
+        from .ruleset import Ruleset
+
+        return Ruleset(kickers=self.ruleset.kickers).rules.move_table
+
+    @cached_property
     def legal_tables(self):
         """Only the bitset width of the game's actions: the wildcard game's legal actions are
         listed plays, not table rows (``ddz_env.wild.WildGame.legal_action_words``)."""
