@@ -97,13 +97,15 @@ class WildGame(Game):
             words[bid] = self.auction.legal_words(self, bid)
             if self.ruleset.open_hand:
                 words[bid[self.landlord[bid] >= 0]] = self._open_words[0]
-        bits = np.zeros((len(lists), self.tables.num_words * 64), bool)
-        for j, (b, codes) in enumerate(lists.items()):
-            bits[j, 1 : len(codes) + 1] = True
-            bits[j, 0] = self.table_move[b] != 0
-        if lists:
+        if lists:  # bits 0 (pass, when following) .. L (the L listed plays)
             rows = np.fromiter(lists, np.int64, len(lists))
-            words[rows] = np.packbits(bits, axis=-1, bitorder="little").view(np.uint64)
+            ends = np.array([len(c) + 1 for c in lists.values()], np.uint64)[:, None]
+            at = np.arange(self.tables.num_words, dtype=np.uint64)[None] * np.uint64(64)
+            fill = np.clip(ends - np.minimum(at, ends), 0, 64)  # bits of each word set
+            ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+            part = (np.uint64(1) << (fill % np.uint64(64))) - np.uint64(1)
+            words[rows] = np.where(fill == 64, ones, part)
+            words[rows[self.table_move[rows] == 0], 0] &= ~np.uint64(1)
         self._legal_cache = words
         self._plays = (words, lists)
         return words

@@ -85,11 +85,14 @@ def test_a_deal_code_fixes_the_wild_rank_and_never_reads_as_classic():
 def test_step_takes_a_play_code_or_its_index():
     game = Game(1, Ruleset(game="wild", bidding="none"), seed=4)
     codes = game.legal_plays(0)
+    assert game.legal_actions(0).tolist() == list(range(1, len(codes) + 1))  # leading: no pass
     twin = game.clone()
     game.step([len(codes)])  # the last play in the list, by its index
     twin.step(np.array([codes[-1]]))  # the same play by its code
     assert game.to_text() == twin.to_text()
     assert game.table_move[0] == codes[-1] and game.history_action[0, 0] == codes[-1]
+    answers = game.legal_plays(0)
+    assert game.legal_actions(0).tolist() == list(range(len(answers) + 1))  # pass, then plays
     with pytest.raises(ValueError, match="not a legal play"):
         game.step([int(PLAY_TAG) | 1])
 
