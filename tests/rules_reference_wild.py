@@ -137,3 +137,13 @@ def beats(a: tuple, b: tuple | None) -> bool:
     if bomb_a or bomb_b:
         return bomb_a
     return a[0] == b[0] and a[1] == b[1] and a[2] > b[2]
+
+
+def doublings(play: tuple, hard_bomb_multiplier: int = 2) -> int:
+    """How many times a play doubles the stake, by "Stake": every bomb and the rocket doubles;
+    with ``hard_bomb_multiplier=4`` hard bombs and the wild bomb count twice."""
+    if play[0] == ROCKET:
+        return 1
+    if play[0] != BOMB:
+        return 0
+    return 2 if hard_bomb_multiplier == 4 and play[3] in (HARD, WILD) else 1

@@ -61,10 +61,14 @@ def test_random_games_conserve_cards_settle_zero_sum_and_spend_wild_cards_held(s
     assert (game.hands.sum(1) + game.played.sum(1) == DECK).all()
     assert np.allclose(game.payoffs.sum(1), 0)
     assert (game.multiplier >= 1).all()
+    rules = game.ruleset.rules
     for b in range(game.batch_size):  # the history keeps play codes: the cards played
         codes = [a for s, a in game.moves_played(b) if a]
         spent = sum(play_fields(c)["consumed"].astype(int) for c in codes)
         assert (spent == game.played[b].sum(0)).all()
+        doublings = int(rules.play_doublings(np.array(codes, np.int64)).sum())
+        extra = int(game.spring[b]) + int(game.robs[b]) + int(game.opened[b])
+        assert game.multiplier[b] == 2 ** (doublings + extra)  # each bomb's doublings, settled
 
 
 @pytest.mark.heavy

@@ -64,8 +64,12 @@ def _compare(kickers, n, seed, follow):
             table = int(options[rng.integers(len(options))])
             table_ref = _tuple(table)
             expected = {p for p in expected if ref.beats(p, table_ref)}
-        got = _engine(rules, hand, wild, table)
+        codes = legal_plays(rules, hand, wild, table)
+        got = {_tuple(c) for c in codes}
         assert got == expected, (hand.tolist(), wild, table_ref, sorted(got ^ expected)[:4])
+        for option in (2, 4):  # the stake of each play under both house rules
+            want = [ref.doublings(_tuple(c), option) for c in codes]
+            assert doubling_exponents(codes, option).tolist() == want
         hands += 1
         plays += len(expected)
     return hands, plays
