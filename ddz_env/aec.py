@@ -41,6 +41,14 @@ bid" during the auction); ``N``, ``N + 1``, ``N + 2`` bid 1, 2, 3. Each reading 
 is its own move (``333444555666`` is a plane, and under ``kickers="any"`` also a plane with
 wings). ``ddz_env.move_features(ruleset)`` gives each move's 54-number card encoding.
 
+The wildcard game (``game="wild"``, docs/RULES.md) has too many plays (millions) for one action
+per play: the space is the same ``Discrete(N + 3)``, but in play action ``i ≥ 1`` is the
+``i``-th legal play of the agent's hand on the table, listed in play-code order
+(``env.unwrapped.game.legal_plays(0)``; ``ddz_env.rules.wild.play_features`` gives each listed
+play's features, to score candidates as DouZero's networks do), ``0`` passes; the mask sets
+the actions of the list. The observation adds ``wild_rank``, ``table_wild`` and
+``history_wild`` (what the wild cards stood for; moves are encoded by the cards they consumed).
+
 ### Rewards
 
 Zero on every step until the game ends; then each seat's result under the ``reward`` option:

@@ -180,7 +180,7 @@ def illegal_message(game: Game, b: int, action, who: str) -> str | None:
         return f"{who} gave {action!r}, which is not an action id (an integer 0..{game.num_actions - 1})"
     if game.is_legal(np.full(game.batch_size, a))[b]:
         return None
-    return f"illegal action {a} ({action_name(game, a)}) by {who}: {game.explain_illegal(b, a)}"
+    return f"illegal action {a} ({game.move_name(a, b)}) by {who}: {game.explain_illegal(b, a)}"
 
 
 def render_text(game: Game, b: int = 0, names=None) -> str:
@@ -218,12 +218,12 @@ def render_text(game: Game, b: int = 0, names=None) -> str:
         )
         table = int(game.table_move[b])
         if table and phase != OVER:
-            lines.append(f"to beat: {action_name(game, table)} from {names[game.table_player[b]]}")
+            lines.append(f"to beat: {game.move_name(table, b)} from {names[game.table_player[b]]}")
         recent = game.moves_played(b)[-6:]
         if recent:
             lines.append(
                 "last moves: "
-                + " | ".join(f"{names[s]} {game.table.cards_text(a)}" for s, a in recent)
+                + " | ".join(f"{names[s]} {game.move_cards(a, b)}" for s, a in recent)
             )
     if phase == OVER:
         winner = int(game.winner[b])

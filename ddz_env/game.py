@@ -75,6 +75,7 @@ from .actions import (
     OPEN,
     OVER,
     PLAY,
+    action_name,
     bid_action,
     bid_of_action,
     num_actions,
@@ -290,7 +291,21 @@ def _part(mask, *values):
 
 
 class Game:
-    """B games of Dou Dizhu stepping together. See the module docstring for the state."""
+    """B games of Dou Dizhu stepping together. See the module docstring for the state.
+
+    ``Game(batch_size, ruleset)`` builds the engine class of the ruleset's rules object
+    (``ruleset.rules.game_class``: this class, or a subclass for games whose moves are not one
+    table row per hand, such as the wildcard game's ``ddz_env.wild.WildGame``)."""
+
+    #: the per-game state arrays of this engine class (clone, undo and the state module)
+    state_fields = STATE_FIELDS
+    #: the state arrays an auction step may change besides the play fields (undo saves them)
+    bid_only_fields = _BID_ONLY_FIELDS
+
+    def __new__(cls, batch_size=1, ruleset: Ruleset = DEFAULT_RULES, seed=None):
+        if cls is Game and isinstance(ruleset, Ruleset):
+            cls = ruleset.rules.game_class
+        return super().__new__(cls)
 
     def __init__(
         self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None
@@ -301,7 +316,7 @@ class Game:
         self.batch_size = B = check_batch_size(batch_size)
         self.table = move_table(ruleset)
         self.tables = legal_tables(ruleset)
-        self.num_moves = N = len(self.table)
+        self.num_moves = N = ruleset.rules.action_rows
         self.num_actions = num_actions(N, ruleset)
         self.num_players = P = ruleset.players
         rules = ruleset.rules
@@ -714,7 +729,7 @@ class Game:
         worlds it builds: the engine does not check that the arrays make a consistent state."""
         rows = slice(None) if games is None else games
         for name, values in arrays.items():
-            if name not in STATE_FIELDS:
+            if name not in self.state_fields:
                 raise KeyError(f"{name!r} is not a state array of a Game")
             getattr(self, name)[rows] = values
         if codes is not None:
@@ -737,11 +752,11 @@ class Game:
         allowed) in that order: the state arrays, the legal-move cache, the deal keys and codes
         and the stream of future deals are copied. The copy does not record undo."""
         idx = None if games is None else check_indices(games, self.batch_size)
-        new = Game.__new__(Game)
+        new = object.__new__(type(self))
         for name in CONSTANT_FIELDS:
             setattr(new, name, getattr(self, name))
         new.batch_size = self.batch_size if idx is None else len(idx)
-        for name in STATE_FIELDS:
+        for name in self.state_fields:
             arr = getattr(self, name)
             setattr(new, name, arr.copy() if idx is None else arr[idx])
         new.codes = list(self.codes) if idx is None else [self.codes[b] for b in idx]
@@ -810,6 +825,16 @@ class Game:
         return from_arrays(arrays)
 
     # ------------------------------------------------------------------ helpers
+    def move_name(self, move: int, game: int = 0) -> str:
+        """A player-facing name of a move of the play (an action id of game ``game`` or a
+        history entry): ``"pair of 8s (8 8)"``."""
+        return action_name(move, self.ruleset)
+
+    def move_cards(self, move: int, game: int = 0) -> str:
+        """The cards of a move of the play (an action id of game ``game`` or a history
+        entry): ``"8 8"``."""
+        return self.table.cards_text(move)
+
     def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
         """(seat, action) pairs of the play phase of one game, in order."""
         start, end = int(self.play_start[game]), int(self.history_len[game])
@@ -828,7 +853,7 @@ class IllegalAction(ValueError):
     def __init__(self, game: Game, b: int, action: int):
         self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
         ok = 0 <= action < game.num_moves
-        what = game.table.cards_text(action) if ok else f"action {action}"
+        what = game.move_cards(action, b) if ok else f"action {action}"
         super().__init__(f"illegal action in game {b} ({what}): {self.reason}")
 
 
@@ -863,7 +888,7 @@ class _UndoLog:
                 "saved": {name: getattr(game, name)[rows] for name in _SAVED_FIELDS},
                 # an auction step may end the auction or redeal: those games are saved whole
                 "bid_rows": bidding,
-                "bid": {name: getattr(game, name)[bidding] for name in _BID_ONLY_FIELDS},
+                "bid": {name: getattr(game, name)[bidding] for name in game.bid_only_fields},
                 "codes": [game.codes[b] for b in bidding],
             }
         )

@@ -53,11 +53,22 @@ class InfoSet:
     robs: int = 0  # robs in the rob-the-landlord auction (each doubles the stake)
     opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
     open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
+    wild_rank: int = -1  # the wildcard game: the wild rank once drawn (-1 before, or none)
+    #: the wildcard game: the play codes of the legal actions 1.. (``ddz_env.rules.wild``)
+    legal_plays: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # A bot gets these arrays: read-only, so that it can't change what the referee checks
         # or what another seat is shown (``infoset`` copies them from the game).
-        for name in ("hand", "legal_actions", "kitty", "played", "cards_left", "open_hand"):
+        for name in (
+            "hand",
+            "legal_actions",
+            "kitty",
+            "played",
+            "cards_left",
+            "open_hand",
+            "legal_plays",
+        ):
             value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value.setflags(write=False)
@@ -100,7 +111,7 @@ class InfoSet:
 
     @property
     def num_moves(self) -> int:
-        return len(self.table)
+        return self.ruleset.rules.action_rows
 
     @property
     def leading(self) -> bool:
@@ -177,4 +188,5 @@ def infoset(
         robs=int(game.robs[b]),
         opened=opened,
         open_hand=game.hands[b, landlord].copy() if opened else None,
+        **game.ruleset.rules.infoset_extras(game, b, seat == to_act),
     )

@@ -206,7 +206,8 @@ def obs_fields(ruleset: Ruleset = DEFAULT_RULES) -> tuple[Field, ...]:
     """The fields of ``ruleset``'s observation (``OBS_FIELDS`` or ``OBS_FIELDS_4``, then the
     fields of its variants, :data:`VARIANT_FIELDS`): the sizes come from ``ruleset.rules``."""
     rules = ruleset.rules
-    return _fields_for(rules.card_width, rules.players, rules.left_cap, ruleset.variants)
+    fields = _fields_for(rules.card_width, rules.players, rules.left_cap, ruleset.variants)
+    return fields + rules.obs_extra_fields()
 
 
 OBS_FIELDS: tuple[Field, ...] = obs_fields()
@@ -255,6 +256,7 @@ def infostate_layout(ruleset: Ruleset = DEFAULT_RULES) -> tuple[tuple[str, int],
         ("play", play_slots(ruleset) * (P + C)),
         ("redeals", 1),
         *opened,
+        *ruleset.rules.infostate_extra_fields(),
         ("actions", ruleset.rules.history_size),
     )
 
@@ -352,7 +354,7 @@ class _Layout:
     """What :func:`_field_values` and :func:`_write` need of one player count's fields."""
 
     def __init__(self, ruleset: Ruleset):
-        rules = ruleset.rules
+        rules = self.rules = ruleset.rules
         self.players = rules.players
         self.variants = ruleset.variants
         self.fields = obs_fields(ruleset)
@@ -491,6 +493,7 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
         if "open" in layout.variants:
             values["opened"] = seen["opened"] > 0
             values["open_hand"] = seen["open_hand"]
+    values.update(layout.rules.obs_extra_values(seen))
     return values
 
 
@@ -542,7 +545,7 @@ def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
     pos = np.maximum(np.add.outer(end, np.arange(-HISTORY_MOVES, 0)), 0)
     acts = ops.pick(game.history_action[idx], pos)
     valid = (np.add.outer(count, np.arange(HISTORY_MOVES)) >= HISTORY_MOVES) & (
-        acts < game.num_moves
+        game.ruleset.rules.is_move_action(acts, game.num_moves)
     )
     seen = {
         "seat": seat,
@@ -567,6 +570,7 @@ def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
         seen["robs"], seen["opened"] = game.robs[idx], opened
         shown = ops.pick(hands, np.maximum(game.landlord[idx], 0))
         seen["open_hand"] = ops.rows_where(opened > 0, shown)
+    seen.update(game.ruleset.rules.seen_in_game(game, idx))
     return seen
 
 
@@ -599,7 +603,17 @@ def _seen_by_infoset(info: InfoSet) -> dict:
         "robs": info.robs,
         "opened": int(info.opened),
         "open_hand": np.zeros(15, np.uint8) if info.open_hand is None else info.open_hand,
+        **info.ruleset.rules.seen_by_infoset(info),
     }
+
+
+def _moves_looked_up(values: dict, layout: _Layout) -> tuple[dict, _Layout, np.ndarray]:
+    """``values`` with the moves fields as rows of a features table, the layout and that table
+    (the move table's features; the rules object's lookup where actions are not table rows)."""
+    names = [f.name for f, _ in layout.move_fields]
+    ids = [np.asarray(values[name]) for name in names]
+    rows, feats = layout.rules.move_lookup(ids)
+    return {**values, **dict(zip(names, rows))}, layout, feats
 
 
 def observe(game: Game, seats=None, games=None) -> np.ndarray:
@@ -613,14 +627,14 @@ def observe(game: Game, seats=None, games=None) -> np.ndarray:
         b = range(game.batch_size)[int(idx[0])]
         seat = int(game.current_player[b] if seats is None else np.asarray(seats).reshape(-1)[0])
         values = _field_values(_seen_in_game(game, b, seat, _One), layout, _One)
-        return _write_one(values, layout, move_features(game.ruleset))[None]
+        return _write_one(*_moves_looked_up(values, layout))[None]
     seat = (
         game.current_player[idx].astype(np.int64)
         if seats is None
         else np.broadcast_to(np.asarray(seats, np.int64), (n,))
     )
     values = _field_values(_seen_in_game(game, idx, seat), layout)
-    return _write(values, layout, move_features(game.ruleset))
+    return _write(*_moves_looked_up(values, layout))
 
 
 def observe_infoset(info: InfoSet) -> np.ndarray:
@@ -628,7 +642,7 @@ def observe_infoset(info: InfoSet) -> np.ndarray:
     InfoSet only."""
     layout = _layout(info.ruleset)
     values = _field_values(_seen_by_infoset(info), layout, _One)
-    return _write_one(values, layout, move_features(info.ruleset))
+    return _write_one(*_moves_looked_up(values, layout))
 
 
 def observe_infosets(infos: Sequence[InfoSet]) -> np.ndarray:
@@ -710,10 +724,12 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     valid = (pos < length[:, None]) & ~(game.phase[idx] == BIDDING)[:, None]
     pos = np.minimum(pos, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], pos].astype(np.int64)
-    acts = np.where(valid & (acts > 0) & (acts < num_moves), acts, 0)
+    rules = game.ruleset.rules
+    acts = np.where(valid & (acts > 0) & rules.is_move_action(acts, num_moves), acts, 0)
     who = (game.history_player[idx[:, None], pos].astype(np.int64) - seat[:, None]) % P
     play = out[:, S["play"]].reshape(n, play_n, P + C)
-    play[:, :, P:] = move_features(game.ruleset)[acts]
+    (rows_of,), feats = rules.move_lookup([acts])
+    play[:, :, P:] = feats[rows_of]
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
     out[:, S["play"]] = play.reshape(n, -1)
@@ -732,7 +748,10 @@ def _write_recall(out: np.ndarray, game: Game, idx: np.ndarray, S: dict[str, sli
         dealt = (game.owner[idx[opened]] == landlord[:, None]).astype(np.int16)
         at_open = dealt @ _rank_onehot(game.ruleset.deck) + game.kitty[idx[opened]]
         out[opened, S["open_hand"]] = encode_cards(at_open, deck=game.ruleset.deck)
+    rules = game.ruleset.rules
+    for name, values in rules.infostate_extra_values(game, idx).items():
+        out[:, S[name]] = values
     width = S["actions"].stop - S["actions"].start
-    acts = game.history_action[idx, :width].astype(np.int64) + 1
+    acts = rules.recall_ids(game.history_action[idx, :width].astype(np.int64)) + 1
     used = np.arange(width)[None] < game.history_len[idx, None]
     out[:, S["actions"]] = np.where(used, acts, 0)

@@ -18,6 +18,8 @@ Registered as ``"ddz/DouDizhu-v0"``::
   ``mask_in_obs=False``, the (D,) features alone. :meth:`DouDizhuEnv.action_masks`
   returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
+  In the wildcard game (``game="wild"``) a play action is an index into the listed legal plays
+  (``env.game.legal_plays(0)``; 0 passes), as in :mod:`ddz_env.aec`.
 * Reward: zero until the game ends, then the learner's result under ``reward`` (``wp``, ``stake``,
   ``log_stake``, ``score``; see :mod:`ddz_env.env_common`).
 * Info, numbers only: ``seat`` (the learner's seat) on every step; on the last step also the

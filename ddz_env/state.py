@@ -82,7 +82,12 @@ def _rules_text(ruleset: Ruleset) -> str:
 
 
 #: the optional fields of a rules text, in the order :func:`_rules_text` writes them
-_RULES_EXTRAS = (("open", "open_hand"), ("players=", "players"), ("game=", "game"))
+_RULES_EXTRAS = (
+    ("open", "open_hand"),
+    ("players=", "players"),
+    ("game=", "game"),
+    ("hard_bomb_multiplier=", "hard_bomb_multiplier"),
+)
 
 
 def _parse_rules(text: str) -> Ruleset:
@@ -139,6 +144,8 @@ def to_text(game: Game, b: int = 0) -> str:
 _TEXT_KEYS = ("rules", "deal", "coded", "redeals", "key", "stream", "actions")
 #: a whole number of the text form: ASCII digits, at most 10 (``str.isdigit`` takes "²")
 _DIGITS = re.compile("[0-9]{1,10}")
+#: an action of the text form: at most 18 digits (the wildcard game's play codes are 17)
+_ACTION_DIGITS = re.compile("[0-9]{1,18}")
 
 
 def _check_redeals(redeals, ruleset: Ruleset) -> None:
@@ -181,7 +188,7 @@ def _parse_text(text: str) -> dict:
     try:
         key, stream = int(fields["key"], 16), int(fields["stream"], 16)
         acts = fields["actions"].split(",") if fields["actions"] else []
-        if not all(_DIGITS.fullmatch(a) for a in acts):
+        if not all(_ACTION_DIGITS.fullmatch(a) for a in acts):
             raise ValueError
         acts = [int(a) for a in acts]
     except ValueError:
@@ -257,7 +264,7 @@ def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, strea
 def to_arrays(game: Game, games=None) -> dict[str, np.ndarray]:
     """The state of all games (or of ``games``) as a dict of NumPy arrays (copies)."""
     src = game.clone(games)
-    out = {name: getattr(src, name) for name in STATE_FIELDS}
+    out = {name: getattr(src, name) for name in src.state_fields}
     out["codes"] = np.array(["" if c is None else c for c in src.codes], dtype="U80")
     out["stream"] = np.array([src.deal_stream], np.uint64)
     out["version"] = np.array(FORMAT_VERSION, np.int64)
@@ -289,7 +296,7 @@ def from_arrays(arrays: Mapping) -> Game:
     B = len(phase)
     ref = _new_game(ruleset, 1)  # the fields' shapes, checked before any array of B games
     given = {}
-    for name in STATE_FIELDS:
+    for name in ref.state_fields:
         if name in ("robs", "opened") and name not in arrays:  # saved before the variants
             arrays = {**arrays, name: np.zeros(B, np.int8)}
         arr = _field(arrays, name)
@@ -341,7 +348,7 @@ def from_arrays(arrays: Mapping) -> Game:
         lengths=lengths,
         stream=int(stream[0]),
     )
-    for name in STATE_FIELDS:
+    for name in game.state_fields:
         diff = getattr(game, name) != given[name]
         if diff.any():
             b = int(np.flatnonzero(diff.reshape(B, -1).any(axis=1))[0])
@@ -393,7 +400,7 @@ def check_public(info) -> None:
     limit = rules.redeal_limit
     _whole(info, "redeals", 0, 2**31 - 1 if limit is None else limit)
     _pairs(info, "bids", P, {*range(MAX_BID + 1), CLAIM, ROB})
-    moves = _pairs(info, "moves", P, range(N))
+    moves = _pairs(info, "moves", P, rules.rules.move_words(N))
     if moves and landlord < 0:
         raise ValueError("the InfoSet's moves come before there is a landlord")
     for t, (p, _) in enumerate(moves):
@@ -406,7 +413,8 @@ def check_public(info) -> None:
             break
     _whole(info, "table_move", table_move, table_move)
     _whole(info, "table_seat", table_seat, table_seat)
-    bombs = int(_doubling(rules, info.table)[[a for _, a in moves]].sum())
+    played = [a for _, a in moves]
+    bombs = int(rules.rules.move_doublings(played, _doubling(rules, info.table)).sum())
     _whole(info, "bombs", bombs, bombs)
 
 
@@ -663,6 +671,7 @@ def _public_state(info, game: Game) -> dict:
         "history_player": history[0],
         "history_len": len(entries),
         "play_start": len(bids) + len(opening) if landlord >= 0 else 0,
+        **info.ruleset.rules.public_extras(info),
     }
 
 

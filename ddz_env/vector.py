@@ -22,6 +22,9 @@ Actions: ``(n,)`` ints in the game's action space (:mod:`ddz_env.game`: moves, t
 An illegal action raises ``ValueError`` naming the game, the move and why (the state is left
 unchanged). :meth:`DouDizhuVectorEnv.sample_legal_actions` draws uniformly random legal actions.
 
+In the wildcard game (``game="wild"``) a play action is an index into the listed legal plays of
+each game (``env.game.legal_plays(b)``; action 0 passes), as in :mod:`ddz_env.aec`.
+
 Rewards: ``rewards[i]`` is zero until game ``i`` ends, then the result of seat ``learner_seat``
 (option, default 0) under the ``reward`` option (``wp``, ``stake``, ``log_stake``, ``score``; see
 :mod:`ddz_env.env_common`), so an episode's return is that seat's result and generic wrappers

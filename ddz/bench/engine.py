@@ -277,3 +277,86 @@ def vector_env_steps(num_envs: int, seed: int = 0) -> Measure:
         ours=True,
         extra={"num_envs": num_envs},
     )
+
+
+# ---------------------------------------------------------------------------- the wildcard game
+#: the game of the ``--wild`` rows (``extra["game"]``: never compared with the peers)
+WILD = "wild"
+
+
+def wild_lead_hands(n: int = 1000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The landlord's hands of :func:`lead_hands` with a seeded uniform wild rank each (0-12):
+    (n, 15) uint8 rank counts (the wild rank's count is the wild cards held), (n,) ranks."""
+    hands = lead_hands(n, seed)
+    return hands, np.random.default_rng([seed, 13]).integers(0, 13, n)
+
+
+def _our_wild(what: str, work: Callable[[], tuple[int, int]], moves: float, kind=LEAD):
+    extra = {"players": 3, "game": WILD}
+    return Measure(kind, "ddz", what, work, moves_per_hand=moves, ours=True, extra=extra)
+
+
+def wild_legal_single(hands: np.ndarray, wild: np.ndarray) -> Measure:
+    """``legal_plays(rules, hand, wild)`` one hand at a time (sorted play codes)."""
+    from ddz_env.rules import Ruleset
+    from ddz_env.rules.wild import legal_plays
+
+    rules = Ruleset(game=WILD).rules
+    rows = list(zip(hands, wild.tolist()))
+    moves = float(np.mean([len(legal_plays(rules, h, w)) for h, w in rows]))
+
+    def work() -> tuple[int, int]:
+        for h, w in rows:
+            legal_plays(rules, h, w)
+        return len(rows), 0
+
+    return _our_wild("wild: legal_plays(hand), one hand per call -> play codes", work, moves)
+
+
+def wild_legal_batched(hands: np.ndarray, wild: np.ndarray) -> Measure:
+    """``legal_plays_batch(rules, hands, wild)`` for the whole batch (one code array each)."""
+    from ddz_env.rules import Ruleset
+    from ddz_env.rules.wild import legal_plays_batch
+
+    rules = Ruleset(game=WILD).rules
+    moves = float(np.mean([len(c) for c in legal_plays_batch(rules, hands, wild)]))
+
+    def work() -> tuple[int, int]:
+        legal_plays_batch(rules, hands, wild)
+        return len(hands), 0
+
+    what = f"wild: legal_plays_batch(hands), {len(hands)} per call -> play codes"
+    return _our_wild(what, work, moves)
+
+
+def wild_random_play(batch_size: int, seed: int = 0) -> Measure:
+    """Random legal play of the wildcard game with ``Game(batch_size, Ruleset(game="wild"))``."""
+    from ddz_env.game import Game
+    from ddz_env.rules import Ruleset
+
+    game = Game(batch_size, Ruleset(game=WILD), seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def work() -> tuple[int, int]:
+        game.reset()
+        decisions = 0
+        while not game.done.all():
+            game.step(game.sample_actions(rng))
+            decisions += int((~game.done).sum())
+        return batch_size, decisions
+
+    what = f"wild: random play, Game({batch_size}, Ruleset(game='wild'))"
+    return _our_wild(what, work, None, PLAY)
+
+
+def wild_setups(hands_n: int, seed: int, batches) -> list[tuple[str, Callable[[], Measure]]]:
+    """The ``ddz bench --wild`` rows: random play and legal plays of the wildcard game."""
+    hands, wild = wild_lead_hands(hands_n, seed)
+    rows: list[tuple[str, Callable[[], Measure]]] = [
+        (f"ddz wild random play, Game({b})", lambda b=b: wild_random_play(b, seed))
+        for b in (1, *batches)
+    ]
+    return rows + [
+        ("ddz wild legal_plays(hand), singly", lambda: wild_legal_single(hands, wild)),
+        ("ddz wild legal_plays_batch(hands)", lambda: wild_legal_batched(hands, wild)),
+    ]

@@ -177,6 +177,11 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"split each window into this many rounds (at most {MAX_ROUNDS}), interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
     )
+    parser.add_argument(
+        "--wild",
+        action="store_true",
+        help="engine: add rows of the wildcard game (random play, legal plays of lead hands)",
+    )
     add_rule_options(
         parser,
         only=("players",),
@@ -286,7 +291,7 @@ def _peer_rows(results: list[Result], kind: str) -> dict[str, Result]:
 
 def _classic(r: Result) -> bool:
     """A row of the three-player game (the only one the peers play)."""
-    return r.extra.get("players", 3) == 3
+    return r.extra.get("players", 3) == 3 and r.extra.get("game", "classic") == "classic"
 
 
 def ratios(results: list[Result]) -> list[dict]:
@@ -485,6 +490,8 @@ def engine_setups(
                 lambda h=hands, p=p: engine.legal_packed(h, p),
             ),
         ]
+    if getattr(args, "wild", False):
+        setups += engine.wild_setups(hands_n, seed, args.batch)
     hands = engine.lead_hands(hands_n, seed)  # the peers' hands: the three-player ones
     if not args.no_peers:
         setups += [

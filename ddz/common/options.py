@@ -136,6 +136,12 @@ RULE_OPTIONS: dict[str, RuleOption] = {
         "someone bids",
         (("type", _redeal), ("metavar", "N")),
     ),
+    "hard_bomb_multiplier": RuleOption(
+        "--hard-bomb-multiplier",
+        "the wildcard game (--game wild): what a hard bomb and the wild bomb multiply the stake "
+        "by, 2 (default, as every bomb) or 4 (soft bombs stay 2)",
+        (("type", int), ("choices", (2, 4))),
+    ),
     "base_points": RuleOption(
         "--base-points",
         f"points per unit of bid × multiplier, from 1 to {MAX_BASE_POINTS:,} (default {{default}})",

@@ -6,13 +6,15 @@ mean: deck, seats, move table, fit test, stake, observation fields, deal-code ta
 from .base import RULES, CodeFormat, Rules, register_rules, rules_class
 from .classic import ClassicRules
 from .four import FourPlayerRules
+from .wild import WildRules
 
 register_rules("classic", ClassicRules)
 register_rules("classic", FourPlayerRules)
+register_rules("wild", WildRules)
 
 from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa: E402
 
 __all__ = [
     "DEFAULT_RULES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "Rules", "Ruleset", "register_rules", "rules_class", "rules_of",
+    "FourPlayerRules", "Rules", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of",
 ]  # fmt: skip

@@ -101,6 +101,8 @@ class Rules:
     bidding_aliases: ClassVar[dict[str, str]] = {}
     #: bombs come in several sizes, named and compared by size ("6-card bomb")
     sized_bombs: ClassVar[bool] = False
+    #: bombs come soft and hard (the wildcard game): ``Ruleset.hard_bomb_multiplier`` applies
+    soft_bombs: ClassVar[bool] = False
     code_format: ClassVar[CodeFormat] = CodeFormat(
         (17, 17, 17, 3), 1, b"ddz-deal", 16, "the three-player game"
     )
@@ -170,6 +172,20 @@ class Rules:
         return unchecked_legal_words(hands, table_moves, self.ruleset)
 
     @property
+    def action_rows(self) -> int:
+        """The action ids of the play (``Game.num_moves``; the auction's calls follow): the
+        move table's rows."""
+        return len(self.move_table)
+
+    @property
+    def game_class(self) -> type:
+        """The engine class that plays this game (``ddz_env.game.Game``; ``Game(…, ruleset)``
+        builds it)."""
+        from ..game import Game
+
+        return Game
+
+    @property
     def spent_counts(self) -> np.ndarray:
         """(N, 15): the cards each row takes from the hand that plays it (its own cards in a
         game where each row is one set of cards)."""
@@ -206,6 +222,63 @@ class Rules:
         """The largest hand: the landlord's after the kitty (20; 33 with two decks)."""
         return self.deck.hand_size + self.deck.kitty_size
 
+    # ------------------------------------------------------------------ actions that are not rows
+    # Hooks for games whose play actions are not move-table rows (the wildcard game's play
+    # codes, ``ddz_env.rules.wild``): the defaults are the classic answers.
+    def is_move_action(self, actions, num_moves: int) -> np.ndarray:
+        """Which history entries are moves of the play (not auction calls)."""
+        return np.asarray(actions) < num_moves
+
+    def move_words(self, num_moves: int):
+        """The actions a move of the play may be (a container: ``in``)."""
+        return range(num_moves)
+
+    def move_doublings(self, actions, doubling: np.ndarray) -> np.ndarray:
+        """How many times each move of ``actions`` doubled the stake (``doubling``: the
+        :meth:`doubling_moves` of the table)."""
+        return doubling[np.asarray(actions, np.int64)]
+
+    def move_lookup(self, ids: list) -> tuple[list, np.ndarray]:
+        """The moves ``ids`` (arrays of history entries) as rows of a card-features table, and
+        that table: the move table's rows and :attr:`move_features`."""
+        return ids, self.move_features
+
+    def recall_ids(self, actions: np.ndarray) -> np.ndarray:
+        """The history entries as the information state's exact ``actions`` numbers."""
+        return actions
+
+    def obs_extra_fields(self) -> tuple:
+        """Observation fields this game appends (``ddz_env.observation.Field``)."""
+        return ()
+
+    def obs_extra_values(self, seen: dict) -> dict:
+        """The values of :meth:`obs_extra_fields` from what the observer sees."""
+        return {}
+
+    def seen_in_game(self, game, idx) -> dict:
+        """What this game adds to what an observer of games ``idx`` sees."""
+        return {}
+
+    def seen_by_infoset(self, info) -> dict:
+        """What this game adds to what an information set shows."""
+        return {}
+
+    def infostate_extra_fields(self) -> tuple:
+        """(name, size) fields this game adds to the information state."""
+        return ()
+
+    def infostate_extra_values(self, game, idx) -> dict:
+        """The values of :meth:`infostate_extra_fields` for games ``idx``."""
+        return {}
+
+    def infoset_extras(self, game, b: int, to_act: bool) -> dict:
+        """The information-set fields this game adds (``InfoSet`` keywords)."""
+        return {}
+
+    def public_extras(self, info) -> dict:
+        """State arrays an information set's public part fixes besides the classic ones."""
+        return {}
+
     # ------------------------------------------------------------------ deal codes, texts
     @property
     def code_tag(self) -> bytes:
@@ -234,7 +307,8 @@ class Rules:
 
         out = []
         for (game, players), cls in RULES.items():
-            if players != self.players or cls.code_format != self.code_format:
+            fmt, mine = cls.code_format, self.code_format
+            if players != self.players or (fmt.sizes, fmt.person) != (mine.sizes, mine.person):
                 continue
             names = list(cls.variant_options)
             for mask in range(1 << len(names)):

@@ -39,7 +39,10 @@ class Ruleset:
             they are a ``ValueError``.
         game: the game the rules are of (default ``"classic"``: Dou Dizhu for 3 or 4 players),
             or the name of a game registered with :func:`ddz_env.rules.register_rules`; with
-            ``players`` it picks the rules object (:attr:`rules`).
+            ``players`` it picks the rules object (:attr:`rules`). ``"wild"`` is the wildcard
+            game (癞子: one rank drawn after the auction is wild; docs/RULES.md).
+        hard_bomb_multiplier: what a hard bomb and the wild bomb multiply the stake by in the
+            wildcard game: 2 (default, as every bomb) or 4 (soft bombs stay 2).
     """
 
     bidding: str = "once"
@@ -49,6 +52,7 @@ class Ruleset:
     players: int = 3
     open_hand: bool = False
     game: str = "classic"
+    hard_bomb_multiplier: int = 2
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str):
@@ -93,6 +97,12 @@ class Ruleset:
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
         if not isinstance(self.open_hand, bool):
             raise ValueError(f"open_hand must be True or False, not {self.open_hand!r}")
+        if self.hard_bomb_multiplier not in (2, 4) or isinstance(self.hard_bomb_multiplier, bool):
+            raise ValueError(
+                f"hard_bomb_multiplier must be 2 or 4, not {self.hard_bomb_multiplier!r}"
+            )
+        if self.hard_bomb_multiplier != 2 and not cls.soft_bombs:
+            raise ValueError("hard_bomb_multiplier is an option of the wildcard game (game='wild')")
         if self.open_hand and "open" not in cls.variant_options:
             raise ValueError("open_hand is a variant of the three-player game (players=3)")
 
