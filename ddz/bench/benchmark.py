@@ -14,6 +14,7 @@ per opponent; needs the plot extra). A bad results file is one line on stderr an
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -167,7 +168,13 @@ def _do_run(args) -> int:
         "frames": args.frames,
         "train_seed": args.train_seed,
     }
-    command = "ddz benchmark " + shlex.join(args.argv)
+    # the variables a bot of this project reads (the PPO example's DDZ_PPO_POLICY) are part of
+    # what was run
+    env = {k: v for k, v in sorted(os.environ.items()) if k.startswith("DDZ_")}
+    if env:
+        agent["env"] = env
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
+    command = prefix + "ddz benchmark " + shlex.join(args.argv)
     data = protocol.results_dict(
         agent, args.deals, args.opponent_list, results, command, time.perf_counter() - start
     )
