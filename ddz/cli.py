@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "benchmark": ("ddz.bench.benchmark", "the benchmark protocol v1: an agent vs fixed opponents"),
 }
 
-USAGE = "usage: ddz {play,eval,league,train,bench,benchmark} [options]   (ddz COMMAND --help for details)"
+USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
 
 
 def _help() -> str:
