@@ -72,8 +72,9 @@ def table(files: list[dict], metric: str = "wp") -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append(
-        f"{label} of the agent, seats swapped, protocol v1 deals; ± is the 95% interval of one "
-        "run, or the standard deviation across runs (training seeds) when there are several."
+        f"{label} of the agent against each opponent, seats swapped, on protocol v1's deals (its "
+        "first deals in a run marked not v1); ± is the 95% interval of one run, or the standard "
+        "deviation across runs (training seeds) when there are several."
     )
     return "\n".join(lines)
 
