@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),
     "train": ("ddz.train.dmc", "train the Hard agent by Deep Monte Carlo self-play"),
     "bench": ("ddz.bench.run", "benchmark the engine and environments (and peers, if installed)"),
+    "benchmark": ("ddz.bench.benchmark", "the benchmark protocol v1: an agent vs fixed opponents"),
 }
 
 #: subcommand → "module:function" that builds its argument parser, where that is not its module's

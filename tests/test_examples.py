@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.examples
@@ -57,6 +58,61 @@ def test_cleanrl_ppo_selfplay_reports_the_learner_seats_return():
     )
     returns = [float(x) for x in re.findall(r"seat-0 mean return ([+-][\d.]+|nan)", out)]
     assert returns and all(-1.0 <= r <= 1.0 for r in returns if r == r)
+
+
+def _ppo_module():
+    pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location(
+        "ppo_example", EXAMPLES / "cleanrl_ppo_selfplay.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cleanrl_ppo_counts_the_frames_it_trains_on():
+    """A frame is a decision that an update trains on, as ``ddz train`` counts them: the
+    decisions of games still going at the end of a rollout are not counted."""
+    import torch
+
+    from ddz_env import DouDizhuVectorEnv
+
+    ppo = _ppo_module()
+    torch.manual_seed(0)
+    env = DouDizhuVectorEnv(4, learner_seat=0)
+    space = env.single_observation_space
+    agent = ppo.Agent(space["observation"].shape[0], space["action_mask"].shape[0], hidden=16)
+    obs, _ = env.reset(seed=3)
+    state = {"obs": obs, "fresh": np.zeros(4, bool)}
+    for _ in range(3):
+        batch, frames = ppo.rollout(env, agent, state, 30)
+        assert frames == len(batch["returns"]) == len(batch["obs"])
+        assert frames < 4 * 30  # the unfinished games' decisions are dropped
+        assert (batch["returns"].abs() >= 1).all()  # every frame holds its game's result
+
+
+def test_cleanrl_ppo_saves_at_budgets_and_resumes(tmp_path):
+    pytest.importorskip("torch")
+    import torch
+
+    common = ["--num-envs", "4", "--rollout", "40", "--eval-games", "0"]
+    first = subprocess.run(
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo_selfplay.py"), "--frames", "250", *common,
+         "--save-at", "100,250", "--save-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr[-3000:]
+    for budget in (100, 250):
+        saved = torch.load(tmp_path / f"ppo_{budget}.pt", weights_only=True)
+        assert budget <= saved["frames"] < budget + 4 * 40  # saved at the first update past it
+    again = subprocess.run(
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo_selfplay.py"), "--frames", "400", *common,
+         "--resume", str(tmp_path / "ppo_250.pt"), "--save-at", "400", "--save-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"resumed from {tmp_path / 'ppo_250.pt'}" in again.stdout
+    assert torch.load(tmp_path / "ppo_400.pt", weights_only=True)["frames"] >= 400
 
 
 @pytest.mark.slow

@@ -1,0 +1,252 @@
+"""The benchmark protocol (``ddz benchmark``), version 1: one agent against fixed opponents on
+fixed deals, with the arena's statistics, written to a results file that says what was run.
+
+**Protocol v1** (:data:`PROTOCOL`; docs/benchmark.md is the full text):
+
+* the rules: the classic three-player game (``Ruleset()``) played without an auction, every deal
+  twice with the seats swapped (the arena's protocol, :mod:`ddz.arena.arena`);
+* the opponents: ``random``, ``easy``, ``normal``, ``rlcard`` (RLCard's rule agent, the bench
+  extra) and the shipped ``hard`` model, pinned by its SHA-256 (:data:`HARD_SHA256`);
+* the deals: :data:`DEALS` deals per opponent from the arena seed :data:`SEED` (the same deals
+  for every opponent and every agent);
+* the figures: the arena's WP, ADP and points of the agent, overall and per side, each with its
+  95% interval (:class:`~ddz.arena.arena.ArenaResult`);
+* a **frame** is one decision of a learning seat that the learner trains on, as the DMC trainer
+  counts them (``ddz train``'s ``frames``: every decision of a network seat in a finished game);
+  a results file carries the frame budget the agent was trained on (``--frames``).
+
+A run with fewer deals or a subset of the opponents is allowed (a smoke run) but its file says
+that it does not conform (``conforms: false`` and the reasons). Changing the opponents, their
+versions, the deals, the rules or the statistics makes a new protocol version.
+
+Results files are JSON (:func:`results_dict`), written atomically; :func:`load_results` checks a
+file and raises :class:`ResultsFileError` (one line) for a bad or foreign one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import fields
+from pathlib import Path
+
+#: The version of the protocol this module runs.
+PROTOCOL_VERSION = 1
+#: What a results file says it is.
+FORMAT = "ddz-benchmark-results"
+#: The opponents of protocol v1, in order.
+OPPONENTS = ("random", "easy", "normal", "rlcard", "hard")
+#: Deals per opponent (each played twice, seats swapped: 2 x DEALS games).
+DEALS = 500
+#: The arena seed of the deals (and of the opponents' random choices).
+SEED = 20260101
+#: The shipped Hard model of protocol v1 (checkpoints/hard.npz).
+HARD_SHA256 = "2f57de707b30d34be17af27b01d97c38f0cecd753cb6e431158805aed6da32c0"
+#: Everything protocol v1 fixes, as recorded in each results file.
+PROTOCOL = {
+    "version": PROTOCOL_VERSION,
+    "opponents": list(OPPONENTS),
+    "deals": DEALS,
+    "seed": SEED,
+    "bidding": False,
+    "seats": "swapped",
+    "hard_sha256": HARD_SHA256,
+    "frame": "a decision of a learning seat that the learner trains on (ddz train's frames)",
+}
+#: The figures of each group of games (``SeatStats``) a results file must hold.
+FIGURES = ("games", "wp", "wp_ci", "adp", "adp_ci", "points", "points_ci")
+GROUPS = ("overall", "landlord", "peasant")
+
+
+class ResultsFileError(ValueError):
+    """A results file that is missing, unreadable, not JSON or not a benchmark results file."""
+
+
+def sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def opponent_versions(opponents) -> dict[str, dict]:
+    """What each opponent is: its version (the project's for the rule bots, rlcard's for its
+    rule agent, the model file's format, frames and SHA-256 for Hard)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import ddz
+
+    out = {}
+    for name in opponents:
+        if name == "hard":
+            out[name] = _hard_version()
+        elif name == "rlcard":
+            try:
+                out[name] = {"version": f"rlcard {version('rlcard')}"}
+            except PackageNotFoundError:
+                out[name] = {"version": "rlcard (not installed)"}
+        else:
+            out[name] = {"version": f"ddz {ddz.__version__}"}
+    return out
+
+
+def _hard_version() -> dict:
+    from ddz.agents.hard import DEFAULT_MODEL, MODEL_FORMAT
+
+    entry = {"version": MODEL_FORMAT, "file": "checkpoints/hard.npz"}
+    try:
+        import numpy as np
+
+        with np.load(DEFAULT_MODEL) as arrays:
+            entry["frames"] = int(json.loads(str(arrays["meta"])).get("frames", 0))
+        entry["sha256"] = sha256(DEFAULT_MODEL)
+    except (OSError, ValueError, KeyError):
+        entry["sha256"] = None
+    return entry
+
+
+def deviations(deals: int, opponents, versions: dict) -> list[str]:
+    """How a run differs from protocol v1 (empty: it conforms)."""
+    out = []
+    if deals != DEALS:
+        out.append(f"{deals} deals per opponent instead of {DEALS}")
+    missing = [name for name in OPPONENTS if name not in opponents]
+    if missing:
+        out.append(f"opponents left out: {', '.join(missing)}")
+    if "hard" in opponents and versions["hard"].get("sha256") != HARD_SHA256:
+        out.append("the hard model is not protocol v1's (its SHA-256 differs)")
+    return out
+
+
+def run_protocol(
+    agent: str,
+    deals: int = DEALS,
+    opponents=OPPONENTS,
+    workers: int = 1,
+    trust_bots: bool = False,
+    progress: bool = False,
+    on_result=None,
+) -> dict:
+    """Play ``agent`` (any spec ``ddz eval`` takes) against each opponent on the protocol's
+    deals with :func:`ddz.arena.arena.run_arena`; returns ``{opponent: ArenaResult.to_dict()}``.
+    ``on_result(name, result)`` is called after each opponent."""
+    from ddz.arena.arena import run_arena
+    from ddz_env.rules import Ruleset
+
+    out = {}
+    for name in opponents:
+        result = run_arena(
+            agent,
+            name,
+            deals=deals,
+            seed=SEED,
+            bidding=False,
+            workers=workers,
+            ruleset=Ruleset(),
+            progress=progress,
+            trust_bots=trust_bots,
+        )
+        result.agent_a, result.agent_b = agent, name
+        out[name] = result.to_dict()
+        if on_result is not None:
+            on_result(name, result)
+    return out
+
+
+def ruleset_dict() -> dict:
+    """The rules of protocol v1's games (``Ruleset()`` without its auction)."""
+    from ddz_env.rules import Ruleset
+
+    rules = Ruleset(bidding="none")
+    return {f.name: getattr(rules, f.name) for f in fields(rules)}
+
+
+def results_dict(
+    agent: dict, deals: int, opponents, results: dict, command: str, seconds: float
+) -> dict:
+    """The content of a results file. ``agent``: spec, name, frames (or None), seed (or None)."""
+    import ddz
+
+    versions = opponent_versions(opponents)
+    problems = deviations(deals, opponents, versions)
+    return {
+        "format": FORMAT,
+        "protocol": PROTOCOL_VERSION,
+        "conforms": not problems,
+        "deviations": problems,
+        "ddz_version": ddz.__version__,
+        "ruleset": ruleset_dict(),
+        "protocol_spec": dict(PROTOCOL),
+        "agent": agent,
+        "deals": deals,
+        "seed": SEED,
+        "opponents": versions,
+        "results": results,
+        "command": command,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(seconds, 1),
+    }
+
+
+def write_results(path: str | Path, data: dict) -> None:
+    from ddz.common import write_json_atomic
+
+    write_json_atomic(path, data, indent=1)
+
+
+def load_results(path: str | Path) -> dict:
+    """A results file, checked (:class:`ResultsFileError` names the file and the problem)."""
+    from ddz.common import not_a_file
+
+    path = Path(path)
+    try:
+        problem = not_a_file(path)
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: {exc.strerror or exc}") from None
+    if problem:
+        raise ResultsFileError(f"{path}: is {problem}, not a results file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsFileError(f"{path}: not a JSON file ({type(exc).__name__})") from None
+    try:
+        _check(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise ResultsFileError(f"{path}: {exc}") from None
+    return data
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check(data) -> None:
+    """``ValueError`` saying what makes ``data`` not a results file of a known protocol."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not a ddz benchmark results file")
+    version = data.get("protocol")
+    if version != PROTOCOL_VERSION:
+        raise ValueError(f"protocol {version!r}, not {PROTOCOL_VERSION} (this ddz reads v1 only)")
+    agent = data.get("agent")
+    if not isinstance(agent, dict) or not isinstance(agent.get("name"), str):
+        raise ValueError("no agent name")
+    frames = agent.get("frames")
+    if frames is not None and (
+        not isinstance(frames, int) or isinstance(frames, bool) or frames < 0
+    ):
+        raise ValueError(f"bad frames {frames!r}")
+    results = data.get("results")
+    if not isinstance(results, dict) or not results:
+        raise ValueError("no results")
+    for name, result in results.items():
+        if name not in OPPONENTS:
+            raise ValueError(f"unknown opponent {name!r}")
+        for group in GROUPS:
+            stats = result[group] if isinstance(result, dict) else None
+            if not isinstance(stats, dict) or not all(_number(stats.get(k)) for k in FIGURES):
+                raise ValueError(f"bad figures for {name} ({group})")
+    if not isinstance(data.get("conforms"), bool):
+        raise ValueError("no conforms flag")

@@ -1,0 +1,126 @@
+"""Results files of ``ddz benchmark run`` as a Markdown table and as learning curves.
+
+Files are grouped by agent name and frame budget: the runs of one method at one budget with
+different training seeds. A group of one file shows the arena's 95% interval; a larger group
+shows the mean over its files and their standard deviation (the spread across seeds).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from ddz.bench.protocol import OPPONENTS
+
+#: The figures a table or a plot can show: results key → its label.
+METRICS = {"wp": "WP", "adp": "ADP", "points": "points"}
+
+
+def groups(files: list[dict]) -> dict[tuple[str, int | None], list[dict]]:
+    """(agent name, frames) → the results files of that method and budget, in sorted order
+    (no budget sorts first)."""
+    out: dict = defaultdict(list)
+    for data in files:
+        out[(data["agent"]["name"], data["agent"].get("frames"))].append(data)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0], kv[0][1] is not None, kv[0][1] or 0)))
+
+
+def opponents_of(files: list[dict]) -> list[str]:
+    """The opponents that any of ``files`` played, in the protocol's order."""
+    seen = {name for data in files for name in data["results"]}
+    return [name for name in OPPONENTS if name in seen]
+
+
+def summary(group: list[dict], opponent: str, metric: str) -> tuple[float, float, int] | None:
+    """(mean, ±, n) of ``metric`` against ``opponent`` over ``group``: ± is the arena's 95%
+    interval for one file, the standard deviation across files for more; None if unplayed."""
+    values = [d["results"][opponent]["overall"] for d in group if opponent in d["results"]]
+    if not values:
+        return None
+    xs = [v[metric] for v in values]
+    mean = sum(xs) / len(xs)
+    if len(xs) == 1:
+        return mean, values[0][f"{metric}_ci"], 1
+    spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
+    return mean, spread, len(xs)
+
+
+def _frames_text(frames: int | None) -> str:
+    if frames is None:
+        return "-"
+    if frames >= 1_000_000:
+        return f"{frames / 1e6:g}M"
+    if frames >= 1000:
+        return f"{frames / 1e3:g}k"
+    return str(frames)
+
+
+def table(files: list[dict], metric: str = "wp") -> str:
+    """A Markdown table: a row per (agent, frames), a column per opponent."""
+    opponents = opponents_of(files)
+    label = METRICS[metric]
+    head = ["agent", "frames", "runs", "deals"] + [f"{label} vs {o}" for o in opponents]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (name, frames), group in groups(files).items():
+        deals = sorted({d["deals"] for d in group})
+        conform = all(d["conforms"] for d in group)
+        cells = [name, _frames_text(frames), str(len(group))]
+        cells.append("/".join(map(str, deals)) + ("" if conform else " (not v1)"))
+        for opponent in opponents:
+            s = summary(group, opponent, metric)
+            cells.append("" if s is None else f"{s[0]:.3f} ± {s[1]:.3f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(
+        f"{label} of the agent against each opponent, seats swapped, on protocol v1's deals (its "
+        "first deals in a run marked not v1); ± is the 95% interval of one run, or the standard "
+        "deviation across runs (training seeds) when there are several."
+    )
+    return "\n".join(lines)
+
+
+class PlotUnavailable(RuntimeError):
+    """matplotlib is not installed."""
+
+
+def plot(files: list[dict], out: str, metric: str = "wp") -> None:
+    """Learning curves: ``metric`` against frames (log scale), one panel per opponent, one line
+    per agent (the mean over seeds, the band one standard deviation), saved to ``out``."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable("plotting needs matplotlib: pip install 'ddz[plot]'") from None
+    opponents = opponents_of(files)
+    fig, axes = plt.subplots(
+        1, len(opponents), figsize=(3.2 * len(opponents), 3.2), squeeze=False, sharey=True
+    )
+    curves: dict = defaultdict(list)
+    for (name, frames), group in groups(files).items():
+        curves[name].append((frames, group))
+    for ax, opponent in zip(axes[0], opponents):
+        for name, points in curves.items():
+            xs, means, spreads = [], [], []
+            for frames, group in points:
+                s = summary(group, opponent, metric)
+                if s is not None:
+                    xs.append(frames)
+                    means.append(s[0])
+                    spreads.append(s[1] if s[2] > 1 else 0.0)
+            if not xs:
+                continue
+            ax.plot(xs, means, marker="o", label=name)
+            low = [m - s for m, s in zip(means, spreads)]
+            high = [m + s for m, s in zip(means, spreads)]
+            ax.fill_between(xs, low, high, alpha=0.2)
+        ax.set_xscale("log")
+        ax.set_title(f"vs {opponent}")
+        ax.set_xlabel("frames")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(METRICS[metric])
+    axes[0][-1].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
