@@ -12,10 +12,9 @@ def __getattr__(name: str) -> str:
     was never installed."""
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+    from ddz.common import project_version
 
-    try:
-        globals()[name] = version("ddz")
-    except PackageNotFoundError:
-        return "0+unknown"
-    return globals()[name]
+    value = project_version()
+    if value != "0+unknown":
+        globals()[name] = value
+    return value

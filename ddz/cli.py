@@ -37,6 +37,7 @@ PARSERS: dict[str, str] = {
     "league": "ddz.arena.league:_parser",
     "train": "ddz.train.args:build_parser",
     "play": "ddz.play.session:build_parser",
+    "benchmark": "ddz.bench.benchmark:_parser",
 }
 
 USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"

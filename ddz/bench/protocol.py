@@ -77,7 +77,7 @@ def opponent_versions(opponents) -> dict[str, dict]:
     rule agent, the model file's format, frames and SHA-256 for Hard)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    import ddz
+    from ddz.common import project_version
 
     out = {}
     for name in opponents:
@@ -89,7 +89,7 @@ def opponent_versions(opponents) -> dict[str, dict]:
             except PackageNotFoundError:
                 out[name] = {"version": "rlcard (not installed)"}
         else:
-            out[name] = {"version": f"ddz {ddz.__version__}"}
+            out[name] = {"version": f"ddz {project_version()}"}
     return out
 
 
@@ -168,7 +168,7 @@ def results_dict(
     agent: dict, deals: int, opponents, results: dict, command: str, seconds: float
 ) -> dict:
     """The content of a results file. ``agent``: spec, name, frames (or None), seed (or None)."""
-    import ddz
+    from ddz.common import project_version
 
     versions = opponent_versions(opponents)
     problems = deviations(deals, opponents, versions)
@@ -177,7 +177,7 @@ def results_dict(
         "protocol": PROTOCOL_VERSION,
         "conforms": not problems,
         "deviations": problems,
-        "ddz_version": ddz.__version__,
+        "ddz_version": project_version(),
         "ruleset": ruleset_dict(),
         "protocol_spec": dict(PROTOCOL),
         "agent": agent,

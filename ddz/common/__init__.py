@@ -231,3 +231,15 @@ def progress(total: int | None = None, desc: str | None = None, enabled: bool = 
         disable=not (enabled and stderr_is_terminal()),
         **options,
     )
+
+
+def project_version() -> str:
+    """The version of the installed distribution ``ddz`` (its metadata, set by ``version`` in
+    pyproject.toml); ``0+unknown`` from a source tree that was never installed. It is
+    ``ddz.__version__``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ddz")
+    except PackageNotFoundError:
+        return "0+unknown"
