@@ -359,6 +359,37 @@ def test_panels_open_by_code_and_undo(tmp_path):
     drive(app, script)
 
 
+def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
+    import json
+
+    (tmp_path / "ddz").mkdir()
+    saved = {"version": 2, "games": 2, "landlord_games": 1, "landlord_wins": 1,
+             "peasant_games": 1, "peasant_wins": 0, "points": 2,
+             "by_level": {"hard": [1, 1, 6], "easy": [1, 0, -4]},
+             "by_variant": {"rob+open": [2, 1, 2]},
+             "recent": [{"level": "easy", "variant": "rob+open", "role": "peasant", "won": False,
+                         "points": -4, "code": "ZZ11-AAAA"},
+                        {"level": "hard", "variant": "rob+open", "role": "landlord", "won": True,
+                         "points": 6, "code": "ZZ22-BBBB"}]}  # fmt: skip
+    (tmp_path / "ddz" / "stats.json").write_text(json.dumps(saved))
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f3")
+        assert isinstance(app.screen, TextPanel)
+        shown = [str(w.render()) for w in app.screen.query("Static")]
+        assert "By level:" in shown and "By variant:" in shown and "Recent hands:" in shown
+        assert "  Hard  1 game · 1 won · +6 points" in shown
+        assert "  Easy  1 game · 0 won · -4 points" in shown
+        both = "the rob-the-landlord auction with the open hand"
+        assert f"  {both}  2 games · 1 won · +2 points" in shown
+        newest = shown.index(f"  Hard · {both} · landlord · won · +6 · ZZ22-BBBB")
+        assert shown[newest + 1] == f"  Easy · {both} · peasant · lost · -4 · ZZ11-AAAA"
+
+    drive(app, script)
+
+
 # ---------------------------------------------------------------------------------- front-ends
 def test_the_line_mode_stays_for_pipes_plain_and_dumb_terminals(monkeypatch):
     monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: True)

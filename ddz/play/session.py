@@ -999,10 +999,13 @@ class Session:
                 self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
             )
             return
-        from ddz.play.stats import record_game
+        from ddz.play.stats import record_game, variant_key
 
         m = self.model
-        stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
+        hand = {"level": self.level, "variant": variant_key(self.rules), "code": m.hand_code}
+        stats, notice = record_game(
+            landlord, won, points, hints=m.hints_used, undos=m.undos_used, **hand
+        )
         if notice and not quiet:
             self.term.say(self.style.yellow(_("note: ")) + notice)
         if stats is not None:  # only totals that were really saved
@@ -1121,13 +1124,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def show_stats(stdout: TextIO) -> int:
-    from ddz.play.stats import load_stats, stats_path
+    from ddz.play.stats import load_stats, stats_text
 
-    stats, notice = load_stats()
-    if notice:
-        stdout.write(_("note: ") + notice + "\n")
-    line = _("Statistics: {summary}").format(summary=stats.summary())
-    stdout.write(f"{line}\n({stats_path()})\n")
+    stdout.write("\n".join(stats_text(*load_stats())) + "\n")
     return 0
 
 

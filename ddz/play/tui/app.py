@@ -505,12 +505,9 @@ class DdzApp(App):
             self.show_history(self.session.render.history())
 
     def action_stats(self) -> None:
-        from ddz.play.stats import load_stats, stats_path
+        from ddz.play.stats import load_stats, stats_text
 
-        stats, notice = load_stats()
-        lines = [_("Statistics: {summary}").format(summary=stats.summary()), str(stats_path())]
-        if notice:
-            lines.insert(0, _("note: ") + notice)
+        lines = stats_text(*load_stats())
         if self.recent:
             lines += ["", _("This sitting:"), *self.recent[-RECENT_SHOWN:]]
         self.push_screen(TextPanel(_("Statistics"), [self.rich(x) for x in lines]))
