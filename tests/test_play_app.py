@@ -19,7 +19,7 @@ from ddz.play.tui.app import DdzApp  # noqa: E402
 from ddz.play.tui.hand import HandView  # noqa: E402
 from ddz.play.tui.panels import ResultPanel, TextPanel  # noqa: E402
 from ddz_env.rules import Ruleset  # noqa: E402
-from tests.play_harness import CODE  # noqa: E402
+from tests.play_harness import CARD, CODE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Seat 0 bids first; after bidding 3 its 20 cards are 3 44 55 66 7 999 10 10 10 QQ K A 22; it
@@ -150,6 +150,50 @@ def test_a_whole_hand_by_mouse():
     assert app.session.model.over()
     log = app.session.render.history()
     assert any("single 3" in line and "You" in line for line in log)
+
+
+@pytest.mark.heavy
+def test_the_card_clicked_is_the_card_that_leaves_the_hand():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        low_queen, high_queen = [c for c in hand.cards if hand.labels[c].startswith("Q")]
+        await pilot.click(HandView, offset=hand.offset_of(high_queen))  # not the lowest suit
+        await pilot.click("#play")
+        await until(pilot, app, "play")
+        assert high_queen not in hand.cards and low_queen in hand.cards
+        assert high_queen not in app.session.model.cards[0]
+        assert app.session.model.last_cards[0] == [high_queen]
+        assert any(hand.labels[low_queen] not in line and "Q" in line and "You" in line
+                   for line in app.session.render.history())  # fmt: skip
+
+    drive(app, script)
+
+
+def test_the_line_mode_plays_the_suits_typed():
+    from ddz.play import session as play
+    from ddz_env.cards import SUITS
+
+    def queens(out):  # the queens of your hand as the table last showed it
+        rows = [x.split() for x in out.split("\n")]
+        hand = [r for r in rows if len(r) > 10 and all(CARD.match(w) for w in r)][-1]
+        return [w.rstrip("*") for w in hand if w.startswith("Q")]
+
+    out = io.StringIO()
+    lines = io.StringIO("3\n")
+    play.main(["--code", CODE, "--fast", "--level", "normal", "--no-stats"],
+              stdin=lines, stdout=out)  # fmt: skip
+    low, high = queens(out.getvalue())
+    assert SUITS.index(low[-1]) < SUITS.index(high[-1])
+    for typed, left in ((high, low), (high[:-1], high)):
+        out = io.StringIO()
+        lines = io.StringIO(f"3\n{typed}\n\nquit\n")  # a lone q plays on Enter
+        play.main(["--code", CODE, "--fast", "--level", "normal", "--no-stats"],
+                  stdin=lines, stdout=out)  # fmt: skip
+        played = [x.split()[1] for x in out.getvalue().split("\n") if x.startswith("  You    Q")]
+        assert played == [typed if typed != high[:-1] else low] and queens(out.getvalue()) == [left]
 
 
 @pytest.mark.heavy

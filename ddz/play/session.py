@@ -109,6 +109,9 @@ NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
 #: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
 ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
+#: A typed card with its suit (``Q♠``, ``10♥``; ``qs``, ``10h`` on an ASCII-only terminal).
+SUITED = re.compile(r"(10|[2-9tjqka0])([♠♥♣♦♤♡♧♢shcd])")
+SUIT_INDEX = dict(zip("♠♥♣♦♤♡♧♢", (0, 1, 2, 3) * 2)) | dict(zip("shcd", (0, 1, 2, 3)))
 #: Lone letters that are cards during play but commands at the end-of-hand prompt:
 #: what they are in play, and what to type for the command.
 COMMAND_LETTERS = {
@@ -460,6 +463,8 @@ class Session:
         #: The statistics as last saved.
         self.saved = None
         self.hands_dealt = 0
+        #: The cards of your hand named with their suits in the play typed (:meth:`suited`).
+        self.picked: list[int] = []
 
     # ------------------------------------------------------------------ settings
     def load_counter_setting(self) -> bool:
@@ -818,6 +823,7 @@ class Session:
         info = infoset(self.game, 0, HUMAN)
         self.render.table(info, self.show_counter)
         state = _Turn(info)
+        self.picked = []
         while True:
             line = self.term.ask("> ").strip()
             if not line:
@@ -920,7 +926,24 @@ class Session:
         if check:
             self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
             return None
+        self.picked = self.suited(low)
         return verdict.move
+
+    def suited(self, entry: str) -> list[int]:
+        """The cards of your hand that a typed play names with their suits (``Q♠ Q`` names the
+        Q♠; the other cards are the lowest suits of their rank)."""
+        hand, chosen = self.model.cards[HUMAN], []
+        for word in entry.translate(CARD_SEPARATORS).replace(KITTY_MARK, "").split():
+            found = SUITED.fullmatch(word)
+            if found is None or (found[2] in "shcd" and not self.term.ascii):
+                continue
+            rank = int(np.flatnonzero(parse_counts(found[1]))[0])
+            suit = SUIT_INDEX[found[2]]
+            mine = (c for c in hand if self.model.rank_of(c) == rank and c % 4 == suit)
+            card = next((c for c in mine if c not in chosen), None)
+            if card is not None:
+                chosen.append(card)
+        return chosen
 
     def read_cards(self, entry: str) -> np.ndarray:
         """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
@@ -943,7 +966,8 @@ class Session:
 
     def apply_play(self, seat: int, move: int) -> None:
         g, s, m = self.game, self.style, self.model
-        ids = m.play(seat, move)
+        ids = m.play(seat, move, self.picked if seat == HUMAN else ())
+        self.picked = []
         if move == 0:
             what = pgettext("you", "pass") if seat == HUMAN else _("passes")
             self.note(self.render.event_line(seat, what))
