@@ -211,6 +211,33 @@ def test_a_double_click_picks_every_card_of_the_rank():
     drive(app, script)
 
 
+@pytest.mark.heavy
+def test_a_drag_across_cards_picks_them_all():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        run = hand.cards[:5]  # 3 4 4 5 5
+        await pilot.mouse_down(HandView, offset=hand.offset_of(run[0]))
+        for card in run[1:]:
+            await pilot.hover(HandView, offset=hand.offset_of(card))
+        await pilot.mouse_up(HandView, offset=hand.offset_of(run[-1]))
+        assert hand.picked() == run
+        assert status(app).startswith("✗ ")  # 3 44 55 is no combination
+        await pilot.hover(HandView, offset=hand.offset_of(hand.cards[6]))  # released: no effect
+        assert hand.picked() == run
+        # a drag that starts on a picked card lowers the cards it passes
+        await pilot.mouse_down(HandView, offset=hand.offset_of(run[1]))
+        await pilot.hover(HandView, offset=hand.offset_of(run[2]))
+        await pilot.hover(HandView, offset=hand.offset_of(hand.cards[5]))  # not picked: stays so
+        await pilot.mouse_up(HandView, offset=hand.offset_of(hand.cards[5]))
+        assert hand.picked() == [run[0], run[3], run[4]]
+        assert app.query_one("#entry").value == ""
+
+    drive(app, script)
+
+
 # ---------------------------------------------------------------------------------- status line
 @pytest.mark.heavy
 def test_the_status_line_says_why_as_cards_are_picked():
