@@ -17,7 +17,7 @@ pytest.importorskip("textual")
 from ddz.play import fullscreen, i18n  # noqa: E402
 from ddz.play.tui.app import DdzApp  # noqa: E402
 from ddz.play.tui.hand import HandView  # noqa: E402
-from ddz.play.tui.panels import ResultPanel, TextPanel  # noqa: E402
+from ddz.play.tui.panels import LeavePanel, ResultPanel, TextPanel  # noqa: E402
 from ddz_env.rules import Ruleset  # noqa: E402
 from tests.play_harness import CARD, CODE  # noqa: E402
 
@@ -459,6 +459,70 @@ def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
         assert shown[newest + 1] == f"  Easy · {both} · peasant · lost · -4 · ZZ11-AAAA"
 
     drive(app, script)
+
+
+async def to_play(pilot, app: DdzApp) -> None:
+    """Bid 3 (or pass when the bid is taken) and take each word until your turn to play."""
+    while (kind := await until(pilot, app, "bid", "word", "play")) != "play":
+        high = kind == "bid" and app.query_one("#bid3").disabled
+        await pilot.press("y" if kind == "word" else "p" if high else "3")
+        await pilot.pause(0.02)
+
+
+@pytest.mark.heavy
+def test_open_by_code_during_a_hand_says_what_leaving_costs(tmp_path):
+    import json
+
+    app = make_app(seed=5, stats=True)
+    said = []
+
+    async def script(pilot, app):
+        await to_play(pilot, app)
+        shown = {b.binding.key: b.binding.description for b in app.active_bindings.values()}
+        assert shown["f5"] == "Open by code"
+        await pilot.press("f5")
+        assert isinstance(app.screen, LeavePanel)
+        said.append(str(app.screen.query_one("#leave-warning").render()))
+        await pilot.press("n")  # stay: the hand goes on
+        await pilot.pause(0.05)
+        assert app.kind == "play" and not app.session.model.over()
+        await pilot.press("f5", "y")
+        await pilot.pause(0.1)
+        await pilot.press(*OTHER_CODE, "enter")
+        await until(pilot, app, "bid", "word")
+        assert app.session.model.code == OTHER_CODE and not app.session.counted
+        said.append([x.text for x in app.query_one("#log").lines])
+
+    drive(app, script)
+    assert said[0].startswith("Leaving this hand counts as a loss: -")
+    points = int(said[0].removeprefix("Leaving this hand counts as a loss: ").split()[0])
+    logged = "".join(said[1])  # the log's lines, as wrapped
+    assert f"You left the hand, so it counts as a loss: {points} points." in logged
+    saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert saved["games"] == 1 and saved["points"] == points < 0
+    assert saved["landlord_wins"] + saved["peasant_wins"] == 0
+
+
+@pytest.mark.heavy
+def test_open_by_code_in_the_auction_costs_nothing_and_the_help_names_it(tmp_path):
+    app = make_app(code=CODE, stats=True)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f1")
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "F5 open a deal by its code" in shown and "Drag across cards" in shown
+        await pilot.press("escape", "f5")
+        warning = str(app.screen.query_one("#leave-warning").render())
+        assert warning == "This hand is not counted: leaving it costs nothing."
+        await pilot.click("#leave")
+        await pilot.pause(0.1)
+        await pilot.press(*OTHER_CODE, "enter")
+        await until(pilot, app, "bid", "word")
+        assert app.session.model.code == OTHER_CODE
+
+    drive(app, script)
+    assert not (tmp_path / "ddz" / "stats.json").exists()
 
 
 # ---------------------------------------------------------------------------------- front-ends

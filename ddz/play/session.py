@@ -540,8 +540,7 @@ class Session:
                 _("A replayed or chosen deal is not counted in the statistics."),
             )
         landlord = int(g.landlord[0]) == HUMAN
-        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
-        points = -(self.players - 1 if landlord else 1) * per
+        points = self.stake_lost()
         self.record(landlord, False, points, True, quiet=True)
         shown = f"{points:+d}"
         bye = ngettext(
@@ -557,6 +556,16 @@ class Session:
         if self.hand_note:  # saved: the totals, as at the end of a hand
             bye += "\n  " + _("Statistics: {summary}").format(summary=self.saved.summary())
         return bye, note
+
+    def stake_lost(self) -> int:
+        """Your points if the hand in play were left now: a loss at the stake reached so far."""
+        g = self.game
+        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
+        return -(self.players - 1 if int(g.landlord[0]) == HUMAN else 1) * per
+
+    def leave_counts(self) -> bool:
+        """Whether leaving the hand now would be recorded (as a loss: :meth:`abandon`)."""
+        return self.stats_on and self.counted and self.game.phase[0] == PLAY
 
     def leave_note(self) -> str:
         """What became of the current hand, for the line printed when the game is interrupted
