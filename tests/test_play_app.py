@@ -166,6 +166,10 @@ def test_the_card_clicked_is_the_card_that_leaves_the_hand():
         assert high_queen not in hand.cards and low_queen in hand.cards
         assert high_queen not in app.session.model.cards[0]
         assert app.session.model.last_cards[0] == [high_queen]
+        await until(pilot, app, "play")
+        ten = [c for c in hand.cards if hand.labels[c].startswith("10")][-1]
+        await type_in(pilot, app, hand.labels[ten])  # typed with its suit: that card is raised
+        assert hand.picked() == [ten]
         assert any(hand.labels[low_queen] not in line and "Q" in line and "You" in line
                    for line in app.session.render.history())  # fmt: skip
 

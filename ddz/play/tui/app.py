@@ -411,7 +411,8 @@ class DdzApp(App):
             return
         counts = self.picked_counts()
         if not isinstance(counts, str):
-            self.query_one("#hand", HandView).raise_counts(counts)
+            suited = self.session.suited(event.value.strip().lower())
+            self.query_one("#hand", HandView).raise_counts(counts, suited)
         self.update_status()
 
     def on_hand_view_changed(self, event: HandView.Changed) -> None:

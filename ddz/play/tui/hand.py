@@ -52,10 +52,11 @@ class HandView(Widget, can_focus=True):
         self.color = color
         self.refresh(layout=True)
 
-    def raise_counts(self, counts) -> None:
-        """Pick the lowest cards of each rank of ``counts`` (as many as are held)."""
+    def raise_counts(self, counts, first=()) -> None:
+        """Pick the cards of ``counts`` (as many as are held): of each rank the cards ``first``
+        names (typed with their suits), then the lowest."""
         self.raised = set()
-        for c in self.cards:
+        for c in [c for c in self.cards if c in first] + self.cards:
             r = self.ranks[c]
             if sum(1 for x in self.raised if self.ranks[x] == r) < int(counts[r]):
                 self.raised.add(c)
