@@ -17,9 +17,9 @@ pytest.importorskip("textual")
 from ddz.play import fullscreen, i18n  # noqa: E402
 from ddz.play.tui.app import DdzApp  # noqa: E402
 from ddz.play.tui.hand import HandView  # noqa: E402
-from ddz.play.tui.panels import ResultPanel, TextPanel  # noqa: E402
+from ddz.play.tui.panels import LeavePanel, ResultPanel, TextPanel  # noqa: E402
 from ddz_env.rules import Ruleset  # noqa: E402
-from tests.play_harness import CODE  # noqa: E402
+from tests.play_harness import CARD, CODE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Seat 0 bids first; after bidding 3 its 20 cards are 3 44 55 66 7 999 10 10 10 QQ K A 22; it
@@ -153,6 +153,54 @@ def test_a_whole_hand_by_mouse():
 
 
 @pytest.mark.heavy
+def test_the_card_clicked_is_the_card_that_leaves_the_hand():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        low_queen, high_queen = [c for c in hand.cards if hand.labels[c].startswith("Q")]
+        await pilot.click(HandView, offset=hand.offset_of(high_queen))  # not the lowest suit
+        await pilot.click("#play")
+        await until(pilot, app, "play")
+        assert high_queen not in hand.cards and low_queen in hand.cards
+        assert high_queen not in app.session.model.cards[0]
+        assert app.session.model.last_cards[0] == [high_queen]
+        await until(pilot, app, "play")
+        ten = [c for c in hand.cards if hand.labels[c].startswith("10")][-1]
+        await type_in(pilot, app, hand.labels[ten])  # typed with its suit: that card is raised
+        assert hand.picked() == [ten]
+        assert any(hand.labels[low_queen] not in line and "Q" in line and "You" in line
+                   for line in app.session.render.history())  # fmt: skip
+
+    drive(app, script)
+
+
+def test_the_line_mode_plays_the_suits_typed():
+    from ddz.play import session as play
+    from ddz_env.cards import SUITS
+
+    def queens(out):  # the queens of your hand as the table last showed it
+        rows = [x.split() for x in out.split("\n")]
+        hand = [r for r in rows if len(r) > 10 and all(CARD.match(w) for w in r)][-1]
+        return [w.rstrip("*") for w in hand if w.startswith("Q")]
+
+    out = io.StringIO()
+    lines = io.StringIO("3\n")
+    play.main(["--code", CODE, "--fast", "--level", "normal", "--no-stats"],
+              stdin=lines, stdout=out)  # fmt: skip
+    low, high = queens(out.getvalue())
+    assert SUITS.index(low[-1]) < SUITS.index(high[-1])
+    for typed, left in ((high, low), (high[:-1], high)):
+        out = io.StringIO()
+        lines = io.StringIO(f"3\n{typed}\n\nquit\n")  # a lone q plays on Enter
+        play.main(["--code", CODE, "--fast", "--level", "normal", "--no-stats"],
+                  stdin=lines, stdout=out)  # fmt: skip
+        played = [x.split()[1] for x in out.getvalue().split("\n") if x.startswith("  You    Q")]
+        assert played == [typed if typed != high[:-1] else low] and queens(out.getvalue()) == [left]
+
+
+@pytest.mark.heavy
 def test_a_double_click_picks_every_card_of_the_rank():
     app = make_app(code=CODE)
 
@@ -163,6 +211,33 @@ def test_a_double_click_picks_every_card_of_the_rank():
         await pilot.double_click(HandView, offset=hand.offset_of(nine))
         assert sorted(hand.labels[c][:-1] for c in hand.picked()) == ["9", "9", "9"]
         assert "trio of 9s · you lead" in status(app)
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_a_drag_across_cards_picks_them_all():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        run = hand.cards[:5]  # 3 4 4 5 5
+        await pilot.mouse_down(HandView, offset=hand.offset_of(run[0]))
+        for card in run[1:]:
+            await pilot.hover(HandView, offset=hand.offset_of(card))
+        await pilot.mouse_up(HandView, offset=hand.offset_of(run[-1]))
+        assert hand.picked() == run
+        assert status(app).startswith("✗ ")  # 3 44 55 is no combination
+        await pilot.hover(HandView, offset=hand.offset_of(hand.cards[6]))  # released: no effect
+        assert hand.picked() == run
+        # a drag that starts on a picked card lowers the cards it passes
+        await pilot.mouse_down(HandView, offset=hand.offset_of(run[1]))
+        await pilot.hover(HandView, offset=hand.offset_of(run[2]))
+        await pilot.hover(HandView, offset=hand.offset_of(hand.cards[5]))  # not picked: stays so
+        await pilot.mouse_up(HandView, offset=hand.offset_of(hand.cards[5]))
+        assert hand.picked() == [run[0], run[3], run[4]]
+        assert app.query_one("#entry").value == ""
 
     drive(app, script)
 
@@ -357,6 +432,101 @@ def test_panels_open_by_code_and_undo(tmp_path):
         assert app.session.model.code == OTHER_CODE and not app.session.counted
 
     drive(app, script)
+
+
+def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
+    import json
+
+    (tmp_path / "ddz").mkdir()
+    saved = {"version": 2, "games": 2, "landlord_games": 1, "landlord_wins": 1,
+             "peasant_games": 1, "peasant_wins": 0, "points": 2,
+             "by_level": {"hard": [1, 1, 6], "easy": [1, 0, -4]},
+             "by_variant": {"rob+open": [2, 1, 2]},
+             "recent": [{"level": "easy", "variant": "rob+open", "role": "peasant", "won": False,
+                         "points": -4, "code": "ZZ11-AAAA"},
+                        {"level": "hard", "variant": "rob+open", "role": "landlord", "won": True,
+                         "points": 6, "code": "ZZ22-BBBB"}]}  # fmt: skip
+    (tmp_path / "ddz" / "stats.json").write_text(json.dumps(saved))
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f3")
+        assert isinstance(app.screen, TextPanel)
+        shown = [str(w.render()) for w in app.screen.query("Static")]
+        assert "By level:" in shown and "By variant:" in shown and "Recent hands:" in shown
+        assert "  Hard  1 game · 1 won · +6 points" in shown
+        assert "  Easy  1 game · 0 won · -4 points" in shown
+        both = "the rob-the-landlord auction with the open hand"
+        assert f"  {both}  2 games · 1 won · +2 points" in shown
+        newest = shown.index(f"  Hard · {both} · landlord · won · +6 · ZZ22-BBBB")
+        assert shown[newest + 1] == f"  Easy · {both} · peasant · lost · -4 · ZZ11-AAAA"
+
+    drive(app, script)
+
+
+async def to_play(pilot, app: DdzApp) -> None:
+    """Bid 3 (or pass when the bid is taken) and take each word until your turn to play."""
+    while (kind := await until(pilot, app, "bid", "word", "play")) != "play":
+        high = kind == "bid" and app.query_one("#bid3").disabled
+        await pilot.press("y" if kind == "word" else "p" if high else "3")
+        await pilot.pause(0.02)
+
+
+@pytest.mark.heavy
+def test_open_by_code_during_a_hand_says_what_leaving_costs(tmp_path):
+    import json
+
+    app = make_app(seed=5, stats=True)
+    said = []
+
+    async def script(pilot, app):
+        await to_play(pilot, app)
+        shown = {b.binding.key: b.binding.description for b in app.active_bindings.values()}
+        assert shown["f5"] == "Open by code"
+        await pilot.press("f5")
+        assert isinstance(app.screen, LeavePanel)
+        said.append(str(app.screen.query_one("#leave-warning").render()))
+        await pilot.press("n")  # stay: the hand goes on
+        await pilot.pause(0.05)
+        assert app.kind == "play" and not app.session.model.over()
+        await pilot.press("f5", "y")
+        await pilot.pause(0.1)
+        await pilot.press(*OTHER_CODE, "enter")
+        await until(pilot, app, "bid", "word")
+        assert app.session.model.code == OTHER_CODE and not app.session.counted
+        said.append([x.text for x in app.query_one("#log").lines])
+
+    drive(app, script)
+    assert said[0].startswith("Leaving this hand counts as a loss: -")
+    points = int(said[0].removeprefix("Leaving this hand counts as a loss: ").split()[0])
+    logged = "".join(said[1])  # the log's lines, as wrapped
+    assert f"You left the hand, so it counts as a loss: {points} points." in logged
+    saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert saved["games"] == 1 and saved["points"] == points < 0
+    assert saved["landlord_wins"] + saved["peasant_wins"] == 0
+
+
+@pytest.mark.heavy
+def test_open_by_code_in_the_auction_costs_nothing_and_the_help_names_it(tmp_path):
+    app = make_app(code=CODE, stats=True)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f1")
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "F5 open a deal by its code" in shown and "Drag across cards" in shown
+        await pilot.press("escape", "f5")
+        warning = str(app.screen.query_one("#leave-warning").render())
+        assert warning == "This hand is not counted: leaving it costs nothing."
+        await pilot.click("#leave")
+        await pilot.pause(0.1)
+        await pilot.press(*OTHER_CODE, "enter")
+        await until(pilot, app, "bid", "word")
+        assert app.session.model.code == OTHER_CODE
+
+    drive(app, script)
+    assert not (tmp_path / "ddz" / "stats.json").exists()
 
 
 # ---------------------------------------------------------------------------------- front-ends

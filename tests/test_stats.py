@@ -40,9 +40,10 @@ def test_record_counts_games_wins_and_points(home):
         games=3, landlord_games=1, landlord_wins=1, peasant_games=2, peasant_wins=1, points=9
     )
     data = json.loads((home / "stats.json").read_text())
-    assert data == {"version": 1, "games": 3, "landlord_games": 1, "landlord_wins": 1,
+    assert data == {"version": 2, "games": 3, "landlord_games": 1, "landlord_wins": 1,
                     "peasant_games": 2, "peasant_wins": 1, "points": 9,
-                    "hints": 0, "undos": 0}  # fmt: skip
+                    "hints": 0, "undos": 0, "by_level": {}, "by_variant": {},
+                    "recent": []}  # fmt: skip
     assert st.load_stats()[0] == stats
     assert stats.summary() == "3 games · landlord 1/1 won · peasant 1/2 won · total +9 points"
     assert sorted(p.name for p in home.iterdir()) == ["stats.json", "stats.json.lock"]
@@ -327,3 +328,86 @@ def test_a_linked_settings_file_is_written_through_the_link(home, tmp_path):
     assert os.path.islink(home / "settings.json")
     assert json.loads(target.read_text(encoding="utf-8"))["counter"] is False
     assert st.load_settings()[0].counter is False
+
+
+# ---------------------------------------------------------------------------------- tallies
+def test_hands_are_tallied_by_level_and_variant_with_the_recent_ones(home):
+    st.record_game(True, True, 6, level="normal", variant="classic", code="AAAA")
+    st.record_game(False, False, -4, level="hard", variant="rob", code="BBBB")
+    stats, notice = st.record_game(False, True, 2, level="normal", variant="classic", code="CCCC")
+    assert notice is None
+    assert stats.by_level == {"normal": [2, 2, 8], "hard": [1, 0, -4]}
+    assert stats.by_variant == {"classic": [2, 2, 8], "rob": [1, 0, -4]}
+    assert st.load_stats()[0] == stats
+    assert stats.report() == [
+        "By level:",
+        "  Normal  2 games · 2 won · +8 points",
+        "  Hard    1 game · 0 won · -4 points",
+        "By variant:",
+        "  the classic rules             2 games · 2 won · +8 points",
+        "  the rob-the-landlord auction  1 game · 0 won · -4 points",
+        "Recent hands:",
+        "  Normal · the classic rules · peasant · won · +2 · CCCC",
+        "  Hard · the rob-the-landlord auction · peasant · lost · -4 · BBBB",
+        "  Normal · the classic rules · landlord · won · +6 · AAAA",
+    ]
+
+
+def test_only_the_last_ten_hands_are_kept(home):
+    for k in range(12):
+        stats, _ = st.record_game(False, k % 2 == 0, k, level="easy", variant="open", code=f"C{k}")
+    assert [h["code"] for h in stats.recent] == [f"C{k}" for k in range(2, 12)]
+    assert stats.by_level == {"easy": [12, 6, 66]}
+    assert len(json.loads((home / "stats.json").read_text())["recent"]) == 10
+
+
+def test_an_old_file_still_loads_and_gains_the_tallies(home):
+    home.mkdir(parents=True)
+    old = {"version": 1, "games": 4, "landlord_games": 1, "landlord_wins": 1,
+           "peasant_games": 3, "peasant_wins": 2, "points": 7}  # fmt: skip
+    (home / "stats.json").write_text(json.dumps(old))
+    stats, notice = st.load_stats()
+    assert notice is None and stats.games == 4 and stats.recent == [] and stats.report() == []
+    stats, notice = st.record_game(True, False, -6, level="hard", variant="four", code="DDDD")
+    assert notice is None and stats.games == 5 and stats.points == 1
+    assert stats.by_variant == {"four": [1, 0, -6]}
+    report = stats.report()
+    assert "  four players (two decks)  1 game · 0 won · -6 points" in report
+    assert "  (the hands saved by older versions are in the totals only)" in report
+    assert json.loads((home / "stats.json").read_text())["version"] == 2
+
+
+def test_bad_tallies_are_dropped_not_a_corrupt_file(home):
+    home.mkdir(parents=True)
+    data = {"games": 1, "peasant_games": 1, "points": 2,
+            "by_level": {"normal": [1, 0, 2], "hard": [1, 5, 0], "easy": "x"},
+            "by_variant": [1, 2],
+            "recent": [{"level": "normal"}, 7,
+                       {"level": "normal", "variant": "classic", "role": "peasant",
+                        "won": False, "points": 2, "code": "EEEE"}]}  # fmt: skip
+    (home / "stats.json").write_text(json.dumps(data))
+    stats, notice = st.load_stats()
+    assert notice is None and stats.games == 1
+    assert stats.by_level == {"normal": [1, 0, 2]} and stats.by_variant == {}
+    assert [h["code"] for h in stats.recent] == ["EEEE"]
+    assert sorted(p.name for p in home.iterdir()) == ["stats.json", "stats.json.lock"]
+
+
+def test_the_stats_flag_lists_the_tallies_and_recent_hands(home):
+    import io
+
+    from ddz.play import session as play
+
+    st.record_game(False, True, 3, level="normal", variant="classic", code="FFFF")
+    out = io.StringIO()
+    assert play.main(["--stats"], stdout=out) == 0
+    assert out.getvalue().splitlines() == [
+        "Statistics: 1 game · landlord 0/0 won · peasant 1/1 won · total +3 points",
+        "By level:",
+        "  Normal  1 game · 1 won · +3 points",
+        "By variant:",
+        "  the classic rules  1 game · 1 won · +3 points",
+        "Recent hands:",
+        "  Normal · the classic rules · peasant · won · +3 · FFFF",
+        f"({home / 'stats.json'})",
+    ]

@@ -109,6 +109,9 @@ NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
 #: right after a rank is the suit, except in the joker spellings ``sj`` and ``dj``.
 ASCII_SUIT = re.compile(r"(10|[2-9tjqka0])(?:[hc]|[sd](?!j))")
+#: A typed card with its suit (``Q♠``, ``10♥``; ``qs``, ``10h`` on an ASCII-only terminal).
+SUITED = re.compile(r"(10|[2-9tjqka0])([♠♥♣♦♤♡♧♢shcd])")
+SUIT_INDEX = dict(zip("♠♥♣♦♤♡♧♢", (0, 1, 2, 3) * 2)) | dict(zip("shcd", (0, 1, 2, 3)))
 #: Lone letters that are cards during play but commands at the end-of-hand prompt:
 #: what they are in play, and what to type for the command.
 COMMAND_LETTERS = {
@@ -460,6 +463,8 @@ class Session:
         #: The statistics as last saved.
         self.saved = None
         self.hands_dealt = 0
+        #: The cards of your hand named with their suits in the play typed (:meth:`suited`).
+        self.picked: list[int] = []
 
     # ------------------------------------------------------------------ settings
     def load_counter_setting(self) -> bool:
@@ -535,8 +540,7 @@ class Session:
                 _("A replayed or chosen deal is not counted in the statistics."),
             )
         landlord = int(g.landlord[0]) == HUMAN
-        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
-        points = -(self.players - 1 if landlord else 1) * per
+        points = self.stake_lost()
         self.record(landlord, False, points, True, quiet=True)
         shown = f"{points:+d}"
         bye = ngettext(
@@ -552,6 +556,16 @@ class Session:
         if self.hand_note:  # saved: the totals, as at the end of a hand
             bye += "\n  " + _("Statistics: {summary}").format(summary=self.saved.summary())
         return bye, note
+
+    def stake_lost(self) -> int:
+        """Your points if the hand in play were left now: a loss at the stake reached so far."""
+        g = self.game
+        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
+        return -(self.players - 1 if int(g.landlord[0]) == HUMAN else 1) * per
+
+    def leave_counts(self) -> bool:
+        """Whether leaving the hand now would be recorded (as a loss: :meth:`abandon`)."""
+        return self.stats_on and self.counted and self.game.phase[0] == PLAY
 
     def leave_note(self) -> str:
         """What became of the current hand, for the line printed when the game is interrupted
@@ -818,6 +832,7 @@ class Session:
         info = infoset(self.game, 0, HUMAN)
         self.render.table(info, self.show_counter)
         state = _Turn(info)
+        self.picked = []
         while True:
             line = self.term.ask("> ").strip()
             if not line:
@@ -920,7 +935,24 @@ class Session:
         if check:
             self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
             return None
+        self.picked = self.suited(low)
         return verdict.move
+
+    def suited(self, entry: str) -> list[int]:
+        """The cards of your hand that a typed play names with their suits (``Q♠ Q`` names the
+        Q♠; the other cards are the lowest suits of their rank)."""
+        hand, chosen = self.model.cards[HUMAN], []
+        for word in entry.translate(CARD_SEPARATORS).replace(KITTY_MARK, "").split():
+            found = SUITED.fullmatch(word)
+            if found is None or (found[2] in "shcd" and not self.term.ascii):
+                continue
+            rank = int(np.flatnonzero(parse_counts(found[1]))[0])
+            suit = SUIT_INDEX[found[2]]
+            mine = (c for c in hand if self.model.rank_of(c) == rank and c % 4 == suit)
+            card = next((c for c in mine if c not in chosen), None)
+            if card is not None:
+                chosen.append(card)
+        return chosen
 
     def read_cards(self, entry: str) -> np.ndarray:
         """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
@@ -943,7 +975,8 @@ class Session:
 
     def apply_play(self, seat: int, move: int) -> None:
         g, s, m = self.game, self.style, self.model
-        ids = m.play(seat, move)
+        ids = m.play(seat, move, self.picked if seat == HUMAN else ())
+        self.picked = []
         if move == 0:
             what = pgettext("you", "pass") if seat == HUMAN else _("passes")
             self.note(self.render.event_line(seat, what))
@@ -999,10 +1032,13 @@ class Session:
                 self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
             )
             return
-        from ddz.play.stats import record_game
+        from ddz.play.stats import record_game, variant_key
 
         m = self.model
-        stats, notice = record_game(landlord, won, points, hints=m.hints_used, undos=m.undos_used)
+        hand = {"level": self.level, "variant": variant_key(self.rules), "code": m.hand_code}
+        stats, notice = record_game(
+            landlord, won, points, hints=m.hints_used, undos=m.undos_used, **hand
+        )
         if notice and not quiet:
             self.term.say(self.style.yellow(_("note: ")) + notice)
         if stats is not None:  # only totals that were really saved
@@ -1121,13 +1157,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def show_stats(stdout: TextIO) -> int:
-    from ddz.play.stats import load_stats, stats_path
+    from ddz.play.stats import load_stats, stats_text
 
-    stats, notice = load_stats()
-    if notice:
-        stdout.write(_("note: ") + notice + "\n")
-    line = _("Statistics: {summary}").format(summary=stats.summary())
-    stdout.write(f"{line}\n({stats_path()})\n")
+    stdout.write("\n".join(stats_text(*load_stats())) + "\n")
     return 0
 
 

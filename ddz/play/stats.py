@@ -25,13 +25,32 @@ import os
 import stat
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ddz.common import FileLocked, file_lock, write_json_atomic
 from ddz.play.i18n import N_, _, language, ngettext
 
-FILE_VERSION = 1
+#: Version 2 added the tallies by level and by variant and the recent hands; a version 1 file
+#: (totals only) still loads, its hands counted in the totals only.
+FILE_VERSION = 2
+#: How many of the last hands the file keeps (the statistics panel and ``--stats`` list them).
+RECENT_KEPT = 10
+#: The names of the bots' levels and of the variants, as the file keeps them (English keys).
+LEVEL_NAMES = {
+    "easy": N_("Easy"),
+    "normal": N_("Normal"),
+    "hard": N_("Hard"),
+    "expert": N_("Expert"),
+    "random": N_("Random"),
+}
+VARIANT_NAMES = {
+    "classic": N_("the classic rules"),
+    "rob": N_("the rob-the-landlord auction"),
+    "open": N_("the open hand"),
+    "rob+open": N_("the rob-the-landlord auction with the open hand"),
+    "four": N_("four players (two decks)"),
+}
 #: The largest statistics file that is read (a real one is about 200 bytes).
 MAX_BYTES = 64 * 1024
 #: How long to wait for another game that is saving its statistics.
@@ -51,8 +70,32 @@ class Stats:
     #: Hints asked and moves taken back over the counted hands (absent from older files: 0).
     hints: int = 0
     undos: int = 0
+    #: Games, wins and points by the bots' level and by variant (``{"normal": [3, 2, 8]}``).
+    by_level: dict[str, list[int]] = field(default_factory=dict)
+    by_variant: dict[str, list[int]] = field(default_factory=dict)
+    #: The last :data:`RECENT_KEPT` hands, oldest first: level, variant, role, won, points, code.
+    recent: list[dict] = field(default_factory=list)
 
-    def add(self, landlord: bool, won: bool, points: int, hints: int = 0, undos: int = 0) -> None:
+    def add(
+        self,
+        landlord: bool,
+        won: bool,
+        points: int,
+        hints: int = 0,
+        undos: int = 0,
+        level: str = "",
+        variant: str = "",
+        code: str = "",
+    ) -> None:
+        for tallies, key in ((self.by_level, level), (self.by_variant, variant)):
+            if key:
+                games, wins, total = tallies.get(key, (0, 0, 0))
+                tallies[key] = [games + 1, wins + int(won), total + int(points)]
+        if level or variant or code:  # a hand named by its caller
+            role = "landlord" if landlord else "peasant"
+            hand = {"level": level, "variant": variant, "role": role, "won": bool(won)}
+            hand.update(points=int(points), code=code)
+            self.recent = [*self.recent, hand][-RECENT_KEPT:]
         self.games += 1
         self.hints += int(hints)
         self.undos += int(undos)
@@ -83,25 +126,94 @@ class Stats:
             )
         return line
 
+    def report(self) -> list[str]:
+        """The totals by level and by variant, then the recent hands, one line each in the
+        current language (empty when no hand was recorded with them)."""
+        lines = []
+        for title, tallies, names in (
+            (_("By level:"), self.by_level, LEVEL_NAMES),
+            (_("By variant:"), self.by_variant, VARIANT_NAMES),
+        ):
+            if tallies:
+                lines.append(title)
+            width = max((len(_(names.get(k, k))) for k in tallies), default=0)
+            for key, (games, wins, points) in sorted(tallies.items(), key=lambda kv: -kv[1][0]):
+                line = _("{games} · {wins} won · {points} points").format(
+                    games=ngettext("{n} game", "{n} games", games).format(n=games),
+                    wins=wins,
+                    points=f"{points:+d}",
+                )
+                lines.append(f"  {_(names.get(key, key)):<{width}}  {line}")
+        counted = sum(t[0] for t in self.by_level.values())
+        if self.games > counted and (self.by_level or self.by_variant):
+            lines.append("  " + _("(the hands saved by older versions are in the totals only)"))
+        if self.recent:
+            lines += [_("Recent hands:"), *(_recent_line(h) for h in reversed(self.recent))]
+        return lines
+
     @classmethod
     def from_json(cls, data: object) -> Stats:
-        """Validate a decoded file; ``ValueError`` if anything is off."""
+        """Validate a decoded file; ``ValueError`` if anything is off. The tallies and recent
+        hands are read leniently: an entry that is not valid is dropped (a version 1 file has
+        none)."""
         if not isinstance(data, dict):
             raise ValueError(_("not a JSON object"))
         values = {}
         for f in fields(cls):
+            if f.type != "int":
+                continue
             v = data.get(f.name, 0)
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ValueError(_("field {name} is not a whole number").format(name=repr(f.name)))
             if f.name != "points" and v < 0:
                 raise ValueError(_("field {name} is negative").format(name=repr(f.name)))
             values[f.name] = v
-        stats = cls(**values)
+        stats = cls(**values, **_details(data))
         if stats.landlord_wins > stats.landlord_games or stats.peasant_wins > stats.peasant_games:
             raise ValueError(_("more wins than games"))
         if stats.games != stats.landlord_games + stats.peasant_games:
             raise ValueError(_("games do not add up"))
         return stats
+
+
+def _details(data: dict) -> dict:
+    """The tallies and recent hands of a decoded file, the entries that are not valid left out."""
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    details = {}
+    for name in ("by_level", "by_variant"):
+        found = data.get(name)
+        found = found if isinstance(found, dict) else {}
+        details[name] = {
+            str(k): list(v)
+            for k, v in found.items()
+            if isinstance(v, list) and len(v) == 3 and all(whole(x) for x in v)
+            and 0 <= v[1] <= v[0]
+        }  # fmt: skip
+    recent = data.get("recent")
+    kinds = {"level": str, "variant": str, "role": str, "won": bool, "points": int, "code": str}
+    details["recent"] = [
+        {k: h[k] for k in kinds}
+        for h in (recent if isinstance(recent, list) else [])
+        if isinstance(h, dict) and all(isinstance(h.get(k), t) for k, t in kinds.items())
+    ][-RECENT_KEPT:]
+    return details
+
+
+def _recent_line(hand: dict) -> str:
+    """One recent hand: ``Normal · the classic rules · landlord · won · +6 · CODE``."""
+    role = _("landlord") if hand["role"] == "landlord" else _("peasant")
+    parts = [
+        _(LEVEL_NAMES.get(hand["level"], hand["level"])),
+        _(VARIANT_NAMES.get(hand["variant"], hand["variant"])),
+        role,
+        _("won") if hand["won"] else _("lost"),
+        f"{hand['points']:+d}",
+        hand["code"],
+    ]
+    return "  " + " · ".join(p for p in parts if p)
 
 
 def stats_path() -> Path:
@@ -238,6 +350,7 @@ def record_game(
     path: Path | None = None,
     hints: int = 0,
     undos: int = 0,
+    **hand: str,
 ) -> tuple[Stats | None, str | None]:
     """Add one finished hand and save. Returns the saved totals, or ``None`` when the hand could
     not be saved, and a notice for the player (or ``None``).
@@ -245,7 +358,9 @@ def record_game(
     The update holds the statistics lock and re-reads the file just before writing, so two
     games running at once both count. Saving problems (read-only file or disk, another game
     holding the lock for too long, …) become a notice, never an exception; the totals returned
-    are then ``None`` — nothing is reported that was not written.
+    are then ``None`` — nothing is reported that was not written. ``hand`` names the hand
+    for the tallies and the recent hands: ``level``, ``variant`` (:func:`variant_key`),
+    ``code``.
     """
     path = _through_links(stats_path() if path is None else path)
     notice = None
@@ -258,13 +373,29 @@ def record_game(
             if _read_only(path):
                 line = _("statistics file {path} is read-only; this hand was not saved")
                 return None, line.format(path=path)
-            stats.add(landlord, won, points, hints, undos)
+            stats.add(landlord, won, points, hints, undos, **hand)
             save_stats(stats, path)
     except OSError as exc:
         line = _("statistics not saved: {path} ({reason}); this hand is not counted")
         problem = line.format(path=path, reason=_reason(exc))
         return None, f"{notice}; {problem}" if notice else problem
     return stats, notice
+
+
+def variant_key(rules) -> str:
+    """How the file names the game of a ruleset: ``classic``, ``rob``, ``open``, ``rob+open``,
+    or the rules' family (``four``)."""
+    if rules.rules.family != "classic":
+        return rules.rules.family
+    return "+".join(rules.variants) or "classic"
+
+
+def stats_text(stats: Stats, notice: str | None = None) -> list[str]:
+    """The statistics as ``ddz play --stats`` and the statistics panel show them: the note on
+    the file (if any), the totals, the tallies and the recent hands, the file's path."""
+    lines = [_("note: ") + notice] if notice else []
+    lines.append(_("Statistics: {summary}").format(summary=stats.summary()))
+    return [*lines, *stats.report(), f"({stats_path()})"]
 
 
 @contextlib.contextmanager

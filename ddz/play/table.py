@@ -2,8 +2,9 @@
 not keep — which card (with its suit) each seat holds, the kitty's cards, the cards of each
 seat's last play, the bombs played, the hand's history — and snapshots to take moves back.
 
-The engine works on rank counts; this model picks the suited cards of each play (lowest suits
-first) so the hands on screen always match the engine's counts. A snapshot copies the engine's
+The engine works on rank counts; this model picks the suited cards of each play (the cards the
+player picked, else the lowest suits first) so the hands on screen always match the engine's
+counts. A snapshot copies the engine's
 arrays and this model's lists, so :meth:`TableModel.restore` gives back the exact position
 (hands, table, bids, multiplier, history).
 
@@ -143,24 +144,27 @@ class TableModel:
             return int(g.multiplier[0])
         return 2 ** (int(g.bombs[0]) + self.robs + int(self.opened))
 
-    def play(self, seat: int, move: int) -> list[int]:
-        """Apply a play: the suited cards it took from ``seat`` (empty for a pass)."""
+    def play(self, seat: int, move: int, chosen=()) -> list[int]:
+        """Apply a play: the suited cards it took from ``seat`` (empty for a pass); the
+        ``chosen`` card ids (those the player picked) are the ones that leave the hand."""
         self.game.step(np.array([move]))
         self.turns += 1
         if move == 0:
             return []
-        ids = self.take_ids(seat, self.table.counts[move])
+        ids = self.take_ids(seat, self.table.counts[move], chosen)
         self.last_cards[seat] = ids
         if int(self.table.type[move]) in BOMB_TYPES:
             self.bomb_log.append((seat, move))
         return ids
 
-    def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
-        """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
+    def take_ids(self, seat: int, counts: np.ndarray, chosen=()) -> list[int]:
+        """Remove the cards of ``counts`` from a seat's hand: of each rank the ``chosen`` ones
+        first, then the lowest suits."""
         taken = []
         for r in np.flatnonzero(counts):
-            ids = [c for c in self.cards[seat] if self.rank_of(c) == r][: int(counts[r])]
-            taken += ids
+            ids = [c for c in self.cards[seat] if self.rank_of(c) == r]
+            ids = [c for c in ids if c in chosen] + [c for c in ids if c not in chosen]
+            taken += ids[: int(counts[r])]
         self.cards[seat] = [c for c in self.cards[seat] if c not in taken]
         return sorted(taken)
 

@@ -24,12 +24,18 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
 from ddz.play import text
-from ddz.play.i18n import N_, _, pgettext, words
+from ddz.play.i18n import N_, _, ngettext, pgettext, words
 from ddz.play.render import HUMAN, cards_count, help_text, pad, warning
 from ddz.play.session import SIGNAL_NAMES, EndOfInput, _leave, bid_advice, hint_order
-from ddz.play.tui.bridge import AppSession, AppTerminal
+from ddz.play.tui.bridge import LEAVE, AppSession, AppTerminal
 from ddz.play.tui.hand import HandView
-from ddz.play.tui.panels import CodePanel, ResultPanel, TextPanel, translate_bindings
+from ddz.play.tui.panels import (
+    CodePanel,
+    LeavePanel,
+    ResultPanel,
+    TextPanel,
+    translate_bindings,
+)
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
@@ -89,6 +95,7 @@ class DdzApp(App):
         Binding("f2", "history", N_("History")),
         Binding("f3", "stats", N_("Statistics")),
         Binding("f4", "counter", N_("Counter")),
+        Binding("f5", "open_code", N_("Open by code")),
         Binding("escape", "clear", N_("Clear"), show=False),
         Binding("ctrl+q", "leave", N_("Quit"), priority=True),
     ]
@@ -112,6 +119,8 @@ class DdzApp(App):
         self.hint_at = -1
         self.thinking: int | None = None
         self.leaving = False
+        #: a deal code chosen during a hand: the hand is left at the next question
+        self.leave_for: str | None = None
         self.farewell: list[str] = []
         self.error: BaseException | None = None
         #: this sitting's results (deal code, your points, the headline)
@@ -210,6 +219,10 @@ class DdzApp(App):
         """The session asks: show the question, its buttons, and wait for the answer."""
         if self.leaving:
             self.term.answer("quit")
+            return
+        if self.leave_for is not None:  # chosen while the bots played
+            self.session.chosen, self.leave_for = self.leave_for, None
+            self.term.answer("n" if self.session.model.over() else LEAVE)
             return
         self.prompt_text = prompt.rstrip().removesuffix(">").rstrip()
         self.kind = self.kind_of()
@@ -398,7 +411,8 @@ class DdzApp(App):
             return
         counts = self.picked_counts()
         if not isinstance(counts, str):
-            self.query_one("#hand", HandView).raise_counts(counts)
+            suited = self.session.suited(event.value.strip().lower())
+            self.query_one("#hand", HandView).raise_counts(counts, suited)
         self.update_status()
 
     def on_hand_view_changed(self, event: HandView.Changed) -> None:
@@ -498,19 +512,17 @@ class DdzApp(App):
     def action_help(self) -> None:
         s = self.session
         lines = help_text(bool(s and s.undo_on), s.players if s else 3).split("\n")
-        self.push_screen(TextPanel(_("Help"), [Text(x) for x in [_(KEYS_HELP), "", *lines]]))
+        keys = [_(KEYS_HELP), _(KEYS_MORE)]
+        self.push_screen(TextPanel(_("Help"), [Text(x) for x in [*keys, "", *lines]]))
 
     def action_history(self) -> None:
         if self.session is not None:
             self.show_history(self.session.render.history())
 
     def action_stats(self) -> None:
-        from ddz.play.stats import load_stats, stats_path
+        from ddz.play.stats import load_stats, stats_text
 
-        stats, notice = load_stats()
-        lines = [_("Statistics: {summary}").format(summary=stats.summary()), str(stats_path())]
-        if notice:
-            lines.insert(0, _("note: ") + notice)
+        lines = stats_text(*load_stats())
         if self.recent:
             lines += ["", _("This sitting:"), *self.recent[-RECENT_SHOWN:]]
         self.push_screen(TextPanel(_("Statistics"), [self.rich(x) for x in lines]))
@@ -529,6 +541,45 @@ class DdzApp(App):
         elif choice in ("r", "n", "q"):
             self.send(choice)
 
+    def action_open_code(self) -> None:
+        """Open a deal by its code: during a hand, after saying what leaving it costs."""
+        s = self.session
+        if s is None or isinstance(self.screen, (CodePanel, LeavePanel)):
+            return
+        if s.model.over():
+            self.push_screen(CodePanel(s.rules), self.open_code)
+        else:
+            self.push_screen(LeavePanel(self.leave_warning()), self.confirm_leave)
+
+    def leave_warning(self) -> str:
+        """What leaving the hand in play costs (the line mode's rule, as ``quit`` applies it)."""
+        s = self.session
+        if not s.leave_counts():
+            return _("This hand is not counted: leaving it costs nothing.")
+        points = s.stake_lost()
+        return ngettext(
+            "Leaving this hand counts as a loss: {points} point.",
+            "Leaving this hand counts as a loss: {points} points.",
+            abs(points),
+        ).format(points=f"{points:+d}")
+
+    def confirm_leave(self, leave: bool | None) -> None:
+        if leave:
+            self.push_screen(CodePanel(self.session.rules), self.leave_hand)
+
+    def leave_hand(self, code: str | None) -> None:
+        """Leave the hand in play for the deal ``code`` (now, or at the next question)."""
+        if not code:
+            return
+        if self.kind and self.kind != "result":
+            self.session.chosen = code
+            self.send(LEAVE)
+        elif self.kind == "result":
+            self.session.chosen = code
+            self.send("n")
+        else:
+            self.leave_for = code
+
     def open_code(self, code: str | None) -> None:
         if code:
             self.session.chosen = code
@@ -543,6 +594,8 @@ Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
   Enter plays the cards picked · p pass · h hint (again for another) · u undo
   c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
+KEYS_MORE = N_("""Drag across cards to pick several · F5 open a deal by its code (during a hand: leaving it
+  counts as quit does, a loss once the bidding is over)""")
 
 
 def capital(word: str) -> str:

@@ -8,7 +8,8 @@ the position does not move, so the app reads the table model (:mod:`ddz.play.tab
 
 :class:`AppSession` adds what the table shows and the line mode does not need: a "thinking…"
 mark while a bot decides, the bots loaded in the background while the first deal is shown (the
-Hard model takes a moment), and a chosen deal code to play next (open by code).
+Hard model takes a moment), and a chosen deal code to play next (open by code), at the end of a
+hand or during one (the hand is then left as ``quit`` leaves it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ from ddz.play.text import Style
 #: The level whose bots stand in while the chosen level's load (they are never asked to move:
 #: every bot move waits for the real bots).
 STAND_IN = "easy"
+
+
+#: The app's answer that leaves the hand in play (to open a deal by its code).
+LEAVE = "\x00leave"
+
+
+class LeaveHand(Exception):
+    """The player left the hand in play for a deal chosen by its code."""
 
 
 class AppTerminal:
@@ -73,6 +82,8 @@ class AppTerminal:
         answer = self.answers.get()
         if answer is None:
             raise EndOfInput
+        if answer == LEAVE:
+            raise LeaveHand
         return answer
 
     def answer(self, line: str | None) -> None:
@@ -145,4 +156,8 @@ class AppSession(Session):
         self.term.capture = None
         if self.chosen is not None:
             code, counted, self.chosen = self.chosen, False, None
-        return super().play_hand(code, counted)
+        try:
+            return super().play_hand(code, counted)
+        except LeaveHand:  # left as quit leaves it (a loss once the bidding is over)
+            self.term.say(self.style.yellow(self.abandon()[1]))
+            return "new"  # the chosen deal is played next

@@ -1,5 +1,6 @@
 """Your hand on the full-screen table: cards picked by clicking (a double click picks every card
-of that rank), by the arrow keys and space, or by typing ranks (the app raises them)."""
+of that rank; a drag across cards sets every card passed as the first one's click set it), by
+the arrow keys and space, or by typing ranks (the app raises them)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ class HandView(Widget, can_focus=True):
         self.ranks: dict[int, int] = {}
         self.cursor = 0
         self.color = True
+        #: While the button is held: whether the cards passed are raised, and those passed.
+        self.drag_raises: bool | None = None
+        self.dragged: set[int] = set()
 
     # ------------------------------------------------------------------ contents
     def show(self, cards, deck, kitty=(), color: bool = True) -> None:
@@ -48,10 +52,11 @@ class HandView(Widget, can_focus=True):
         self.color = color
         self.refresh(layout=True)
 
-    def raise_counts(self, counts) -> None:
-        """Pick the lowest cards of each rank of ``counts`` (as many as are held)."""
+    def raise_counts(self, counts, first=()) -> None:
+        """Pick the cards of ``counts`` (as many as are held): of each rank the cards ``first``
+        names (typed with their suits), then the lowest."""
         self.raised = set()
-        for c in self.cards:
+        for c in [c for c in self.cards if c in first] + self.cards:
             r = self.ranks[c]
             if sum(1 for x in self.raised if self.ranks[x] == r) < int(counts[r]):
                 self.raised.add(c)
@@ -109,17 +114,46 @@ class HandView(Widget, can_focus=True):
         left, top = self.styles.padding.left, self.styles.padding.top
         return left + col * self.cell, top + 2 * line + (0 if card in self.raised else 1)
 
-    def on_click(self, event) -> None:
+    def card_under(self, event) -> int | None:
+        """The card under the mouse of ``event``, if any."""
         offset = event.get_content_offset(self)
-        card = None if offset is None else self.card_at(offset.x, offset.y)
+        return None if offset is None else self.card_at(offset.x, offset.y)
+
+    def on_mouse_down(self, event) -> None:
+        """A press toggles the card; until the release, every card passed gets its new state."""
+        card = self.card_under(event)
         if card is None:
             return
+        self.drag_raises, self.dragged = card not in self.raised, set()
+        self.capture_mouse()
+        self.drag_over(card)
+
+    def on_mouse_move(self, event) -> None:
+        card = None if self.drag_raises is None else self.card_under(event)
+        if card is not None and card not in self.dragged:
+            self.drag_over(card)
+
+    def on_mouse_up(self, event) -> None:
+        if self.drag_raises is not None:
+            self.drag_raises = None
+            self.release_mouse()
+
+    def drag_over(self, card: int) -> None:
+        self.dragged.add(card)
         self.cursor = self.cards.index(card)
-        if event.chain >= 2:  # a double click: every card of that rank
-            rank = self.ranks[card]
-            self.raised |= {c for c in self.cards if self.ranks[c] == rank}
+        if self.drag_raises:
+            self.raised.add(card)
         else:
-            self.raised ^= {card}
+            self.raised.discard(card)
+        self.refresh()
+        self.post_message(self.Changed())
+
+    def on_click(self, event) -> None:
+        card = self.card_under(event)
+        if card is None or event.chain < 2:
+            return  # the press picked the card
+        rank = self.ranks[card]  # a double click: every card of that rank
+        self.raised |= {c for c in self.cards if self.ranks[c] == rank}
         self.refresh()
         self.post_message(self.Changed())
 

@@ -1,5 +1,6 @@
 """The panels over the full-screen table: a text panel (help, history, statistics), the result
-card with its choices, and the deal-code entry (open by code)."""
+card with its choices, the deal-code entry (open by code) and the question before leaving a
+hand for it."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ class ResultPanel(ModalScreen):
         Binding("q", "choose('q')", N_("Quit")),
         Binding("f2", "app.history", show=False),
         Binding("f3", "app.stats", show=False),
+        Binding("f5", "choose('code')", show=False),
     ]
 
     def __init__(self, lines: list[str], rich):
@@ -138,3 +140,33 @@ class CodePanel(ModalScreen):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class LeavePanel(ModalScreen):
+    """Before a deal is opened by its code during a hand: what leaving the hand costs (the
+    line mode's rule), and whether to leave it. Dismissed with ``True`` to leave."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", N_("Leave the hand")),
+        Binding("n,escape", "answer(False)", N_("Cancel")),
+    ]
+
+    def __init__(self, warning: str):
+        super().__init__()
+        translate_bindings(self)
+        self.warning = warning
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="panel", id="leave-panel"):
+            yield Static(_("Open by code"), classes="panel-title")
+            yield Static(self.warning, id="leave-warning")
+            yield Static(_("Leave this hand and open a deal by its code?"))
+            with Horizontal(classes="panel-buttons"):
+                yield Button(_("Leave the hand") + " (y)", id="leave", compact=True)
+                yield Button(_("Cancel") + " (n)", id="stay", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "leave")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
