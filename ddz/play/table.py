@@ -22,7 +22,7 @@ import numpy as np
 
 from ddz_env.actions import OVER, ROB, bid_of_action
 from ddz_env.game import STATE_FIELDS, Game
-from ddz_env.moves import BOMB_TYPES
+from ddz.play.wild import is_bomb, is_play_code, move_counts
 
 
 def game_state(game: Game) -> dict:
@@ -149,11 +149,19 @@ class TableModel:
         self.turns += 1
         if move == 0:
             return []
-        ids = self.take_ids(seat, self.table.counts[move])
+        ids = self.take_ids(seat, move_counts(self.table, move))
         self.last_cards[seat] = ids
-        if int(self.table.type[move]) in BOMB_TYPES:
+        if is_bomb(self.table, move):
             self.bomb_log.append((seat, move))
         return ids
+
+    def as_move(self, action: int) -> int:
+        """The move of a play action: the action itself, or in the wildcard game the play
+        code of the listed play it picks (action ``i`` ≥ 1 is the ``i``-th legal play)."""
+        plays = getattr(self.game, "legal_plays", None)
+        if plays is None or action <= 0 or is_play_code(action):
+            return int(action)
+        return int(plays(0)[action - 1])
 
     def take_ids(self, seat: int, counts: np.ndarray) -> list[int]:
         """Remove the cards of ``counts`` from a seat's hand, lowest suits first."""
