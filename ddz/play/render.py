@@ -14,7 +14,7 @@ from ddz.play import text
 from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
-from ddz.play.wild import WILD_MARK, is_bomb, is_play_code, wild_parts, wild_rank_of
+from ddz.play.wild import WILD_MARK, is_play_code, wild_parts, wild_rank_of
 from ddz_env.cards import CARD_SEPARATORS, parse_counts
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import move_table

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ddz.play.wild import is_bomb, is_play_code, move_counts
 from ddz_env.actions import OVER, ROB, bid_of_action
 from ddz_env.game import STATE_FIELDS, Game
-from ddz.play.wild import is_bomb, is_play_code, move_counts
 
 
 def game_state(game: Game) -> dict:
