@@ -991,7 +991,7 @@ class Session:
                 self.term.say(line)
             return None
         if len(readings) > 1:
-            self.term.say("  " + verdict.text + _(":"))
+            self.term.say("  " + verdict.text)
             return self.choose_reading(readings)
         return verdict.move
 
