@@ -151,7 +151,9 @@ def play_name(table, code: int, wild: int) -> str:
 
     if not play_fields(np.int64(code))["consumed"][wild]:
         return text.describe(table, code)
-    return f"{text.describe(table, code)} ({play_cards_text(code, wild)})"
+    return _("{line} ({note})").format(
+        line=text.describe(table, code), note=play_cards_text(code, wild)
+    )
 
 
 def judge(table, info, counts) -> tuple:
