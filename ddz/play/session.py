@@ -1228,9 +1228,7 @@ def main(
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     try:
-        rules = ruleset_from_args(args, translate=_)
-        if args.wild:
-            rules = wild_rules(rules)
+        rules = play_rules(args)
     except RuleOptionError as exc:
         print(f"ddz play: {exc}", file=sys.stderr)
         return 2
@@ -1301,13 +1299,22 @@ def main(
 GAME_WORDS = {"four": N_("four players (two decks)"), "wild": N_("the wildcard game")}
 
 
+def play_rules(args: argparse.Namespace) -> Ruleset:
+    """The rules of the game the options of ``ddz play`` name (``--wild``: the wildcard game)."""
+    rules = ruleset_from_args(args, translate=_)
+    return wild_rules(rules) if args.wild else rules
+
+
 def wild_rules(rules: Ruleset) -> Ruleset:
     """The wildcard game under the options of ``rules`` (``--wild``);
-    :class:`RuleOptionError` where they don't go with it (``--players 4``)."""
-    if rules.players != 3:
+    :class:`RuleOptionError` where they don't go with it (``--players 4``: the wildcard game
+    is played by three)."""
+    try:
+        return dataclasses.replace(rules, game="wild")
+    except ValueError:
         line = _("{option} is not played with {others}")
-        raise RuleOptionError(line.format(option="--wild", others=f"--players {rules.players}"))
-    return dataclasses.replace(rules, game="wild")
+        others = f"--players {rules.players}"
+        raise RuleOptionError(line.format(option="--wild", others=others)) from None
 
 
 def rules_of_code(code: str, rules: Ruleset) -> Ruleset:

@@ -18,7 +18,7 @@ from ddz.play.i18n import N_, _, pgettext
 from ddz_env.cards import BLACK_JOKER, DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import PLAY_TAG
+from ddz_env.rules.wild import HARD_BOMB, PLAY_TAG, SOFT_BOMB, WILD_BOMB, decode_play
 
 
 # ---------------------------------------------------------------------------------- style
@@ -156,11 +156,9 @@ def describe(table: MoveTable, move: int) -> str:
     exactly the move table's ``describe``. A play code of the wildcard game is named by its
     reading, its bomb class included (``"soft bomb of 7s"``: :mod:`ddz.play.wild`)."""
     if int(move) > 0 and int(move) & int(PLAY_TAG):
-        from ddz.play.wild import bomb_message, reading_row
-
-        named = bomb_message(move)
-        if named is not None:
-            return _(named).format(rank=RANK_NAMES[int(table.main[reading_row(table, move)])])
+        _t, _length, main, bomb, _cards = decode_play(move)
+        if bomb in WILD_BOMB_NAMES:
+            return _(WILD_BOMB_NAMES[bomb]).format(rank=RANK_NAMES[main])
         move = reading_row(table, move)
     t = MoveType(int(table.type[move]))
     m, n = int(table.main[move]), int(table.length[move])
@@ -189,6 +187,21 @@ def describe(table: MoveTable, move: int) -> str:
 
 
 _PLANES = (MoveType.PLANE_WITH_SINGLES, MoveType.PLANE_WITH_PAIRS)
+#: The names of the wildcard game's bomb classes (a play code's bomb field), ``{rank}`` the
+#: bomb's rank.
+WILD_BOMB_NAMES = {
+    SOFT_BOMB: N_("soft bomb of {rank}s"),
+    HARD_BOMB: N_("hard bomb of {rank}s"),
+    WILD_BOMB: N_("wild bomb (four wild {rank}s)"),
+}
+
+
+def reading_row(table: MoveTable, code: int) -> int:
+    """The move-table row of a wildcard-game play code's reading (type, length, main): its
+    name and size."""
+    t, length, main, _bomb, _cards = decode_play(code)
+    rows = np.flatnonzero((table.type == t) & (table.length == length) & (table.main == main))
+    return int(rows[0])
 
 
 def kind_phrase(table: MoveTable, move: int) -> str:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddz.play.i18n import N_, _
+from ddz.play import text
+from ddz.play.i18n import _
+from ddz.play.text import reading_row
 from ddz_env.cards import RANK_NAMES, format_counts
 from ddz_env.rules.wild import (
-    HARD_BOMB,
     PLAY_TAG,
-    SOFT_BOMB,
-    WILD_BOMB,
     decode_play,
     legal_plays,
     play_fields,
@@ -28,12 +27,6 @@ from ddz_env.rules.wild import (
 
 #: Marks a wild card in the hand and the wild rank in the counter.
 WILD_MARK = "★"
-#: The names of the bomb classes (``decode_play``'s fourth field), ``{rank}`` the bomb's rank.
-BOMB_NAMES = {
-    SOFT_BOMB: N_("soft bomb of {rank}s"),
-    HARD_BOMB: N_("hard bomb of {rank}s"),
-    WILD_BOMB: N_("wild bomb (four wild {rank}s)"),
-}
 _BOMB, _ROCKET = 13, 14  # MoveType.BOMB, MoveType.ROCKET
 
 
@@ -59,19 +52,6 @@ def is_bomb(table, move: int) -> bool:
     """Whether a move is a bomb or the rocket."""
     t = decode_play(move)[0] if is_play_code(move) else int(table.type[move])
     return t in (_BOMB, _ROCKET)
-
-
-def reading_row(table, code: int) -> int:
-    """The move-table row of a play code's reading (type, length, main): its name and size."""
-    t, length, main, _bomb, _cards = decode_play(code)
-    rows = np.flatnonzero((table.type == t) & (table.length == length) & (table.main == main))
-    return int(rows[0])
-
-
-def bomb_message(code: int) -> str | None:
-    """The message naming a play code's bomb class (``None``: not a bomb)."""
-    bomb = decode_play(code)[3]
-    return BOMB_NAMES.get(bomb)
 
 
 def wild_parts(code: int, wild: int) -> list[str]:
@@ -147,8 +127,6 @@ def hint_order(info) -> list[int]:
 def play_name(table, code: int, wild: int) -> str:
     """A play's reading, and its cards where it spends wild cards:
     ``"5-card straight 3-7 (4 5 6 7 + wild 8 as 3)"``."""
-    from ddz.play import text
-
     if not play_fields(np.int64(code))["consumed"][wild]:
         return text.describe(table, code)
     return _("{line} ({note})").format(
@@ -160,8 +138,6 @@ def judge(table, info, counts) -> tuple:
     """Whether the cards ``counts`` (the wild cards typed as themselves) can be played from
     the hand of ``info`` on its table move: (a :class:`~ddz.play.text.Verdict`, the readings
     that can be played, in the order listed to choose from)."""
-    from ddz.play import text
-
     refused = text.held_verdict(table, info.hand, counts)
     if refused is not None:
         return refused, []
@@ -195,8 +171,6 @@ def judge(table, info, counts) -> tuple:
 
 def why_not_covers(table, readings: list[int], target: int) -> str:
     """Why none of the readings (play codes) can be played on the play code ``target``."""
-    from ddz.play import text
-
     bombs = [c for c in readings if is_bomb(table, c)]
     if bombs and is_bomb(table, target) and decode_play(target)[0] != _ROCKET:
         return _("{play} is not higher than {target}").format(
