@@ -136,7 +136,7 @@ class Renderer:
         return f"  {pad(name, self.col)} {what}"
 
     def play_line(self, seat: int, ids: list[int], move: int) -> str:
-        cards = self.style.cards(ids)
+        cards = self.cards(ids)  # the wild cards marked
         gap = " " * max(2, 24 - text.visible_len(cards))
         what = text.describe(self.model.table, move)
         if is_play_code(move) and wild_parts(move, self.wild):  # what the wild cards stood for
@@ -306,7 +306,7 @@ class Renderer:
             return self.style.dim(_("empty"))
         ids = self.model.last_cards.get(info.table_seat, [])
         what = text.describe(self.model.table, info.table_move)
-        return f"{self.seat_name(info.table_seat)}{_(': ')}{self.style.cards(ids)}  {what}"
+        return f"{self.seat_name(info.table_seat)}{_(': ')}{self.cards(ids)}  {what}"
 
     def turn_text(self, info: InfoSet) -> str:
         if not info.table_move:
