@@ -155,6 +155,18 @@ def test_the_result_card_names_the_soft_bomb_and_a_hard_bomb_quadruples_under_th
     assert dict(render.stake_rows(3))["Hard bomb of 8s (Right)"] == "×4"
 
 
+def test_undo_back_to_the_auction_takes_back_the_draw():
+    model = TableModel(Game(1, Ruleset(game="wild")))
+    model.deal(CODE)
+    model.push()  # your bid
+    model.bid(bid_action(model.game.num_moves, 3))
+    assert int(model.game.wild_rank[0]) == Q
+    model.push()  # your first play
+    model.undo()
+    assert int(model.game.wild_rank[0]) == -1 and model.landlord() == -1
+    assert "wild" not in Renderer(_Term(), model, "normal").round_line()
+
+
 # ---------------------------------------------------------------------------------- a session
 def run(lines: list[str], *args: str) -> str:
     out = io.StringIO()

@@ -22,20 +22,21 @@ import numpy as np
 
 from ddz.play.wild import is_bomb, is_play_code, move_counts
 from ddz_env.actions import OVER, ROB, bid_of_action
-from ddz_env.game import STATE_FIELDS, Game
+from ddz_env.game import Game
 
 
 def game_state(game: Game) -> dict:
-    """Copies of a game's state arrays (:data:`ddz_env.game.STATE_FIELDS`), its deal codes and
-    its stream of deals: enough to put the game back exactly (the move tables and rules objects
-    are constants, shared)."""
-    state = {name: getattr(game, name).copy() for name in STATE_FIELDS}
+    """Copies of a game's state arrays (:data:`ddz_env.game.STATE_FIELDS`, and those its game
+    adds: the wildcard game's wild rank), its deal codes and its stream of deals: enough to put
+    the game back exactly (the move tables and rules objects are constants, shared)."""
+    state = {name: getattr(game, name).copy() for name in game.state_fields}
     return {**state, "codes": list(game.codes), "stream": game.deal_stream}
 
 
 def set_game_state(game: Game, state: dict) -> None:
     """Put back a state taken by :func:`game_state` (through :meth:`Game.restore`)."""
-    game.restore({k: v for k, v in state.items() if k in STATE_FIELDS}, codes=state["codes"])
+    fields = game.state_fields
+    game.restore({k: v for k, v in state.items() if k in fields}, codes=state["codes"])
     game.deal_stream = state["stream"]
 
 
