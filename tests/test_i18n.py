@@ -22,6 +22,7 @@ from tests.play_harness import CODE, ScreenInput
 ROOT = Path(__file__).resolve().parent.parent
 #: The modules whose messages ddz play shows (the rules options' help is ddz/common/options.py's).
 SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
+SOURCES.append("play/wild.py")  # the wildcard game
 SOURCES.append("common/options.py")
 SOURCES += ["play/fullscreen.py", "play/tui/app.py", "play/tui/panels.py"]  # the full-screen table
 OTHERS = i18n.LANGUAGES[1:]
@@ -477,6 +478,9 @@ CONCEPTS = {
     "pair chain": r"\bpair chains?\b",
     "plane": r"\bplanes?\b",
     "joker": r"\bjokers?\b",
+    "wild card": r"\bwild\b",  # the wildcard game's wild cards (not "wildcard")
+    "soft bomb": r"\bsoft bombs?\b",
+    "hard bomb": r"\bhard bombs?\b",
 }
 GLOSSARY_LANGS = ("pt", "it", "es", "id", "zh")
 

@@ -629,9 +629,9 @@ def test_the_deal_is_shown_while_the_bots_load(monkeypatch):
     release = __import__("threading").Event()
     real = bridge.load_bots
 
-    def slow(level, notices, players):
+    def slow(*args):
         release.wait(20)
-        return real(level, notices, players)
+        return real(*args)
 
     monkeypatch.setattr(bridge, "load_bots", slow)
     app = make_app(level="hard", code=CODE)

@@ -604,6 +604,15 @@ class PlannerHooks:
     greedy_plan: Callable
     can_be_beaten: Callable
     assess_hand: Callable
+    #: the move (a row of the decision's table) of a planned group
+    group_move: Callable = group_move
+    #: ``bind(hooks, info) -> (hooks, table)``: the hooks and the table of the actions of one
+    #: decision, for a family whose actions are not move-table rows (``None``: ``info.table``)
+    bind: Callable | None = None
+
+    def decision(self, info) -> tuple[PlannerHooks, object]:
+        """The hooks of one decision and the table its action ids index."""
+        return (self, info.table) if self.bind is None else self.bind(self, info)
 
 
 #: the planner hooks of each family of rules (``Rules.family``)
@@ -618,3 +627,252 @@ PLANNERS: dict[str, PlannerHooks] = {
 def planner_of(ruleset) -> PlannerHooks:
     """The planner hooks of ``ruleset``'s rules (:data:`PLANNERS` by ``ruleset.rules.family``)."""
     return PLANNERS[ruleset.rules.family]
+
+
+# ---------------------------------------------------------------------- the wildcard game
+# A wild card stands for any rank 3..2 (ddz_env.rules.wild). The planner plans the hand with
+# its wild cards *assigned*: each wild card joins a rank (its own rank included), and the
+# classic planner plans the resulting hand, so that a wild card completes a pair, a trio, a
+# chain or a soft bomb (four of a rank). The assignment is searched exactly for the first two
+# wild cards (every pair of ranks) and greedily for the others; an assignment whose plan holds a
+# group made of wild cards alone standing for another rank is refused (such cards read as their
+# own rank). Each wild card still held lowers the cost by WILD_VALUE: a wild card is worth more
+# than the natural card it would replace, so a play that spends a natural card where a wild one
+# would do the same is preferred.
+
+#: What one wild card still in the hand is worth, in moves of plan cost.
+WILD_VALUE = 0.1
+
+
+def _wild_plan_ok(plan: Plan, natural: tuple[int, ...], wild: int) -> bool:
+    """Whether every group of ``plan`` holds a natural card or only cards read as the wild rank
+    (``natural``: the hand's natural cards, the wild rank's entry 0)."""
+    for g in plan.groups:
+        ranks = [r for r, k in enumerate(g.counts) if k]
+        if not any(natural[r] for r in ranks) and ranks != [wild]:
+            return False
+    return True
+
+
+def _assignments(natural: tuple[int, ...], wilds: int, first: int):
+    """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``."""
+    ranks = [r for r in range(13) if natural[r] < 4]
+    for i, a in enumerate(ranks):
+        for b in ranks[i:] if first == 2 else (None,):
+            hand = list(natural)
+            hand[a] += 1
+            if b is not None:
+                if hand[b] >= 4:
+                    continue
+                hand[b] += 1
+            yield tuple(hand)
+
+
+def _best_valid(hands, natural: tuple[int, ...], wild: int) -> tuple[int, ...] | None:
+    """The hand of ``hands`` with the cheapest plan whose groups are all playable."""
+    for _, hand in sorted((_search(h, 0, ())[0], h) for h in set(hands)):
+        if _wild_plan_ok(_plan_cached(hand), natural, wild):
+            return hand
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
+    """The hand with its wild cards assigned to ranks (see above); the hand itself when it
+    holds no wild card (or the wild rank is unknown)."""
+    if wild < 0 or not counts[wild]:
+        return counts
+    natural = list(counts)
+    wilds, natural[wild] = counts[wild], 0
+    natural = tuple(natural)
+    hand = _best_valid(_assignments(natural, wilds, min(wilds, 2)), natural, wild)
+    for _ in range(wilds - 2):
+        if hand is None:
+            break
+        hand = _best_valid(_assignments(hand, 1, 1), natural, wild)
+    return counts if hand is None else hand
+
+
+def plan_hand_wild(counts, wild: int) -> Plan:
+    """The plan of a hand of the wildcard game (``wild``: the wild rank): the classic plan of the
+    hand with its wild cards assigned (the groups say what each wild card stands for)."""
+    return _plan_cached(_assigned(_key(counts), int(wild)))
+
+
+def plan_cost_wild(counts, wild: int) -> float:
+    """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
+    key = _key(counts)
+    held = key[wild] if wild >= 0 else 0
+    return _search(_assigned(key, int(wild)), 0, ())[0] - WILD_VALUE * held
+
+
+def greedy_plan_wild(counts, wild: int) -> Plan:
+    """:func:`greedy_plan` of the hand with its wild cards assigned (the Easy bot's plan)."""
+    return _greedy_cached(_assigned(_key(counts), int(wild)))
+
+
+def type_of(code: int) -> int:
+    """The type of the combination a play code of the wildcard game reads as (0: pass)."""
+    from ddz_env.rules.wild import decode_play
+
+    return int(decode_play(code)[0]) if code else 0
+
+
+class PlayTable:
+    """The actions of one decision of the wildcard game, read like a move table: row 0 is pass,
+    row ``i`` the play ``codes[i]`` (``InfoSet.legal_plays[i - 1]``). ``type``, ``main``,
+    ``size``, ``counts`` (the cards consumed, the wild cards at the wild rank) and ``wilds``
+    (wild cards consumed) per row; ``length`` is the chain length or wing count, and for a bomb
+    its class (1 soft, 2 hard, 3 the wild bomb), so that weaker bombs sort first. Planned groups
+    that are not legal now get rows past the listed plays (:func:`group_move_wild`): only their
+    codes are kept, to judge whether they can be beaten."""
+
+    def __init__(self, table: MoveTable, codes, wild: int, hand):
+        from ddz_env.rules.wild import play_fields
+
+        self.moves = table  # the classic move table: its rows are the readings
+        self.wild = int(wild)
+        self.hand = _key(hand)
+        self.codes = [0] + [int(c) for c in codes]
+        f = play_fields(np.array(self.codes, np.int64))
+        self.type, self.main, self.counts = f["type"], f["main"], f["consumed"]
+        self.length = np.where(self.type == T.BOMB, f["bomb"], f["length"])
+        self.size = self.counts.sum(1)
+        self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
+        self._listed = len(self.codes)
+        self._rows: dict[tuple, list[int]] = {}
+        for i in range(1, self._listed):
+            self._rows.setdefault(self._reading(i), []).append(i)
+
+    def __len__(self) -> int:
+        return self._listed
+
+    def _reading(self, i: int) -> tuple[int, int, int, int]:
+        return int(self.type[i]), int(self.length[i]), int(self.main[i]), int(self.size[i])
+
+    def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
+        """The listed rows of a reading (type, length or bomb class, main, size)."""
+        return self._rows.get(reading, [])
+
+    def add(self, code: int) -> int:
+        """A row for a play that is not listed (its code only)."""
+        self.codes.append(int(code))
+        return len(self.codes) - 1
+
+
+def _bomb_class(g: Group, natural: tuple[int, ...], wild: int) -> int:
+    """The bomb class of a planned bomb (1 soft, 2 hard, 3 the wild bomb; 0 the rocket)."""
+    if g.type == T.ROCKET:
+        return 0
+    if g.main == wild:
+        return 3
+    return 2 if natural[g.main] >= 4 else 1
+
+
+def group_move_wild(table: PlayTable, g: Group) -> int:
+    """The row of a planned group: the listed play of its reading that spends the group's
+    natural cards and the fewest wild cards; a new row (:meth:`PlayTable.add`) if none is
+    listed."""
+    from ddz_env.rules.wild import encode_play
+
+    wild = table.wild
+    natural = tuple(0 if r == wild else k for r, k in enumerate(table.hand))
+    length = _bomb_class(g, natural, wild) if g.is_bomb and g.type == T.BOMB else g.length
+    rows = table.plays_of((int(g.type), int(length), int(g.main), g.size))
+    fits = [
+        i for i in rows if all(table.counts[i][r] <= g.counts[r] for r in range(15) if r != wild)
+    ]
+    if fits or rows:
+        return min(fits or rows, key=lambda i: int(table.wilds[i]))
+    consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
+    consumed[wild] = g.size - sum(consumed)
+    bomb = length if g.type == T.BOMB else 0
+    return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
+
+
+def _fits_wild(cards, u, wilds: int, wild: int) -> bool:
+    """Whether a reading needing ``cards`` ((rank, count) pairs) fits unseen naturals ``u``
+    with ``wilds`` wild cards: no wild card stands for a joker, and wild cards alone read as
+    the wild rank only."""
+    short = total = 0
+    own = True
+    for rank, count in cards:
+        total += count
+        own = own and rank == wild
+        if u[rank] < count:
+            if rank >= 13:
+                return False
+            short += count - u[rank]
+    return short <= wilds and (short < total or own)
+
+
+def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
+    """Whether unseen naturals ``u`` and ``wilds`` unseen wild cards hold a bomb or the rocket
+    above a bomb of class ``bomb`` (1 soft, 2 hard, 3 wild; 0 the rocket) and rank ``main``."""
+    if bomb == 0:
+        return False
+    if u[BLACK_JOKER] and u[RED_JOKER] or (bomb < 3 and wilds == 4):
+        return True
+    hard = [r for r in range(13) if u[r] == 4]
+    if bomb == 1:
+        soft = [r for r in range(main + 1, 13) if u[r] and u[r] + wilds >= 4]
+        return bool(hard or soft)
+    return bomb == 2 and any(r > main for r in hard)
+
+
+def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = False) -> bool:
+    """:func:`can_be_beaten` for a row of a :class:`PlayTable`: the unseen cards (the wild
+    rank's entry: the wild cards unseen) may stand in for any card of a beating move but a
+    joker; a bomb is beaten by a higher bomb class or rank (soft < hard < the wild bomb < the
+    rocket)."""
+    from ddz_env.rules.wild import decode_play
+
+    code = table.codes[move]
+    if code == 0:
+        return True
+    u = unseen.tolist() if isinstance(unseen, np.ndarray) else list(unseen)
+    wild = table.wild
+    wilds, u[wild] = u[wild], 0
+    mtype, length, main, bomb, _ = decode_play(code)
+    if mtype in (T.BOMB, T.ROCKET):
+        return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
+    row = _reading_row(table.moves, mtype, length, main)
+    if any(_fits_wild(cards, u, wilds, wild) for cards in _control(table.moves).needs(row)):
+        return True
+    return with_bombs and _bomb_beaten(1, -1, u, wilds)
+
+
+@cache
+def _reading_rows(table: MoveTable) -> dict[tuple[int, int, int], int]:
+    rows: dict[tuple[int, int, int], int] = {}
+    for i in range(len(table) - 1, 0, -1):
+        rows[int(table.type[i]), int(table.length[i]), int(table.main[i])] = i
+    return rows
+
+
+def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
+    """A move-table row of the reading (type, length, main)."""
+    return _reading_rows(table)[mtype, length, main]
+
+
+def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
+    """The wildcard game's hooks for one decision (the wild rank bound) and its actions."""
+    from functools import partial
+
+    wild = info.wild_rank
+    plays = info.legal_plays if info.legal_plays is not None else ()
+    table = PlayTable(info.table, plays, wild, info.hand)
+    bound = PlannerHooks(
+        partial(plan_hand_wild, wild=wild),
+        partial(plan_cost_wild, wild=wild),
+        partial(greedy_plan_wild, wild=wild),
+        can_be_beaten_wild,
+        assess_hand,
+        group_move_wild,
+    )
+    return bound, table
+
+
+PLANNERS["wild"] = PlannerHooks(
+    plan_hand, plan_cost, greedy_plan, can_be_beaten, assess_hand, group_move, _bind_wild
+)

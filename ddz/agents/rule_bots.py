@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
-from ddz.agents.planner import Group, group_move, planner_of
+from ddz.agents.planner import Group, planner_of, type_of
 from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES, MoveType
@@ -45,16 +45,19 @@ class _View:
 
     def __init__(self, info: InfoSet):
         self.info = info
-        self.table = info.table
+        hooks, self.table = planner_of(info.ruleset).decision(info)
         self.hand = info.hand
         self.seat = info.seat
         self.role = info.role
         self.left = info.cards_left
         landlord = info.landlord
         self.players = P = info.ruleset.players
-        hooks = planner_of(info.ruleset)
         self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
         self.greedy_plan, self._beaten = hooks.greedy_plan, hooks.can_be_beaten
+        self._group_move = hooks.group_move
+        self._wilds = getattr(self.table, "wilds", None)  # the wildcard game's wild cards spent
+        move = info.table_move  # the type of the move to beat (the wildcard game: a play code)
+        self.table_type = int(self.table.type[move]) if self._wilds is None else type_of(move)
         if self.role == 0:
             self.opponents = [(landlord + k) % P for k in range(1, P)]
             self.partners: list[int] = []
@@ -72,6 +75,14 @@ class _View:
     def rest(self, move: int) -> np.ndarray:
         return self.hand - self.table.counts[move]
 
+    def group_move(self, g: Group) -> int:
+        """The move (a row of ``table``) of a planned group."""
+        return self._group_move(self.table, g)
+
+    def wilds(self, move: int) -> int:
+        """The wild cards ``move`` spends (the wildcard game; 0 in the other games)."""
+        return 0 if self._wilds is None else int(self._wilds[move])
+
     def is_bomb(self, move: int) -> bool:
         return int(self.table.type[move]) in BOMB_TYPES
 
@@ -82,9 +93,12 @@ class _View:
         return seat in self.partners  # the one partner with three players
 
 
-def _bomb_order(table, m: int) -> tuple[int, int, int]:
-    """The smallest bomb first: type (bombs before the rocket), size (four players), rank."""
-    return int(table.type[m]), int(table.length[m]), int(table.main[m])
+def _bomb_order(v: _View, m: int) -> tuple[int, int, int, int]:
+    """The smallest bomb first: the fewest wild cards spent (the wildcard game), type (bombs
+    before the rocket), size (four players) or class (soft, hard, wild: the wildcard game),
+    rank."""
+    t = v.table
+    return v.wilds(m), int(t.type[m]), int(t.length[m]), int(t.main[m])
 
 
 def _assess(info: InfoSet):
@@ -153,7 +167,7 @@ class NormalAgent(Agent):
     # ------------------------------------------------------------------ leading
     def _lead(self, v: _View) -> int:
         plan = v.plan_hand(v.hand)
-        groups = [(g, group_move(v.table, g)) for g in plan.groups]
+        groups = [(g, v.group_move(g)) for g in plan.groups]
         groups = [(g, m) for g, m in groups if m in v.legal] or [(None, m) for m in v.legal[:1]]
         if groups[0][0] is None:
             return groups[0][1]
@@ -171,7 +185,7 @@ class NormalAgent(Agent):
                 m for m in v.legal if int(v.table.type[m]) == (T.SINGLE if need == 1 else T.PAIR)
             ]
             if feed:
-                return min(feed, key=lambda m: int(v.table.main[m]))
+                return min(feed, key=lambda m: (int(v.table.main[m]), v.wilds(m)))
         if v.danger == 1:
             longer = [(g, m) for g, m in weak if g.type != T.SINGLE] or [
                 (g, m) for g, m in control if g.type != T.SINGLE and not g.is_bomb
@@ -179,7 +193,7 @@ class NormalAgent(Agent):
             if longer:
                 return min(longer, key=lambda gm: gm[0].main)[1]
             singles = [m for m in v.legal if int(v.table.type[m]) == T.SINGLE]
-            return max(singles, key=lambda m: int(v.table.main[m]))
+            return max(singles, key=lambda m: (int(v.table.main[m]), -v.wilds(m)))
         if 2 <= v.danger <= self.safe_lead_cards:
             # Groups bigger than an opponent's hand can't be followed (bombs aside).
             safe = [(g, m) for g, m in weak if g.size > v.danger]
@@ -201,7 +215,7 @@ class NormalAgent(Agent):
         return sum(
             1
             for g in v.plan_hand(counts).groups
-            if not g.is_bomb and not v.is_control(group_move(v.table, g))
+            if not g.is_bomb and not v.is_control(v.group_move(g))
         )
 
     # ------------------------------------------------------------------ following
@@ -215,10 +229,9 @@ class NormalAgent(Agent):
         if v.is_partner(owner):
             return 0
         owner_left = int(v.left[owner])
-        tmove = info.table_move
         # A one-card opponent and a single on the table: hold him with the highest single.
-        if v.danger == 1 and int(v.table.type[tmove]) == T.SINGLE and plain:
-            return max(plain, key=lambda m: int(v.table.main[m]))
+        if v.danger == 1 and v.table_type == T.SINGLE and plain:
+            return max(plain, key=lambda m: (int(v.table.main[m]), -v.wilds(m)))
         scored = []
         seen: set[bytes] = set()
         for m in plain:
@@ -231,7 +244,7 @@ class NormalAgent(Agent):
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
                 delta += self.top_card_cost
-            scored.append((delta + 0.01 * main, m))
+            scored.append((delta + 0.01 * main + 0.001 * v.wilds(m), m))
         scored.sort()
         # A move nobody can beat that leaves at most one weak group wins the hand: play it.
         if self.winning_lines:
@@ -249,7 +262,7 @@ class NormalAgent(Agent):
         if scored and scored[0][0] <= limit:
             return scored[0][1]
         if bombs:
-            bomb = min(bombs, key=lambda m: _bomb_order(v.table, m))
+            bomb = min(bombs, key=lambda m: _bomb_order(v, m))
             if (
                 self._weak_groups(v, v.rest(bomb)) <= 1
                 or owner_left <= self.urgent_cards
@@ -285,7 +298,7 @@ class EasyAgent(Agent):
         mistake = self.rng.random() < self.mistake_rate
         if info.leading:
             plan = v.greedy_plan(v.hand)
-            groups: list[tuple[Group, int]] = [(g, group_move(v.table, g)) for g in plan.groups]
+            groups: list[tuple[Group, int]] = [(g, v.group_move(g)) for g in plan.groups]
             groups = [(g, m) for g, m in groups if m in v.legal]
             plain = [(g, m) for g, m in groups if not g.is_bomb]
             if not plain:
@@ -298,8 +311,10 @@ class EasyAgent(Agent):
         owner_left = int(v.left[info.table_seat])
         if plain and not (mistake and owner_left > 3):
             keep = [m for m in plain if not (v.table.counts[m] & (v.hand >= 4)).any()] or plain
-            return min(keep, key=lambda m: (int(v.table.main[m]), -int(v.table.size[m])))
+            return min(
+                keep, key=lambda m: (int(v.table.main[m]), v.wilds(m), -int(v.table.size[m]))
+            )
         bombs = [m for m in candidates if v.is_bomb(m)]
         if bombs and owner_left <= 3 and not v.is_partner(info.table_seat):
-            return min(bombs, key=lambda m: _bomb_order(v.table, m))
+            return min(bombs, key=lambda m: _bomb_order(v, m))
         return 0

@@ -6,7 +6,7 @@ current language (:mod:`ddz.play.i18n`). The renderer only reads the table model
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from ddz.play import text
 from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
 from ddz.play.text import pad
+from ddz.play.wild import WILD_MARK, is_play_code, wild_parts, wild_rank_of
 from ddz_env.cards import CARD_SEPARATORS, parse_counts
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import move_table
@@ -106,18 +107,43 @@ class Renderer:
     def bomb_doubles(self, move: int) -> bool:
         """Whether a bomb doubled the stake (always with three players; with four, the bombs of
         6 to 8 cards and the rocket): the rules' doubling moves."""
+        return self.bomb_factor(move) > 1
+
+    def bomb_factor(self, move: int) -> int:
+        """What a bomb or the rocket multiplied the stake by: 2, or 1 where it does not double
+        (the four-player game's small bombs), or 4 (the wildcard game's hard and wild bombs
+        under ``hard_bomb_multiplier=4``)."""
         table = self.model.table
-        is_bomb = int(table.type[move]) == text.MoveType.BOMB
-        return not is_bomb or bool(table.ruleset.rules.doubling_moves(table)[move])
+        rules = self.model.game.ruleset.rules
+        if is_play_code(move):
+            return 2 ** int(rules.play_doublings(np.int64(move)))
+        bomb = int(table.type[move]) == text.MoveType.BOMB
+        return 2 if not bomb or bool(rules.doubling_moves(table)[move]) else 1
+
+    @property
+    def wild(self) -> int:
+        """The wild rank (the wildcard game, once drawn), else -1."""
+        return wild_rank_of(self.model.game)
+
+    def wild_text(self) -> str:
+        """``wild 8 ★`` (the wildcard game, once the rank is drawn), else empty."""
+        if self.wild < 0:
+            return ""
+        return _("wild {rank} {mark}").format(rank=text.RANK_NAMES[self.wild], mark=WILD_MARK)
 
     def event_line(self, seat: int, what: str) -> str:
         name = self.style.bold(self.seat_name(seat)) if seat == HUMAN else self.seat_name(seat)
         return f"  {pad(name, self.col)} {what}"
 
     def play_line(self, seat: int, ids: list[int], move: int) -> str:
-        cards = self.style.cards(ids)
+        cards = self.cards(ids)  # the wild cards marked
         gap = " " * max(2, 24 - text.visible_len(cards))
-        return self.event_line(seat, f"{cards}{gap}{text.describe(self.model.table, move)}")
+        what = text.describe(self.model.table, move)
+        if is_play_code(move) and wild_parts(move, self.wild):  # what the wild cards stood for
+            what = _("{line} ({note})").format(
+                line=what, note=pgettext("list", ", ").join(wild_parts(move, self.wild))
+            )
+        return self.event_line(seat, f"{cards}{gap}{what}")
 
     def cards(self, ids) -> str:
         """Cards with suits; kitty cards you hold as the landlord carry :data:`KITTY_MARK`."""
@@ -126,9 +152,12 @@ class Renderer:
         ids = sorted((int(c) for c in ids), key=text.card_order(deck))
         if not ids:
             return "—"
-        color = self.style.color
+        color, wild = self.style.color, self.wild
         return " ".join(
-            deck.format_card(c, color) + (KITTY_MARK if c in marked else "") for c in ids
+            deck.format_card(c, color)
+            + (WILD_MARK if wild >= 0 and int(deck.card_ranks[c]) == wild else "")
+            + (KITTY_MARK if c in marked else "")
+            for c in ids
         )
 
     def hand_text(self, seat: int, indent: int = 9) -> str:
@@ -155,7 +184,7 @@ class Renderer:
         if info.open_hand is not None and info.landlord != HUMAN:
             unseen = info.unseen().astype(np.int64) - info.open_hand
             kitty = np.zeros_like(kitty)
-        rows = text.counter_lines(unseen, self.style, self.term.width)
+        rows = text.counter_lines(unseen, self.style, self.term.width, self.wild, WILD_MARK)
         col = self.col + 1
         out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
         if kitty.any():
@@ -174,10 +203,12 @@ class Renderer:
         g = self.model.game
         base, mult = int(g.base[0]), self.model.multiplier()
         points = base * mult * g.ruleset.base_points
+        wild = self.wild_text()
         return (
             self._points_text(base, mult)
             + " = "
             + ngettext("{n} point", "{n} points", points).format(n=points)
+            + (" · " + wild if wild else "")
         )
 
     def _points_text(self, base: int, mult: int, named: bool = True) -> str:
@@ -204,9 +235,12 @@ class Renderer:
         if m.opened:
             parts.append(_("open hand ×2"))
         for seat, move in m.bomb_log:
-            if self.bomb_doubles(move):
+            if self.bomb_factor(move) == 2:
                 what = text.describe(m.table, move)
                 parts.append(_("{play} by {seat} ×2").format(play=what, seat=self.seat_name(seat)))
+            elif self.bomb_factor(move) == 4:
+                what = text.describe(m.table, move)
+                parts.append(_("{play} by {seat} ×4").format(play=what, seat=self.seat_name(seat)))
         g = m.game
         if m.over() and g.spring[0]:
             spring = int(g.winner[0]) == m.landlord()
@@ -237,6 +271,7 @@ class Renderer:
         if self.term.screen:
             self.term.clear()
             title = _("{level} bots · deal {code}").format(level=self.level_name(), code=m.code)
+            title += " · " + self.wild_text() if self.wild >= 0 else ""
             say(s.bold(_("Dou Dizhu")) + " · " + title)
             for line in m.log[-RECENT:]:
                 say(line)
@@ -271,7 +306,7 @@ class Renderer:
             return self.style.dim(_("empty"))
         ids = self.model.last_cards.get(info.table_seat, [])
         what = text.describe(self.model.table, info.table_move)
-        return f"{self.seat_name(info.table_seat)}{_(': ')}{self.style.cards(ids)}  {what}"
+        return f"{self.seat_name(info.table_seat)}{_(': ')}{self.cards(ids)}  {what}"
 
     def turn_text(self, info: InfoSet) -> str:
         if not info.table_move:
@@ -336,7 +371,7 @@ class Renderer:
             label = _("{play} ({seat})").format(
                 play=name[0].upper() + name[1:], seat=self.seat_name(seat)
             )
-            rows.append((label, f"×{2 if self.bomb_doubles(move) else 1}"))
+            rows.append((label, f"×{self.bomb_factor(move)}"))
         if g.spring[0]:
             spring = int(g.winner[0]) == m.landlord()
             rows.append((_("Spring") if spring else _("Anti-spring"), "×2"))
@@ -383,13 +418,16 @@ def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
     of the four-player game with ``players=4``; the examples of typed plays are the rules'
     own (``ruleset``, default: the classic game of ``players``)."""
     rules = Ruleset(players=players) if ruleset is None else ruleset
+    texts = _texts_of_seats(players) if ruleset is None else texts_of(ruleset)
     examples = "  " + "    ".join(card_examples(rules))
     parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), _(HELP_COMMANDS)]
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
     parts.append(_(HELP_LEAVE))
-    parts.append(_(_texts_of_seats(players).help_combinations))
+    parts.append(_(texts.help_combinations))
+    if texts.help_game:
+        parts.append(_(texts.help_game))
     return "\n".join(parts)
 
 
@@ -491,6 +529,8 @@ class GameTexts:
     peasants_win: tuple[str, str]
     #: ``forced(n)``: the line of a landlord forced after ``n`` redeals (``{n}``, ``{seat}``)
     forced: Callable[[int], str]
+    #: the game's own part of the help (the wildcard game's wild cards), or ""
+    help_game: str = ""
 
 
 def _forced_three(n: int) -> str:
@@ -540,6 +580,21 @@ TEXTS: dict[str, GameTexts] = {
         _forced_four,
     ),
 }
+
+
+HELP_WILD = N_("""\
+The wildcard game: after the auction one rank from 3 to 2 is drawn, and every card of that rank
+  is wild (marked ★): it stands for any rank from 3 to 2 (never a joker, never a 2 in a
+  straight, pair chain or plane). Type a wild card as itself: with the 8s wild, 4 5 6 7 8.
+  When the cards typed have several readings (4 5 6 7 8: the straight 3-7 or 4-8), they are
+  listed numbered and you type the number of the one to play; check CARDS lists them.
+  Wild cards alone read as their own rank. Bombs: a soft bomb (four of a rank with a wild
+  card) < a hard bomb (four natural cards) < the wild bomb (the four wild cards) < the rocket.""")
+TEXTS["wild"] = replace(
+    TEXTS["classic"],
+    banner=N_("you against two {level} bots · the wildcard game · type help for commands"),
+    help_game=HELP_WILD,
+)
 
 
 def texts_of(ruleset) -> GameTexts:

@@ -38,6 +38,7 @@ its SIGHUP arrives) is a hang-up too.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import errno
 import os
 import re
@@ -55,6 +56,7 @@ from ddz.agents.planner import PLANNERS
 from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
+from ddz.play import wild as wildcards
 from ddz.play.i18n import (
     ENGLISH_NAMES,
     LANGUAGE_NAMES,
@@ -100,10 +102,16 @@ LEVELS = ("easy", "normal", "hard", "expert")
 FALLBACK = {"hard": "normal", "expert": "hard"}
 #: The levels whose bots play the four-player game (Hard's model is of the three-player game).
 FOUR_PLAYER_LEVELS = ("easy", "normal")
-#: The levels of each family of rules (``Rules.family``) that not every level plays.
-FAMILY_LEVELS = {"four": FOUR_PLAYER_LEVELS}
+#: The levels of each family of rules (``Rules.family``) that not every level plays (Hard's
+#: and Expert's model is of the classic three-player game).
+FAMILY_LEVELS = {"four": FOUR_PLAYER_LEVELS, "wild": ("easy", "normal")}
 #: The level played when none is given, where it is not Hard (``Rules.family``).
-DEFAULT_LEVELS = {"four": "normal"}
+DEFAULT_LEVELS = {"four": "normal", "wild": "normal"}
+#: Why a family's game is not played by a level's bots (``{level}``, ``{other}``).
+FAMILY_NOTES = {
+    "four": N_("{level} bots play the three-player game only; playing {other} bots"),
+    "wild": N_("{level} bots don't play the wildcard game; playing {other} bots"),
+}
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
@@ -327,7 +335,10 @@ def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
 
 def hint_order(info: InfoSet) -> list[int]:
     """Legal plays, best first, one per card set: the Normal bot's choice, then the others by
-    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last."""
+    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last.
+    In the wildcard game, the plays are play codes, one per reading (:mod:`ddz.play.wild`)."""
+    if info.legal_plays is not None:
+        return wildcards.hint_order(info)
     table = info.table
     legal = [int(m) for m in info.legal_moves()]
     cost = _plan_cost(info.ruleset.players)
@@ -372,16 +383,19 @@ def hint_order(info: InfoSet) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- bots
-def load_bots(level: str, notices: list[str], players: int = 3) -> tuple[list, str]:
+def load_bots(
+    level: str, notices: list[str], players: int = 3, family: str | None = None
+) -> tuple[list, str]:
     """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
-    when the Hard model file can't be loaded, and with four players, whose game Hard does not
-    play)."""
+    when the Hard model file can't be loaded, and with four players or in the wildcard game
+    (``family``, default the classic game of ``players``), whose game Hard does not play)."""
     from ddz.agents.base import make_agent
 
     name = level
-    levels = FAMILY_LEVELS.get(rules_class("classic", players).family)
+    family = family or rules_class("classic", players).family
+    levels = FAMILY_LEVELS.get(family)
     if levels is not None and name not in levels:
-        line = _("{level} bots play the three-player game only; playing {other} bots")
+        line = _(FAMILY_NOTES[family])
         notices.append(
             line.format(
                 level=_(N_("Expert") if name == "expert" else N_("Hard")), other=_("Normal")
@@ -448,7 +462,7 @@ class Session:
         self.game = self.model.game
         self.table = self.game.table
         self.notices: list[str] = []
-        self.bots, self.level = load_bots(level, self.notices, players)
+        self.bots, self.level = load_bots(level, self.notices, players, self.rules.rules.family)
         self.render = Renderer(term, self.model, self.level)
         self.seat_name = self.render.seat_name
         self.rng = np.random.default_rng(seed)
@@ -465,6 +479,8 @@ class Session:
         self.hands_dealt = 0
         #: The cards of your hand named with their suits in the play typed (:meth:`suited`).
         self.picked: list[int] = []
+        #: Set while the readings of typed cards are offered to choose from.
+        self.choosing = False
 
     # ------------------------------------------------------------------ settings
     def load_counter_setting(self) -> bool:
@@ -486,7 +502,7 @@ class Session:
     def new_code(self) -> str:
         key = self.rng.integers(0, 2**63, dtype=np.uint64)
         owner, first = deal_from_keys(np.array([key], np.uint64), self.players)
-        return encode_deal(owner[0], int(first[0]), self.rules.variants)
+        return encode_deal(owner[0], int(first[0]), ruleset=self.rules)
 
     def run(self, code: str | None) -> int:
         self.render.banner(self.notices)
@@ -598,7 +614,7 @@ class Session:
             if bidding:
                 self.apply_bid(seat, action)
             else:
-                self.apply_play(seat, action)
+                self.apply_play(seat, m.as_move(action))
         return self.finish(counted)
 
     def take_back(self) -> None:
@@ -826,6 +842,14 @@ class Session:
         else:
             line = _("{seat} is the landlord (base {base}) and takes the kitty: {cards}")
         self.note("  " + line.format(seat=self.seat_name(lord), base=base, cards=kitty))
+        wild = wildcards.wild_rank_of(self.game)
+        if wild >= 0:
+            line = _(
+                "The wild rank is drawn: {rank}. Every {rank} is wild (marked {mark}): it "
+                "stands for any rank from 3 to 2."
+            )
+            rank = text.RANK_NAMES[wild]
+            self.note("  " + s.cyan(line.format(rank=rank, mark=wildcards.WILD_MARK)))
 
     # ------------------------------------------------------------------ play
     def human_play(self) -> int:
@@ -876,18 +900,62 @@ class Session:
                 self.term.say(row)
 
     def hint(self, state: _Turn) -> None:
-        table = self.table
         if state.hints is None:
             state.hints = hint_order(state.info)
         state.hint_at = (state.hint_at + 1) % len(state.hints)
         pending = state.pending = state.hints[state.hint_at]
         self.model.hints_used += 1
-        if pending == 0:
-            what = _("pass")
-        else:
-            what = f"{table.cards_text(pending)}  ({text.describe(table, pending)})"
+        what = self.move_text(pending)
         line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
         self.term.say("  " + line.format(k=state.hint_at + 1, n=len(state.hints), play=what))
+
+    def move_text(self, move: int) -> str:
+        """A move as a hint shows it: its cards and its name (in the wildcard game, the cards
+        with what each wild card stands for); ``pass``."""
+        table = self.table
+        if move == 0:
+            return _("pass")
+        if wildcards.is_play_code(move):
+            wild = wildcards.wild_rank_of(self.game)
+            cards = wildcards.play_cards_text(move, wild)
+            return f"{cards}  ({text.describe(table, move)})"
+        return f"{table.cards_text(move)}  ({text.describe(table, move)})"
+
+    def judge(self, info: InfoSet, counts: np.ndarray) -> tuple[text.Verdict, list[int]]:
+        """Whether typed cards can be played: (the verdict, the moves they can be played as:
+        one, or in the wildcard game each reading of them)."""
+        if info.legal_plays is not None:
+            return wildcards.judge(self.table, info, counts)
+        verdict = text.judge(self.table, info.hand, info.table_move, counts)
+        return verdict, [verdict.move] if verdict.ok else []
+
+    def reading_lines(self, readings: list[int]) -> list[str]:
+        """The readings of typed cards, numbered to choose from."""
+        wild = wildcards.wild_rank_of(self.game)
+        return [
+            f"    {k}  {wildcards.play_name(self.table, code, wild)}"
+            for k, code in enumerate(readings, 1)
+        ]
+
+    def choose_reading(self, readings: list[int]) -> int | None:
+        """Ask which reading of the cards typed to play: its move, or ``None`` (cancelled)."""
+        for line in self.reading_lines(readings):
+            self.term.say(line)
+        self.choosing = True
+        prompt = _("Play which reading (1-{n}; Enter cancels)? > ").format(n=len(readings))
+        try:
+            answer = self.term.ask(prompt).strip()
+        finally:
+            self.choosing = False
+        if answer.isdigit() and 1 <= int(answer) <= len(readings):
+            return readings[int(answer) - 1]
+        if answer:
+            self.say_error(
+                _("{answer} is not one of the readings: nothing played").format(
+                    answer=text.quoted(answer)
+                )
+            )
+        return None
 
     def cards_entry(self, low: str, state: _Turn) -> int | None:
         """A typed play (or ``check CARDS``): the move, or ``None`` after saying why not."""
@@ -910,7 +978,7 @@ class Session:
                 )
             )
             return None
-        verdict = text.judge(self.table, info.hand, info.table_move, counts)
+        verdict, readings = self.judge(info, counts)
         letter = low in COMMAND_LETTERS and not check
         if letter:
             card, command = (_(x) for x in COMMAND_LETTERS[low])
@@ -934,8 +1002,13 @@ class Session:
             return None
         if check:
             self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
+            for line in self.reading_lines(readings) if len(readings) > 1 else []:
+                self.term.say(line)
             return None
         self.picked = self.suited(low)
+        if len(readings) > 1:
+            self.term.say("  " + verdict.text)
+            return self.choose_reading(readings)
         return verdict.move
 
     def suited(self, entry: str) -> list[int]:
@@ -1115,6 +1188,14 @@ def build_parser() -> argparse.ArgumentParser:
         translate=_,
     )
     p.add_argument(
+        "--wild",
+        action="store_true",
+        help=_(
+            "the wildcard game: after the auction one rank is drawn and its cards are wild, "
+            "standing for any rank from 3 to 2 (soft bombs; three players; Easy or Normal bots)"
+        ),
+    )
+    p.add_argument(
         "--code",
         metavar="CODE",
         help=_(
@@ -1179,7 +1260,7 @@ def main(
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     try:
-        rules = ruleset_from_args(args, translate=_)
+        rules = play_rules(args)
     except RuleOptionError as exc:
         print(f"ddz play: {exc}", file=sys.stderr)
         return 2
@@ -1247,7 +1328,25 @@ def main(
 
 #: How the games of each family of rules (``Rules.family``) are named when a deal code is
 #: played under them (the three-player games by their variants: ``text.rules_text``).
-GAME_WORDS = {"four": N_("four players (two decks)")}
+GAME_WORDS = {"four": N_("four players (two decks)"), "wild": N_("the wildcard game")}
+
+
+def play_rules(args: argparse.Namespace) -> Ruleset:
+    """The rules of the game the options of ``ddz play`` name (``--wild``: the wildcard game)."""
+    rules = ruleset_from_args(args, translate=_)
+    return wild_rules(rules) if args.wild else rules
+
+
+def wild_rules(rules: Ruleset) -> Ruleset:
+    """The wildcard game under the options of ``rules`` (``--wild``);
+    :class:`RuleOptionError` where they don't go with it (``--players 4``: the wildcard game
+    is played by three)."""
+    try:
+        return dataclasses.replace(rules, game="wild")
+    except ValueError:
+        line = _("{option} is not played with {others}")
+        others = f"--players {rules.players}"
+        raise RuleOptionError(line.format(option="--wild", others=others)) from None
 
 
 def rules_of_code(code: str, rules: Ruleset) -> Ruleset:

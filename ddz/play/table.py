@@ -21,22 +21,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ddz.play.wild import is_bomb, is_play_code, move_counts
 from ddz_env.actions import OVER, ROB, bid_of_action
-from ddz_env.game import STATE_FIELDS, Game
-from ddz_env.moves import BOMB_TYPES
+from ddz_env.game import Game
 
 
 def game_state(game: Game) -> dict:
-    """Copies of a game's state arrays (:data:`ddz_env.game.STATE_FIELDS`), its deal codes and
-    its stream of deals: enough to put the game back exactly (the move tables and rules objects
-    are constants, shared)."""
-    state = {name: getattr(game, name).copy() for name in STATE_FIELDS}
+    """Copies of a game's state arrays (:data:`ddz_env.game.STATE_FIELDS`, and those its game
+    adds: the wildcard game's wild rank), its deal codes and its stream of deals: enough to put
+    the game back exactly (the move tables and rules objects are constants, shared)."""
+    state = {name: getattr(game, name).copy() for name in game.state_fields}
     return {**state, "codes": list(game.codes), "stream": game.deal_stream}
 
 
 def set_game_state(game: Game, state: dict) -> None:
     """Put back a state taken by :func:`game_state` (through :meth:`Game.restore`)."""
-    game.restore({k: v for k, v in state.items() if k in STATE_FIELDS}, codes=state["codes"])
+    fields = game.state_fields
+    game.restore({k: v for k, v in state.items() if k in fields}, codes=state["codes"])
     game.deal_stream = state["stream"]
 
 
@@ -151,11 +152,19 @@ class TableModel:
         self.turns += 1
         if move == 0:
             return []
-        ids = self.take_ids(seat, self.table.counts[move], chosen)
+        ids = self.take_ids(seat, move_counts(self.table, move), chosen)
         self.last_cards[seat] = ids
-        if int(self.table.type[move]) in BOMB_TYPES:
+        if is_bomb(self.table, move):
             self.bomb_log.append((seat, move))
         return ids
+
+    def as_move(self, action: int) -> int:
+        """The move of a play action: the action itself, or in the wildcard game the play
+        code of the listed play it picks (action ``i`` ≥ 1 is the ``i``-th legal play)."""
+        plays = getattr(self.game, "legal_plays", None)
+        if plays is None or action <= 0 or is_play_code(action):
+            return int(action)
+        return int(plays(0)[action - 1])
 
     def take_ids(self, seat: int, counts: np.ndarray, chosen=()) -> list[int]:
         """Remove the cards of ``counts`` from a seat's hand: of each rank the ``chosen`` ones

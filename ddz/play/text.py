@@ -18,6 +18,7 @@ from ddz.play.i18n import N_, _, pgettext
 from ddz_env.cards import BLACK_JOKER, DECKS, RANK_NAMES
 from ddz_env.moves import CHAIN_TYPES, MoveTable, MoveType
 from ddz_env.rules import Ruleset
+from ddz_env.rules.wild import HARD_BOMB, PLAY_TAG, SOFT_BOMB, WILD_BOMB, decode_play
 
 
 # ---------------------------------------------------------------------------------- style
@@ -152,7 +153,13 @@ def _an(rank_or_number: str) -> bool:
 
 def describe(table: MoveTable, move: int) -> str:
     """A player-facing name of a move in the current language (``"pair of 8s"``); in English
-    exactly the move table's ``describe``."""
+    exactly the move table's ``describe``. A play code of the wildcard game is named by its
+    reading, its bomb class included (``"soft bomb of 7s"``: :mod:`ddz.play.wild`)."""
+    if int(move) > 0 and int(move) & int(PLAY_TAG):
+        _t, _length, main, bomb, _cards = decode_play(move)
+        if bomb in WILD_BOMB_NAMES:
+            return _(WILD_BOMB_NAMES[bomb]).format(rank=RANK_NAMES[main])
+        move = reading_row(table, move)
     t = MoveType(int(table.type[move]))
     m, n = int(table.main[move]), int(table.length[move])
     rank = RANK_NAMES[m] if m >= 0 else ""
@@ -180,6 +187,21 @@ def describe(table: MoveTable, move: int) -> str:
 
 
 _PLANES = (MoveType.PLANE_WITH_SINGLES, MoveType.PLANE_WITH_PAIRS)
+#: The names of the wildcard game's bomb classes (a play code's bomb field), ``{rank}`` the
+#: bomb's rank.
+WILD_BOMB_NAMES = {
+    SOFT_BOMB: N_("soft bomb of {rank}s"),
+    HARD_BOMB: N_("hard bomb of {rank}s"),
+    WILD_BOMB: N_("wild bomb (four wild {rank}s)"),
+}
+
+
+def reading_row(table: MoveTable, code: int) -> int:
+    """The move-table row of a wildcard-game play code's reading (type, length, main): its
+    name and size."""
+    t, length, main, _bomb, _cards = decode_play(code)
+    rows = np.flatnonzero((table.type == t) & (table.length == length) & (table.main == main))
+    return int(rows[0])
 
 
 def kind_phrase(table: MoveTable, move: int) -> str:
@@ -390,6 +412,30 @@ class Verdict:
 def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarray) -> Verdict:
     """Whether ``counts`` can be played from ``hand`` on ``table_move`` (0 = leading), and why."""
     counts = np.asarray(counts, dtype=np.int64)
+    refused = held_verdict(table, hand, counts)
+    if refused is not None:
+        return refused
+    readings = table.classify(counts.astype(np.uint8))
+    if not readings:
+        rules = table.ruleset
+        return Verdict(False, -1, why_not_combination(counts, rules.kickers, rules.players))
+    if table_move == 0:
+        move = readings[0]
+        return Verdict(True, move, _("{play} · you lead").format(play=describe(table, move)))
+    for move in readings:
+        if table.beats(move, table_move):
+            text = _("{play} · covers {table}").format(
+                play=describe(table, move), table=describe(table, table_move)
+            )
+            return Verdict(True, move, text)
+    move = _closest_reading(table, readings, table_move)
+    return Verdict(False, move, why_not_covers(table, move, table_move))
+
+
+def held_verdict(table: MoveTable, hand: np.ndarray, counts: np.ndarray) -> Verdict | None:
+    """The refusal of typed cards that are none, more than the deck holds or not all in
+    ``hand``; ``None`` when the hand holds them."""
+    counts = np.asarray(counts, dtype=np.int64)
     hand = np.asarray(hand, dtype=np.int64)
     if counts.sum() == 0:
         return Verdict(False, -1, _("type some cards, or pass"))
@@ -407,21 +453,7 @@ def judge(table: MoveTable, hand: np.ndarray, table_move: int, counts: np.ndarra
             )
         what = _("you don't have {cards}").format(cards=_how_many(want, int(r)))
         return Verdict(False, -1, what + tail)
-    readings = table.classify(counts.astype(np.uint8))
-    if not readings:
-        rules = table.ruleset
-        return Verdict(False, -1, why_not_combination(counts, rules.kickers, rules.players))
-    if table_move == 0:
-        move = readings[0]
-        return Verdict(True, move, _("{play} · you lead").format(play=describe(table, move)))
-    for move in readings:
-        if table.beats(move, table_move):
-            text = _("{play} · covers {table}").format(
-                play=describe(table, move), table=describe(table, table_move)
-            )
-            return Verdict(True, move, text)
-    move = _closest_reading(table, readings, table_move)
-    return Verdict(False, move, why_not_covers(table, move, table_move))
+    return None
 
 
 def too_many_text(rank: int, deck_counts: np.ndarray | None = None) -> str:
@@ -472,13 +504,17 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
 COUNTER_WIDTH = 9 + 3 * len(RANK_NAMES) - 1
 
 
-def counter_lines(unseen: np.ndarray, style: Style, width: int = 100) -> list[str]:
+def counter_lines(
+    unseen: np.ndarray, style: Style, width: int = 100, wild: int = -1, mark: str = ""
+) -> list[str]:
     """Aligned rows of rank names and how many of each you have not seen: two rows, or four
-    (3-10, then J-RJ) when the screen is narrower than :data:`COUNTER_WIDTH`."""
+    (3-10, then J-RJ) when the screen is narrower than :data:`COUNTER_WIDTH`. The wild rank
+    (``wild``, the wildcard game) carries ``mark`` after its name."""
     groups = [range(15)] if width >= COUNTER_WIDTH else [range(8), range(8, 15)]
     rows = []
     for ranks in groups:
-        rows.append(" ".join(f"{RANK_NAMES[r]:>2}" for r in ranks))
+        names = [RANK_NAMES[r] + (mark if r == wild else "") for r in ranks]
+        rows.append(" ".join(f"{name:>2}" for name in names))
         rows.append(
             " ".join(
                 style.dim(f"{0:>2}") if unseen[r] == 0 else f"{int(unseen[r]):>2}" for r in ranks

@@ -36,6 +36,7 @@ from ddz.play.tui.panels import (
     TextPanel,
     translate_bindings,
 )
+from ddz.play.wild import move_counts
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
@@ -212,6 +213,7 @@ class DdzApp(App):
         title = _("{level} bots · deal {code}").format(
             level=s.render.level_name(), code=s.model.code
         )
+        title += " · " + s.render.wild_text() if s.render.wild >= 0 else ""
         loading = "" if s.loaded.is_set() else " · " + _("loading the bots…")
         self.query_one("#title", Static).update(_("Dou Dizhu") + " · " + title + loading)
 
@@ -249,6 +251,8 @@ class DdzApp(App):
         m = self.session.model
         if m.over():
             return "result"
+        if self.session.choosing:  # the readings of the cards played, numbered
+            return "choice"
         if self.session.game.phase[0] == BIDDING:
             info = infoset(self.session.game, 0, HUMAN)
             return "word" if info.deciding_open or self.session.rules.bidding == "rob" else "bid"
@@ -304,7 +308,7 @@ class DdzApp(App):
             return "⏳ " + _("{seat} is thinking…").format(seat=s.render.seat_name(self.thinking))
         if self.kind == "play":
             return _("Your turn") + ": " + s.render.turn_text(info)
-        if self.kind in ("bid", "word"):
+        if self.kind in ("bid", "word", "choice"):
             return self.prompt_text
         return ""
 
@@ -392,7 +396,7 @@ class DdzApp(App):
         info = self.info
         if counts.sum() == 0:
             return None, self.session.render.turn_text(info)
-        verdict = text.judge(self.session.table, info.hand, info.table_move, counts)
+        verdict, _readings = self.session.judge(info, counts)
         return verdict.ok, verdict.text
 
     def verdict_ok(self) -> bool:
@@ -427,7 +431,7 @@ class DdzApp(App):
             self.press(command)
         elif self.kind == "play":
             self.press("play")
-        elif typed:
+        elif typed or self.kind == "choice":
             event.input.value = ""
             self.send(typed)
 
@@ -480,11 +484,9 @@ class DdzApp(App):
         s.model.hints_used += 1
         self.query_one("#entry", Input).value = ""
         hand = self.query_one("#hand", HandView)
-        hand.raise_counts(table.counts[move] if move else np.zeros(15, np.int64))
+        hand.raise_counts(move_counts(table, move) if move else np.zeros(15, np.int64))
         self.update_status()
-        what = (
-            _("pass") if move == 0 else f"{table.cards_text(move)}  ({text.describe(table, move)})"
-        )
+        what = s.move_text(move)
         line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
         self.add_log("  " + line.format(k=self.hint_at + 1, n=len(self.hints), play=what))
 

@@ -1,0 +1,164 @@
+"""The bots on the wildcard game (``Ruleset(game="wild")``): the planner's wild cards, Easy
+and Normal in positions built by hand, the arena, Hard and Expert.
+
+In these positions the 8s are wild (rank index 5); ``W`` in a comment is a wild 8. The
+expected moves follow from the rules (docs/RULES.md, "The wildcard game") and the bots'
+documented play (ddz/agents/rule_bots.py), not from running the bots."""
+
+import numpy as np
+
+from ddz.agents.planner import (
+    PlayTable,
+    can_be_beaten_wild,
+    group_move_wild,
+    plan_cost_wild,
+    plan_hand_wild,
+)
+from ddz.agents.rule_bots import EasyAgent, NormalAgent
+from ddz_env.cards import parse_counts
+from ddz_env.game import PLAY
+from ddz_env.infoset import InfoSet
+from ddz_env.moves import MoveType as T
+from ddz_env.rules import Ruleset
+from ddz_env.rules.wild import HARD_BOMB, SOFT_BOMB, decode_play, legal_plays
+
+WILD = Ruleset(game="wild")
+EIGHT = 5  # the wild rank of these positions
+
+
+def code(cards: str, mtype: T | None = None, bomb: int | None = None) -> int:
+    """The play code of exactly ``cards`` (read as ``mtype``, bomb class ``bomb``)."""
+    counts = parse_counts(cards)
+    found = [
+        int(c)
+        for c in legal_plays(WILD.rules, counts, EIGHT)
+        if (decode_play(c)[4] == counts).all()
+        and (mtype is None or decode_play(c)[0] == mtype)
+        and (bomb is None or decode_play(c)[3] == bomb)
+    ]
+    assert len(found) == 1, (cards, found)
+    return found[0]
+
+
+def situation(hand, seat, landlord, cards_left, table=0, table_seat=-1, played=None):
+    """An information set of the wildcard game in the middle of a deal, the 8s wild."""
+    counts = parse_counts(hand)
+    plays = legal_plays(WILD.rules, counts, EIGHT, table)
+    legal = np.arange(len(plays) + 1, dtype=np.int64)[0 if table else 1 :]
+    left = np.array(cards_left, np.int64)
+    left[seat] = counts.sum()
+    return InfoSet(
+        ruleset=WILD,
+        table=WILD.rules.move_table,
+        seat=seat,
+        phase=PLAY,
+        hand=counts,
+        legal_actions=legal,
+        first_bidder=landlord,
+        bids=(),
+        high_bid=0,
+        landlord=landlord,
+        base=1,
+        kitty=np.zeros(15, np.uint8),
+        moves=((table_seat, table),) if table else (),
+        table_move=table,
+        table_seat=table_seat,
+        played=np.zeros((3, 15), np.uint8) if played is None else played,
+        cards_left=left,
+        bombs=0,
+        wild_rank=EIGHT,
+        legal_plays=plays,
+    )
+
+
+def played_code(info: InfoSet, action: int) -> int:
+    assert action in info.legal_actions
+    return 0 if action == 0 else int(info.legal_plays[action - 1])
+
+
+# ---------------------------------------------------------------------- the planner
+def test_a_wild_card_fills_the_gap_of_a_straight():
+    # 3 4 5 7 W: W stands for the 6, one straight of five.
+    plan = plan_hand_wild(parse_counts("3 4 5 7 8"), EIGHT)
+    assert [(g.type, g.main, g.length) for g in plan.groups] == [(T.STRAIGHT, 4, 5)]
+
+
+def test_three_of_a_rank_and_a_wild_card_plan_as_a_soft_bomb():
+    plan = plan_hand_wild(parse_counts("9 9 9 8"), EIGHT)
+    assert [(g.type, g.main) for g in plan.groups] == [(T.BOMB, 6)]
+
+
+def test_a_lone_wild_card_reads_as_its_own_rank():
+    # W alone can't stand for a 2 (wild cards alone read as their own rank).
+    plan = plan_hand_wild(parse_counts("8"), EIGHT)
+    assert [(g.type, g.main) for g in plan.groups] == [(T.SINGLE, EIGHT)]
+
+
+def test_a_wild_card_is_worth_more_than_the_natural_it_could_replace():
+    # W K is one pair of Ks; 7 K two singles. And a W kept is worth more than a 7 kept.
+    assert plan_cost_wild(parse_counts("8 K"), EIGHT) < plan_cost_wild(parse_counts("7 K"), EIGHT)
+    assert plan_cost_wild(parse_counts("8 3"), EIGHT) < plan_cost_wild(parse_counts("7 3"), EIGHT)
+
+
+def test_a_group_maps_to_the_play_spending_its_natural_cards():
+    # The pair of 7s of 7 7 W: the listed plays 7 7 and 7 W read the same; 7 7 is the group's.
+    hand = parse_counts("7 7 8 3")
+    table = PlayTable(WILD.rules.move_table, legal_plays(WILD.rules, hand, EIGHT), EIGHT, hand)
+    pair = next(g for g in plan_hand_wild(parse_counts("7 7"), EIGHT).groups)
+    assert table.codes[group_move_wild(table, pair)] == code("7 7")
+
+
+def test_control_counts_the_unseen_wild_cards():
+    hand = parse_counts("A A")
+    table = PlayTable(WILD.rules.move_table, legal_plays(WILD.rules, hand, EIGHT), EIGHT, hand)
+    pair = table.codes.index(code("A A"))
+    unseen = np.zeros(15, np.uint8)
+    unseen[12] = 1  # one 2 unseen: no pair of 2s
+    assert not can_be_beaten_wild(table, pair, unseen)
+    unseen[EIGHT] = 1  # and a wild card: 2 + W is a pair of 2s
+    assert can_be_beaten_wild(table, pair, unseen)
+    unseen[12] = 0  # a wild card alone reads as an 8, and jokers are never stood for
+    unseen[13] = 1
+    assert not can_be_beaten_wild(table, pair, unseen)
+    # Bombs: a soft bomb of 3s is beaten by a hard bomb of any rank, not by the soft 3s below.
+    bomb = PlayTable(
+        WILD.rules.move_table, [code("3 3 3 8", T.BOMB)], EIGHT, parse_counts("3 3 3 8")
+    )
+    unseen = parse_counts("4 4 4 4")
+    assert can_be_beaten_wild(bomb, 1, unseen)
+    hard = PlayTable(WILD.rules.move_table, [code("9 9 9 9")], EIGHT, parse_counts("9 9 9 9"))
+    assert not can_be_beaten_wild(hard, 1, parse_counts("4 4 4 4 K K K"))  # 4s below, K K K + no W
+    assert can_be_beaten_wild(hard, 1, parse_counts("8 8 8 8"))  # the wild bomb
+
+
+# ---------------------------------------------------------------------- Normal and Easy
+def test_normal_follows_a_pair_with_natural_cards_keeping_the_wild_card():
+    # Hand 7 7 W 3 on a pair of 5s: 7 7 and 7 W both beat it; 7 7 keeps W (then 3 W is a pair).
+    info = situation("7 7 8 3", 1, 0, [15, 0, 17], table=code("5 5"), table_seat=0)
+    assert played_code(info, NormalAgent().play(info)) == code("7 7")
+    assert played_code(info, EasyAgent(seed=0, mistake_rate=0).play(info)) == code("7 7")
+
+
+def test_normal_leads_the_straight_a_wild_card_completes():
+    # 3 4 5 7 W K K: W as 6 makes the straight 3-7; then the pair of Ks.
+    info = situation("3 4 5 7 8 K K", 0, 0, [0, 17, 17])
+    played = played_code(info, NormalAgent().play(info))
+    assert decode_play(played)[:3] == (T.STRAIGHT, 5, 4)
+    assert (decode_play(played)[4] == parse_counts("3 4 5 7 8")).all()
+
+
+def test_normal_sees_a_soft_bomb_against_a_landlord_about_to_finish():
+    # The landlord has 2 cards and plays K K; no pair beats it; 9 9 9 W is a soft bomb.
+    info = situation("9 9 9 8 4 6", 1, 0, [2, 0, 12], table=code("K K"), table_seat=0)
+    played = played_code(info, NormalAgent().play(info))
+    assert played == code("9 9 9 8", T.BOMB, SOFT_BOMB)
+
+
+def test_bombs_spend_the_fewest_wild_cards():
+    # 7 7 7 7 and W on a landlord about to finish: the hard bomb of 7s keeps W (the soft
+    # bomb 7 7 7 W, of the same rank, would spend it).
+    info = situation("7 7 7 7 8 4 J", 1, 0, [2, 0, 12], table=code("K K"), table_seat=0)
+    hard = code("7 7 7 7", T.BOMB, HARD_BOMB)
+    assert played_code(info, NormalAgent().play(info)) == hard
+    info = situation("7 7 7 7 8 4 J", 1, 0, [3, 0, 12], table=code("K K"), table_seat=0)
+    assert played_code(info, EasyAgent(seed=0, mistake_rate=0).play(info)) == hard
