@@ -5,7 +5,10 @@ In these positions the 8s are wild (rank index 5); ``W`` in a comment is a wild 
 expected moves follow from the rules (docs/RULES.md, "The wildcard game") and the bots'
 documented play (ddz/agents/rule_bots.py), not from running the bots."""
 
+import argparse
+
 import numpy as np
+import pytest
 
 from ddz.agents.planner import (
     PlayTable,
@@ -162,3 +165,52 @@ def test_bombs_spend_the_fewest_wild_cards():
     assert played_code(info, NormalAgent().play(info)) == hard
     info = situation("7 7 7 7 8 4 J", 1, 0, [3, 0, 12], table=code("K K"), table_seat=0)
     assert played_code(info, EasyAgent(seed=0, mistake_rate=0).play(info)) == hard
+
+
+# ---------------------------------------------------------------------- arena, envs, options
+def test_the_wild_flag_is_the_wildcard_game():
+    from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
+
+    parser = argparse.ArgumentParser()
+    add_rule_options(parser)
+    assert ruleset_from_args(parser.parse_args(["--wild"])).game == "wild"
+    assert ruleset_from_args(parser.parse_args([])).game == "classic"
+    args = parser.parse_args(["--wild", "--hard-bomb-multiplier", "4"])
+    assert ruleset_from_args(args).hard_bomb_multiplier == 4
+    with pytest.raises(RuleOptionError, match="--players 4 is not played with --game wild"):
+        ruleset_from_args(parser.parse_args(["--wild", "--players", "4"]))
+
+
+@pytest.mark.heavy
+def test_normal_beats_easy_on_the_wildcard_game_without_forfeits():
+    from ddz.arena.arena import run_arena
+
+    result = run_arena("normal", "easy", deals=6, seed=1, ruleset=WILD)
+    assert not result.forfeits and result.games == 12
+    assert result.game == "wild" and "wildcard game" in result.text()
+
+
+@pytest.mark.heavy
+def test_the_single_seat_env_plays_against_normal_by_default():
+    from ddz_env.single import DouDizhuEnv
+
+    env = DouDizhuEnv(game="wild")
+    assert all(isinstance(o, NormalAgent) for o in env.opponents)
+    rng = np.random.default_rng(0)
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = rng.choice(np.flatnonzero(obs["action_mask"]))
+            obs, reward, done, truncated, info = env.step(action)
+        assert reward in (-1.0, 1.0) and "illegal_action" not in info
+
+
+@pytest.mark.parametrize("call", ["legal_mask", "legal_words"])
+def test_move_table_masks_refuse_the_wildcard_game_in_one_line(call):
+    import ddz_env.legal as legal
+
+    hands = parse_counts("3 4 5 8")
+    with pytest.raises(ValueError, match="lists its legal plays") as err:
+        getattr(legal, call)(hands if call == "legal_mask" else hands[None], ruleset=WILD)
+    assert "\n" not in str(err.value)
