@@ -19,8 +19,8 @@ from ddz.agents.planner import (
 )
 from ddz.agents.rule_bots import EasyAgent, NormalAgent
 from ddz_env.cards import parse_counts
-from ddz_env.game import PLAY
-from ddz_env.infoset import InfoSet
+from ddz_env.game import PLAY, Game
+from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import MoveType as T
 from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import HARD_BOMB, SOFT_BOMB, decode_play, legal_plays
@@ -214,3 +214,42 @@ def test_move_table_masks_refuse_the_wildcard_game_in_one_line(call):
     with pytest.raises(ValueError, match="lists its legal plays") as err:
         getattr(legal, call)(hands if call == "legal_mask" else hands[None], ruleset=WILD)
     assert "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------------- Hard and Expert
+def test_hard_refuses_the_wildcard_game_in_one_line():
+    from ddz.agents.hard import HardAgent
+
+    info = situation("3 4 5 8 K K", 0, 0, [0, 17, 17])
+    with pytest.raises(ValueError, match="hard has no model of the wildcard game") as err:
+        HardAgent().play(info)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("command", ["eval", "league"])
+def test_the_arena_refuses_hard_on_the_wildcard_game(command, capsys):
+    from ddz.cli import main
+
+    assert main([command, "hard", "normal", "--wild", "--deals", "1"]) == 2
+    assert "hard has no model of the wildcard game" in capsys.readouterr().err
+
+
+@pytest.mark.heavy
+def test_expert_searches_the_wildcard_game_with_normal_rules_for_every_seat(monkeypatch):
+    import ddz.agents.expert as expert
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a network read a wildcard game")
+
+    monkeypatch.setattr(expert, "model_actions", no_network)
+    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0)
+    game = Game(1, Ruleset(game="wild", bidding="none"), seed=3)  # the landlord leads
+    info = infoset(game, 0)
+    assert info.wild_rank >= 0 and len(info.legal_actions) > 3
+    action = agent.play(info)
+    assert action in info.legal_actions and action != 0
+    assert agent.searched == 1
+    # cut short, a rollout counts half a win (no network value)
+    agent = expert.ExpertAgent(worlds=2, candidates=2, seed=0, plies=1)
+    rates = agent.rate(info, np.array([1, 2]), np.random.default_rng(0))
+    assert set(rates.tolist()) <= {0.0, 0.5, 1.0}

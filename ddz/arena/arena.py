@@ -615,6 +615,11 @@ def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | Non
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
         return str(exc)
+    from ddz.agents.hard import NO_MODEL  # the games Hard's networks don't know
+
+    refusal = NO_MODEL.get(args.ruleset.rules.family)
+    if refusal is not None and any(name.lower().split(":")[0] == "hard" for name in bots):
+        return refusal
     only = FAMILY_AGENTS.get(args.ruleset.rules.family)
     for name in bots if only is not None else ():
         if name not in only:
