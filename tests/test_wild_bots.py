@@ -191,6 +191,20 @@ def test_normal_beats_easy_on_the_wildcard_game_without_forfeits():
 
 
 @pytest.mark.heavy
+def test_a_league_plays_the_wildcard_game(capsys, tmp_path):
+    import json
+
+    from ddz.arena.league import main
+
+    saved = tmp_path / "league.json"
+    argv = ["normal", "easy", "--wild", "--deals", "2", "--json", "--no-progress"]
+    assert main([*argv, "--save", str(saved)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["forfeits"] == [] and out["games_per_pair"] == 4
+    assert json.loads(saved.read_text())["config"]["game"] == "wild"
+
+
+@pytest.mark.heavy
 def test_the_single_seat_env_plays_against_normal_by_default():
     from ddz_env.single import DouDizhuEnv
 
