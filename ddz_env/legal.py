@@ -199,6 +199,16 @@ def check_table_moves(table_moves, batch: int, num_moves: int) -> np.ndarray:
     return moves
 
 
+def check_masked_rules(ruleset: Ruleset) -> None:
+    """``ValueError`` (one line) for a game whose legal moves are listed plays, not rows of a
+    move table (the wildcard game): it has no legal-move bitset."""
+    if not ruleset.rules.legal_tables.fit_words.size:
+        raise ValueError(
+            f"the {ruleset.game} game lists its legal plays (ruleset.rules.legal_plays); "
+            "legal_mask and legal_words are for games whose moves are move-table rows"
+        )
+
+
 def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """Packed legal-move bitsets for a batch of hands.
 
@@ -211,6 +221,7 @@ def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np
         ``TypeError`` for non-integer input, ``ValueError`` for a wrong shape, a count out of
         range or a move id out of range (:func:`check_hands`, :func:`check_table_moves`).
     """
+    check_masked_rules(ruleset)
     hands = check_hands(hands, ruleset.deck.counts)
     if table_moves is not None:
         table_moves = check_table_moves(table_moves, len(hands), len(move_table(ruleset)))
@@ -239,6 +250,7 @@ def legal_mask(hand, table_move=0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarr
     ``table_move`` is the move id to beat (0 = leading), a scalar or (B,) array. Inputs are
     checked as in :func:`legal_words` (``TypeError``/``ValueError``).
     """
+    check_masked_rules(ruleset)
     hand = np.asarray(hand)
     single = hand.ndim == 1
     hands = check_hands(hand[None] if single else hand, ruleset.deck.counts)

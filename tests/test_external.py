@@ -422,7 +422,7 @@ def test_requests_say_how_many_redeals_and_the_redeal_limit():
     info = infoset(game, 0)
     req = request(info)
     assert (req["redeals"], req["rules"]["redeal_limit"]) == (1, 2)
-    assert req["protocol"] == 1 and req["protocol_minor"] == 1
+    assert req["protocol"] == 1 and req["protocol_minor"] == 2
     unlimited = request(infoset(Game(1, ruleset=Ruleset(redeal_limit=None), seed=4), 0))
     assert unlimited["rules"]["redeal_limit"] is None
 
@@ -455,3 +455,67 @@ def test_a_forked_copy_of_an_agent_starts_its_own_program_and_leaves_the_parents
     assert int(agent.act(info)) in info.legal_actions.tolist()  # the parent's still answers
     assert agent._proc.pid == mine
     agent.close()
+
+
+# ---------------------------------------------------------------------- the wildcard game
+WILD = Ruleset(game="wild", bidding="none")
+
+
+def _wild_lead(hand: str, wild: int = 5):
+    """A wildcard game whose player to act leads ``hand`` (the 8s wild by default)."""
+    from ddz_env.cards import parse_counts
+
+    game = Game(1, WILD, seed=0)
+    game.wild_rank[0] = wild
+    game.hands[0, int(game.current_player[0])] = parse_counts(hand)
+    game.restore({}, [0])
+    return game
+
+
+def test_wildcard_requests_give_the_wild_rank_and_each_plays_reading_and_cards():
+    req = request(infoset(_wild_lead("7 7 8"), 0))
+    assert req["wild_rank"] == "8" and req["rules"]["game"] == "wild"
+    assert req["rules"]["hard_bomb_multiplier"] == 2
+    plays = {
+        (e["cards"], e["reading"]["type"], e["reading"]["main"], e["wild"], e["wild_as"])
+        for e in req["legal"]
+    }
+    # 7 7 W (W: the wild 8): a single 7; W alone, an 8; the pair of 7s as 7 7 or as 7 W;
+    # the trio of 7s (docs/RULES.md's worked example).
+    assert plays == {
+        ("7", "single", "7", 0, ""),
+        ("8", "single", "8", 1, "8"),
+        ("7 7", "pair", "7", 0, ""),
+        ("7 8", "pair", "7", 1, "7"),
+        ("7 7 8", "trio", "7", 1, "7"),
+    }
+    assert sorted(e["id"] for e in req["legal"]) == [1, 2, 3, 4, 5]  # leading: no pass
+    codes = [int(e["code"]) for e in sorted(req["legal"], key=lambda e: e["id"])]
+    assert codes == infoset(_wild_lead("7 7 8"), 0).legal_plays.tolist()
+
+
+def test_wildcard_requests_name_soft_bombs_and_rebuild_the_same_infoset():
+    from ddz.agents.host import infoset_of
+
+    game = _wild_lead("9 9 9 8")
+    bombs = [e for e in request(infoset(game, 0))["legal"] if e["reading"]["type"] == "bomb"]
+    assert [(e["cards"], e["reading"]["bomb"], e["wild_as"]) for e in bombs] == [
+        ("8 9 9 9", "soft", "9")  # cards low to high, as every hand
+    ]
+    rng = np.random.default_rng(0)
+    game = Game(1, Ruleset(game="wild", hard_bomb_multiplier=4), seed=5)
+    while not game.done[0]:
+        req = json.loads(json.dumps(request(infoset(game, 0))))
+        assert json.loads(json.dumps(request(infoset_of(req)))) == req
+        game.step(game.sample_actions(rng))
+    assert req["moves"] and all("code" in m and "cards" in m for m in req["moves"])
+
+
+@pytest.mark.heavy
+def test_a_wildcard_game_plays_through_the_protocol_with_the_example_bot():
+    spec = python_cmd(BOTS / "random_bot.py")
+    result = run_arena(spec, "normal", deals=2, seed=1, ruleset=Ruleset(game="wild"))
+    assert (result.games, result.forfeits) == (4, [])
+    hosted = f"{BOTS / 'my_agent.py'}:SmallestFirst"  # a Python bot in the protocol's host
+    result = run_arena(hosted, "easy", deals=1, seed=1, ruleset=Ruleset(game="wild"))
+    assert (result.games, result.forfeits) == (2, [])

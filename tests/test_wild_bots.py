@@ -5,7 +5,10 @@ In these positions the 8s are wild (rank index 5); ``W`` in a comment is a wild 
 expected moves follow from the rules (docs/RULES.md, "The wildcard game") and the bots'
 documented play (ddz/agents/rule_bots.py), not from running the bots."""
 
+import argparse
+
 import numpy as np
+import pytest
 
 from ddz.agents.planner import (
     PlayTable,
@@ -16,8 +19,8 @@ from ddz.agents.planner import (
 )
 from ddz.agents.rule_bots import EasyAgent, NormalAgent
 from ddz_env.cards import parse_counts
-from ddz_env.game import PLAY
-from ddz_env.infoset import InfoSet
+from ddz_env.game import PLAY, Game
+from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import MoveType as T
 from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import HARD_BOMB, SOFT_BOMB, decode_play, legal_plays
@@ -162,3 +165,105 @@ def test_bombs_spend_the_fewest_wild_cards():
     assert played_code(info, NormalAgent().play(info)) == hard
     info = situation("7 7 7 7 8 4 J", 1, 0, [3, 0, 12], table=code("K K"), table_seat=0)
     assert played_code(info, EasyAgent(seed=0, mistake_rate=0).play(info)) == hard
+
+
+# ---------------------------------------------------------------------- arena, envs, options
+def test_the_wild_flag_is_the_wildcard_game():
+    from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
+
+    parser = argparse.ArgumentParser()
+    add_rule_options(parser)
+    assert ruleset_from_args(parser.parse_args(["--wild"])).game == "wild"
+    assert ruleset_from_args(parser.parse_args([])).game == "classic"
+    args = parser.parse_args(["--wild", "--hard-bomb-multiplier", "4"])
+    assert ruleset_from_args(args).hard_bomb_multiplier == 4
+    with pytest.raises(RuleOptionError, match="--players 4 is not played with --game wild"):
+        ruleset_from_args(parser.parse_args(["--wild", "--players", "4"]))
+
+
+@pytest.mark.heavy
+def test_normal_beats_easy_on_the_wildcard_game_without_forfeits():
+    from ddz.arena.arena import run_arena
+
+    result = run_arena("normal", "easy", deals=6, seed=1, ruleset=WILD)
+    assert not result.forfeits and result.games == 12
+    assert result.game == "wild" and "wildcard game" in result.text()
+
+
+@pytest.mark.heavy
+def test_a_league_plays_the_wildcard_game(capsys, tmp_path):
+    import json
+
+    from ddz.arena.league import main
+
+    saved = tmp_path / "league.json"
+    argv = ["normal", "easy", "--wild", "--deals", "2", "--json", "--no-progress"]
+    assert main([*argv, "--save", str(saved)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["forfeits"] == [] and out["games_per_pair"] == 4
+    assert json.loads(saved.read_text())["config"]["game"] == "wild"
+
+
+@pytest.mark.heavy
+def test_the_single_seat_env_plays_against_normal_by_default():
+    from ddz_env.single import DouDizhuEnv
+
+    env = DouDizhuEnv(game="wild")
+    assert all(isinstance(o, NormalAgent) for o in env.opponents)
+    rng = np.random.default_rng(0)
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = rng.choice(np.flatnonzero(obs["action_mask"]))
+            obs, reward, done, truncated, info = env.step(action)
+        assert reward in (-1.0, 1.0) and "illegal_action" not in info
+
+
+@pytest.mark.parametrize("call", ["legal_mask", "legal_words"])
+def test_move_table_masks_refuse_the_wildcard_game_in_one_line(call):
+    import ddz_env.legal as legal
+
+    hands = parse_counts("3 4 5 8")
+    with pytest.raises(ValueError, match="lists its legal plays") as err:
+        getattr(legal, call)(hands if call == "legal_mask" else hands[None], ruleset=WILD)
+    assert "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------------- Hard and Expert
+def test_hard_refuses_the_wildcard_game_in_one_line():
+    from ddz.agents.hard import HardAgent
+
+    info = situation("3 4 5 8 K K", 0, 0, [0, 17, 17])
+    with pytest.raises(ValueError, match="hard has no model of the wildcard game") as err:
+        HardAgent().play(info)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("command", ["eval", "league"])
+def test_the_arena_refuses_hard_on_the_wildcard_game(command, capsys):
+    from ddz.cli import main
+
+    assert main([command, "hard", "normal", "--wild", "--deals", "1"]) == 2
+    assert "hard has no model of the wildcard game" in capsys.readouterr().err
+
+
+@pytest.mark.heavy
+def test_expert_searches_the_wildcard_game_with_normal_rules_for_every_seat(monkeypatch):
+    import ddz.agents.expert as expert
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a network read a wildcard game")
+
+    monkeypatch.setattr(expert, "model_actions", no_network)
+    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0)
+    game = Game(1, Ruleset(game="wild", bidding="none"), seed=3)  # the landlord leads
+    info = infoset(game, 0)
+    assert info.wild_rank >= 0 and len(info.legal_actions) > 3
+    action = agent.play(info)
+    assert action in info.legal_actions and action != 0
+    assert agent.searched == 1
+    # cut short, a rollout counts half a win (no network value)
+    agent = expert.ExpertAgent(worlds=2, candidates=2, seed=0, plies=1)
+    rates = agent.rate(info, np.array([1, 2]), np.random.default_rng(0))
+    assert set(rates.tolist()) <= {0.0, 0.5, 1.0}

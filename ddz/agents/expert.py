@@ -23,6 +23,14 @@ Each decision in play with more than one legal move:
    candidate rates more than ``margin`` above it: the search only overrides the networks when
    the rollouts disagree clearly.
 
+**The wildcard game** (``Ruleset(game="wild")``): Hard's networks know only the classic game,
+so the Expert plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
+the candidates are Normal's choice first, then the legal plays whose rest of the hand plans
+cheapest; in the rollouts every seat, the searcher's side included, plays Normal's rules (the
+worlds are dealt uniformly, keeping the drawn wild rank); a rollout cut short (``plies``,
+``time_budget``) counts half a win; Normal's choice is kept unless another candidate rates more
+than ``margin`` above it; bids are Normal's. No network is read on the wildcard game.
+
 Forced moves (a single legal move) skip the search; bids are Hard's. The agent sees the
 information set only: the worlds are built from it, never from the real game. Each decision's
 worlds come from a generator seeded by (the agent's seed, the information set), so a decision
@@ -42,12 +50,15 @@ import numpy as np
 
 from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
+from ddz.agents.planner import planner_of
 from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
 from ddz_env.infoset import InfoSet
 from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize
 
+#: the families of rules Hard's networks don't know: the search runs on Normal's rules alone
+RULES_ONLY = frozenset({"wild"})
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
 DEFAULT_WORLDS = 32
@@ -170,10 +181,17 @@ class ExpertAgent(HardAgent):
     def _rng(self, info: InfoSet) -> np.random.Generator:
         return np.random.default_rng([self.seed % (1 << 64), info_digest(info)])
 
+    def bid(self, info: InfoSet) -> int:
+        if info.ruleset.rules.family in RULES_ONLY:
+            return self._rules.bid(info)
+        return super().bid(info)
+
     def play(self, info: InfoSet) -> int:
         legal = info.legal_moves()
         if len(legal) == 1:
             return int(legal[0])
+        if info.ruleset.rules.family in RULES_ONLY:
+            return self.play_by_rules(info)
         with _one_blas_thread():
             moves, values = self.move_values(info)
             order = np.argsort(-values, kind="stable")
@@ -188,6 +206,25 @@ class ExpertAgent(HardAgent):
             self.changed += 1
             return int(top[best])
         return hard_choice
+
+    def play_by_rules(self, info: InfoSet) -> int:
+        """The search of a game without networks (the wildcard game): Normal's choice and the
+        legal moves whose rest plans cheapest are rated by rollouts where every seat plays
+        Normal's rules; Normal's choice stands unless another rates ``margin`` above it."""
+        choice = int(self._rules.play(info))
+        if self.candidates < 2:
+            return choice
+        hooks, table = planner_of(info.ruleset).decision(info)
+        rest = {int(m): hooks.plan_cost(info.hand - table.counts[m]) for m in info.legal_moves()}
+        others = sorted((m for m in rest if m != choice), key=lambda m: (rest[m], m))
+        top = np.array([choice, *others[: self.candidates - 1]], np.int64)
+        rates = self.rate(info, top, self._rng(info))
+        self.searched += 1
+        best = int(np.argmax(rates))
+        if rates[best] > rates[0] + self.margin:
+            self.changed += 1
+            return int(top[best])
+        return choice
 
     def world_belief(self, info: InfoSet) -> np.ndarray | None:
         """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
@@ -212,13 +249,17 @@ class ExpertAgent(HardAgent):
         K, M = len(moves), self.worlds
         game = determinize(info, M, rng, belief=self.world_belief(info)).tile(K)
         n = K * M
+        rules_only = info.ruleset.rules.family in RULES_ONLY
+        if info.legal_plays is not None:  # listed plays: step their codes (0 passes)
+            codes = np.concatenate([[0], info.legal_plays]).astype(np.int64)
+            moves = codes[moves]
         game.step(np.repeat(moves, M))
         mine_is_landlord = info.seat == info.landlord
         # the games whose opponents play Normal's rules (the worlds are drawn independently,
         # so the first ones are as good a choice as any): owner 1 in those seats, else 0
         ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
         opponent = (np.arange(info.ruleset.players) == game.landlord[:, None]) != mine_is_landlord
-        owner = (ruled[:, None] & opponent).astype(np.int64)
+        owner = ((ruled[:, None] & opponent) | rules_only).astype(np.int64)  # 1: Normal's
         expired = None
         if self.time_budget is not None:
             budget = self.time_budget
@@ -227,7 +268,9 @@ class ExpertAgent(HardAgent):
         play(game, [self._network_policy, by_rules], owner, max_steps=self.plies, stop=expired)
         score = np.zeros(n, np.float64)
         live = np.flatnonzero(game.phase != OVER)
-        if len(live):  # cut short: the networks' value of the position stands in
+        if len(live) and rules_only:  # cut short, no network: half a win
+            score[live] = 0.5
+        elif len(live):  # cut short: the networks' value of the position stands in
             _, value = model_actions(self.model, game, live, with_values=True, value="wp")
             acting_is_landlord = game.current_player[live] == game.landlord[live]
             side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)

@@ -43,16 +43,17 @@ import numpy as np
 
 from ddz.agents.base import Agent
 from ddz_env.actions import BIDDING, CALL_NAMES, bid_of_action
-from ddz_env.cards import format_counts
+from ddz_env.cards import RANK_NAMES, format_counts
 from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
-from ddz_env.moves import MoveTable
+from ddz_env.moves import MoveTable, MoveType
+from ddz_env.rules.wild import decode_play, stood_for
 
 #: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request as
 #: ``protocol`` (the major version: a change that breaks bots raises it) and ``protocol_minor``
 #: (raised when requests gain fields).
 PROTOCOL_VERSION = 1
-PROTOCOL_MINOR = 1
+PROTOCOL_MINOR = 2
 #: Seconds a program may take per decision when the run sets no ``--time-limit``.
 DEFAULT_TIME_LIMIT = 10.0
 #: Extra seconds allowed for the first answer after the program starts.
@@ -101,6 +102,7 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         return {"seat": int(seat), "id": int(move_id), "cards": texts[move_id]}
 
     bidding = info.phase == BIDDING
+    plays = info.legal_plays is not None  # the wildcard game: _wild_fields writes its plays
     rules = info.ruleset
     variants = bool(rules.variants)
 
@@ -109,6 +111,8 @@ def request(info: InfoSet, seed: int = 0) -> dict:
 
     if bidding:
         legal = [{"id": a, **said(bid_of_action(n, a))} for a in info.legal_actions.tolist()]
+    elif plays:
+        legal = []
     else:
         legal = [{"id": a, "cards": texts[a]} for a in info.legal_actions.tolist()]
     out = {
@@ -126,8 +130,8 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         "high_bid": int(info.high_bid),
         "redeals": int(info.redeals),
         "base": int(info.base),
-        "moves": [move(s, m) for s, m in info.moves],
-        "table": None if info.table_move == 0 else move(info.table_seat, info.table_move),
+        "moves": [] if plays else [move(s, m) for s, m in info.moves],
+        "table": None if plays or not info.table_move else move(info.table_seat, info.table_move),
         "cards_left": [int(c) for c in info.cards_left],
         "played": [format_counts(p) for p in info.played],
         "bombs": int(info.bombs),
@@ -145,7 +149,54 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         out["robs"], out["opened"] = int(info.robs), bool(info.opened)
         shown = info.open_hand
         out["open_hand"] = None if shown is None else format_counts(shown)
+    if plays:
+        _wild_fields(info, out)
     return out
+
+
+#: the protocol's names of the wildcard game's bomb classes (``ddz_env.rules.wild``)
+BOMB_WORDS = {1: "soft", 2: "hard", 3: "wild"}
+
+
+def play_entry(code: int, wild: int) -> dict:
+    """A play of the wildcard game as the protocol writes it: the cards it consumes (the wild
+    cards as their own rank), its ``code`` (a decimal string: codes pass 2^53), its
+    ``reading`` (type, length, main rank, bomb class), the wild cards it spends (``wild``) and
+    the ranks they stand for in the main part (``wild_as``; a wild wing stands for none)."""
+    if code == 0:
+        return {"cards": "pass", "code": "0"}
+    mtype, length, main, bomb, consumed = decode_play(code)
+    return {
+        "cards": format_counts(consumed),
+        "code": str(int(code)),
+        "reading": {
+            "type": MoveType(mtype).name.lower(),
+            "length": int(length),
+            "main": RANK_NAMES[main],
+            "bomb": BOMB_WORDS.get(int(bomb)),
+        },
+        "wild": int(consumed[wild]),
+        "wild_as": format_counts(stood_for(code, wild)),
+    }
+
+
+def _wild_fields(info: InfoSet, out: dict) -> None:
+    """The wildcard game's fields of a request (docs/PROTOCOL.md): the wild rank, the rules'
+    game and house rule, and every play (legal, moves, table) as :func:`play_entry`."""
+    wild = int(info.wild_rank)
+    out["wild_rank"] = RANK_NAMES[wild] if wild >= 0 else None
+    out["rules"]["game"] = info.ruleset.game
+    out["rules"]["hard_bomb_multiplier"] = info.ruleset.hard_bomb_multiplier
+    if wild < 0:
+        return
+    out["moves"] = [{"seat": int(s), **play_entry(c, wild)} for s, c in info.moves]
+    if info.table_move:
+        out["table"] = {"seat": int(info.table_seat), **play_entry(info.table_move, wild)}
+    if info.phase != BIDDING:
+        codes = [0, *info.legal_plays.tolist()]
+        out["legal"] = [
+            {"id": a, **play_entry(codes[a], wild)} for a in info.legal_actions.tolist()
+        ]
 
 
 def _live_here() -> list[subprocess.Popen]:

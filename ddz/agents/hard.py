@@ -561,8 +561,24 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
         raise error(f"{what} {path} is not a valid model: {exc}") from exc
 
 
+#: the families of rules the networks were not trained on, with what the agent says there
+NO_MODEL = {
+    "wild": "hard has no model of the wildcard game (--game wild): play expert (a search on "
+    "Normal's rules), normal or easy"
+}
+
+
+def check_model_game(info: InfoSet) -> None:
+    """``ValueError`` (one line, :data:`NO_MODEL`) on a game the networks don't know: they
+    never read its observations as the classic game's."""
+    refusal = NO_MODEL.get(info.ruleset.rules.family)
+    if refusal is not None:
+        raise ValueError(refusal)
+
+
 class HardAgent(Agent):
-    """Plays the best move by the trained Q networks; bids by the trained bid network."""
+    """Plays the best move by the trained Q networks; bids by the trained bid network. It
+    refuses the games of :data:`NO_MODEL` (:func:`check_model_game`)."""
 
     name = "hard"
 
@@ -587,6 +603,7 @@ class HardAgent(Agent):
         self.open_threshold = open_threshold
 
     def bid(self, info: InfoSet) -> int:
+        check_model_game(info)
         if info.deciding_open and self.open_threshold is None:
             return open_call(info, False)
         dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
@@ -602,6 +619,7 @@ class HardAgent(Agent):
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
+        check_model_game(info)
         moves = info.legal_moves()
         role = info.role
         # the classic features (the variants' own fields come after them; their claims and robs

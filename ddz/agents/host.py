@@ -36,7 +36,7 @@ from ddz.agents.base import action_id
 from ddz.agents.external import ExternalAgent
 from ddz.agents.loader import build_agent, exception_line, is_user_bot
 from ddz_env.actions import BIDDING, CALL_NAMES, PLAY
-from ddz_env.cards import parse_counts
+from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.infoset import InfoSet
 from ddz_env.rules import Ruleset
 
@@ -104,12 +104,14 @@ def infoset_of(request: dict) -> InfoSet:
     """The :class:`InfoSet` of a protocol request (the inverse of
     :func:`ddz.agents.external.request`; rules the protocol does not send keep their defaults)."""
     rules = request["rules"]
+    game = {k: rules[k] for k in ("game", "hard_bomb_multiplier") if k in rules}
     ruleset = Ruleset(
         bidding=rules["bidding"],
         kickers=rules["kickers"],
         base_points=rules["base_points"],
         open_hand=bool(rules.get("open_hand", False)),
         players=len(request["cards_left"]),
+        **game,
     )
     deck = ruleset.deck.counts
     table = ruleset.rules.move_table
@@ -131,8 +133,8 @@ def infoset_of(request: dict) -> InfoSet:
         landlord=-1 if landlord is None else int(landlord),
         base=int(request["base"]),
         kitty=None if request["kitty"] is None else parse_counts(request["kitty"], deck),
-        moves=tuple((int(m["seat"]), int(m["id"])) for m in request["moves"]),
-        table_move=0 if on_table is None else int(on_table["id"]),
+        moves=tuple((int(m["seat"]), _move_id(m)) for m in request["moves"]),
+        table_move=0 if on_table is None else _move_id(on_table),
         table_seat=-1 if on_table is None else int(on_table["seat"]),
         played=np.array([parse_counts(p, deck) for p in request["played"]], np.uint8),
         cards_left=np.array(request["cards_left"], np.int64),
@@ -141,7 +143,28 @@ def infoset_of(request: dict) -> InfoSet:
         robs=int(request.get("robs", 0)),
         opened=bool(request.get("opened", False)),
         open_hand=None if shown is None else parse_counts(shown, deck),
+        **_wild_fields(request),
     )
+
+
+def _move_id(entry: dict) -> int:
+    """The InfoSet's id of a move of the request: its move id, or in the wildcard game its
+    play code (``code``, a decimal string)."""
+    return int(entry["code"] if "code" in entry else entry["id"])
+
+
+def _wild_fields(request: dict) -> dict:
+    """The wildcard game's fields of the InfoSet of ``request`` (none for the other games):
+    the wild rank and the codes of the legal plays (``legal_plays``, in action order)."""
+    if "wild_rank" not in request:
+        return {}
+    wild = request["wild_rank"]
+    play = request["phase"] == "play"
+    codes = [int(e["code"]) for e in request["legal"] if play and int(e["id"])]
+    return {
+        "wild_rank": -1 if wild is None else parse_ranks(wild)[0],
+        "legal_plays": np.array(codes, np.int64),
+    }
 
 
 class _NotAnId(Exception):

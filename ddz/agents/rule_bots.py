@@ -25,6 +25,12 @@ trio + single), judge control with :func:`~ddz.agents.planner.can_be_beaten_four
 smaller ones) and bid with :func:`~ddz.agents.planner.assess_hand_four`; a peasant's partners are the
 two other peasants (never beaten without reason, fed when one is close to finishing), and the
 last defence is the peasant who plays just before the landlord.
+
+**The wildcard game** (``Ruleset(game="wild")``): the actions are the listed plays of the seat
+(``InfoSet.legal_plays``), read through a :class:`~ddz.agents.planner.PlayTable`; both bots plan
+with the wild cards assigned to ranks (:func:`ddz.agents.planner.plan_hand_wild`: chains, soft
+bombs), play each planned group with its natural cards first, and between plays of the same
+rank, and between bombs, choose the one spending fewer wild cards (docs/wild.md, "Bots").
 """
 
 from __future__ import annotations

@@ -110,6 +110,8 @@ class ArenaResult:
     players: int = 3
     #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
     variants: tuple[str, ...] = ()
+    #: the game played (``Ruleset.game``); left out of the JSON for the classic game
+    game: str = "classic"
 
     @property
     def wp(self) -> float:
@@ -127,12 +129,14 @@ class ArenaResult:
             out.pop("variants")
         else:
             out["variants"] = list(self.variants)
+        if self.game == "classic":
+            out.pop("game")
         return out
 
     def text(self) -> str:
         per = self.games // self.deals if self.deals else 0
         mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
-        mode = _SEATS_WORDS.get(self.players, "") + mode
+        mode = _GAME_WORDS.get(self.game, "") + _SEATS_WORDS.get(self.players, "") + mode
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
         lines = [
@@ -167,6 +171,8 @@ FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
 FAMILY_AGENTS = {"four": FOUR_PLAYER_AGENTS}
 #: How a result's text names its number of seats, where it is not the classic three.
 _SEATS_WORDS = {4: "four players, "}
+#: How a result's text names its game, where it is not the classic game.
+_GAME_WORDS = {"wild": "wildcard game, "}
 
 #: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
 MAX_SEED = 2**32 - 1
@@ -490,6 +496,7 @@ def run_arena(
         forfeits=_named(forfeits, _name(agent_a), _name(agent_b)),
         players=rules.players,
         variants=rules.variants,
+        game=rules.game,
     )
 
 
@@ -608,6 +615,11 @@ def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | Non
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
         return str(exc)
+    from ddz.agents.hard import NO_MODEL  # the games Hard's networks don't know
+
+    refusal = NO_MODEL.get(args.ruleset.rules.family)
+    if refusal is not None and any(name.lower().split(":")[0] == "hard" for name in bots):
+        return refusal
     only = FAMILY_AGENTS.get(args.ruleset.rules.family)
     for name in bots if only is not None else ():
         if name not in only:

@@ -149,6 +149,9 @@ RULE_OPTIONS: dict[str, RuleOption] = {
     ),
 }
 
+#: The help of ``--wild``, offered with ``--game``.
+WILD_HELP = "the wildcard game: the same as --game wild"
+
 #: The switch of the arena's commands: hold the auction, or play a fixed landlord seat.
 BIDDING_HELP = "hold the auction{note}; default {default}"
 
@@ -232,6 +235,8 @@ def add_rule_options(
             del kwargs["choices"]
         text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
         parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)
+        if name == "game":
+            parser.add_argument("--wild", action="store_true", help=WILD_HELP)
 
 
 def _flag(name: str, value) -> str:
@@ -248,6 +253,10 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
     becomes whether the auction is held (``--auction`` implies it; its default otherwise).
     Options the rules don't allow together raise :class:`RuleOptionError` (one line)."""
     values = {name: getattr(args, RULE_OPTIONS[name].dest) for name in args._rules_offered}
+    if getattr(args, "wild", False) and "game" in values:
+        if values["game"] not in (_default("game"), "wild"):
+            raise RuleOptionError(f"--wild is --game wild: drop --game {values['game']}")
+        values["game"] = "wild"
     if isinstance(values.get("players"), list):
         del values["players"]  # several player counts: the command builds one ruleset for each
     auction = values.pop("bidding", None)
