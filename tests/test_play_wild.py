@@ -302,6 +302,10 @@ def test_the_full_screen_table_shows_the_wild_rank_and_offers_the_readings():
         table = str(app.query_one("#table").render())
         assert "wild Q ★" in table
         assert "wild Q ★" in str(app.query_one("#title").render())
+        hand = str(app.query_one("#hand").render())
+        queens = [w for w in hand.split() if w.startswith("Q")]
+        assert queens and all(w.endswith("★") for w in queens), hand  # the wild cards marked
+        assert not any(w.endswith("★") for w in hand.split() if not w.startswith("Q")), hand
         app.query_one("#entry").value = "333q"
         await pilot.pause()
         assert "2 readings of these cards" in str(app.query_one("#status").render())

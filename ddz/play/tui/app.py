@@ -36,7 +36,7 @@ from ddz.play.tui.panels import (
     TextPanel,
     translate_bindings,
 )
-from ddz.play.wild import move_counts
+from ddz.play.wild import move_counts, wild_rank_of
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
@@ -272,7 +272,8 @@ class DdzApp(App):
         self.term.width = max(30, self.query_one("#table-box").content_size.width or 60)
         table.update(self.rich("\n".join(self.table_lines())))
         hand = self.query_one("#hand", HandView)
-        hand.show(s.model.cards[HUMAN], s.rules.deck, s.model.kitty_held(HUMAN), self.color)
+        wild = wild_rank_of(s.model.game)
+        hand.show(s.model.cards[HUMAN], s.rules.deck, s.model.kitty_held(HUMAN), self.color, wild)
 
     def table_lines(self) -> list[str]:
         """The pinned table: the opponents, the kitty, the round, the move to beat, the

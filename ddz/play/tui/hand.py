@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from ddz.play.render import KITTY_MARK
+from ddz.play.wild import WILD_MARK
 
 
 class HandView(Widget, can_focus=True):
@@ -40,10 +41,12 @@ class HandView(Widget, can_focus=True):
         self.dragged: set[int] = set()
 
     # ------------------------------------------------------------------ contents
-    def show(self, cards, deck, kitty=(), color: bool = True) -> None:
-        """Show ``cards`` (ids, sorted); the picked cards still held stay picked."""
+    def show(self, cards, deck, kitty=(), color: bool = True, wild: int = -1) -> None:
+        """Show ``cards`` (ids, sorted); the picked cards still held stay picked; in the
+        wildcard game the cards of the ``wild`` rank (once drawn) carry its mark."""
         self.cards = sorted(int(c) for c in cards)
-        self.labels = {c: deck.format_card(c) for c in self.cards}
+        mark = {c: WILD_MARK if int(deck.card_ranks[c]) == wild else "" for c in self.cards}
+        self.labels = {c: deck.format_card(c) + mark[c] for c in self.cards}
         self.red = {c for c in self.cards if "\x1b[31m" in deck.format_card(c, True)}
         self.ranks = {c: int(deck.card_ranks[c]) for c in self.cards}
         self.kitty = {int(c) for c in kitty}
