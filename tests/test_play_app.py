@@ -57,7 +57,10 @@ async def until(pilot, app: DdzApp, *kinds: str, limit: float = 60.0) -> str:
     """Wait until the session asks one of ``kinds`` of question."""
     for _ in range(int(limit / 0.02)):
         if app.kind in kinds:
-            return app.kind
+            kind = app.kind
+            await pilot.pause()  # the buttons of the question shown and laid out before a click
+            await pilot.wait_for_scheduled_animations()
+            return kind
         await pilot.pause(0.02)
     raise AssertionError(f"still {app.kind!r}, waiting for {kinds}")
 
