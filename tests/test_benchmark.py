@@ -172,6 +172,7 @@ def test_the_command_lists_benchmark(capsys):
 @pytest.mark.heavy
 @pytest.mark.train
 @pytest.mark.examples
+@pytest.mark.slow  # about 25 s: trains the PPO example, then benchmarks it
 def test_the_ppo_example_is_benchmarked_by_import_path(tmp_path):
     pytest.importorskip("torch")
     env = dict(

@@ -91,6 +91,7 @@ def test_cleanrl_ppo_counts_the_frames_it_trains_on():
         assert (batch["returns"].abs() >= 1).all()  # every frame holds its game's result
 
 
+@pytest.mark.slow  # about 15 s of PPO training
 def test_cleanrl_ppo_saves_at_budgets_and_resumes(tmp_path):
     pytest.importorskip("torch")
     import torch

@@ -515,6 +515,7 @@ app.DdzApp.table_lines = leaky
 """
 
 
+@pytest.mark.slow  # a second browser run; the check itself is tested on made-up frames above
 def test_the_browser_check_finds_a_hidden_card_drawn_on_purpose(server, page, tmp_path):
     patch = tmp_path / "patch"
     patch.mkdir()
