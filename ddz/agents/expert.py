@@ -198,14 +198,7 @@ class ExpertAgent(HardAgent):
             hard_choice = int(moves[order[0]])
             if self.candidates < 2:
                 return hard_choice
-            top = moves[order[: self.candidates]]
-            rates = self.rate(info, top, self._rng(info))
-        self.searched += 1
-        best = int(np.argmax(rates))
-        if rates[best] > rates[0] + self.margin:
-            self.changed += 1
-            return int(top[best])
-        return hard_choice
+            return self.searched_choice(info, moves[order[: self.candidates]])
 
     def play_by_rules(self, info: InfoSet) -> int:
         """The search of a game without networks (the wildcard game): Normal's choice and the
@@ -217,14 +210,19 @@ class ExpertAgent(HardAgent):
         hooks, table = planner_of(info.ruleset).decision(info)
         rest = {int(m): hooks.plan_cost(info.hand - table.counts[m]) for m in info.legal_moves()}
         others = sorted((m for m in rest if m != choice), key=lambda m: (rest[m], m))
-        top = np.array([choice, *others[: self.candidates - 1]], np.int64)
-        rates = self.rate(info, top, self._rng(info))
+        return self.searched_choice(info, np.array([choice, *others[: self.candidates - 1]]))
+
+    def searched_choice(self, info: InfoSet, top: np.ndarray) -> int:
+        """Rate the candidates ``top`` (the default choice first) by rollouts: the default
+        stands unless another rates ``margin`` above it."""
+        rates = self.rate(info, top.astype(np.int64), self._rng(info))
         self.searched += 1
         best = int(np.argmax(rates))
         if rates[best] > rates[0] + self.margin:
             self.changed += 1
-            return int(top[best])
-        return choice
+        else:
+            best = 0
+        return int(top[best])
 
     def world_belief(self, info: InfoSet) -> np.ndarray | None:
         """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
