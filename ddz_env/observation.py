@@ -330,6 +330,71 @@ def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = No
     return np.concatenate([ranks, jokers], axis=-1).astype(np.float32)
 
 
+def card_levels(deck: Deck) -> tuple[np.ndarray, np.ndarray]:
+    """``(rank, level)`` of each number of ``deck``'s card encoding (:func:`encode_cards`):
+    number ``i`` is 1 when a hand holds more than ``level[i]`` cards of rank ``rank[i]``."""
+    w, j = deck.thermometer
+    rank = np.concatenate([np.repeat(np.arange(13), w), np.repeat(np.arange(13, 15), j)])
+    level = np.concatenate([np.tile(np.arange(w), 13), np.tile(np.arange(j), 2)])
+    return rank, level
+
+
+def card_map(source: Deck, target: Deck) -> np.ndarray:
+    """For each number of ``target``'s card encoding, the number of ``source``'s that holds
+    the same (rank, level), or -1 where ``source`` has none (a 54-number encoding read as a
+    108-number one: the levels past the fourth copy, and the second jokers, are -1)."""
+    src, dst = card_levels(source), card_levels(target)
+    where = {(int(r), int(k)): i for i, (r, k) in enumerate(zip(*src))}
+    return np.array([where.get((int(r), int(k)), -1) for r, k in zip(*dst)], np.int64)
+
+
+@cache
+def layout_map(source: Ruleset, target: Ruleset) -> np.ndarray:
+    """For each number of ``target``'s observation, the number of ``source``'s observation
+    that means the same, or -1: fields are matched by name, block by block (``played`` of 3
+    seats read as 4 keeps the first three), card-encoded numbers by rank and level
+    (:func:`card_map`), the other numbers by their place in the block. This is how a model
+    trained on one layout reads another: the classic model reads a rob game's observation
+    without its ``robs`` field, and a four-player model starts from a three-player one with
+    the numbers the smaller game lacks at zero. The map is read-only."""
+    src_fields = {f.name: f for f in obs_fields(source)}
+    src_slices, out = obs_slices(source), []
+    cards = card_map(source.deck, target.deck)
+    for f in obs_fields(target):
+        g = src_fields.get(f.name)
+        width = f.size // f.blocks
+        if g is None or g.encoding != f.encoding:
+            out.append(np.full(f.size, -1, np.int64))
+            continue
+        g_width, start = g.size // g.blocks, src_slices[f.name].start
+        if f.encoding in (CARDS, MOVES) and width == len(cards):
+            within = cards
+        else:
+            within = np.where(np.arange(width) < g_width, np.arange(width), -1)
+        for b in range(f.blocks):
+            if b >= g.blocks:
+                out.append(np.full(width, -1, np.int64))
+            else:
+                out.append(np.where(within >= 0, start + b * g_width + within, -1))
+    mapping = np.concatenate(out)
+    mapping.setflags(write=False)
+    return mapping
+
+
+def map_layout(obs: np.ndarray, source: Ruleset, target: Ruleset) -> np.ndarray:
+    """Observations (n, obs_size(source)) of ``source``'s game as ``target``'s layout reads
+    them (:func:`layout_map`): the numbers ``target`` has and ``source`` lacks are 0."""
+    mapping = layout_map(source, target)
+    if source == target or (
+        len(mapping) <= obs.shape[-1] and (mapping == np.arange(len(mapping))).all()
+    ):
+        return obs[..., : len(mapping)]
+    out = np.zeros(obs.shape[:-1] + (len(mapping),), obs.dtype)
+    have = mapping >= 0
+    out[..., have] = obs[..., mapping[have]]
+    return out
+
+
 def rest_features(
     hands: np.ndarray, move_counts: np.ndarray, players: int = 3, *, deck: Deck | None = None
 ) -> np.ndarray:
