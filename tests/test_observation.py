@@ -129,3 +129,29 @@ def test_one_game_index_is_checked():
     np.testing.assert_array_equal(observe(game, games=[-1])[0], observe(game)[1])
     with pytest.raises(IndexError):
         observe(game, games=[2])
+
+
+def test_layout_map_reads_one_game_as_another():
+    from ddz_env.observation import encode_cards, layout_map, map_layout, obs_size
+
+    classic, variants = Ruleset(), Ruleset(bidding="rob", open_hand=True)
+    four = Ruleset(players=4, bidding="none")
+    # a rob game's observation, read as the classic model reads it: its first 1302 numbers
+    game = Game(8, variants, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        game.step(game.sample_actions(rng))
+    obs = observe(game)
+    np.testing.assert_array_equal(map_layout(obs, variants, classic), obs[:, : obs_size()])
+    # and the other way: the variants' fields are zeros
+    wide = map_layout(obs[:, : obs_size()], classic, variants)
+    np.testing.assert_array_equal(wide[:, : obs_size()], obs[:, : obs_size()])
+    assert not wide[:, obs_size() :].any()
+    # a classic hand read as a four-player one: the four-player encoding of the same counts
+    counts = np.array([[4, 0, 1, 2, 3, 4, 0, 0, 1, 1, 2, 3, 1, 1, 1]])
+    classic_obs = np.zeros((1, obs_size()), np.float32)
+    classic_obs[:, OBS_SLICES["hand"]] = encode_cards(counts, 3)
+    mapped = map_layout(classic_obs, classic, four)
+    np.testing.assert_array_equal(mapped[:, obs_slices(four)["hand"]], encode_cards(counts, 4))
+    assert mapped.sum() == classic_obs.sum()  # nothing else is set
+    assert (layout_map(four, four) == np.arange(obs_size(four))).all()

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,7 @@ from ddz.train.frames import (  # noqa: E402
     rest_from_obs,
     unpack_obs,
 )
-from ddz.train.local_backend import actor_main  # noqa: E402
+from tests.train_harness import run_actor  # noqa: E402
 
 pytestmark = pytest.mark.train
 
@@ -286,48 +285,8 @@ def test_killed_run_resumes_from_its_last_checkpoint(tmp_path):
     assert state["elapsed"] > 0
 
 
-class _ListQueue:
-    def __init__(self):
-        self.chunks = []
-
-    def put(self, chunk, timeout=None):
-        self.chunks.append(chunk)
-
-    def cancel_join_thread(self):
-        pass
-
-
-class _StopAfter:
-    def __init__(self, queue, chunks):
-        self.queue, self.n = queue, chunks
-
-    def is_set(self):
-        return len(self.queue.chunks) >= self.n
-
-
 def _run_actor(**overrides):
-    import threading
-
-    from ddz.train.model import DMCModel
-
-    model = DMCModel(state_hidden=(32,), move_hidden=8, joint=16, head=4)
-    shared = torch.nn.utils.parameters_to_vector(model.parameters()).detach()
-    version = type("V", (), {"value": 0})()
-    args = Args(actor_batch=16, **overrides)
-    queue = _ListQueue()
-    sizes = {"state_hidden": (32,), "move_hidden": 8, "joint": 16, "head": 4}
-    actor_main(
-        0,
-        asdict(args),
-        sizes,
-        shared,
-        version,
-        threading.Lock(),
-        queue,
-        _StopAfter(queue, 3),
-        np.random.SeedSequence(5),
-    )
-    return queue.chunks
+    return run_actor(**overrides)
 
 
 def test_actor_frames_have_episode_targets():

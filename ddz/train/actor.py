@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ddz.agents.base import open_call
+from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
 from ddz.train.frames import pack_obs
-from ddz_env.game import OVER, Game
+from ddz_env.game import BIDDING, OVER, Game, bid_action
 from ddz_env.legal import legal_pairs
 from ddz_env.match import play
 from ddz_env.moves import move_table
@@ -25,13 +27,22 @@ from ddz_env.observation import move_features, observe, rest_features
 from ddz_env.rules import Ruleset
 
 
+def training_ruleset(game: dict) -> Ruleset:
+    """The rules the actors play for a model of ``game`` (its tag): the game's own, without
+    an auction (the landlord drawn, base 1) except with rob the landlord, whose robs and
+    doublings are what the model learns to read."""
+    return tag_ruleset(game)
+
+
 def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
-    """(n, 3) final returns by role (landlord, down, up) from seat payoffs: the points (the
-    landlord's double share halved, so every role's target is ±2^(bombs+spring) per unit of
-    base), or with ``target="wp"`` their sign."""
-    seats = (landlord[:, None].astype(np.int64) + np.arange(3)) % 3
+    """(n, P) final returns by role (landlord, then the peasants from its left) from seat
+    payoffs: the points (the landlord's share, P - 1 times a peasant's, divided by P - 1, so
+    every role's target is ±2^(bombs+spring) per unit of stake), or with ``target="wp"``
+    their sign."""
+    players = payoffs.shape[1]
+    seats = (landlord[:, None].astype(np.int64) + np.arange(players)) % players
     by_role = np.take_along_axis(payoffs, seats, axis=1).astype(np.float32)
-    by_role[:, 0] /= 2
+    by_role[:, 0] /= players - 1
     return np.sign(by_role) if target == "wp" else by_role
 
 
@@ -61,8 +72,11 @@ class SelfPlay:
     """The games of one actor (``args.actor_batch`` stepped together), its networks, and the
     frames of unfinished episodes (a frame gets its target when its episode ends).
 
-    With ``args.opponent_frac``, that fraction of games has one side (landlord or both
-    peasants, at random) played by the Normal bot; only the networks' decisions become frames."""
+    With ``args.opponent_frac``, that fraction of games has one side (landlord or all the
+    peasants, at random) played by the Normal bot; only the networks' decisions become frames.
+    Where the game has an auction (rob the landlord), the Normal bot makes its calls, and a
+    landlord that may open its hand opens it in half of the games, at random, so that both
+    are seen; frames are the decisions of the play."""
 
     def __init__(self, args: Args, sizes: dict, seed_seq) -> None:
         import torch
@@ -70,7 +84,8 @@ class SelfPlay:
         from ddz.train.model import DMCModel
 
         self.torch, self.args = torch, args
-        rules = Ruleset(bidding="none")
+        self.rules = rules = training_ruleset(sizes.get("game", CLASSIC_TAG))
+        self.players = P = rules.players
         self.rng = np.random.default_rng(seed_seq)
         self.B = B = args.actor_batch
         self.game = Game(B, rules, seed=int(self.rng.integers(2**62)))
@@ -82,23 +97,23 @@ class SelfPlay:
         self.table_counts = move_table(rules).counts
         self.has_rest = self.model.roles[0].rest_mlp is not None
         self.version = -1
-        self.move_emb: list = [None, None, None]
+        self.move_emb: list = [None] * P
         # episodes are numbered; their returns, ends and landlord hands kept in rings of cap
         self.cap = cap = max(1 << 16, 64 * B)
         self.ep_of_game = np.arange(B, dtype=np.int64)
         self.next_ep = B
-        self.ep_return = np.zeros((cap, 3), np.float32)
+        self.ep_return = np.zeros((cap, P), np.float32)
         self.ep_done = np.zeros(cap, bool)
         self.ep_hand = np.zeros((cap, 15), np.uint8)
-        self._note_hands(np.arange(B), self.ep_of_game)
-        # opponent[b, seat]: the Normal bot plays this seat
-        self.opponent = np.zeros((B, 3), bool)
+        # opponent[b, seat]: the Normal bot plays this seat; both drawn, and the landlord's
+        # hand noted, at each game's first move of the play (once the landlord is known)
+        self.opponent = np.zeros((B, P), bool)
+        self.started = np.zeros(B, bool)
         self.normal = None
-        if args.opponent_frac > 0:
+        if args.opponent_frac > 0 or rules.bidding != "none":
             from ddz.agents.base import make_agent
 
             self.normal = make_agent("normal", seed=int(self.rng.integers(2**31)))
-        self._draw_opponents(np.arange(B))
         self.pending: list[tuple] = []  # (packed obs, move, role, episode) of each step
         self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
         self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
@@ -116,7 +131,7 @@ class SelfPlay:
         rng = self.rng
         chosen = games[rng.random(len(games)) < self.args.opponent_frac]
         landlord_side = rng.random(len(chosen)) < 0.5
-        is_landlord = np.arange(3)[None] == self.game.landlord[chosen, None]
+        is_landlord = np.arange(self.players)[None] == self.game.landlord[chosen, None]
         self.opponent[chosen] = is_landlord == landlord_side[:, None]
 
     def load_weights(self, version: int, vector) -> None:
@@ -142,17 +157,23 @@ class SelfPlay:
         again at once (the random draws of the choice are made over the whole batch)."""
         B = self.B
         assert len(games) == B, "self-play games are dealt again as soon as they end"
+        playing = game.phase != BIDDING
+        new = np.flatnonzero(playing & ~self.started)
+        if len(new):  # the first move of the play: the landlord is known
+            self.started[new] = True
+            self._note_hands(new, self.ep_of_game[new])
+            self._draw_opponents(new)
         obs = observe(game)
         roles = game.role(game.current_player).astype(np.int64)
         gb, mv = legal_pairs(game.legal_action_words())
         counts = np.bincount(gb, minlength=B)
         starts = np.cumsum(counts) - counts
-        mine = ~self.opponent[np.arange(B), game.current_player]
+        mine = ~self.opponent[np.arange(B), game.current_player] & playing
         q = self._scores(obs, roles, mine, gb, mv)
-        actions = self._choose(q, gb, mv, counts, starts, mine)
+        actions = self._choose(q, gb, mv, counts, starts, mine, playing)
         self.pending.append(
             (
-                pack_obs(obs[mine]),
+                pack_obs(obs[mine], self.rules),
                 actions[mine].astype(np.int16),
                 roles[mine].astype(np.int8),
                 self.ep_of_game[mine],
@@ -182,14 +203,15 @@ class SelfPlay:
                 )
                 if self.has_rest:  # the cards each move leaves in the hand of the player to act
                     hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                    rest = rest_features(hands, self.table_counts[mv[ps]])
+                    rest = rest_features(hands, self.table_counts[mv[ps]], deck=self.rules.deck)
                     joint = joint + net.encode_rest(torch.from_numpy(rest))
                 q[ps] = net.score(joint).numpy()
         return q
 
-    def _choose(self, q, gb, mv, counts, starts, mine) -> np.ndarray:
+    def _choose(self, q, gb, mv, counts, starts, mine, playing) -> np.ndarray:
         """Each game's move: the best scored (the first of ties), a uniformly random legal one
-        with probability epsilon, or the Normal bot's where it plays."""
+        with probability epsilon, or the Normal bot's where it plays or the auction is on (a
+        landlord deciding to open its hand opens in half of the games, at random)."""
         best = np.maximum.reduceat(q, starts)
         top = np.flatnonzero(q >= best[gb])
         _, first = np.unique(gb[top], return_index=True)
@@ -206,7 +228,13 @@ class SelfPlay:
 
             for b in np.flatnonzero(~mine):
                 legal = mv[starts[b] : starts[b] + counts[b]]
-                actions[b] = self.normal.play(infoset(self.game, int(b), legal=legal))
+                info = infoset(self.game, int(b), legal=legal)
+                if playing[b]:
+                    actions[b] = self.normal.play(info)
+                elif info.deciding_open:
+                    actions[b] = bid_action(info.num_moves, open_call(info, rng.random() < 0.5))
+                else:
+                    actions[b] = self.normal.act(info)
         return actions
 
     def _end_episodes(self, done: np.ndarray) -> None:
@@ -224,8 +252,8 @@ class SelfPlay:
         self.ep_done[new % cap] = False
         self.ep_of_game[done] = new
         game.reset(games=done)
-        self._note_hands(done, new)
-        self._draw_opponents(done)
+        self.started[done] = False
+        self.opponent[done] = False
 
     def chunk(self, actor_id: int) -> dict:
         """The frames whose episode has ended, with their targets, and the finished episodes:

@@ -92,6 +92,20 @@ class Args:
     ray_address: str = ""
     """with --backend ray: the cluster to join (auto = the one running on this host, or
     HOST:PORT); empty = start a Ray instance on this host"""
+    players: int = 3
+    """the game the model learns: 3 (the classic game) or 4 (two decks, one landlord against
+    three peasants); a new run only (--resume keeps the run's game)"""
+    auction: str = "none"
+    """none (the landlord drawn, base 1) or rob (rob the landlord: the Normal bot makes the
+    calls, the model learns to read the robs); three players only"""
+    open_hand: bool = False
+    """the open-hand variant: the landlord may play face up (opens in half of the games, at
+    random), the model learns to read the open hand; three players only"""
+
+    @property
+    def game_given(self) -> bool:
+        """Whether a game option differs from its default (the classic game)."""
+        return (self.players, self.auction, self.open_hand) != (3, "none", False)
 
 
 #: the option groups of ``--help``, in order: title → the fields of :class:`Args` it holds
@@ -110,12 +124,23 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "learner": ("device", "threads", "batch_size", "learning_rate", "max_grad_norm", "target"),
     "model (a new run)": ("rest_hidden", "wp_weight", "points_mix"),
     "cluster": ("backend", "ray_address"),
+    "game (a new run)": ("players", "auction", "open_hand"),
 }
 #: old option names still accepted: field → its other flags
 ALIASES: dict[str, tuple[str, ...]] = {"points_mix": ("--adp-mix",)}
 #: old names of a --target value → the name now
 TARGET_ALIASES = {"adp": "points"}
 TARGETS = ("points", "wp")
+#: the auctions a run may train with (``--auction``)
+AUCTIONS = ("none", "rob")
+
+
+def args_ruleset(args: Args):
+    """The ruleset of the game options (``--players``, ``--auction``, ``--open-hand``) of checked
+    options: the game the run's model is of."""
+    from ddz_env.rules import Ruleset
+
+    return Ruleset(players=args.players, bidding=args.auction, open_hand=args.open_hand)
 
 
 def _field_docs(cls) -> dict[str, str]:
@@ -258,6 +283,16 @@ def _choice_problems(args: Args) -> list[str]:
             problems.append(f"--{name.replace('_', '-')} must be a name without / or \\")
     if args.resume and args.init_from:
         problems.append("--init-from starts a new run: it cannot be used with --resume")
+    if args.auction not in AUCTIONS:
+        problems.append(f"--auction must be {' or '.join(AUCTIONS)}")
+    else:
+        try:  # the rules say which games there are (players, variants)
+            args_ruleset(args)
+        except ValueError as exc:
+            problems.append(
+                f"--players {args.players} --auction {args.auction}"
+                f"{' --open-hand' if args.open_hand else ''}: {exc}"
+            )
     if args.backend not in ("local", "ray"):
         problems.append("--backend must be local or ray")
     if args.ray_address and args.backend != "ray":

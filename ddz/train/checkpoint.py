@@ -149,9 +149,15 @@ def _check_sizes(sizes) -> str | None:
     """Why the ``sizes`` of a checkpoint cannot build a :class:`ddz.train.model.DMCModel`, or None."""
     if not isinstance(sizes, dict):
         return "'sizes' is not a JSON object"
-    known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head"}
+    from ddz.agents.model_game import GameTagError, read_game_tag
+
+    known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head", "game"}
     if set(sizes) - known:
         return f"unknown sizes {sorted(set(sizes) - known)}"
+    try:
+        read_game_tag(sizes)  # none: the classic game, as every checkpoint before games had
+    except GameTagError as exc:
+        return str(exc).replace("in meta", "in sizes")
     hidden = sizes.get("state_hidden", [512, 256])
     if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= 8:
         return "'state_hidden' must list 1 to 8 widths"

@@ -50,7 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ddz.train.args import Args, parse_args
+from ddz.agents.model_game import game_tag, read_game_tag, tag_name
+from ddz.train.args import Args, args_ruleset, parse_args
 from ddz.train.checkpoint import (
     CHECKPOINT,
     NPZ,
@@ -147,9 +148,19 @@ def _open_run(torch, args: Args) -> Run:
             state, model, sizes = load_checkpoint(torch, ckpt)
         except CheckpointError as exc:
             raise _Usage(str(exc)) from None
+        wanted = game_tag(args_ruleset(args))
+        if args.game_given and model.game != wanted:
+            raise _Usage(
+                f"the run in {run_dir} is of {tag_name(model.game)}, not {tag_name(wanted)}:"
+                " --resume keeps the run's game (drop the game options)"
+            )
     else:
         run_dir = Path(args.runs_dir) / _run_name(args)
-        sizes = {"rest_hidden": args.rest_hidden, "wp_head": int(args.wp_weight > 0)}
+        sizes = {
+            "rest_hidden": args.rest_hidden,
+            "wp_head": int(args.wp_weight > 0),
+            "game": game_tag(args_ruleset(args)),
+        }
         model = DMCModel(**sizes)
     model.to(device)
     try:  # the fused kernel is ~3x faster than the default on CPU
@@ -186,6 +197,14 @@ def _init_from(args: Args, run: Run) -> None:
         meta = load_arrays(run.model, load_model(args.init_from).arrays)
     except (ModelFileError, ValueError, KeyError) as exc:
         raise _Usage(f"cannot initialise from {args.init_from}: {exc}") from None
+    source = read_game_tag(meta)
+    if source != run.model.game:  # another game's model: its frames are not this game's
+        print(
+            f"initialised from {args.init_from}, a model of {tag_name(source)}, read as"
+            f" {tag_name(run.model.game)} (frames counted from 0)",
+            file=sys.stderr,
+        )
+        return
     run.frames, run.elapsed_before = (
         int(meta.get("frames", 0)),
         float(meta.get("wall_seconds", 0.0)),
@@ -201,7 +220,7 @@ def _train(torch, args: Args, run: Run, actors, writer) -> int:
 
     learner = Learner(torch, run.model, run.optimizer, args, run.device)
     start = time.time()
-    log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start)
+    log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start, run.model.role_names)
     print(f"run: {run.run_dir}", file=sys.stderr)
     bar = progress(
         args.total_frames or None,
@@ -287,7 +306,10 @@ def _learn(torch, args: Args, run: Run, learner, actors, log: RunLog, bar, start
             write_run(torch, args, run, run.elapsed_before + now - start)
             from ddz.train.evaluate import evaluate_model
 
-            for key, value in evaluate_model(run.run_dir / NPZ, args.eval_deals, args.seed).items():
+            scores = evaluate_model(
+                run.run_dir / NPZ, args.eval_deals, args.seed, run.model.ruleset
+            )
+            for key, value in scores.items():
                 log.writer.add_scalar(f"charts/{key}", value, run.frames)
             last_eval = time.time()
 

@@ -17,20 +17,25 @@ from ddz_env.actions import BIDDING
 from ddz_env.infoset import InfoSet
 
 
-def evaluate_model(npz_path: Path, deals: int, seed: int) -> dict[str, float]:
-    """WP and ADP of the model ``npz_path`` vs Normal and the RLCard rule agent (arena, no
-    bidding); an opponent that can't be played (e.g. RLCard not installed) is skipped with a
-    note."""
+def evaluate_model(npz_path: Path, deals: int, seed: int, ruleset=None) -> dict[str, float]:
+    """WP and ADP of the model ``npz_path`` vs Normal and (in the classic game) the RLCard rule
+    agent, in the arena, in ``ruleset``'s game (the classic one by default) without auction, or
+    with it where it is rob the landlord; an opponent that can't be played (e.g. RLCard not
+    installed) is skipped with a note."""
     from ddz.agents.base import make_agent
     from ddz.agents.hard import HardAgent, load_model
     from ddz.arena.arena import run_arena
 
     model = load_model(npz_path)
     out = {}
-    for name in ("normal", "rlcard"):
+    classic = ruleset is None or ruleset.rules.family == "classic" and not ruleset.variants
+    bidding = ruleset is not None and ruleset.bidding == "rob"
+    for name in ("normal", "rlcard") if classic else ("normal",):
         try:
             opponent = make_agent(name)
-            result = run_arena(HardAgent(model=model), opponent, deals=deals, seed=seed)
+            result = run_arena(
+                HardAgent(model=model), opponent, deals, seed, bidding=bidding, ruleset=ruleset
+            )
         except Exception as exc:  # an optional, best-effort chart: never stop training for it
             print(f"\nevaluation vs {name} skipped: {exc}", file=sys.stderr)
             continue

@@ -15,7 +15,6 @@ import numpy as np
 from ddz.train.frames import rest_from_obs, unpack_obs
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features
-from ddz_env.rules import Ruleset
 
 #: landlord hands (with their episode's landlord return) that make one update of the bid network
 BID_BATCH = 64
@@ -29,17 +28,18 @@ class Learner:
         self.torch, self.model, self.optimizer = torch, model, optimizer
         self.batch_size, self.device = args.batch_size, device
         self.wp_weight, self.max_grad_norm = args.wp_weight, args.max_grad_norm
-        self.rules = rules = Ruleset(bidding="none")
+        self.rules = rules = model.ruleset
         self.feats = torch.from_numpy(np.array(move_features(rules))).to(device)
         self.counts_table = torch.from_numpy(move_table(rules).counts.astype(np.float32)).to(device)
         self.buf: list[dict] = []
         self.buffered = 0
         self.bid_buf: list[tuple[np.ndarray, np.ndarray]] = []
-        # sums since the last log: the points losses of the three roles and the bid network's,
-        # the WP losses of the three roles, and how many updates each sum holds
-        self.losses = np.zeros(4)
-        self.wp_losses = np.zeros(3)
-        self.loss_counts = np.zeros(4)
+        # sums since the last log: the points losses of the roles and the bid network's (last),
+        # the WP losses of the roles, and how many updates each sum holds
+        roles = len(model.roles)
+        self.losses = np.zeros(roles + 1)
+        self.wp_losses = np.zeros(roles)
+        self.loss_counts = np.zeros(roles + 1)
 
     def add(self, chunk: dict) -> None:
         """Keep a chunk of frames (and its episodes' landlord hands) for the next updates."""
@@ -85,7 +85,7 @@ class Learner:
 
     def _role_losses(self, take: dict[str, np.ndarray]):
         torch, device = self.torch, self.device
-        obs = unpack_obs(torch, take["obs"], device)
+        obs = unpack_obs(torch, take["obs"], device, self.rules)
         move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
         move = self.feats[move_ids]
         rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
@@ -115,9 +115,9 @@ class Learner:
         bid_target = torch.as_tensor(
             np.concatenate([t for _, t in self.bid_buf]), device=self.device
         )
-        bid_in = torch.as_tensor(encode_cards(hands), device=self.device)
+        bid_in = torch.as_tensor(encode_cards(hands, deck=self.rules.deck), device=self.device)
         bid_loss = torch.nn.functional.mse_loss(self.model.bid(bid_in), bid_target)
-        self.losses[3] += float(bid_loss.detach())
-        self.loss_counts[3] += 1
+        self.losses[-1] += float(bid_loss.detach())
+        self.loss_counts[-1] += 1
         self.bid_buf = []
         return total + bid_loss

@@ -1,6 +1,7 @@
 """The Hard agent's networks (torch), and their export to plain NumPy arrays.
 
-One :class:`RoleNet` per role (landlord, landlord_down, landlord_up) estimates ``Q(state, move)``,
+One :class:`RoleNet` per role (landlord, landlord_down, landlord_up; four with four players)
+estimates ``Q(state, move)``,
 the expected final return of playing ``move`` in ``state``. Unlike DouZero, which runs its whole
 MLP once per legal move with the state copied into every row, the state is encoded **once per
 decision** and each legal move is scored by a light head::
@@ -27,6 +28,13 @@ the kitty: the Hard agent bids when holding the landlord seat is worth it.
 
 :func:`export_arrays` turns a :class:`DMCModel` into a flat dict of float32 arrays that
 ``ddz.agents.hard`` evaluates with NumPy alone.
+
+**Games.** A model is of one game (its ``game`` tag, :mod:`ddz.agents.model_game`): the sizes of
+its inputs (the observation, the card encoding of moves and hands) and its roles are that
+game's. :func:`load_arrays` reads a model of another layout by the meaning of each input
+(``ddz_env.observation.layout_map``): the classic model starts the rob and open-hand model
+(their fields at zero) or the four-player model (the numbers the smaller game lacks at zero, the
+role ``landlord_across`` from ``landlord_down``), so that training starts from what it knows.
 """
 
 from __future__ import annotations
@@ -38,11 +46,9 @@ import torch
 from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
-from ddz_env.game import ROLE_NAMES
-from ddz_env.observation import OBS_SIZE
+from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
+from ddz_env.observation import card_levels, card_map, layout_map, obs_size
 
-MOVE_SIZE = 54
-HAND_SIZE = 54
 #: a WP head initialised from a model without one starts as the points head times this
 WP_FROM_POINTS = 0.3
 
@@ -63,23 +69,25 @@ class RoleNet(nn.Module):
         head: int = 32,
         rest_hidden: int = 0,
         wp_head: int = 0,
+        obs_width: int = 1302,
+        card_width: int = 54,
     ):
         super().__init__()
         layers: list[nn.Module] = []
-        size = OBS_SIZE
+        size = obs_width
         for width in state_hidden:
             layers += [nn.Linear(size, width), nn.ReLU()]
             size = width
         layers.append(nn.Linear(size, joint))
         self.state_mlp = nn.Sequential(*layers)
         self.move_mlp = nn.Sequential(
-            nn.Linear(MOVE_SIZE, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
+            nn.Linear(card_width, move_hidden), nn.ReLU(), nn.Linear(move_hidden, joint, bias=False)
         )
         self.head = _head(joint, head)
         self.rest_mlp = None
         if rest_hidden:
             self.rest_mlp = nn.Sequential(
-                nn.Linear(HAND_SIZE, rest_hidden),
+                nn.Linear(card_width, rest_hidden),
                 nn.ReLU(),
                 nn.Linear(rest_hidden, joint, bias=False),
             )
@@ -115,7 +123,7 @@ class RoleNet(nn.Module):
     def forward(
         self, obs: torch.Tensor, move_feats: torch.Tensor, rest_feats: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Q for one (state, move) pair per row: (n, OBS_SIZE), (n, 54), (n, 54) → (n,), the
+        """Q for one (state, move) pair per row: (n, obs size), (n, 54), (n, 54) → (n,), the
         points head's value (see :meth:`both` for the WP head's too)."""
         return self.both(obs, move_feats, rest_feats)[0]
 
@@ -129,12 +137,13 @@ class RoleNet(nn.Module):
 
 
 class BidNet(nn.Module):
-    """Expected landlord return of a 17-card hand (card encoding, 54) before the kitty."""
+    """Expected landlord return of the hand dealt (card encoding, 54; 108 with four players)
+    before the kitty."""
 
-    def __init__(self, hidden: int = 128):
+    def __init__(self, hidden: int = 128, card_width: int = 54):
         super().__init__()
         self.mlp = nn.Sequential(
-            nn.Linear(HAND_SIZE, hidden),
+            nn.Linear(card_width, hidden),
             nn.ReLU(),
             nn.Linear(hidden, hidden // 2),
             nn.ReLU(),
@@ -146,13 +155,19 @@ class BidNet(nn.Module):
 
 
 class DMCModel(nn.Module):
-    """The three role networks and the bid network."""
+    """The role networks and the bid network of one game: ``game`` is its tag
+    (:mod:`ddz.agents.model_game`; the classic game by default), the other sizes are
+    :class:`RoleNet`'s."""
 
-    def __init__(self, **sizes):
+    def __init__(self, game: dict | None = None, **sizes):
         super().__init__()
-        self.sizes = dict(sizes)
-        self.roles = nn.ModuleList(RoleNet(**sizes) for _ in ROLE_NAMES)
-        self.bid = BidNet()
+        self.game = read_game_tag({"game": game or CLASSIC_TAG})
+        self.ruleset = rules = tag_ruleset(self.game)
+        self.role_names = rules.rules.role_names
+        widths = {"obs_width": obs_size(rules), "card_width": len(card_levels(rules.deck)[0])}
+        self.sizes = {"game": self.game, **sizes}
+        self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in self.role_names)
+        self.bid = BidNet(card_width=widths["card_width"])
 
 
 def _linears(module: nn.Module) -> list[nn.Linear]:
@@ -180,7 +195,7 @@ def export_arrays(
                     f"weight {key} is not finite as {np.dtype(dtype).name}: not exported"
                 )
 
-    for role, net in zip(ROLE_NAMES, model.roles):
+    for role, net in zip(model.role_names, model.roles):
         put(f"{role}.state", net.state_mlp)
         put(f"{role}.move", net.move_mlp)
         put(f"{role}.head", net.head)
@@ -189,7 +204,12 @@ def export_arrays(
         if net.wp is not None:
             put(f"{role}.wp", net.wp)
     put("bid", model.bid.mlp)
-    info = {"format": MODEL_FORMAT, "obs_size": OBS_SIZE, **(meta or {})}
+    info = {
+        "format": MODEL_FORMAT,
+        "obs_size": obs_size(model.ruleset),
+        **(meta or {}),
+        "game": model.game,
+    }
     out["meta"] = np.array(json.dumps(info, sort_keys=True))
     return out
 
@@ -202,15 +222,41 @@ def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.floa
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
 
+#: the role of a model of fewer roles that starts each role a model lacks
+STAND_INS = {"landlord_across": "landlord_down"}
+
+
 def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     """Set ``model``'s weights from exported arrays (the inverse of :func:`export_arrays`);
     returns the model's metadata. A model with the rest branch keeps its initial (zero-output)
     branch when the arrays come from one without it; a model with the WP head starts it as the
-    points head times ``WP_FROM_POINTS`` (it ranks moves the same way) when the arrays lack it."""
+    points head times ``WP_FROM_POINTS`` (it ranks moves the same way) when the arrays lack it.
 
-    def take(prefix: str, module: nn.Module) -> None:
+    Arrays of another game's layout (their ``meta["game"]``) are read by meaning: each input of
+    the first layers (the observation, the cards of a move, of the rest, of the bid) takes the
+    weights of the input of the arrays' game that means the same (``layout_map``,
+    ``card_map``), zero where that game has none; a role the arrays lack starts from its
+    stand-in (:data:`STAND_INS`)."""
+    meta = json.loads(str(arrays["meta"]))
+    source = tag_ruleset(read_game_tag(meta))
+    rows = {
+        "state": layout_map(source, model.ruleset),
+        **dict.fromkeys(("move", "rest", "bid"), card_map(source.deck, model.ruleset.deck)),
+    }
+
+    def take(prefix: str, module: nn.Module, part: str) -> None:
         for k, lin in enumerate(_linears(module)):
-            w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32).T
+            w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32)
+            if k == 0 and part in rows:  # (in, out): the inputs read by meaning
+                have = rows[part] >= 0
+                wide = np.zeros((len(rows[part]), w.shape[1]), np.float32)
+                if len(w) != len(card_levels(source.deck)[0]) and part != "state":
+                    raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not a card encoding")
+                if part == "state" and len(w) != obs_size(source):
+                    raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not {obs_size(source)}")
+                wide[have] = w[rows[part][have]]
+                w = wide
+            w = w.T
             if w.shape != tuple(lin.weight.shape):
                 raise ValueError(
                     f"{prefix}.{k}.w has shape {w.shape}, the model expects {tuple(lin.weight.shape)}"
@@ -222,23 +268,25 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                         torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
                     )
 
-    if model.roles[0].rest_mlp is None and f"{ROLE_NAMES[0]}.rest.0.w" in arrays:
+    names = source.rules.role_names
+    if model.roles[0].rest_mlp is None and f"{names[0]}.rest.0.w" in arrays:
         raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
-    if model.roles[0].wp is None and f"{ROLE_NAMES[0]}.wp.0.w" in arrays:
+    if model.roles[0].wp is None and f"{names[0]}.wp.0.w" in arrays:
         raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
-    for role, net in zip(ROLE_NAMES, model.roles):
-        take(f"{role}.state", net.state_mlp)
-        take(f"{role}.move", net.move_mlp)
-        take(f"{role}.head", net.head)
+    for name, net in zip(model.role_names, model.roles):
+        role = name if name in names else STAND_INS[name]
+        take(f"{role}.state", net.state_mlp, "state")
+        take(f"{role}.move", net.move_mlp, "move")
+        take(f"{role}.head", net.head, "head")
         if net.rest_mlp is not None and f"{role}.rest.0.w" in arrays:
-            take(f"{role}.rest", net.rest_mlp)
+            take(f"{role}.rest", net.rest_mlp, "rest")
         if net.wp is not None:
             if f"{role}.wp.0.w" in arrays:
-                take(f"{role}.wp", net.wp)
+                take(f"{role}.wp", net.wp, "head")
             else:  # start as the points head scaled down: the same ranking of moves
-                take(f"{role}.head", net.wp)
+                take(f"{role}.head", net.wp, "head")
                 with torch.no_grad():
                     net.wp[3].weight.mul_(WP_FROM_POINTS)
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
-    take("bid", model.bid.mlp)
-    return json.loads(str(arrays["meta"]))
+    take("bid", model.bid.mlp, "bid")
+    return meta

@@ -38,8 +38,10 @@ class RunLog:
     the last log, written at :meth:`interval` (and the losses of the last, partial interval at
     :meth:`losses`). ``wp_head``: the model has the WP head (``losses/ROLE_wp``)."""
 
-    def __init__(self, writer, wp_head: bool, frames: int, start: float) -> None:
-        self.writer, self.wp_head = writer, wp_head
+    def __init__(
+        self, writer, wp_head: bool, frames: int, start: float, roles: tuple[str, ...] = ROLE_NAMES
+    ) -> None:
+        self.writer, self.wp_head, self.roles = writer, wp_head, roles
         self.episode_log: list[np.ndarray] = []
         self.log_frames, self.last_log = frames, start
         self.fps = 0.0
@@ -57,10 +59,12 @@ class RunLog:
         writer.add_scalar("perf/updates", updates, frames)
         for tag, value in actor_stats.items():  # live actors, frames/s of each
             writer.add_scalar(tag, value, frames)
-        eps = np.concatenate(self.episode_log) if self.episode_log else np.zeros((0, 3))
+        eps = (
+            np.concatenate(self.episode_log) if self.episode_log else np.zeros((0, len(self.roles)))
+        )
         self.episode_log = []
         if len(eps):
-            for r, name in enumerate(ROLE_NAMES):
+            for r, name in enumerate(self.roles):
                 writer.add_scalar(f"charts/episode_return_{name}", float(eps[:, r].mean()), frames)
             writer.add_scalar("charts/landlord_wp", float((eps[:, 0] > 0).mean()), frames)
             writer.add_scalar("charts/episodes", len(eps), frames)
@@ -70,10 +74,10 @@ class RunLog:
     def losses(self, frames: int, learner) -> None:
         """The mean of each loss over the updates since the last log (those that had one)."""
         counts = learner.loss_counts
-        for r, name in enumerate((*ROLE_NAMES, "bid")):
+        for r, name in enumerate((*self.roles, "bid")):
             if counts[r]:
                 self.writer.add_scalar(f"losses/{name}", learner.losses[r] / counts[r], frames)
-                if r < len(ROLE_NAMES) and self.wp_head:
+                if r < len(self.roles) and self.wp_head:
                     self.writer.add_scalar(
                         f"losses/{name}_wp", learner.wp_losses[r] / counts[r], frames
                     )

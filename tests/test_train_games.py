@@ -1,0 +1,154 @@
+"""Training the models of the other games: four players, rob the landlord with the open hand.
+
+The run takes the game from its options (``--players``, ``--auction``, ``--open-hand``); its
+frames, learner and model follow the game's observation layout, card encoding and roles; a
+model of the classic game starts another game's model by the meaning of its inputs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ddz_env.observation import obs_size, obs_slices
+from ddz_env.rules import Ruleset
+
+torch = pytest.importorskip("torch")
+from ddz.agents.model_game import game_tag  # noqa: E402
+from ddz.train import dmc  # noqa: E402
+from ddz.train.actor import role_targets  # noqa: E402
+from ddz.train.checkpoint import CHECKPOINT, NPZ  # noqa: E402
+from ddz.train.frames import packing, unpack_obs  # noqa: E402
+from ddz.train.model import DMCModel, export_arrays, load_arrays  # noqa: E402
+from tests.train_harness import run_actor  # noqa: E402
+
+pytestmark = pytest.mark.train
+
+FOUR = Ruleset(players=4, bidding="none")
+ROB_OPEN = Ruleset(bidding="rob", open_hand=True)
+TINY = ["--actor-batch", "16", "--batch-size", "128", "--log-interval", "0.5", "--quiet"]
+SMALL = {"state_hidden": (32,), "move_hidden": 8, "joint": 16, "head": 4, "rest_hidden": 8}
+
+
+def test_role_targets_of_four_players():
+    # seat 1 is landlord and lost with a multiplier of 2 (base 1): it pays 2 to each of the
+    # three peasants (-6); every role's target is the stake per peasant, 2
+    payoffs = np.array([[2.0, -6.0, 2.0, 2.0], [-1.0, -1.0, -1.0, 3.0]])
+    landlord = np.array([1, 3])
+    np.testing.assert_array_equal(
+        role_targets(payoffs, landlord, "points"), [[-2, 2, 2, 2], [1, -1, -1, -1]]
+    )
+
+
+def _frames_of(ruleset: Ruleset, **overrides) -> list[dict]:
+    return run_actor({**SMALL, "game": game_tag(ruleset)}, **overrides)
+
+
+def test_four_player_actor_frames_follow_the_four_player_layout():
+    chunks = _frames_of(FOUR)
+    assert sum(len(c["move"]) for c in chunks) > 0
+    for c in chunks:
+        assert c["obs"].shape == (len(c["move"]), packing(FOUR).packed_size)
+        assert set(c["role"].tolist()) <= {0, 1, 2, 3}
+    obs = unpack_obs(torch, np.concatenate([c["obs"] for c in chunks]), "cpu", FOUR).numpy()
+    # 25 cards dealt, 8 in the kitty: a landlord's first hand holds 33, a peasant's 25
+    hand = obs[:, obs_slices(FOUR)["hand"]].sum(axis=1)
+    assert hand.max() == 33 and hand.min() >= 1
+    episodes = np.concatenate([c["episodes"] for c in chunks])
+    assert episodes.shape[1] == 4 and len(episodes)
+    # zero-sum: the landlord's points are minus each peasant's
+    np.testing.assert_array_equal(episodes[:, 0], -episodes[:, 1])
+    np.testing.assert_array_equal(episodes[:, 1], episodes[:, 3])
+
+
+def test_rob_and_open_hand_frames_carry_the_robs_and_the_open_hand():
+    chunks = _frames_of(ROB_OPEN)
+    obs = unpack_obs(torch, np.concatenate([c["obs"] for c in chunks]), "cpu", ROB_OPEN).numpy()
+    sl = obs_slices(ROB_OPEN)
+    opened = obs[:, sl["opened"]][:, 0]
+    # the landlord opens in about half of the games: both kinds of frames are there
+    assert 0 < opened.mean() < 1
+    # an open hand is the landlord's cards, seen by all: never empty once opened
+    assert (obs[opened == 1][:, sl["open_hand"]].sum(axis=1) > 0).all()
+    assert (obs[opened == 0][:, sl["open_hand"]].sum(axis=1) == 0).all()
+    # the auction was held: every frame's game has a landlord who claimed (a robs field set)
+    assert (obs[:, sl["robs"]].sum(axis=1) == 1).all()
+
+
+def _classic_arrays(seed=0):
+    torch.manual_seed(seed)
+    model = DMCModel(**SMALL, wp_head=1)
+    for p in model.parameters():  # every weight non-zero, so that a dropped input would show
+        torch.nn.init.normal_(p, std=0.3)
+    return model, export_arrays(model, {"frames": 77}, dtype=np.float32)
+
+
+def test_the_classic_model_starts_the_rob_and_open_hand_model_unchanged():
+    classic, arrays = _classic_arrays()
+    variant = DMCModel(**SMALL, wp_head=1, game=game_tag(ROB_OPEN))
+    meta = load_arrays(variant, arrays)
+    assert meta["frames"] == 77
+    rng = np.random.default_rng(3)
+    obs = (rng.random((20, obs_size())) < 0.2).astype(np.float32)
+    wide = np.zeros((20, obs_size(ROB_OPEN)), np.float32)
+    wide[:, : obs_size()] = obs  # the classic fields first, the variants' at zero
+    wide_with_variants = wide.copy()
+    wide_with_variants[:, obs_size() :] = 1.0
+    moves = torch.from_numpy((rng.random((20, 54)) < 0.1).astype(np.float32))
+    rest = torch.from_numpy((rng.random((20, 54)) < 0.3).astype(np.float32))
+    for old, new in zip(classic.roles, variant.roles):
+        want = old.both(torch.from_numpy(obs), moves, rest)
+        got = new.both(torch.from_numpy(wide), moves, rest)
+        torch.testing.assert_close(got[0], want[0])
+        torch.testing.assert_close(got[1], want[1])
+        # the variants' inputs start at zero weight: they change nothing until trained
+        moved = new.both(torch.from_numpy(wide_with_variants), moves, rest)
+        torch.testing.assert_close(moved[0], want[0])
+
+
+def test_the_classic_model_starts_the_four_player_model_by_rank_and_level():
+    classic, arrays = _classic_arrays()
+    four = DMCModel(**SMALL, wp_head=1, game=game_tag(FOUR))
+    load_arrays(four, arrays)
+    hand3, hand4 = obs_slices()["hand"], obs_slices(FOUR)["hand"]
+    old_w = classic.roles[0].state_mlp[0].weight.detach().numpy()  # (out, in)
+    new_w = four.roles[0].state_mlp[0].weight.detach().numpy()
+    # the 4-player hand: 8 numbers per rank; rank 5 (the 8s) level 2 is number 5 * 8 + 2, the
+    # classic one's 5 * 4 + 2; level 5 has no classic counterpart: zero
+    np.testing.assert_array_equal(new_w[:, hand4.start + 42], old_w[:, hand3.start + 22])
+    assert not new_w[:, hand4.start + 45].any()
+    # the red joker: classic number 53, four-player numbers 106 (first copy) and 107 (second)
+    np.testing.assert_array_equal(new_w[:, hand4.start + 106], old_w[:, hand3.start + 53])
+    assert not new_w[:, hand4.start + 107].any()
+    move_old = classic.roles[1].move_mlp[0].weight.detach().numpy()
+    move_new = four.roles[1].move_mlp[0].weight.detach().numpy()
+    np.testing.assert_array_equal(move_new[:, 0], move_old[:, 0])
+    # the role the classic model lacks starts from landlord_down's weights
+    for a, b in zip(four.roles[2].head.parameters(), classic.roles[1].head.parameters()):
+        torch.testing.assert_close(a, b)
+
+
+def test_a_four_player_run_writes_a_four_player_model(tmp_path):
+    argv = ["--players", "4", "--total-frames", "512", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    with np.load(run_dir / NPZ, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["game"] == {"family": "four", "players": 4, "variants": []}
+        assert meta["obs_size"] == obs_size(FOUR) == z["landlord.state.0.w"].shape[0]
+        assert z["landlord_across.move.0.w"].shape[0] == 108
+        assert z["bid.0.w"].shape[0] == 108
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    assert json.loads(state["sizes"])["game"]["family"] == "four"
+
+
+def test_resuming_a_run_as_another_game_is_a_one_line_error(tmp_path, capsys):
+    argv = ["--players", "4", "--total-frames", "256", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    capsys.readouterr()
+    again = ["--resume", str(run_dir), "--auction", "rob", "--total-frames", "512", *TINY]
+    assert dmc.main(again) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("ddz train: the run in") and "four-player game" in err[-1]
