@@ -152,3 +152,18 @@ def test_resuming_a_run_as_another_game_is_a_one_line_error(tmp_path, capsys):
     assert dmc.main(again) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("ddz train: the run in") and "four-player game" in err[-1]
+
+
+def test_opening_match_scores_an_opening_rule_against_never_opening():
+    from ddz.agents.hard import load_model
+    from ddz.train.evaluate import opening_match
+
+    model = load_model()
+    # the same rule on both sides: every deal is mirrored, so the rule is worth nothing
+    same = opening_match(model, None, deals=3, seed=2)
+    assert same["points"] == 0.0 and same["open_rate"] == 0.0 and same["games"] == 6
+    always = opening_match(model, -1e9, deals=3, seed=2)
+    assert always["open_rate"] == 1.0
+    # opening doubles the stake of each game the opener's landlord plays: its points as
+    # landlord are a multiple of 2 (base 1, every stake a power of two times the opening's 2)
+    assert always["landlord_points"] * 3 % 2 == 0

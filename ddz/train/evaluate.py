@@ -97,3 +97,51 @@ def bidding_match(
         "a_landlord_rate": result.landlord.games / result.games,
         "games": result.games,
     }
+
+
+def opening_match(model: HardModel, threshold: float | None, deals: int, seed: int = 0) -> dict:
+    """What an opening rule is worth: the Hard agent of ``model`` opening its hand as landlord
+    when its bid network's value of the hand exceeds ``threshold`` (``None``: never; ``-1e9``:
+    always) against the same agent that never opens, in the open-hand game with the landlord
+    drawn (no auction; seats swapped, so each deal is played once with each landlord). Both
+    sides read the open hand the same way, so A's points per game are the value of its
+    opening rule against never opening, as the peasants who read the hand make it. Returns
+    A's points per game, its points as landlord, and how often its landlord opened."""
+    from ddz.agents.hard import HardAgent
+    from ddz.arena.arena import run_arena
+    from ddz_env.rules import Ruleset
+
+    rules = Ruleset(bidding="rob", open_hand=True)
+    opener = HardAgent(model=model, open_threshold=threshold)
+    counted = _CountOpens(opener)
+    result = run_arena(
+        counted, HardAgent(model=model, open_threshold=None), deals, seed, ruleset=rules
+    )
+    return {
+        "points": result.overall.points,
+        "points_ci": result.overall.points_ci,
+        "landlord_points": result.landlord.points,
+        "open_rate": counted.opened / max(counted.asked, 1),
+        "games": result.games,
+    }
+
+
+class _CountOpens(Agent):
+    """An agent that counts how often it opens its hand when asked."""
+
+    def __init__(self, agent: Agent):
+        self.agent, self.asked, self.opened = agent, 0, 0
+        self.name = agent.name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def bid(self, info: InfoSet) -> int:
+        call = self.agent.bid(info)
+        if info.deciding_open:
+            self.asked += 1
+            self.opened += int(call != 0)
+        return call
+
+    def play(self, info: InfoSet) -> int:
+        return self.agent.play(info)

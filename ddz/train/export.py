@@ -55,6 +55,34 @@ def tune_bids(npz: Path, deals: int, seed: int = 1) -> tuple[tuple[float, ...], 
     return tuple(best["thresholds"]), table
 
 
+#: an opening threshold below every value of a hand: always open
+ALWAYS = -1e9
+#: candidate opening thresholds for --tune-open (None: never open)
+OPEN_CANDIDATES = (None, ALWAYS, -0.5, 0.0, 0.5, 1.0, 1.5)
+
+
+def tune_open(npz: Path, deals: int, seed: int = 1) -> tuple[float | None, list[dict]]:
+    """The opening threshold that scores the most points against never opening, the same
+    model playing both sides and reading the open hand (:func:`ddz.train.evaluate.opening_match`),
+    and the table of every candidate (:data:`OPEN_CANDIDATES`)."""
+    from ddz.agents.hard import load_model
+    from ddz.train.evaluate import opening_match
+
+    model = load_model(npz)
+    table = []
+    for threshold in OPEN_CANDIDATES:
+        result = opening_match(model, threshold, deals, seed=seed)
+        shown = {None: "never", ALWAYS: "always"}.get(threshold, f"{threshold:g}")
+        table.append({"threshold": shown, **{k: round(float(v), 4) for k, v in result.items()}})
+        print(
+            f"open above {shown}: {result['points']:+.3f} ± {result['points_ci']:.3f} points/game"
+            f" vs never opening (opens {result['open_rate']:.0%})",
+            file=sys.stderr,
+        )
+    best = max(range(len(table)), key=lambda i: table[i]["points"])
+    return OPEN_CANDIDATES[best], table
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ddz.train.export", description=__doc__.split("\n\n")[0]
@@ -71,6 +99,14 @@ def _parser() -> argparse.ArgumentParser:
         help="tune the bid thresholds over this many deals (0: keep)",
     )
     parser.add_argument("--bid-thresholds", default="", help="explicit thresholds 'b1,b2,b3'")
+    parser.add_argument(
+        "--tune-open",
+        type=int,
+        default=0,
+        metavar="DEALS",
+        help="a model of the open-hand game: tune when its landlord opens over this many deals"
+        " (0: keep the default rule)",
+    )
     parser.add_argument(
         "--points-mix",
         "--adp-mix",
@@ -147,6 +183,14 @@ def main(argv: list[str] | None = None) -> int:
         best, table = tune_bids(out, args.tune_bids)
         meta["bid_thresholds"] = list(best)
         meta["bid_tuning"] = {"deals": args.tune_bids, "table": table}
+        save_npz(model, str(out), meta)
+    if args.tune_open:
+        if "open" not in model.game["variants"]:
+            print("--tune-open needs a model of the open-hand game", file=sys.stderr)
+            return 2
+        best, table = tune_open(out, args.tune_open)
+        meta["open_threshold"] = best
+        meta["open_tuning"] = {"deals": args.tune_open, "table": table}
         save_npz(model, str(out), meta)
     print(
         f"wrote {out} ({out.stat().st_size / 2**20:.1f} MB): {meta['frames']:,} frames, bid thresholds {meta.get('bid_thresholds', 'default')}"
