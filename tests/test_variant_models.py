@@ -474,6 +474,22 @@ def test_expert_searches_the_four_player_game_with_its_model(shipped, monkeypatc
     assert used and all(tag == FOUR for tag in used)
 
 
+def test_expert_without_a_four_player_model_refuses_the_game_in_one_line(shipped):
+    from ddz.agents.expert import ExpertAgent
+
+    shipped("hard.npz", None)
+    expert = ExpertAgent(worlds=2, seed=0)
+    game = Game(1, FOUR_RULES, seed=5)
+    rng = np.random.default_rng(0)
+    for phase_seen in (BIDDING, "play"):
+        while (game.phase[0] == BIDDING) != (phase_seen == BIDDING):
+            game.step(game.sample_actions(rng))
+        with pytest.raises(ValueError) as err:
+            expert.act(infoset(game, 0))
+        assert str(err.value).startswith("hard has no model of the four-player game")
+        assert "\n" not in str(err.value)
+
+
 # ---------------------------------------------------------------- ddz play and ddz eval
 def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipped):
     from ddz.play import session
@@ -496,6 +512,12 @@ def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipp
     assert rc == 0 and "note:" not in out and "three Hard bots" in out
     # the bots bid after my pass (by the four-player bid network) and play between my passes
     assert "is the landlord (base" in out and out.count("  You    pass\n") == 3
+    (shipped.folder / "hard4.npz").write_bytes(b"damaged")  # falls back, saying why
+    notices = []
+    bots, name = session.load_bots("hard", notices, 4, "four")
+    assert name == "normal" and len(bots) == 3 and len(notices) == 1
+    assert notices[0].startswith("Hard bots unavailable (Hard agent model ")
+    assert "hard4.npz is corrupt" in notices[0] and "\n" not in notices[0]
 
 
 def test_ddz_eval_plays_hard_in_the_four_player_game_once_its_model_is_shipped(shipped, capsys):

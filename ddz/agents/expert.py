@@ -23,8 +23,14 @@ Each decision in play with more than one legal move:
    candidate rates more than ``margin`` above it: the search only overrides the networks when
    the rollouts disagree clearly.
 
-**The wildcard game** (``Ruleset(game="wild")``): Hard's networks know only the classic game,
-so the Expert plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
+**The game's model**: the networks are those Hard plays in the game of the decision
+(:meth:`~ddz.agents.hard.HardAgent.model_for`: the model file given, else
+the shipped model of that game), in the scoring and in the rollouts alike; the four-player game
+is searched in the same way, with its own model (where no model plays a game, the agent
+refuses it in one line, as Hard does).
+
+**The wildcard game** (``Ruleset(game="wild")``): Hard's networks don't play it, so the Expert
+plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
 the candidates are Normal's choice first, then the legal plays whose rest of the hand plans
 cheapest; in the rollouts every seat, the searcher's side included, plays Normal's rules (the
 worlds are dealt uniformly, keeping the drawn wild rank); a rollout cut short (``plies``,

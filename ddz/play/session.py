@@ -403,8 +403,8 @@ def load_bots(
     level: str, notices: list[str], players: int = 3, family: str | None = None
 ) -> tuple[list, str]:
     """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
-    when the Hard model file can't be loaded, and with four players or in the wildcard game
-    (``family``, default the classic game of ``players``), whose game Hard does not play)."""
+    when the Hard model file can't be loaded, and in the games of a ``family`` (default the
+    classic game of ``players``) that no shipped model plays: :func:`family_levels`)."""
     from ddz.agents.base import make_agent
 
     name = level
