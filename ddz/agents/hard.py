@@ -731,13 +731,6 @@ def shipped_model(ruleset: Ruleset) -> HardModel:
     return _LOADED[key]
 
 
-def check_model_game(info: InfoSet) -> None:
-    """``ValueError`` (one line, :data:`NO_MODEL`) on a game no shipped model plays."""
-    refusal = no_model_refusal(info.ruleset)
-    if refusal is not None:
-        raise ValueError(refusal)
-
-
 class HardAgent(Agent):
     """Plays the best move by the trained Q networks; bids by the trained bid network.
 
