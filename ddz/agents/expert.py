@@ -23,8 +23,14 @@ Each decision in play with more than one legal move:
    candidate rates more than ``margin`` above it: the search only overrides the networks when
    the rollouts disagree clearly.
 
-**The wildcard game** (``Ruleset(game="wild")``): Hard's networks know only the classic game,
-so the Expert plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
+**The game's model**: the networks are those Hard plays in the game of the decision
+(:meth:`~ddz.agents.hard.HardAgent.model_for`: the model file given, else
+the shipped model of that game), in the scoring and in the rollouts alike; the four-player game
+is searched in the same way, with its own model (where no model plays a game, the agent
+refuses it in one line, as Hard does).
+
+**The wildcard game** (``Ruleset(game="wild")``): Hard's networks don't play it, so the Expert
+plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
 the candidates are Normal's choice first, then the legal plays whose rest of the hand plans
 cheapest; in the rollouts every seat, the searcher's side included, plays Normal's rules (the
 worlds are dealt uniformly, keeping the drawn wild rank); a rollout cut short (``plies``,
@@ -153,8 +159,11 @@ class ExpertAgent(HardAgent):
         belief=True,
         belief_temperature: float = 1.0,
         rule_share: float = DEFAULT_RULE_SHARE,
+        ruleset=None,
     ):
-        super().__init__(model_path=model_path, model=model, bid_thresholds=bid_thresholds)
+        super().__init__(
+            model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
+        )
         self.belief = _belief(belief)
         self.belief_temperature = _check_number(
             "belief_temperature", belief_temperature, 0, above=True
@@ -235,8 +244,9 @@ class ExpertAgent(HardAgent):
         return np.maximum(probs, 1e-12)
 
     def _network_policy(self, game, games: np.ndarray) -> np.ndarray:
-        """Hard's greedy moves in ``games``, one batched forward pass."""
-        return model_actions(self.model, game, games)
+        """Hard's greedy moves in ``games``, one batched forward pass (the model of the game:
+        :meth:`~ddz.agents.hard.HardAgent.model_for`)."""
+        return model_actions(self.model_for(game.ruleset), game, games)
 
     def rate(self, info: InfoSet, moves: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
@@ -269,7 +279,8 @@ class ExpertAgent(HardAgent):
         if len(live) and rules_only:  # cut short, no network: half a win
             score[live] = 0.5
         elif len(live):  # cut short: the networks' value of the position stands in
-            _, value = model_actions(self.model, game, live, with_values=True, value="wp")
+            model = self.model_for(game.ruleset)
+            _, value = model_actions(model, game, live, with_values=True, value="wp")
             acting_is_landlord = game.current_player[live] == game.landlord[live]
             side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
             score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)

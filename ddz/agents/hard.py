@@ -8,8 +8,15 @@ code and playing never imports torch.
   ``q = head(relu(state_mlp(obs) + move_mlp(move) + rest_mlp(hand - move)))``, and the agent
   plays the best one. A model with a WP head (trained on win/loss) ranks moves by
   ``q_wp + adp_mix * q_adp``: winning first, points to break near-ties.
-  ``obs`` is :func:`ddz_env.observation.observe_infoset`, the same 1302 features the trainer reads from the game
-  (``ddz_env.observation.observe``), rebuilt from the information set alone.
+  ``obs`` is :func:`ddz_env.observation.observe_infoset`, the same features the trainer reads from the game
+  (``ddz_env.observation.observe``), rebuilt from the information set alone, read in the layout
+  of the model's game (:func:`ddz_env.observation.map_layout`: the classic model reads the
+  1302 classic features, also in the rob and open-hand games).
+* **Games**: a model file names the game it was trained on (``meta["game"]``,
+  :mod:`ddz.agents.model_game`; none: the classic three-player game), and its shapes follow
+  that game's layout (the four-player game's 108-number card encoding, 2,679 observation
+  numbers, four roles). Without a model file the agent plays, per game, the shipped model that
+  plays it (:data:`SHIPPED_MODELS`); a model file of another game is refused in one line.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
@@ -31,18 +38,30 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
+from ddz.agents.model_game import (
+    CLASSIC_TAG,
+    GameTagError,
+    game_tag,
+    plays,
+    read_game_tag,
+    tag_name,
+    tag_ruleset,
+)
 from ddz.common import not_a_file
-from ddz_env.game import ROLE_NAMES, Game
+from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
 from ddz_env.observation import (
     OBS_SIZE,
     encode_cards,
+    map_layout,
     move_features,
+    obs_size,
     observe,
     observe_infoset,
     rest_features,
 )
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 
 
 def shipped_file(name: str) -> Path:
@@ -85,18 +104,20 @@ MAX_ENTRY_ELEMENTS = 1 << 24
 MAX_TOTAL_ELEMENTS = 1 << 25
 MAX_META_CHARS = 1 << 20
 
-#: network → (input width, output width, whether its last layer has a bias); ``None`` is the
-#: role's joint width (the state network's output)
+#: network → (input, output width, whether its last layer has a bias); an input ``"obs"`` is
+#: the observation of the model's game, ``"moves"`` the width of its move features, ``"cards"``
+#: the width of its card encoding (54; 108 with four players), ``None`` the role's joint width
+#: (the state network's output)
 _NETWORKS = {
-    "state": (OBS_SIZE, None, True),
-    "move": (54, None, False),
-    "rest": (54, None, False),
+    "state": ("obs", None, True),
+    "move": ("moves", None, False),
+    "rest": ("cards", None, False),
     "head": (None, 1, True),
     "wp": (None, 1, True),
-    "bid": (54, 1, True),
+    "bid": ("cards", 1, True),
 }
 _ENTRY = re.compile(
-    r"(?:(?P<role>landlord|landlord_down|landlord_up)\.(?P<net>state|move|rest|head|wp)|"
+    r"(?:(?P<role>[a-z_]{1,40})\.(?P<net>state|move|rest|head|wp)|"
     r"(?P<bid>bid))\.(?P<k>0|[1-9][0-9]{0,3})\.(?P<kind>[wb])"
 )
 Layers = list[tuple[np.ndarray, "np.ndarray | None"]]
@@ -111,11 +132,19 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def read_meta(arrays, fmt: str, what: str = "model", error: type = ModelFileError) -> dict:
+def read_meta(
+    arrays,
+    fmt: str,
+    what: str = "model",
+    error: type = ModelFileError,
+    features: int | None = OBS_SIZE,
+) -> dict:
     """The ``meta`` entry of a model's arrays, checked: a JSON object (a 0-d string) of format
-    ``fmt`` whose network reads the observation's :data:`OBS_SIZE` features. The one check
-    of the model files' header, for every model the bots load (Hard's, the belief model);
-    a failure is an ``error`` with a one-line reason (``what`` names the kind of model)."""
+    ``fmt`` whose network reads ``features`` observation numbers (the classic game's
+    :data:`OBS_SIZE`; ``None``: not checked here, the caller checks ``obs_size`` against the
+    model's game). The one check of the model files' header, for every model the bots load
+    (Hard's, the belief model); a failure is an ``error`` with a one-line reason (``what``
+    names the kind of model)."""
     raw = arrays.get("meta")
     if raw is None:
         raise error("model file has no 'meta' entry")
@@ -129,8 +158,8 @@ def read_meta(arrays, fmt: str, what: str = "model", error: type = ModelFileErro
         raise error(f"'meta' is a JSON {type(meta).__name__}, not an object")
     if meta.get("format") != fmt:
         raise error(f"unsupported {what} format {meta.get('format')!r}")
-    if meta.get("obs_size") != OBS_SIZE:
-        raise error(f"the model reads {meta.get('obs_size')!r} features, not {OBS_SIZE}")
+    if features is not None and meta.get("obs_size") != features:
+        raise error(f"the model reads {meta.get('obs_size')!r} features, not {features}")
     return meta
 
 
@@ -150,8 +179,22 @@ def model_entries(arrays, pattern: re.Pattern, error: type = ModelFileError):
         yield m, value
 
 
-def _validate_meta(arrays) -> dict:
-    meta = read_meta(arrays, MODEL_FORMAT)
+def _validate_meta(arrays) -> tuple[dict, dict, Ruleset]:
+    """(meta, the game tag, the tag's ruleset), checked."""
+    meta = read_meta(arrays, MODEL_FORMAT, features=None)
+    try:
+        tag = read_game_tag(meta)
+    except GameTagError as exc:
+        raise ModelFileError(_one_line(exc)) from None
+    if tag["family"] not in PLAYED_FAMILIES:
+        raise ModelFileError(f"a model of {tag_name(tag)}: the Hard agent does not play it")
+    ruleset = tag_ruleset(tag)
+    size = obs_size(ruleset)
+    if meta.get("obs_size") != size:
+        raise ModelFileError(
+            f"the model reads {meta.get('obs_size')!r} features, not {size} "
+            f"(the observation of {tag_name(tag)})"
+        )
     thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
     if (
         not isinstance(thresholds, (list, tuple))
@@ -169,7 +212,7 @@ def _validate_meta(arrays) -> dict:
         _is_number(meta["wall_seconds"]) and meta["wall_seconds"] >= 0
     ):
         raise ModelFileError("'wall_seconds' in meta must be a finite number, 0 or more")
-    return meta
+    return meta, tag, ruleset
 
 
 def _chain(name: str, entries: dict, width_in: int, width_out: int | None, last_bias: bool):
@@ -221,27 +264,45 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
 
     Policy: raises :class:`ModelFileError` with a one-line reason unless ``arrays`` is exactly a
     model written by ``ddz.train.model.export_arrays``: a ``meta`` JSON object (format
-    ``ddz-hard-v1``, ``bid_thresholds`` of 3 finite numbers if given), and for each role the
-    ``state``, ``move`` and ``head`` networks (``rest`` and ``wp`` for every role or none) and
-    the ``bid`` network, each a chain of 2-D real-float weights whose shapes follow one another
-    (state from the 1302 observation features, move, rest and bid from 54, heads to 1), with
-    every bias of its layer's width (none on the last layer of ``move`` and ``rest``), all
-    values finite once in float32, and no other entry.
+    ``ddz-hard-v1``, a game tag ``game`` of the classic or the four-player game if given
+    (:func:`ddz.agents.model_game.read_game_tag`; none: the classic game), ``obs_size`` the
+    length of that game's observation, ``bid_thresholds`` of 3 finite numbers if given), and
+    for each role of the game (``tag_ruleset(tag).rules.role_names``) the ``state``, ``move``
+    and ``head`` networks (``rest`` and ``wp`` for every role or none) and the ``bid`` network,
+    each a chain of 2-D real-float weights whose shapes follow one another (state from the
+    game's observation, 1302 numbers in the classic game, 2,679 with four players; move from
+    the width of its move features, rest and bid from the width of its card encoding, 54 or
+    108; heads to 1), with every bias of its layer's width (none on the last layer of ``move``
+    and ``rest``), all values finite once in float32, and no other entry.
     """
-    meta = _validate_meta(arrays)
+    meta, tag, ruleset = _validate_meta(arrays)
+    return meta, _validate_layers(arrays, ruleset)
+
+
+def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
+    """The float32 layers of ``arrays``, every shape checked against ``ruleset``'s layout."""
+    roles = ruleset.rules.role_names
+    widths = {
+        "obs": obs_size(ruleset),
+        "moves": int(move_features(ruleset).shape[1]),
+        "cards": ruleset.rules.card_width,
+    }
     networks: dict[str, dict] = {}
     for m, value in model_entries(arrays, _ENTRY):
+        if m["role"] is not None and m["role"] not in roles:
+            raise ModelFileError(f"unexpected entry {m.group(0)!r} (the roles are {list(roles)})")
         name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
         networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
     for optional in ("rest", "wp"):
-        present = [f"{r}.{optional}" in networks for r in ROLE_NAMES]
+        present = [f"{r}.{optional}" in networks for r in roles]
         if any(present) and not all(present):
             raise ModelFileError(f"the {optional!r} network is there for some roles only")
     layers: dict[str, Layers] = {}
     if "bid" not in networks:
         raise ModelFileError("model file lacks the layers of 'bid'")
-    layers["bid"], _ = _chain("bid", networks["bid"], *_NETWORKS["bid"])
-    for role in ROLE_NAMES:
+    bid_in, bid_out, bid_bias = _NETWORKS["bid"]
+    layers["bid"], _ = _chain("bid", networks["bid"], widths[bid_in], bid_out, bid_bias)
+    for role in roles:
         joint = None
         for net in ("state", "move", "rest", "head", "wp"):
             name = f"{role}.{net}"
@@ -253,12 +314,12 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
             layers[name], out = _chain(
                 name,
                 networks[name],
-                joint if width_in is None else width_in,
+                joint if width_in is None else widths[width_in],
                 joint if width_out is None and joint is not None else width_out,
                 last_bias,
             )
             joint = out if net == "state" else joint
-    return meta, layers
+    return layers
 
 
 class _OneBlasThread:
@@ -322,15 +383,20 @@ class HardModel:
     """The exported networks as NumPy arrays, with the same forward pass as ``ddz.train.model``.
 
     ``arrays`` are validated by :func:`validate_arrays` (a bad one raises
-    :class:`ModelFileError`); the weights are kept as float32."""
+    :class:`ModelFileError`); the weights are kept as float32. ``tag`` is the game the model
+    was trained on (:mod:`ddz.agents.model_game`), ``ruleset`` a ruleset of that game's
+    observation layout (:func:`~ddz.agents.model_game.tag_ruleset`)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
         self.meta, self.layers = validate_arrays(arrays)
+        self.tag = read_game_tag(self.meta)
+        self.ruleset = tag_ruleset(self.tag)
+        self.role_names = self.ruleset.rules.role_names
         # the optional branch that reads the cards each move leaves in hand (train.model)
-        self.has_rest = f"{ROLE_NAMES[0]}.rest" in self.layers
+        self.has_rest = f"{self.role_names[0]}.rest" in self.layers
         # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
-        self.has_wp = f"{ROLE_NAMES[0]}.wp" in self.layers
+        self.has_wp = f"{self.role_names[0]}.wp" in self.layers
         self.adp_mix = float(self.meta.get("points_mix", self.meta.get("adp_mix", 0.0)))
         self._move_tables: dict[tuple, np.ndarray] = {}
 
@@ -347,19 +413,38 @@ class HardModel:
                 x = _relu(x)
         return x
 
+    def plays(self, ruleset: Ruleset) -> bool:
+        """Whether the model plays ``ruleset``'s game (:func:`ddz.agents.model_game.plays`)."""
+        return plays(self.tag, ruleset)
+
+    def check_game(self, ruleset: Ruleset) -> None:
+        """``ValueError`` (one line, naming both games) unless the model plays ``ruleset``'s."""
+        if not plays(self.tag, ruleset):
+            raise ValueError(
+                f"the Hard model is a model of {tag_name(self.tag)}; it does not play "
+                f"{tag_name(game_tag(ruleset))}"
+            )
+
+    def features(self, obs: np.ndarray, ruleset: Ruleset) -> np.ndarray:
+        """Observations of ``ruleset``'s game (:func:`ddz_env.observation.observe`, one row
+        each) as the model's layout reads them (:func:`ddz_env.observation.map_layout`; the
+        classic model in a variant's game: the classic prefix)."""
+        return map_layout(obs, ruleset, self.ruleset)
+
     def encode_state(self, role: int, obs: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.state"], obs)
+        return self._mlp(self.layers[f"{self.role_names[role]}.state"], obs)
 
     def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.move"], move_feats)
+        return self._mlp(self.layers[f"{self.role_names[role]}.move"], move_feats)
 
     def values(self, role: int, joint: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The ADP head's values of the sums ``a + e + r`` and the WP head's (``None`` without
         it), like ``RoleNet.values``."""
-        adp = self._mlp(self.layers[f"{ROLE_NAMES[role]}.head"], joint, relu_first=True)[..., 0]
+        name = self.role_names[role]
+        adp = self._mlp(self.layers[f"{name}.head"], joint, relu_first=True)[..., 0]
         if not self.has_wp:
             return adp, None
-        return adp, self._mlp(self.layers[f"{ROLE_NAMES[role]}.wp"], joint, relu_first=True)[..., 0]
+        return adp, self._mlp(self.layers[f"{name}.wp"], joint, relu_first=True)[..., 0]
 
     def score(self, role: int, joint: np.ndarray) -> np.ndarray:
         """The values that rank the moves: the ADP head's, or ``q_wp + adp_mix * q_adp``."""
@@ -389,7 +474,7 @@ class HardModel:
         """The rest branch of the cards each move leaves in hand (0 for a model without it)."""
         if not self.has_rest:
             return 0.0
-        return self._mlp(self.layers[f"{ROLE_NAMES[role]}.rest"], rest_feats)
+        return self._mlp(self.layers[f"{self.role_names[role]}.rest"], rest_feats)
 
     def rest_embeddings(
         self, role: int, hands: np.ndarray, move_counts: np.ndarray
@@ -398,7 +483,7 @@ class HardModel:
         features are not even built for a model without the branch."""
         if not self.has_rest:
             return 0.0
-        return self.encode_rest(role, rest_features(hands, move_counts))
+        return self.encode_rest(role, rest_features(hands, move_counts, deck=self.ruleset.deck))
 
     def q_values(
         self,
@@ -429,8 +514,10 @@ class HardModel:
         return self._move_tables[key]
 
     def landlord_value(self, hand: np.ndarray) -> float:
-        """Estimated landlord return per unit of base for a 17-card hand (rank counts)."""
-        return float(self._mlp(self.layers["bid"], encode_cards(hand))[0])
+        """Estimated landlord return per unit of base for the hand dealt (rank counts: 17
+        cards; 25 with four players), in the card encoding of the model's game."""
+        cards = encode_cards(hand, self.ruleset.players, deck=self.ruleset.deck)
+        return float(self._mlp(self.layers["bid"], cards)[0])
 
 
 def model_actions(
@@ -448,13 +535,14 @@ def model_actions(
     clipped to [-1, 1] for a model without a WP head)."""
     if value not in ("score", "wp"):
         raise ValueError(f"value must be 'score' or 'wp', not {value!r}")
+    model.check_game(game.ruleset)
     games = np.asarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
     best = np.zeros(len(games), np.float32)
-    obs = observe(game, games=games)[:, :OBS_SIZE]  # the classic features (variants' after)
+    obs = model.features(observe(game, games=games), game.ruleset)
     roles = game.role(game.current_player[games], games).astype(np.int64)
     gb, mv = legal_pairs(game.legal_action_words()[games])
-    for r in range(3):
+    for r in range(len(model.role_names)):
         rows = np.flatnonzero(roles == r)
         if not len(rows):
             continue
@@ -561,24 +649,97 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
         raise error(f"{what} {path} is not a valid model: {exc}") from exc
 
 
-#: the families of rules the networks were not trained on, with what the agent says there
+#: the families of rules the Hard agent's networks are trained on (a model file of another
+#: family is refused when it is read)
+PLAYED_FAMILIES = ("classic", "four")
+#: The shipped models: the game each was trained on (its tag, :mod:`ddz.agents.model_game`)
+#: and its file in :data:`SHIPPED_DIR`. A file not there is a game without a shipped model.
+SHIPPED_MODELS: tuple[tuple[dict, str], ...] = (
+    (CLASSIC_TAG, "hard.npz"),
+    ({"family": "classic", "players": 3, "variants": ["open", "rob"]}, "hard_variants.npz"),
+    ({"family": "four", "players": 4, "variants": []}, "hard4.npz"),
+)
+#: the folder of the shipped models (``checkpoints/``, :func:`shipped_file`); read at each
+#: choice, so that a test can point it at a folder of its own
+SHIPPED_DIR: Path = DEFAULT_MODEL.parent
+
+#: the families of rules without a shipped model, with what the agent says there (one line)
 NO_MODEL = {
     "wild": "hard has no model of the wildcard game (--game wild): play expert (a search on "
-    "Normal's rules), normal or easy"
+    "Normal's rules), normal or easy",
+    "four": "hard has no model of the four-player game (--players 4): play normal or easy",
 }
 
 
-def check_model_game(info: InfoSet) -> None:
-    """``ValueError`` (one line, :data:`NO_MODEL`) on a game the networks don't know: they
-    never read its observations as the classic game's."""
-    refusal = NO_MODEL.get(info.ruleset.rules.family)
-    if refusal is not None:
-        raise ValueError(refusal)
+def shipped_model_path(ruleset: Ruleset) -> Path | None:
+    """The file of the shipped model that plays ``ruleset``'s game, or ``None`` (none there).
+
+    Among the models of :data:`SHIPPED_MODELS` whose tag plays the game
+    (:func:`ddz.agents.model_game.plays`) and whose file is in :data:`SHIPPED_DIR`: the model
+    of that very game first, then a model of variants (it plays the games of fewer variants,
+    reading their fields as zeros), then the model of the family's game without variants
+    (the classic model plays the rob and open-hand games with the fields it knows)."""
+    exact = game_tag(ruleset)
+    found = [
+        (tag != exact, not tag["variants"], len(tag["variants"]), order, SHIPPED_DIR / name)
+        for order, (tag, name) in enumerate(SHIPPED_MODELS)
+        if plays(tag, ruleset)
+    ]
+    for *_, path in sorted(found):
+        if path.is_file():
+            return path
+    return None
+
+
+def plays_shipped(ruleset: Ruleset) -> bool:
+    """Whether a shipped model plays ``ruleset``'s game (:func:`shipped_model_path`)."""
+    return shipped_model_path(ruleset) is not None
+
+
+def no_model_refusal(ruleset: Ruleset) -> str | None:
+    """What the Hard agent without a model file says on ``ruleset``'s game when no shipped
+    model plays it (one line, :data:`NO_MODEL`), else ``None``. The classic game has no
+    refusal: a missing ``hard.npz`` is the loader's not-found error."""
+    if ruleset.rules.family == "classic" or plays_shipped(ruleset):
+        return None
+    return NO_MODEL.get(ruleset.rules.family, f"hard has no model of {tag_name(game_tag(ruleset))}")
+
+
+#: the shipped models loaded in this process, by file (path, size, modification time): every
+#: agent without a model file shares them
+_LOADED: dict[tuple, HardModel] = {}
+
+
+def shipped_model(ruleset: Ruleset) -> HardModel:
+    """The shipped model that plays ``ruleset``'s game (:func:`shipped_model_path`), loaded once
+    per process. ``ValueError`` (one line) where none does: :func:`no_model_refusal`, or for
+    the classic game the loader's error of the missing ``hard.npz``; a damaged file is a
+    :class:`ModelFileError`."""
+    path = shipped_model_path(ruleset)
+    if path is None:
+        refusal = no_model_refusal(ruleset)
+        if refusal is not None:
+            raise ValueError(refusal)
+        return load_model(SHIPPED_DIR / SHIPPED_MODELS[0][1])  # not found: the loader says so
+    try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return load_model(path)  # the loader reports it
+    if key not in _LOADED:
+        _LOADED[key] = load_model(path)
+    return _LOADED[key]
 
 
 class HardAgent(Agent):
-    """Plays the best move by the trained Q networks; bids by the trained bid network. It
-    refuses the games of :data:`NO_MODEL` (:func:`check_model_game`)."""
+    """Plays the best move by the trained Q networks; bids by the trained bid network.
+
+    With ``model`` or ``model_path`` it plays that model, on the games it plays (a game of
+    another is a one-line ``ValueError`` naming both games); without either, per game, the
+    shipped model that plays it (:func:`shipped_model`, each loaded once when first needed;
+    the model of ``ruleset``'s game, by default the classic game's, is loaded when the agent is
+    built, so that a missing or damaged file is reported before any decision). It refuses the
+    games no shipped model plays (:func:`no_model_refusal`)."""
 
     name = "hard"
 
@@ -589,46 +750,82 @@ class HardAgent(Agent):
         bid_thresholds: tuple[float, float, float] | None = None,
         seed: int | None = None,
         open_threshold: float | None = DEFAULT_OPEN_THRESHOLD,
+        ruleset: Ruleset | None = None,
     ):
-        self.model = model if model is not None else load_model(model_path or DEFAULT_MODEL)
-        meta_thresholds = self.model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
-        thresholds = tuple(float(t) for t in (bid_thresholds or meta_thresholds))
-        if len(thresholds) != 3 or not all(math.isfinite(t) for t in thresholds):
-            raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
-        self.bid_thresholds = thresholds
+        #: the model file's model, or None: the shipped model of each game
+        self.fixed = model if model is not None else load_model(model_path) if model_path else None
+        self._models: dict[Ruleset, HardModel] = {}  # the model of each game met, by ruleset
+        #: the model file's model, else the shipped model of ``ruleset``'s game (default the
+        #: classic game's); a model file's is checked against ``ruleset`` when it is given
+        if self.fixed is not None and ruleset is None:
+            self.model = self.fixed
+        else:
+            self.model = self.model_for(ruleset or DEFAULT_RULES)
+        self._bid_override = None
+        if bid_thresholds is not None:
+            self._bid_override = tuple(float(t) for t in bid_thresholds)
+            if len(self._bid_override) != 3 or not all(
+                math.isfinite(t) for t in self._bid_override
+            ):
+                raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
+        #: the thresholds of :attr:`model`'s bids (those given, else the model file's)
+        self.bid_thresholds = self.thresholds_of(self.model)
         if open_threshold is not None and not math.isfinite(open_threshold):
             raise ValueError(
                 f"open_threshold must be a finite number or None, not {open_threshold}"
             )
         self.open_threshold = open_threshold
 
+    def model_for(self, ruleset: Ruleset) -> HardModel:
+        """The model the agent plays in ``ruleset``'s game: its model file's (``ValueError``
+        naming both games unless that plays the game), else the shipped one
+        (:func:`shipped_model`, ``ValueError`` where there is none)."""
+        model = self._models.get(ruleset)
+        if model is None:
+            if self.fixed is not None:
+                self.fixed.check_game(ruleset)
+                model = self.fixed
+            else:
+                model = shipped_model(ruleset)
+            self._models[ruleset] = model
+        return model
+
+    def thresholds_of(self, model: HardModel) -> tuple[float, float, float]:
+        """The bid thresholds the agent bids by with ``model``: those it was given, else the
+        ones in the model's file (:data:`DEFAULT_BID_THRESHOLDS` where it has none)."""
+        if self._bid_override is not None:
+            return self._bid_override
+        return tuple(float(t) for t in model.meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS))
+
     def bid(self, info: InfoSet) -> int:
-        check_model_game(info)
+        model = self.model_for(info.ruleset)
+        thresholds = self.bid_thresholds if model is self.model else self.thresholds_of(model)
         if info.deciding_open and self.open_threshold is None:
             return open_call(info, False)
-        dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the 17 dealt
+        dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the cards dealt
         with _one_blas_thread():
-            value = self.model.landlord_value(dealt)
+            value = model.landlord_value(dealt)
         if info.deciding_open:
             return open_call(info, value > self.open_threshold)
         strength = 0
         for k in range(1, 4):
-            if value > self.bid_thresholds[k - 1]:
+            if value > thresholds[k - 1]:
                 strength = k
         return auction_call(info, strength)
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
-        check_model_game(info)
+        model = self.model_for(info.ruleset)
         moves = info.legal_moves()
         role = info.role
-        # the classic features (the variants' own fields come after them; their claims and robs
+        # the observation in the model's layout (the classic model in a variant's game: the
+        # classic features, the variants' own fields coming after them; their claims and robs
         # fill the bid slots and their doublings the multiplier)
-        obs = observe_infoset(info)[:OBS_SIZE]
-        state = self.model.encode_state(role, obs[None])
+        obs = model.features(observe_infoset(info), info.ruleset)
+        state = model.encode_state(role, obs[None])
         counts = info.table.counts[moves]
-        heads = self.model.move_heads(role, state, moves, info.hand, counts, info.ruleset)
-        return moves, self.model.rank(*heads)
+        heads = model.move_heads(role, state, moves, info.hand, counts, info.ruleset)
+        return moves, model.rank(*heads)
 
     def play(self, info: InfoSet) -> int:
         if len(info.legal_moves()) == 1:

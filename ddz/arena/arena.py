@@ -165,7 +165,8 @@ def _name(spec: AgentSpec) -> str:
     return getattr(spec, "name", type(spec).__name__)
 
 
-#: The agents that play the four-player game (``--players 4``).
+#: The agents that play the four-player game (``--players 4``); Hard and Expert too when a
+#: shipped model plays it (:func:`ddz.agents.hard.plays_shipped`, :func:`game_options_problem`).
 FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
 #: The agents of each family of rules (``Rules.family``) that not every agent plays.
 FAMILY_AGENTS = {"four": FOUR_PLAYER_AGENTS}
@@ -579,7 +580,8 @@ ARENA_RULE_NOTES = {
     "hold_auction": "each deal then played 6 times, every bot in every seat, 8 with "
     "--players 4; without it, 2 games per deal with a fixed landlord seat",
     "players": "each pair plays it with one bot alone in the landlord seat against the other "
-    f"in the three peasant seats, then the reverse; {', '.join(FOUR_PLAYER_AGENTS)} play it",
+    f"in the three peasant seats, then the reverse; {', '.join(FOUR_PLAYER_AGENTS)} play it "
+    "(hard and expert too when a model of the four-player game is shipped)",
 }
 
 
@@ -615,14 +617,25 @@ def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | Non
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
         return str(exc)
-    from ddz.agents.hard import NO_MODEL  # the games Hard's networks don't know
+    from ddz.agents.hard import NO_MODEL, load_model, plays_shipped
 
-    refusal = NO_MODEL.get(args.ruleset.rules.family)
-    if refusal is not None and any(name.lower().split(":")[0] == "hard" for name in bots):
-        return refusal
-    only = FAMILY_AGENTS.get(args.ruleset.rules.family)
-    for name in bots if only is not None else ():
-        if name not in only:
+    family = args.ruleset.rules.family
+    shipped = plays_shipped(args.ruleset)  # Hard and Expert play the games of a shipped model
+    only = FAMILY_AGENTS.get(family)
+    if only is not None and shipped:
+        only = (*only, "hard", "expert")
+    for name in bots:
+        base, _, path = name.strip().partition(":")
+        if base.lower() == "hard" and path:  # a model file of another game: refused up front
+            try:
+                load_model(path).check_game(args.ruleset)
+            except ValueError as exc:
+                return str(exc)
+            continue
+        if base.lower() == "hard" and not shipped and only is None and family in NO_MODEL:
+            return NO_MODEL[family]
+        key = base.lower() if base.lower() in ("hard", "expert") else name
+        if only is not None and key not in only:
             return (
                 f"{name} does not play the four-player game "
                 f"(--players {args.ruleset.players}: {', '.join(only)})"

@@ -1,8 +1,9 @@
 """``ddz play``: play Dou Dizhu against two bots in the terminal (three with ``--players 4``).
 
 You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2), or with four
-players You → Right → Across → Left (``--players 4``: two decks, Easy or Normal bots; Hard's
-model plays the three-player game only, so Normal bots play in its place). Type the cards
+players You → Right → Across → Left (``--players 4``: two decks; Hard and Expert bots where a
+model of the four-player game is shipped, :func:`family_levels`, else Normal bots play in their
+place). Type the cards
 of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
 ``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
 ``undo`` with ``--undo``), plus each language's own words for them. The game reads one
@@ -100,14 +101,17 @@ LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
 FALLBACK = {"hard": "normal", "expert": "hard"}
-#: The levels whose bots play the four-player game (Hard's model is of the three-player game).
-FOUR_PLAYER_LEVELS = ("easy", "normal")
-#: The levels of each family of rules (``Rules.family``) that not every level plays (Hard's
-#: and Expert's model is of the classic three-player game).
-FAMILY_LEVELS = {"four": FOUR_PLAYER_LEVELS, "wild": ("easy", "normal")}
+#: The levels whose bots play every game (the rule-based bots).
+RULE_LEVELS = ("easy", "normal")
+#: The levels that play the four-player game when no model of it is shipped.
+FOUR_PLAYER_LEVELS = RULE_LEVELS
+#: A game of each family of rules (``Rules.family``) that Hard's and Expert's bots play only
+#: where a shipped model plays it (:func:`ddz.agents.hard.plays_shipped`): :func:`family_levels`.
+FAMILY_GAMES = {"four": Ruleset(players=4), "wild": Ruleset(game="wild")}
 #: The level played when none is given, where it is not Hard (``Rules.family``).
 DEFAULT_LEVELS = {"four": "normal", "wild": "normal"}
-#: Why a family's game is not played by a level's bots (``{level}``, ``{other}``).
+#: Why a family's game is not played by a level's bots (``{level}``, ``{other}``): shown only
+#: where no shipped model plays it.
 FAMILY_NOTES = {
     "four": N_("{level} bots play the three-player game only; playing {other} bots"),
     "wild": N_("{level} bots don't play the wildcard game; playing {other} bots"),
@@ -383,17 +387,29 @@ def hint_order(info: InfoSet) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- bots
+def family_levels(family: str) -> tuple[str, ...] | None:
+    """The levels whose bots play ``family``'s game, where not every level's do (``None``: every
+    level): the rule-based levels, and Hard and Expert too where a shipped model plays the
+    family's game (:data:`FAMILY_GAMES`)."""
+    game = FAMILY_GAMES.get(family)
+    if game is None:
+        return None
+    from ddz.agents.hard import plays_shipped
+
+    return None if plays_shipped(game) else RULE_LEVELS
+
+
 def load_bots(
     level: str, notices: list[str], players: int = 3, family: str | None = None
 ) -> tuple[list, str]:
     """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
-    when the Hard model file can't be loaded, and with four players or in the wildcard game
-    (``family``, default the classic game of ``players``), whose game Hard does not play)."""
+    when the Hard model file can't be loaded, and in the games of a ``family`` (default the
+    classic game of ``players``) that no shipped model plays: :func:`family_levels`)."""
     from ddz.agents.base import make_agent
 
     name = level
     family = family or rules_class("classic", players).family
-    levels = FAMILY_LEVELS.get(family)
+    levels = family_levels(family)
     if levels is not None and name not in levels:
         line = _(FAMILY_NOTES[family])
         notices.append(
@@ -404,18 +420,15 @@ def load_bots(
         name = "normal"
     while True:
         try:
-            first = make_agent(name)
-            # the Hard bots share one loaded model (and its cached move embeddings), the Expert
-            # bots their belief model too
-            if hasattr(first, "model"):
-                shared = {"model": first.model}
-                if getattr(first, "belief", None) is not None:
-                    shared["belief"] = first.belief
-                return [
-                    first,
-                    *(make_agent(name, **shared) for _ in range(1, players - 1)),
-                ], name
-            return [first, *(make_agent(name) for _ in range(1, players - 1))], name
+            # Hard's and Expert's bots load the model of the family's game now; they share the
+            # shipped models (loaded once per process, with their cached move embeddings), the
+            # Expert bots their belief model too
+            game = FAMILY_GAMES.get(family)
+            shared = {"ruleset": game} if game is not None and name in ("hard", "expert") else {}
+            first = make_agent(name, **shared)
+            if getattr(first, "belief", None) is not None:
+                shared["belief"] = first.belief
+            return [first, *(make_agent(name, **shared) for _ in range(1, players - 1))], name
         except (ValueError, OSError) as exc:  # a missing or damaged model file
             nxt = FALLBACK.get(name)
             if nxt is None:
