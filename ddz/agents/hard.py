@@ -22,8 +22,10 @@ code and playing never imports torch.
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
   more (:func:`ddz.agents.base.auction_call`).
 * **Open hand**: the landlord opens when the bid network's estimate for the 17 cards it was
-  dealt exceeds ``open_threshold`` (``None``: never opens). The default is the one that measured
-  best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
+  dealt exceeds ``open_threshold`` (``None``: never opens): the model file's
+  (``meta["open_threshold"]``, tuned where the peasants read the open hand:
+  ``python -m ddz.train.export --tune-open``), else :data:`DEFAULT_OPEN_THRESHOLD`, the one that
+  measured best against Normal with ``ddz eval --open-hand`` (docs/RULES.md, the open hand).
 """
 
 from __future__ import annotations
@@ -205,6 +207,10 @@ def _validate_meta(arrays) -> tuple[dict, dict, Ruleset]:
     for key in ("points_mix", "adp_mix"):  # adp_mix: its name in models of before the rename
         if key in meta and not (_is_number(meta[key]) and meta[key] >= 0):
             raise ModelFileError(f"'{key}' in meta must be a finite number, 0 or more")
+    if "open_threshold" in meta and not (
+        meta["open_threshold"] is None or _is_number(meta["open_threshold"])
+    ):
+        raise ModelFileError("'open_threshold' in meta must be a finite number or null")
     frames = meta.get("frames", 0)
     if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
         raise ModelFileError("'frames' in meta must be a whole number, 0 or more")
@@ -749,7 +755,7 @@ class HardAgent(Agent):
         model: HardModel | None = None,
         bid_thresholds: tuple[float, float, float] | None = None,
         seed: int | None = None,
-        open_threshold: float | None = DEFAULT_OPEN_THRESHOLD,
+        open_threshold: float | None | str = "model",
         ruleset: Ruleset | None = None,
     ):
         #: the model file's model, or None: the shipped model of each game
@@ -770,11 +776,20 @@ class HardAgent(Agent):
                 raise ValueError(f"bid_thresholds must be 3 finite numbers, got {bid_thresholds!r}")
         #: the thresholds of :attr:`model`'s bids (those given, else the model file's)
         self.bid_thresholds = self.thresholds_of(self.model)
-        if open_threshold is not None and not math.isfinite(open_threshold):
-            raise ValueError(
-                f"open_threshold must be a finite number or None, not {open_threshold}"
-            )
+        if open_threshold != "model" and open_threshold is not None:
+            if isinstance(open_threshold, str) or not math.isfinite(open_threshold):
+                raise ValueError(
+                    f"open_threshold must be a finite number or None, not {open_threshold}"
+                )
+        #: the opening rule given, or "model": each model file's (``meta["open_threshold"]``,
+        #: tuned by ``python -m ddz.train.export --tune-open``), else the default
         self.open_threshold = open_threshold
+
+    def opens_above(self, model: HardModel) -> float | None:
+        """The threshold of the opening rule with ``model`` (:attr:`open_threshold`)."""
+        if self.open_threshold != "model":
+            return self.open_threshold
+        return model.meta.get("open_threshold", DEFAULT_OPEN_THRESHOLD)
 
     def model_for(self, ruleset: Ruleset) -> HardModel:
         """The model the agent plays in ``ruleset``'s game: its model file's (``ValueError``
@@ -800,13 +815,14 @@ class HardAgent(Agent):
     def bid(self, info: InfoSet) -> int:
         model = self.model_for(info.ruleset)
         thresholds = self.bid_thresholds if model is self.model else self.thresholds_of(model)
-        if info.deciding_open and self.open_threshold is None:
+        opens_above = self.opens_above(model)
+        if info.deciding_open and opens_above is None:
             return open_call(info, False)
         dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the cards dealt
         with _one_blas_thread():
             value = model.landlord_value(dealt)
         if info.deciding_open:
-            return open_call(info, value > self.open_threshold)
+            return open_call(info, value > opens_above)
         strength = 0
         for k in range(1, 4):
             if value > thresholds[k - 1]:
