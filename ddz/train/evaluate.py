@@ -78,11 +78,13 @@ def bidding_match(
     deals: int,
     seed: int = 0,
     player: Agent | None = None,
+    ruleset=None,
 ) -> dict[str, float]:
     """Compare two bidding policies (``InfoSet -> bid``) with the same play (the Hard agent of
     ``model``, or ``player``) in an arena run with bidding (:func:`ddz.arena.arena.run_arena`,
-    rules "once"): each deal is played six times, A bidding for seat 0, 1 or 2 alone with B
-    bidding for the two others, then the other way round. Returns A's average points per game
+    rules "once", or ``ruleset``'s auction): each deal is played six times (eight with four
+    players), A bidding for one seat alone with B bidding for the others, then the other way
+    round. Returns A's average points per game
     (its seats' settlement, zero-sum: B's is the negative) and its landlord rate.
     """
     from ddz.agents.hard import HardAgent
@@ -90,7 +92,12 @@ def bidding_match(
 
     player = player if player is not None else HardAgent(model=model)
     result = run_arena(
-        _BidAndPlay(bid_a, player), _BidAndPlay(bid_b, player), deals, seed, bidding=True
+        _BidAndPlay(bid_a, player),
+        _BidAndPlay(bid_b, player),
+        deals,
+        seed,
+        bidding=True,
+        ruleset=ruleset,
     )
     return {
         "points": result.overall.points,

@@ -42,8 +42,10 @@ def tune_bids(npz: Path, deals: int, seed: int = 1) -> tuple[tuple[float, ...], 
     normal = make_agent("normal")
     table = []
     for thresholds in CANDIDATES:
-        agent = HardAgent(model=model, bid_thresholds=thresholds)
-        result = bidding_match(model, agent.bid, normal.bid, deals, seed=seed)
+        agent = HardAgent(model=model, bid_thresholds=thresholds, ruleset=model.ruleset)
+        result = bidding_match(
+            model, agent.bid, normal.bid, deals, seed=seed, player=agent, ruleset=model.ruleset
+        )
         table.append(
             {"thresholds": list(thresholds), **{k: round(float(v), 4) for k, v in result.items()}}
         )
