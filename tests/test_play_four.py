@@ -215,13 +215,14 @@ def test_a_passer_may_bid_again(doormats):
 
 
 # ---------------------------------------------------------------------------------- options
-def test_hard_plays_the_four_player_game_as_normal_with_a_notice():
+def test_hard_plays_the_four_player_game_with_its_own_model():
+    """The four-player model is shipped (checkpoints/hard4.npz): Hard is the default level and
+    plays it, with no note."""
     rc, out = run_lines(["--level", "hard", "--code", CODE], ["quit"])
     assert rc == 0
-    assert "note: Hard bots play the three-player game only; playing Normal bots" in out
-    assert "you against three Normal bots (two decks)" in out
+    assert "note:" not in out and "you against three Hard bots (two decks)" in out
     rc, out = run_lines(["--code", CODE], ["quit"])  # the default level with four players
-    assert rc == 0 and "note:" not in out and "three Normal bots" in out
+    assert rc == 0 and "note:" not in out and "three Hard bots" in out
 
 
 def test_a_code_of_the_other_game_is_played_as_that_game():

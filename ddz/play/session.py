@@ -108,7 +108,8 @@ FOUR_PLAYER_LEVELS = RULE_LEVELS
 #: A game of each family of rules (``Rules.family``) that Hard's and Expert's bots play only
 #: where a shipped model plays it (:func:`ddz.agents.hard.plays_shipped`): :func:`family_levels`.
 FAMILY_GAMES = {"four": Ruleset(players=4), "wild": Ruleset(game="wild")}
-#: The level played when none is given, where it is not Hard (``Rules.family``).
+#: The level played when none is given where no shipped model plays the family's game
+#: (``Rules.family``); Hard elsewhere (:func:`default_level`).
 DEFAULT_LEVELS = {"four": "normal", "wild": "normal"}
 #: Why a family's game is not played by a level's bots (``{level}``, ``{other}``): shown only
 #: where no shipped model plays it.
@@ -387,6 +388,12 @@ def hint_order(info: InfoSet) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- bots
+def default_level(family: str) -> str:
+    """The level played when none is given: Hard, or :data:`DEFAULT_LEVELS`'s where no shipped
+    model plays ``family``'s game."""
+    return "hard" if family_levels(family) is None else DEFAULT_LEVELS.get(family, "normal")
+
+
 def family_levels(family: str) -> tuple[str, ...] | None:
     """The levels whose bots play ``family``'s game, where not every level's do (``None``: every
     level): the rule-based levels, and Hard and Expert too where a shipped model plays the
@@ -1189,15 +1196,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=_(
             "bot strength: easy, normal (rule-based), hard (the trained agent) or expert (the "
             "trained agent searching ahead in the possible deals; slower); Normal is used, with "
-            "a note, when no trained model is installed, and with --players 4. Default: hard "
-            "(normal with --players 4)"
+            "a note, when no trained model of the game is installed. Default: hard"
         ),
     )
     add_rule_options(
         p,
         only=("players", "bidding", "open_hand"),
         auctions=("once", "rob"),
-        notes={"players": _("against three easy or normal bots")},
+        notes={"players": _("against three bots")},
         translate=_,
     )
     p.add_argument(
@@ -1313,7 +1319,7 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        level = args.level or DEFAULT_LEVELS.get(rules.rules.family, "hard")
+        level = args.level or default_level(rules.rules.family)
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
         if code_note:
             session.notices.insert(0, code_note)
