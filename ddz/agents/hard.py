@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents import hard_wild
 from ddz.agents.base import Agent, auction_call, open_call
 from ddz.common import not_a_file
 from ddz_env.game import ROLE_NAMES, Game
@@ -562,10 +563,7 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
 
 
 #: the families of rules the networks were not trained on, with what the agent says there
-NO_MODEL = {
-    "wild": "hard has no model of the wildcard game (--game wild): play expert (a search on "
-    "Normal's rules), normal or easy"
-}
+NO_MODEL: dict[str, str] = {}  # the wildcard game: the classic networks (ddz.agents.hard_wild)
 
 
 def check_model_game(info: InfoSet) -> None:
@@ -619,6 +617,8 @@ class HardAgent(Agent):
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
+        if hard_wild.through_classic(self.model, info):  # no model of the wildcard game
+            return hard_wild.wild_move_values(self.model, info)
         check_model_game(info)
         moves = info.legal_moves()
         role = info.role
