@@ -151,3 +151,13 @@ def test_its_play_depends_on_its_information_set_only(hard):
     m2, v2 = hard.move_values(two)
     np.testing.assert_array_equal(m1, m2)
     np.testing.assert_array_equal(v1, v2)
+
+
+def test_reading_the_wild_cards_left_at_other_ranks_only_raises_values(hard):
+    from ddz.agents.hard_wild import wild_scores
+
+    info = situation("3 3 5 9 J Q K 8 8 A 2 4 6 7", 0, 0, [0, 17, 17])  # two wild 8s
+    moves0, plain = wild_scores(hard.model, info, rounds=0, bonus=0.0)
+    moves4, read = wild_scores(hard.model, info, rounds=4, bonus=0.0)
+    np.testing.assert_array_equal(moves0, moves4)
+    assert (read >= plain - 1e-6).all() and (read > plain + 1e-6).any()
