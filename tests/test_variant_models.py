@@ -331,7 +331,8 @@ def test_each_game_gets_the_shipped_model_that_plays_it(shipped):
     assert shipped_model_path(Ruleset()) == classic
     assert shipped_model_path(ROB_OPEN) == classic  # the classic model plays the variants
     assert shipped_model_path(FOUR_RULES) is None
-    assert shipped_model_path(Ruleset(game="wild")) is None
+    # the classic model plays the wildcard game, each play read as what it stands for
+    assert shipped_model_path(Ruleset(game="wild")) == classic
     variants = shipped("hard_variants.npz", VARIANTS, seed=1)
     four = shipped("hard4.npz", FOUR, seed=2)
     assert shipped_model_path(Ruleset()) == classic  # no variant: the classic model
@@ -339,7 +340,7 @@ def test_each_game_gets_the_shipped_model_that_plays_it(shipped):
     assert shipped_model_path(Ruleset(open_hand=True)) == variants
     assert shipped_model_path(ROB_OPEN) == variants
     assert shipped_model_path(FOUR_RULES) == four
-    assert shipped_model_path(Ruleset(game="wild")) is None
+    assert shipped_model_path(Ruleset(game="wild")) == classic
     classic.unlink()  # the variant model plays the classic game too
     assert shipped_model_path(Ruleset()) == variants
 
@@ -502,7 +503,7 @@ def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipp
     assert rc == 0 and "three-player game only" in out and "three Normal bots" in out
     assert session.family_levels("four") == ("easy", "normal")
     shipped("hard4.npz", FOUR, seed=2)
-    assert session.family_levels("four") is None and session.family_levels("wild") is not None
+    assert session.family_levels("four") is None and session.family_levels("wild") is None
     for level in ("hard", "expert"):
         notices: list[str] = []
         bots, name = session.load_bots(level, notices, 4, "four")

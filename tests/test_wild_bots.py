@@ -231,21 +231,19 @@ def test_move_table_masks_refuse_the_wildcard_game_in_one_line(call):
 
 
 # ---------------------------------------------------------------------- Hard and Expert
-def test_hard_refuses_the_wildcard_game_in_one_line():
+def test_hard_plays_the_wildcard_game_with_the_classic_networks():
     from ddz.agents.hard import HardAgent
 
     info = situation("3 4 5 8 K K", 0, 0, [0, 17, 17])
-    with pytest.raises(ValueError, match="hard has no model of the wildcard game") as err:
-        HardAgent().play(info)
-    assert "\n" not in str(err.value)
+    assert HardAgent().play(info) in info.legal_actions  # ddz/agents/hard_wild.py
 
 
 @pytest.mark.parametrize("command", ["eval", "league"])
-def test_the_arena_refuses_hard_on_the_wildcard_game(command, capsys):
+def test_the_arena_plays_hard_on_the_wildcard_game(command, capsys):
     from ddz.cli import main
 
-    assert main([command, "hard", "normal", "--wild", "--deals", "1"]) == 2
-    assert "hard has no model of the wildcard game" in capsys.readouterr().err
+    assert main([command, "hard", "normal", "--wild", "--deals", "1", "--no-progress"]) == 0
+    assert "forfeit" not in capsys.readouterr().out
 
 
 @pytest.mark.heavy

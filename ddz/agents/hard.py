@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents import hard_wild
 from ddz.agents.base import Agent, auction_call, open_call
 from ddz.agents.model_game import (
     CLASSIC_TAG,
@@ -672,7 +673,7 @@ SHIPPED_DIR: Path = DEFAULT_MODEL.parent
 #: the families of rules without a shipped model, with what the agent says there (one line)
 NO_MODEL = {
     "wild": "hard has no model of the wildcard game (--game wild): play expert (a search on "
-    "Normal's rules), normal or easy",
+    "Normal's rules), normal or easy",  # where hard.npz is missing: it plays that game too
     "four": "hard has no model of the four-player game (--players 4): play normal or easy",
 }
 
@@ -832,6 +833,8 @@ class HardAgent(Agent):
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
         model = self.model_for(info.ruleset)
+        if hard_wild.through_classic(model, info):  # the classic model in the wildcard game
+            return hard_wild.wild_move_values(model, info)
         moves = info.legal_moves()
         role = info.role
         # the observation in the model's layout (the classic model in a variant's game: the

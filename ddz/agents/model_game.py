@@ -76,7 +76,11 @@ def tag_ruleset(tag: dict) -> Ruleset:
 def plays(tag: dict, ruleset: Ruleset) -> bool:
     """Whether a model of ``tag`` plays ``ruleset``'s game: the same family, and, for a model
     trained on variants, none of the game's variants outside them (a variant model reads the
-    fields of a variant not in play as zeros; the classic model reads none of them)."""
+    fields of a variant not in play as zeros; the classic model reads none of them). The
+    classic model also plays the wildcard game, each play read as the combination it stands
+    for (:mod:`ddz.agents.hard_wild`), where no model of that game is there."""
+    if tag["family"] == "classic" and not tag["variants"] and ruleset.rules.family == "wild":
+        return True
     if tag["family"] != ruleset.rules.family:
         return False
     return not tag["variants"] or set(ruleset.variants) <= set(tag["variants"])
