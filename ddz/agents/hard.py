@@ -16,7 +16,8 @@ code and playing never imports torch.
   :mod:`ddz.agents.model_game`; none: the classic three-player game), and its shapes follow
   that game's layout (the four-player game's 108-number card encoding, 2,679 observation
   numbers, four roles). Without a model file the agent plays, per game, the shipped model that
-  plays it (:data:`SHIPPED_MODELS`); a model file of another game is refused in one line.
+  plays it (:data:`SHIPPED_MODELS`; the classic model plays the wildcard game through
+  :mod:`ddz.agents.hard_wild`); a model file of another game is refused in one line.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or

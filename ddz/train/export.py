@@ -74,7 +74,7 @@ def tune_open(npz: Path, deals: int, seed: int = 1) -> tuple[float | None, list[
     table = []
     for threshold in OPEN_CANDIDATES:
         result = opening_match(model, threshold, deals, seed=seed)
-        shown = {None: "never", ALWAYS: "always"}.get(threshold, f"{threshold:g}")
+        shown = {None: "never", ALWAYS: "always"}.get(threshold) or f"{threshold:g}"
         table.append({"threshold": shown, **{k: round(float(v), 4) for k, v in result.items()}})
         print(
             f"open above {shown}: {result['points']:+.3f} ± {result['points_ci']:.3f} points/game"
