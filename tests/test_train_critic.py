@@ -145,6 +145,34 @@ def test_the_networks_regress_on_the_return_mixed_with_the_critic(mix):
     assert any(moved) == bool(mix)  # at 0 the critic is not even trained
 
 
+@pytest.mark.parametrize(
+    "ruleset", [FOUR, Ruleset(bidding="rob", open_hand=True)], ids=["four", "rob_open"]
+)
+def test_the_critic_trains_in_the_other_games(ruleset):
+    sizes = {**SIZES, "game": game_tag(ruleset)}
+    torch.manual_seed(2)
+    chunks = run_actor(sizes, chunks=2, critic_mix=0.5)
+    hidden = np.concatenate([c["hidden"] for c in chunks])
+    assert hidden.shape == (sum(len(c["move"]) for c in chunks), (hidden_width(ruleset) + 7) // 8)
+    model, critic = DMCModel(**sizes), Critic(**sizes)
+    args = Args(batch_size=64, critic_mix=0.5)
+    learner = Learner(
+        torch,
+        model,
+        torch.optim.Adam(model.parameters()),
+        args,
+        "cpu",
+        critic,
+        torch.optim.Adam(critic.parameters()),
+    )
+    for c in chunks:
+        learner.add(c)
+    assert learner.update(0) == ""
+    roles = len(ruleset.rules.role_names)
+    assert len(critic.roles) == roles == len(model.roles)
+    assert (learner.critic_losses > 0).sum() == (learner.loss_counts[:roles] > 0).sum() > 0
+
+
 def _npz(path):
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
