@@ -6,6 +6,9 @@ and scores every legal move of every game in one batched pass of the light move 
 (:mod:`ddz.train.model`). Each decision becomes a *frame* ``(observation, chosen move, role)``
 (:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
 points, ``±2^(bombs+spring)``; WP: ``±1``, :func:`role_targets`) and goes to the learner.
+With ``--critic-mix`` above 0 each frame also carries the other seats' hands at the decision
+(:func:`other_hands`, packed by :func:`ddz.train.frames.pack_hidden`), which only the learner's
+critic reads; the networks that choose the moves never see them.
 
 :func:`actor_loop` is the loop of one actor over a transport: the backends
 (:mod:`ddz.train.local_backend`, :mod:`ddz.train.ray_backend`) run it with theirs.
@@ -18,7 +21,7 @@ import numpy as np
 from ddz.agents.base import open_call
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
-from ddz.train.frames import pack_obs
+from ddz.train.frames import pack_hidden, pack_obs
 from ddz_env.game import BIDDING, OVER, Game, bid_action
 from ddz_env.legal import legal_pairs
 from ddz_env.match import play
@@ -44,6 +47,18 @@ def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.n
     by_role = np.take_along_axis(payoffs, seats, axis=1).astype(np.float32)
     by_role[:, 0] /= players - 1
     return np.sign(by_role) if target == "wp" else by_role
+
+
+def other_hands(game: Game, games: np.ndarray) -> np.ndarray:
+    """(n, players - 1, 15) rank counts of the hands of the seats other than the one to act in
+    ``games`` (once the landlord is known), in role order (landlord first), the acting role
+    left out: the hidden information of the decision (the critic's input, never a bot's)."""
+    players = game.num_players
+    landlord = game.landlord[games].astype(np.int64)
+    acting = game.role(game.current_player[games], games).astype(np.int64)
+    others = np.arange(players - 1)[None] + (np.arange(players - 1)[None] >= acting[:, None])
+    seats = (landlord[:, None] + others) % players
+    return game.hands[games[:, None], seats]
 
 
 def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq) -> None:
@@ -114,7 +129,9 @@ class SelfPlay:
             from ddz.agents.base import make_agent
 
             self.normal = make_agent("normal", seed=int(self.rng.integers(2**31)))
-        self.pending: list[tuple] = []  # (packed obs, move, role, episode) of each step
+        self.critic = args.critic_mix > 0  # frames carry the other seats' hands
+        # (packed obs, move, role, episode, packed other hands or (n, 0)) of each step
+        self.pending: list[tuple] = []
         self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
         self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
         self.loc = np.zeros(B, np.int64)
@@ -170,6 +187,9 @@ class SelfPlay:
         starts = np.cumsum(counts) - counts
         mine = ~self.opponent[np.arange(B), game.current_player] & playing
         q = self._scores(obs, roles, mine, gb, mv)
+        hidden = np.zeros((int(mine.sum()), 0), np.uint8)
+        if self.critic:  # the hands before the move: what the decision did not see
+            hidden = pack_hidden(other_hands(game, np.flatnonzero(mine)), self.rules)
         actions = self._choose(q, gb, mv, counts, starts, mine, playing)
         self.pending.append(
             (
@@ -177,6 +197,7 @@ class SelfPlay:
                 actions[mine].astype(np.int16),
                 roles[mine].astype(np.int8),
                 self.ep_of_game[mine],
+                hidden,
             )
         )
         return actions
@@ -257,8 +278,9 @@ class SelfPlay:
 
     def chunk(self, actor_id: int) -> dict:
         """The frames whose episode has ended, with their targets, and the finished episodes:
-        what goes to the learner (the rest keep waiting)."""
-        packed, moves, rs, eps = (np.concatenate(x) for x in zip(*self.pending))
+        what goes to the learner (the rest keep waiting); with the critic, ``hidden`` holds the
+        frames' packed other hands."""
+        packed, moves, rs, eps, hidden = (np.concatenate(x) for x in zip(*self.pending))
         ready = self.ep_done[eps % self.cap]
         chunk = {
             "obs": packed[ready],
@@ -269,7 +291,9 @@ class SelfPlay:
             "bid_hands": np.concatenate(self.finished_hands),
             "actor": actor_id,
         }
+        if self.critic:
+            chunk["hidden"] = hidden[ready]
         keep = ~ready
-        self.pending = [(packed[keep], moves[keep], rs[keep], eps[keep])]
+        self.pending = [(packed[keep], moves[keep], rs[keep], eps[keep], hidden[keep])]
         self.finished, self.finished_hands = [], []
         return chunk

@@ -64,6 +64,11 @@ class Args:
     Normal bot instead of the networks; only the networks' decisions become frames"""
     target: str = "points"
     """regression target: points (the role's points, ±2^(bombs+spring)) or wp (±1)"""
+    critic_mix: float = 0.0
+    """L in [0, 1]: the networks regress on (1 - L)·G + L·C, where G is the episode's return
+    and C a perfect-information critic (one per role, trained on G, reading the observation and
+    the other seats' hands; it stays in training: checkpoint.pt keeps it, the exported model
+    has none); 0 = plain Deep Monte Carlo, on G alone"""
     sync_interval: float = 2.0
     """seconds between weight updates sent to the actors"""
     checkpoint_interval: float = 300.0
@@ -121,7 +126,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "eval_deals",
     ),
     "self-play": ("actors", "actor_batch", "epsilon", "opponent_frac", "queue_size"),
-    "learner": ("device", "threads", "batch_size", "learning_rate", "max_grad_norm", "target"),
+    "learner": (
+        "device",
+        "threads",
+        "batch_size",
+        "learning_rate",
+        "max_grad_norm",
+        "target",
+        "critic_mix",
+    ),
     "model (a new run)": ("rest_hidden", "wp_weight", "points_mix"),
     "cluster": ("backend", "ray_address"),
     "game (a new run)": ("players", "auction", "open_hand"),
@@ -241,6 +254,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "points_mix": (0.0, 1e3, False),
     "epsilon": (0.0, 1.0, False),
     "opponent_frac": (0.0, 1.0, False),
+    "critic_mix": (0.0, 1.0, False),
     **{
         name: (0.0, 365 * 86400.0, False)
         for name in (

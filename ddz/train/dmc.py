@@ -58,6 +58,7 @@ from ddz.train.checkpoint import (
     CheckpointError,
     NonFiniteError,
     Run,
+    attach_critic,
     export_models,
     load_checkpoint,
     model_frames,
@@ -181,6 +182,10 @@ def _open_run(torch, args: Args) -> Run:
         run.elapsed_before, run.sessions = float(state["elapsed"]), state["sessions"] + 1
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
+    try:  # --critic-mix: the checkpoint's critic, or a fresh one
+        attach_critic(torch, args, run, state, ckpt if state else None)
+    except CheckpointError as exc:
+        raise _Usage(str(exc)) from None
     remove_stale_temps(run_dir / CHECKPOINT)
     remove_stale_temps(run_dir / NPZ)
     if args.export:
@@ -218,7 +223,9 @@ def _train(torch, args: Args, run: Run, actors, writer) -> int:
     from ddz.common import progress
     from ddz.train.learner import Learner
 
-    learner = Learner(torch, run.model, run.optimizer, args, run.device)
+    learner = Learner(
+        torch, run.model, run.optimizer, args, run.device, run.critic, run.critic_optimizer
+    )
     start = time.time()
     log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start, run.model.role_names)
     print(f"run: {run.run_dir}", file=sys.stderr)

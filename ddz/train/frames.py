@@ -9,6 +9,11 @@ learner's device. :func:`rest_from_obs` rebuilds, from the observation's ``hand`
 move, the card encoding of the cards the move leaves in hand, which the actor fed the rest
 branch; it reads the card encoding of the ruleset (``ddz_env.observation.card_levels``), so it
 holds for any deck. Each game's layout packs its own way (:func:`packing`).
+
+With ``--critic-mix`` a frame also carries the hidden information of its decision, for the
+critic only (never the networks the bots load): the hands of the other seats, each in the card
+encoding, in role order (the acting role left out), a bit a number (:func:`pack_hidden`,
+:func:`unpack_hidden`; 14 bytes in the classic game).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from ddz_env.observation import (
     COUNT,
     SCALAR,
     card_levels,
+    encode_cards,
     obs_fields,
     obs_size,
     obs_slices,
@@ -113,3 +119,26 @@ def rest_from_obs(torch, obs, move_counts, ruleset: Ruleset = DEFAULT_RULES):
     columns = torch.tensor(rank, device=obs.device)
     levels = torch.tensor(level, device=obs.device, dtype=rest.dtype)
     return (rest[:, columns] > levels).to(obs.dtype)
+
+
+def hidden_width(ruleset: Ruleset = DEFAULT_RULES) -> int:
+    """The numbers of a frame's hidden information (:func:`pack_hidden`): a card encoding for
+    each seat but the acting one (108 in the classic game, 324 with four players)."""
+    return (ruleset.players - 1) * len(card_levels(ruleset.deck)[0])
+
+
+def pack_hidden(hands: np.ndarray, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
+    """(n, players - 1, 15) rank counts of the other seats' hands (in role order) → (n, bytes)
+    uint8: their card encodings side by side, a bit a number; the inverse of
+    :func:`unpack_hidden`."""
+    bits = encode_cards(hands, deck=ruleset.deck).reshape(len(hands), hidden_width(ruleset)) > 0
+    return np.packbits(bits, axis=1)
+
+
+def unpack_hidden(torch, packed, device, ruleset: Ruleset = DEFAULT_RULES):
+    """Packed hidden information (:func:`pack_hidden`) → (n, :func:`hidden_width`) float32 on
+    ``device``: the other seats' card encodings, in role order."""
+    x = torch.as_tensor(packed, device=device)
+    shifts = torch.arange(7, -1, -1, device=device, dtype=torch.uint8)
+    bits = ((x.unsqueeze(-1) >> shifts) & 1).reshape(x.shape[0], -1)
+    return bits[:, : hidden_width(ruleset)].float()

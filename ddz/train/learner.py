@@ -4,6 +4,16 @@ Each update regresses every role's network on that role's frames of the batch (a
 WP head, its second head on the sign of the target), and the bid network on the landlord
 hands of the finished self-play episodes once 64 of them wait. :class:`Learner` keeps the
 frames not yet trained on and the sums of the losses since the last log (:mod:`ddz.train.scalars`).
+
+**The critic** (``--critic-mix L`` above 0, PerfectDou's perfect-information critic as DMC's
+target): a :class:`ddz.train.model.Critic` per role reads the frame's observation and the other
+seats' hands (``hidden``, :func:`ddz.train.frames.pack_hidden`) and is regressed on the return
+G (its WP head, beside, on sign(G)); each role's network is then regressed on
+``(1 - L)·G + L·C`` and its WP head on ``(1 - L)·sign(G) + L·C_wp``, the critic's values of
+the same batch taken before the update and detached (no gradient reaches the critic from the
+networks' losses). The critic has a WP head exactly when the model has one, so both heads get
+a critic's share. With L = 0 the targets are G and sign(G), as in plain DMC. The critic has
+its own Adam optimizer and gradient clipping (the same ``--max-grad-norm``).
 """
 
 from __future__ import annotations
@@ -12,7 +22,7 @@ import math
 
 import numpy as np
 
-from ddz.train.frames import rest_from_obs, unpack_obs
+from ddz.train.frames import rest_from_obs, unpack_hidden, unpack_obs
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features
 
@@ -24,8 +34,16 @@ class Learner:
     """Buffers chunks of frames from the actors (:meth:`add`) and trains ``model`` on them with
     ``optimizer``, ``args.batch_size`` frames an update (:meth:`update`), on ``device``."""
 
-    def __init__(self, torch, model, optimizer, args, device) -> None:
+    def __init__(
+        self, torch, model, optimizer, args, device, critic=None, critic_optimizer=None
+    ) -> None:
         self.torch, self.model, self.optimizer = torch, model, optimizer
+        #: the critic and its optimizer, trained only with ``args.critic_mix`` above 0
+        self.critic_mix = float(getattr(args, "critic_mix", 0.0))
+        self.critic = critic if self.critic_mix > 0 else None
+        self.critic_optimizer = critic_optimizer
+        if self.critic_mix > 0 and critic is None:
+            raise ValueError("--critic-mix above 0 needs a critic")
         self.batch_size, self.device = args.batch_size, device
         self.wp_weight, self.max_grad_norm = args.wp_weight, args.max_grad_norm
         self.rules = rules = model.ruleset
@@ -40,6 +58,9 @@ class Learner:
         self.losses = np.zeros(roles + 1)
         self.wp_losses = np.zeros(roles)
         self.loss_counts = np.zeros(roles + 1)
+        # and the critic's (points, then WP), summed over the same updates
+        self.critic_losses = np.zeros(roles)
+        self.critic_wp_losses = np.zeros(roles)
 
     def add(self, chunk: dict) -> None:
         """Keep a chunk of frames (and its episodes' landlord hands) for the next updates."""
@@ -55,6 +76,8 @@ class Learner:
         self.losses[:] = 0
         self.wp_losses[:] = 0
         self.loss_counts[:] = 0
+        self.critic_losses[:] = 0
+        self.critic_wp_losses[:] = 0
 
     def update(self, frames: int) -> str:
         """One update on the first batch of the frames waiting; ``frames`` (those trained on so
@@ -63,21 +86,28 @@ class Learner:
         torch = self.torch
         total = self._role_losses(self._take_batch())
         total = self._bid_loss(total)
-        self.optimizer.zero_grad(set_to_none=True)
+        optimizers = [self.optimizer]
+        nets = [self.model]
+        if self.critic is not None:
+            optimizers.append(self.critic_optimizer)
+            nets.append(self.critic)
+        for optimizer in optimizers:
+            optimizer.zero_grad(set_to_none=True)
         value = float(total.detach())
         if not math.isfinite(value):
             return f"the loss became {value} at {frames:,} frames"
         total.backward()
-        norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
-        if not math.isfinite(norm):
-            return f"the gradient norm became {norm} at {frames:,} frames"
-        self.optimizer.step()
+        for net in nets:  # the critic's gradient is clipped on its own
+            norm = float(torch.nn.utils.clip_grad_norm_(net.parameters(), self.max_grad_norm))
+            if not math.isfinite(norm):
+                return f"the gradient norm became {norm} at {frames:,} frames"
+        for optimizer in optimizers:
+            optimizer.step()
         return ""
 
     def _take_batch(self) -> dict[str, np.ndarray]:
-        cat = {
-            k: np.concatenate([c[k] for c in self.buf]) for k in ("obs", "move", "role", "target")
-        }
+        keys = ("obs", "move", "role", "target") + (("hidden",) if self.critic else ())
+        cat = {k: np.concatenate([c[k] for c in self.buf]) for k in keys}
         take = {k: v[: self.batch_size] for k, v in cat.items()}
         rest = {k: v[self.batch_size :] for k, v in cat.items()}
         self.buf, self.buffered = [rest], len(rest["move"])
@@ -91,21 +121,49 @@ class Learner:
         rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
         target = torch.as_tensor(take["target"], device=device)
         role = torch.as_tensor(take["role"].astype(np.int64), device=device)
+        seen = None
+        if self.critic is not None:  # what the critic reads: the observation, the other hands
+            hidden = unpack_hidden(torch, take["hidden"], device, self.rules)
+            seen = torch.cat([obs, hidden], dim=1)
         total = 0.0
         for r, net in enumerate(self.model.roles):
             sel = role == r
             if not bool(sel.any()):
                 continue
+            goal, wp_goal = target[sel], torch.sign(target[sel])
+            if seen is not None:
+                goal, wp_goal, critic_loss = self._critic(r, seen[sel], move[sel], rest[sel], goal)
+                total = total + critic_loss
             q, q_wp = net.both(obs[sel], move[sel], rest[sel])
-            loss = torch.nn.functional.mse_loss(q, target[sel])
+            loss = torch.nn.functional.mse_loss(q, goal)
             self.losses[r] += float(loss.detach())
             if q_wp is not None:  # the sign of the points is the win/loss
-                wp_loss = torch.nn.functional.mse_loss(q_wp, torch.sign(target[sel]))
+                wp_loss = torch.nn.functional.mse_loss(q_wp, wp_goal)
                 loss = loss + self.wp_weight * wp_loss
                 self.wp_losses[r] += float(wp_loss.detach())
             total = total + loss
             self.loss_counts[r] += 1
         return total
+
+    def _critic(self, r: int, seen, move, rest, target):
+        """The regression targets of role ``r``'s network on frames whose return is ``target``
+        (G) and the critic's loss on them: ``(1 - L)·G + L·C`` and ``(1 - L)·sign(G) + L·C_wp``
+        (``sign(G)`` where the critic has no WP head), C the critic's detached values of
+        ``seen`` (observation ⊕ other hands), ``move`` and ``rest``; the critic's loss is its
+        points head's on G plus ``--wp-weight`` times its WP head's on sign(G)."""
+        mse, mix = self.torch.nn.functional.mse_loss, self.critic_mix
+        sign = self.torch.sign(target)
+        c, c_wp = self.critic.roles[r].both(seen, move, rest)
+        loss = mse(c, target)
+        self.critic_losses[r] += float(loss.detach())
+        goal = (1 - mix) * target + mix * c.detach()
+        wp_goal = sign
+        if c_wp is not None:
+            wp_loss = mse(c_wp, sign)
+            self.critic_wp_losses[r] += float(wp_loss.detach())
+            loss = loss + self.wp_weight * wp_loss
+            wp_goal = (1 - mix) * sign + mix * c_wp.detach()
+        return goal, wp_goal, loss
 
     def _bid_loss(self, total):
         if sum(len(h) for h, _ in self.bid_buf) < BID_BATCH:

@@ -29,6 +29,12 @@ the kitty: the Hard agent bids when holding the landlord seat is worth it.
 :func:`export_arrays` turns a :class:`DMCModel` into a flat dict of float32 arrays that
 ``ddz.agents.hard`` evaluates with NumPy alone.
 
+:class:`Critic` (``--critic-mix``) is a training aid, not part of the model: one
+:class:`RoleNet` per role of the same sizes whose state input is the observation followed by
+the other seats' hands (:func:`ddz.train.frames.hidden_width`). It lives beside the
+:class:`DMCModel` (never in it), so the weights sent to the actors and the exported model are
+those of a plain run.
+
 **Games.** A model is of one game (its ``game`` tag, :mod:`ddz.agents.model_game`): the sizes of
 its inputs (the observation, the card encoding of moves and hands) and its roles are that
 game's. :func:`load_arrays` reads a model of another layout by the meaning of each input
@@ -47,6 +53,7 @@ from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
+from ddz.train.frames import hidden_width
 from ddz_env.observation import card_levels, card_map, layout_map, obs_size
 
 #: a WP head initialised from a model without one starts as the points head times this
@@ -168,6 +175,23 @@ class DMCModel(nn.Module):
         self.sizes = {"game": self.game, **sizes}
         self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in self.role_names)
         self.bid = BidNet(card_width=widths["card_width"])
+
+
+class Critic(nn.Module):
+    """The perfect-information critic of ``--critic-mix``: per role, C(observation ⊕ the other
+    seats' hands, move), a :class:`RoleNet` of the model's sizes with the wider state input
+    (and a WP head when the model has one), trained on the episode's return G (its WP head on
+    sign(G)). It reads what the bots cannot: it stays in training (checkpoint.pt keeps it,
+    :func:`export_arrays` never sees it). ``game`` and ``sizes`` are :class:`DMCModel`'s."""
+
+    def __init__(self, game: dict | None = None, **sizes):
+        super().__init__()
+        rules = tag_ruleset(read_game_tag({"game": game or CLASSIC_TAG}))
+        widths = {
+            "obs_width": obs_size(rules) + hidden_width(rules),
+            "card_width": len(card_levels(rules.deck)[0]),
+        }
+        self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in rules.rules.role_names)
 
 
 def _linears(module: nn.Module) -> list[nn.Linear]:

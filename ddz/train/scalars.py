@@ -1,5 +1,7 @@
 """The scalars ``ddz train`` logs: TensorBoard's ``charts/``, ``losses/`` and ``perf/`` (or
-``scalars.jsonl`` when tensorboard is missing), each ``--log-interval`` seconds."""
+``scalars.jsonl`` when tensorboard is missing), each ``--log-interval`` seconds; with
+``--critic-mix`` also the critic's loss per role (``losses/critic_ROLE``, and
+``losses/critic_ROLE_wp`` with the WP head)."""
 
 from __future__ import annotations
 
@@ -81,3 +83,11 @@ class RunLog:
                     self.writer.add_scalar(
                         f"losses/{name}_wp", learner.wp_losses[r] / counts[r], frames
                     )
+                if r < len(self.roles) and getattr(learner, "critic", None) is not None:
+                    losses = {"": learner.critic_losses, "_wp": learner.critic_wp_losses}
+                    for suffix, values in losses.items():
+                        if suffix and not self.wp_head:
+                            continue
+                        self.writer.add_scalar(
+                            f"losses/critic_{name}{suffix}", values[r] / counts[r], frames
+                        )
