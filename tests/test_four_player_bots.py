@@ -114,7 +114,7 @@ def test_arena_four_players_seats_and_results():
 
 
 def test_eval_players_4_rejects_agents_without_a_four_player_game(capsys):
-    assert eval_main(["hard", "easy", "--players", "4", "--deals", "1"]) == 2
+    assert eval_main(["rlcard", "easy", "--players", "4", "--deals", "1"]) == 2
     err = capsys.readouterr().err
     assert "does not play the four-player game" in err and "\n" == err[-1]
     assert err.count("\n") == 1
