@@ -140,11 +140,11 @@ ARENA_MAINS = {"eval": arena.main, "league": league.main}
             "--players 4 is not played with --open-hand --auction rob",
         ),
         (["--auction", "rob", "--no-bidding"], "--auction rob holds an auction: drop --no-bidding"),
-        (["--players", "4"], "hard does not play the four-player game"),
+        (["--players", "4"], "rlcard does not play the four-player game"),
     ],
 )
 def test_bad_rules_combinations_are_one_line_usage_errors(command, argv, message, capsys):
-    bots = ["hard", "random"] if argv == ["--players", "4"] else ["easy", "random"]
+    bots = ["rlcard", "random"] if argv == ["--players", "4"] else ["easy", "random"]
     assert ARENA_MAINS[command]([*bots, "--deals", "1", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"ddz {command}: {message}") and err.count("\n") == 1

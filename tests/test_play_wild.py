@@ -204,9 +204,12 @@ def test_the_wildcard_game_is_played_by_three(capsys):
 
 
 @pytest.mark.heavy
-def test_hard_bots_hand_over_to_normal_in_the_wildcard_game():
+def test_hard_bots_play_the_wildcard_game():
+    """The classic model plays the wildcard game (each play read as what it stands for): no
+    hand-over to Normal, no note."""
     shown = run(["quit"], "--level", "hard")
-    assert "note: Hard bots don't play the wildcard game; playing Normal bots" in shown
+    assert "don't play the wildcard game" not in shown and "Normal bots" not in shown
+    assert "Hard" in shown
 
 
 # ---------------------------------------------------------------------------------- a terminal
