@@ -262,8 +262,10 @@ def old_choice(model, info) -> int:
 )
 def test_the_shipped_model_plays_as_before_on_seeded_positions(rules):
     """The classic model reads the classic prefix of every classic game's observation, byte
-    for byte, and plays the moves it played with ``[:OBS_SIZE]``, one by one and batched."""
-    agent = HardAgent()
+    for byte, and plays the moves it played with ``[:OBS_SIZE]``, one by one and batched (the
+    classic model's file given: in the variants' games the agent would otherwise play the
+    variant model)."""
+    agent = HardAgent(model_path=hard.DEFAULT_MODEL)
     model = agent.model
     assert model.tag == CLASSIC
     game = Game(4, rules, seed=2024)
