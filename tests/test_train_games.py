@@ -167,3 +167,21 @@ def test_opening_match_scores_an_opening_rule_against_never_opening():
     # opening doubles the stake of each game the opener's landlord plays: its points as
     # landlord are a multiple of 2 (base 1, every stake a power of two times the opening's 2)
     assert always["landlord_points"] * 3 % 2 == 0
+
+
+def test_training_through_the_classic_auction_plays_the_hands_it_gives():
+    from ddz.train.actor import training_ruleset
+
+    classic = Ruleset(bidding="none")
+    assert training_ruleset(game_tag(classic), "once").bidding == "once"
+    assert training_ruleset(game_tag(classic)).bidding == "none"
+    # the model stays a model of the classic game: the auction is how its games are dealt
+    assert game_tag(Ruleset(bidding="once")) == game_tag(classic)
+    chunks = run_actor({**SMALL, "game": game_tag(classic)}, chunks=6, auction="once")
+    obs = unpack_obs(torch, np.concatenate([c["obs"] for c in chunks]), "cpu", classic).numpy()
+    base = obs[:, obs_slices(classic)["base"]].argmax(axis=1)  # one-hot of the winning bid
+    # the auction was held: the frames' games were won at more than one bid
+    assert len(set(base.tolist())) > 1
+    # the targets are per unit of the bid: a role's points are ±2^(bombs+spring) whatever bid
+    target = np.abs(np.concatenate([c["target"] for c in chunks]))
+    assert len(target) and np.all(np.log2(target) == np.round(np.log2(target)))

@@ -16,6 +16,8 @@ critic reads; the networks that choose the moves never see them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ddz.agents.base import open_call
@@ -30,11 +32,15 @@ from ddz_env.observation import move_features, observe, rest_features
 from ddz_env.rules import Ruleset
 
 
-def training_ruleset(game: dict) -> Ruleset:
+def training_ruleset(game: dict, auction: str = "none") -> Ruleset:
     """The rules the actors play for a model of ``game`` (its tag): the game's own, without
     an auction (the landlord drawn, base 1) except with rob the landlord, whose robs and
-    doublings are what the model learns to read."""
-    return tag_ruleset(game)
+    doublings are what the model learns to read, and with ``auction="once"`` (``--auction
+    once``), where the classic auction decides who is the landlord of the hands played."""
+    rules = tag_ruleset(game)
+    if auction == "once" and rules.bidding == "none":
+        return replace(rules, bidding="once")
+    return rules
 
 
 def role_targets(payoffs: np.ndarray, landlord: np.ndarray, target: str) -> np.ndarray:
@@ -99,7 +105,7 @@ class SelfPlay:
         from ddz.train.model import DMCModel
 
         self.torch, self.args = torch, args
-        self.rules = rules = training_ruleset(sizes.get("game", CLASSIC_TAG))
+        self.rules = rules = training_ruleset(sizes.get("game", CLASSIC_TAG), args.auction)
         self.players = P = rules.players
         self.rng = np.random.default_rng(seed_seq)
         self.B = B = args.actor_batch
@@ -262,7 +268,9 @@ class SelfPlay:
         """Record the returns of the games ``done`` and deal them again as new episodes."""
         game, cap = self.game, self.cap
         eps = self.ep_of_game[done]
-        targets = role_targets(game.payoffs[done], game.landlord[done], self.args.target)
+        # per unit of the bid: the classic auction's base (1-3) scales the stake, not the play
+        payoffs = game.payoffs[done] / np.maximum(game.base[done], 1)[:, None]
+        targets = role_targets(payoffs, game.landlord[done], self.args.target)
         self.ep_return[eps % cap] = targets
         self.ep_done[eps % cap] = True
         selfplay = ~self.opponent[done].any(axis=1)  # charts and bid data: self-play games only

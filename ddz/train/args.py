@@ -101,8 +101,10 @@ class Args:
     """the game the model learns: 3 (the classic game) or 4 (two decks, one landlord against
     three peasants); a new run only (--resume keeps the run's game)"""
     auction: str = "none"
-    """none (the landlord drawn, base 1) or rob (rob the landlord: the Normal bot makes the
-    calls, the model learns to read the robs); three players only"""
+    """none (the landlord drawn, base 1), once (the classic auction, each player bids once:
+    the Normal bot makes the calls, the model plays the hands the auction gives; a model of
+    the classic game, its targets per unit of the bid) or rob (rob the landlord: the Normal
+    bot makes the calls, the model learns to read the robs); three players only"""
     open_hand: bool = False
     """the open-hand variant: the landlord may play face up (opens in half of the games, at
     random), the model learns to read the open hand; three players only"""
@@ -145,7 +147,7 @@ ALIASES: dict[str, tuple[str, ...]] = {"points_mix": ("--adp-mix",)}
 TARGET_ALIASES = {"adp": "points"}
 TARGETS = ("points", "wp")
 #: the auctions a run may train with (``--auction``)
-AUCTIONS = ("none", "rob")
+AUCTIONS = ("none", "once", "rob")
 
 
 def args_ruleset(args: Args):
