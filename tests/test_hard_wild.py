@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ddz.agents.hard import HardAgent
-from ddz.agents.hard_wild import classic_observation, model_ruleset, represented
+from ddz.agents.hard_wild import represented_observation, model_ruleset, represented
 from ddz_env.cards import parse_counts
 from ddz_env.game import BIDDING, OVER, PLAY, Game
 from ddz_env.infoset import InfoSet, infoset
@@ -94,7 +94,7 @@ def test_the_classic_model_sees_the_table_move_as_it_was_read_and_the_real_cards
     table = code("3 8", T.PAIR)  # a pair of 3s: 3 + W
     info = situation("9 9 K", 1, 0, [15, 0, 17], table=table, table_seat=0)
     target = model_ruleset(HardAgent().model)
-    obs = classic_observation(observe_infoset(info)[None], WILD, target)[0]
+    obs = represented_observation(observe_infoset(info)[None], WILD, target)[0]
     s = obs_slices(target)
     np.testing.assert_array_equal(obs[s["table_move"]], encode_cards(parse_counts("3 3")))
     np.testing.assert_array_equal(obs[s["history"]][-54:], encode_cards(parse_counts("3 3")))

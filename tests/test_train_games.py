@@ -185,3 +185,80 @@ def test_training_through_the_classic_auction_plays_the_hands_it_gives():
     # the targets are per unit of the bid: a role's points are ±2^(bombs+spring) whatever bid
     target = np.abs(np.concatenate([c["target"] for c in chunks]))
     assert len(target) and np.all(np.log2(target) == np.round(np.log2(target)))
+
+
+WILD = Ruleset(game="wild", bidding="none")
+
+
+def test_wildcard_frames_carry_the_combination_shown_and_the_cards_spent():
+    from ddz_env.observation import card_levels
+
+    chunks = _frames_of(WILD)
+    move = np.concatenate([c["move"] for c in chunks]).astype(np.int64)
+    assert move.ndim == 2 and move.shape[1] == 30 and len(move)
+    shown, spent = move[:, :15], move[:, 15:]
+    # a play shows as many cards as it spends (a wild card stands for one card), a pass none
+    np.testing.assert_array_equal(shown.sum(axis=1), spent.sum(axis=1))
+    assert (shown.sum(axis=1) == 0).any() and (shown.sum(axis=1) > 0).any()
+    # the cards spent were in the hand of the decision (its observation's hand field)
+    obs = unpack_obs(torch, np.concatenate([c["obs"] for c in chunks]), "cpu", WILD).numpy()
+    rank, _ = card_levels(WILD.deck)
+    hand = np.zeros((len(obs), 15))
+    np.add.at(hand.T, rank, obs[:, obs_slices(WILD)["hand"]].T)
+    assert (spent <= hand).all()
+    # every frame's game has its wild rank drawn, seen in the observation
+    assert (obs[:, obs_slices(WILD)["wild_rank"]].sum(axis=1) == 1).all()
+
+
+def test_the_classic_model_starts_the_wildcard_model_scoring_as_the_classic_reading():
+    from ddz.agents.hard import HardModel
+    from ddz.agents.hard_wild import wild_scores
+    from ddz_env.game import OVER, PLAY, Game
+    from ddz_env.infoset import infoset
+
+    _, arrays = _classic_arrays()
+    wild = DMCModel(**SMALL, wp_head=1, game=game_tag(WILD))
+    load_arrays(wild, arrays)
+    classic_np = HardModel(arrays)
+    wild_np = HardModel(export_arrays(wild, {}, dtype=np.float32))
+    game = Game(1, WILD, seed=11)
+    checked = 0
+    while game.phase[0] != OVER and checked < 12:
+        if game.phase[0] == PLAY:
+            info = infoset(game, 0)
+            moves, want = wild_scores(classic_np, info, rounds=0, bonus=0.0)
+            got_moves, got = wild_scores(wild_np, info, rounds=0, bonus=0.0)
+            np.testing.assert_array_equal(got_moves, moves)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+            checked += 1
+        game.step(np.array([game.legal_actions(0)[-1]]))
+    assert checked >= 6
+
+
+def test_a_wildcard_run_writes_a_wildcard_model_that_hard_plays_there_only(tmp_path):
+    from ddz.agents.hard import HardAgent, load_model
+    from ddz_env.game import PLAY, Game
+    from ddz_env.infoset import infoset
+
+    argv = ["--wild", "--total-frames", "512", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    model = load_model(run_dir / NPZ)
+    assert model.meta["game"] == {"family": "wild", "players": 3, "variants": []}
+    agent = HardAgent(model=model)
+    game = Game(1, WILD, seed=4)
+    while game.phase[0] != PLAY:
+        game.step(np.array([game.legal_actions(0)[0]]))
+    info = infoset(game, 0)
+    assert agent.play(info) in info.legal_actions
+    with pytest.raises(ValueError, match="model of the wildcard game; it does not play"):
+        agent.play(infoset(Game(1, Ruleset(bidding="none"), seed=4), 0))
+
+
+def test_the_wildcard_game_takes_no_variant_in_training(capsys):
+    for game in (["--players", "4"], ["--auction", "rob"], ["--open-hand"]):
+        with pytest.raises(SystemExit) as exited:
+            dmc.main(["--wild", *game, *TINY])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].endswith("--wild is a three-player game without rob or the open hand")

@@ -201,11 +201,11 @@ BAD_FILES = {
         lambda: {**tiny_arrays(FOUR), "landlord.rest.0.w": np.zeros((54, 8), np.float16)},
         "'landlord.rest.0.w' has shape (54, 8); expected (108, width)",
     ),
-    "a model of the wildcard game": (
+    "the classic layout tagged as the wildcard game": (
         lambda: set_meta(
             tiny_arrays(CLASSIC), game={"family": "wild", "players": 3, "variants": []}
         ),
-        "a model of the wildcard game: the Hard agent does not play it",
+        "the model reads 1302 features, not 2179 (the observation of the wildcard game)",
     ),
 }
 

@@ -16,8 +16,9 @@ code and playing never imports torch.
   :mod:`ddz.agents.model_game`; none: the classic three-player game), and its shapes follow
   that game's layout (the four-player game's 108-number card encoding, 2,679 observation
   numbers, four roles). Without a model file the agent plays, per game, the shipped model that
-  plays it (:data:`SHIPPED_MODELS`; the classic model plays the wildcard game through
-  :mod:`ddz.agents.hard_wild`); a model file of another game is refused in one line.
+  plays it (:data:`SHIPPED_MODELS`; the wildcard game is played through
+  :mod:`ddz.agents.hard_wild`, by a model of that game or else by the classic model); a model
+  file of another game is refused in one line.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
@@ -659,13 +660,14 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
 
 #: the families of rules the Hard agent's networks are trained on (a model file of another
 #: family is refused when it is read)
-PLAYED_FAMILIES = ("classic", "four")
+PLAYED_FAMILIES = ("classic", "four", "wild")
 #: The shipped models: the game each was trained on (its tag, :mod:`ddz.agents.model_game`)
 #: and its file in :data:`SHIPPED_DIR`. A file not there is a game without a shipped model.
 SHIPPED_MODELS: tuple[tuple[dict, str], ...] = (
     (CLASSIC_TAG, "hard.npz"),
     ({"family": "classic", "players": 3, "variants": ["open", "rob"]}, "hard_variants.npz"),
     ({"family": "four", "players": 4, "variants": []}, "hard4.npz"),
+    ({"family": "wild", "players": 3, "variants": []}, "hard_wild.npz"),
 )
 #: the folder of the shipped models (``checkpoints/``, :func:`shipped_file`); read at each
 #: choice, so that a test can point it at a folder of its own
@@ -834,7 +836,7 @@ class HardAgent(Agent):
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
         model = self.model_for(info.ruleset)
-        if hard_wild.through_classic(model, info):  # the classic model in the wildcard game
+        if info.ruleset.rules.family == "wild":  # plays listed, each read as what it stands for
             return hard_wild.wild_move_values(model, info)
         moves = info.legal_moves()
         role = info.role

@@ -1,12 +1,17 @@
-"""Hard on the wildcard game (``Ruleset(game="wild")``) with the networks of the classic game.
+"""Hard on the wildcard game (``Ruleset(game="wild")``): a model of that game, or the networks
+of the classic game.
 
-No network is trained on the wildcard game; the classic model plays it by reading each of its
-plays as the classic combination it stands for:
+A model of the wildcard game (``ddz train --wild``) reads the game's own observation with each
+move shown as the combination it stood for (:func:`represented_observation`), and scores each
+play by the combination it stands for and the real cards it leaves in hand, as below, without
+reading its wild cards again or a bonus (:data:`OWN_MODEL`): it learned what a wild card is
+worth. Without one, the classic model plays it by reading each of its plays as the classic
+combination it stands for:
 
 * **The state** is the wildcard game's observation (:func:`ddz_env.observation.observe_infoset`)
   read through the classic layout (:func:`ddz_env.observation.map_layout`), with the moves of
   ``table_move`` and ``history`` shown as the combinations they stood for
-  (:func:`classic_observation`): the wild game's observation encodes a move by the real cards
+  (:func:`represented_observation`): the wild game's observation encodes a move by the real cards
   it consumed, and what its wild cards stood for in fields of its own (``table_wild``,
   ``history_wild``), which the classic layout lacks. The cards fields (``hand``, ``played``,
   ``unseen``, ``kitty``) hold the real cards, the wild cards at the wild rank.
@@ -95,12 +100,14 @@ def model_ruleset(model) -> Ruleset:
     return tag_ruleset(read_game_tag(model.meta))
 
 
-def classic_observation(obs: np.ndarray, ruleset: Ruleset, target: Ruleset) -> np.ndarray:
-    """Observations (n, obs_size(ruleset)) of the wildcard game ``ruleset`` as the classic
-    layout ``target`` reads them: :func:`map_layout`, then ``table_move`` and every block of
-    ``history`` the card encoding of the combination the move stood for (:func:`represented`,
-    from the consumed cards of the move's field, what its wild cards stood for in the matching
-    ``table_wild`` / ``history_wild`` field, and the ``wild_rank`` field)."""
+def represented_observation(obs: np.ndarray, ruleset: Ruleset, target: Ruleset) -> np.ndarray:
+    """Observations (n, obs_size(ruleset)) of the wildcard game ``ruleset`` as a model of
+    layout ``target`` reads them (the classic layout, or the wildcard game's own for a model of
+    that game): :func:`map_layout`, then ``table_move`` and every block of ``history`` the card
+    encoding of the combination the move stood for (:func:`represented`, from the consumed
+    cards of the move's field, what its wild cards stood for in the matching ``table_wild`` /
+    ``history_wild`` field, and the ``wild_rank`` field); the wildcard game's own fields, where
+    ``target`` has them, stay as they are."""
     obs = np.asarray(obs, np.float32)
     src, dst = obs_slices(ruleset), obs_slices(target)
     out = map_layout(obs, ruleset, target).copy()
@@ -141,7 +148,7 @@ def wild_scores(
     codes = play_codes(info, moves)
     role, wild = info.role, int(info.wild_rank)
     target = model_ruleset(model)
-    obs = classic_observation(observe_infoset(info)[None], info.ruleset, target)
+    obs = represented_observation(observe_infoset(info)[None], info.ruleset, target)
     shown = model.encode_moves(role, encode_cards(represented(codes, wild)))
     rest = np.asarray(info.hand, np.int16)[None] - play_fields(codes)["consumed"]
 
@@ -188,16 +195,16 @@ def _nonnegative(cand: np.ndarray) -> np.ndarray:
     return np.maximum(cand, 0).reshape(-1, 15)
 
 
+#: a model of the wildcard game scores the plays as it was trained: no wild card read again, no
+#: bonus (:func:`wild_scores` options); the classic model uses the module's settings
+OWN_MODEL = {"rounds": 0, "bonus": 0.0}
+
+
 def wild_move_values(model, info: InfoSet, **options) -> tuple[np.ndarray, np.ndarray]:
-    """(legal actions, values) whose argmax is the agent's play: :func:`wild_scores` with the
-    module's settings (``options``: its ``rounds`` and ``bonus``), the values
-    :meth:`ddz.agents.hard.HardAgent.move_values` gives on the wildcard game."""
+    """(legal actions, values) whose argmax is the agent's play on the wildcard game:
+    :func:`wild_scores` with the module's settings for the classic model, with
+    :data:`OWN_MODEL` for a model of the wildcard game (``options`` override either), the
+    values :meth:`ddz.agents.hard.HardAgent.move_values` gives there."""
+    if read_game_tag(model.meta)["family"] == "wild":
+        options = {**OWN_MODEL, **options}
     return wild_scores(model, info, **options)
-
-
-def through_classic(model, info: InfoSet) -> bool:
-    """Whether ``model`` plays ``info``'s game through this module: the game is the wildcard
-    game and the model is not a model of it (a classic model, by its game tag)."""
-    if info.ruleset.rules.family != "wild":
-        return False
-    return read_game_tag(model.meta)["family"] != "wild"

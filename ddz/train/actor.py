@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from ddz.agents.base import open_call
+from ddz.agents.hard_wild import represented, represented_observation
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
 from ddz.train.frames import pack_hidden, pack_obs
@@ -28,7 +29,8 @@ from ddz_env.game import BIDDING, OVER, Game, bid_action
 from ddz_env.legal import legal_pairs
 from ddz_env.match import play
 from ddz_env.moves import move_table
-from ddz_env.observation import move_features, observe, rest_features
+from ddz_env.observation import encode_cards, move_features, observe, rest_features
+from ddz_env.rules.wild import play_fields
 from ddz_env.rules import Ruleset
 
 
@@ -117,6 +119,9 @@ class SelfPlay:
         self.feats = torch.from_numpy(np.array(move_features(rules)))
         self.table_counts = move_table(rules).counts
         self.has_rest = self.model.roles[0].rest_mlp is not None
+        #: the wildcard game: its actions index lists of plays, each scored as the combination
+        #: it stands for (:mod:`ddz.agents.hard_wild`), not rows of the move table
+        self.wild = rules.rules.family == "wild"
         self.version = -1
         self.move_emb: list = [None] * P
         # episodes are numbered; their returns, ends and landlord hands kept in rings of cap
@@ -192,15 +197,22 @@ class SelfPlay:
         counts = np.bincount(gb, minlength=B)
         starts = np.cumsum(counts) - counts
         mine = ~self.opponent[np.arange(B), game.current_player] & playing
-        q = self._scores(obs, roles, mine, gb, mv)
+        plays = None
+        if self.wild:  # the model's view: each move shown as what it stood for
+            obs = represented_observation(obs, self.rules, self.rules)
+            plays = self._wild_plays(gb, mv, playing)
+        q = self._scores(obs, roles, mine, gb, mv, plays)
         hidden = np.zeros((int(mine.sum()), 0), np.uint8)
         if self.critic:  # the hands before the move: what the decision did not see
             hidden = pack_hidden(other_hands(game, np.flatnonzero(mine)), self.rules)
-        actions = self._choose(q, gb, mv, counts, starts, mine, playing)
+        actions, choice = self._choose(q, gb, mv, counts, starts, mine, playing)
+        # a frame's move: its move-table row, or in the wildcard game the rank counts of the
+        # combination shown then of the cards consumed (n, 30)
+        moves = actions[mine].astype(np.int16) if plays is None else plays[choice[mine]]
         self.pending.append(
             (
                 pack_obs(obs[mine], self.rules),
-                actions[mine].astype(np.int16),
+                moves,
                 roles[mine].astype(np.int8),
                 self.ep_of_game[mine],
                 hidden,
@@ -208,9 +220,24 @@ class SelfPlay:
         )
         return actions
 
-    def _scores(self, obs, roles, mine, gb, mv) -> np.ndarray:
+    def _wild_plays(self, gb, mv, playing) -> np.ndarray:
+        """(pairs, 30) uint8 of the wildcard game's legal (game, action) pairs: the rank counts
+        of the combination each play stands for (:func:`ddz.agents.hard_wild.represented`),
+        then of the real cards it consumes; zeros for a pass and outside the play."""
+        game = self.game
+        codes = np.zeros(len(mv), np.int64)
+        for b in np.flatnonzero(playing):
+            at = np.flatnonzero((gb == b) & (mv > 0))
+            codes[at] = game.legal_plays(int(b))[mv[at] - 1]
+        wild = game.wild_rank[gb].astype(np.int64)
+        shown = represented(codes, wild)
+        consumed = play_fields(codes)["consumed"]
+        return np.concatenate([shown, consumed], axis=1).astype(np.uint8)
+
+    def _scores(self, obs, roles, mine, gb, mv, plays=None) -> np.ndarray:
         """The networks' score of each legal (game, move) pair of the games where they are to
-        play (0 elsewhere): each game's state encoded once, the moves in one batched pass."""
+        play (0 elsewhere): each game's state encoded once, the moves in one batched pass
+        (the wildcard game's, ``plays``, by the cards they show and consume)."""
         torch, game = self.torch, self.game
         q = np.zeros(len(mv), np.float32)
         obs_t = torch.from_numpy(obs)
@@ -224,19 +251,24 @@ class SelfPlay:
                 loc[gi] = np.arange(len(gi))
                 state = net.encode_state(obs_t[torch.from_numpy(gi)])
                 ps = np.flatnonzero(pair_role == r)
-                joint = (
-                    state[torch.from_numpy(loc[gb[ps]])]
-                    + self.move_emb[r][torch.from_numpy(mv[ps])]
-                )
+                if plays is None:
+                    moves, spent = self.move_emb[r][torch.from_numpy(mv[ps])], None
+                else:
+                    shown = encode_cards(plays[ps, :15], deck=self.rules.deck)
+                    moves = net.encode_moves(torch.from_numpy(shown))
+                    spent = plays[ps, 15:].astype(np.int16)
+                joint = state[torch.from_numpy(loc[gb[ps]])] + moves
                 if self.has_rest:  # the cards each move leaves in the hand of the player to act
                     hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                    rest = rest_features(hands, self.table_counts[mv[ps]], deck=self.rules.deck)
+                    if spent is None:
+                        spent = self.table_counts[mv[ps]]
+                    rest = rest_features(hands, spent, deck=self.rules.deck)
                     joint = joint + net.encode_rest(torch.from_numpy(rest))
                 q[ps] = net.score(joint).numpy()
         return q
 
-    def _choose(self, q, gb, mv, counts, starts, mine, playing) -> np.ndarray:
-        """Each game's move: the best scored (the first of ties), a uniformly random legal one
+    def _choose(self, q, gb, mv, counts, starts, mine, playing) -> tuple:
+        """(each game's action, the index of its legal pair) — the move: the best scored (the first of ties), a uniformly random legal one
         with probability epsilon, or the Normal bot's where it plays or the auction is on (a
         landlord deciding to open its hand opens in half of the games, at random)."""
         best = np.maximum.reduceat(q, starts)
@@ -262,7 +294,7 @@ class SelfPlay:
                     actions[b] = bid_action(info.num_moves, open_call(info, rng.random() < 0.5))
                 else:
                     actions[b] = self.normal.act(info)
-        return actions
+        return actions, choice
 
     def _end_episodes(self, done: np.ndarray) -> None:
         """Record the returns of the games ``done`` and deal them again as new episodes."""

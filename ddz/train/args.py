@@ -109,10 +109,15 @@ class Args:
     """the open-hand variant: the landlord may play face up (opens in half of the games, at
     random), the model learns to read the open hand; three players only"""
 
+    wild: bool = False
+    """the wildcard game: a wild rank drawn after the auction, its cards standing for any
+    rank; the model reads each play as the combination it stands for; three players, no
+    variant"""
+
     @property
     def game_given(self) -> bool:
         """Whether a game option differs from its default (the classic game)."""
-        return (self.players, self.auction, self.open_hand) != (3, "none", False)
+        return (self.players, self.auction, self.open_hand, self.wild) != (3, "none", False, False)
 
 
 #: the option groups of ``--help``, in order: title → the fields of :class:`Args` it holds
@@ -139,7 +144,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "model (a new run)": ("rest_hidden", "wp_weight", "points_mix"),
     "cluster": ("backend", "ray_address"),
-    "game (a new run)": ("players", "auction", "open_hand"),
+    "game (a new run)": ("players", "auction", "open_hand", "wild"),
 }
 #: old option names still accepted: field → its other flags
 ALIASES: dict[str, tuple[str, ...]] = {"points_mix": ("--adp-mix",)}
@@ -151,11 +156,13 @@ AUCTIONS = ("none", "once", "rob")
 
 
 def args_ruleset(args: Args):
-    """The ruleset of the game options (``--players``, ``--auction``, ``--open-hand``) of checked
+    """The ruleset of the game options (``--players``, ``--auction``, ``--open-hand``,
+    ``--wild``) of checked
     options: the game the run's model is of."""
     from ddz_env.rules import Ruleset
 
-    return Ruleset(players=args.players, bidding=args.auction, open_hand=args.open_hand)
+    game = "wild" if args.wild else "classic"
+    return Ruleset(players=args.players, bidding=args.auction, open_hand=args.open_hand, game=game)
 
 
 def _field_docs(cls) -> dict[str, str]:
@@ -301,6 +308,8 @@ def _choice_problems(args: Args) -> list[str]:
         problems.append("--init-from starts a new run: it cannot be used with --resume")
     if args.auction not in AUCTIONS:
         problems.append(f"--auction must be {' or '.join(AUCTIONS)}")
+    elif args.wild and (args.players != 3 or args.auction == "rob" or args.open_hand):
+        problems.append("--wild is a three-player game without rob or the open hand")
     else:
         try:  # the rules say which games there are (players, variants)
             args_ruleset(args)

@@ -111,14 +111,20 @@ def rest_from_obs(torch, obs, move_counts, ruleset: Ruleset = DEFAULT_RULES):
     field) and the moves' rank counts (n, 15): what the rest branch reads, for frames in the
     learner. The hand's rank counts are the sums of each rank's numbers
     (``ddz_env.observation.card_levels``)."""
-    rank, level = card_levels(ruleset.deck)
+    rank, _ = card_levels(ruleset.deck)
     hand = obs[:, obs_slices(ruleset)["hand"]]
     ranks = len(ruleset.deck.counts)
     of_rank = torch.tensor(np.eye(ranks)[rank], dtype=hand.dtype, device=obs.device)
-    rest = hand @ of_rank - move_counts.to(hand.dtype)
-    columns = torch.tensor(rank, device=obs.device)
-    levels = torch.tensor(level, device=obs.device, dtype=rest.dtype)
-    return (rest[:, columns] > levels).to(obs.dtype)
+    return cards_from_counts(torch, hand @ of_rank - move_counts.to(hand.dtype), ruleset)
+
+
+def cards_from_counts(torch, counts, ruleset: Ruleset = DEFAULT_RULES):
+    """The card encoding (``ddz_env.observation.encode_cards``) of (n, 15) rank counts, on
+    their device: a number is 1 where the rank has more cards than its level."""
+    rank, level = card_levels(ruleset.deck)
+    columns = torch.tensor(rank, device=counts.device)
+    levels = torch.tensor(level, device=counts.device, dtype=counts.dtype)
+    return (counts[:, columns] > levels).float()
 
 
 def hidden_width(ruleset: Ruleset = DEFAULT_RULES) -> int:

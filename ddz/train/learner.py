@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ddz.train.frames import rest_from_obs, unpack_hidden, unpack_obs
+from ddz.train.frames import cards_from_counts, rest_from_obs, unpack_hidden, unpack_obs
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features
 
@@ -116,9 +116,14 @@ class Learner:
     def _role_losses(self, take: dict[str, np.ndarray]):
         torch, device = self.torch, self.device
         obs = unpack_obs(torch, take["obs"], device, self.rules)
-        move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
-        move = self.feats[move_ids]
-        rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
+        if take["move"].ndim == 2:  # the wildcard game: the cards shown, then those consumed
+            counts = torch.as_tensor(take["move"].astype(np.float32), device=device)
+            move = cards_from_counts(torch, counts[:, :15], self.rules)
+            rest = rest_from_obs(torch, obs, counts[:, 15:], self.rules)
+        else:
+            move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
+            move = self.feats[move_ids]
+            rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
         target = torch.as_tensor(take["target"], device=device)
         role = torch.as_tensor(take["role"].astype(np.int64), device=device)
         seen = None
