@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ddz.agents.hard import HardAgent
-from ddz.agents.hard_wild import represented_observation, model_ruleset, represented
+from ddz.agents.hard_wild import model_ruleset, represented, represented_observation
 from ddz_env.cards import parse_counts
 from ddz_env.game import BIDDING, OVER, PLAY, Game
 from ddz_env.infoset import InfoSet, infoset

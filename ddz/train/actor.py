@@ -30,8 +30,8 @@ from ddz_env.legal import legal_pairs
 from ddz_env.match import play
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features, observe, rest_features
-from ddz_env.rules.wild import play_fields
 from ddz_env.rules import Ruleset
+from ddz_env.rules.wild import play_fields
 
 
 def training_ruleset(game: dict, auction: str = "none") -> Ruleset:
