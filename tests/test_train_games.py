@@ -262,3 +262,32 @@ def test_the_wildcard_game_takes_no_variant_in_training(capsys):
         assert exited.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err[-1].endswith("--wild is a three-player game without rob or the open hand")
+
+
+def test_shared_peasants_is_one_network_at_every_peasant_seat(tmp_path):
+    model = DMCModel(**SMALL, wp_head=1, game=game_tag(FOUR), shared_peasants=1)
+    assert model.roles[1] is model.roles[2] is model.roles[3]
+    assert model.roles[0] is not model.roles[1]
+    per_seat = DMCModel(**SMALL, wp_head=1, game=game_tag(FOUR))
+    one_net = sum(p.numel() for p in model.roles[1].parameters())
+    count = sum(p.numel() for p in model.parameters())
+    assert count == sum(p.numel() for p in per_seat.parameters()) - 2 * one_net
+    # the classic model starts it: the shared network from the first peasant's weights
+    classic, arrays = _classic_arrays()
+    load_arrays(model, arrays)
+    head = dict(model.roles[2].head.named_parameters())
+    for name, p in classic.roles[1].head.named_parameters():
+        torch.testing.assert_close(head[name], p)
+    # a run keeps it: the exported peasants are one network, the checkpoint says so
+    argv = ["--players", "4", "--shared-peasants", "--total-frames", "512"]
+    assert dmc.main([*argv, "--runs-dir", str(tmp_path), *TINY]) == 0
+    (run_dir,) = tmp_path.iterdir()
+    with np.load(run_dir / NPZ, allow_pickle=False) as z:
+        for part in ("state.0.w", "head.0.w", "move.0.w"):
+            np.testing.assert_array_equal(z[f"landlord_down.{part}"], z[f"landlord_up.{part}"])
+            np.testing.assert_array_equal(z[f"landlord_down.{part}"], z[f"landlord_across.{part}"])
+        assert not np.array_equal(z["landlord.state.0.w"], z["landlord_down.state.0.w"])
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    assert json.loads(state["sizes"])["shared_peasants"] == 1
+    again = ["--resume", str(run_dir), "--total-frames", "1024", *TINY]
+    assert dmc.main(again) == 0

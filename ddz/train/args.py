@@ -54,6 +54,9 @@ class Args:
     wp_weight: float = 2.0
     """weight of the loss of the WP head (a second head trained on win/loss, ±1, beside the
     points head); 0 = no WP head. A new run only, like --rest-hidden"""
+    shared_peasants: bool = False
+    """one network for every peasant seat (the four-player game's three, the classic game's
+    two; the observation's role field tells them apart) instead of one a seat; a new run only"""
     points_mix: float = 0.1
     """with the WP head, moves are ranked by q_wp + points_mix * q_points (points break
     near-ties); the actors play so and the exported model keeps it (--adp-mix: the old name)"""
@@ -142,7 +145,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "target",
         "critic_mix",
     ),
-    "model (a new run)": ("rest_hidden", "wp_weight", "points_mix"),
+    "model (a new run)": ("rest_hidden", "wp_weight", "points_mix", "shared_peasants"),
     "cluster": ("backend", "ray_address"),
     "game (a new run)": ("players", "auction", "open_hand", "wild"),
 }

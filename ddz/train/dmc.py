@@ -162,6 +162,8 @@ def _open_run(torch, args: Args) -> Run:
             "wp_head": int(args.wp_weight > 0),
             "game": game_tag(args_ruleset(args)),
         }
+        if args.shared_peasants:
+            sizes["shared_peasants"] = 1
         model = DMCModel(**sizes)
     model.to(device)
     try:  # the fused kernel is ~3x faster than the default on CPU

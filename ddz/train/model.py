@@ -166,14 +166,20 @@ class DMCModel(nn.Module):
     (:mod:`ddz.agents.model_game`; the classic game by default), the other sizes are
     :class:`RoleNet`'s."""
 
-    def __init__(self, game: dict | None = None, **sizes):
+    def __init__(self, game: dict | None = None, shared_peasants: int = 0, **sizes):
         super().__init__()
         self.game = read_game_tag({"game": game or CLASSIC_TAG})
         self.ruleset = rules = tag_ruleset(self.game)
         self.role_names = rules.rules.role_names
         widths = {"obs_width": obs_size(rules), "card_width": len(card_levels(rules.deck)[0])}
         self.sizes = {"game": self.game, **sizes}
-        self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in self.role_names)
+        if shared_peasants:  # one network, the same module at every peasant role
+            self.sizes["shared_peasants"] = 1
+            landlord, peasant = RoleNet(**sizes, **widths), RoleNet(**sizes, **widths)
+            nets = [landlord] + [peasant] * (len(self.role_names) - 1)
+        else:
+            nets = [RoleNet(**sizes, **widths) for _ in self.role_names]
+        self.roles = nn.ModuleList(nets)
         self.bid = BidNet(card_width=widths["card_width"])
 
 
@@ -184,7 +190,7 @@ class Critic(nn.Module):
     sign(G)). It reads what the bots cannot: it stays in training (checkpoint.pt keeps it,
     :func:`export_arrays` never sees it). ``game`` and ``sizes`` are :class:`DMCModel`'s."""
 
-    def __init__(self, game: dict | None = None, **sizes):
+    def __init__(self, game: dict | None = None, shared_peasants: int = 0, **sizes):
         super().__init__()
         rules = tag_ruleset(read_game_tag({"game": game or CLASSIC_TAG}))
         widths = {
@@ -297,7 +303,11 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
         raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
     if model.roles[0].wp is None and f"{names[0]}.wp.0.w" in arrays:
         raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
+    loaded = set()  # a network shared by roles takes the weights of the first of them
     for name, net in zip(model.role_names, model.roles):
+        if id(net) in loaded:
+            continue
+        loaded.add(id(net))
         role = name if name in names else STAND_INS[name]
         take(f"{role}.state", net.state_mlp, "state")
         take(f"{role}.move", net.move_mlp, "move")
