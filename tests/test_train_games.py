@@ -190,22 +190,29 @@ def test_training_through_the_classic_auction_plays_the_hands_it_gives():
 WILD = Ruleset(game="wild", bidding="none")
 
 
-def test_wildcard_frames_carry_the_combination_shown_and_the_cards_spent():
+def test_wildcard_frames_carry_the_combination_shown_and_the_rest_it_was_scored_with():
     from ddz_env.observation import card_levels
 
-    chunks = _frames_of(WILD)
+    chunks = _frames_of(WILD, chunks=6, init_std=0.3)  # the rest branch not at zero
     move = np.concatenate([c["move"] for c in chunks]).astype(np.int64)
     assert move.ndim == 2 and move.shape[1] == 30 and len(move)
-    shown, spent = move[:, :15], move[:, 15:]
-    # a play shows as many cards as it spends (a wild card stands for one card), a pass none
-    np.testing.assert_array_equal(shown.sum(axis=1), spent.sum(axis=1))
-    assert (shown.sum(axis=1) == 0).any() and (shown.sum(axis=1) > 0).any()
-    # the cards spent were in the hand of the decision (its observation's hand field)
+    shown, rest = move[:, :15], move[:, 15:]
     obs = unpack_obs(torch, np.concatenate([c["obs"] for c in chunks]), "cpu", WILD).numpy()
     rank, _ = card_levels(WILD.deck)
-    hand = np.zeros((len(obs), 15))
-    np.add.at(hand.T, rank, obs[:, obs_slices(WILD)["hand"]].T)
-    assert (spent <= hand).all()
+    hand = np.zeros((len(obs), 15), np.int64)
+    np.add.at(hand.T, rank, obs[:, obs_slices(WILD)["hand"]].T.astype(np.int64))
+    # a play shows as many cards as it spends (a wild card stands for one card); the rest is
+    # what is left in hand, its wild cards possibly read at other ranks: as many cards
+    np.testing.assert_array_equal(rest.sum(axis=1), hand.sum(axis=1) - shown.sum(axis=1))
+    assert (shown.sum(axis=1) == 0).any() and (shown.sum(axis=1) > 0).any()
+    assert rest.max() <= 4
+    # where the rest is read as dealt, it is the hand less the play's cards: the natural
+    # cards of the rest never exceed the hand's
+    wild = obs[:, obs_slices(WILD)["wild_rank"]].argmax(axis=1)
+    natural = np.arange(15) != wild[:, None]
+    moved = (rest > hand) & natural  # a rank that gained read wild cards
+    assert (rest[~moved] <= hand[~moved]).all()
+    assert moved.any()  # some rest had its wild cards read at another rank
     # every frame's game has its wild rank drawn, seen in the observation
     assert (obs[:, obs_slices(WILD)["wild_rank"]].sum(axis=1) == 1).all()
 
@@ -226,10 +233,11 @@ def test_the_classic_model_starts_the_wildcard_model_scoring_as_the_classic_read
     while game.phase[0] != OVER and checked < 12:
         if game.phase[0] == PLAY:
             info = infoset(game, 0)
-            moves, want = wild_scores(classic_np, info, rounds=0, bonus=0.0)
-            got_moves, got = wild_scores(wild_np, info, rounds=0, bonus=0.0)
-            np.testing.assert_array_equal(got_moves, moves)
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+            for settings in ({"rounds": 0, "bonus": 0.0}, {}):  # plain, and as Hard reads
+                moves, want = wild_scores(classic_np, info, **settings)
+                got_moves, got = wild_scores(wild_np, info, **settings)
+                np.testing.assert_array_equal(got_moves, moves)
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
             checked += 1
         game.step(np.array([game.legal_actions(0)[-1]]))
     assert checked >= 6

@@ -31,9 +31,12 @@ class _StopAfter:
         return len(self.queue.chunks) >= self.n
 
 
-def run_actor(sizes: dict | None = None, chunks: int = 3, **overrides) -> list[dict]:
+def run_actor(
+    sizes: dict | None = None, chunks: int = 3, init_std: float = 0.0, **overrides
+) -> list[dict]:
     """The chunks an actor of a tiny model of ``sizes`` (:data:`TINY_SIZES` by default) sends
-    with ``Args(actor_batch=16, **overrides)``."""
+    with ``Args(actor_batch=16, **overrides)``; with ``init_std``, every weight drawn from a
+    normal of that spread (no branch starting at zero)."""
     import torch
 
     from ddz.train.args import Args
@@ -42,6 +45,10 @@ def run_actor(sizes: dict | None = None, chunks: int = 3, **overrides) -> list[d
 
     sizes = dict(TINY_SIZES if sizes is None else sizes)
     model = DMCModel(**sizes)
+    if init_std:
+        torch.manual_seed(0)
+        for p in model.parameters():
+            torch.nn.init.normal_(p, std=init_std)
     shared = torch.nn.utils.parameters_to_vector(model.parameters()).detach()
     version = type("V", (), {"value": 0})()
     queue = _ListQueue()

@@ -136,14 +136,17 @@ def wild_scores(
     bonus: float | None = None,
     together: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(legal actions, the classic model's ranking value of each) for the seat to act in the
-    wildcard game's play (see the module docstring). The rest of the hand is scored with its
-    wild cards at the wild rank, then, ``rounds`` times, with one more of them moved to the
-    rank where it raises the value most (a wild card may become any rank; kept only where it
-    raises the value); ``bonus`` is added per wild card the play keeps in hand."""
-    rounds = ASSIGN_ROUNDS if rounds is None else rounds
+    """(legal actions, the model's ranking value of each) for the seat to act in the wildcard
+    game's play (see the module docstring): :func:`read_again` of the plays' rests, plus
+    ``bonus`` per wild card the play keeps in hand."""
+    moves, q, _ = wild_readings(model, info, rounds, bonus, together)
+    return moves, q
+
+
+def wild_readings(model, info: InfoSet, rounds=None, bonus=None, together=None):
+    """(legal actions, their ranking values, (n, 15) the rest of the hand each was scored
+    with, wild cards read again): :func:`wild_scores` and what it read."""
     bonus = WILD_BONUS if bonus is None else bonus
-    together = TOGETHER if together is None else together
     moves = info.legal_moves()
     codes = play_codes(info, moves)
     role, wild = info.role, int(info.wild_rank)
@@ -157,28 +160,50 @@ def wild_scores(
             *model.values(role, joints + model.encode_rest(role, encode_cards(counts)))
         )
 
-    state = model.encode_state(role, obs)
-    joint = state + shown
-
+    joint = model.encode_state(role, obs) + shown
     q = score(joint, rest)
     if wild < 0 or not model.has_rest:
-        return moves, q
-    kept = rest[:, wild].astype(np.float32)
+        return moves, q, rest
+    kept = rest[:, wild].astype(np.float32)  # the wild cards each play keeps in hand
+    wilds = np.full(len(moves), wild)
+    q, rest = read_again(score, joint, rest, q, wilds, bonus, rounds, together)
+    return moves, q + bonus * kept, rest
+
+
+def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, groups=None):
+    """The values ``q`` (n,) of plays whose rests ``rest`` (n, 15) keep wild cards (of rank
+    ``wild``, (n,)), with those wild cards read at other ranks, one step at a time (``rounds``
+    steps, each reading up to ``together`` of them at one rank), each step kept only where it
+    raises the value, for the :data:`TOP_PLAYS` best plays by ``q + bonus · wild cards kept``
+    (of each group of rows with the same ``groups`` number: a decision's plays); ``score(joint
+    rows, rest counts)`` scores rows. Returns the new values and rests."""
+    rounds = ASSIGN_ROUNDS if rounds is None else rounds
+    together = TOGETHER if together is None else together
+    n = len(q)
+    q, rest = q.copy(), rest.copy()
+    at = np.arange(n)
+    kept = rest[at, wild].astype(np.float32)
+    groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
+    # the best TOP_PLAYS plays of each group: rank within the group by the first value
+    order = np.lexsort((-(q + bonus * kept), groups))
+    first = np.searchsorted(groups[order], groups[order], side="left")
+    live = np.zeros(n, bool)
+    live[order[np.arange(n) - first < TOP_PLAYS]] = True
     ranks = np.arange(13)
-    live = np.zeros(len(moves), bool)  # the plays whose rest is read again: the best ones
-    live[np.argsort(-(q + bonus * kept), kind="stable")[:TOP_PLAYS]] = True
+    k = np.repeat(np.arange(1, together + 1), 13).astype(np.int16)
+    r = np.tile(ranks, together)
+    slots = np.arange(len(k))
     for _ in range(rounds):
-        rows = np.flatnonzero(live & (rest[:, wild] > 0))
+        rows = np.flatnonzero(live & (rest[at, wild] > 0))
         if not len(rows):
             break
         # candidates: k of the wild cards (k = 1 .. ``together``) read at rank r
-        k = np.repeat(np.arange(1, together + 1), 13)
-        r = np.tile(ranks, together)
-        cand = np.repeat(rest[rows][:, None], len(k), 1)  # (n, candidates, 15)
-        at = np.arange(len(k))
-        cand[:, at, wild] -= k.astype(np.int16)
-        cand[:, at, r] += k.astype(np.int16)
-        valid = (r != wild) & (cand[:, at, r] <= 4) & (cand[:, at, wild] >= 0)
+        w = wild[rows][:, None]
+        cand = np.repeat(rest[rows][:, None], len(k), 1)  # (rows, candidates, 15)
+        line = np.arange(len(rows))[:, None]
+        cand[line, slots[None], w] -= k[None]
+        cand[:, slots, r] += k
+        valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
         qs = score(np.repeat(joint[rows], len(k), 0), _nonnegative(cand)).reshape(len(rows), -1)
         qs = np.where(valid, qs, -np.inf)
         best = qs.argmax(1)
@@ -187,7 +212,7 @@ def wild_scores(
         up = rows[better]
         q[up] = qs[better, best[better]]
         rest[up] = cand[better, best[better]]
-    return moves, q + bonus * kept
+    return q, rest
 
 
 def _nonnegative(cand: np.ndarray) -> np.ndarray:
@@ -195,16 +220,10 @@ def _nonnegative(cand: np.ndarray) -> np.ndarray:
     return np.maximum(cand, 0).reshape(-1, 15)
 
 
-#: a model of the wildcard game scores the plays as it was trained: no wild card read again, no
-#: bonus (:func:`wild_scores` options); the classic model uses the module's settings
-OWN_MODEL = {"rounds": 0, "bonus": 0.0}
-
-
 def wild_move_values(model, info: InfoSet, **options) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, values) whose argmax is the agent's play on the wildcard game:
-    :func:`wild_scores` with the module's settings for the classic model, with
-    :data:`OWN_MODEL` for a model of the wildcard game (``options`` override either), the
-    values :meth:`ddz.agents.hard.HardAgent.move_values` gives there."""
-    if read_game_tag(model.meta)["family"] == "wild":
-        options = {**OWN_MODEL, **options}
+    :func:`wild_scores` with the module's settings (``options`` override them), for the
+    classic model and a model of the wildcard game alike (``ddz train --wild`` plays and
+    learns with the same reading), the values :meth:`ddz.agents.hard.HardAgent.move_values`
+    gives there."""
     return wild_scores(model, info, **options)

@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from ddz.agents.base import open_call
-from ddz.agents.hard_wild import represented, represented_observation
+from ddz.agents.hard_wild import WILD_BONUS, read_again, represented, represented_observation
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
 from ddz.train.frames import pack_hidden, pack_obs
@@ -207,7 +207,7 @@ class SelfPlay:
             hidden = pack_hidden(other_hands(game, np.flatnonzero(mine)), self.rules)
         actions, choice = self._choose(q, gb, mv, counts, starts, mine, playing)
         # a frame's move: its move-table row, or in the wildcard game the rank counts of the
-        # combination shown then of the cards consumed (n, 30)
+        # combination shown, then of the rest of the hand it was scored with (n, 30)
         moves = actions[mine].astype(np.int16) if plays is None else plays[choice[mine]]
         self.pending.append(
             (
@@ -223,7 +223,8 @@ class SelfPlay:
     def _wild_plays(self, gb, mv, playing) -> np.ndarray:
         """(pairs, 30) uint8 of the wildcard game's legal (game, action) pairs: the rank counts
         of the combination each play stands for (:func:`ddz.agents.hard_wild.represented`),
-        then of the real cards it consumes; zeros for a pass and outside the play."""
+        then of the real cards it consumes (replaced, once scored, by the rest of the hand it
+        was scored with); zeros for a pass and outside the play."""
         game = self.game
         codes = np.zeros(len(mv), np.int64)
         for b in np.flatnonzero(playing):
@@ -258,14 +259,43 @@ class SelfPlay:
                     moves = net.encode_moves(torch.from_numpy(shown))
                     spent = plays[ps, 15:].astype(np.int16)
                 joint = state[torch.from_numpy(loc[gb[ps]])] + moves
-                if self.has_rest:  # the cards each move leaves in the hand of the player to act
-                    hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                    if spent is None:
-                        spent = self.table_counts[mv[ps]]
-                    rest = rest_features(hands, spent, deck=self.rules.deck)
-                    joint = joint + net.encode_rest(torch.from_numpy(rest))
-                q[ps] = net.score(joint).numpy()
+                if not self.has_rest:
+                    q[ps] = net.score(joint).numpy()
+                    continue
+                # the cards each move leaves in the hand of the player to act
+                hands = game.hands[gb[ps], game.current_player[gb[ps]]]
+                if spent is None:
+                    spent = self.table_counts[mv[ps]]
+                rest = rest_features(hands, spent, deck=self.rules.deck)
+                q[ps] = net.score(joint + net.encode_rest(torch.from_numpy(rest))).numpy()
+                if plays is not None:
+                    q[ps] = self._read_wild_again(net, joint.numpy(), hands, spent, q[ps], gb[ps])
+                    plays[ps, 15:] = self._rests
         return q
+
+    def _read_wild_again(self, net, joint, hands, spent, q, games) -> np.ndarray:
+        """The wildcard game's values of plays as the agent reads them
+        (:func:`ddz.agents.hard_wild.read_again`: the wild cards kept read at other ranks, a
+        bonus per wild card kept); the rests they were scored with are left in ``_rests``."""
+        torch = self.torch
+        rest = np.asarray(hands, np.int16) - spent
+        wild = self.game.wild_rank[games].astype(np.int64)
+        at = np.arange(len(rest))
+        kept = np.where(wild >= 0, rest[at, np.maximum(wild, 0)], 0).astype(np.float32)
+
+        def score(joints, counts):
+            cards = torch.from_numpy(encode_cards(counts, deck=self.rules.deck))
+            return net.score(torch.from_numpy(joints) + net.encode_rest(cards)).numpy()
+
+        reread = wild >= 0
+        if reread.any():
+            rows = np.flatnonzero(reread)
+            q = q.copy()
+            q[rows], rest[rows] = read_again(
+                score, joint[rows], rest[rows], q[rows], wild[rows], WILD_BONUS, groups=games[rows]
+            )
+        self._rests = rest.astype(np.uint8)
+        return q + WILD_BONUS * kept
 
     def _choose(self, q, gb, mv, counts, starts, mine, playing) -> tuple:
         """(each game's action, the index of its legal pair) — the move: the best scored (the first of ties), a uniformly random legal one

@@ -116,10 +116,10 @@ class Learner:
     def _role_losses(self, take: dict[str, np.ndarray]):
         torch, device = self.torch, self.device
         obs = unpack_obs(torch, take["obs"], device, self.rules)
-        if take["move"].ndim == 2:  # the wildcard game: the cards shown, then those consumed
+        if take["move"].ndim == 2:  # the wildcard game: the cards shown, then the rest read
             counts = torch.as_tensor(take["move"].astype(np.float32), device=device)
             move = cards_from_counts(torch, counts[:, :15], self.rules)
-            rest = rest_from_obs(torch, obs, counts[:, 15:], self.rules)
+            rest = cards_from_counts(torch, counts[:, 15:], self.rules)
         else:
             move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
             move = self.feats[move_ids]
