@@ -62,6 +62,7 @@ from ddz_env.observation import (
     map_layout,
     move_features,
     obs_size,
+    obs_slices,
     observe,
     observe_infoset,
     rest_features,
@@ -122,7 +123,7 @@ _NETWORKS = {
     "bid": ("cards", 1, True),
 }
 _ENTRY = re.compile(
-    r"(?:(?P<role>[a-z_]{1,40})\.(?P<net>state|move|rest|head|wp)|"
+    r"(?:(?P<role>[a-z_]{1,40})\.(?P<net>state|move|rest|head|wp|history)|"
     r"(?P<bid>bid))\.(?P<k>0|[1-9][0-9]{0,3})\.(?P<kind>[wb])"
 )
 Layers = list[tuple[np.ndarray, "np.ndarray | None"]]
@@ -302,7 +303,7 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
             raise ModelFileError(f"unexpected entry {m.group(0)!r} (the roles are {list(roles)})")
         name = "bid" if m["bid"] else f"{m['role']}.{m['net']}"
         networks.setdefault(name, {})[(int(m["k"]), m["kind"])] = value
-    for optional in ("rest", "wp"):
+    for optional in ("rest", "wp", "history"):
         present = [f"{r}.{optional}" in networks for r in roles]
         if any(present) and not all(present):
             raise ModelFileError(f"the {optional!r} network is there for some roles only")
@@ -313,6 +314,13 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
     layers["bid"], _ = _chain("bid", networks["bid"], widths[bid_in], bid_out, bid_bias)
     for role in roles:
         joint = None
+        state_in = widths["obs"]
+        if f"{role}.history" in networks:  # an LSTM reads the history field (train.model)
+            layers[f"{role}.history"], lstm_width = _lstm(
+                f"{role}.history", networks[f"{role}.history"], widths["cards"]
+            )
+            cols = obs_slices(ruleset)["history"]
+            state_in = widths["obs"] - (cols.stop - cols.start) + lstm_width
         for net in ("state", "move", "rest", "head", "wp"):
             name = f"{role}.{net}"
             if name not in networks:
@@ -320,15 +328,59 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
                     continue
                 raise ModelFileError(f"model file lacks the layers of {name!r}")
             width_in, width_out, last_bias = _NETWORKS[net]
+            if net == "state":
+                width_in = None
             layers[name], out = _chain(
                 name,
                 networks[name],
-                joint if width_in is None else widths[width_in],
+                state_in if net == "state" else joint if width_in is None else widths[width_in],
                 joint if width_out is None and joint is not None else width_out,
                 last_bias,
             )
             joint = out if net == "state" else joint
     return layers
+
+
+def _lstm(name: str, entries: dict, width_in: int) -> tuple[Layers, int]:
+    """The float32 arrays of a history LSTM (``ddz.train.model.lstm_arrays``: input weights
+    and bias, recurrent weights), shapes checked, and its width."""
+    if set(entries) != {(0, "w"), (0, "b"), (1, "w")}:
+        raise ModelFileError(f"network {name!r} must be {name}.0.w, {name}.0.b and {name}.1.w")
+    w_in, bias, w_rec = entries[(0, "w")], entries[(0, "b")], entries[(1, "w")]
+    if w_in.ndim != 2 or w_in.shape[0] != width_in or w_in.shape[1] % 4:
+        raise ModelFileError(
+            f"entry '{name}.0.w' has shape {w_in.shape}; expected ({width_in}, 4·width)"
+        )
+    width = w_in.shape[1] // 4
+    if bias.shape != (4 * width,) or w_rec.shape != (width, 4 * width):
+        raise ModelFileError(f"the entries of {name!r} do not make an LSTM of width {width}")
+    arrays = []
+    for part, arr in (("0.w", w_in), ("0.b", bias), ("1.w", w_rec)):
+        with np.errstate(over="ignore"):
+            as32 = np.asarray(arr, np.float32)
+        if not np.isfinite(as32).all():
+            raise ModelFileError(f"entry '{name}.{part}' holds NaN or infinite values")
+        arrays.append(as32)
+    return [(arrays[0], arrays[1]), (arrays[2], None)], width
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _run_lstm(layers: Layers, moves: np.ndarray) -> np.ndarray:
+    """The last output (n, width) of a history LSTM over ``moves`` (n, steps, inputs)."""
+    (w_in, bias), (w_rec, _) = layers
+    n, width = moves.shape[0], w_rec.shape[0]
+    h = np.zeros((n, width), np.float32)
+    c = np.zeros((n, width), np.float32)
+    inputs = moves @ w_in + bias  # (n, steps, 4·width)
+    for t in range(moves.shape[1]):
+        z = inputs[:, t] + h @ w_rec
+        i, f, g, o = (z[:, k * width : (k + 1) * width] for k in range(4))
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        h = _sigmoid(o) * np.tanh(c)
+    return h
 
 
 class _OneBlasThread:
@@ -441,7 +493,14 @@ class HardModel:
         return map_layout(obs, ruleset, self.ruleset)
 
     def encode_state(self, role: int, obs: np.ndarray) -> np.ndarray:
-        return self._mlp(self.layers[f"{self.role_names[role]}.state"], obs)
+        name = self.role_names[role]
+        lstm = self.layers.get(f"{name}.history")
+        if lstm is not None:  # the history's moves read in order by the LSTM
+            cols = obs_slices(self.ruleset)["history"]
+            moves = obs[:, cols].reshape(len(obs), -1, lstm[0][0].shape[0])
+            last = _run_lstm(lstm, moves.astype(np.float32))
+            obs = np.concatenate([obs[:, : cols.start], obs[:, cols.stop :], last], axis=1)
+        return self._mlp(self.layers[f"{name}.state"], obs)
 
     def encode_moves(self, role: int, move_feats: np.ndarray) -> np.ndarray:
         return self._mlp(self.layers[f"{self.role_names[role]}.move"], move_feats)

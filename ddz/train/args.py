@@ -54,6 +54,9 @@ class Args:
     wp_weight: float = 2.0
     """weight of the loss of the WP head (a second head trained on win/loss, ±1, beside the
     points head); 0 = no WP head. A new run only, like --rest-hidden"""
+    history_lstm: int = 0
+    """width of an LSTM that reads the history's moves in order, oldest first (0 = the state
+    network reads the history flat, as the shipped models do); a new run only"""
     shared_peasants: bool = False
     """one network for every peasant seat (the four-player game's three, the classic game's
     two; the observation's role field tells them apart) instead of one a seat; a new run only"""
@@ -145,7 +148,13 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "target",
         "critic_mix",
     ),
-    "model (a new run)": ("rest_hidden", "wp_weight", "points_mix", "shared_peasants"),
+    "model (a new run)": (
+        "rest_hidden",
+        "wp_weight",
+        "points_mix",
+        "shared_peasants",
+        "history_lstm",
+    ),
     "cluster": ("backend", "ray_address"),
     "game (a new run)": ("players", "auction", "open_hand", "wild"),
 }
@@ -252,6 +261,8 @@ def _count_problems(args: Args) -> list[str]:
         problems.append("--total-frames must be 0 (no limit) or more")
     if not 0 <= args.rest_hidden <= MAX_WIDTH:
         problems.append(f"--rest-hidden must be between 0 and {MAX_WIDTH}")
+    if not 0 <= args.history_lstm <= MAX_WIDTH:
+        problems.append(f"--history-lstm must be between 0 and {MAX_WIDTH}")
     return problems
 
 

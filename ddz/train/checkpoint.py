@@ -162,7 +162,7 @@ def _check_sizes(sizes) -> str | None:
     from ddz.agents.model_game import GameTagError, read_game_tag
 
     known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head", "game"}
-    known.add("shared_peasants")
+    known |= {"shared_peasants", "history_lstm"}
     if set(sizes) - known:
         return f"unknown sizes {sorted(set(sizes) - known)}"
     try:
@@ -177,8 +177,9 @@ def _check_sizes(sizes) -> str | None:
     for key in ("move_hidden", "joint", "head"):
         if key in sizes and not _width(sizes[key]):
             return f"'{key}' must be a whole number from 1 to {MAX_WIDTH}"
-    if "rest_hidden" in sizes and not _width(sizes["rest_hidden"], 0):
-        return f"'rest_hidden' must be a whole number from 0 to {MAX_WIDTH}"
+    for key in ("rest_hidden", "history_lstm"):
+        if key in sizes and not _width(sizes[key], 0):
+            return f"'{key}' must be a whole number from 0 to {MAX_WIDTH}"
     for key in ("wp_head", "shared_peasants"):
         if key in sizes and (sizes[key] not in (0, 1) or isinstance(sizes[key], bool)):
             return f"'{key}' must be 0 or 1"

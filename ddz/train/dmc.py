@@ -164,6 +164,8 @@ def _open_run(torch, args: Args) -> Run:
         }
         if args.shared_peasants:
             sizes["shared_peasants"] = 1
+        if args.history_lstm:
+            sizes["history_lstm"] = args.history_lstm
         model = DMCModel(**sizes)
     model.to(device)
     try:  # the fused kernel is ~3x faster than the default on CPU

@@ -54,7 +54,7 @@ from torch import nn
 from ddz.agents.hard import MODEL_FORMAT
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
 from ddz.train.frames import hidden_width
-from ddz_env.observation import card_levels, card_map, layout_map, obs_size
+from ddz_env.observation import card_levels, card_map, layout_map, obs_size, obs_slices
 
 #: a WP head initialised from a model without one starts as the points head times this
 WP_FROM_POINTS = 0.3
@@ -78,10 +78,20 @@ class RoleNet(nn.Module):
         wp_head: int = 0,
         obs_width: int = 1302,
         card_width: int = 54,
+        history_lstm: int = 0,
+        history: tuple[int, int] = (492, 1302),
     ):
         super().__init__()
         layers: list[nn.Module] = []
         size = obs_width
+        #: with ``history_lstm``, an LSTM of that width reads the ``history`` columns (start,
+        #: stop) of the observation as a sequence of moves, each a card encoding, oldest first;
+        #: the state network reads the other columns and the LSTM's last output
+        self.history_lstm = None
+        if history_lstm:
+            self.history = history
+            self.history_lstm = nn.LSTM(card_width, history_lstm, batch_first=True)
+            size = obs_width - (history[1] - history[0]) + history_lstm
         for width in state_hidden:
             layers += [nn.Linear(size, width), nn.ReLU()]
             size = width
@@ -106,7 +116,13 @@ class RoleNet(nn.Module):
         self.points_mix = 0.0
 
     def encode_state(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.state_mlp(obs)
+        if self.history_lstm is None:
+            return self.state_mlp(obs)
+        start, stop = self.history
+        width = self.history_lstm.input_size
+        moves = obs[:, start:stop].reshape(obs.shape[0], -1, width)
+        _, (last, _) = self.history_lstm(moves)
+        return self.state_mlp(torch.cat([obs[:, :start], obs[:, stop:], last[0]], dim=1))
 
     def encode_moves(self, move_feats: torch.Tensor) -> torch.Tensor:
         return self.move_mlp(move_feats)
@@ -161,6 +177,13 @@ class BidNet(nn.Module):
         return self.mlp(hand_feats).squeeze(-1)
 
 
+def history_columns(rules) -> dict:
+    """``{"history": (start, stop)}``: the columns of the ``history`` field of ``rules``'s
+    observation, which a history LSTM reads (:class:`RoleNet`)."""
+    cols = obs_slices(rules)["history"]
+    return {"history": (cols.start, cols.stop)}
+
+
 class DMCModel(nn.Module):
     """The role networks and the bid network of one game: ``game`` is its tag
     (:mod:`ddz.agents.model_game`; the classic game by default), the other sizes are
@@ -172,6 +195,7 @@ class DMCModel(nn.Module):
         self.ruleset = rules = tag_ruleset(self.game)
         self.role_names = rules.rules.role_names
         widths = {"obs_width": obs_size(rules), "card_width": len(card_levels(rules.deck)[0])}
+        widths.update(history_columns(rules))
         self.sizes = {"game": self.game, **sizes}
         if shared_peasants:  # one network, the same module at every peasant role
             self.sizes["shared_peasants"] = 1
@@ -196,6 +220,7 @@ class Critic(nn.Module):
         widths = {
             "obs_width": obs_size(rules) + hidden_width(rules),
             "card_width": len(card_levels(rules.deck)[0]),
+            **history_columns(rules),
         }
         self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in rules.rules.role_names)
 
@@ -226,6 +251,11 @@ def export_arrays(
                 )
 
     for role, net in zip(model.role_names, model.roles):
+        if net.history_lstm is not None:
+            for key, value in lstm_arrays(net.history_lstm).items():
+                if not np.isfinite(value.astype(dtype)).all():
+                    raise ValueError(f"weight {role}.{key} is not finite as {np.dtype(dtype).name}")
+                out[f"{role}.{key}"] = value.astype(dtype)
         put(f"{role}.state", net.state_mlp)
         put(f"{role}.move", net.move_mlp)
         put(f"{role}.head", net.head)
@@ -242,6 +272,22 @@ def export_arrays(
     }
     out["meta"] = np.array(json.dumps(info, sort_keys=True))
     return out
+
+
+def lstm_arrays(lstm: nn.LSTM) -> dict[str, np.ndarray]:
+    """A history LSTM as plain arrays (``ddz.agents.hard`` runs it): ``history.0.w`` the input
+    weights (in, 4·width), ``history.0.b`` the two biases summed (4·width), ``history.1.w``
+    the recurrent weights (width, 4·width); the gates in torch's order (input, forget, cell,
+    output)."""
+
+    def arr(t):
+        return t.detach().cpu().numpy()
+
+    return {
+        "history.0.w": arr(lstm.weight_ih_l0).T,
+        "history.0.b": arr(lstm.bias_ih_l0 + lstm.bias_hh_l0),
+        "history.1.w": arr(lstm.weight_hh_l0).T,
+    }
 
 
 def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.float16) -> None:
@@ -299,6 +345,13 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     )
 
     names = source.rules.role_names
+    lstm = model.roles[0].history_lstm is not None
+    if lstm != (f"{names[0]}.history.0.w" in arrays):
+        raise ValueError("the arrays and the model read the history differently (--history-lstm)")
+    if lstm and source != model.ruleset:
+        raise ValueError("a model with a history LSTM starts only from a model of its own game")
+    if lstm:  # the same game: the state network's inputs are the same, in the same order
+        del rows["state"]
     if model.roles[0].rest_mlp is None and f"{names[0]}.rest.0.w" in arrays:
         raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
     if model.roles[0].wp is None and f"{names[0]}.wp.0.w" in arrays:
@@ -309,6 +362,8 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
             continue
         loaded.add(id(net))
         role = name if name in names else STAND_INS[name]
+        if lstm:
+            _take_lstm(net.history_lstm, arrays, f"{role}.history")
         take(f"{role}.state", net.state_mlp, "state")
         take(f"{role}.move", net.move_mlp, "move")
         take(f"{role}.head", net.head, "head")
@@ -324,3 +379,22 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
     return meta
+
+
+def _take_lstm(lstm: nn.LSTM, arrays, prefix: str) -> None:
+    """Set a history LSTM from its arrays (:func:`lstm_arrays`; the summed bias goes to the
+    input bias, the recurrent one at zero)."""
+    parts = {
+        "weight_ih_l0": np.asarray(arrays[f"{prefix}.0.w"], np.float32).T,
+        "bias_ih_l0": np.asarray(arrays[f"{prefix}.0.b"], np.float32),
+        "weight_hh_l0": np.asarray(arrays[f"{prefix}.1.w"], np.float32).T,
+    }
+    with torch.no_grad():
+        for name, value in parts.items():
+            param = getattr(lstm, name)
+            if value.shape != tuple(param.shape):
+                raise ValueError(
+                    f"{prefix} has shape {value.shape}, the model expects {tuple(param.shape)}"
+                )
+            param.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+        lstm.bias_hh_l0.zero_()
