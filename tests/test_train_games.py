@@ -264,12 +264,16 @@ def test_a_wildcard_run_writes_a_wildcard_model_that_hard_plays_there_only(tmp_p
 
 
 def test_the_wildcard_game_takes_no_variant_in_training(capsys):
-    for game in (["--players", "4"], ["--auction", "rob"], ["--open-hand"]):
+    for game, why in (
+        (["--players", "4"], "players must be 3, not 4"),
+        (["--auction", "rob"], "only the classic three-player game has variants"),
+        (["--open-hand"], "only the classic three-player game has variants"),
+    ):
         with pytest.raises(SystemExit) as exited:
             dmc.main(["--wild", *game, *TINY])
         assert exited.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert err[-1].endswith("--wild is a three-player game without rob or the open hand")
+        assert err[-1].startswith("ddz train: error: --players") and err[-1].endswith(why)
 
 
 def test_shared_peasants_is_one_network_at_every_peasant_seat(tmp_path):

@@ -322,15 +322,16 @@ def _choice_problems(args: Args) -> list[str]:
         problems.append("--init-from starts a new run: it cannot be used with --resume")
     if args.auction not in AUCTIONS:
         problems.append(f"--auction must be {' or '.join(AUCTIONS)}")
-    elif args.wild and (args.players != 3 or args.auction == "rob" or args.open_hand):
-        problems.append("--wild is a three-player game without rob or the open hand")
     else:
-        try:  # the rules say which games there are (players, variants)
-            args_ruleset(args)
+        from ddz.agents.model_game import game_tag, read_game_tag
+
+        try:  # the rules say which games there are (players, variants), the tags which models
+            read_game_tag({"game": game_tag(args_ruleset(args))})
         except ValueError as exc:
             problems.append(
                 f"--players {args.players} --auction {args.auction}"
-                f"{' --open-hand' if args.open_hand else ''}: {exc}"
+                f"{' --open-hand' if args.open_hand else ''}{' --wild' if args.wild else ''}: "
+                + str(exc).replace("'game' ", "the game ")
             )
     if args.backend not in ("local", "ray"):
         problems.append("--backend must be local or ray")
