@@ -10,6 +10,11 @@ With ``--critic-mix`` above 0 each frame also carries the other seats' hands at 
 (:func:`other_hands`, packed by :func:`ddz.train.frames.pack_hidden`), which only the learner's
 critic reads; the networks that choose the moves never see them.
 
+In the wildcard game (``--wild``) the actions are the listed plays of the wild engine: each is
+scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the combination it stands for, the rest
+of the hand with its wild cards read again where that raises the value, a bonus per wild card
+kept), and its frame's move is the rank counts of that combination and of that rest.
+
 :func:`actor_loop` is the loop of one actor over a transport: the backends
 (:mod:`ddz.train.local_backend`, :mod:`ddz.train.ray_backend`) run it with theirs.
 """
