@@ -8,7 +8,10 @@ float32 bytes (167 bytes instead of 5,208); :func:`unpack_obs` is its inverse, o
 learner's device. :func:`rest_from_obs` rebuilds, from the observation's ``hand`` field and the
 move, the card encoding of the cards the move leaves in hand, which the actor fed the rest
 branch; it reads the card encoding of the ruleset (``ddz_env.observation.card_levels``), so it
-holds for any deck. Each game's layout packs its own way (:func:`packing`).
+holds for any deck. Each game's layout packs its own way (:func:`packing`). In the wildcard
+game a frame's move is not a move-table row but (30,) rank counts: the combination the play
+stands for, then the rest of the hand it was scored with (:mod:`ddz.train.actor`); the learner
+encodes both with :func:`cards_from_counts`.
 
 With ``--critic-mix`` a frame also carries the hidden information of its decision, for the
 critic only (never the networks the bots load): the hands of the other seats, each in the card
