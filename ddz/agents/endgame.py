@@ -84,7 +84,7 @@ class Solver:
         mine = (seat == landlord) == side
         table = self.table
         result = not mine
-        nxt = (seat + 1) % 3
+        nxt = (seat + 1) % len(hands)
         for move, counts, _size in self.fitting(hands[seat]):
             if to_beat and not table.beats(move, to_beat):
                 continue
@@ -170,7 +170,7 @@ def move_wins(
 ):
     """``(legal moves, the weight of the splits each wins, the total weight)`` for ``info``'s
     seat, or ``None`` when the endgame is too big to solve (see the module docstring)."""
-    if info.ruleset.rules.family != "classic" or info.ruleset.players != 3 or info.landlord < 0:
+    if info.ruleset.rules.family != "classic" or info.landlord < 0:  # the 3-seat classic game
         return None
     if info.legal_plays is not None or int(np.sum(info.cards_left)) > max_cards:
         return None
@@ -191,7 +191,7 @@ def move_wins(
             key = tuple(tuple(int(c) for c in h) for h in hands)
             total += weight
             for i, move in enumerate(moves):
-                nxt = (seat + 1) % 3
+                nxt = (seat + 1) % len(hands)
                 if move == 0:
                     if nxt == by:
                         w = solver.wins(key, nxt, 0, -1, landlord, side)
