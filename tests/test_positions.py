@@ -131,7 +131,21 @@ def test_the_landlord_plays_its_joker_before_a_peasant_goes_out():
 def test_a_peasant_does_not_lead_a_single_king_into_2_rj_k():
     # Hard's peasant led a single K into the landlord's 2 RJ K: the landlord beats it, then
     # plays out. A pair lead (the landlord holds no pair) keeps the hand.
-    info = position(1, 0, ["2 RJ K", "Q Q 3", "5 6 7 8 9"])
+    info = position(1, 0, ["2 RJ K", "Q Q 3", "5 6 7 8"])
     choice = endgame_choice(info)
     assert choice is not None
     assert single_rank(choice) is None or single_rank(choice) > 12
+
+
+def test_the_bots_themselves_avoid_the_blunders():
+    from ddz.agents.expert import ExpertAgent
+    from ddz.agents.hard import HardAgent
+
+    expert = ExpertAgent(seed=21, worlds=4)
+    info = position(0, 0, ["7 7 7 6 6 A A Q", "A", "K K 2"])
+    assert single_rank(expert.play(info)) is None
+    info = position(0, 0, ["RJ 3", "2 2", "5 6"], to_beat=move_of("K"), by=2)
+    assert expert.play(info) == move_of("RJ")
+    info = position(1, 0, ["2 RJ K", "Q Q 3", "5 6 7 8"])
+    rank = single_rank(HardAgent().play(info))
+    assert rank is None or rank > 12
