@@ -149,3 +149,16 @@ def test_the_bots_themselves_avoid_the_blunders():
     info = position(1, 0, ["2 RJ K", "Q Q 3", "5 6 7 8"])
     rank = single_rank(HardAgent().play(info))
     assert rank is None or rank > 12
+
+
+def test_hard_leads_the_pair_that_cannot_be_beaten_before_its_last_single():
+    # A peasant on 7 9 9 leads into the landlord's 2 RJ K (the other peasant on J Q). Hard's
+    # networks alone lead the single 7 (the landlord takes it and plays on); by hand, 9 9 can't
+    # be beaten (the five hidden cards J Q K 2 RJ hold no pair and the BJ is gone), and then
+    # the 7 goes out: it wins in every world. The guard must find it.
+    from ddz.agents.hard import HardAgent
+
+    info = position(2, 0, ["2 RJ K", "J Q", "7 9 9"])
+    assert HardAgent().play(info) == move_of("9 9")
+    moves, won, total = move_wins(info)
+    assert won[list(moves).index(move_of("9 9"))] == total
