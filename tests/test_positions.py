@@ -162,3 +162,18 @@ def test_hard_leads_the_pair_that_cannot_be_beaten_before_its_last_single():
     assert HardAgent().play(info) == move_of("9 9")
     moves, won, total = move_wins(info)
     assert won[list(moves).index(move_of("9 9"))] == total
+
+
+def test_the_landlord_keeps_its_low_single_for_last_against_a_one_card_peasant():
+    # The landlord on 7 7 6 6 Q 3 leads; a peasant holds one card, the other two (the hidden
+    # 4 8 Q). Any hidden card beats the 3: leading it loses in every world. By hand, Q (nothing
+    # hidden is above it), the pairs (no hidden pair) and then the 3 go out: every other lead
+    # wins in every world. Hard's networks alone lead the 3; Expert and Hard must not.
+    from ddz.agents.expert import ExpertAgent
+    from ddz.agents.hard import HardAgent
+
+    info = position(0, 0, ["7 7 6 6 Q 3", "4", "8 Q"])
+    for bot in (ExpertAgent(seed=21, worlds=4), HardAgent()):
+        choice = bot.play(info)
+        assert choice != move_of("3")
+        assert TABLE.type[choice] in (MoveType.SINGLE, MoveType.PAIR)
