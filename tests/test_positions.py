@@ -177,3 +177,16 @@ def test_the_landlord_keeps_its_low_single_for_last_against_a_one_card_peasant()
         choice = bot.play(info)
         assert choice != move_of("3")
         assert TABLE.type[choice] in (MoveType.SINGLE, MoveType.PAIR)
+
+
+def test_the_expert_plays_rj_on_a_single_before_the_two_card_peasant_wins():
+    # The landlord on 5 7 9 RJ, a peasant's single J to beat, the peasants on two cards and
+    # one (the hidden 5 6 3). Hard's networks pass, keeping RJ. By hand, RJ (the BJ is gone)
+    # takes the lead, then 9 and 7 (nothing hidden reaches 7) and the 5 goes out: it wins in
+    # every world. The Expert must play it.
+    from ddz.agents.expert import ExpertAgent
+
+    info = position(0, 0, ["5 7 9 RJ", "5 6", "3"], to_beat=move_of("J"), by=2)
+    assert ExpertAgent(seed=21, worlds=4).play(info) == move_of("RJ")
+    moves, won, total = move_wins(info)
+    assert won[list(moves).index(move_of("RJ"))] == total
