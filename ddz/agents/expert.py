@@ -37,6 +37,10 @@ worlds are dealt uniformly, keeping the drawn wild rank); a rollout cut short (`
 ``time_budget``) counts half a win; Normal's choice is kept unless another candidate rates more
 than ``margin`` above it; bids are Normal's. No network is read on the wildcard game.
 
+**Endgames** (``endgame``, on by default): when few cards are left in all hands, the move is
+solved exactly over every split of the hidden cards instead (:mod:`ddz.agents.endgame`,
+weighted by the belief model), Hard's choice kept where it wins as often as the best.
+
 Forced moves (a single legal move) skip the search; bids are Hard's. The agent sees the
 information set only: the worlds are built from it, never from the real game. Each decision's
 worlds come from a generator seeded by (the agent's seed, the information set), so a decision
@@ -55,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.belief import BeliefModel, load_belief
+from ddz.agents.endgame import endgame_choice
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
 from ddz.agents.planner import planner_of
 from ddz.agents.rule_bots import NormalAgent
@@ -160,6 +165,7 @@ class ExpertAgent(HardAgent):
         belief_temperature: float = 1.0,
         rule_share: float = DEFAULT_RULE_SHARE,
         ruleset=None,
+        endgame: bool = True,
     ):
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
@@ -175,6 +181,10 @@ class ExpertAgent(HardAgent):
         self._rules = NormalAgent()
         self.plies = None if plies is None else _check_int("plies", plies, 1)
         self.time_budget = _check_seconds("time_budget", time_budget)
+        if not isinstance(endgame, bool):
+            raise ValueError(f"endgame must be True or False, not {endgame!r}")
+        #: solve the endgame exactly when few cards are left (:mod:`ddz.agents.endgame`)
+        self.endgame = endgame
         #: counts of decisions searched and of Hard's choices the search changed
         self.searched = 0
         self.changed = 0
@@ -205,6 +215,10 @@ class ExpertAgent(HardAgent):
             moves, values = self.move_values(info)
             order = np.argsort(-values, kind="stable")
             hard_choice = int(moves[order[0]])
+            if self.endgame:
+                solved = endgame_choice(info, hard_choice, belief=self.world_belief(info))
+                if solved is not None:
+                    return solved
             if self.candidates < 2:
                 return hard_choice
             return self.searched_choice(info, moves[order[: self.candidates]])

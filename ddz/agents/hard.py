@@ -43,6 +43,7 @@ import numpy as np
 
 from ddz.agents import hard_wild
 from ddz.agents.base import Agent, auction_call, open_call
+from ddz.agents.endgame import endgame_choice
 from ddz.agents.model_game import (
     CLASSIC_TAG,
     GameTagError,
@@ -90,6 +91,11 @@ def shipped_file(name: str) -> Path:
 DEFAULT_MODEL = shipped_file("hard.npz")
 #: bid k (1..3) when the estimated landlord return exceeds DEFAULT_BID_THRESHOLDS[k - 1]
 DEFAULT_BID_THRESHOLDS = (0.0, 0.25, 0.5)
+#: Hard's endgame guard (:meth:`HardAgent.endgame_guard`): its lead is solved exactly when an
+#: opponent holds at most GUARD_OPPONENT cards and at most GUARD_CARDS are left in all hands
+GUARD_OPPONENT = 3
+GUARD_CARDS = 10
+GUARD_NODES = 5_000
 #: open the hand when the estimated landlord return exceeds this (None: never open)
 DEFAULT_OPEN_THRESHOLD: float | None = 0.0
 
@@ -913,4 +919,21 @@ class HardAgent(Agent):
             return int(info.legal_moves()[0])
         with _one_blas_thread():
             moves, values = self.move_values(info)
-        return int(moves[int(np.argmax(values))])
+        choice = int(moves[int(np.argmax(values))])
+        if info.leading and info.landlord >= 0 and self.endgame_guard(info):
+            solved = endgame_choice(info, choice, max_cards=GUARD_CARDS, max_nodes=GUARD_NODES)
+            if solved is not None:
+                return solved
+        return choice
+
+    @staticmethod
+    def endgame_guard(info: InfoSet) -> bool:
+        """Whether Hard's lead is checked by the endgame solver: an opponent holds at most
+        ``GUARD_OPPONENT`` cards and at most ``GUARD_CARDS`` cards are left in all hands."""
+        left = np.asarray(info.cards_left)
+        seat, lord = int(info.seat), int(info.landlord)
+        side = [(s == lord) == (seat == lord) for s in range(len(left))]
+        opponents = [int(left[s]) for s in range(len(left)) if not side[s]]
+        return (
+            bool(opponents) and min(opponents) <= GUARD_OPPONENT and int(left.sum()) <= GUARD_CARDS
+        )
