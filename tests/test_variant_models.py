@@ -293,7 +293,8 @@ def compare_moves(agent, model, rules, game, rng) -> int:
                     == model.features(observe_infoset(info), rules).tobytes()
                 )
                 before = old_choice(model, info)
-                assert agent.play(info) == before
+                if not (info.leading and agent.endgame_guard(info)):  # the networks' move
+                    assert agent.play(info) == before
                 if len(info.legal_moves()) > 1:
                     assert batch_move == before
                     compared += 1
