@@ -52,14 +52,15 @@ def test_spec_sets_the_options_from_the_command_line():
 
     spec = (
         "expert:worlds=4, candidates=2,margin=0.2,rule-share=0,belief=uniform,plies=3,"
-        "time_budget=0.5,belief_temperature=1.5"
+        "time_budget=0.5,belief_temperature=1.5,endgame=off"
     )
     agent = build_agent(spec)
     assert isinstance(agent, ExpertAgent)
     assert (agent.worlds, agent.candidates, agent.margin, agent.rule_share) == (4, 2, 0.2, 0.0)
     assert agent.belief is None and agent.plies == 3 and agent.time_budget == 0.5
-    assert agent.belief_temperature == 1.5
+    assert agent.belief_temperature == 1.5 and agent.endgame is False
     agent = make_agent("expert:worlds=8", seed=3)
+    assert agent.endgame is True  # the default: endgames solved
     assert agent.worlds == 8 and agent.seed == 3 and agent.belief is not None
     assert agent.candidates == 3 and agent.rule_share == 0.5  # the defaults
 
@@ -83,6 +84,7 @@ def test_spec_sets_the_options_from_the_command_line():
         ("expert:margin=nan", "margin must be a finite number"),
         ("expert:rule_share=2", "rule_share must be at most 1"),
         ("expert:worlds=4,worlds=8", "worlds is given twice"),
+        ("expert:endgame=maybe", "endgame must be on or off, not 'maybe'"),
         ("expert:belief=no/such/belief.npz", "belief model not found"),
     ],
 )

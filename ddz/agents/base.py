@@ -144,6 +144,13 @@ def _real(key: str, value: str) -> float:
         raise ValueError(f"{key} must be a number, not {value!r}") from None
 
 
+def _on_off(key: str, value: str) -> bool:
+    word = value.lower()
+    if word not in ("on", "off", "true", "false"):
+        raise ValueError(f"{key} must be on or off, not {value!r}")
+    return word in ("on", "true")
+
+
 def _belief_option(key: str, value: str):
     return None if value.lower() == "uniform" else value
 
@@ -159,6 +166,7 @@ EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
     "time_budget": _real,
     "belief": _belief_option,
     "belief_temperature": _real,
+    "endgame": _on_off,
 }
 
 
