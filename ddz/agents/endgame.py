@@ -19,7 +19,7 @@ position is too big (more than ``max_splits`` splits or ``max_cards`` cards in a
 world over ``max_nodes`` nodes): the caller then decides as it would without it. Everything is
 deterministic (no random draw): the same information set gives the same move.
 
-Bounds measured on one core (``tests/test_endgame.py`` positions and the arena's endgames): 12
+Bounds measured on one core (``tests/test_positions.py`` positions and Hard's self-play endgames): 12
 cards in all hands and 60 splits solve in a few ms to a few hundred ms.
 """
 
@@ -84,28 +84,34 @@ class Solver:
         mine = (seat == landlord) == side
         table = self.table
         result = not mine
-        nxt = (seat + 1) % len(hands)
         for move, counts, _size in self.fitting(hands[seat]):
             if to_beat and not table.beats(move, to_beat):
                 continue
-            rest = tuple(h - c for h, c in zip(hands[seat], counts))
-            if not any(rest):
-                won = (seat == landlord) == side
-            else:
-                after = hands[:seat] + (rest,) + hands[seat + 1 :]
-                won = self.wins(after, nxt, move, seat, landlord, side)
-            if won == mine:
+            if self.after(hands, seat, move, counts, to_beat, by, landlord, side) == mine:
                 result = mine
                 break
         else:
             if to_beat:  # the pass
-                if nxt == by:
-                    won = self.wins(hands, nxt, 0, -1, landlord, side)
-                else:
-                    won = self.wins(hands, nxt, to_beat, by, landlord, side)
+                won = self.after(hands, seat, 0, None, to_beat, by, landlord, side)
                 result = won if won == mine else result
         self.memo[key] = result
         return result
+
+    def after(self, hands, seat, move, counts, to_beat, by, landlord, side) -> bool:
+        """Whether ``side`` wins once ``seat`` plays ``move`` (its rank ``counts``; 0 and
+        ``None``: the pass) on ``to_beat`` played by ``by``: the hand emptied wins, a seat
+        whose move the two others passed leads next."""
+        nxt = (seat + 1) % len(hands)
+        if move == 0:
+            if nxt == by:
+                return self.wins(hands, nxt, 0, -1, landlord, side)
+            return self.wins(hands, nxt, to_beat, by, landlord, side)
+        rest = tuple(h - c for h, c in zip(hands[seat], counts))
+        if not any(rest):
+            return (seat == landlord) == side
+        return self.wins(
+            hands[:seat] + (rest,) + hands[seat + 1 :], nxt, move, seat, landlord, side
+        )
 
 
 def solve(
@@ -191,20 +197,10 @@ def move_wins(
             key = tuple(tuple(int(c) for c in h) for h in hands)
             total += weight
             for i, move in enumerate(moves):
-                nxt = (seat + 1) % len(hands)
-                if move == 0:
-                    if nxt == by:
-                        w = solver.wins(key, nxt, 0, -1, landlord, side)
-                    else:
-                        w = solver.wins(key, nxt, to_beat, by, landlord, side)
-                else:
-                    rest = tuple(h - int(c) for h, c in zip(key[seat], table.counts[move]))
-                    if not any(rest):
-                        w = True
-                    else:
-                        after = key[:seat] + (rest,) + key[seat + 1 :]
-                        w = solver.wins(after, nxt, move, seat, landlord, side)
-                won[i] += weight * w
+                counts = tuple(int(c) for c in table.counts[move])
+                won[i] += weight * solver.after(
+                    key, seat, move, counts, to_beat, by, landlord, side
+                )
     except _TooBig:
         return None
     return np.array(moves, np.int64), won, total

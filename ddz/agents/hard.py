@@ -334,12 +334,16 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
                     continue
                 raise ModelFileError(f"model file lacks the layers of {name!r}")
             width_in, width_out, last_bias = _NETWORKS[net]
-            if net == "state":
-                width_in = None
+            if net == "state":  # the observation, less the history where an LSTM reads it
+                width_in = state_in
+            elif width_in is None:
+                width_in = joint
+            else:
+                width_in = widths[width_in]
             layers[name], out = _chain(
                 name,
                 networks[name],
-                state_in if net == "state" else joint if width_in is None else widths[width_in],
+                width_in,
                 joint if width_out is None and joint is not None else width_out,
                 last_bias,
             )

@@ -3,10 +3,9 @@ of the classic game.
 
 A model of the wildcard game (``ddz train --wild``) reads the game's own observation with each
 move shown as the combination it stood for (:func:`represented_observation`), and scores each
-play by the combination it stands for and the real cards it leaves in hand, as below, without
-reading its wild cards again or a bonus (:data:`OWN_MODEL`): it learned what a wild card is
-worth. Without one, the classic model plays it by reading each of its plays as the classic
-combination it stands for:
+play as below, with the same reading of the wild cards kept and the same bonus (the trainer's
+actors play and learn with them). Without one, the classic model plays it by reading each of
+its plays as the classic combination it stands for:
 
 * **The state** is the wildcard game's observation (:func:`ddz_env.observation.observe_infoset`)
   read through the classic layout (:func:`ddz_env.observation.map_layout`), with the moves of
@@ -139,13 +138,6 @@ def wild_scores(
     """(legal actions, the model's ranking value of each) for the seat to act in the wildcard
     game's play (see the module docstring): :func:`read_again` of the plays' rests, plus
     ``bonus`` per wild card the play keeps in hand."""
-    moves, q, _ = wild_readings(model, info, rounds, bonus, together)
-    return moves, q
-
-
-def wild_readings(model, info: InfoSet, rounds=None, bonus=None, together=None):
-    """(legal actions, their ranking values, (n, 15) the rest of the hand each was scored
-    with, wild cards read again): :func:`wild_scores` and what it read."""
     bonus = WILD_BONUS if bonus is None else bonus
     moves = info.legal_moves()
     codes = play_codes(info, moves)
@@ -163,11 +155,11 @@ def wild_readings(model, info: InfoSet, rounds=None, bonus=None, together=None):
     joint = model.encode_state(role, obs) + shown
     q = score(joint, rest)
     if wild < 0 or not model.has_rest:
-        return moves, q, rest
+        return moves, q
     kept = rest[:, wild].astype(np.float32)  # the wild cards each play keeps in hand
     wilds = np.full(len(moves), wild)
-    q, rest = read_again(score, joint, rest, q, wilds, bonus, rounds, together)
-    return moves, q + bonus * kept, rest
+    q, _ = read_again(score, joint, rest, q, wilds, bonus, rounds, together)
+    return moves, q + bonus * kept
 
 
 def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, groups=None):

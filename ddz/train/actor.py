@@ -205,7 +205,7 @@ class SelfPlay:
         plays = None
         if self.wild:  # the model's view: each move shown as what it stood for
             obs = represented_observation(obs, self.rules, self.rules)
-            plays = self._wild_plays(gb, mv, playing)
+            plays = self._wild_plays(gb, mv, counts, starts, playing)
         q = self._scores(obs, roles, mine, gb, mv, plays)
         hidden = np.zeros((int(mine.sum()), 0), np.uint8)
         if self.critic:  # the hands before the move: what the decision did not see
@@ -225,15 +225,16 @@ class SelfPlay:
         )
         return actions
 
-    def _wild_plays(self, gb, mv, playing) -> np.ndarray:
+    def _wild_plays(self, gb, mv, counts, starts, playing) -> np.ndarray:
         """(pairs, 30) uint8 of the wildcard game's legal (game, action) pairs: the rank counts
         of the combination each play stands for (:func:`ddz.agents.hard_wild.represented`),
         then of the real cards it consumes (replaced, once scored, by the rest of the hand it
         was scored with); zeros for a pass and outside the play."""
         game = self.game
         codes = np.zeros(len(mv), np.int64)
-        for b in np.flatnonzero(playing):
-            at = np.flatnonzero((gb == b) & (mv > 0))
+        for b in np.flatnonzero(playing):  # each game's pairs are one run of the list
+            at = np.arange(starts[b], starts[b] + counts[b])
+            at = at[mv[at] > 0]
             codes[at] = game.legal_plays(int(b))[mv[at] - 1]
         wild = game.wild_rank[gb].astype(np.int64)
         shown = represented(codes, wild)
@@ -274,14 +275,15 @@ class SelfPlay:
                 rest = rest_features(hands, spent, deck=self.rules.deck)
                 q[ps] = net.score(joint + net.encode_rest(torch.from_numpy(rest))).numpy()
                 if plays is not None:
-                    q[ps] = self._read_wild_again(net, joint.numpy(), hands, spent, q[ps], gb[ps])
-                    plays[ps, 15:] = self._rests
+                    q[ps], plays[ps, 15:] = self._read_wild_again(
+                        net, joint.numpy(), hands, spent, q[ps], gb[ps]
+                    )
         return q
 
-    def _read_wild_again(self, net, joint, hands, spent, q, games) -> np.ndarray:
+    def _read_wild_again(self, net, joint, hands, spent, q, games) -> tuple:
         """The wildcard game's values of plays as the agent reads them
         (:func:`ddz.agents.hard_wild.read_again`: the wild cards kept read at other ranks, a
-        bonus per wild card kept); the rests they were scored with are left in ``_rests``."""
+        bonus per wild card kept), and the rests they were scored with."""
         torch = self.torch
         rest = np.asarray(hands, np.int16) - spent
         wild = self.game.wild_rank[games].astype(np.int64)
@@ -299,8 +301,7 @@ class SelfPlay:
             q[rows], rest[rows] = read_again(
                 score, joint[rows], rest[rows], q[rows], wild[rows], WILD_BONUS, groups=games[rows]
             )
-        self._rests = rest.astype(np.uint8)
-        return q + WILD_BONUS * kept
+        return q + WILD_BONUS * kept, rest.astype(np.uint8)
 
     def _choose(self, q, gb, mv, counts, starts, mine, playing) -> tuple:
         """(each game's action, the index of its legal pair) — the move: the best scored (the first of ties), a uniformly random legal one

@@ -162,7 +162,7 @@ def _check_sizes(sizes) -> str | None:
     from ddz.agents.model_game import GameTagError, read_game_tag
 
     known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head", "game"}
-    known |= {"shared_peasants", "history_lstm"}
+    known |= {"shared_peasants", "history_lstm"}  # options of later runs
     if set(sizes) - known:
         return f"unknown sizes {sorted(set(sizes) - known)}"
     try:
