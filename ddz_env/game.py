@@ -779,6 +779,25 @@ class Game:
             raise ValueError(f"n must be a positive integer, not {n!r}")
         return self.clone(np.tile(np.arange(self.batch_size), int(n)))
 
+    @classmethod
+    def concat(cls, parts) -> Game:
+        """One batch of every game of ``parts`` (games of one ruleset), in order: their state
+        arrays, deal keys and codes joined; the stream of future deals is the first part's, the
+        legal moves are worked out again when asked. The result does not record undo."""
+        parts = list(parts)
+        if not parts or not all(isinstance(p, Game) for p in parts):
+            raise ValueError("concat needs a list of one or more Games")
+        first = parts[0]
+        if any(type(p) is not type(first) or p.ruleset != first.ruleset for p in parts):
+            raise ValueError("concat joins the games of one ruleset only")
+        new = first.clone()
+        new.batch_size = sum(p.batch_size for p in parts)
+        for name in first.state_fields:
+            setattr(new, name, np.concatenate([getattr(p, name) for p in parts]))
+        new.codes = [code for p in parts for code in p.codes]
+        new._legal_cache = None
+        return new
+
     def enable_undo(self, enabled: bool = True) -> None:
         """Record what each step changes so that ``undo`` can take it back (``False`` stops
         and forgets). Off by default: games that never enable it save nothing when stepping."""

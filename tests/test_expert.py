@@ -113,8 +113,8 @@ def test_deterministic_for_a_seed(model):
     second = [b.play(infoset(game, g)) for g in reversed(boards)][::-1]
     assert first == second
     assert a.searched == len(boards)
-    rates_a = a.rate(infoset(game, boards[0]), np.array([0]), a._rng(infoset(game, boards[0])))
-    rates_b = b.rate(infoset(game, boards[0]), np.array([0]), b._rng(infoset(game, boards[0])))
+    rates_a = a.rate(infoset(game, boards[0]), np.array([0]), a.world_rng(infoset(game, boards[0])))
+    rates_b = b.rate(infoset(game, boards[0]), np.array([0]), b.world_rng(infoset(game, boards[0])))
     np.testing.assert_array_equal(rates_a, rates_b)
 
 
@@ -175,7 +175,7 @@ def test_rollout_opponents_play_normal_rules_in_their_share_of_worlds(model):
 
         agent._rules.play = spy
         legal, _ = agent.move_values(info)
-        agent.rate(info, legal[:2], agent._rng(info))
+        agent.rate(info, legal[:2], agent.world_rng(info))
         return len(calls)
 
     for b in boards:

@@ -116,6 +116,31 @@ def test_clone_of_one_game_and_its_cache():
     assert game.history_len[0] == 0 and game.phase[0] == BIDDING
 
 
+def test_concat_joins_batches_in_order_and_they_play_on_alone():
+    rng = np.random.default_rng(5)
+    for rules in RULESETS:
+        parts = [game for game, _ in random_positions(rules, seed=2, batch=5, rounds=3)]
+        joined = Game.concat(parts)
+        assert joined.batch_size == 15
+        offset = 0
+        for part in parts:
+            rows = np.arange(offset, offset + part.batch_size)
+            assert_same(part, joined.clone(rows), stream=False)
+            offset += part.batch_size
+        # the joined batch steps as the parts would, one game at a time
+        live = np.flatnonzero(~joined.done)
+        actions = joined.sample_actions(rng)
+        copy = parts[0].clone()
+        joined.step(actions[live], games=live)
+        first = live[live < 5]
+        copy.step(actions[first], games=first)
+        assert_same(copy, joined.clone(np.arange(5)), stream=False)
+    with pytest.raises(ValueError, match="one ruleset"):
+        Game.concat([Game(2, RULESETS[0], seed=0), Game(2, RULESETS[1], seed=0)])
+    with pytest.raises(ValueError, match="one or more"):
+        Game.concat([])
+
+
 @pytest.mark.parametrize(
     "call, error",
     [

@@ -64,6 +64,7 @@ from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_action
 from ddz.agents.planner import planner_of
 from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
+from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize
@@ -197,7 +198,8 @@ class ExpertAgent(HardAgent):
             seed = int(np.random.SeedSequence().entropy % (1 << 63))
         self.seed = int(seed)
 
-    def _rng(self, info: InfoSet) -> np.random.Generator:
+    def world_rng(self, info: InfoSet) -> np.random.Generator:
+        """The generator of a decision's worlds: the agent's seed and what the seat has seen."""
         return np.random.default_rng([self.seed % (1 << 64), info_digest(info)])
 
     def bid(self, info: InfoSet) -> int:
@@ -238,7 +240,7 @@ class ExpertAgent(HardAgent):
     def searched_choice(self, info: InfoSet, top: np.ndarray) -> int:
         """Rate the candidates ``top`` (the default choice first) by rollouts: the default
         stands unless another rates ``margin`` above it."""
-        rates = self.rate(info, top.astype(np.int64), self._rng(info))
+        rates = self.rate(info, top.astype(np.int64), self.world_rng(info))
         self.searched += 1
         best = int(np.argmax(rates))
         if rates[best] > rates[0] + self.margin:
@@ -266,39 +268,58 @@ class ExpertAgent(HardAgent):
         """The win rate of each move in ``moves`` (legal move ids for ``info``'s seat) over the
         same ``worlds`` determinized worlds, every seat then playing Hard's greedy moves, but
         the opponents Normal's moves in the first ``round(rule_share · worlds)`` worlds."""
+        _, score = self.rollouts([info], [moves], [rng])
+        return score.reshape(len(moves), self.worlds).mean(axis=1)
+
+    def rollouts(self, infos, moves, rngs) -> tuple[Game, np.ndarray]:
+        """The rollouts of :meth:`rate` for several decisions at once (information sets of one
+        ruleset, each with its moves and its generator of worlds), as one batch: the games
+        played out, move ``k`` of decision ``i`` in world ``w`` at row ``offset_i + k·M + w``
+        (``offset_i`` the rows of the decisions before), and each game's score for the
+        deciding side (a win 1, a loss 0, a game cut short its value as in :meth:`rate`)."""
         start = time.perf_counter()
-        moves = np.asarray(moves, np.int64)
-        K, M = len(moves), self.worlds
-        game = determinize(info, M, rng, belief=self.world_belief(info)).tile(K)
-        n = K * M
-        rules_only = info.ruleset.rules.family in RULES_ONLY
-        if info.legal_plays is not None:  # listed plays: step their codes (0 passes)
-            codes = np.concatenate([[0], info.legal_plays]).astype(np.int64)
-            moves = codes[moves]
-        game.step(np.repeat(moves, M))
-        mine_is_landlord = info.seat == info.landlord
-        # the games whose opponents play Normal's rules (the worlds are drawn independently,
-        # so the first ones are as good a choice as any): owner 1 in those seats, else 0
-        ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
-        opponent = (np.arange(info.ruleset.players) == game.landlord[:, None]) != mine_is_landlord
-        owner = ((ruled[:, None] & opponent) | rules_only).astype(np.int64)  # 1: Normal's
+        M = self.worlds
+        parts, steps, owners, sides = [], [], [], []
+        for info, chosen, rng in zip(infos, moves, rngs, strict=True):
+            chosen = np.asarray(chosen, np.int64)
+            K = len(chosen)
+            game = determinize(info, M, rng, belief=self.world_belief(info)).tile(K)
+            if info.legal_plays is not None:  # listed plays: step their codes (0 passes)
+                codes = np.concatenate([[0], info.legal_plays]).astype(np.int64)
+                chosen = codes[chosen]
+            steps.append(np.repeat(chosen, M))
+            mine_is_landlord = info.seat == info.landlord
+            # the games whose opponents play Normal's rules (the worlds are drawn
+            # independently, so the first ones are as good a choice as any): owner 1 in
+            # those seats, else 0
+            ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
+            players = np.arange(info.ruleset.players)
+            opponent = (players == game.landlord[:, None]) != mine_is_landlord
+            rules_only = info.ruleset.rules.family in RULES_ONLY
+            owners.append(((ruled[:, None] & opponent) | rules_only).astype(np.int64))
+            sides.append(np.full(K * M, mine_is_landlord))
+            parts.append(game)
+        game = parts[0] if len(parts) == 1 else Game.concat(parts)
+        game.step(np.concatenate(steps))
+        mine_is_landlord = np.concatenate(sides)
         expired = None
         if self.time_budget is not None:
             budget = self.time_budget
             expired = lambda: time.perf_counter() - start > budget  # noqa: E731
         by_rules = infoset_policy(self._rules)
+        owner = np.concatenate(owners)
         play(game, [self._network_policy, by_rules], owner, max_steps=self.plies, stop=expired)
-        score = np.zeros(n, np.float64)
+        score = np.zeros(game.batch_size, np.float64)
         live = np.flatnonzero(game.phase != OVER)
-        if len(live) and rules_only:  # cut short, no network: half a win
+        if len(live) and game.ruleset.rules.family in RULES_ONLY:  # cut short, no network
             score[live] = 0.5
         elif len(live):  # cut short: the networks' value of the position stands in
             model = self.model_for(game.ruleset)
             _, value = model_actions(model, game, live, with_values=True, value="wp")
             acting_is_landlord = game.current_player[live] == game.landlord[live]
-            side = np.where(acting_is_landlord == mine_is_landlord, 1.0, -1.0)
+            side = np.where(acting_is_landlord == mine_is_landlord[live], 1.0, -1.0)
             score[live] = np.clip((1.0 + side * value) / 2.0, 0.0, 1.0)
         over = game.phase == OVER
         won = (game.winner == game.landlord) == mine_is_landlord
         score[over] = won[over]
-        return score.reshape(K, M).mean(axis=1)
+        return game, score

@@ -135,9 +135,10 @@ _ENTRY = re.compile(
 Layers = list[tuple[np.ndarray, "np.ndarray | None"]]
 
 
-def _check_dtype(name: str, dtype: np.dtype) -> None:
-    if dtype.kind != "f":
-        raise ModelFileError(f"entry {name!r} has dtype {dtype}; the weights must be real floats")
+def _check_dtype(name: str, dtype: np.dtype, kinds: str = "f") -> None:
+    if dtype.kind not in kinds or dtype.hasobject:
+        what = "the weights must be real floats" if kinds == "f" else "not a plain number array"
+        raise ModelFileError(f"entry {name!r} has dtype {dtype}; {what}")
 
 
 def _is_number(x) -> bool:
@@ -641,9 +642,16 @@ def model_actions(
     return (out, best) if with_values else out
 
 
-def _read_entries(path: Path) -> dict[str, np.ndarray]:
+def _read_entries(
+    path: Path,
+    kinds: str = "f",
+    max_entry: int = MAX_ENTRY_ELEMENTS,
+    max_total: int = MAX_TOTAL_ELEMENTS,
+) -> dict[str, np.ndarray]:
     """The arrays of an ``.npz`` file, each member's header checked (name, dtype, size) before
-    its data is read, so that a header declaring a huge array allocates nothing."""
+    its data is read, so that a header declaring a huge array allocates nothing: every array
+    but ``meta`` of a dtype kind in ``kinds`` (``"f"``: real floats), at most ``max_entry``
+    numbers each and ``max_total`` in all."""
     arrays: dict[str, np.ndarray] = {}
     total = 0
     with zipfile.ZipFile(path) as zf:
@@ -667,14 +675,14 @@ def _read_entries(path: Path) -> dict[str, np.ndarray]:
                 if dtype.kind != "U" or shape != () or dtype.itemsize > 4 * MAX_META_CHARS:
                     raise ModelFileError("'meta' is not a JSON string")
             else:
-                _check_dtype(name, dtype)
-                if size > MAX_ENTRY_ELEMENTS:
+                _check_dtype(name, dtype, kinds)
+                if size > max_entry:
                     raise ModelFileError(
-                        f"entry {name!r} declares {size:,} numbers (at most {MAX_ENTRY_ELEMENTS:,})"
+                        f"entry {name!r} declares {size:,} numbers (at most {max_entry:,})"
                     )
                 total += size
-                if total > MAX_TOTAL_ELEMENTS:
-                    raise ModelFileError(f"more than {MAX_TOTAL_ELEMENTS:,} numbers in all")
+                if total > max_total:
+                    raise ModelFileError(f"more than {max_total:,} numbers in all")
             with zf.open(member) as f:
                 arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
     return arrays
@@ -702,10 +710,20 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> HardModel:
     )
 
 
-def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hint: str):
+def load_npz(
+    path: str | Path,
+    build,
+    error: type[ModelFileError],
+    what: str,
+    hint: str,
+    noun: str = "model",
+    **limits,
+):
     """``build(arrays)`` of the ``.npz`` file ``path``, its members' headers checked first
-    (:func:`_read_entries`); every failure is an ``error`` with a one-line message naming
-    ``what`` and the file (``hint`` says how to get one when it is missing)."""
+    (:func:`_read_entries`, with ``limits``: its ``kinds``, ``max_entry``, ``max_total``);
+    every failure is an ``error`` with a one-line message naming ``what`` and the file
+    (``hint`` says how to get one when it is missing; ``noun`` what kind of file it should
+    be)."""
     path = Path(path)
     try:
         kind = not_a_file(path)
@@ -714,17 +732,17 @@ def load_npz(path: str | Path, build, error: type[ModelFileError], what: str, hi
     except OSError as exc:
         raise error(f"{what} {path} can't be read: {exc.strerror or _one_line(exc)}") from None
     if kind is not None:
-        raise error(f"{what} {path} is {kind}, not a model file ({hint})")
+        raise error(f"{what} {path} is {kind}, not a {noun} file ({hint})")
     try:
-        arrays = _read_entries(path)
+        arrays = _read_entries(path, **limits)
     except ModelFileError as exc:
-        raise error(f"{what} {path} is not a valid model: {exc}") from exc
+        raise error(f"{what} {path} is not a valid {noun} file: {exc}") from exc
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, MemoryError) as exc:
-        raise error(f"{what} {path} is corrupt or not a model file: {_one_line(exc)}") from exc
+        raise error(f"{what} {path} is corrupt or not a {noun} file: {_one_line(exc)}") from exc
     try:
         return build(arrays)
     except ModelFileError as exc:
-        raise error(f"{what} {path} is not a valid model: {exc}") from exc
+        raise error(f"{what} {path} is not a valid {noun} file: {exc}") from exc
 
 
 #: the families of rules the Hard agent's networks are trained on (a model file of another

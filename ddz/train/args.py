@@ -75,6 +75,14 @@ class Args:
     and C a perfect-information critic (one per role, trained on G, reading the observation and
     the other seats' hands; it stays in training: checkpoint.pt keeps it, the exported model
     has none); 0 = plain Deep Monte Carlo, on G alone"""
+    labels: str = ""
+    """a labels file (python -m ddz.train.label): the Expert's ratings of Hard's best moves at
+    decisions of self-play, regressed on beside the frames (expert iteration); the classic
+    game only"""
+    label_batch: int = 256
+    """labelled moves drawn (with replacement) for each update, with --labels"""
+    label_weight: float = 1.0
+    """weight of the labelled moves' loss beside the frames', with --labels"""
     sync_interval: float = 2.0
     """seconds between weight updates sent to the actors"""
     checkpoint_interval: float = 300.0
@@ -147,6 +155,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "max_grad_norm",
         "target",
         "critic_mix",
+        "labels",
+        "label_batch",
+        "label_weight",
     ),
     "model (a new run)": (
         "rest_hidden",
@@ -250,13 +261,16 @@ def _count_problems(args: Args) -> list[str]:
     problems = []
     if not 0 <= args.seed < 2**63:
         problems.append("--seed must be between 0 and 2**63 - 1")
-    for name in ("actors", "actor_batch", "batch_size", "threads", "queue_size", "eval_deals"):
+    names = ("actors", "actor_batch", "batch_size", "threads", "queue_size", "eval_deals")
+    for name in (*names, "label_batch"):
         if getattr(args, name) < 1:
             problems.append(f"--{name.replace('_', '-')} must be at least 1")
     if args.actors > 1024 or args.threads > 1024:
         problems.append("--actors and --threads must be at most 1024")
-    if args.actor_batch > 1 << 16 or args.batch_size > 1 << 20:
-        problems.append("--actor-batch must be at most 65536 and --batch-size at most 1048576")
+    if args.actor_batch > 1 << 16 or args.batch_size > 1 << 20 or args.label_batch > 1 << 20:
+        problems.append(
+            "--actor-batch must be at most 65536, --batch-size and --label-batch at most 1048576"
+        )
     if args.total_frames < 0:
         problems.append("--total-frames must be 0 (no limit) or more")
     if not 0 <= args.rest_hidden <= MAX_WIDTH:
@@ -278,6 +292,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "epsilon": (0.0, 1.0, False),
     "opponent_frac": (0.0, 1.0, False),
     "critic_mix": (0.0, 1.0, False),
+    "label_weight": (0.0, 1e3, False),
     **{
         name: (0.0, 365 * 86400.0, False)
         for name in (
@@ -333,6 +348,8 @@ def _choice_problems(args: Args) -> list[str]:
                 f"{' --open-hand' if args.open_hand else ''}{' --wild' if args.wild else ''}: "
                 + str(exc).replace("'game' ", "the game ")
             )
+    if args.labels and args.game_given:
+        problems.append("--labels: the labels are of the classic game (no other game option)")
     if args.backend not in ("local", "ray"):
         problems.append("--backend must be local or ray")
     if args.ray_address and args.backend != "ray":
@@ -372,6 +389,13 @@ def _path_problems(args: Args) -> list[str]:
             problems.append(f"--export: {export} is a folder, not a file")
         elif why := _writable_folder(export.parent):
             problems.append(f"--export: cannot write in {export.parent}: {why}")
+    if args.labels and not args.game_given:
+        from ddz.train.label_file import LabelFileError, load_labels
+
+        try:
+            load_labels(args.labels)
+        except LabelFileError as exc:
+            problems.append(f"--labels: {exc}")
     if args.init_from:
         if not os.path.lexists(args.init_from):
             problems.append(f"--init-from: no such file {args.init_from}")

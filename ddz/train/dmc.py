@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         _check_backend(torch, args)
         torch.set_num_threads(args.threads)
         run = _open_run(torch, args)
+        labels = _load_labels(args, run)
     except _Usage as exc:
         print(f"ddz train: {exc}", file=sys.stderr)
         return 2
@@ -113,7 +114,21 @@ def main(argv: list[str] | None = None) -> int:
         from ddz.train.local_backend import LocalActors as Actors
     actors = Actors(args, run.sizes, vector, seeds, run=run.run_dir.name)
     _start_actors(actors)
-    return _train(torch, args, run, actors, writer)
+    return _train(torch, args, run, actors, writer, labels)
+
+
+def _load_labels(args: Args, run: Run) -> dict | None:
+    """The labelled moves of ``--labels``, of the run's game (a resumed run's too), or None."""
+    if not args.labels:
+        return None
+    from ddz.train.label_file import LabelFileError, load_labels
+
+    try:
+        labels, _ = load_labels(args.labels, run.model.ruleset)
+    except LabelFileError as exc:
+        raise _Usage(f"--labels: {exc}") from None
+    print(f"labels: {len(labels['move']):,} labelled moves from {args.labels}", file=sys.stderr)
+    return labels
 
 
 def _check_backend(torch, args: Args) -> None:
@@ -221,14 +236,21 @@ def _init_from(args: Args, run: Run) -> None:
     print(f"initialised from {args.init_from} ({run.frames:,} frames)", file=sys.stderr)
 
 
-def _train(torch, args: Args, run: Run, actors, writer) -> int:
+def _train(torch, args: Args, run: Run, actors, writer, labels: dict | None = None) -> int:
     """Train on the actors' frames until a limit of the run, then write the last checkpoint
     and stop the actors; the exit status."""
     from ddz.common import progress
     from ddz.train.learner import Learner
 
     learner = Learner(
-        torch, run.model, run.optimizer, args, run.device, run.critic, run.critic_optimizer
+        torch,
+        run.model,
+        run.optimizer,
+        args,
+        run.device,
+        run.critic,
+        run.critic_optimizer,
+        labels=labels,
     )
     start = time.time()
     log = RunLog(writer, bool(run.sizes.get("wp_head")), run.frames, start, run.model.role_names)

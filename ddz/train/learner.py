@@ -14,6 +14,11 @@ the same batch taken before the update and detached (no gradient reaches the cri
 networks' losses). The critic has a WP head exactly when the model has one, so both heads get
 a critic's share. With L = 0 the targets are G and sign(G), as in plain DMC. The critic has
 its own Adam optimizer and gradient clipping (the same ``--max-grad-norm``).
+
+**Labels** (``--labels FILE``, expert iteration: :mod:`ddz.train.label`): each update also
+draws ``--label-batch`` labelled moves at random (with replacement) and regresses each role's
+network on their targets, the points head on the mean points of the Expert's rollouts and the
+WP head on their mean win (±1), the loss weighted by ``--label-weight`` beside the frames'.
 """
 
 from __future__ import annotations
@@ -35,7 +40,15 @@ class Learner:
     ``optimizer``, ``args.batch_size`` frames an update (:meth:`update`), on ``device``."""
 
     def __init__(
-        self, torch, model, optimizer, args, device, critic=None, critic_optimizer=None
+        self,
+        torch,
+        model,
+        optimizer,
+        args,
+        device,
+        critic=None,
+        critic_optimizer=None,
+        labels: dict | None = None,
     ) -> None:
         self.torch, self.model, self.optimizer = torch, model, optimizer
         #: the critic and its optimizer, trained only with ``args.critic_mix`` above 0
@@ -61,6 +74,12 @@ class Learner:
         # and the critic's (points, then WP), summed over the same updates
         self.critic_losses = np.zeros(roles)
         self.critic_wp_losses = np.zeros(roles)
+        #: the labelled moves (``--labels``: :func:`ddz.train.label.load_labels`) or None
+        self.labels = labels if labels is not None and len(labels["move"]) else None
+        self.label_batch = int(getattr(args, "label_batch", 256))
+        self.label_weight = float(getattr(args, "label_weight", 1.0))
+        self.label_rng = np.random.default_rng(getattr(args, "seed", 0))
+        self.label_losses = np.zeros(roles)  # the labels' loss (both heads), per role
 
     def add(self, chunk: dict) -> None:
         """Keep a chunk of frames (and its episodes' landlord hands) for the next updates."""
@@ -78,6 +97,7 @@ class Learner:
         self.loss_counts[:] = 0
         self.critic_losses[:] = 0
         self.critic_wp_losses[:] = 0
+        self.label_losses[:] = 0
 
     def update(self, frames: int) -> str:
         """One update on the first batch of the frames waiting; ``frames`` (those trained on so
@@ -85,6 +105,7 @@ class Learner:
         is not finite, why (the update is then not applied: the weights stay finite)."""
         torch = self.torch
         total = self._role_losses(self._take_batch())
+        total = self._label_loss(total)
         total = self._bid_loss(total)
         optimizers = [self.optimizer]
         nets = [self.model]
@@ -113,7 +134,8 @@ class Learner:
         self.buf, self.buffered = [rest], len(rest["move"])
         return take
 
-    def _role_losses(self, take: dict[str, np.ndarray]):
+    def _inputs(self, take: dict[str, np.ndarray]):
+        """The networks' inputs of frames: observations, move features, rest features."""
         torch, device = self.torch, self.device
         obs = unpack_obs(torch, take["obs"], device, self.rules)
         if take["move"].ndim == 2:  # the wildcard game: the cards shown, then the rest read
@@ -124,6 +146,34 @@ class Learner:
             move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
             move = self.feats[move_ids]
             rest = rest_from_obs(torch, obs, self.counts_table[move_ids], self.rules)
+        return obs, move, rest
+
+    def _label_loss(self, total):
+        """``total`` plus ``--label-weight`` times the loss of a draw of labelled moves."""
+        if self.labels is None or self.label_weight == 0:
+            return total
+        torch, mse = self.torch, self.torch.nn.functional.mse_loss
+        pick = self.label_rng.integers(len(self.labels["move"]), size=self.label_batch)
+        take = {k: v[pick] for k, v in self.labels.items()}
+        obs, move, rest = self._inputs(take)
+        points = torch.as_tensor(take["points"], device=self.device)
+        wp = torch.as_tensor(take["wp"], device=self.device)
+        role = torch.as_tensor(take["role"].astype(np.int64), device=self.device)
+        for r, net in enumerate(self.model.roles):
+            sel = role == r
+            if not bool(sel.any()):
+                continue
+            q, q_wp = net.both(obs[sel], move[sel], rest[sel])
+            loss = mse(q, points[sel])
+            if q_wp is not None:
+                loss = loss + self.wp_weight * mse(q_wp, wp[sel])
+            self.label_losses[r] += float(loss.detach())
+            total = total + self.label_weight * loss
+        return total
+
+    def _role_losses(self, take: dict[str, np.ndarray]):
+        torch, device = self.torch, self.device
+        obs, move, rest = self._inputs(take)
         target = torch.as_tensor(take["target"], device=device)
         role = torch.as_tensor(take["role"].astype(np.int64), device=device)
         seen = None

@@ -1,7 +1,8 @@
 """The scalars ``ddz train`` logs: TensorBoard's ``charts/``, ``losses/`` and ``perf/`` (or
 ``scalars.jsonl`` when tensorboard is missing), each ``--log-interval`` seconds; with
 ``--critic-mix`` also the critic's loss per role (``losses/critic_ROLE``, and
-``losses/critic_ROLE_wp`` with the WP head)."""
+``losses/critic_ROLE_wp`` with the WP head); with ``--labels`` the labelled moves' loss per
+role (``losses/labels_ROLE``)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,10 @@ class RunLog:
                 if r < len(self.roles) and self.wp_head:
                     self.writer.add_scalar(
                         f"losses/{name}_wp", learner.wp_losses[r] / counts[r], frames
+                    )
+                if r < len(self.roles) and getattr(learner, "labels", None) is not None:
+                    self.writer.add_scalar(
+                        f"losses/labels_{name}", learner.label_losses[r] / counts[r], frames
                     )
                 if r < len(self.roles) and getattr(learner, "critic", None) is not None:
                     losses = {"": learner.critic_losses, "_wp": learner.critic_wp_losses}
