@@ -119,6 +119,33 @@ def test_label_positions_labels_the_share_asked_of_hards_best_moves():
     assert set(np.unique(labels["wp"] * 2 + 2).tolist()) <= {0.0, 1.0, 2.0, 3.0, 4.0}  # 2 worlds
 
 
+def test_with_normal_on_one_side_only_hards_decisions_are_labelled(monkeypatch):
+    import ddz.train.label as label
+    from ddz.agents.expert import info_digest
+    from ddz.agents.rule_bots import NormalAgent
+
+    ruled, labelled = [], []
+    play = NormalAgent.play
+
+    def normal_play(self, info):
+        ruled.append((info_digest(info), info.seat == info.landlord))
+        return play(self, info)
+
+    def labels_of(expert, asks):
+        labelled.extend((info_digest(info), info.seat == info.landlord) for info, _ in asks)
+        assert expert.rule_share == 1.0
+        return label_infos(expert, asks)
+
+    monkeypatch.setattr(NormalAgent, "play", normal_play)
+    monkeypatch.setattr(label, "label_infos", labels_of)
+    labels = label.label_positions(
+        12, worlds=2, candidates=2, share=1.0, games=4, seed=2, opponent_frac=1.0, rule_share=1.0
+    )
+    assert len(labels["move"]) >= 12 and ruled and labelled
+    assert not {d for d, _ in ruled} & {d for d, _ in labelled}
+    assert {side for _, side in ruled} == {True, False}  # Normal held each side in some game
+
+
 def small_labels(n: int = 40, seed: int = 0) -> dict[str, np.ndarray]:
     return label_positions(n // 3 + 1, worlds=2, candidates=3, share=1.0, games=4, seed=seed)
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents.expert import DEFAULT_RULE_SHARE
 from ddz.train.label_file import (
     FIELDS,
     MAX_ROWS,
@@ -50,22 +51,35 @@ def label_positions(
     seed: int = 0,
     model: str | None = None,
     progress=None,
+    opponent_frac: float = 0.0,
+    rule_share: float = DEFAULT_RULE_SHARE,
 ) -> dict[str, np.ndarray]:
     """Label ``positions`` decisions (see the module docstring) and return the labelled
     frames as the arrays of :data:`FIELDS`. ``progress(n)`` is called with the positions
-    labelled by each batch."""
+    labelled by each batch. In a share ``opponent_frac`` of the games one side (the landlord
+    or the peasants, at random) plays Normal's moves, unlabelled; ``rule_share`` is the share
+    of the rollouts' worlds where the opponents play Normal's rules."""
     from ddz.agents.expert import ExpertAgent
     from ddz.agents.model_game import CLASSIC_TAG
+    from ddz.agents.rule_bots import NormalAgent
     from ddz.train.actor import training_ruleset
     from ddz_env.game import OVER, Game
     from ddz_env.infoset import infoset
 
     rules = training_ruleset(CLASSIC_TAG)
     expert = ExpertAgent(
-        model_path=model, worlds=worlds, candidates=candidates, seed=seed, endgame=False
+        model_path=model,
+        worlds=worlds,
+        candidates=candidates,
+        seed=seed,
+        endgame=False,
+        rule_share=rule_share,
     )
+    normal = NormalAgent()
     rng = np.random.default_rng(seed)
     game = Game(games, rules, seed=int(rng.integers(2**62)))
+    # per game: -1 every seat plays Hard's moves, 0 Normal plays the landlord, 1 the peasants
+    ruled = np.where(rng.random(games) < opponent_frac, rng.integers(0, 2, games), -1)
     rows: dict[str, list[np.ndarray]] = {k: [] for k in FIELDS}
     done = 0
     while done < positions:
@@ -74,6 +88,9 @@ def label_positions(
         asks = []
         for b in live.tolist():
             info = infoset(game, b)
+            if ruled[b] == int(info.seat != info.landlord):
+                actions[b] = normal.play(info)
+                continue
             moves, values = expert.move_values(info)
             order = np.argsort(-values, kind="stable")
             actions[b] = moves[order[0]]
@@ -89,6 +106,9 @@ def label_positions(
         over = np.flatnonzero(game.phase == OVER)
         if len(over):
             game.reset(games=over)
+            ruled[over] = np.where(
+                rng.random(len(over)) < opponent_frac, rng.integers(0, 2, len(over)), -1
+            )
     return {k: np.concatenate(v) for k, v in rows.items()}
 
 
@@ -137,6 +157,18 @@ def _parse(argv) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed (0)")
     parser.add_argument("--model", help="the Hard model file (default: the shipped one)")
     parser.add_argument("--save-every", type=int, default=2_000, help="positions a save (2,000)")
+    parser.add_argument(
+        "--opponent-frac",
+        type=float,
+        default=0.0,
+        help="games where Normal plays one side, unlabelled (0)",
+    )
+    parser.add_argument(
+        "--rule-share",
+        type=float,
+        default=DEFAULT_RULE_SHARE,
+        help=f"rollout worlds where the opponents play Normal's rules ({DEFAULT_RULE_SHARE})",
+    )
     parser.add_argument("--resume", action="store_true", help="append to --out")
     args = parser.parse_args(argv)
     checks = [
@@ -147,6 +179,8 @@ def _parse(argv) -> argparse.Namespace:
         (1 <= args.games <= 4096, "--games from 1 to 4,096"),
         (args.save_every >= 1, "--save-every at least 1"),
         (0 <= args.seed < 2**63, "--seed from 0 to 2^63 - 1"),
+        (0 <= args.opponent_frac <= 1, "--opponent-frac from 0 to 1"),
+        (0 <= args.rule_share <= 1, "--rule-share from 0 to 1"),
     ]
     problems = [what for ok, what in checks if not ok]
     if Path(args.out).suffix != ".npz":
@@ -170,11 +204,15 @@ def main(argv=None) -> int:
         "candidates": args.candidates,
         "share": args.share,
         "model": args.model or "shipped",
+        "opponent_frac": args.opponent_frac,
+        "rule_share": args.rule_share,
     }
+    # files labelled before these two settings existed were labelled at their defaults
+    defaults = {"opponent_frac": 0.0, "rule_share": DEFAULT_RULE_SHARE}
     try:
         if args.resume and out.exists():
             kept, meta = load_labels(out)
-            different = {k: v for k, v in settings.items() if meta.get(k) != v}
+            different = {k: v for k, v in settings.items() if meta.get(k, defaults.get(k)) != v}
             if different:
                 raise LabelFileError(f"{out} was labelled with other settings than {different}")
         start, left = time.perf_counter(), args.positions
@@ -185,7 +223,7 @@ def main(argv=None) -> int:
                 seed = np.random.SeedSequence([args.seed, len(kept["move"])]).generate_state(1)
                 new = label_positions(
                     n, args.worlds, args.candidates, args.share, args.games, int(seed[0]),
-                    args.model, bar.update,
+                    args.model, bar.update, args.opponent_frac, args.rule_share,
                 )  # fmt: skip
                 kept = {
                     k: np.concatenate([kept[k].reshape(-1, *new[k].shape[1:]), new[k]])
