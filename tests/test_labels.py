@@ -238,6 +238,13 @@ def test_the_command_writes_resumes_and_refuses_other_settings(tmp_path, capsys)
     np.testing.assert_array_equal(both["obs"][: len(first["move"])], first["obs"])
     assert main([*small, "--positions", "2", "--resume", "--worlds", "3"]) == 2
     assert "other settings" in capsys.readouterr().err
+    merged = tmp_path / "m.npz"
+    assert main(["--out", str(merged), "--merge", str(out), str(out)]) == 0
+    twice, meta = load_labels(merged)
+    np.testing.assert_array_equal(twice["wp"], np.concatenate([both["wp"], both["wp"]]))
+    assert len(meta["merged"]) == 2 and meta["merged"][0]["worlds"] == 2
+    with pytest.raises(SystemExit):  # never over a file
+        main(["--out", str(merged), "--merge", str(out)])
     for bad in (
         ["--positions", "0"],
         ["--share", "0"],

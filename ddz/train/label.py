@@ -170,6 +170,12 @@ def _parse(argv) -> argparse.Namespace:
         help=f"rollout worlds where the opponents play Normal's rules ({DEFAULT_RULE_SHARE})",
     )
     parser.add_argument("--resume", action="store_true", help="append to --out")
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="FILE",
+        help="instead of labelling: write the labels of these files, one after the other",
+    )
     args = parser.parse_args(argv)
     checks = [
         (1 <= args.positions <= MAX_ROWS // 8, f"--positions from 1 to {MAX_ROWS // 8:,}"),
@@ -185,6 +191,8 @@ def _parse(argv) -> argparse.Namespace:
     problems = [what for ok, what in checks if not ok]
     if Path(args.out).suffix != ".npz":
         problems.append(f"--out must name an .npz file, not {args.out}")
+    elif Path(args.out).exists() and args.merge:
+        problems.append(f"{args.out} exists: --merge writes a new file")
     elif Path(args.out).exists() and not args.resume:
         problems.append(f"{args.out} exists: --resume appends to it")
     if problems:
@@ -192,8 +200,28 @@ def _parse(argv) -> argparse.Namespace:
     return args
 
 
+def merge(paths, out: Path) -> int:
+    """Write the labelled moves of the labels files ``paths``, in order, to ``out``; its meta
+    keeps each file's."""
+    parts, metas = [], []
+    for path in paths:
+        arrays, meta = load_labels(path)
+        parts.append(arrays)
+        metas.append(meta)
+    merged = {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+    save_labels(out, merged, labels_meta(merged=metas))
+    print(f"{out}: {len(merged['move']):,} labelled moves from {len(paths)} files")
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parse(argv)
+    if args.merge:
+        try:
+            return merge(args.merge, Path(args.out))
+        except LabelFileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     from ddz.agents.hard import ModelFileError
     from ddz.common import progress
 
