@@ -54,7 +54,7 @@ from .rules import Ruleset
 
 __all__ = [
     "CONSTANT_FIELDS", "OTHER_FIELDS", "PLAY_FIELDS", "STATE_FIELDS", "determinize",
-    "hidden_pool", "worlds_from_hands",
+    "hidden_pool", "replay", "worlds_from_hands",
 ]  # fmt: skip
 FORMAT_VERSION = 1
 TEXT_TAG = "ddz-state"
@@ -234,15 +234,40 @@ def from_text(text) -> Game:
     )
 
 
-def _replay(ruleset, owner, first, redeals, keys, codes, history, lengths, stream) -> Game:
+def replay(game: Game, visit=None) -> Game:
+    """``game``'s games rebuilt from their deals and the actions of their history, each action
+    stepped with ``Game.step``; ``visit(rebuilt, t, idx)``, when given, is called before the
+    ``t``-th action (from 0, the auction's included) is stepped in the games ``idx`` that have
+    one, so a caller can read every position the games went through (e.g. what a policy would
+    have played there). The result equals ``game`` (its deals, actions and state)."""
+    return _replay(
+        game.ruleset,
+        owner=game.owner.copy(),
+        first=game.first_bidder.copy(),
+        redeals=game.redeals.copy(),
+        keys=game.deal_key.copy(),
+        codes=list(game.codes),
+        history=game.history_action.astype(np.int64),
+        lengths=game.history_len.astype(np.int64),
+        stream=game.deal_stream,
+        visit=visit,
+    )
+
+
+def _replay(
+    ruleset, owner, first, redeals, keys, codes, history, lengths, stream, visit=None
+) -> Game:
     """Rebuild games from their deals and actions: each action is stepped with ``Game.step``
-    (the games still playing at that point of the history), which checks it is legal."""
+    (the games still playing at that point of the history), which checks it is legal;
+    ``visit`` as in :func:`replay`."""
     B = len(owner)
     game = _new_game(ruleset, B)
     game.start_deals(owner, first, keys=keys, codes=codes, redeals=redeals)
     game.deal_stream = stream
     for t in range(int(lengths.max()) if B else 0):
         idx = np.flatnonzero(lengths > t)
+        if visit is not None:
+            visit(game, t, idx)
         over = game.done[idx]
         if over.any():
             raise ValueError(f"game {int(idx[over][0])}: actions continue after the game is over")

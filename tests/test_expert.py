@@ -52,14 +52,15 @@ def test_spec_sets_the_options_from_the_command_line():
 
     spec = (
         "expert:worlds=4, candidates=2,margin=0.2,rule-share=0,belief=uniform,plies=3,"
-        "time_budget=0.5,belief_temperature=1.5,endgame=off"
+        "time_budget=0.5,belief_temperature=1.5,endgame=off,style=on"
     )
     agent = build_agent(spec)
     assert isinstance(agent, ExpertAgent)
     assert (agent.worlds, agent.candidates, agent.margin, agent.rule_share) == (4, 2, 0.2, 0.0)
     assert agent.belief is None and agent.plies == 3 and agent.time_budget == 0.5
-    assert agent.belief_temperature == 1.5 and agent.endgame is False
+    assert agent.belief_temperature == 1.5 and agent.endgame is False and agent.style is True
     agent = make_agent("expert:worlds=8", seed=3)
+    assert agent.style is False  # the default: the rule share as it is
     assert agent.endgame is True  # the default: endgames solved
     assert agent.worlds == 8 and agent.seed == 3 and agent.belief is not None
     assert agent.candidates == 3 and agent.rule_share == 0.5  # the defaults
@@ -359,6 +360,8 @@ def test_a_whole_game_is_legal(model):
         {"rule_share": float("nan")},
         {"rule_share": True},
         {"rule_share": "half"},
+        {"style": 1},
+        {"style": "on"},
     ],
 )
 def test_bad_options_are_value_errors(model, kwargs):
@@ -469,3 +472,75 @@ def test_play_expert_bots_share_their_models_and_fall_back_on_a_bad_belief_file(
     bots, name = load_bots("expert", notices)
     assert name == "hard" and len(notices) == 1 and "\n" not in notices[0]
     assert "belief" in notices[0]
+
+
+def _game_against(opponent, seed: int, seat: int):
+    """One game without an auction: the Expert's seat ``seat`` plays Hard's networks, the other
+    seats ``opponent``; the information sets of the seat's decisions with several legal moves
+    after the opponents have moved at least four times."""
+    hard = HardAgent(model=load_model())
+    game = Game(1, Ruleset(bidding="none"), seed=seed)
+    seen = []
+    while game.phase[0] != OVER:
+        info = infoset(game, 0)
+        mine = int(game.current_player[0]) == seat
+        if mine and len(info.legal_moves()) > 1 and len(info.moves) >= 6:
+            seen.append(info)
+        game.step(np.array([(hard if mine else opponent).act(info)]))
+    return seen
+
+
+@pytest.mark.heavy
+def test_style_inference_tells_normal_from_hard(model):
+    """Against Normal's rules the opponents' inferred share of Normal rises above the prior, and
+    against Hard's networks it falls below it (the opponents' moves are what tells them apart);
+    the searcher's own side is always 0."""
+    from ddz.agents.rule_bots import NormalAgent
+    from ddz_env.state import determinize
+
+    agent = ExpertAgent(model=model, seed=1, worlds=8, style=True)
+    means = {}
+    for name, opponent in (("normal", NormalAgent()), ("hard", HardAgent(model=model))):
+        shares = []
+        for seed, seat in ((31, 0), (32, 1), (33, 2)):
+            for info in _game_against(opponent, seed, seat):
+                belief = agent.world_belief(info)
+                worlds = determinize(info, 8, np.random.default_rng(0), belief=belief)
+                got = agent.style_shares(info, worlds)
+                seats = np.arange(3)
+                mine = (seats == info.landlord) == (info.seat == info.landlord)
+                assert (got[:, mine] == 0).all() and ((got >= 0) & (got <= 1)).all()
+                shares.append(got[:, ~mine].mean())
+        assert shares
+        means[name] = float(np.mean(shares))
+    assert means["normal"] > 0.6 and means["hard"] < 0.4, means
+
+
+def test_style_without_evidence_rules_the_worlds_as_the_share_does(model):
+    """Before any opponent has moved, or with a share of 0 or 1, the inferred shares are the
+    prior, so the Expert with style chooses as the Expert without it, world for world."""
+    from ddz_env.state import determinize
+
+    game = Game(6, Ruleset(bidding="none"), seed=41)
+    for b in range(6):
+        info = infoset(game, b)  # the landlord's first move: no opponent has played
+        worlds = determinize(info, WORLDS, np.random.default_rng(b))
+        shares = ExpertAgent(model=model, seed=3, worlds=WORLDS, style=True).style_shares(
+            info, worlds
+        )
+        lord = info.landlord
+        assert (shares[:, lord] == 0).all() and (np.delete(shares, lord, axis=1) == 0.5).all()
+    game, _ = positions(seed=9, count=8)[0]
+    for b in searched_positions(game)[:3]:
+        info = infoset(game, b)
+        for share in (0.0, 1.0):
+            with_style, without = (
+                ExpertAgent(model=model, seed=5, worlds=WORLDS, rule_share=share, style=style)
+                for style in (True, False)
+            )
+            legal, _ = with_style.move_values(info)
+            rated = [
+                agent.rate(info, legal[:2], agent.world_rng(info))
+                for agent in (with_style, without)
+            ]
+            assert np.array_equal(*rated)

@@ -17,6 +17,7 @@ from ddz_env.state import (
     STATE_FIELDS,
     determinize,
     hidden_pool,
+    replay,
     worlds_from_hands,
 )
 
@@ -688,3 +689,32 @@ def test_aec_clone_snapshot_restore():
         ddz_env.aec.raw_env(bidding="open").restore(saved)
     with pytest.raises(ValueError):
         env.restore({"game": saved["game"]})
+
+
+@pytest.mark.parametrize("ruleset", RULESETS + (Ruleset(bidding="rob", open_hand=True),))
+def test_replay_visits_every_position_and_rebuilds_the_games(ruleset):
+    """``replay`` rebuilds each game from its deal and actions (equal to the original in every
+    state array) and shows the caller every position before its action: the position of
+    action t has t actions behind it and that action is legal there."""
+    game = Game(6, ruleset, seed=13)
+    rng = np.random.default_rng(13)
+    for _ in range(25):  # some games over, some in the auction or the play
+        live = np.flatnonzero(game.phase != OVER)
+        if not len(live):
+            break
+        game.step(game.sample_actions(rng)[live], games=live)
+    seen = []
+
+    def visit(rebuilt, t, idx):
+        assert (rebuilt.history_len[idx] == t).all()
+        actions = game.history_action[idx, t]
+        mask = rebuilt.legal_action_mask()[idx]
+        assert mask[np.arange(len(idx)), actions].all()
+        seen.append((t, idx.tolist()))
+
+    rebuilt = replay(game, visit)
+    assert [t for t, _ in seen] == list(range(int(game.history_len.max())))
+    for t, idx in seen:
+        assert idx == np.flatnonzero(game.history_len > t).tolist()
+    for name in STATE_FIELDS:
+        assert np.array_equal(getattr(rebuilt, name), getattr(game, name)), name

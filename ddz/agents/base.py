@@ -167,6 +167,7 @@ EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
     "belief": _belief_option,
     "belief_temperature": _real,
     "endgame": _on_off,
+    "style": _on_off,
 }
 
 

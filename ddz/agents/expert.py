@@ -17,7 +17,12 @@ Each decision in play with more than one legal move:
    The opponents play by Normal's rules (:class:`ddz.agents.rule_bots.NormalAgent`, from each
    game's information set) in a share ``rule_share`` of the worlds (default one half) and
    Hard's greedy moves in the others: the rollouts then expect two styles of play from the
-   opponents, not only the networks' own.
+   opponents, not only the networks' own. With ``style`` on, each opponent's style is inferred
+   in each world from its moves so far (:meth:`ExpertAgent.style_shares`): the game is
+   replayed in the world, and every move where Normal's rules and Hard's networks would have
+   chosen differently there moves the world's odds of Normal for that seat, from the prior
+   ``rule_share``, by a factor of ``(1 - STYLE_NOISE) / STYLE_NOISE`` towards the style that
+   played it.
 4. A candidate's rating is its win rate over the worlds (a win 1, a loss 0, a cut-off game
    ``(1 + value) / 2`` for the searching side). Hard's choice is kept unless another
    candidate rates more than ``margin`` above it: the search only overrides the networks when
@@ -66,8 +71,9 @@ from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
+from ddz_env.legal import legal_pairs
 from ddz_env.match import infoset_policy, play
-from ddz_env.state import determinize
+from ddz_env.state import determinize, replay
 
 #: the families of rules Hard's networks don't know: the search runs on Normal's rules alone
 RULES_ONLY = frozenset({"wild"})
@@ -76,6 +82,10 @@ DEFAULT_CANDIDATES = 3
 DEFAULT_WORLDS = 32
 DEFAULT_MARGIN = 0.15
 DEFAULT_RULE_SHARE = 0.5
+#: with ``style``: the chance that a seat of one style plays a move its style would not have
+#: chosen (the likelihood of a past move is 1 - STYLE_NOISE where the style would have played
+#: it, else STYLE_NOISE)
+STYLE_NOISE = 0.2
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -146,7 +156,9 @@ class ExpertAgent(HardAgent):
     :class:`~ddz.agents.belief.BeliefModel`; ``None``: uniform worlds) and
     ``belief_temperature`` (the model's probabilities are raised to ``1 / temperature``),
     ``rule_share`` (from 0 to 1: the share of the worlds in which the opponents play Normal's
-    rules in the rollouts; 0: Hard's networks for every seat in every world).
+    rules in the rollouts; 0: Hard's networks for every seat in every world), ``style``
+    (``True``: that share is, per world and opponent, inferred from the opponent's moves so
+    far, ``rule_share`` its prior; :meth:`style_shares`).
     """
 
     name = "expert"
@@ -167,6 +179,7 @@ class ExpertAgent(HardAgent):
         rule_share: float = DEFAULT_RULE_SHARE,
         ruleset=None,
         endgame: bool = True,
+        style: bool = False,
     ):
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
@@ -186,6 +199,10 @@ class ExpertAgent(HardAgent):
             raise ValueError(f"endgame must be True or False, not {endgame!r}")
         #: solve the endgame exactly when few cards are left (:mod:`ddz.agents.endgame`)
         self.endgame = endgame
+        if not isinstance(style, bool):
+            raise ValueError(f"style must be True or False, not {style!r}")
+        #: infer each opponent's style in each world from its moves (:meth:`style_shares`)
+        self.style = style
         #: counts of decisions searched and of Hard's choices the search changed
         self.searched = 0
         self.changed = 0
@@ -259,6 +276,55 @@ class ExpertAgent(HardAgent):
             probs = probs ** (1.0 / self.belief_temperature)
         return np.maximum(probs, 1e-12)
 
+    def style_shares(self, info: InfoSet, worlds: Game) -> np.ndarray:
+        """(M, P): in each of the worlds ``worlds`` (dealt from ``info``) the probability that
+        each seat plays Normal's rules rather than Hard's networks, given its moves so far.
+
+        The worlds' games are replayed from their deals (:func:`ddz_env.state.replay`); at each
+        move of the play by a seat of the other side, where it had more than one legal move in
+        that world, Normal (from the seat's information set there) and Hard (its greedy move)
+        are asked what they would have played. A move one of them would have played and the
+        other not multiplies the odds of that style by ``(1 - STYLE_NOISE) / STYLE_NOISE``;
+        the prior odds are ``rule_share``'s. The searcher's own side is 0 (it plays Hard)."""
+        M, P = worlds.batch_size, info.ruleset.players
+        prior = self.rule_share
+        out = np.zeros((M, P))
+        if prior in (0.0, 1.0):
+            out[:] = prior
+        if not 0.0 < prior < 1.0 or info.landlord < 0:
+            return self._mine_zero(out, info)
+        evidence = np.zeros((M, P))  # Normal's agreements minus Hard's, per world and seat
+        start = int(worlds.play_start[0])
+        seats = worlds.history_player[0].astype(np.int64)
+        actions = worlds.history_action[0].astype(np.int64)
+        mine_is_landlord = info.seat == info.landlord
+        by_rules = infoset_policy(self._rules)
+
+        def visit(game: Game, t: int, idx: np.ndarray) -> None:
+            seat = int(seats[t])
+            if t < start or (seat == info.landlord) == mine_is_landlord:
+                return
+            rows, _ = legal_pairs(game.legal_action_words()[idx])
+            free = idx[np.bincount(rows, minlength=len(idx)) > 1]
+            if not len(free):
+                return
+            normal = by_rules(game, free) == actions[t]
+            hard = self._network_policy(game, free) == actions[t]
+            evidence[free, seat] += normal.astype(np.float64) - hard
+
+        replay(worlds, visit)
+        logit = math.log(prior / (1 - prior)) + evidence * math.log((1 - STYLE_NOISE) / STYLE_NOISE)
+        out = 1.0 / (1.0 + np.exp(-logit))
+        return self._mine_zero(out, info)
+
+    @staticmethod
+    def _mine_zero(shares: np.ndarray, info: InfoSet) -> np.ndarray:
+        """``shares`` with the searcher's own side set to 0 (it plays Hard's networks)."""
+        seats = np.arange(info.ruleset.players)
+        mine = (seats == info.landlord) == (info.seat == info.landlord)
+        shares[:, mine] = 0.0
+        return shares
+
     def _network_policy(self, game, games: np.ndarray) -> np.ndarray:
         """Hard's greedy moves in ``games``, one batched forward pass (the model of the game:
         :meth:`~ddz.agents.hard.HardAgent.model_for`)."""
@@ -283,7 +349,8 @@ class ExpertAgent(HardAgent):
         for info, chosen, rng in zip(infos, moves, rngs, strict=True):
             chosen = np.asarray(chosen, np.int64)
             K = len(chosen)
-            game = determinize(info, M, rng, belief=self.world_belief(info)).tile(K)
+            worlds = determinize(info, M, rng, belief=self.world_belief(info))
+            game = worlds.tile(K)
             if info.legal_plays is not None:  # listed plays: step their codes (0 passes)
                 codes = np.concatenate([[0], info.legal_plays]).astype(np.int64)
                 chosen = codes[chosen]
@@ -291,12 +358,18 @@ class ExpertAgent(HardAgent):
             mine_is_landlord = info.seat == info.landlord
             # the games whose opponents play Normal's rules (the worlds are drawn
             # independently, so the first ones are as good a choice as any): owner 1 in
-            # those seats, else 0
-            ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)
+            # those seats, else 0; with style, world w's seat plays Normal where its share
+            # there is above (w + 1/2) / M, so that shares equal to the prior rule the same
+            # worlds, and the same seats, as without
+            rules_only = info.ruleset.rules.family in RULES_ONLY
             players = np.arange(info.ruleset.players)
             opponent = (players == game.landlord[:, None]) != mine_is_landlord
-            rules_only = info.ruleset.rules.family in RULES_ONLY
-            owners.append(((ruled[:, None] & opponent) | rules_only).astype(np.int64))
+            if self.style and not rules_only:
+                shares = self.style_shares(info, worlds)
+                ruled = np.tile(shares > ((np.arange(M) + 0.5) / M)[:, None], (K, 1))
+            else:
+                ruled = np.tile(np.arange(M) < round(self.rule_share * M), K)[:, None]
+            owners.append(((ruled & opponent) | rules_only).astype(np.int64))
             sides.append(np.full(K * M, mine_is_landlord))
             parts.append(game)
         game = parts[0] if len(parts) == 1 else Game.concat(parts)

@@ -43,11 +43,13 @@ import argparse
 import json
 import math
 import operator
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -62,7 +64,7 @@ from ddz.arena.referee import (
     forfeit_row,
     time_limit_problem,
 )
-from ddz.common import available_cores
+from ddz.common import atomic_write, available_cores
 from ddz.common import progress as progress_bar
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz_env.game import Game, splitmix64
@@ -568,11 +570,68 @@ def _parser() -> argparse.ArgumentParser:
     add_game_options(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
+        "--rows",
+        metavar="FILE",
+        default=None,
+        help="also write one row per game to FILE (CSV: deal, whether A held the landlord "
+        "seat, whether A won, A's DouZero score, A's points), to compare two runs on the same "
+        "deals game by game: python -m ddz.bench.paired FILE1 FILE2",
+    )
+    p.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress bar (shown on stderr only when it is a terminal)",
     )
     return p
+
+
+#: the columns of ``ddz eval --rows`` (the arena's rows, :func:`play_chunk`)
+ROW_COLUMNS = ("deal", "a_landlord", "a_won", "score", "points")
+#: the start of a rows file's first line, the run's description (JSON) after it
+ROWS_TAG = "# ddz eval rows "
+
+
+def rows_problem(path: str | None) -> str | None:
+    """Why ``--rows PATH`` could not be written (checked before the games are played), or None."""
+    if path is None:
+        return None
+    target = Path(path)
+    if target.is_dir():
+        return f"--rows {path}: is a folder, not a file"
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        return f"--rows {path}: the folder {parent} does not exist"
+    if not os.access(parent, os.W_OK):
+        return f"--rows {path}: the folder {parent} is not writable"
+    return None
+
+
+def run_rules_text(result: ArenaResult) -> str:
+    """The rules of a run in one word list: ``bidding=… players=… game=… variants=…``."""
+    variants = ",".join(result.variants) or "none"
+    return (
+        f"bidding={str(result.bidding).lower()} players={result.players} "
+        f"game={result.game} variants={variants}"
+    )
+
+
+def write_rows(path: str, result: ArenaResult) -> None:
+    """The rows of ``result`` (a run with ``keep_rows``) as CSV at ``path``, atomically; the
+    first line is a comment naming the run (agents, deals, seed, rules; JSON)."""
+    rows = result.per_deal["rows"]
+    run = {
+        "a": result.agent_a,
+        "b": result.agent_b,
+        "deals": result.deals,
+        "seed": result.seed,
+        "rules": run_rules_text(result),
+    }
+    head = f"{ROWS_TAG}{json.dumps(run)}\n" + ",".join(ROW_COLUMNS) + "\n"
+    body = "".join(
+        f"{int(d)},{int(lord)},{int(won)},{score:g},{points:g}\n"
+        for d, lord, won, score, points in rows.tolist()
+    )
+    atomic_write(path, lambda f: f.write((head + body).encode()))
 
 
 #: What the rules options mean for the arena's games (``ddz eval`` and ``ddz league``).
@@ -663,7 +722,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.ray_address and not ray
         else f"--seed must be from 0 to {MAX_SEED}"
         if not 0 <= args.seed <= MAX_SEED
-        else game_options_problem(args, [args.agent_a, args.agent_b])
+        else rows_problem(args.rows) or game_options_problem(args, [args.agent_a, args.agent_b])
     )
     if problem:
         print(f"{prog}: {problem}", file=sys.stderr)
@@ -709,9 +768,12 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
         time_limit=args.time_limit,
         backend=args.backend,
         ray_address=args.ray_address,
+        keep_rows=args.rows is not None,
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
     _named(result.forfeits, args.agent_a, args.agent_b)
+    if args.rows is not None:
+        write_rows(args.rows, result)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
