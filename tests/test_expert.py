@@ -409,7 +409,11 @@ def test_bench_expert_json(capsys):
     args = ["expert", "--quick", "--deals", "1", "--worlds", "2", "--rule-share", "0", "--json"]
     assert main(args) == 0
     [row] = json.loads(capsys.readouterr().out)["results"]
-    assert row["rule_share"] == 0.0 and row["searched"] > 0
+    assert row["rule_share"] == 0.0 and row["searched"] > 0 and row["style"] is False
+    args = ["expert", "--quick", "--deals", "1", "--worlds", "2", "--style", "--json"]
+    assert main(args) == 0
+    [row] = json.loads(capsys.readouterr().out)["results"]
+    assert row["style"] is True and row["searched"] > 0
 
 
 def test_bench_expert_times_the_agents_default_worlds(capsys, monkeypatch):

@@ -24,11 +24,12 @@ def measure(
     progress=None,
     belief: bool = True,
     rule_share: float | None = None,
+    style: bool = False,
 ) -> dict[str, float | int]:
     """Time every play decision of ``deals`` deals of Expert self-play (K = ``candidates``,
     M = ``worlds``, worlds dealt by the belief model or, ``belief=False``, uniformly; the
     opponents on Normal's rules in ``rule_share`` of the rollouts, by default the Expert's
-    default); milliseconds."""
+    default; ``style``: each opponent's style inferred, :class:`ExpertAgent`); milliseconds."""
     from ddz.agents.expert import DEFAULT_RULE_SHARE, ExpertAgent
     from ddz.agents.hard import load_model
     from ddz_env.actions import OVER
@@ -44,6 +45,7 @@ def measure(
         candidates=candidates,
         belief=True if belief else None,
         rule_share=DEFAULT_RULE_SHARE if rule_share is None else rule_share,
+        style=style,
     )
     searched: list[float] = []
     forced: list[float] = []
@@ -71,6 +73,7 @@ def measure(
         "worlds": worlds,
         "belief": bool(belief),
         "rule_share": agent.rule_share,
+        "style": agent.style,
         "deals": deals,
         "decisions": len(every),
         "searched": len(searched),

@@ -218,6 +218,11 @@ def _add_expert_options(parser: argparse.ArgumentParser) -> None:
         "in the rollouts (default the Expert's, 0.5)",
     )
     parser.add_argument(
+        "--style",
+        action="store_true",
+        help="expert: infer each opponent's style from its moves (the rule share its prior)",
+    )
+    parser.add_argument(
         "--candidates",
         type=_int_in(1, MAX_CANDIDATES),
         default=3,
@@ -588,6 +593,7 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
                     args.candidates,
                     belief=not args.uniform,
                     rule_share=args.rule_share,
+                    style=args.style,
                 )
             )
         except ValueError as exc:  # the Hard or belief model file is missing or damaged
@@ -604,7 +610,7 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
     lines = [
         f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
         f"seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'}, "
-        f"rule share {results[0]['rule_share']:g} "
+        f"rule share {results[0]['rule_share']:g}{', styles inferred' if args.style else ''} "
         f"(Python {platform.python_version()}, {platform.machine()})",
         "(ms per decision, the worlds' determinization included; searched: decisions with more "
         "than one legal move; cpu: the process's CPU time of the searched decisions)",
