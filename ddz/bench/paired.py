@@ -24,8 +24,6 @@ import sys
 
 import numpy as np
 
-from ddz.arena.arena import ROW_COLUMNS, ROWS_TAG
-
 #: the largest rows file read (bytes): 4 × the most games of a run of 100,000 deals with bidding
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -33,6 +31,8 @@ MAX_BYTES = 64 * 1024 * 1024
 def read_rows(path: str) -> tuple[dict, np.ndarray]:
     """(the run's description from the comment line, rows (n, 5)) of a ``--rows`` file;
     ``ValueError`` (one line, naming the file) when it is not one."""
+    from ddz.arena.arena import ROW_COLUMNS, ROWS_TAG
+
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES + 1)
