@@ -288,21 +288,20 @@ class ExpertAgent(HardAgent):
         the prior odds are ``rule_share``'s. The searcher's own side is 0 (it plays Hard)."""
         M, P = worlds.batch_size, info.ruleset.players
         prior = self.rule_share
-        out = np.zeros((M, P))
-        if prior in (0.0, 1.0):
-            out[:] = prior
+        mine = (np.arange(P) == info.landlord) == (info.seat == info.landlord)
+        shares = np.full((M, P), prior)
         if not 0.0 < prior < 1.0 or info.landlord < 0:
-            return self._mine_zero(out, info)
+            shares[:, mine] = 0.0
+            return shares
         evidence = np.zeros((M, P))  # Normal's agreements minus Hard's, per world and seat
         start = int(worlds.play_start[0])
         seats = worlds.history_player[0].astype(np.int64)
         actions = worlds.history_action[0].astype(np.int64)
-        mine_is_landlord = info.seat == info.landlord
         by_rules = infoset_policy(self._rules)
 
         def visit(game: Game, t: int, idx: np.ndarray) -> None:
             seat = int(seats[t])
-            if t < start or (seat == info.landlord) == mine_is_landlord:
+            if t < start or mine[seat]:
                 return
             rows, _ = legal_pairs(game.legal_action_words()[idx])
             free = idx[np.bincount(rows, minlength=len(idx)) > 1]
@@ -314,14 +313,7 @@ class ExpertAgent(HardAgent):
 
         replay(worlds, visit)
         logit = math.log(prior / (1 - prior)) + evidence * math.log((1 - STYLE_NOISE) / STYLE_NOISE)
-        out = 1.0 / (1.0 + np.exp(-logit))
-        return self._mine_zero(out, info)
-
-    @staticmethod
-    def _mine_zero(shares: np.ndarray, info: InfoSet) -> np.ndarray:
-        """``shares`` with the searcher's own side set to 0 (it plays Hard's networks)."""
-        seats = np.arange(info.ruleset.players)
-        mine = (seats == info.landlord) == (info.seat == info.landlord)
+        shares = 1.0 / (1.0 + np.exp(-logit))
         shares[:, mine] = 0.0
         return shares
 

@@ -390,6 +390,14 @@ class _Sums:
         )
 
 
+def rows_stats(rows: np.ndarray) -> SeatStats:
+    """WP, ADP and points with their 95% intervals over deals of arena rows (``keep_rows``,
+    ``ddz eval --rows``; whole-number results), as the arena reports them."""
+    sums = _Sums()
+    sums.add(rows)
+    return sums.stats()
+
+
 def _check_run(seed, deals, workers, backend: str) -> tuple[int, int]:
     """``deals`` and ``workers`` (at most one per chunk) as integers, once the arguments of a
     run are checked (``ValueError``, or ``TypeError`` for what is not an integer)."""
@@ -598,7 +606,7 @@ def rows_problem(path: str | None) -> str | None:
     target = Path(path)
     if target.is_dir():
         return f"--rows {path}: is a folder, not a file"
-    parent = target.parent if str(target.parent) else Path(".")
+    parent = target.parent
     if not parent.is_dir():
         return f"--rows {path}: the folder {parent} does not exist"
     if not os.access(parent, os.W_OK):

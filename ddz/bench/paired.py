@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 import numpy as np
@@ -60,25 +59,17 @@ def read_rows(path: str) -> tuple[dict, np.ndarray]:
     if rows.ndim != 2 or rows.shape[1] != len(ROW_COLUMNS) or not np.isfinite(rows).all():
         raise ValueError(f"{path}: every row must be {len(ROW_COLUMNS)} finite numbers")
     flags = rows[:, 1:3]
-    if ((flags != 0) & (flags != 1)).any() or (rows[:, 0] != np.round(rows[:, 0])).any():
-        raise ValueError(f"{path}: the deal must be whole and a_landlord, a_won 0 or 1")
+    if ((flags != 0) & (flags != 1)).any() or (rows != np.round(rows)).any():
+        raise ValueError(f"{path}: every number must be whole, and a_landlord, a_won 0 or 1")
     return run, rows
 
 
-def per_deal(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(deals, mean win, mean DouZero score) of each deal, over its games."""
-    deals, index = np.unique(rows[:, 0], return_inverse=True)
-    games = np.bincount(index)
-    won = np.bincount(index, weights=rows[:, 2]) / games
-    score = np.bincount(index, weights=rows[:, 3]) / games
-    return deals, won, score
+def _figures(rows: np.ndarray) -> dict:
+    """WP and ADP with their 95% intervals over deals, as ``ddz eval`` reports them."""
+    from ddz.arena.arena import rows_stats
 
-
-def _mean_ci(x: np.ndarray) -> tuple[float, float]:
-    """The mean of ``x`` and the half-width of its 95% interval (normal approximation)."""
-    if len(x) < 2:
-        return float(x.mean()), math.nan
-    return float(x.mean()), float(1.96 * x.std(ddof=1) / math.sqrt(len(x)))
+    stats = rows_stats(rows)
+    return {"wp": stats.wp, "wp_ci": stats.wp_ci, "adp": stats.adp, "adp_ci": stats.adp_ci}
 
 
 def compare(first: str, second: str) -> dict:
@@ -92,17 +83,14 @@ def compare(first: str, second: str) -> dict:
             )
     if rows1.shape != rows2.shape or (rows1[:, :2] != rows2[:, :2]).any():
         raise ValueError("the runs' rows are not the same deals and seats, row by row")
-    deals, won1, score1 = per_deal(rows1)
-    _, won2, score2 = per_deal(rows2)
-    out = {"opponent": run1["b"], "deals": int(len(deals)), "seed": run1["seed"]}
+    out = {"opponent": run1["b"], "deals": len(np.unique(rows1[:, 0])), "seed": run1["seed"]}
     out["rules"] = run1["rules"]
-    for name, run, won, score in (("first", run1, won1, score1), ("second", run2, won2, score2)):
-        wp, wp_ci = _mean_ci(won)
-        adp, adp_ci = _mean_ci(score)
-        out[name] = {"agent": run["a"], "wp": wp, "wp_ci": wp_ci, "adp": adp, "adp_ci": adp_ci}
-    wp, wp_ci = _mean_ci(won1 - won2)
-    adp, adp_ci = _mean_ci(score1 - score2)
-    out["difference"] = {"wp": wp, "wp_ci": wp_ci, "adp": adp, "adp_ci": adp_ci}
+    out["first"] = {"agent": run1["a"], **_figures(rows1)}
+    out["second"] = {"agent": run2["a"], **_figures(rows2)}
+    # the games' differences, deal and seat kept: every deal has as many games in both runs,
+    # so their mean over the deals is the mean of the per-deal differences
+    diff = np.concatenate([rows1[:, :2], rows1[:, 2:] - rows2[:, 2:]], axis=1)
+    out["difference"] = _figures(diff)
     return out
 
 
