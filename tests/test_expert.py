@@ -52,13 +52,14 @@ def test_spec_sets_the_options_from_the_command_line():
 
     spec = (
         "expert:worlds=4, candidates=2,margin=0.2,rule-share=0,belief=uniform,plies=3,"
-        "time_budget=0.5,belief_temperature=1.5,endgame=off,style=on"
+        "time_budget=0.5,belief_temperature=1.5,endgame=off,style=on,endgame-cards=20"
     )
     agent = build_agent(spec)
     assert isinstance(agent, ExpertAgent)
     assert (agent.worlds, agent.candidates, agent.margin, agent.rule_share) == (4, 2, 0.2, 0.0)
     assert agent.belief is None and agent.plies == 3 and agent.time_budget == 0.5
     assert agent.belief_temperature == 1.5 and agent.endgame is False and agent.style is True
+    assert agent.endgame_cards == 20
     agent = make_agent("expert:worlds=8", seed=3)
     assert agent.style is False  # the default: the rule share as it is
     assert agent.endgame is True  # the default: endgames solved
@@ -362,6 +363,9 @@ def test_a_whole_game_is_legal(model):
         {"rule_share": "half"},
         {"style": 1},
         {"style": "on"},
+        {"endgame_cards": 1},
+        {"endgame_cards": 12.5},
+        {"endgame_cards": "all"},
     ],
 )
 def test_bad_options_are_value_errors(model, kwargs):

@@ -3,7 +3,7 @@ positions found in play where the bots threw the hand away, kept as regression t
 
 import numpy as np
 
-from ddz.agents.endgame import endgame_choice, move_wins, solve
+from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice, move_wins, solve
 from ddz_env.cards import parse_counts
 from ddz_env.game import PLAY
 from ddz_env.infoset import InfoSet
@@ -102,6 +102,23 @@ def test_the_endgame_choice_leads_the_pair_into_a_one_card_peasant():
 def test_too_big_is_none():
     info = position(0, 0, ["3 4 5 6 7 8 9 10", "J Q K A", "2 2 BJ RJ"])
     assert move_wins(info, max_cards=12) is None
+
+
+def test_the_wider_bounds_solve_an_endgame_of_sixteen_cards():
+    # 16 cards in all: past the default bound. The landlord holds the pair 3 3 and the straight
+    # 5..Q; the peasants hold six singles, one of them alone (4 Q K A 2 BJ between them: no
+    # pair, no straight). The pair or the straight first wins wherever the cards lie (nothing
+    # beats either, the other then empties the hand); a single 3 loses wherever they lie (the
+    # peasant on one card beats it and is out)
+    info = position(0, 0, ["3 3 5 6 7 8 9 10 J Q", "4", "Q K A 2 BJ"])
+    assert move_wins(info) is None
+    assert bounds(MAX_CARDS) == bounds() and bounds(16)["max_cards"] == 16
+    moves, won, total = move_wins(info, **bounds(16))
+    won = dict(zip(moves.tolist(), won))
+    pair, straight = move_of("3 3"), move_of("5 6 7 8 9 10 J Q", MoveType.STRAIGHT)
+    assert won[pair] == won[straight] == total
+    assert won[move_of("3")] == 0
+    assert endgame_choice(info, **bounds(16)) in (pair, straight)
 
 
 # ------------------------------------------------------------------ positions found in play

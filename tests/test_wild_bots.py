@@ -247,20 +247,32 @@ def test_the_arena_plays_hard_on_the_wildcard_game(command, capsys):
 
 
 @pytest.mark.heavy
-def test_expert_searches_the_wildcard_game_with_normal_rules_for_every_seat(monkeypatch):
+def test_expert_searches_hards_best_wild_plays_with_normal_rules_in_the_rollouts(monkeypatch):
     import ddz.agents.expert as expert
+    from ddz.agents.hard import HardAgent
 
-    def no_network(*args, **kwargs):
-        raise AssertionError("a network read a wildcard game")
+    def no_batched_network(*args, **kwargs):
+        raise AssertionError("a rollout of a wildcard game read the networks")
 
-    monkeypatch.setattr(expert, "model_actions", no_network)
-    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0)
+    monkeypatch.setattr(expert, "model_actions", no_batched_network)
     game = Game(1, Ruleset(game="wild", bidding="none"), seed=3)  # the landlord leads
     info = infoset(game, 0)
     assert info.wild_rank >= 0 and len(info.legal_actions) > 3
+    # the candidates: Hard's three best plays as Hard scores them, its choice first
+    moves, values = HardAgent().move_values(info)
+    best = moves[np.argsort(-values, kind="stable")[:3]].tolist()
+    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0)
+    seen = []
+    searched = agent.searched_choice
+    monkeypatch.setattr(
+        agent, "searched_choice", lambda i, top: seen.append(top.tolist()) or searched(i, top)
+    )
     action = agent.play(info)
-    assert action in info.legal_actions and action != 0
+    assert seen == [best] and action in best
     assert agent.searched == 1
+    # Hard's choice stands unless another candidate rates more than the margin above it
+    assert expert.ExpertAgent(worlds=4, candidates=3, seed=0, margin=1.0).play(info) == best[0]
+    assert best[0] == HardAgent().play(info)
     # cut short, a rollout counts half a win (no network value)
     agent = expert.ExpertAgent(worlds=2, candidates=2, seed=0, plies=1)
     rates = agent.rate(info, np.array([1, 2]), np.random.default_rng(0))

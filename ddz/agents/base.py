@@ -168,6 +168,7 @@ EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
     "belief_temperature": _real,
     "endgame": _on_off,
     "style": _on_off,
+    "endgame_cards": _whole,
 }
 
 

@@ -37,6 +37,17 @@ from ddz_env.state import hidden_pool
 MAX_CARDS = 12
 MAX_SPLITS = 60
 MAX_NODES = 20_000
+#: the splits and nodes allowed to an endgame of more than :data:`MAX_CARDS` cards
+WIDE_SPLITS = 2_000
+WIDE_NODES = 100_000
+
+
+def bounds(cards: int = MAX_CARDS) -> dict:
+    """The bounds of :func:`move_wins` for endgames of up to ``cards`` cards in all hands: the
+    module's defaults up to :data:`MAX_CARDS`, the wider ones above it."""
+    if cards <= MAX_CARDS:
+        return {"max_cards": cards, "max_splits": MAX_SPLITS, "max_nodes": MAX_NODES}
+    return {"max_cards": cards, "max_splits": WIDE_SPLITS, "max_nodes": WIDE_NODES}
 
 
 class _TooBig(Exception):

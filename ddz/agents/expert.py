@@ -34,13 +34,13 @@ the shipped model of that game), in the scoring and in the rollouts alike; the f
 is searched in the same way, with its own model (where no model plays a game, the agent
 refuses it in one line, as Hard does).
 
-**The wildcard game** (``Ruleset(game="wild")``): Hard's networks don't play it, so the Expert
-plays a search driven by Normal's rules instead (:meth:`ExpertAgent.play_by_rules`):
-the candidates are Normal's choice first, then the legal plays whose rest of the hand plans
-cheapest; in the rollouts every seat, the searcher's side included, plays Normal's rules (the
-worlds are dealt uniformly, keeping the drawn wild rank); a rollout cut short (``plies``,
-``time_budget``) counts half a win; Normal's choice is kept unless another candidate rates more
-than ``margin`` above it; bids are Normal's. No network is read on the wildcard game.
+**The wildcard game** (``Ruleset(game="wild")``): the candidates are Hard's best plays, as
+Hard scores them there (:mod:`ddz.agents.hard_wild`: each play read as the combination it
+stands for, the wild cards kept read again), Hard's choice first. The rollouts play Normal's
+rules for every seat, the searcher's side included (Hard's reading of the wild cards scores
+one information set at a time, too slow for the batched rollouts); the worlds are dealt
+uniformly, keeping the drawn wild rank; a rollout cut short (``plies``, ``time_budget``) counts
+half a win. Hard's choice is kept unless another candidate rates more than ``margin`` above it.
 
 **Endgames** (``endgame``, on by default): when few cards are left in all hands, the move is
 solved exactly over every split of the hidden cards instead (:mod:`ddz.agents.endgame`,
@@ -64,9 +64,8 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.belief import BeliefModel, load_belief
-from ddz.agents.endgame import endgame_choice
+from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
-from ddz.agents.planner import planner_of
 from ddz.agents.rule_bots import NormalAgent
 from ddz_env.actions import OVER
 from ddz_env.game import Game
@@ -75,7 +74,8 @@ from ddz_env.legal import legal_pairs
 from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize, replay
 
-#: the families of rules Hard's networks don't know: the search runs on Normal's rules alone
+#: the families of rules whose rollouts play Normal's rules for every seat (Hard's networks
+#: score each play there one information set at a time: :mod:`ddz.agents.hard_wild`)
 RULES_ONLY = frozenset({"wild"})
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
@@ -180,6 +180,7 @@ class ExpertAgent(HardAgent):
         ruleset=None,
         endgame: bool = True,
         style: bool = False,
+        endgame_cards: int = MAX_CARDS,
     ):
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
@@ -199,6 +200,8 @@ class ExpertAgent(HardAgent):
             raise ValueError(f"endgame must be True or False, not {endgame!r}")
         #: solve the endgame exactly when few cards are left (:mod:`ddz.agents.endgame`)
         self.endgame = endgame
+        #: the most cards in all hands of an endgame that is solved
+        self.endgame_cards = _check_int("endgame_cards", endgame_cards, 2)
         if not isinstance(style, bool):
             raise ValueError(f"style must be True or False, not {style!r}")
         #: infer each opponent's style in each world from its moves (:meth:`style_shares`)
@@ -219,40 +222,26 @@ class ExpertAgent(HardAgent):
         """The generator of a decision's worlds: the agent's seed and what the seat has seen."""
         return np.random.default_rng([self.seed % (1 << 64), info_digest(info)])
 
-    def bid(self, info: InfoSet) -> int:
-        if info.ruleset.rules.family in RULES_ONLY:
-            return self._rules.bid(info)
-        return super().bid(info)
-
     def play(self, info: InfoSet) -> int:
         legal = info.legal_moves()
         if len(legal) == 1:
             return int(legal[0])
-        if info.ruleset.rules.family in RULES_ONLY:
-            return self.play_by_rules(info)
         with _one_blas_thread():
             moves, values = self.move_values(info)
             order = np.argsort(-values, kind="stable")
             hard_choice = int(moves[order[0]])
             if self.endgame:
-                solved = endgame_choice(info, hard_choice, belief=self.world_belief(info))
+                solved = endgame_choice(
+                    info,
+                    hard_choice,
+                    belief=self.world_belief(info),
+                    **bounds(self.endgame_cards),
+                )
                 if solved is not None:
                     return solved
             if self.candidates < 2:
                 return hard_choice
             return self.searched_choice(info, moves[order[: self.candidates]])
-
-    def play_by_rules(self, info: InfoSet) -> int:
-        """The search of a game without networks (the wildcard game): Normal's choice and the
-        legal moves whose rest plans cheapest are rated by rollouts where every seat plays
-        Normal's rules; Normal's choice stands unless another rates ``margin`` above it."""
-        choice = int(self._rules.play(info))
-        if self.candidates < 2:
-            return choice
-        hooks, table = planner_of(info.ruleset).decision(info)
-        rest = {int(m): hooks.plan_cost(info.hand - table.counts[m]) for m in info.legal_moves()}
-        others = sorted((m for m in rest if m != choice), key=lambda m: (rest[m], m))
-        return self.searched_choice(info, np.array([choice, *others[: self.candidates - 1]]))
 
     def searched_choice(self, info: InfoSet, top: np.ndarray) -> int:
         """Rate the candidates ``top`` (the default choice first) by rollouts: the default

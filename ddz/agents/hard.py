@@ -762,8 +762,8 @@ SHIPPED_DIR: Path = DEFAULT_MODEL.parent
 
 #: the families of rules without a shipped model, with what the agent says there (one line)
 NO_MODEL = {
-    "wild": "hard has no model of the wildcard game (--game wild): play expert (a search on "
-    "Normal's rules), normal or easy",  # where hard.npz is missing: it plays that game too
+    "wild": "hard has no model of the wildcard game (--game wild): play normal or easy",
+    # where hard.npz is missing: it plays that game too
     "four": "hard has no model of the four-player game (--players 4): play normal or easy",
 }
 
