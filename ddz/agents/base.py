@@ -169,6 +169,9 @@ EXPERT_SPEC_OPTIONS: dict[str, Callable[[str, str], object]] = {
     "endgame": _on_off,
     "style": _on_off,
     "endgame_cards": _whole,
+    "bid_worlds": _whole,
+    "bid_margin": _real,
+    "bid_window": _real,
 }
 
 

@@ -46,7 +46,19 @@ half a win. Hard's choice is kept unless another candidate rates more than ``mar
 solved exactly over every split of the hidden cards instead (:mod:`ddz.agents.endgame`,
 weighted by the belief model), Hard's choice kept where it wins as often as the best.
 
-Forced moves (a single legal move) skip the search; bids are Hard's. The agent sees the
+**Bids** are Hard's (its bid network's value of the hand) unless ``bid_worlds`` (N) is set:
+then each call of the auction is searched (:meth:`ExpertAgent.bid_values`). N worlds are dealt
+from what the seat has seen (the hidden cards and the kitty), drawn from ``BID_POOL`` · N
+by how well each explains the calls heard: a seat that spoke holds a hand Hard's bid network
+rates above its first threshold, a seat that passed one below it, each with probability
+``1 - STYLE_NOISE``. Only the calls where the bid network values the hand within
+``bid_window`` of one of its thresholds are searched; elsewhere Hard's call is clear. In every world, for every legal call, the seat makes that call, the rest
+of the auction is played by Hard's bids (Normal's for the other seats in the share
+``rule_share`` of the worlds) and the game is rolled out as in play; an auction that ends in a
+redeal is worth 0. A call's rating is the seat's mean points over the worlds; Hard's call
+stands unless another rates ``bid_margin`` points above it. The open-hand decision is Hard's.
+
+Forced moves (a single legal move) skip the search. The agent sees the
 information set only: the worlds are built from it, never from the real game. Each decision's
 worlds come from a generator seeded by (the agent's seed, the information set), so a decision
 is a function of the seed and what the seat has seen: the same for the same seed, in any order.
@@ -63,13 +75,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.agents.base import MAX_WORLDS
 from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
 from ddz.agents.rule_bots import NormalAgent
-from ddz_env.actions import OVER
+from ddz_env.actions import BIDDING, OVER, bid_action
 from ddz_env.game import Game
-from ddz_env.infoset import InfoSet
+from ddz_env.infoset import InfoSet, infoset
 from ddz_env.legal import legal_pairs
 from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize, replay
@@ -86,6 +99,14 @@ DEFAULT_RULE_SHARE = 0.5
 #: chosen (the likelihood of a past move is 1 - STYLE_NOISE where the style would have played
 #: it, else STYLE_NOISE)
 STYLE_NOISE = 0.2
+#: with ``bid_worlds``: a call is searched over ``BID_POOL`` times as many worlds as are rolled
+#: out, from which these are drawn by how well each explains the calls heard so far
+BID_POOL = 4
+#: with ``bid_worlds``: Hard's call stands unless another's mean points are this much higher
+DEFAULT_BID_MARGIN = 0.5
+#: with ``bid_worlds``: a call is searched only where Hard's bid network values the hand within
+#: this much of one of its thresholds (elsewhere Hard's call is clear)
+DEFAULT_BID_WINDOW = 0.3
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -158,7 +179,10 @@ class ExpertAgent(HardAgent):
     ``rule_share`` (from 0 to 1: the share of the worlds in which the opponents play Normal's
     rules in the rollouts; 0: Hard's networks for every seat in every world), ``style``
     (``True``: that share is, per world and opponent, inferred from the opponent's moves so
-    far, ``rule_share`` its prior; :meth:`style_shares`).
+    far, ``rule_share`` its prior; :meth:`style_shares`), ``bid_worlds`` (0: Hard's bids; else
+    the worlds each call of the auction is searched over: :meth:`bid_values`) and
+    ``bid_margin`` (points) and ``bid_window`` (the bid network's value: how close to a
+    threshold a hand's must be for its call to be searched).
     """
 
     name = "expert"
@@ -181,6 +205,9 @@ class ExpertAgent(HardAgent):
         endgame: bool = True,
         style: bool = False,
         endgame_cards: int = MAX_CARDS,
+        bid_worlds: int = 0,
+        bid_margin: float = DEFAULT_BID_MARGIN,
+        bid_window: float = DEFAULT_BID_WINDOW,
     ):
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
@@ -206,9 +233,17 @@ class ExpertAgent(HardAgent):
             raise ValueError(f"style must be True or False, not {style!r}")
         #: infer each opponent's style in each world from its moves (:meth:`style_shares`)
         self.style = style
-        #: counts of decisions searched and of Hard's choices the search changed
+        #: the worlds each call of the auction is searched over (0: Hard's bids)
+        self.bid_worlds = _check_int("bid_worlds", bid_worlds, 0)
+        if self.bid_worlds > MAX_WORLDS:
+            raise ValueError(f"bid_worlds must be at most {MAX_WORLDS}, not {bid_worlds}")
+        self.bid_margin = _check_number("bid_margin", bid_margin, 0)
+        self.bid_window = _check_number("bid_window", bid_window, 0)
+        #: counts of decisions searched and of Hard's choices the search changed (plays, calls)
         self.searched = 0
         self.changed = 0
+        self.bids_searched = 0
+        self.bids_changed = 0
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -242,6 +277,83 @@ class ExpertAgent(HardAgent):
             if self.candidates < 2:
                 return hard_choice
             return self.searched_choice(info, moves[order[: self.candidates]])
+
+    def bid(self, info: InfoSet) -> int:
+        call = super().bid(info)
+        if self.bid_worlds < 1 or info.deciding_open or len(info.legal_actions) < 2:
+            return call
+        model = self.model_for(info.ruleset)
+        thresholds = self.bid_thresholds if model is self.model else self.thresholds_of(model)
+        with _one_blas_thread():
+            value = model.landlord_value(info.hand)
+        if min(abs(value - t) for t in thresholds) > self.bid_window:
+            return call
+        with _one_blas_thread():
+            calls, values = self.bid_values(info)
+        self.bids_searched += 1
+        own, best = calls.index(call), int(np.argmax(values))
+        if values[best] > values[own] + self.bid_margin:
+            self.bids_changed += 1
+            return calls[best]
+        return call
+
+    def heard_worlds(self, info: InfoSet, rng: np.random.Generator) -> Game:
+        """``bid_worlds`` worlds of the auction dealt from ``info``: drawn without replacement
+        from ``BID_POOL`` times as many uniform ones, each weighted by how well it explains the
+        calls of the other seats so far (a call other than pass from a hand that Hard's bid
+        network values above its first threshold, a pass from one below, agree with
+        probability ``1 - STYLE_NOISE``)."""
+        M = self.bid_worlds
+        heard = [(seat, word) for seat, word in info.bids if seat != info.seat]
+        if not heard:
+            return determinize(info, M, rng)
+        pool = determinize(info, BID_POOL * M, rng)
+        model = self.model_for(info.ruleset)
+        first = (self.bid_thresholds if model is self.model else self.thresholds_of(model))[0]
+        weight = np.ones(pool.batch_size)
+        for seat, word in heard:
+            strong = model.landlord_values(pool.hands[:, seat]) > first
+            weight *= np.where(strong == (word != 0), 1.0 - STYLE_NOISE, STYLE_NOISE)
+        pick = rng.choice(pool.batch_size, M, replace=False, p=weight / weight.sum())
+        return pool.clone(games=np.sort(pick))
+
+    def bid_values(self, info: InfoSet) -> tuple[list[int], np.ndarray]:
+        """(the legal calls, each one's mean points for the seat) over the worlds of
+        :meth:`heard_worlds`, the same worlds for every call: the call made, the rest of the
+        auction by Hard's bids (the other seats by Normal's in the first ``rule_share`` of the
+        worlds), the game rolled out to the end as in :meth:`rollouts` (a redeal: 0)."""
+        M, seat = self.bid_worlds, int(info.seat)
+        calls = info.legal_bids()
+        K = len(calls)
+        game = self.heard_worlds(info, self.world_rng(info)).tile(K)
+        redeals = game.redeals.copy()  # a call that ends the auction in a redeal counts one
+        game.step(np.repeat(np.asarray(info.legal_actions, np.int64), M))
+        rules_only = info.ruleset.rules.family in RULES_ONLY
+        ruled = np.tile(np.arange(M) < round(self.rule_share * M), K) | rules_only
+        by_rules = infoset_policy(self._rules)
+        while True:  # the rest of the auction
+            live = np.flatnonzero((game.phase == BIDDING) & (game.redeals == redeals))
+            if not len(live):
+                break
+            normal = ruled[live] & (game.current_player[live] != seat)
+            actions = np.zeros(len(live), np.int64)
+            if normal.any():
+                actions[normal] = by_rules(game, live[normal])
+            for j in np.flatnonzero(~normal).tolist():
+                call = HardAgent.bid(self, infoset(game, int(live[j])))
+                actions[j] = bid_action(info.num_moves, call)
+            game.step(actions, games=live)
+        points = np.zeros(game.batch_size)
+        dealt = np.flatnonzero(game.redeals == redeals)  # the auctions that made a landlord
+        if len(dealt):
+            worlds = game.clone(games=dealt)
+            lord = worlds.landlord.astype(np.int64)
+            players = np.arange(info.ruleset.players)
+            opponent = (players == lord[:, None]) != (lord == seat)[:, None]
+            owner = (ruled[dealt, None] & opponent) | rules_only
+            play(worlds, [self._network_policy, by_rules], owner.astype(np.int64))
+            points[dealt] = worlds.payoffs[:, seat]
+        return calls, points.reshape(K, M).mean(axis=1)
 
     def searched_choice(self, info: InfoSet, top: np.ndarray) -> int:
         """Rate the candidates ``top`` (the default choice first) by rollouts: the default

@@ -595,8 +595,12 @@ class HardModel:
     def landlord_value(self, hand: np.ndarray) -> float:
         """Estimated landlord return per unit of base for the hand dealt (rank counts: 17
         cards; 25 with four players), in the card encoding of the model's game."""
-        cards = encode_cards(hand, self.ruleset.players, deck=self.ruleset.deck)
-        return float(self._mlp(self.layers["bid"], cards)[0])
+        return float(self.landlord_values(np.asarray(hand)[None])[0])
+
+    def landlord_values(self, hands: np.ndarray) -> np.ndarray:
+        """(n,) :meth:`landlord_value` of each of ``hands`` ((n, 15) rank counts), in one pass."""
+        cards = encode_cards(hands, self.ruleset.players, deck=self.ruleset.deck)
+        return self._mlp(self.layers["bid"], cards).reshape(len(hands))
 
 
 def model_actions(
