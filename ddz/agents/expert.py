@@ -283,12 +283,10 @@ class ExpertAgent(HardAgent):
         if self.bid_worlds < 1 or info.deciding_open or len(info.legal_actions) < 2:
             return call
         model = self.model_for(info.ruleset)
-        thresholds = self.bid_thresholds if model is self.model else self.thresholds_of(model)
         with _one_blas_thread():
             value = model.landlord_value(info.hand)
-        if min(abs(value - t) for t in thresholds) > self.bid_window:
-            return call
-        with _one_blas_thread():
+            if min(abs(value - t) for t in self.thresholds_of(model)) > self.bid_window:
+                return call
             calls, values = self.bid_values(info)
         self.bids_searched += 1
         own, best = calls.index(call), int(np.argmax(values))
@@ -309,7 +307,7 @@ class ExpertAgent(HardAgent):
             return determinize(info, M, rng)
         pool = determinize(info, BID_POOL * M, rng)
         model = self.model_for(info.ruleset)
-        first = (self.bid_thresholds if model is self.model else self.thresholds_of(model))[0]
+        first = self.thresholds_of(model)[0]
         weight = np.ones(pool.batch_size)
         for seat, word in heard:
             strong = model.landlord_values(pool.hands[:, seat]) > first
