@@ -5,7 +5,7 @@
 #                                           every field but "seconds" must be equal)
 #
 # The pairs cover the rule bots, Hard and the Expert, four players, the rob auction with the
-# open hand, the auction and the kicker rule. PYTHON picks the interpreter (default: python).
+# open hand, the auction, the kicker rule and the wildcard game. PYTHON picks the interpreter (default: python).
 set -euo pipefail
 tree=$(cd "$1" && pwd); out=$2; python=${PYTHON:-python}
 mkdir -p "$out"
@@ -25,3 +25,5 @@ run rob_easy_normal easy normal --auction rob --deals 60
 run rob_hard_normal hard normal --auction rob --open-hand --deals 40
 run bid_normal_hard normal hard --bidding --deals 30
 run any_normal_easy normal easy --kickers any --deals 60
+run wild_easy_normal easy normal --wild --deals 40
+run wild_hard_normal hard normal --wild --deals 20

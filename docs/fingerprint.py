@@ -3,7 +3,7 @@
     PYTHONPATH=OLD python docs/fingerprint.py > old.json
     PYTHONPATH=NEW python docs/fingerprint.py > new.json && diff old.json new.json
 
-For 11 rulesets (the classic game, its options and variants, four players) it hashes the move
+For 13 rulesets (the classic game, its options and variants, four players, the wildcard game) it hashes the move
 table (rows and beat ranges) and, over seeded random games of one and of 16 at a time, the legal
 masks, observations, information states, the observations of information sets, deal codes,
 text round trips (each replayed, its legal moves compared) and payoffs.
@@ -33,6 +33,8 @@ RULESETS = {
     "p4": {"players": 4},
     "p4none": {"players": 4, "bidding": "none"},
     "base10": {"base_points": 10},
+    "wild": {"game": "wild"},
+    "wild_hard4": {"game": "wild", "hard_bomb_multiplier": 4},
 }
 PARTS = ("mask", "obs", "info", "iobs", "codes", "text", "pay", "bt")
 OVER = 2
