@@ -679,11 +679,7 @@ class Game:
         mult = 2 ** (self.bombs[idx].astype(np.int64) + spring + self.robs[idx] + self.opened[idx])
         self.multiplier[idx] = mult
         points = self.base[idx].astype(np.float64) * mult * self.ruleset.base_points
-        sign = np.where(landlord_won, 1.0, -1.0)
-        P = self.num_players
-        pay = np.repeat((-sign * points)[:, None], P, axis=1)
-        pay[np.arange(len(idx)), landlord] = (P - 1) * sign * points
-        self.payoffs[idx] = pay
+        self.payoffs[idx] = self.ruleset.rules.settle(landlord, landlord_won, points)
         self.phase[idx] = OVER
 
     def _make_landlord(self, b: int, seat: int, base: int) -> None:

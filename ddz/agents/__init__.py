@@ -1,7 +1,7 @@
 """Bots: the Agent interface, the rule-based and trained bots, and the loaders that build a bot
 from a name, a file, an entry point or a program."""
 
-from ddz.agents.base import Agent, RandomAgent, agent_names, make_agent, register
+from ddz.agents.base import Agent, RandomAgent, agent_names, agent_plays, make_agent, register
 
 
 def _easy(**kwargs) -> Agent:
@@ -25,7 +25,16 @@ def _rlcard(**kwargs) -> Agent:
 register("random", RandomAgent)
 register("easy", _easy)
 register("normal", _normal)
-register("rlcard", _rlcard)
+
+
+def _rlcard_plays(ruleset) -> bool:
+    """RLCard's rule agent reads the moves of the classic game's table (three seats)."""
+    return ruleset.game == RLCARD_GAME
+
+
+#: the game RLCard's rule agent was written for
+RLCARD_GAME = "classic"
+register("rlcard", _rlcard, _rlcard_plays)
 
 
 def _hard(**kwargs) -> Agent:
@@ -34,7 +43,14 @@ def _hard(**kwargs) -> Agent:
     return HardAgent(**kwargs)
 
 
-register("hard", _hard)
+def _model_plays(ruleset) -> bool:
+    """Hard and Expert without a model file play the games a shipped model plays."""
+    from ddz.agents.hard import plays_shipped
+
+    return plays_shipped(ruleset)
+
+
+register("hard", _hard, _model_plays)
 
 
 def _expert(**kwargs) -> Agent:
@@ -43,6 +59,6 @@ def _expert(**kwargs) -> Agent:
     return ExpertAgent(**kwargs)
 
 
-register("expert", _expert)
+register("expert", _expert, _model_plays)
 
-__all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register"]
+__all__ = ["Agent", "RandomAgent", "agent_names", "agent_plays", "make_agent", "register"]

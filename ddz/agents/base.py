@@ -16,6 +16,7 @@ import numpy as np
 
 from ddz_env.actions import BIDDING, CLAIM, OPEN, ROB, bid_action
 from ddz_env.infoset import InfoSet
+from ddz_env.rules import Ruleset
 
 
 def auction_call(info: InfoSet, strength: int) -> int:
@@ -102,10 +103,28 @@ class RandomAgent(Agent):
 
 #: name -> factory; the built-in agents are registered in ddz/agents/__init__.py
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
+#: name -> which games the agent plays (``plays(ruleset) -> bool``), where not every game
+_PLAYS: dict[str, Callable[[Ruleset], bool]] = {}
 
 
-def register(name: str, factory: Callable[..., Agent]) -> None:
+def register(
+    name: str, factory: Callable[..., Agent], plays: Callable[[Ruleset], bool] | None = None
+) -> None:
+    """Make ``make_agent(name)`` build ``factory()``; ``plays(ruleset)`` says which games the
+    agent plays (``None``: every game: its moves come from the information set alone)."""
     _REGISTRY[name] = factory
+    _PLAYS.pop(name, None)
+    if plays is not None:
+        _PLAYS[name] = plays
+
+
+def agent_plays(name: str, ruleset: Ruleset) -> bool:
+    """Whether the registered agent of ``name`` (a spec: ``hard``, ``expert:worlds=8``) plays
+    ``ruleset``'s game. An agent of a file, an entry point or a program says so to the
+    referee, move by move: True here."""
+    key = name.strip().lower().partition(":")[0]
+    plays = _PLAYS.get(key)
+    return True if plays is None else bool(plays(ruleset))
 
 
 def agent_names() -> list[str]:

@@ -30,6 +30,7 @@ from math import comb
 
 import numpy as np
 
+from ddz.common.profile import profile_of
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveTable
 from ddz_env.state import hidden_pool
@@ -187,7 +188,7 @@ def move_wins(
 ):
     """``(legal moves, the weight of the splits each wins, the total weight)`` for ``info``'s
     seat, or ``None`` when the endgame is too big to solve (see the module docstring)."""
-    if info.ruleset.rules.family != "classic" or info.landlord < 0:  # the 3-seat classic game
+    if not profile_of(info.ruleset).solver or info.landlord < 0:  # the game it was written for
         return None
     if info.legal_plays is not None or int(np.sum(info.cards_left)) > max_cards:
         return None

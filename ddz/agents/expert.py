@@ -80,6 +80,7 @@ from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
 from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
 from ddz.agents.rule_bots import NormalAgent
+from ddz.common.profile import profile_of
 from ddz_env.actions import BIDDING, OVER, bid_action
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet, infoset
@@ -87,9 +88,6 @@ from ddz_env.legal import legal_pairs
 from ddz_env.match import infoset_policy, play
 from ddz_env.state import determinize, replay
 
-#: the families of rules whose rollouts play Normal's rules for every seat (Hard's networks
-#: score each play there one information set at a time: :mod:`ddz.agents.hard_wild`)
-RULES_ONLY = frozenset({"wild"})
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
 DEFAULT_CANDIDATES = 3
 DEFAULT_WORLDS = 32
@@ -326,7 +324,7 @@ class ExpertAgent(HardAgent):
         game = self.heard_worlds(info, self.world_rng(info)).tile(K)
         redeals = game.redeals.copy()  # a call that ends the auction in a redeal counts one
         game.step(np.repeat(np.asarray(info.legal_actions, np.int64), M))
-        rules_only = info.ruleset.rules.family in RULES_ONLY
+        rules_only = profile_of(info.ruleset).rules_rollouts
         ruled = np.tile(np.arange(M) < round(self.rule_share * M), K) | rules_only
         by_rules = infoset_policy(self._rules)
         while True:  # the rest of the auction
@@ -368,7 +366,7 @@ class ExpertAgent(HardAgent):
     def world_belief(self, info: InfoSet) -> np.ndarray | None:
         """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
         model's probabilities for the next seat's counts, tempered by ``belief_temperature``."""
-        if self.belief is None or info.ruleset.rules.family != "classic" or info.landlord < 0:
+        if self.belief is None or not profile_of(info.ruleset).solver or info.landlord < 0:
             return None
         probs = self.belief.infoset_probs(info).astype(np.float64)
         if self.belief_temperature != 1.0:
@@ -452,7 +450,7 @@ class ExpertAgent(HardAgent):
             # those seats, else 0; with style, world w's seat plays Normal where its share
             # there is above (w + 1/2) / M, so that shares equal to the prior rule the same
             # worlds, and the same seats, as without
-            rules_only = info.ruleset.rules.family in RULES_ONLY
+            rules_only = profile_of(info.ruleset).rules_rollouts
             players = np.arange(info.ruleset.players)
             opponent = (players == game.landlord[:, None]) != mine_is_landlord
             if self.style and not rules_only:
@@ -475,7 +473,7 @@ class ExpertAgent(HardAgent):
         play(game, [self._network_policy, by_rules], owner, max_steps=self.plies, stop=expired)
         score = np.zeros(game.batch_size, np.float64)
         live = np.flatnonzero(game.phase != OVER)
-        if len(live) and game.ruleset.rules.family in RULES_ONLY:  # cut short, no network
+        if len(live) and profile_of(game.ruleset).rules_rollouts:  # cut short, no network
             score[live] = 0.5
         elif len(live):  # cut short: the networks' value of the position stands in
             model = self.model_for(game.ruleset)

@@ -16,7 +16,7 @@ code and playing never imports torch.
   :mod:`ddz.agents.model_game`; none: the classic three-player game), and its shapes follow
   that game's layout (the four-player game's 108-number card encoding, 2,679 observation
   numbers, four roles). Without a model file the agent plays, per game, the shipped model that
-  plays it (:data:`SHIPPED_MODELS`; the wildcard game is played through
+  plays it (:func:`shipped_models`; the wildcard game is played through
   :mod:`ddz.agents.hard_wild`, by a model of that game or else by the classic model); a model
   file of another game is refused in one line.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
@@ -45,7 +45,6 @@ from ddz.agents import hard_wild
 from ddz.agents.base import Agent, auction_call, open_call
 from ddz.agents.endgame import endgame_choice
 from ddz.agents.model_game import (
-    CLASSIC_TAG,
     GameTagError,
     game_tag,
     plays,
@@ -54,6 +53,7 @@ from ddz.agents.model_game import (
     tag_ruleset,
 )
 from ddz.common import not_a_file
+from ddz.common.profile import PROFILES
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
@@ -199,8 +199,6 @@ def _validate_meta(arrays) -> tuple[dict, dict, Ruleset]:
         tag = read_game_tag(meta)
     except GameTagError as exc:
         raise ModelFileError(_one_line(exc)) from None
-    if tag["family"] not in PLAYED_FAMILIES:
-        raise ModelFileError(f"a model of {tag_name(tag)}: the Hard agent does not play it")
     ruleset = tag_ruleset(tag)
     size = obs_size(ruleset)
     if meta.get("obs_size") != size:
@@ -749,33 +747,27 @@ def load_npz(
         raise error(f"{what} {path} is not a valid {noun} file: {exc}") from exc
 
 
-#: the families of rules the Hard agent's networks are trained on (a model file of another
-#: family is refused when it is read)
-PLAYED_FAMILIES = ("classic", "four", "wild")
-#: The shipped models: the game each was trained on (its tag, :mod:`ddz.agents.model_game`)
-#: and its file in :data:`SHIPPED_DIR`. A file not there is a game without a shipped model.
-SHIPPED_MODELS: tuple[tuple[dict, str], ...] = (
-    (CLASSIC_TAG, "hard.npz"),
-    ({"family": "classic", "players": 3, "variants": ["open", "rob"]}, "hard_variants.npz"),
-    ({"family": "four", "players": 4, "variants": []}, "hard4.npz"),
-    ({"family": "wild", "players": 3, "variants": []}, "hard_wild.npz"),
-)
+def shipped_models() -> list[tuple[dict, str]]:
+    """The shipped models: the game each was trained on (its tag,
+    :mod:`ddz.agents.model_game`) and its file in :data:`SHIPPED_DIR`, as the games' profiles
+    list them (``Profile.models``; the classic game's ``hard.npz`` first). A file not there is
+    a game without a shipped model."""
+    return [
+        ({**game_tag(Ruleset(game=game)), "variants": list(variants)}, name)
+        for game, profile in PROFILES.items()
+        for name, variants in profile.models
+    ]
+
+
 #: the folder of the shipped models (``checkpoints/``, :func:`shipped_file`); read at each
 #: choice, so that a test can point it at a folder of its own
 SHIPPED_DIR: Path = DEFAULT_MODEL.parent
-
-#: the families of rules without a shipped model, with what the agent says there (one line)
-NO_MODEL = {
-    "wild": "hard has no model of the wildcard game (--game wild): play normal or easy",
-    # where hard.npz is missing: it plays that game too
-    "four": "hard has no model of the four-player game (--players 4): play normal or easy",
-}
 
 
 def shipped_model_path(ruleset: Ruleset) -> Path | None:
     """The file of the shipped model that plays ``ruleset``'s game, or ``None`` (none there).
 
-    Among the models of :data:`SHIPPED_MODELS` whose tag plays the game
+    Among the models of :func:`shipped_models` whose tag plays the game
     (:func:`ddz.agents.model_game.plays`) and whose file is in :data:`SHIPPED_DIR`: the model
     of that very game first, then a model of variants (it plays the games of fewer variants,
     reading their fields as zeros), then the model of the family's game without variants
@@ -783,7 +775,7 @@ def shipped_model_path(ruleset: Ruleset) -> Path | None:
     exact = game_tag(ruleset)
     found = [
         (tag != exact, not tag["variants"], len(tag["variants"]), order, SHIPPED_DIR / name)
-        for order, (tag, name) in enumerate(SHIPPED_MODELS)
+        for order, (tag, name) in enumerate(shipped_models())
         if plays(tag, ruleset)
     ]
     for *_, path in sorted(found):
@@ -799,11 +791,13 @@ def plays_shipped(ruleset: Ruleset) -> bool:
 
 def no_model_refusal(ruleset: Ruleset) -> str | None:
     """What the Hard agent without a model file says on ``ruleset``'s game when no shipped
-    model plays it (one line, :data:`NO_MODEL`), else ``None``. The classic game has no
-    refusal: a missing ``hard.npz`` is the loader's not-found error."""
-    if ruleset.rules.family == "classic" or plays_shipped(ruleset):
+    model plays it (one line), else ``None``. The game of the first shipped model (the
+    classic game) has no refusal: a missing ``hard.npz`` is the loader's not-found error."""
+    if ruleset.game == shipped_models()[0][0]["game"] or plays_shipped(ruleset):
         return None
-    return NO_MODEL.get(ruleset.rules.family, f"hard has no model of {tag_name(game_tag(ruleset))}")
+    return (
+        f"hard has no model of {ruleset.rules.title} (--game {ruleset.game}): play normal or easy"
+    )
 
 
 #: the shipped models loaded in this process, by file (path, size, modification time): every
@@ -821,7 +815,7 @@ def shipped_model(ruleset: Ruleset) -> HardModel:
         refusal = no_model_refusal(ruleset)
         if refusal is not None:
             raise ValueError(refusal)
-        return load_model(SHIPPED_DIR / SHIPPED_MODELS[0][1])  # not found: the loader says so
+        return load_model(SHIPPED_DIR / DEFAULT_MODEL.name)  # not found: the loader says so
     try:
         stat = path.stat()
         key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
@@ -927,7 +921,7 @@ class HardAgent(Agent):
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
         model = self.model_for(info.ruleset)
-        if info.ruleset.rules.family == "wild":  # plays listed, each read as what it stands for
+        if info.legal_plays is not None:  # plays listed, each read as what it stands for
             return hard_wild.wild_move_values(model, info)
         moves = info.legal_moves()
         role = info.role

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ddz.common.profile import profile_of
 from ddz_env.cards import BLACK_JOKER, RED_JOKER, TWO
 from ddz_env.moves import BOMB_TYPES, CHAIN_SHAPE, MoveTable, MoveType
 
@@ -596,8 +597,9 @@ def assess_hand_four(counts) -> Assessment:
 
 @dataclass(frozen=True)
 class PlannerHooks:
-    """The planner of one family of rules (``ruleset.rules.family``): the plan of a hand, its
-    cost, the greedy plan, whether a move can be beaten, the hand's assessment for bidding."""
+    """The planner of a game (its profile's ``planner``, :mod:`ddz.common.profile`): the plan
+    of a hand, its cost, the greedy plan, whether a move can be beaten, the hand's assessment
+    for bidding."""
 
     plan_hand: Callable
     plan_cost: Callable
@@ -607,7 +609,7 @@ class PlannerHooks:
     #: the move (a row of the decision's table) of a planned group
     group_move: Callable = group_move
     #: ``bind(hooks, info) -> (hooks, table)``: the hooks and the table of the actions of one
-    #: decision, for a family whose actions are not move-table rows (``None``: ``info.table``)
+    #: decision, for a game whose actions are not move-table rows (``None``: ``info.table``)
     bind: Callable | None = None
 
     def decision(self, info) -> tuple[PlannerHooks, object]:
@@ -615,18 +617,17 @@ class PlannerHooks:
         return (self, info.table) if self.bind is None else self.bind(self, info)
 
 
-#: the planner hooks of each family of rules (``Rules.family``)
-PLANNERS: dict[str, PlannerHooks] = {
-    "classic": PlannerHooks(plan_hand, plan_cost, greedy_plan, can_be_beaten, assess_hand),
-    "four": PlannerHooks(
-        plan_hand_four, plan_cost_four, plan_hand_four, can_be_beaten_four, assess_hand_four
-    ),
-}
+#: the planner of the classic game (and of a game whose profile names no other)
+CLASSIC_PLANNER = PlannerHooks(plan_hand, plan_cost, greedy_plan, can_be_beaten, assess_hand)
+#: the planner of the four-player game (two decks, bombs by size)
+FOUR_PLANNER = PlannerHooks(
+    plan_hand_four, plan_cost_four, plan_hand_four, can_be_beaten_four, assess_hand_four
+)
 
 
 def planner_of(ruleset) -> PlannerHooks:
-    """The planner hooks of ``ruleset``'s rules (:data:`PLANNERS` by ``ruleset.rules.family``)."""
-    return PLANNERS[ruleset.rules.family]
+    """The planner hooks of ``ruleset``'s game (its profile's ``planner``)."""
+    return profile_of(ruleset).hook("planner")
 
 
 # ---------------------------------------------------------------------- the wildcard game
@@ -873,6 +874,7 @@ def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
     return bound, table
 
 
-PLANNERS["wild"] = PlannerHooks(
+#: the planner of the wildcard game: each decision's plays bound to the wild rank
+WILD_PLANNER = PlannerHooks(
     plan_hand, plan_cost, greedy_plan, can_be_beaten, assess_hand, group_move, _bind_wild
 )

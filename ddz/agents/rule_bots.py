@@ -71,8 +71,8 @@ class _View:
         else:
             self.opponents = [landlord]
             self.partners = [s for s in range(P) if s not in (landlord, self.seat)]
-            # the partner closest to finishing (the only one with three players)
-            self.partner = min(self.partners, key=lambda s: int(self.left[s]))
+            # the partner closest to finishing (the only one with three players; none with two)
+            self.partner = min(self.partners, key=lambda s: int(self.left[s]), default=-1)
         self.danger = min(int(self.left[s]) for s in self.opponents)
         self.unseen = info.unseen()
         self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest

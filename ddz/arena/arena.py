@@ -70,7 +70,7 @@ from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_a
 from ddz_env.game import Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.match import play
-from ddz_env.rules import Ruleset
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -112,7 +112,8 @@ class ArenaResult:
     players: int = 3
     #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
     variants: tuple[str, ...] = ()
-    #: the game played (``Ruleset.game``); left out of the JSON for the classic game
+    #: the game played (``Ruleset.game``); left out of the JSON where ``players`` alone names
+    #: it (the classic game, the four-player game)
     game: str = "classic"
 
     @property
@@ -131,14 +132,15 @@ class ArenaResult:
             out.pop("variants")
         else:
             out["variants"] = list(self.variants)
-        if self.game == "classic":
+        if Ruleset(players=self.players).game == self.game:
             out.pop("game")
         return out
 
     def text(self) -> str:
         per = self.games // self.deals if self.deals else 0
         mode = f"bidding, {per} games per deal" if self.bidding else "no bidding, seats swapped"
-        mode = _GAME_WORDS.get(self.game, "") + _SEATS_WORDS.get(self.players, "") + mode
+        if self.game != DEFAULT_RULES.game:
+            mode = f"{Ruleset(game=self.game).rules.title}, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
         lines = [
@@ -166,16 +168,6 @@ def _name(spec: AgentSpec) -> str:
         return spec
     return getattr(spec, "name", type(spec).__name__)
 
-
-#: The agents that play the four-player game (``--players 4``); Hard and Expert too when a
-#: shipped model plays it (:func:`ddz.agents.hard.plays_shipped`, :func:`game_options_problem`).
-FOUR_PLAYER_AGENTS = ("random", "easy", "normal")
-#: The agents of each family of rules (``Rules.family``) that not every agent plays.
-FAMILY_AGENTS = {"four": FOUR_PLAYER_AGENTS}
-#: How a result's text names its number of seats, where it is not the classic three.
-_SEATS_WORDS = {4: "four players, "}
-#: How a result's text names its game, where it is not the classic game.
-_GAME_WORDS = {"wild": "wildcard game, "}
 
 #: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
 MAX_SEED = 2**32 - 1
@@ -647,8 +639,8 @@ ARENA_RULE_NOTES = {
     "hold_auction": "each deal then played 6 times, every bot in every seat, 8 with "
     "--players 4; without it, 2 games per deal with a fixed landlord seat",
     "players": "each pair plays it with one bot alone in the landlord seat against the other "
-    f"in the three peasant seats, then the reverse; {', '.join(FOUR_PLAYER_AGENTS)} play it "
-    "(hard and expert too when a model of the four-player game is shipped)",
+    "in the three peasant seats, then the reverse; random, easy and normal play it (hard and "
+    "expert too when a model of the four-player game is shipped)",
 }
 
 
@@ -684,29 +676,25 @@ def game_options_problem(args: argparse.Namespace, bots: list[str]) -> str | Non
         args.ruleset = ruleset_from_args(args)
     except RuleOptionError as exc:
         return str(exc)
-    from ddz.agents.hard import NO_MODEL, load_model, plays_shipped
+    from ddz.agents.base import agent_names, agent_plays
+    from ddz.agents.hard import load_model, no_model_refusal
 
-    family = args.ruleset.rules.family
-    shipped = plays_shipped(args.ruleset)  # Hard and Expert play the games of a shipped model
-    only = FAMILY_AGENTS.get(family)
-    if only is not None and shipped:
-        only = (*only, "hard", "expert")
+    rules = args.ruleset
     for name in bots:
         base, _, path = name.strip().partition(":")
         if base.lower() == "hard" and path:  # a model file of another game: refused up front
             try:
-                load_model(path).check_game(args.ruleset)
+                load_model(path).check_game(rules)
             except ValueError as exc:
                 return str(exc)
             continue
-        if base.lower() == "hard" and not shipped and only is None and family in NO_MODEL:
-            return NO_MODEL[family]
-        key = base.lower() if base.lower() in ("hard", "expert") else name
-        if only is not None and key not in only:
-            return (
-                f"{name} does not play the four-player game "
-                f"(--players {args.ruleset.players}: {', '.join(only)})"
-            )
+        if agent_plays(name, rules):
+            continue
+        refusal = no_model_refusal(rules) if base.lower() == "hard" else None
+        playing = ", ".join(n for n in agent_names() if agent_plays(n, rules))
+        return (
+            refusal or f"{name} does not play {rules.rules.title} (--game {rules.game}: {playing})"
+        )
     return None
 
 

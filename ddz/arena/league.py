@@ -52,7 +52,6 @@ from pathlib import Path
 import numpy as np
 
 from ddz.arena.arena import (
-    _SEATS_WORDS,
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
@@ -68,7 +67,7 @@ from ddz.arena.pool import Run, build, results
 from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
 from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
 from ddz.common import progress as progress_bar
-from ddz_env.rules import Ruleset
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 
 FILE_FORMAT = "ddz-league"
 FILE_VERSION = 1
@@ -190,7 +189,8 @@ class LeagueResult:
             if self.bidding
             else "no bidding, seats swapped"
         )
-        mode = _SEATS_WORDS.get(self.players, "") + mode
+        if self.players != DEFAULT_RULES.players:
+            mode = f"{Ruleset(players=self.players).rules.title}, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
         width = max(8, *(len(b) for b in self.bots)) + 2
@@ -385,8 +385,9 @@ def _rows_problem(rows: np.ndarray, deals: list[int], rules: Ruleset) -> str | N
     :func:`ddz.arena.arena.play_chunk` (deal, A holds the landlord, A won, A's DouZero score,
     A's points), one per game of each deal in the order of ``_layouts``.
 
-    A's score is ``±m × 2**k``: ``m`` is ``players - 1`` when A's seats are one side (the lone
-    landlord, or every peasant), else 1; ``k`` counts the bombs (each takes at least four
+    A's score is ``±m × 2**k``: ``m`` is the landlord's share of the settlement
+    (``Rules.settle``: ``players - 1``) when A's seats are one side (the lone landlord, or
+    every peasant), else a peasant's (1); ``k`` counts the bombs (each takes at least four
     cards, the rocket two) and, in a forfeit, the variants' doublings. A won when its score is
     positive. A's points have the score's sign and are ``|score| × base_points × bid × 2**e``
     (bid 1 to 3; ``e``: the spring and the variants' doublings)."""
@@ -405,7 +406,8 @@ def _rows_problem(rows: np.ndarray, deals: list[int], rules: Ruleset) -> str | N
     if not np.array_equal(won, (score > 0).astype(float)):
         return "a win flag that the score contradicts"
     extra = rules.rules.extra_doublings
-    share = np.where(lord == alone, rules.players - 1, 1)
+    lone, each = np.abs(rules.rules.settle(0, True, 1.0)[0, :2])  # a side alone, one of many
+    share = np.where(lord == alone, lone, each)
     unit = np.abs(score) / share
     if not _power_of_two(unit, rules.rules.deck.num_cards // 4 + 1 + extra).all():
         return "a score that no game gives"

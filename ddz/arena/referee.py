@@ -57,6 +57,7 @@ from ddz.agents.loader import exception_line
 from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
+from ddz_env.rules import settle
 
 
 @dataclass
@@ -243,11 +244,8 @@ def douzero_score(a_seat: np.ndarray, landlord: int, landlord_won: bool, bombs: 
     """A's DouZero score of one game (the arena's ADP): the landlord ±2·2^bombs (±3 with four
     players), each peasant ±1·2^bombs, summed over the seats A holds (``a_seat``). Robs, the
     open hand and springs don't count, in every game alike."""
-    players, unit, score = len(a_seat), 2.0 ** int(bombs), 0.0
-    for s in np.flatnonzero(a_seat).tolist():
-        won = landlord_won == (s == landlord)
-        score += (players - 1 if s == landlord else 1) * unit * (1 if won else -1)
-    return score
+    pay = settle(len(a_seat), landlord, landlord_won, 2.0 ** int(bombs))[0]
+    return float(pay[np.asarray(a_seat, bool)].sum())
 
 
 def forfeit_row(game: Game, b: int, seat: int, a_seat: np.ndarray, deal: int) -> tuple:
@@ -262,9 +260,8 @@ def forfeit_row(game: Game, b: int, seat: int, a_seat: np.ndarray, deal: int) ->
     # the stake: every doubling so far (bombs, and the variants' robs and open hand)
     stake = base * 2.0 ** (bombs + int(game.robs[b]) + int(game.opened[b]))
     stake *= game.ruleset.base_points
-    players, points = len(a_seat), 0.0
-    for s in np.flatnonzero(a_seat).tolist():
-        won = landlord_won == (s == landlord)
-        points += (players - 1 if s == landlord else 1) * stake * (1 if won else -1)
+    points = float(
+        settle(len(a_seat), landlord, landlord_won, stake)[0][np.asarray(a_seat, bool)].sum()
+    )
     score = douzero_score(a_seat, landlord, landlord_won, bombs)
     return (deal, bool(a_seat[landlord]), score > 0, score, points)

@@ -34,6 +34,7 @@ from collections.abc import Callable  # noqa: E402
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 from ddz.common import progress  # noqa: E402
 from ddz.common.options import add_rule_options  # noqa: E402
+from ddz_env.rules import DEFAULT_RULES  # noqa: E402
 
 from . import engine, peers  # noqa: E402
 
@@ -295,8 +296,10 @@ def _peer_rows(results: list[Result], kind: str) -> dict[str, Result]:
 
 
 def _classic(r: Result) -> bool:
-    """A row of the three-player game (the only one the peers play)."""
-    return r.extra.get("players", 3) == 3 and r.extra.get("game", "classic") == "classic"
+    """A row of the default game (the three-player classic game, the only one the peers
+    play)."""
+    game = DEFAULT_RULES.game, DEFAULT_RULES.players
+    return (r.extra.get("game", game[0]), r.extra.get("players", game[1])) == game
 
 
 def ratios(results: list[Result]) -> list[dict]:

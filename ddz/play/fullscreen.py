@@ -54,7 +54,7 @@ def play_full_screen(
         color = not args.no_color and os.environ.get("NO_COLOR", "") == ""
         pause = 0.0 if args.fast else session.BOT_PAUSE
     options = {
-        "level": args.level or session.default_level(rules.rules.family),
+        "level": args.level or session.default_level(rules),
         "seed": args.seed,
         "stats": not args.no_stats,
         "undo": args.undo,

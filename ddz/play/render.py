@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ddz.common.profile import profile_of
 from ddz.play import text
 from ddz.play.i18n import N_, _, join_names, ngettext, pgettext
 from ddz.play.table import TableModel
@@ -18,7 +19,7 @@ from ddz.play.wild import WILD_MARK, is_play_code, wild_parts, wild_rank_of
 from ddz_env.cards import CARD_SEPARATORS, parse_counts
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import move_table
-from ddz_env.rules import Ruleset, rules_class
+from ddz_env.rules import Ruleset
 
 HUMAN = 0
 #: Seat names (seat 0 is the player); translated where shown.
@@ -44,13 +45,15 @@ KITTY_ROW_NOTE = N_("kitty cards the landlord still holds")
 CARD_COL = 24
 
 
+def seat_names(players: int) -> tuple[str, ...]:
+    """The seats of a table of ``players`` from the player's place: You, then in turn order
+    Right (the next seat), Across (the seats between), Left (the seat before yours)."""
+    between = (N_("Across"),) * max(players - 3, 0)
+    return (N_("You"), N_("Right"), *between, N_("Left"))[:players]
+
+
 def seat_name(seat: int, players: int = 3) -> str:
-    return _(_texts_of_seats(players).seat_names[seat])
-
-
-def _texts_of_seats(players: int) -> GameTexts:
-    """The texts of the classic game of ``players`` seats."""
-    return TEXTS[rules_class("classic", players).family]
+    return _(seat_names(players)[seat])
 
 
 def cards_count(n: int) -> str:
@@ -73,7 +76,7 @@ class Renderer:
         self.texts = texts_of(model.game.ruleset)
 
     def seat_name(self, seat: int) -> str:
-        return seat_name(seat, self.players)
+        return _(self.texts.seat_names[seat])
 
     @property
     def seat_names(self) -> tuple[str, ...]:
@@ -418,7 +421,7 @@ def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
     of the four-player game with ``players=4``; the examples of typed plays are the rules'
     own (``ruleset``, default: the classic game of ``players``)."""
     rules = Ruleset(players=players) if ruleset is None else ruleset
-    texts = _texts_of_seats(players) if ruleset is None else texts_of(ruleset)
+    texts = texts_of(rules)
     examples = "  " + "    ".join(card_examples(rules))
     parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), _(HELP_COMMANDS)]
     if undo:
@@ -513,9 +516,13 @@ the base of the points. Type hint for the assessment.""")
 
 @dataclass(frozen=True)
 class GameTexts:
-    """The texts of the game that differ between families of rules (``Rules.family``): the
-    seat names, the help, the auction's and the result's lines (translated where shown)."""
+    """The texts of the game that differ between games (a game's profile names its own,
+    :mod:`ddz.common.profile`; :func:`rules_texts` makes them from the rules of a game that
+    names none): the game's name, the seat names, the help, the auction's and the result's
+    lines (translated where shown)."""
 
+    #: how the game is named (the player's statistics, a deal code played under it)
+    title: str
     seat_names: tuple[str, ...]
     help_combinations: str
     bid_help: str
@@ -549,37 +556,46 @@ def _forced_four(n: int) -> str:
     )
 
 
-#: the game's texts of each family of rules (``ruleset.rules.family``)
-TEXTS: dict[str, GameTexts] = {
-    "classic": GameTexts(
-        SEAT_NAMES,
-        HELP_COMBINATIONS,
-        BID_HELP,
-        N_("you against two {level} bots · type help for commands"),
-        (
-            N_("no more redeals: if all three pass, you must be the landlord at base 1"),
-            N_("no more redeals: if all three pass, {seat} must be the landlord at base 1"),
-        ),
-        N_("All three passed: the cards are dealt again (deal {code})."),
-        N_("(two passes: {who})"),
-        (N_("{names} win as peasants."), N_("{names} win as peasants!")),
-        _forced_three,
+def _forced_all(n: int) -> str:
+    return ngettext(
+        "All passed again after {n} redeal: {seat} must be the landlord, at base 1.",
+        "All passed again after {n} redeals: {seat} must be the landlord, at base 1.",
+        n,
+    )
+
+
+#: the texts of the classic game
+CLASSIC_TEXTS = GameTexts(
+    N_("the classic rules"),
+    SEAT_NAMES,
+    HELP_COMBINATIONS,
+    BID_HELP,
+    N_("you against two {level} bots · type help for commands"),
+    (
+        N_("no more redeals: if all three pass, you must be the landlord at base 1"),
+        N_("no more redeals: if all three pass, {seat} must be the landlord at base 1"),
     ),
-    "four": GameTexts(
-        SEAT_NAMES_4,
-        HELP_COMBINATIONS_4,
-        BID_HELP_4,
-        N_("you against three {level} bots (two decks) · type help for commands"),
-        (
-            N_("no more redeals: if all four pass, you must be the landlord at base 1"),
-            N_("no more redeals: if all four pass, {seat} must be the landlord at base 1"),
-        ),
-        N_("All four passed: the cards are dealt again (deal {code})."),
-        N_("(three passes: {who})"),
-        (N_("{names} win as peasants."), N_("{names} win as peasants!")),
-        _forced_four,
+    N_("All three passed: the cards are dealt again (deal {code})."),
+    N_("(two passes: {who})"),
+    (N_("{names} win as peasants."), N_("{names} win as peasants!")),
+    _forced_three,
+)
+#: the texts of the four-player game
+FOUR_TEXTS = GameTexts(
+    N_("four players (two decks)"),
+    SEAT_NAMES_4,
+    HELP_COMBINATIONS_4,
+    BID_HELP_4,
+    N_("you against three {level} bots (two decks) · type help for commands"),
+    (
+        N_("no more redeals: if all four pass, you must be the landlord at base 1"),
+        N_("no more redeals: if all four pass, {seat} must be the landlord at base 1"),
     ),
-}
+    N_("All four passed: the cards are dealt again (deal {code})."),
+    N_("(three passes: {who})"),
+    (N_("{names} win as peasants."), N_("{names} win as peasants!")),
+    _forced_four,
+)
 
 
 HELP_WILD = N_("""\
@@ -590,13 +606,35 @@ The wildcard game: after the auction one rank from 3 to 2 is drawn, and every ca
   listed numbered and you type the number of the one to play; check CARDS lists them.
   Wild cards alone read as their own rank. Bombs: a soft bomb (four of a rank with a wild
   card) < a hard bomb (four natural cards) < the wild bomb (the four wild cards) < the rocket.""")
-TEXTS["wild"] = replace(
-    TEXTS["classic"],
+#: the texts of the wildcard game
+WILD_TEXTS = replace(
+    CLASSIC_TEXTS,
+    title=N_("the wildcard game"),
     banner=N_("you against two {level} bots · the wildcard game · type help for commands"),
     help_game=HELP_WILD,
 )
 
 
-def texts_of(ruleset) -> GameTexts:
-    """The game's texts of ``ruleset`` (:data:`TEXTS` by ``ruleset.rules.family``)."""
-    return TEXTS[ruleset.rules.family]
+def rules_texts(ruleset: Ruleset) -> GameTexts:
+    """The texts of a game whose profile names none, made from its rules: its title (as the
+    rules give it), its seats counted (:func:`seat_names`), the classic combinations and
+    auction, the lines of the auction and the result said of all the seats."""
+    return replace(
+        CLASSIC_TEXTS,
+        title=ruleset.rules.title,
+        seat_names=seat_names(ruleset.players),
+        banner=N_("you against {level} bots · type help for commands"),
+        last_redeal=(
+            N_("no more redeals: if all pass, you must be the landlord at base 1"),
+            N_("no more redeals: if all pass, {seat} must be the landlord at base 1"),
+        ),
+        all_passed=N_("All passed: the cards are dealt again (deal {code})."),
+        passes=N_("(all the others passed: {who})"),
+        forced=_forced_all,
+    )
+
+
+def texts_of(ruleset: Ruleset) -> GameTexts:
+    """The game's texts of ``ruleset``: its profile's ``texts``, else :func:`rules_texts`."""
+    profile = profile_of(ruleset)
+    return rules_texts(ruleset) if profile.texts is None else profile.hook("texts")

@@ -53,7 +53,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz.agents.planner import PLANNERS
+from ddz.agents.planner import planner_of
 from ddz.common import is_terminal
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
@@ -87,36 +87,24 @@ from ddz.play.render import (
     texts_of,
     warning,
 )
+from ddz.play.stats import variant_key, variant_title
 from ddz.play.table import TableModel
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import code_key, decode_deal, encode_deal, rules_words
+from ddz_env.codes import code_key, decode_deal, encode_deal
 from ddz_env.game import Game, deal_from_keys
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import BOMB_TYPES
-from ddz_env.rules import RULES, Ruleset, rules_class
+from ddz_env.rules import DEFAULT_RULES, RULES, Ruleset
 
 LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
 FALLBACK = {"hard": "normal", "expert": "hard"}
-#: The levels whose bots play every game (the rule-based bots).
+#: The levels whose bots play every game (the rule-based bots); Hard and Expert play the
+#: games a shipped model plays (:func:`levels_of`).
 RULE_LEVELS = ("easy", "normal")
-#: The levels that play the four-player game when no model of it is shipped.
-FOUR_PLAYER_LEVELS = RULE_LEVELS
-#: A game of each family of rules (``Rules.family``) that Hard's and Expert's bots play only
-#: where a shipped model plays it (:func:`ddz.agents.hard.plays_shipped`): :func:`family_levels`.
-FAMILY_GAMES = {"four": Ruleset(players=4), "wild": Ruleset(game="wild")}
-#: The level played when none is given where no shipped model plays the family's game
-#: (``Rules.family``); Hard elsewhere (:func:`default_level`).
-DEFAULT_LEVELS = {"four": "normal", "wild": "normal"}
-#: Why a family's game is not played by a level's bots (``{level}``, ``{other}``): shown only
-#: where no shipped model plays it.
-FAMILY_NOTES = {
-    "four": N_("{level} bots play the three-player game only; playing {other} bots"),
-    "wild": N_("{level} bots don't play the wildcard game; playing {other} bots"),
-}
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
@@ -318,12 +306,14 @@ def use_color(stdout: TextIO, no_color_flag: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------------- advice
-def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, call: str = "bid") -> str:
-    """The assessment line of the bid prompt (the Normal bot's planner).
+def bid_advice(
+    hand: np.ndarray, high_bid: int, rules: Ruleset = DEFAULT_RULES, call: str = "bid"
+) -> str:
+    """The assessment line of the bid prompt (the Normal bot's planner of ``rules``' game).
     ``call`` is what is decided: ``"bid"`` (the classic auction), ``"claim"`` or ``"rob"``
     (the rob-the-landlord auction: claim with a hand worth a bid, rob with one worth 2 or
     more) or ``"open"`` (the open hand: a hand worth 3), as Easy and Normal decide."""
-    a = PLANNERS[rules_class("classic", players).family].assess_hand(hand)
+    a = planner_of(rules).assess_hand(hand)
     big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     if call != "bid":
         need = {"claim": 1, "rob": 2, "open": 3}[call]
@@ -333,9 +323,9 @@ def bid_advice(hand: np.ndarray, high_bid: int, players: int = 3, call: str = "b
     return text.assessment_text(big, bombs, moves, bid)
 
 
-def _plan_cost(players: int = 3) -> Callable[[np.ndarray], float]:
-    """The planner's cost of a hand (fewer, stronger moves = lower)."""
-    return PLANNERS[rules_class("classic", players).family].plan_cost
+def _plan_cost(rules: Ruleset = DEFAULT_RULES) -> Callable[[np.ndarray], float]:
+    """The planner's cost of a hand in ``rules``' game (fewer, stronger moves = lower)."""
+    return planner_of(rules).plan_cost
 
 
 def hint_order(info: InfoSet) -> list[int]:
@@ -346,7 +336,7 @@ def hint_order(info: InfoSet) -> list[int]:
         return wildcards.hint_order(info)
     table = info.table
     legal = [int(m) for m in info.legal_moves()]
-    cost = _plan_cost(info.ruleset.players)
+    cost = _plan_cost(info.ruleset)
     best = None
     try:
         from ddz.agents.rule_bots import NormalAgent
@@ -388,54 +378,50 @@ def hint_order(info: InfoSet) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- bots
-def default_level(family: str) -> str:
-    """The level played when none is given: Hard, or :data:`DEFAULT_LEVELS`'s where no shipped
-    model plays ``family``'s game."""
-    return "hard" if family_levels(family) is None else DEFAULT_LEVELS.get(family, "normal")
+def default_level(rules: Ruleset) -> str:
+    """The level played when none is given: Hard, or Normal where Hard's bots don't play
+    ``rules``' game (:func:`levels_of`)."""
+    return "hard" if levels_of(rules) is None else "normal"
 
 
-def family_levels(family: str) -> tuple[str, ...] | None:
-    """The levels whose bots play ``family``'s game, where not every level's do (``None``: every
+def levels_of(rules: Ruleset) -> tuple[str, ...] | None:
+    """The levels whose bots play ``rules``' game, where not every level's do (``None``: every
     level): the rule-based levels, and Hard and Expert too where a shipped model plays the
-    family's game (:data:`FAMILY_GAMES`)."""
-    game = FAMILY_GAMES.get(family)
-    if game is None:
-        return None
+    game without its variants (:func:`ddz.agents.hard.plays_shipped`)."""
     from ddz.agents.hard import plays_shipped
 
-    return None if plays_shipped(game) else RULE_LEVELS
+    return None if plays_shipped(Ruleset(game=rules.game)) else RULE_LEVELS
 
 
-def load_bots(
-    level: str, notices: list[str], players: int = 3, family: str | None = None
-) -> tuple[list, str]:
-    """The ``players - 1`` bots of ``level`` (falling back from Hard to Normal, with a notice,
-    when the Hard model file can't be loaded, and in the games of a ``family`` (default the
-    classic game of ``players``) that no shipped model plays: :func:`family_levels`)."""
+def load_bots(level: str, notices: list[str], rules: Ruleset = DEFAULT_RULES) -> tuple[list, str]:
+    """The ``players - 1`` bots of ``level`` for ``rules``' game (falling back from Hard to
+    Normal, with a notice, when the Hard model file can't be loaded, and in a game no shipped
+    model plays: :func:`levels_of`)."""
     from ddz.agents.base import make_agent
 
     name = level
-    family = family or rules_class("classic", players).family
-    levels = family_levels(family)
+    levels = levels_of(rules)
     if levels is not None and name not in levels:
-        line = _(FAMILY_NOTES[family])
+        line = _("{level} bots don't play {game}; playing {other} bots")
         notices.append(
             line.format(
-                level=_(N_("Expert") if name == "expert" else N_("Hard")), other=_("Normal")
+                level=_(N_("Expert") if name == "expert" else N_("Hard")),
+                game=_(texts_of(rules).title),
+                other=_("Normal"),
             )
         )
         name = "normal"
+    game = Ruleset(game=rules.game)
     while True:
         try:
-            # Hard's and Expert's bots load the model of the family's game now; they share the
-            # shipped models (loaded once per process, with their cached move embeddings), the
-            # Expert bots their belief model too
-            game = FAMILY_GAMES.get(family)
-            shared = {"ruleset": game} if game is not None and name in ("hard", "expert") else {}
+            # Hard's and Expert's bots load the model of the game now; they share the shipped
+            # models (loaded once per process, with their cached move embeddings), the Expert
+            # bots their belief model too
+            shared = {"ruleset": game} if name in ("hard", "expert") else {}
             first = make_agent(name, **shared)
             if getattr(first, "belief", None) is not None:
                 shared["belief"] = first.belief
-            return [first, *(make_agent(name, **shared) for _ in range(1, players - 1))], name
+            return [first, *(make_agent(name, **shared) for _ in range(1, rules.players - 1))], name
         except (ValueError, OSError) as exc:  # a missing or damaged model file
             nxt = FALLBACK.get(name)
             if nxt is None:
@@ -482,7 +468,7 @@ class Session:
         self.game = self.model.game
         self.table = self.game.table
         self.notices: list[str] = []
-        self.bots, self.level = load_bots(level, self.notices, players, self.rules.rules.family)
+        self.bots, self.level = load_bots(level, self.notices, self.rules)
         self.render = Renderer(term, self.model, self.level)
         self.seat_name = self.render.seat_name
         self.rng = np.random.default_rng(seed)
@@ -681,7 +667,7 @@ class Session:
             you, other = texts_of(self.rules).last_redeal
             note = _(you if opener == HUMAN else other).format(seat=self.seat_name(opener))
             self.term.say("  " + s.yellow(_("note: ")) + note)
-        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.players))
+        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.rules))
         options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
         prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
         while True:
@@ -702,7 +688,7 @@ class Session:
         word = "open" if info.deciding_open else "rob" if info.high_bid else "claim"
         if word == "claim":
             self.say_last_redeal(info)
-        advice = bid_advice(info.hand, 0, 3, word)
+        advice = bid_advice(info.hand, 0, self.rules, word)
         self.term.say("  " + s.cyan(_("Assessment: ")) + advice)
         typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
         typed["open"] = pgettext("bid", "open")
@@ -764,7 +750,7 @@ class Session:
         if line in ("help", "?"):
             self.term.say(_(texts_of(self.rules).bid_help))
         elif line in words("hint"):
-            self.term.say("  " + bid_advice(info.hand, high, self.players))
+            self.term.say("  " + bid_advice(info.hand, high, self.rules))
         elif line in ("show", "s"):
             self.render.your_hand()
         elif line in ("counter", "c"):
@@ -1319,7 +1305,7 @@ def main(
     session: Session | None = None
     restore = _guard_terminal(stdin)
     try:
-        level = args.level or default_level(rules.rules.family)
+        level = args.level or default_level(rules)
         session = Session(term, level, args.seed, not args.no_stats, args.undo, rules=rules)
         if code_note:
             session.notices.insert(0, code_note)
@@ -1343,11 +1329,6 @@ def main(
         return _leave(stdout, color, SIGNAL_NAMES["SIGHUP"], session, 129)  # 128 + SIGHUP
     finally:
         restore()
-
-
-#: How the games of each family of rules (``Rules.family``) are named when a deal code is
-#: played under them (the three-player games by their variants: ``text.rules_text``).
-GAME_WORDS = {"four": N_("four players (two decks)"), "wild": N_("the wildcard game")}
 
 
 def play_rules(args: argparse.Namespace) -> Ruleset:
@@ -1389,10 +1370,7 @@ def rules_of_code(code: str, rules: Ruleset) -> Ruleset:
 
 def rules_text(rules: Ruleset) -> str:
     """The rules of a game in words, in the current language."""
-    words = GAME_WORDS.get(rules.rules.family)
-    if words is not None:
-        return _(words)
-    return text.rules_words_text(rules_words(rules.variants))
+    return variant_title(variant_key(rules))
 
 
 def _shown_language(stdout: TextIO) -> str:

@@ -30,6 +30,8 @@ from pathlib import Path
 
 from ddz.common import FileLocked, file_lock, write_json_atomic
 from ddz.play.i18n import N_, _, language, ngettext
+from ddz.play.render import texts_of
+from ddz_env.rules import Ruleset
 
 #: Version 2 added the tallies by level and by variant and the recent hands; a version 1 file
 #: (totals only) still loads, its hands counted in the totals only.
@@ -44,12 +46,12 @@ LEVEL_NAMES = {
     "expert": N_("Expert"),
     "random": N_("Random"),
 }
+#: The variants of a game as the file names them (:func:`variant_key`); a game without
+#: variants is named by its title (:func:`variant_title`).
 VARIANT_NAMES = {
-    "classic": N_("the classic rules"),
     "rob": N_("the rob-the-landlord auction"),
     "open": N_("the open hand"),
     "rob+open": N_("the rob-the-landlord auction with the open hand"),
-    "four": N_("four players (two decks)"),
 }
 #: The largest statistics file that is read (a real one is about 200 bytes).
 MAX_BYTES = 64 * 1024
@@ -130,20 +132,20 @@ class Stats:
         """The totals by level and by variant, then the recent hands, one line each in the
         current language (empty when no hand was recorded with them)."""
         lines = []
-        for title, tallies, names in (
-            (_("By level:"), self.by_level, LEVEL_NAMES),
-            (_("By variant:"), self.by_variant, VARIANT_NAMES),
+        for title, tallies, name in (
+            (_("By level:"), self.by_level, level_title),
+            (_("By variant:"), self.by_variant, variant_title),
         ):
             if tallies:
                 lines.append(title)
-            width = max((len(_(names.get(k, k))) for k in tallies), default=0)
+            width = max((len(name(k)) for k in tallies), default=0)
             for key, (games, wins, points) in sorted(tallies.items(), key=lambda kv: -kv[1][0]):
                 line = _("{games} · {wins} won · {points} points").format(
                     games=ngettext("{n} game", "{n} games", games).format(n=games),
                     wins=wins,
                     points=f"{points:+d}",
                 )
-                lines.append(f"  {_(names.get(key, key)):<{width}}  {line}")
+                lines.append(f"  {name(key):<{width}}  {line}")
         counted = sum(t[0] for t in self.by_level.values())
         if self.games > counted and (self.by_level or self.by_variant):
             lines.append("  " + _("(the hands saved by older versions are in the totals only)"))
@@ -206,8 +208,8 @@ def _recent_line(hand: dict) -> str:
     """One recent hand: ``Normal · the classic rules · landlord · won · +6 · CODE``."""
     role = _("landlord") if hand["role"] == "landlord" else _("peasant")
     parts = [
-        _(LEVEL_NAMES.get(hand["level"], hand["level"])),
-        _(VARIANT_NAMES.get(hand["variant"], hand["variant"])),
+        level_title(hand["level"]),
+        variant_title(hand["variant"]),
         role,
         _("won") if hand["won"] else _("lost"),
         f"{hand['points']:+d}",
@@ -383,11 +385,27 @@ def record_game(
 
 
 def variant_key(rules) -> str:
-    """How the file names the game of a ruleset: ``classic``, ``rob``, ``open``, ``rob+open``,
-    or the rules' family (``four``)."""
-    if rules.rules.family != "classic":
-        return rules.rules.family
-    return "+".join(rules.variants) or "classic"
+    """How the file names the game of a ruleset: the variants of the default game (``rob``,
+    ``open``, ``rob+open``), else the game's name (``classic``, ``four``, ``wild``)."""
+    if rules.variants and rules.game == Ruleset().game:
+        return "+".join(rules.variants)
+    return rules.game
+
+
+def level_title(key: str) -> str:
+    """The name of a level a file's key names, translated; an unknown key as it is."""
+    return _(LEVEL_NAMES[key]) if key in LEVEL_NAMES else key
+
+
+def variant_title(key: str) -> str:
+    """The name of the game a file's key names (:func:`variant_key`), translated; an unknown
+    key as it is."""
+    if key in VARIANT_NAMES:
+        return _(VARIANT_NAMES[key])
+    try:
+        return _(texts_of(Ruleset(game=key)).title)
+    except ValueError:  # a game not registered in this process
+        return key
 
 
 def stats_text(stats: Stats, notice: str | None = None) -> list[str]:

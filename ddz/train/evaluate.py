@@ -15,22 +15,23 @@ from ddz.agents.base import Agent
 from ddz.agents.hard import HardModel, model_actions  # noqa: F401 - re-exported for training checks
 from ddz_env.actions import BIDDING
 from ddz_env.infoset import InfoSet
+from ddz_env.rules import DEFAULT_RULES
 
 
 def evaluate_model(npz_path: Path, deals: int, seed: int, ruleset=None) -> dict[str, float]:
     """WP and ADP of the model ``npz_path`` vs Normal and (in the classic game) the RLCard rule
-    agent, in the arena, in ``ruleset``'s game (the classic one by default) without auction, or
+    agent where it plays the game, in the arena, in ``ruleset``'s game (the classic one by default) without auction, or
     with it where it is rob the landlord; an opponent that can't be played (e.g. RLCard not
     installed) is skipped with a note."""
-    from ddz.agents.base import make_agent
+    from ddz.agents.base import agent_plays, make_agent
     from ddz.agents.hard import HardAgent, load_model
     from ddz.arena.arena import run_arena
 
     model = load_model(npz_path)
     out = {}
-    classic = ruleset is None or ruleset.rules.family == "classic" and not ruleset.variants
     bidding = ruleset is not None and ruleset.bidding == "rob"
-    for name in ("normal", "rlcard") if classic else ("normal",):
+    game = DEFAULT_RULES if ruleset is None else ruleset
+    for name in (n for n in ("normal", "rlcard") if agent_plays(n, game)):
         try:
             opponent = make_agent(name)
             result = run_arena(

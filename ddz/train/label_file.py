@@ -72,10 +72,10 @@ def load_labels(path: str | Path, ruleset=None) -> tuple[dict[str, np.ndarray], 
             game = tag_ruleset(read_game_tag(meta))
         except ValueError as exc:
             raise ModelFileError(str(exc)) from None
-        if game.players != target.players or game.rules.family != target.rules.family:
+        if game.game != target.game:
             raise ModelFileError(
-                f"its labels are of the {game.rules.family} game of {game.players} players,"
-                f" not of the {target.rules.family} game of {target.players}"
+                f"its labels are of {game.rules.title} ({game.players} players),"
+                f" not of {target.rules.title} ({target.players} players)"
             )
         missing = sorted(set(FIELDS) - set(arrays))
         if missing:

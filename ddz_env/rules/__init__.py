@@ -3,18 +3,18 @@ rules object of each ruleset (``ruleset.rules``, a :class:`Rules`), which says w
 mean: deck, seats, move table, fit test, stake, observation fields, deal-code tag and saved text
 (docs/ARCHITECTURE.md, "Rules variants"). :func:`register_rules` adds a game."""
 
-from .base import RULES, CodeFormat, Rules, register_rules, rules_class
+from .base import GAMES, RULES, CodeFormat, Rules, register_rules, rules_class, settle
 from .classic import ClassicRules
 from .four import FourPlayerRules
 from .wild import WildRules
 
 register_rules("classic", ClassicRules)
-register_rules("classic", FourPlayerRules)
+register_rules("four", FourPlayerRules, seats_of="classic")
 register_rules("wild", WildRules)
 
 from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa: E402
 
 __all__ = [
-    "DEFAULT_RULES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "Rules", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of",
+    "DEFAULT_RULES", "GAMES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
+    "FourPlayerRules", "Rules", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of", "settle",
 ]  # fmt: skip

@@ -41,37 +41,53 @@ class CodeFormat:
     deal: str = "a deal"
 
 
-#: (game, players) → the rules class that plays it
+#: (game, players) → the rules class that plays it: each game under its name, and the games
+#: registered as another game's table for their number of seats (``seats_of``) under that
+#: game's name too (``("classic", 4)`` is the four-player game)
 RULES: dict[tuple[str, int], type[Rules]] = {}
+#: name → the rules class of each registered game, in the order they were registered
+GAMES: dict[str, type[Rules]] = {}
 _TABLES: dict[tuple, object] = {}  # table_key → MoveTable, legality tables, move features
 
 
-def register_rules(game: str, rules: type[Rules]) -> None:
-    """Make ``Ruleset(game=game, players=rules.players)`` play ``rules`` (a subclass of
-    :class:`Rules`); ``rules.name`` becomes ``game``."""
+def register_rules(game: str, rules: type[Rules], seats_of: str | None = None) -> None:
+    """Make ``Ruleset(game=game)`` play ``rules`` (a subclass of :class:`Rules`); ``rules.name``
+    becomes ``game``, the game's one identifier (deal codes, model files, statistics, league
+    rows, the command line). ``seats_of`` names a game this one is the ``rules.players``-seat
+    table of: ``Ruleset(game=seats_of, players=rules.players)`` plays it too (the four-player
+    game is ``Ruleset(players=4)``)."""
     if not (isinstance(rules, type) and issubclass(rules, Rules)):
         raise TypeError(f"rules must be a subclass of ddz_env.rules.Rules, not {rules!r}")
     if not isinstance(game, str) or not game or "," in game or "=" in game:
         raise ValueError(f"a game name is a non-empty string without ',' or '=', not {game!r}")
     rules.name = game
+    GAMES[game] = rules
     RULES[(game, rules.players)] = rules
+    if seats_of is not None:
+        RULES[(seats_of, rules.players)] = rules
 
 
-def rules_class(game: str, players: int) -> type[Rules]:
-    """The class registered for ``(game, players)``; ``ValueError`` naming what exists."""
-    cls = RULES.get((game, players))
-    if cls is not None:
+def rules_class(game: str, players: int | None = None) -> type[Rules]:
+    """The class that plays ``game`` with ``players`` seats (``None``: the game's own); for a
+    game registered as another's table of some seats (``seats_of``), the other tables of
+    that game too. ``ValueError`` naming what exists."""
+    cls = GAMES.get(game)
+    if cls is not None and players in (None, cls.players):
         return cls
-    seats = sorted(p for g, p in RULES if g == game)
-    if not seats:
-        names = sorted({g for g, _ in RULES})
-        raise ValueError(f"game must be one of {', '.join(map(repr, names))}, not {game!r}")
+    for name in (game, *(g for (g, p), c in RULES.items() if c is cls and g != game)):
+        found = RULES.get((name, players))
+        if found is not None:
+            return found
+    if cls is None and not any(g == game for g, _ in RULES):
+        raise ValueError(f"game must be one of {', '.join(map(repr, GAMES))}, not {game!r}")
+    seats = sorted({p for g, p in RULES if g == game} | ({cls.players} if cls else set()))
     listed = " or ".join(map(str, seats))
     raise ValueError(f"players must be {listed}, not {players!r}")
 
 
-#: the seat count of a ruleset that does not name one (``Ruleset.players``'s default)
+#: the seat count and the game of a ruleset that names neither (``Ruleset``'s defaults)
 _DEFAULT_PLAYERS = 3
+_DEFAULT_GAME = "classic"
 
 
 def _shared(key: tuple, build):
@@ -85,11 +101,10 @@ class Rules:
     """The rules of one game under one ruleset. Subclasses set the class attributes and
     override :meth:`generate_moves` (and what else differs); see docs/ARCHITECTURE.md."""
 
-    #: the registered game name (``Ruleset.game``), set by :func:`register_rules`
+    #: the game's one identifier (``Ruleset.game``), set by :func:`register_rules`
     name: ClassVar[str] = "classic"
-    #: the key of the bots' planner hooks and of the game's texts (``ddz.agents.planner``,
-    #: ``ddz/play``): the family of rules they were written for
-    family: ClassVar[str] = "classic"
+    #: how messages name the game (English; the play's catalogues translate it)
+    title: ClassVar[str] = "the classic game"
     players: ClassVar[int] = 3
     deck: ClassVar[Deck] = DECKS[3]
     role_names: ClassVar[tuple[str, ...]] = ("landlord", "landlord_down", "landlord_up")
@@ -204,6 +219,11 @@ class Rules:
 
         return np.isin(table.type, BOMB_TYPES)
 
+    def settle(self, landlord, landlord_won, points) -> np.ndarray:
+        """(B, players) float64: the payoffs of games whose ``landlord`` (B,) won or lost
+        (``landlord_won``) a stake of ``points`` (B,): see :func:`settle`."""
+        return settle(self.players, landlord, landlord_won, points)
+
     @property
     def extra_doublings(self) -> int:
         """The most doublings the auction and the variants add to bombs and spring: 3 robs
@@ -282,23 +302,24 @@ class Rules:
     # ------------------------------------------------------------------ deal codes, texts
     @property
     def code_tag(self) -> bytes:
-        """What the deal code's checksum carries besides the deal: the variants in play and
-        the game's name when it is not the classic one."""
+        """What the deal code's checksum carries besides the deal: the variants in play, and
+        the game's name where an earlier registered game writes its codes in the same format
+        (so that a code of one is never read as a deal of the other)."""
         variants = self.ruleset.variants
         tag = "+".join(v for v in self.variant_options if v in variants)
-        if self.name != "classic":
+        if _format_owner(self.code_format) is not type(self):
             tag = f"{self.name}:{tag}" if tag else self.name
         return tag.encode()
 
     @property
     def code_words(self) -> str:
-        """The rules of this ruleset's codes, in words (for messages)."""
-        from ..codes import VARIANT_NAMES
+        """The rules of this ruleset's codes, in words (for messages): the variants, or the
+        game's title where its codes carry its name."""
+        from ..codes import rules_words
 
-        variants = self.ruleset.variants
-        words = " with ".join(VARIANT_NAMES[v] for v in VARIANT_NAMES if v in variants)
-        game = "the classic rules" if self.name == "classic" else f"the {self.name} game"
-        return words or game
+        if _format_owner(self.code_format) is type(self):
+            return rules_words(self.ruleset.variants)
+        return self.title
 
     def code_siblings(self) -> list[Rules]:
         """The rules of every registered game and variant whose codes share this format (the
@@ -306,9 +327,9 @@ class Rules:
         from .ruleset import Ruleset
 
         out = []
-        for (game, players), cls in RULES.items():
+        for game, cls in GAMES.items():
             fmt, mine = cls.code_format, self.code_format
-            if players != self.players or (fmt.sizes, fmt.person) != (mine.sizes, mine.person):
+            if cls.players != self.players or _format_key(fmt) != _format_key(mine):
                 continue
             names = list(cls.variant_options)
             for mask in range(1 << len(names)):
@@ -316,16 +337,38 @@ class Rules:
                 for k, v in enumerate(names):
                     if mask >> k & 1:
                         options.update(cls.variant_options[v])
-                out.append(Ruleset(game=game, players=players, **options).rules)
+                out.append(Ruleset(game=game, **options).rules)
         return out
 
     def text_extras(self) -> list[str]:
         """The fields of the saved-game rules text after ``bidding,limit,kickers,points``
         (``state.to_text``): ``open``, ``players=N`` when not the default seat count,
-        ``game=NAME`` when not the classic game."""
+        ``game=NAME`` when ``players=N`` alone does not name the game."""
         out = ["open"] if self.ruleset.open_hand else []
         if self.players != _DEFAULT_PLAYERS:
             out.append(f"players={self.players}")
-        if self.name != "classic":
+        if RULES.get((_DEFAULT_GAME, self.players)) is not type(self):
             out.append(f"game={self.name}")
         return out
+
+
+def settle(players: int, landlord, landlord_won, points) -> np.ndarray:
+    """(B, players) float64: the settlement of games, zero-sum: the landlord wins or pays
+    ``players - 1`` times ``points`` (B,), each peasant pays or wins ``points``. The one place
+    the shares are computed: the engine's payoffs, the referee's forfeits and scores, the
+    league's checks and the game's abandoned hands read it."""
+    landlord = np.atleast_1d(np.asarray(landlord, np.int64))
+    sign = np.where(np.atleast_1d(landlord_won), 1.0, -1.0)
+    stake = sign * np.atleast_1d(np.asarray(points, np.float64))
+    pay = np.repeat(-stake[:, None], players, axis=1)
+    pay[np.arange(len(landlord)), landlord] = (players - 1) * stake
+    return pay
+
+
+def _format_key(fmt: CodeFormat) -> tuple:
+    return fmt.sizes, fmt.person
+
+
+def _format_owner(fmt: CodeFormat) -> type[Rules] | None:
+    """The first registered game whose codes are written in ``fmt``'s format."""
+    return next((c for c in GAMES.values() if _format_key(c.code_format) == _format_key(fmt)), None)

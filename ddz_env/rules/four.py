@@ -15,7 +15,7 @@ class FourPlayerRules(Rules):
     """25 cards each and 8 to the kitty; no single wings (``kickers`` changes nothing); bombs
     of 6 cards or more and the rocket double the stake; a trick ends after three passes."""
 
-    family: ClassVar[str] = "four"
+    title: ClassVar[str] = "the four-player game"
     players: ClassVar[int] = 4
     deck = DECKS[4]
     role_names = ("landlord", "landlord_down", "landlord_across", "landlord_up")

@@ -29,18 +29,20 @@ class Ruleset:
             ``"any"`` (single wings may repeat a rank; pair wings stay distinct).
         base_points: points per unit of bid × multiplier (default 1; 10 reproduces the seed
             page that shows "10 × bid × multiplier").
-        players: 3 (the classic game, default) or 4 (two decks, 108 cards: 25 each and 8 to
+        players: the seats (default: the game's own; the classic game has 3): with 4 the
+            game is the four-player game ``"four"`` (two decks, 108 cards: 25 each and 8 to
             the kitty, one landlord against three peasants, its own combinations and bombs;
-            ``docs/RULES.md``). With 4 players the auction is ``"open4"`` (the default
+            ``docs/RULES.md``); ``Ruleset(players=4)`` is ``Ruleset(game="four")``. With 4 players the auction is ``"open4"`` (the default
             ``"once"`` is read as ``"open4"``) or ``"none"``.
         open_hand: variant: after taking the kitty the landlord may play with the hand face
             up (every seat sees it), which doubles the multiplier (default False). The
             variants (``"rob"``, ``open_hand``) are three-player games: with ``players=4``
             they are a ``ValueError``.
-        game: the game the rules are of (default ``"classic"``: Dou Dizhu for 3 or 4 players),
-            or the name of a game registered with :func:`ddz_env.rules.register_rules`; with
-            ``players`` it picks the rules object (:attr:`rules`). ``"wild"`` is the wildcard
-            game (癞子: one rank drawn after the auction is wild; docs/RULES.md).
+        game: the game the rules are of, by its one name (``Rules.name``): ``"classic"``
+            (default: Dou Dizhu for 3), ``"four"`` (for 4), ``"wild"`` (the wildcard game,
+            癞子: one rank drawn after the auction is wild; docs/RULES.md), or the name of a
+            game registered with :func:`ddz_env.rules.register_rules`; with ``players`` it
+            picks the rules object (:attr:`rules`), and is then the name of that game.
         hard_bomb_multiplier: what a hard bomb and the wild bomb multiply the stake by in the
             wildcard game: 2 (default, as every bomb) or 4 (soft bombs stay 2).
     """
@@ -49,7 +51,7 @@ class Ruleset:
     redeal_limit: int | None = 3
     kickers: str = "distinct"
     base_points: int = 1
-    players: int = 3
+    players: int | None = None
     open_hand: bool = False
     game: str = "classic"
     hard_bomb_multiplier: int = 2
@@ -57,9 +59,13 @@ class Ruleset:
     def __post_init__(self) -> None:
         if not isinstance(self.game, str):
             raise ValueError(f"game must be the name of a game, not {self.game!r}")
-        if isinstance(self.players, bool) or not isinstance(self.players, int):
-            raise ValueError(f"players must be 3 or 4, not {self.players!r}")
+        if self.players is not None and (
+            isinstance(self.players, bool) or not isinstance(self.players, int)
+        ):
+            raise ValueError(f"players must be a number of seats, not {self.players!r}")
         cls = rules_class(self.game, self.players)
+        object.__setattr__(self, "game", cls.name)  # the game's one name, its seats
+        object.__setattr__(self, "players", cls.players)
         bidding = self.bidding
         if bidding is False or bidding is None:
             bidding = "none"

@@ -375,7 +375,7 @@ class WildRules(_WildObservation, ClassicRules):
     """The wildcard game: the classic deck, auction and combinations; one rank, drawn when the
     auction ends, is wild. ``hard_bomb_multiplier`` (2 or 4) prices hard and wild bombs."""
 
-    family: ClassVar[str] = "wild"
+    title: ClassVar[str] = "the wildcard game"
     soft_bombs: ClassVar[bool] = True
     variant_options: ClassVar[dict[str, dict]] = {
         "rob": {"bidding": "rob"},

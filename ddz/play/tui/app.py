@@ -368,8 +368,8 @@ class DdzApp(App):
     def advice(self) -> str:
         info = infoset(self.session.game, 0, HUMAN)
         if self.kind == "word":
-            return bid_advice(info.hand, 0, 3, self.word())
-        return bid_advice(info.hand, int(self.session.game.high_bid[0]), self.session.players)
+            return bid_advice(info.hand, 0, self.session.rules, self.word())
+        return bid_advice(info.hand, int(self.session.game.high_bid[0]), self.session.rules)
 
     def picked_counts(self) -> np.ndarray | str:
         """The rank counts of the cards typed (or else picked), or why the entry is not cards."""

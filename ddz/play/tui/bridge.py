@@ -132,7 +132,7 @@ class AppSession(Session):
     def _load(self, level: str) -> None:
         notices: list[str] = []
         try:
-            self.bots, self.level = load_bots(level, notices, self.players, self.rules.rules.family)
+            self.bots, self.level = load_bots(level, notices, self.rules)
         except Exception as exc:  # keep the stand-ins; say why
             notices.append(str(exc).split("\n")[0])
         self.render.level = self.level
