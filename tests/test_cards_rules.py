@@ -69,7 +69,7 @@ def test_ruleset_defaults_and_normalisation():
         ({"base_points": 0}, "base_points"),
         ({"base_points": True}, "base_points"),
         ({"players": 2}, "players must be 3 or 4"),
-        ({"players": True}, "players must be 3 or 4"),
+        ({"players": True}, "players must be a number of seats"),
         ({"players": 4, "bidding": "open"}, "not an auction for 4 players"),
         ({"bidding": "open4"}, "not an auction for 3 players"),
         ({"open_hand": 1}, "open_hand must be True or False"),

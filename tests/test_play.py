@@ -25,6 +25,7 @@ from ddz.play.text import judge, why_not_combination
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.codes import decode_deal
 from ddz_env.game import hands_of_owner
+from ddz_env.rules import Ruleset
 from tests.play_harness import (
     CODE,
     TABLE,
@@ -717,14 +718,16 @@ def test_bid_advice_is_the_planners_assessment(monkeypatch):
     )
     assert session.bid_advice(hand, 3).endswith("suggest: pass")
     from ddz.agents import planner
+    from ddz.common import profile
 
-    assert session._plan_cost(3) is planner.plan_cost
+    assert session._plan_cost(Ruleset()) is planner.plan_cost
 
     def broken(counts):
         raise RuntimeError("planner bug")
 
-    hooks = session.PLANNERS["classic"]
-    monkeypatch.setitem(session.PLANNERS, "classic", dataclasses.replace(hooks, assess_hand=broken))
+    hooks = planner.CLASSIC_PLANNER
+    monkeypatch.setattr(planner, "CLASSIC_PLANNER", dataclasses.replace(hooks, assess_hand=broken))
+    monkeypatch.setattr(profile, "_load", lambda ref: getattr(planner, ref.partition(":")[2]))
     with pytest.raises(RuntimeError, match="planner bug"):
         session.bid_advice(hand, 0)
 

@@ -135,12 +135,12 @@ def test_a_four_player_run_writes_a_four_player_model(tmp_path):
     (run_dir,) = tmp_path.iterdir()
     with np.load(run_dir / NPZ, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"]))
-        assert meta["game"] == {"family": "four", "players": 4, "variants": []}
+        assert meta["game"] == {"game": "four", "players": 4, "variants": []}
         assert meta["obs_size"] == obs_size(FOUR) == z["landlord.state.0.w"].shape[0]
         assert z["landlord_across.move.0.w"].shape[0] == 108
         assert z["bid.0.w"].shape[0] == 108
     state = torch.load(run_dir / CHECKPOINT, weights_only=True)
-    assert json.loads(state["sizes"])["game"]["family"] == "four"
+    assert json.loads(state["sizes"])["game"]["game"] == "four"
 
 
 def test_resuming_a_run_as_another_game_is_a_one_line_error(tmp_path, capsys):
@@ -252,7 +252,7 @@ def test_a_wildcard_run_writes_a_wildcard_model_that_hard_plays_there_only(tmp_p
     assert dmc.main(argv) == 0
     (run_dir,) = tmp_path.iterdir()
     model = load_model(run_dir / NPZ)
-    assert model.meta["game"] == {"family": "wild", "players": 3, "variants": []}
+    assert model.meta["game"] == {"game": "wild", "players": 3, "variants": []}
     agent = HardAgent(model=model)
     game = Game(1, WILD, seed=4)
     while game.phase[0] != PLAY:

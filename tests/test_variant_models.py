@@ -35,9 +35,9 @@ from ddz_env.observation import (
 )
 from ddz_env.rules import Ruleset
 
-CLASSIC = {"family": "classic", "players": 3, "variants": []}
-FOUR = {"family": "four", "players": 4, "variants": []}
-VARIANTS = {"family": "classic", "players": 3, "variants": ["open", "rob"]}
+CLASSIC = {"game": "classic", "players": 3, "variants": []}
+FOUR = {"game": "four", "players": 4, "variants": []}
+VARIANTS = {"game": "classic", "players": 3, "variants": ["open", "rob"]}
 FOUR_RULES = Ruleset(players=4)
 ROB_OPEN = Ruleset(bidding="rob", open_hand=True)
 
@@ -49,7 +49,7 @@ def tiny_arrays(tag: dict | None, seed: int = 0, wp: bool = True, rest: bool = T
     widths = {
         "classic": (1302, 54),
         "four": (2679, 108),
-    }[(tag or CLASSIC)["family"]]
+    }[(tag or CLASSIC)["game"]]
     obs_width = 1302 + 4 + 1 + 54 if tag == VARIANTS else widths[0]
     cards = widths[1]
     roles = ["landlord", "landlord_down", "landlord_up"]
@@ -152,12 +152,12 @@ def test_models_of_each_game_load_with_their_tag_and_roles(tmp_path):
 
 BAD_FILES = {
     "a tag of no game": (
-        lambda: set_meta(tiny_arrays(FOUR), game={"family": "five"}),
+        lambda: set_meta(tiny_arrays(FOUR), game={"game": "five"}),
         "'game' in meta must be an object",
     ),
     "an unknown family": (
-        lambda: set_meta(tiny_arrays(FOUR), game={"family": "x", "players": 4, "variants": []}),
-        "'game' names the family 'x'",
+        lambda: set_meta(tiny_arrays(FOUR), game={"game": "x", "players": 4, "variants": []}),
+        "'game' names the game 'x'",
     ),
     "four players of the classic width": (
         lambda: set_meta(tiny_arrays(CLASSIC, rest=False, wp=False), game=FOUR, obs_size=2679),
@@ -203,7 +203,7 @@ BAD_FILES = {
     ),
     "the classic layout tagged as the wildcard game": (
         lambda: set_meta(
-            tiny_arrays(CLASSIC), game={"family": "wild", "players": 3, "variants": []}
+            tiny_arrays(CLASSIC), game={"game": "wild", "players": 3, "variants": []}
         ),
         "the model reads 1302 features, not 2179 (the observation of the wildcard game)",
     ),
@@ -356,7 +356,7 @@ def test_a_game_without_a_shipped_model_is_refused_in_one_line(shipped):
     with pytest.raises(ValueError) as err:
         agent.act(info)
     assert str(err.value) == (
-        "hard has no model of the four-player game (--players 4): play normal or easy"
+        "hard has no model of the four-player game (--game four): play normal or easy"
     )
     with pytest.raises(ValueError, match="^hard has no model of the four-player game"):
         HardAgent(ruleset=FOUR_RULES)
@@ -375,7 +375,7 @@ def test_one_agent_plays_each_game_with_its_model_loaded_once(shipped, monkeypat
     seen: dict[str, set] = {}
 
     def record(info, action):
-        seen.setdefault(agent.model_for(info.ruleset).tag["family"], set()).add(info.ruleset)
+        seen.setdefault(agent.model_for(info.ruleset).tag["game"], set()).add(info.ruleset)
 
     for rules in (FOUR_RULES, Ruleset(bidding="rob"), Ruleset(), FOUR_RULES):
         game = Game(2, rules, seed=7)
@@ -503,13 +503,13 @@ def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipp
     shipped("hard.npz", None)
     argv = ["--players", "4", "--level", "hard", "--code", code, "--fast"]
     rc, out = play_harness.run_lines(argv, ["quit"])
-    assert rc == 0 and "three-player game only" in out and "three Normal bots" in out
-    assert session.family_levels("four") == ("easy", "normal")
+    assert rc == 0 and "don't play four players (two decks)" in out and "three Normal bots" in out
+    assert session.levels_of(FOUR_RULES) == ("easy", "normal")
     shipped("hard4.npz", FOUR, seed=2)
-    assert session.family_levels("four") is None and session.family_levels("wild") is None
+    assert session.levels_of(FOUR_RULES) is None and session.levels_of(Ruleset(game="wild")) is None
     for level in ("hard", "expert"):
         notices: list[str] = []
-        bots, name = session.load_bots(level, notices, 4, "four")
+        bots, name = session.load_bots(level, notices, FOUR_RULES)
         assert name == level and not notices and len(bots) == 3
         assert all(bot.model.tag == FOUR for bot in bots)
     rc, out = play_harness.run_lines(argv, ["pass", "pass", "pass", "quit"])
@@ -518,7 +518,7 @@ def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipp
     assert "is the landlord (base" in out and out.count("  You    pass\n") == 3
     (shipped.folder / "hard4.npz").write_bytes(b"damaged")  # falls back, saying why
     notices = []
-    bots, name = session.load_bots("hard", notices, 4, "four")
+    bots, name = session.load_bots("hard", notices, FOUR_RULES)
     assert name == "normal" and len(bots) == 3 and len(notices) == 1
     assert notices[0].startswith("Hard bots unavailable (Hard agent model ")
     assert "hard4.npz is corrupt" in notices[0] and "\n" not in notices[0]
@@ -530,11 +530,11 @@ def test_ddz_eval_plays_hard_in_the_four_player_game_once_its_model_is_shipped(s
     shipped("hard.npz", None)
     argv = ["eval", "hard", "normal", "--players", "4", "--deals", "1", "--no-progress"]
     assert main([*argv, "--workers", "1"]) == 2
-    assert "hard does not play the four-player game" in capsys.readouterr().err
+    assert "hard has no model of the four-player game" in capsys.readouterr().err
     shipped("hard4.npz", FOUR, seed=2)
     assert main([*argv, "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert "four players" in out and "hard" in out
+    assert "the four-player game" in out and "hard" in out
     # a model file: of the four-player game it plays, of another game it is refused up front
     four = write(shipped.folder / "mine4.npz", tiny_arrays(FOUR, seed=9))
     argv[1] = f"hard:{four}"

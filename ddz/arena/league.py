@@ -246,7 +246,8 @@ def _config(
     bots, deals, seed, bidding, rules: Ruleset, time_limit: float | None = None, trusted=False
 ) -> dict:
     """The settings a league file holds (a resumed league must have the same): the rules
-    beside the kicker rule only where they are not the classic ones, the time limit when
+    beside the kicker rule only where they are not the classic ones (the game where the
+    number of players does not name it), the time limit when
     there is one, and ``trust_bots`` when the user's bots play in process (their results
     differ from those of bots in processes of their own), as in the files written before."""
     classic = _rules(bidding, None)
@@ -257,8 +258,11 @@ def _config(
         "bidding": bidding,
         "kickers": rules.kickers,
     }
+    named = Ruleset(players=rules.players).game  # the game that the seat count alone names
     for f in fields(Ruleset):
         value = getattr(rules, f.name)
+        if f.name == "game" and value == named:
+            continue
         if f.name != "kickers" and value != getattr(classic, f.name):
             config["auction" if f.name == "bidding" else f.name] = value
     if time_limit is not None:

@@ -231,7 +231,7 @@ def add_rule_options(
         if name == "game":
             kwargs.update(choices=game_names())
         if name == "players" and several_players:
-            kwargs.update(type=_player_counts, metavar="3|4|3,4", default=[_default(name)])
+            kwargs.update(type=_player_counts, metavar="3|4|3,4", default=[Ruleset().players])
             del kwargs["choices"]
         text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
         parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)

@@ -61,6 +61,8 @@ def register_rules(game: str, rules: type[Rules], seats_of: str | None = None) -
     if not isinstance(game, str) or not game or "," in game or "=" in game:
         raise ValueError(f"a game name is a non-empty string without ',' or '=', not {game!r}")
     rules.name = game
+    if "title" not in vars(rules):  # a game that names itself no other way
+        rules.title = f"the {game} game"
     GAMES[game] = rules
     RULES[(game, rules.players)] = rules
     if seats_of is not None:
