@@ -202,9 +202,7 @@ BAD_FILES = {
         "'landlord.rest.0.w' has shape (54, 8); expected (108, width)",
     ),
     "the classic layout tagged as the wildcard game": (
-        lambda: set_meta(
-            tiny_arrays(CLASSIC), game={"game": "wild", "players": 3, "variants": []}
-        ),
+        lambda: set_meta(tiny_arrays(CLASSIC), game={"game": "wild", "players": 3, "variants": []}),
         "the model reads 1302 features, not 2179 (the observation of the wildcard game)",
     ),
 }

@@ -102,8 +102,10 @@ AUCTION_HELP = {
 RULE_OPTIONS: dict[str, RuleOption] = {
     "game": RuleOption(
         "--game",
-        "the game played, with its own deck, combinations and stake (default {default}; one of "
-        "{choices})",
+        N_(
+            "the game played, with its own deck, combinations and stake (default {default}; one "
+            "of {choices})"
+        ),
     ),
     "players": RuleOption(
         "--players",
@@ -194,6 +196,7 @@ def add_rule_options(
     notes: dict[str, str] | None = None,
     several_players: bool = False,
     translate: Translate = _same,
+    wild_help: str = WILD_HELP,
 ) -> None:
     """Add the rules options to ``parser``.
 
@@ -202,7 +205,8 @@ def add_rule_options(
     auction, else the default of the switch ``--bidding/--no-bidding`` (``--auction`` then
     implies ``--bidding``); ``notes``: per field (and ``"hold_auction"``), what the option
     means for this command, appended to its help; ``several_players``: ``--players`` takes a
-    list (``3,4``); ``translate``: the translation of the marked help texts."""
+    list (``3,4``); ``translate``: the translation of the marked help texts; ``wild_help``:
+    the help of ``--wild``, offered with ``--game``."""
     notes = dict(notes or {})
     wanted = set(RULE_OPTIONS if only is None else only)
     unknown = wanted - set(RULE_OPTIONS)
@@ -236,7 +240,7 @@ def add_rule_options(
         text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
         parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)
         if name == "game":
-            parser.add_argument("--wild", action="store_true", help=WILD_HELP)
+            parser.add_argument("--wild", action="store_true", help=wild_help)
 
 
 def _flag(name: str, value) -> str:

@@ -1187,15 +1187,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_rule_options(
         p,
-        only=("players", "bidding", "open_hand"),
+        only=("game", "players", "bidding", "open_hand"),
         auctions=("once", "rob"),
         notes={"players": _("against three bots")},
         translate=_,
-    )
-    p.add_argument(
-        "--wild",
-        action="store_true",
-        help=_(
+        wild_help=_(
             "the wildcard game: after the auction one rank is drawn and its cards are wild, "
             "standing for any rank from 3 to 2 (soft bombs; three players; Easy or Normal bots)"
         ),
@@ -1332,9 +1328,11 @@ def main(
 
 
 def play_rules(args: argparse.Namespace) -> Ruleset:
-    """The rules of the game the options of ``ddz play`` name (``--wild``: the wildcard game)."""
+    """The rules of the game the options of ``ddz play`` name (``--game``; ``--wild``: the
+    wildcard game, under the other options)."""
+    wild, args.wild = args.wild, False
     rules = ruleset_from_args(args, translate=_)
-    return wild_rules(rules) if args.wild else rules
+    return wild_rules(rules) if wild else rules
 
 
 def wild_rules(rules: Ruleset) -> Ruleset:
