@@ -67,8 +67,9 @@ class Deck:
 
     @property
     def thermometer(self) -> tuple[int, int]:
-        """The card encoding's widths: numbers per rank 3..2 and per joker (4, 1; 8, 2)."""
-        return int(self.counts[0]), int(self.counts[13])
+        """The card encoding's widths: numbers per rank 3..2 and per joker (4, 1; 8, 2): the
+        most cards of one rank, of one joker (a deck without some ranks encodes as many)."""
+        return int(self.counts[:13].max()), int(self.counts[13:].max())
 
     def format_card(self, card: int, color: bool = False) -> str:
         """One card with its suit, e.g. ``10♥``; jokers are ``BJ``/``RJ``."""

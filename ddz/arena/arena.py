@@ -70,7 +70,7 @@ from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_a
 from ddz_env.game import Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.match import play
-from ddz_env.rules import DEFAULT_RULES, Ruleset
+from ddz_env.rules import DEFAULT_RULES, Ruleset, game_of_seats
 
 #: Deals per chunk: the unit of work split between workers (fixed, so results do not depend
 #: on the number of workers). Each chunk plays 2 (or 6) games per deal in one batch.
@@ -132,7 +132,7 @@ class ArenaResult:
             out.pop("variants")
         else:
             out["variants"] = list(self.variants)
-        if Ruleset(players=self.players).game == self.game:
+        if game_of_seats(self.players) == self.game:
             out.pop("game")
         return out
 

@@ -67,7 +67,7 @@ from ddz.arena.pool import Run, build, results
 from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
 from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
 from ddz.common import progress as progress_bar
-from ddz_env.rules import DEFAULT_RULES, Ruleset
+from ddz_env.rules import DEFAULT_RULES, Ruleset, game_of_seats
 
 FILE_FORMAT = "ddz-league"
 FILE_VERSION = 1
@@ -190,7 +190,7 @@ class LeagueResult:
             else "no bidding, seats swapped"
         )
         if self.players != DEFAULT_RULES.players:
-            mode = f"{Ruleset(players=self.players).rules.title}, {mode}"
+            mode = f"{self.players} players, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
         width = max(8, *(len(b) for b in self.bots)) + 2
@@ -258,7 +258,7 @@ def _config(
         "bidding": bidding,
         "kickers": rules.kickers,
     }
-    named = Ruleset(players=rules.players).game  # the game that the seat count alone names
+    named = game_of_seats(rules.players)  # the game that the seat count alone names
     for f in fields(Ruleset):
         value = getattr(rules, f.name)
         if f.name == "game" and value == named:

@@ -507,7 +507,7 @@ class Session:
     # ------------------------------------------------------------------ deals
     def new_code(self) -> str:
         key = self.rng.integers(0, 2**63, dtype=np.uint64)
-        owner, first = deal_from_keys(np.array([key], np.uint64), self.players)
+        owner, first = deal_from_keys(np.array([key], np.uint64), self.players, self.rules.deck)
         return encode_deal(owner[0], int(first[0]), ruleset=self.rules)
 
     def run(self, code: str | None) -> int:

@@ -3,7 +3,16 @@ rules object of each ruleset (``ruleset.rules``, a :class:`Rules`), which says w
 mean: deck, seats, move table, fit test, stake, observation fields, deal-code tag and saved text
 (docs/ARCHITECTURE.md, "Rules variants"). :func:`register_rules` adds a game."""
 
-from .base import GAMES, RULES, CodeFormat, Rules, register_rules, rules_class, settle
+from .base import (
+    GAMES,
+    RULES,
+    CodeFormat,
+    Rules,
+    game_of_seats,
+    register_rules,
+    rules_class,
+    settle,
+)  # fmt: skip
 from .classic import ClassicRules
 from .four import FourPlayerRules
 from .wild import WildRules
@@ -16,5 +25,5 @@ from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa:
 
 __all__ = [
     "DEFAULT_RULES", "GAMES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "Rules", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of", "settle",
+    "FourPlayerRules", "Rules", "game_of_seats", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of", "settle",
 ]  # fmt: skip

@@ -87,6 +87,13 @@ def rules_class(game: str, players: int | None = None) -> type[Rules]:
     raise ValueError(f"players must be {listed}, not {players!r}")
 
 
+def game_of_seats(players: int) -> str | None:
+    """The game ``Ruleset(players=players)`` plays, which the seat count alone names (the
+    default game's table of that many seats: ``"four"`` for 4), or ``None``."""
+    cls = RULES.get((_DEFAULT_GAME, players))
+    return None if cls is None else cls.name
+
+
 #: the seat count and the game of a ruleset that names neither (``Ruleset``'s defaults)
 _DEFAULT_PLAYERS = 3
 _DEFAULT_GAME = "classic"
@@ -349,7 +356,7 @@ class Rules:
         out = ["open"] if self.ruleset.open_hand else []
         if self.players != _DEFAULT_PLAYERS:
             out.append(f"players={self.players}")
-        if RULES.get((_DEFAULT_GAME, self.players)) is not type(self):
+        if game_of_seats(self.players) != self.name:
             out.append(f"game={self.name}")
         return out
 

@@ -1,0 +1,184 @@
+"""A new game defined in this file alone: two seats, a deck without its 3s and 4s, one
+landlord against one player. Registered here, it plays through the engine, the AEC, vector and
+single-agent envs, the arena with Random, Easy and Normal, and the game people play, in line
+mode and on the full screen: nothing outside this file knows it (docs/ARCHITECTURE.md,
+"Adding a variant")."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ddz.arena.arena import run_arena
+from ddz_env.aec import raw_env
+from ddz_env.auction import AUCTIONS, MAX_BID, RisingBids, register_auction
+from ddz_env.cards import DECKS, Deck
+from ddz_env.codes import decode_deal
+from ddz_env.game import OVER, Game
+from ddz_env.rules import GAMES, RULES, ClassicRules, CodeFormat, Ruleset, register_rules
+from ddz_env.single import DouDizhuEnv
+from ddz_env.vector import DouDizhuVectorEnv
+from tests.play_harness import HintPlayer, run_play
+
+#: the classic deck without the 3s and the 4s (ranks 0 and 1): 46 cards, 20 to each seat and 6
+#: to the kitty
+_KEEP = np.flatnonzero(DECKS[3].card_ranks >= 2)
+DUEL_DECK = replace(
+    DECKS[3],
+    players=2,
+    num_cards=len(_KEEP),
+    counts=np.where(np.arange(15) < 2, 0, DECKS[3].counts).astype(np.uint8),
+    hand_size=20,
+    card_ranks=DECKS[3].card_ranks[_KEEP],
+)
+
+
+class DuelAuction(RisingBids):
+    """Each seat speaks once: bids 1-3, each higher than the last; a bid of 3 ends it."""
+
+    players = (2,)
+
+    def bid(self, game, b, seat, bid):
+        self._speak(game, b, seat, bid)
+        if bid == MAX_BID:
+            return seat, MAX_BID
+        return self._end(game, b) if game.bid_count[b] == game.num_players else None
+
+
+class DuelRules(ClassicRules):
+    """Two seats: the landlord against one peasant, the classic combinations and stake, the
+    auction where each seat speaks once."""
+
+    players = 2
+    bidding_aliases = {"once": "duel"}
+    deck: Deck = DUEL_DECK
+    role_names = ("landlord", "peasant")
+    history_size = 160
+    code_format = CodeFormat((20, 20, 6), 1, b"ddz-duel", 16, "the duel", "a duel deal")
+
+
+@pytest.fixture
+def duel():
+    register_auction("duel", DuelAuction)
+    register_rules("duel", DuelRules)
+    yield Ruleset(game="duel")
+    del GAMES["duel"], RULES[("duel", 2)], AUCTIONS["duel"]
+
+
+def test_the_duel_deals_two_hands_without_3s_and_4s_and_settles_between_two(duel):
+    game = Game(64, duel, seed=5)
+    assert game.num_players == 2 and duel.players == 2
+    hands = game.hands.sum(axis=1)  # each game's cards in the hands
+    assert (game.hands[:, :, :2] == 0).all()  # no 3s, no 4s
+    assert (hands.sum(axis=1) == 40).all()
+    rng = np.random.default_rng(5)
+    while not game.done.all():
+        game.step(game.sample_actions(rng))
+    lord = game.landlord
+    assert (game.payoffs.sum(axis=1) == 0).all()  # zero-sum between the two seats
+    won = game.winner == lord
+    assert (np.sign(game.payoffs[np.arange(64), lord]) == np.where(won, 1, -1)).all()
+    code = game.deal_code(3)
+    owner, _first = decode_deal(code, ruleset=duel)
+    assert owner.shape[-1] == 46
+    text = game.to_text(3)
+    again = Game.from_text(text)
+    assert again.ruleset == duel and (again.payoffs[0] == game.payoffs[3]).all()
+
+
+def test_the_duel_plays_through_the_aec_env(duel):
+    env = raw_env(ruleset=duel)
+    rng = np.random.default_rng(2)
+    for episode in range(3):
+        env.reset(seed=episode)
+        assert env.possible_agents == ["player_0", "player_1"]
+        for _agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert env.game.phase[0] == OVER
+
+
+def test_the_duel_plays_through_the_vector_env(duel):
+    env = DouDizhuVectorEnv(8, game="duel")
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ended = 0
+    while ended < 16:
+        actions = [
+            int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
+        ]
+        obs, rewards, terms, truncs, infos = env.step(np.array(actions))
+        ended += int(terms.sum())
+    assert env.game.ruleset == duel
+
+
+@pytest.mark.parametrize("opponents", ["random", "normal"])
+def test_the_duel_plays_through_the_single_agent_env(duel, opponents):
+    env = DouDizhuEnv(opponents=opponents, ruleset=duel)
+    rng = np.random.default_rng(4)
+    for episode in range(3):
+        obs, _ = env.reset(seed=episode)
+        terminated = False
+        while not terminated:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, reward, terminated, truncated, info = env.step(action)
+        assert info["winner"] in (0, 1)
+
+
+@pytest.mark.parametrize("a,b", [("easy", "random"), ("normal", "easy"), ("random", "normal")])
+def test_the_duel_plays_in_the_arena(duel, a, b):
+    result = run_arena(a, b, 12, seed=7, bidding=True, ruleset=duel)
+    assert result.players == 2 and result.game == "duel"
+    assert result.games % 12 == 0 and result.games >= 24 and not result.forfeits
+    assert result.to_dict()["game"] == "duel"
+    assert "the duel game" in result.text()
+
+
+def test_normal_beats_random_at_the_duel(duel):
+    """The rule bots plan without a partner: Normal wins most games against Random."""
+    result = run_arena("normal", "random", 40, seed=11, ruleset=duel)
+    assert result.wp > 0.7, result.wp
+
+
+def test_the_duel_is_played_in_line_mode(duel, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    argv = ["--game", "duel", "--level", "normal", "--fast", "--seed", "3", "--plain"]
+    rc, out = run_play(argv, HintPlayer(after=["q"]))
+    assert rc == 0, out
+    assert "you against Normal bots" in out  # the texts made from the rules of the game
+    assert "Right" in out and "Left" not in out  # one opponent, after you in turn
+    card = out.split("══ Result ══")[1]  # the result card: two seats settled, zero-sum
+    you, right = (int(x) for x in re.search(r"You ([+-]\d+)   Right ([+-]\d+)", card).groups())
+    assert you == -right != 0
+
+
+def test_the_duel_is_played_on_the_full_screen(duel, tmp_path, monkeypatch):
+    pytest.importorskip("textual")
+    from ddz.play.tui.app import DdzApp
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    app = DdzApp({"level": "normal", "stats": False, "rules": duel, "pause": 0.0}, color=False)
+
+    async def main():
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(3000):
+                kind = app.kind
+                if kind == "result":
+                    break
+                if kind == "bid":
+                    await pilot.press("3" if not app.query_one("#bid3").disabled else "p")
+                elif kind == "word":
+                    await pilot.press("y")
+                elif kind == "play":
+                    await pilot.press("h", "enter")
+                await pilot.pause(0.02)
+            assert app.kind == "result"
+
+    asyncio.run(main())
