@@ -29,7 +29,7 @@ from math import factorial
 
 import numpy as np
 
-from .rules import RULES, CodeFormat, Rules, Ruleset, rules_class
+from .rules import RULES, CodeFormat, Rules, Ruleset, rules_of_seats
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _READ = {c: i for i, c in enumerate(ALPHABET)}
@@ -53,7 +53,7 @@ def _shape(fmt: CodeFormat) -> tuple[int, int, int]:
     return players, deals, -(-((deals * players * 4).bit_length() + CHECK_BITS) // 5)
 
 
-_CLASSIC, _FOUR = rules_class("classic", 3).code_format, rules_class("classic", 4).code_format
+_CLASSIC, _FOUR = rules_of_seats(3).code_format, rules_of_seats(4).code_format
 SIZES, VERSION, NUM_DEALS = _CLASSIC.sizes, _CLASSIC.version, _multinomial(_CLASSIC.sizes)
 SIZES_4, VERSION_4, NUM_DEALS_4 = _FOUR.sizes, _FOUR.version, _multinomial(_FOUR.sizes)
 
@@ -101,7 +101,7 @@ def _rules_of(players: int, variants, ruleset: Ruleset | None) -> Rules:
     unknown = [v for v in variants if v not in VARIANT_NAMES]
     if unknown:
         raise ValueError(f"unknown variant(s) {unknown}; known: {sorted(VARIANT_NAMES)}")
-    cls = rules_class("classic", players)
+    cls = rules_of_seats(players)
     if any(v not in cls.variant_options for v in variants):
         raise ValueError("the variants are three-player games: a four-player code carries none")
     options: dict = {}

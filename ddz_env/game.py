@@ -91,27 +91,27 @@ from .legal import (
     words_to_ids,
 )
 from .moves import move_table
-from .rules import DEFAULT_RULES, Ruleset, rules_class
+from .rules import DEFAULT_RULES, Ruleset, rules_of_seats
 
 __all__ = [
     "BIDDING", "HISTORY", "OVER", "PLAY", "ROLE_NAMES", "Game", "bid_action", "bid_of_action",
     "deal_from_keys", "hands_of_owner", "play_random_games", "splitmix64",
     "role_names", "history_size",
 ]  # fmt: skip
-HISTORY = rules_class("classic", 3).history_size
-ROLE_NAMES = rules_class("classic", 3).role_names
+HISTORY = DEFAULT_RULES.rules.history_size
+ROLE_NAMES = DEFAULT_RULES.rules.role_names
 
 
 def role_names(players: int = 3) -> tuple[str, ...]:
     """The role names of the classic game of ``players`` seats (``ruleset.rules.role_names``
     of any game)."""
-    return rules_class("classic", players).role_names
+    return rules_of_seats(players).role_names
 
 
 def history_size(players: int = 3) -> int:
     """Room for the actions of one deal of the classic game of ``players`` seats
     (``ruleset.rules.history_size`` of any game)."""
-    return rules_class("classic", players).history_size
+    return rules_of_seats(players).history_size
 
 
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)

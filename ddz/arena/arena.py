@@ -114,7 +114,7 @@ class ArenaResult:
     variants: tuple[str, ...] = ()
     #: the game played (``Ruleset.game``); left out of the JSON where ``players`` alone names
     #: it (the classic game, the four-player game)
-    game: str = "classic"
+    game: str = DEFAULT_RULES.game
 
     @property
     def wp(self) -> float:

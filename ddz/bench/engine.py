@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ddz.common.options import WILD_GAME
+
 #: Kinds of measurement; rows of the same kind are compared with each other.
 PLAY, LEAD, ENV = "play", "lead", "env"
 #: The main figure of each kind (the one ratios are taken on).
@@ -281,7 +283,7 @@ def vector_env_steps(num_envs: int, seed: int = 0) -> Measure:
 
 # ---------------------------------------------------------------------------- the wildcard game
 #: the game of the ``--wild`` rows (``extra["game"]``: never compared with the peers)
-WILD = "wild"
+WILD = WILD_GAME
 
 
 def wild_lead_hands(n: int = 1000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

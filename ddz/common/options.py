@@ -151,8 +151,9 @@ RULE_OPTIONS: dict[str, RuleOption] = {
     ),
 }
 
-#: The help of ``--wild``, offered with ``--game``.
-WILD_HELP = "the wildcard game: the same as --game wild"
+#: The game ``--wild`` names (the switch is ``--game wild``), and its help, offered with ``--game``.
+WILD_GAME = "wild"
+WILD_HELP = f"the wildcard game: the same as --game {WILD_GAME}"
 
 #: The switch of the arena's commands: hold the auction, or play a fixed landlord seat.
 BIDDING_HELP = "hold the auction{note}; default {default}"
@@ -258,9 +259,10 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
     Options the rules don't allow together raise :class:`RuleOptionError` (one line)."""
     values = {name: getattr(args, RULE_OPTIONS[name].dest) for name in args._rules_offered}
     if getattr(args, "wild", False) and "game" in values:
-        if values["game"] not in (_default("game"), "wild"):
-            raise RuleOptionError(f"--wild is --game wild: drop --game {values['game']}")
-        values["game"] = "wild"
+        if values["game"] not in (_default("game"), WILD_GAME):
+            line = f"--wild is --game {WILD_GAME}: drop --game {values['game']}"
+            raise RuleOptionError(line)
+        values["game"] = WILD_GAME
     if isinstance(values.get("players"), list):
         del values["players"]  # several player counts: the command builds one ruleset for each
     auction = values.pop("bidding", None)

@@ -55,7 +55,7 @@ import numpy as np
 
 from ddz.agents.planner import planner_of
 from ddz.common import is_terminal
-from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
+from ddz.common.options import WILD_GAME, RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text
 from ddz.play import wild as wildcards
 from ddz.play.i18n import (
@@ -1340,7 +1340,7 @@ def wild_rules(rules: Ruleset) -> Ruleset:
     :class:`RuleOptionError` where they don't go with it (``--players 4``: the wildcard game
     is played by three)."""
     try:
-        return dataclasses.replace(rules, game="wild")
+        return dataclasses.replace(rules, game=WILD_GAME)
     except ValueError:
         line = _("{option} is not played with {others}")
         others = f"--players {rules.players}"

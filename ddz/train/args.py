@@ -182,9 +182,10 @@ def args_ruleset(args: Args):
     """The ruleset of the game options (``--players``, ``--auction``, ``--open-hand``,
     ``--wild``) of checked
     options: the game the run's model is of."""
-    from ddz_env.rules import Ruleset
+    from ddz.common.options import WILD_GAME
+    from ddz_env.rules import DEFAULT_RULES, Ruleset
 
-    game = "wild" if args.wild else "classic"
+    game = WILD_GAME if args.wild else DEFAULT_RULES.game
     return Ruleset(players=args.players, bidding=args.auction, open_hand=args.open_hand, game=game)
 
 

@@ -11,8 +11,9 @@ from .base import (
     game_of_seats,
     register_rules,
     rules_class,
+    rules_of_seats,
     settle,
-)  # fmt: skip
+)
 from .classic import ClassicRules
 from .four import FourPlayerRules
 from .wild import WildRules
@@ -25,5 +26,6 @@ from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa:
 
 __all__ = [
     "DEFAULT_RULES", "GAMES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "Rules", "game_of_seats", "WildRules", "Ruleset", "register_rules", "rules_class", "rules_of", "settle",
+    "FourPlayerRules", "Rules", "Ruleset", "WildRules", "game_of_seats", "register_rules",
+    "rules_class", "rules_of", "rules_of_seats", "settle",
 ]  # fmt: skip

@@ -87,6 +87,12 @@ def rules_class(game: str, players: int | None = None) -> type[Rules]:
     raise ValueError(f"players must be {listed}, not {players!r}")
 
 
+def rules_of_seats(players: int) -> type[Rules]:
+    """The rules class of the game ``Ruleset(players=players)`` plays (the default game's
+    table of that many seats); ``ValueError`` naming the seat counts there are."""
+    return rules_class(_DEFAULT_GAME, players)
+
+
 def game_of_seats(players: int) -> str | None:
     """The game ``Ruleset(players=players)`` plays, which the seat count alone names (the
     default game's table of that many seats: ``"four"`` for 4), or ``None``."""
