@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ddz.arena import arena
-from ddz.arena.arena import MAX_DEALS, _Sums, run_arena
+from ddz.arena.arena import MAX_DEALS, Sums, run_arena
 from ddz.arena.pool import in_order as _in_order
 from ddz.bench.run import main as bench_main
 from ddz.common import progress, stderr_is_terminal
@@ -225,7 +225,7 @@ def test_sums_are_exact_and_independent_of_the_split():
     rows[:, 2] = rng.integers(0, 2, len(deals))
     rows[:, 3] = rng.choice([-8, -4, -2, 2, 4, 8], len(deals))
     rows[:, 4] = rng.integers(-48, 49, len(deals))
-    whole, parts = _Sums(), _Sums()
+    whole, parts = Sums(), Sums()
     whole.add(rows)
     for lo in range(0, 200, 16):
         parts.add(rows[(deals >= lo) & (deals < lo + 16)])

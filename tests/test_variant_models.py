@@ -21,6 +21,7 @@ from ddz.agents.hard import (
     shipped_model_path,
 )
 from ddz.agents.model_game import tag_ruleset
+from ddz.common import one_blas_thread
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import infoset
 from ddz_env.legal import legal_pairs
@@ -268,7 +269,7 @@ def test_the_shipped_model_plays_as_before_on_seeded_positions(rules):
     assert model.tag == CLASSIC
     game = Game(4, rules, seed=2024)
     rng = np.random.default_rng(5)
-    with hard._one_blas_thread():  # small products: one thread is faster
+    with one_blas_thread():  # small products: one thread is faster
         compared = compare_moves(agent, model, rules, game, rng)
     assert compared >= 40
 

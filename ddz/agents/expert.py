@@ -78,8 +78,9 @@ import numpy as np
 from ddz.agents.base import MAX_WORLDS
 from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
-from ddz.agents.hard import HardAgent, HardModel, _one_blas_thread, model_actions
+from ddz.agents.hard import HardAgent, HardModel, model_actions
 from ddz.agents.rule_bots import NormalAgent
+from ddz.common import one_blas_thread
 from ddz.common.profile import profile_of
 from ddz_env.actions import BIDDING, OVER, bid_action
 from ddz_env.game import Game
@@ -259,7 +260,7 @@ class ExpertAgent(HardAgent):
         legal = info.legal_moves()
         if len(legal) == 1:
             return int(legal[0])
-        with _one_blas_thread():
+        with one_blas_thread():
             moves, values = self.move_values(info)
             order = np.argsort(-values, kind="stable")
             hard_choice = int(moves[order[0]])
@@ -281,7 +282,7 @@ class ExpertAgent(HardAgent):
         if self.bid_worlds < 1 or info.deciding_open or len(info.legal_actions) < 2:
             return call
         model = self.model_for(info.ruleset)
-        with _one_blas_thread():
+        with one_blas_thread():
             value = model.landlord_value(info.hand)
             if min(abs(value - t) for t in self.thresholds_of(model)) > self.bid_window:
                 return call

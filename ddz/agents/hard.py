@@ -52,7 +52,7 @@ from ddz.agents.model_game import (
     tag_name,
     tag_ruleset,
 )
-from ddz.common import not_a_file
+from ddz.common import not_a_file, one_blas_thread
 from ddz.common.profile import PROFILES
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
@@ -390,59 +390,6 @@ def _run_lstm(layers: Layers, moves: np.ndarray) -> np.ndarray:
         c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
         h = _sigmoid(o) * np.tanh(c)
     return h
-
-
-class _OneBlasThread:
-    """Runs NumPy's BLAS (OpenBLAS) on one thread inside a ``with`` block, then restores it.
-
-    One decision is a handful of small products; a multithreaded BLAS makes each wait for
-    busy cores (measured 16 ms instead of 0.2 ms per decision on a loaded 2-core machine). A
-    no-op where the OpenBLAS library cannot be found (other platforms or BLAS builds).
-    """
-
-    def __init__(self):
-        self._get = self._set = None
-        try:
-            import ctypes
-            import re
-
-            maps = Path("/proc/self/maps").read_text()
-            for lib_path in sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps))):
-                lib = ctypes.CDLL(lib_path)
-                for prefix, suffix in (
-                    ("scipy_openblas", "64_"),
-                    ("scipy_openblas", ""),
-                    ("openblas", "64_"),
-                    ("openblas", ""),
-                ):
-                    get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                    set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                    if get is not None and set_ is not None:
-                        set_.argtypes = [ctypes.c_int]
-                        self._get, self._set = get, set_
-                        return
-        except (OSError, AttributeError):
-            pass
-
-    def __enter__(self) -> None:
-        if self._get is not None:
-            self._saved = int(self._get())
-            if self._saved != 1:
-                self._set(1)
-
-    def __exit__(self, *exc) -> None:
-        if self._get is not None and self._saved != 1:
-            self._set(self._saved)
-
-
-_ONE_BLAS_THREAD: _OneBlasThread | None = None
-
-
-def _one_blas_thread() -> _OneBlasThread:
-    global _ONE_BLAS_THREAD
-    if _ONE_BLAS_THREAD is None:
-        _ONE_BLAS_THREAD = _OneBlasThread()
-    return _ONE_BLAS_THREAD
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -908,7 +855,7 @@ class HardAgent(Agent):
         if info.deciding_open and opens_above is None:
             return open_call(info, False)
         dealt = info.hand - info.kitty if info.deciding_open else info.hand  # the cards dealt
-        with _one_blas_thread():
+        with one_blas_thread():
             value = model.landlord_value(dealt)
         if info.deciding_open:
             return open_call(info, value > opens_above)
@@ -937,7 +884,7 @@ class HardAgent(Agent):
     def play(self, info: InfoSet) -> int:
         if len(info.legal_moves()) == 1:
             return int(info.legal_moves()[0])
-        with _one_blas_thread():
+        with one_blas_thread():
             moves, values = self.move_values(info)
         choice = int(moves[int(np.argmax(values))])
         if info.leading and info.landlord >= 0 and self.endgame_guard(info):

@@ -189,7 +189,7 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(splitmix64(key)[0] >> np.uint64(1))
 
 
-def _layouts(bidding: bool, players: int = 3) -> list[tuple[int, int]]:
+def layouts_of(bidding: bool, players: int = 3) -> list[tuple[int, int]]:
     """(config, seat) per game of a deal: which seat is alone; config 0 = A alone, 1 = B alone.
     Without bidding the lone seat is the landlord seat (seat -1 = "the landlord's")."""
     if not bidding:
@@ -258,7 +258,7 @@ def play_chunk(
     scored as lost by its side and recorded in ``forfeits`` when given; the other games go
     on."""
     P = ruleset.players
-    layouts = _layouts(ruleset.bidding != "none", P)
+    layouts = layouts_of(ruleset.bidding != "none", P)
     games = [(d, cfg, seat) for d in deals for cfg, seat in layouts]
     B = len(games)
     game = Game(batch_size=B, ruleset=ruleset, seed=0)
@@ -320,7 +320,7 @@ def _chunks(deals: int) -> Iterator[tuple[int, int, int, range]]:
         yield 0, 1, c, range(lo, min(lo + CHUNK_DEALS, deals))
 
 
-class _Sums:
+class Sums:
     """Running sums of one group of games (all, A landlord, A peasants), kept exactly.
 
     Every per-game value (win 0/1, DouZero score, points) is a whole number, so the sums are
@@ -385,7 +385,7 @@ class _Sums:
 def rows_stats(rows: np.ndarray) -> SeatStats:
     """WP, ADP and points with their 95% intervals over deals of arena rows (``keep_rows``,
     ``ddz eval --rows``; whole-number results), as the arena reports them."""
-    sums = _Sums()
+    sums = Sums()
     sums.add(rows)
     return sums.stats()
 
@@ -462,7 +462,7 @@ def run_arena(
     """
     deals, workers = _check_run(seed, deals, workers, backend)
     rules = _run_rules(ruleset or Ruleset(), bidding)
-    groups = {"all": _Sums(), "landlord": _Sums(), "peasant": _Sums()}
+    groups = {"all": Sums(), "landlord": Sums(), "peasant": Sums()}
     kept: list[np.ndarray] = []
     forfeits: list[Forfeit] = []
 
@@ -478,7 +478,7 @@ def run_arena(
         bar.update(len(rows))
 
     start = time.perf_counter()
-    total_games = deals * len(_layouts(bidding, rules.players))
+    total_games = deals * len(layouts_of(bidding, rules.players))
     run = Run(bot_specs([agent_a, agent_b], trust_bots), seed, rules, time_limit, play_job)
     with progress_bar(total_games, None, progress, unit=" games", leave=True) as bar:
         for result in _results(run, deals, workers, backend, ray_address):

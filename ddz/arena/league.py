@@ -55,12 +55,12 @@ from ddz.arena.arena import (
     CHUNK_DEALS,
     MAX_SEED,
     SeatStats,
-    _layouts,
-    _Sums,
+    Sums,
     add_game_options,
     bot_specs,
     check_arena_seed,
     game_options_problem,
+    layouts_of,
     play_job,
 )
 from ddz.arena.pool import Run, build, results
@@ -161,7 +161,7 @@ class LeagueResult:
             "bidding": self.bidding,
             "players": self.players,
             **({"variants": list(self.variants)} if self.variants else {}),
-            "games_per_pair": self.deals * len(_layouts(self.bidding, self.players)),
+            "games_per_pair": self.deals * len(layouts_of(self.bidding, self.players)),
             "anchor": self.anchor,
             "ratings": [
                 {
@@ -183,7 +183,7 @@ class LeagueResult:
 
     def text(self) -> str:
         n = len(self.bots)
-        per_pair = self.deals * len(_layouts(self.bidding, self.players))
+        per_pair = self.deals * len(layouts_of(self.bidding, self.players))
         mode = (
             f"bidding, {per_pair // self.deals} games per deal"
             if self.bidding
@@ -387,7 +387,7 @@ def _power_of_two(x: np.ndarray, most: int) -> np.ndarray:
 def _rows_problem(rows: np.ndarray, deals: list[int], rules: Ruleset) -> str | None:
     """What is wrong with a chunk's result rows (``None`` when nothing): rows of
     :func:`ddz.arena.arena.play_chunk` (deal, A holds the landlord, A won, A's DouZero score,
-    A's points), one per game of each deal in the order of ``_layouts``.
+    A's points), one per game of each deal in the order of ``layouts_of``.
 
     A's score is ``±m × 2**k``: ``m`` is the landlord's share of the settlement
     (``Rules.settle``: ``players - 1``) when A's seats are one side (the lone landlord, or
@@ -395,7 +395,7 @@ def _rows_problem(rows: np.ndarray, deals: list[int], rules: Ruleset) -> str | N
     cards, the rocket two) and, in a forfeit, the variants' doublings. A won when its score is
     positive. A's points have the score's sign and are ``|score| × base_points × bid × 2**e``
     (bid 1 to 3; ``e``: the spring and the variants' doublings)."""
-    layouts = _layouts(rules.bidding != "none", rules.players)
+    layouts = layouts_of(rules.bidding != "none", rules.players)
     per_deal, n = len(layouts), len(deals)
     if rows.shape != (n * per_deal, 5) or not np.isfinite(rows).all():
         return "wrong shape or a non-finite number"
@@ -536,7 +536,7 @@ def _play(league, built, workers, path, config, done, progress, on_chunk) -> Lea
     bots, specs, deals, seed, bidding, rules, time_limit = league
     jobs = _jobs(len(bots), deals)
     pending = [job for job in jobs if job[:3] not in done]
-    per_deal = len(_layouts(bidding, rules.players))
+    per_deal = len(layouts_of(bidding, rules.players))
     total = len(jobs)
     bar = progress_bar(
         sum(len(job[3]) for job in jobs) * per_deal,
@@ -591,7 +591,7 @@ def _result(bots, deals, seed, bidding, done, seconds, rules: Ruleset) -> League
             rows = np.concatenate([done[k][0] for k in keys])
             for k in keys:
                 forfeits += done[k][1]
-            sums = _Sums()
+            sums = Sums()
             sums.add(rows)
             s = sums.stats()
             pairs[(i, j)] = s

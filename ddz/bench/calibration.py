@@ -31,7 +31,8 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
     """Ratings of ``positions`` positions by uniform and by belief worlds (see the module)."""
     from ddz.agents.belief import DEFAULT_BELIEF, load_belief
     from ddz.agents.expert import ExpertAgent
-    from ddz.agents.hard import _one_blas_thread, load_model
+    from ddz.agents.hard import load_model
+    from ddz.common import one_blas_thread
     from ddz.common import progress as progress_bar
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
@@ -70,7 +71,7 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
             bar.update(1)
         return act
 
-    with _one_blas_thread():
+    with one_blas_thread():
         while len(truth) < positions:
             game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
             play(game, [sampled], stop=lambda: len(truth) >= positions)

@@ -23,7 +23,7 @@ def measure(games: int, seed: int, cards: list[int]) -> tuple[int, dict[int, lis
     """(decisions with a choice, {bound: [(cards left, solved, seconds), …]})."""
     from ddz.agents.base import make_agent
     from ddz.agents.endgame import bounds, move_wins
-    from ddz.agents.hard import _one_blas_thread
+    from ddz.common import one_blas_thread
     from ddz_env.actions import OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
@@ -33,7 +33,7 @@ def measure(games: int, seed: int, cards: list[int]) -> tuple[int, dict[int, lis
     game = Game(games, Ruleset(bidding="none"), seed=seed)
     found: dict[int, list[tuple]] = {c: [] for c in cards}
     decisions = 0
-    with _one_blas_thread():
+    with one_blas_thread():
         while (game.phase != OVER).any():
             live = np.flatnonzero(game.phase != OVER)
             actions = np.zeros(len(live), np.int64)

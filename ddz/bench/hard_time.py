@@ -19,14 +19,15 @@ import numpy as np
 
 def measure(paths: list[str], games: int, seed: int = 0) -> dict[str, list[float]]:
     """Seconds of each decision of every model in ``paths`` at the same positions."""
-    from ddz.agents.hard import HardAgent, _one_blas_thread, load_model
+    from ddz.agents.hard import HardAgent, load_model
+    from ddz.common import one_blas_thread
     from ddz_env.game import OVER, PLAY, Game
     from ddz_env.infoset import infoset
     from ddz_env.rules import Ruleset
 
     agents = [HardAgent(model=load_model(p)) for p in paths]
     times: dict[str, list[float]] = {p: [] for p in paths}
-    with _one_blas_thread():
+    with one_blas_thread():
         for g in range(games):
             game = Game(1, Ruleset(bidding="none"), seed=seed + g)
             while game.phase[0] != OVER:

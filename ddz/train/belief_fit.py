@@ -66,7 +66,8 @@ def collect(
     every game opens with the auction (``Ruleset(bidding="once")``), every seat bidding by
     Hard's bid network, so the bids are in the observations the model learns from."""
     from ddz.agents.base import make_agent
-    from ddz.agents.hard import HardAgent, _one_blas_thread, load_model, model_actions
+    from ddz.agents.hard import HardAgent, load_model, model_actions
+    from ddz.common import one_blas_thread
     from ddz.common import progress as progress_bar
     from ddz.train.frames import pack_obs
 
@@ -122,7 +123,7 @@ def collect(
 
     # the match loop (ddz_env.match): Hard's bids in the auction, then the play phase above
     phases = lambda game, live: (game.phase[live] == PLAY).astype(np.int64)  # noqa: E731
-    with _one_blas_thread():
+    with one_blas_thread():
         play(game, [bidder, moves], phases, stop=lambda: finished >= games, after_step=deal_again)
     bar.close()
     return {k: np.concatenate(v) for k, v in out.items()}
