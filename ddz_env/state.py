@@ -38,6 +38,7 @@ import numpy as np
 from .actions import CLAIM, MAX_BID, OPEN, ROB, bid_action
 from .cards import DECKS
 from .codes import code_key, decode_deal, encode_deal
+from .encoding import encoding_of
 from .game import (
     BIDDING,
     CONSTANT_FIELDS,
@@ -425,7 +426,8 @@ def check_public(info) -> None:
     limit = rules.redeal_limit
     _whole(info, "redeals", 0, 2**31 - 1 if limit is None else limit)
     _pairs(info, "bids", P, {*range(MAX_BID + 1), CLAIM, ROB})
-    moves = _pairs(info, "moves", P, rules.rules.move_words(N))
+    encoding = encoding_of(rules)
+    moves = _pairs(info, "moves", P, encoding.move_words(N))
     if moves and landlord < 0:
         raise ValueError("the InfoSet's moves come before there is a landlord")
     for t, (p, _) in enumerate(moves):
@@ -439,20 +441,8 @@ def check_public(info) -> None:
     _whole(info, "table_move", table_move, table_move)
     _whole(info, "table_seat", table_seat, table_seat)
     played = [a for _, a in moves]
-    bombs = int(rules.rules.move_doublings(played, _doubling(rules, info.table)).sum())
+    bombs = int(encoding.move_doublings(played).sum())
     _whole(info, "bombs", bombs, bombs)
-
-
-_DOUBLING: dict = {}
-
-
-def _doubling(ruleset: Ruleset, table) -> np.ndarray:
-    """``ruleset.rules.doubling_moves(table)``, kept per rules and table."""
-    key = (ruleset.players, ruleset.game, id(table))
-    kept = _DOUBLING.get(key)
-    if kept is None or kept[0] is not table:
-        kept = _DOUBLING[key] = (table, ruleset.rules.doubling_moves(table))
-    return kept[1]
 
 
 def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
