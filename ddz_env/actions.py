@@ -67,3 +67,14 @@ def bid_of_action(num_moves: int, action: int) -> int:
 def is_bid(num_moves: int, action: int) -> bool:
     """True for the actions that bid 1-3 (not pass)."""
     return num_moves <= action < num_moves + MAX_BID
+
+
+class IllegalAction(ValueError):
+    """An illegal action given to :meth:`Game.step`: the game index ``game``, the ``action``
+    and the ``reason`` (:meth:`Game.explain_illegal`)."""
+
+    def __init__(self, game, b: int, action: int):
+        self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
+        ok = 0 <= action < game.num_moves
+        what = game.move_cards(action, b) if ok else f"action {action}"
+        super().__init__(f"illegal action in game {b} ({what}): {self.reason}")

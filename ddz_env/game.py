@@ -69,12 +69,14 @@ import operator
 
 import numpy as np
 
+from . import saved
 from .actions import (
     BIDDING,
     CALL_NAMES,
     OPEN,
     OVER,
     PLAY,
+    IllegalAction,
     bid_action,
     bid_of_action,
     num_actions,
@@ -855,31 +857,23 @@ class Game:
 
     def to_text(self, game: int = 0) -> str:
         """Game ``game`` as one line: version, ruleset, deal code, deal key, actions so far."""
-        from .state import to_text
-
-        return to_text(self, game)
+        return saved.to_text(self, int(check_indices(game, self.batch_size, "game")[0]))
 
     @classmethod
     def from_text(cls, text) -> Game:
         """The game of a ``to_text`` line (or a batch of several lines); the actions are
         replayed and checked, so a corrupt line is a ``ValueError``."""
-        from .state import from_text
-
-        return from_text(text)
+        return saved.from_text(text, cls)
 
     def to_arrays(self, games=None) -> dict:
         """The state of all games (or of ``games``) as a dict of NumPy arrays, for ``numpy.savez``."""
-        from .state import to_arrays
-
-        return to_arrays(self, games)
+        return saved.to_arrays(self, games)
 
     @classmethod
     def from_arrays(cls, arrays) -> Game:
         """The games of ``to_arrays``, validated by replaying each game (``ValueError`` if the
         arrays are not a consistent state)."""
-        from .state import from_arrays
-
-        return from_arrays(arrays)
+        return saved.from_arrays(arrays, cls)
 
     # ------------------------------------------------------------------ helpers
     def move_name(self, move: int, game: int = 0) -> str:
@@ -901,17 +895,6 @@ class Game:
                 self.history_player[game, start:end], self.history_action[game, start:end]
             )
         ]
-
-
-class IllegalAction(ValueError):
-    """An illegal action given to :meth:`Game.step`: the game index ``game``, the ``action``
-    and the ``reason`` (:meth:`Game.explain_illegal`)."""
-
-    def __init__(self, game: Game, b: int, action: int):
-        self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
-        ok = 0 <= action < game.num_moves
-        what = game.move_cards(action, b) if ok else f"action {action}"
-        super().__init__(f"illegal action in game {b} ({what}): {self.reason}")
 
 
 def _legal_bits(words: np.ndarray, rows: np.ndarray, actions: np.ndarray, num_actions: int):
