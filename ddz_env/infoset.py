@@ -115,6 +115,12 @@ class InfoSet:
     def num_moves(self) -> int:
         return encoding_of(self.ruleset).num_moves
 
+    @property
+    def lists_plays(self) -> bool:
+        """Whether the legal plays of a decision are listed (:attr:`legal_plays`: the wildcard
+        game), not fixed rows of the move table (``ddz_env.encoding``)."""
+        return encoding_of(self.ruleset).lists_plays
+
     def plays(self, actions) -> np.ndarray:
         """The plays of move actions of this decision (0: pass), as ``moves`` and
         ``table_move`` hold them: rows of the move table, or the listed plays' codes."""
