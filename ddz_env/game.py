@@ -678,9 +678,11 @@ class Game:
                 self.passes[c] = 0
         if playing is not None:
             q, m, s = playing
-            plays, counts, doublings = self.encoding.spend(self, q, m)
-            if plays is not m:  # the history holds the plays the actions named
+            lists, plays = self._listed[1], m  # the plays of the actions: listed, or the rows
+            if lists:  # the history holds the plays the actions named
+                plays = self.encoding.plays_of(lists, q, m)
                 self.history_action[q, self.history_len[q] - 1] = plays
+            counts = self.encoding.consumed_of(plays)
             hand = self.hands[q, s] - counts
             self.hands[q, s] = hand
             self.played[q, s] += counts
@@ -688,7 +690,7 @@ class Game:
             self.table_move[q] = plays
             self.table_player[q] = s
             self.passes[q] = 0
-            self.bombs[q] += doublings
+            self.bombs[q] += self.encoding.doublings_of(plays)
             _, finished = _split(hand.any(-1), q, s)
             if finished is not None:
                 self._finish(*finished)

@@ -243,15 +243,20 @@ class ListedPlays:
         words[game.table_move[rows] == 0, 0] &= ~np.uint64(1)
         return words, lists
 
-    def spend(self, game, rows, moves) -> tuple:
-        """(play codes, cards consumed (n, 15), doublings (n,)) of the list indices ``moves``
-        of games ``rows``."""
-        lists = game._listed[1]
+    def plays_of(self, lists: dict, rows, moves):
+        """The play codes of the list indices ``moves`` (1..) of games ``rows``, from their
+        ``lists`` of legal plays (a scalar for one game)."""
         pairs = zip(np.atleast_1d(rows).tolist(), np.atleast_1d(moves).tolist())
         codes = np.array([int(lists[b][m - 1]) for b, m in pairs], np.int64)
-        if np.ndim(moves) == 0:
-            codes = codes[0]
-        return codes, play_fields(codes)["consumed"], self.rules.play_doublings(codes)
+        return codes[0] if np.ndim(moves) == 0 else codes
+
+    def consumed_of(self, codes) -> np.ndarray:
+        """(..., 15) the cards play codes take from the hand."""
+        return play_fields(codes)["consumed"]
+
+    def doublings_of(self, codes) -> np.ndarray:
+        """How many times play codes double the stake (``hard_bomb_multiplier``)."""
+        return self.rules.play_doublings(codes)
 
     def action_of(self, game, b: int, action: int) -> int:
         """The action of game ``b`` that a step given ``action`` takes: a play code's index in
@@ -278,7 +283,7 @@ class ListedPlays:
 
     def consumed(self, plays) -> np.ndarray:
         """(..., 15) the cards plays take from the hand (the wild cards at the wild rank)."""
-        return play_fields(plays)["consumed"]
+        return self.consumed_of(plays)
 
     def reading(self, plays) -> dict[str, np.ndarray]:
         """What plays read as: ``type``, ``length``, ``main`` (pass: type 0, main -1)."""
@@ -339,7 +344,7 @@ class ListedPlays:
         return _PlayWords()
 
     def move_doublings(self, plays) -> np.ndarray:
-        return self.rules.play_doublings(np.asarray(plays, np.int64))
+        return self.doublings_of(np.asarray(plays, np.int64))
 
     def move_lookup(self, ids: list) -> tuple[list, np.ndarray]:
         """Play codes as rows of a table of the features of the cards they consumed."""
