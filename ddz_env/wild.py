@@ -274,12 +274,12 @@ class ListedPlays:
 
     def plays(self, actions, listed=None) -> np.ndarray:
         """The play codes of move actions (0: pass) given the ``listed`` plays of the
-        decision; play codes stay themselves."""
+        decision; play codes (and actions below 1) stay themselves."""
         actions = np.asarray(actions, np.int64)
         listed = np.zeros(0, np.int64) if listed is None else np.asarray(listed, np.int64)
         index = np.clip(actions - 1, 0, max(len(listed) - 1, 0))
         picked = listed[index] if len(listed) else np.zeros_like(actions)
-        return np.where((actions & PLAY_TAG) != 0, actions, np.where(actions > 0, picked, 0))
+        return np.where((actions & PLAY_TAG) != 0, actions, np.where(actions > 0, picked, actions))
 
     def consumed(self, plays) -> np.ndarray:
         """(..., 15) the cards plays take from the hand (the wild cards at the wild rank)."""
