@@ -92,18 +92,23 @@ def test_the_toy_game_plays_through_the_aec_env(toy):
         assert len(env.game.table) == 56
 
 
-def test_the_toy_game_plays_through_the_vector_env(toy):
-    env = DouDizhuVectorEnv(8, game="short")
+def _play_vector_env(env: DouDizhuVectorEnv, games: int) -> None:
+    """Random legal actions in ``env`` until ``games`` games have ended."""
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
     ended = 0
-    while ended < 16:
+    while ended < games:
         # a game that just ended shows no legal action: its next action only resets it
         actions = [
             int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
         ]
         obs, rewards, terms, truncs, infos = env.step(np.array(actions))
         ended += int(terms.sum())
+
+
+def test_the_toy_game_plays_through_the_vector_env(toy):
+    env = DouDizhuVectorEnv(8, game="short")
+    _play_vector_env(env, 16)
     assert env.game.ruleset == toy
 
 
@@ -151,12 +156,5 @@ def test_a_two_seat_game_plays_without_the_default_auction(duel):
     again = Game.from_text(game.to_text(2))
     assert again.ruleset == duel and (again.payoffs == game.payoffs[2]).all()
     env = DouDizhuVectorEnv(4, ruleset=duel)
-    obs, _ = env.reset(seed=3)
-    rng = np.random.default_rng(3)
-    ended = 0
-    while ended < 8:
-        actions = [
-            int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
-        ]
-        obs, rewards, terms, truncs, infos = env.step(np.array(actions))
-        ended += int(terms.sum())
+    _play_vector_env(env, 8)
+    assert env.game.ruleset == duel
