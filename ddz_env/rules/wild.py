@@ -32,11 +32,10 @@ wild bomb < the rocket (:func:`beats`).
 **Stake**: every bomb and the rocket doubles; with ``hard_bomb_multiplier=4`` hard bombs and
 the wild bomb quadruple (:func:`doubling_exponents`).
 
-The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`, which the
-engine's :mod:`ddz_env.wild` lists) come from the classic move table read as *readings*: a row fits when its shortfall (the cards it needs
-beyond the hand's natural cards, jokers never supplied) is at most the wild cards held — one
-vectorized test over the table —, then each fitting row is expanded, also vectorized, into the
-ways of spending natural or wild cards on it.
+The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`) are listed
+by the engine (:mod:`ddz_env.wild`) from the classic move table read as *readings*. This module,
+like the rest of the rules package, imports nothing of the engine; ``WildRules`` declares what
+the engine composes: the action encoding (``"plays"``) and the ``wild_rank`` state array.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ import numpy as np
 from ..cards import encode_cards, splitmix64
 from .base import ENGINE, CodeFormat
 from .classic import ClassicRules
+from .combos import MoveType
 from .fields import BINARY, CARDS, HISTORY_MOVES, ONEHOT, Field, StateField
 
 #: the bit set on every play code
@@ -58,7 +58,7 @@ _BOMB_SHIFT = 53
 #: bomb classes of a play code
 NOT_BOMB, SOFT_BOMB, HARD_BOMB, WILD_BOMB = 0, 1, 2, 3
 BOMB_NAMES = {SOFT_BOMB: "soft bomb", HARD_BOMB: "hard bomb", WILD_BOMB: "wild bomb"}
-_BOMB, _ROCKET = 13, 14  # MoveType.BOMB, MoveType.ROCKET (moves imports the rules)
+_BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
 #: the ranks a wild card may stand for (3 .. 2)
 WILD_RANKS = 13
 _SHIFTS = np.array([_CARDS_SHIFT + 3 * k for k in range(13)] + [51, 52], np.int64)
