@@ -8,8 +8,8 @@ that is costly to build (move table, legality tables, move features) is cached p
 :attr:`Rules.table_key`, so rulesets that differ only in auction or stake share it.
 
 This module, like the whole rules package, imports nothing of the engine: the engine
-(``ddz_env.moves``, ``ddz_env.legal``, ``ddz_env.observation``) builds and caches its tables
-from the rules object's description. The table properties kept here for callers outside the
+(``ddz_env.moves``, ``ddz_env.legal``, ``ddz_env.wild``) builds and caches its tables from the
+rules object's description. The table properties kept here for callers outside the
 engine (:attr:`Rules.move_table`, :attr:`Rules.legal_tables`, :attr:`Rules.move_features`,
 :meth:`Rules.legal_words`) ask the engine's builders, which the engine modules provide in
 :data:`ENGINE` when they load.
@@ -50,9 +50,10 @@ class CodeFormat:
 
 #: (game, players) → the rules class that plays it
 RULES: dict[tuple[str, int], type[Rules]] = {}
-#: the engine's builders behind the table properties of :class:`Rules`, by name (provided by
-#: ``ddz_env.moves``: ``move_table``; ``ddz_env.legal``: ``legal_tables``, ``legal_words``;
-#: ``ddz_env.observation``: ``move_features``), each taking the ruleset first
+#: the engine's functions behind the table properties of :class:`Rules` (and the wildcard
+#: game's legal plays), by name, registered by the engine modules when they load:
+#: ``ddz_env.moves`` (``move_table``, ``move_features``), ``ddz_env.legal`` (``legal_tables``,
+#: ``legal_words``), ``ddz_env.wild`` (``legal_plays_batch``)
 ENGINE: dict[str, Callable] = {}
 #: every variant a deal code may carry (``Ruleset.variants``), and how messages name them
 VARIANT_NAMES = {"rob": "the rob-the-landlord auction", "open": "the open hand"}
@@ -164,7 +165,7 @@ class Rules:
     @property
     def move_features(self) -> np.ndarray:
         """(N, card_width) float32: the card encoding of every row of the move table
-        (``ddz_env.observation.move_features``)."""
+        (``ddz_env.moves.move_features``)."""
         return ENGINE["move_features"](self.ruleset)
 
     def legal_words(self, hands, table_moves=None) -> np.ndarray:
