@@ -1,12 +1,11 @@
 """Dou Dizhu rules engine and environments (NumPy only, no torch)."""
 
-from .actions import action_names
 from .cards import RANK_NAMES, format_cards, format_counts, parse_counts
 from .codes import decode_deal, encode_deal
 from .game import BIDDING, OVER, PLAY, ROLE_NAMES, Game
 from .infoset import InfoSet
 from .legal import legal_mask, legal_moves, legal_words
-from .moves import MoveTable, MoveType, move_table
+from .moves import MoveTable, MoveType, action_names, move_table
 from .observation import (
     INFOSTATE_LAYOUT,
     INFOSTATE_SIZE,

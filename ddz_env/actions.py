@@ -24,7 +24,6 @@ decision to open the hand (the landlord is then known: ``landlord >= 0``).
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -70,36 +69,12 @@ def is_bid(num_moves: int, action: int) -> bool:
     return num_moves <= action < num_moves + MAX_BID
 
 
-def action_name(action: int, ruleset: Ruleset | None = None) -> str:
-    """A name for any action id of ``ruleset``'s action space (default: the standard rules):
-    ``"pass"``, ``"bid 2"``, ``"claim"``, ``"rob"``, ``"open"``, a move's name with its cards (``"pair of 8s (8 8)"``), or
-    ``"action 99999"`` for an id outside the action space (for error messages)."""
-    from .moves import move_table  # this module sits below the rules and the move table
-    from .rules import DEFAULT_RULES
+class IllegalAction(ValueError):
+    """An illegal action given to :meth:`Game.step`: the game index ``game``, the ``action``
+    and the ``reason`` (:meth:`Game.explain_illegal`)."""
 
-    table = move_table(DEFAULT_RULES if ruleset is None else ruleset)
-    action, n = int(action), len(table)
-    if action == PASS:
-        return "pass"
-    if n <= action < num_actions(n, ruleset):
-        return CALL_NAMES[bid_of_action(n, action)]
-    if 0 < action < n:
-        return f"{table.describe(action)} ({table.cards_text(action)})"
-    return f"action {action}"
-
-
-def action_names(ruleset: Ruleset | None = None) -> tuple[str, ...]:
-    """The name of every action id of ``ruleset``'s action space (default: the standard rules),
-    as :func:`action_name` gives it; computed once per ruleset. ``action_names()[a]`` names
-    action ``a``."""
-    from .rules import DEFAULT_RULES
-
-    return _action_names(DEFAULT_RULES if ruleset is None else ruleset)
-
-
-@cache
-def _action_names(ruleset: Ruleset) -> tuple[str, ...]:
-    from .moves import move_table
-
-    n = len(move_table(ruleset))
-    return tuple(action_name(a, ruleset) for a in range(num_actions(n, ruleset)))
+    def __init__(self, game, b: int, action: int):
+        self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
+        ok = 0 <= action < game.num_moves
+        what = game.move_cards(action, b) if ok else f"action {action}"
+        super().__init__(f"illegal action in game {b} ({what}): {self.reason}")

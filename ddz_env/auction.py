@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .actions import CLAIM, MAX_BID, MAX_CALL, ROB, bid_action
+from .bitsets import pack_bool
 
 if TYPE_CHECKING:
     from .game import Game
@@ -66,8 +67,6 @@ class Auction:
 
     def words_of_bids(self, *bid_lists: Sequence[int]) -> np.ndarray:
         """(len(bid_lists), W) uint64: the packed action bitsets of each list of bids."""
-        from .legal import pack_bool  # the rules validate names here before legal is loaded
-
         mask = np.zeros((len(bid_lists), self.num_moves + MAX_CALL), dtype=bool)
         for row, bids in enumerate(bid_lists):
             mask[row, [bid_action(self.num_moves, k) for k in bids]] = True

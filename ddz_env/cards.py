@@ -207,3 +207,24 @@ def format_cards(cards, color: bool = False, sep: str = " ") -> str:
 #: The deck of each player count: ``DECKS[3]`` (54 cards, the classic game), ``DECKS[4]``
 #: (108 cards, two decks).
 DECKS: dict[int, Deck] = {3: make_deck(3, 1, 17), 4: make_deck(4, 2, 25)}
+
+
+def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = None) -> np.ndarray:
+    """(..., 15) rank counts → (..., 54) float32 card encoding of the deck of ``players``
+    seats (``DECKS``) or ``deck``: for each rank 3..2 a thermometer as wide as the deck's count
+    (4; 8 with two decks), then one for each joker (1; 2): (..., 108) with four players."""
+    counts = np.asarray(counts)
+    w, j = (DECKS[players] if deck is None else deck).thermometer
+    shape = counts.shape[:-1]
+    ranks = (counts[..., :13, None] > np.arange(w)).reshape(shape + (13 * w,))
+    jokers = (counts[..., 13:15, None] > np.arange(j)).reshape(shape + (2 * j,))
+    return np.concatenate([ranks, jokers], axis=-1).astype(np.float32)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """Vectorized SplitMix64 hash of uint64 values (the deals and the draws of the engine)."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(x, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))

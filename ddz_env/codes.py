@@ -30,6 +30,7 @@ from math import factorial
 import numpy as np
 
 from .rules import RULES, CodeFormat, Rules, Ruleset, rules_of_seats
+from .rules.base import VARIANT_NAMES
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _READ = {c: i for i, c in enumerate(ALPHABET)}
@@ -86,10 +87,6 @@ def _unrank(rank: int, sizes: tuple[int, ...] = SIZES) -> list[int]:
             rank -= block
             left[o] += 1
     return owner
-
-
-#: every variant a code may carry (``Ruleset.variants``), and how messages name them
-VARIANT_NAMES = {"rob": "the rob-the-landlord auction", "open": "the open hand"}
 
 
 def _rules_of(players: int, variants, ruleset: Ruleset | None) -> Rules:

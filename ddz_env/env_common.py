@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import actions
+from . import actions, moves
 from .cards import format_counts
 from .game import BIDDING, OVER, Game
 from .observation import obs_size, obs_slices
@@ -139,8 +139,8 @@ def observation_high(ruleset: Ruleset | None = None) -> np.ndarray:
 
 
 def action_name(game: Game, action: int) -> str:
-    """:func:`ddz_env.actions.action_name` of ``action`` under ``game``'s ruleset."""
-    return actions.action_name(action, game.ruleset)
+    """:func:`ddz_env.moves.action_name` of ``action`` under ``game``'s ruleset."""
+    return moves.action_name(action, game.ruleset)
 
 
 def action_id(action) -> int | None:

@@ -69,28 +69,23 @@ import operator
 
 import numpy as np
 
+from . import saved
 from .actions import (
     BIDDING,
     CALL_NAMES,
     OPEN,
     OVER,
     PLAY,
-    action_name,
+    IllegalAction,
     bid_action,
     bid_of_action,
     num_actions,
 )
 from .auction import AUCTIONS, REDEAL
-from .cards import DECKS, Deck
+from .bitsets import sample_words, unpack_words, words_to_ids
+from .cards import DECKS, Deck, splitmix64
 from .codes import code_key, decode_deal, encode_deal
-from .legal import (
-    legal_tables,
-    sample_words,
-    unchecked_legal_words,
-    unpack_words,
-    words_to_ids,
-)
-from .moves import move_table
+from .encoding import encoding_of
 from .rules import DEFAULT_RULES, Ruleset, rules_of_seats
 
 __all__ = [
@@ -112,18 +107,6 @@ def history_size(players: int = 3) -> int:
     """Room for the actions of one deal of the classic game of ``players`` seats
     (``ruleset.rules.history_size`` of any game)."""
     return rules_of_seats(players).history_size
-
-
-_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """Vectorized SplitMix64 hash of uint64 values."""
-    with np.errstate(over="ignore"):
-        z = np.asarray(x, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
 
 
 def deal_from_keys(
@@ -229,14 +212,18 @@ PLAY_FIELDS = (
     "phase", "current_player", "hands", "table_move", "table_player", "passes", "played",
     "num_plays", "bombs", "history_len", "winner", "spring", "multiplier", "payoffs",
 )  # fmt: skip
-#: Attributes shared by every game of a ruleset (read-only; a clone shares them).
+#: Attributes shared by every game of a ruleset (read-only; a clone shares them): the action
+#: encoding (``ddz_env.encoding``) and the state arrays of this ruleset's games (the classic
+#: ones, then those its rules declare: ``Rules.state_fields``).
 CONSTANT_FIELDS = (
-    "ruleset", "table", "tables", "num_moves", "num_actions", "_move_is_bomb", "_spent",
-    "auction", "num_players", "role_names", "_open_words",
+    "ruleset", "encoding", "table", "tables", "num_moves", "num_actions", "auction",
+    "num_players", "role_names", "_open_words", "state_fields", "bid_only_fields",
+    "_saved_fields", "_at_landlord",
 )  # fmt: skip
 #: Everything else a Game holds: the batch size, the deal codes, the stream of deals, the
-#: legal-move cache and the undo log (``None`` unless undo is enabled).
-OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache", "_undo")
+#: legal-move cache with the plays it lists (encodings that list them) and the undo log
+#: (``None`` unless undo is enabled).
+OTHER_FIELDS = ("batch_size", "codes", "_stream", "_legal_cache", "_listed", "_undo")
 # The settlement is set only when a game ends: before that it holds these values.
 _SETTLEMENT = {"winner": -1, "spring": 0, "multiplier": 1, "payoffs": 0}
 # What undo saves before a step: the play fields but the settlement, for every game stepped...
@@ -290,22 +277,19 @@ def _part(mask, *values):
     return tuple(v[mask] for v in values) if held else None
 
 
+_FIRST = np.zeros(1, np.intp)  # the one game of a batch of one, as rows
+
+
 class Game:
-    """B games of Dou Dizhu stepping together. See the module docstring for the state.
+    """B games of Dou Dizhu stepping together, of any registered game. See the module
+    docstring for the state.
 
-    ``Game(batch_size, ruleset)`` builds the engine class of the ruleset's rules object
-    (``ruleset.rules.game_class``: this class, or a subclass for games whose moves are not one
-    table row per hand, such as the wildcard game's ``ddz_env.wild.WildGame``)."""
-
-    #: the per-game state arrays of this engine class (clone, undo and the state module)
-    state_fields = STATE_FIELDS
-    #: the state arrays an auction step may change besides the play fields (undo saves them)
-    bid_only_fields = _BID_ONLY_FIELDS
-
-    def __new__(cls, batch_size=1, ruleset: Ruleset = DEFAULT_RULES, seed=None):
-        if cls is Game and isinstance(ruleset, Ruleset):
-            cls = ruleset.rules.game_class
-        return super().__new__(cls)
+    What differs between games is composed, never subclassed: the rules object
+    (``ruleset.rules``: deck, seats, combinations, stake), the action encoding
+    (``self.encoding``, :mod:`ddz_env.encoding`: how actions name the plays) and the state
+    arrays the rules add (``Rules.state_fields``, e.g. the wildcard game's ``wild_rank``), which
+    :attr:`state_fields` lists with the classic ones so that clone, restore, undo, the arrays
+    and the text form carry them."""
 
     def __init__(
         self, batch_size: int = 1, ruleset: Ruleset = DEFAULT_RULES, seed: int | None = None
@@ -314,20 +298,18 @@ class Game:
             raise TypeError("ruleset must be a ddz_env.Ruleset")
         self.ruleset = ruleset
         self.batch_size = B = check_batch_size(batch_size)
-        self.table = move_table(ruleset)
-        self.tables = legal_tables(ruleset)
-        self.num_moves = N = ruleset.rules.action_rows
+        self.encoding = enc = encoding_of(ruleset)
+        self.table = enc.table
+        #: the legality bitsets of the move table (``None`` where the plays are listed)
+        self.tables = enc.tables
+        self.num_moves = N = enc.num_moves
         self.num_actions = num_actions(N, ruleset)
         self.num_players = P = ruleset.players
         rules = ruleset.rules
         self.role_names = rules.role_names
-        # the moves that double the stakes (four players: bombs of 6+ cards and the rocket)
-        self._move_is_bomb = rules.doubling_moves(self.table)
-        # the cards each move takes from the hand that plays it (the rules object's answer)
-        self._spent = rules.spent_counts
         num_cards = ruleset.deck.num_cards
         history = rules.history_size
-        self.auction = AUCTIONS[ruleset.bidding](ruleset, N, self.tables.num_words)
+        self.auction = AUCTIONS[ruleset.bidding](ruleset, N, enc.num_words)
         # the landlord's legal words (bitsets) when deciding to open the hand (open_hand)
         self._open_words = self.auction.words_of_bids([0, OPEN])
         self.phase = np.full(B, OVER, np.int8)
@@ -345,13 +327,13 @@ class Game:
         self.opened = np.zeros(B, np.int8)
         self.landlord = np.full(B, -1, np.int8)
         self.base = np.zeros(B, np.int8)
-        self.table_move = np.zeros(B, np.int32)
+        self.table_move = np.zeros(B, enc.table_dtype)
         self.table_player = np.full(B, -1, np.int8)
         self.passes = np.zeros(B, np.int8)
         self.played = np.zeros((B, P, 15), np.uint8)
         self.num_plays = np.zeros((B, P), np.int16)
         self.bombs = np.zeros(B, np.int8)
-        self.history_action = np.full((B, history), -1, np.int16)
+        self.history_action = np.full((B, history), -1, enc.history_dtype)
         self.history_player = np.full((B, history), -1, np.int8)
         self.history_len = np.zeros(B, np.int16)
         self.play_start = np.zeros(B, np.int16)
@@ -360,9 +342,18 @@ class Game:
         self.multiplier = np.ones(B, np.int64)
         self.payoffs = np.zeros((B, P), np.float64)
         self.deal_key = np.zeros(B, np.uint64)
+        extra = rules.state_fields
+        for f in extra:
+            setattr(self, f.name, np.full((B, *f.shape), f.fill, f.dtype))
+        names = tuple(f.name for f in extra)
+        self.state_fields = STATE_FIELDS + names
+        self.bid_only_fields = _BID_ONLY_FIELDS + names
+        self._saved_fields = _SAVED_FIELDS + names
+        self._at_landlord = tuple((f.name, f.at_landlord) for f in extra if f.at_landlord)
         self.codes: list[str | None] = [None] * B
         self._stream = np.zeros(1, np.uint64)
         self._legal_cache: np.ndarray | None = None
+        self._listed: tuple = (None, {})
         self._undo: _UndoLog | None = None
         self.reset(seed=seed)
 
@@ -458,6 +449,8 @@ class Game:
         self.spring[idx] = 0
         self.multiplier[idx] = 1
         self.payoffs[idx] = 0
+        for f in self.ruleset.rules.state_fields:
+            getattr(self, f.name)[idx] = f.fill
         self.phase[idx] = BIDDING
         self._legal_cache = None
         decided = self.auction.at_deal(self, idx)
@@ -482,32 +475,66 @@ class Game:
 
     def legal_action_words(self) -> np.ndarray:
         """(B, W) uint64 bitsets of the legal actions of the player to act in each game."""
-        if self._legal_cache is None and self.batch_size == 1:
-            phase = self.phase[0]
-            if phase == PLAY:
-                hand = self.hands[0, self.current_player[0]][None]
-                self._legal_cache = unchecked_legal_words(hand, self.table_move[:1], self.ruleset)
-            elif phase == BIDDING:
-                if self.landlord[0] >= 0:  # open_hand: the landlord decides to open
-                    self._legal_cache = self._open_words.copy()
-                else:
-                    self._legal_cache = self.auction.legal_words(self, slice(0, 1))
-            else:
-                self._legal_cache = np.zeros((1, self.tables.num_words), np.uint64)
-        if self._legal_cache is None:
-            B = self.batch_size
-            words = np.zeros((B, self.tables.num_words), np.uint64)
+        cache = self._legal_cache
+        if cache is not None and (not self.encoding.lists_plays or self._listed[0] is cache):
+            return cache
+        if self.batch_size == 1:
+            words = self._legal_words_of_one()
+        else:
+            words = np.zeros((self.batch_size, self.encoding.num_words), np.uint64)
+            lists = {}
             play = np.flatnonzero(self.phase == PLAY)
             if len(play):
-                hands = self.hands[play, self.current_player[play]]
-                words[play] = unchecked_legal_words(hands, self.table_move[play], self.ruleset)
+                words[play], lists = self.encoding.play_words(self, play)
             bid = np.flatnonzero(self.phase == BIDDING)
             if len(bid):
                 words[bid] = self.auction.legal_words(self, bid)
                 if self.ruleset.open_hand:
                     words[bid[self.landlord[bid] >= 0]] = self._open_words[0]
-            self._legal_cache = words
-        return self._legal_cache
+            self._listed = (words, lists)
+        self._legal_cache = words
+        return words
+
+    def _legal_words_of_one(self) -> np.ndarray:
+        """:meth:`legal_action_words` of a batch of one game (scalar indexing)."""
+        phase, lists = self.phase[0], {}
+        if phase == PLAY:
+            words, lists = self.encoding.play_words(self, _FIRST)
+        elif phase == BIDDING and self.landlord[0] >= 0:  # open_hand: the landlord decides
+            words = self._open_words.copy()
+        elif phase == BIDDING:
+            words = self.auction.legal_words(self, slice(0, 1))
+        else:
+            words = np.zeros((1, self.encoding.num_words), np.uint64)
+        self._listed = (words, lists)
+        return words
+
+    def legal_plays(self, game: int = 0) -> np.ndarray:
+        """The plays of game ``game``'s legal actions, pass excluded, in action order: rows of
+        the move table (a game of table rows: its legal moves) or play codes (a game whose
+        plays are listed: action ``i`` plays entry ``i - 1``); empty outside the play."""
+        words = self.legal_action_words()
+        return self.encoding.legal_plays(self, game, words)
+
+    def plays(self, actions, game: int = 0) -> np.ndarray:
+        """The plays of move actions of game ``game``'s player to act (0: pass), as the
+        history and the table move hold them (:mod:`ddz_env.encoding`)."""
+        listed = self.legal_plays(game) if self.encoding.lists_plays else None
+        return self.encoding.plays(actions, listed)
+
+    def consumed(self, plays) -> np.ndarray:
+        """(..., 15) the cards plays (history entries, the table move, :meth:`plays`) take
+        from the hand that plays them."""
+        return self.encoding.consumed(plays)
+
+    def reading(self, plays) -> dict[str, np.ndarray]:
+        """What plays read as: their ``type``, ``length`` and ``main`` (pass: type 0)."""
+        return self.encoding.reading(plays)
+
+    def extra_state(self, game: int = 0) -> dict:
+        """The values of game ``game``'s state arrays that its rules add to the classic ones
+        (``Rules.state_fields``: the wildcard game's ``wild_rank``); empty in other games."""
+        return {f.name: getattr(self, f.name)[game] for f in self.ruleset.rules.state_fields}
 
     def legal_action_mask(self) -> np.ndarray:
         """(B, num_actions) bool."""
@@ -535,6 +562,8 @@ class Game:
         N = self.num_moves
         if self.phase[game] == OVER:
             return "the game is over"
+        if self.phase[game] == PLAY and (action == 0 or not 0 <= action - N < 1 << 16):
+            return self.encoding.explain_play(self, game, action)  # not a call of the auction
         if not 0 <= action < self.num_actions:
             return f"action {action} is out of range 0..{self.num_actions - 1}"
         if self.phase[game] == BIDDING:
@@ -547,21 +576,10 @@ class Game:
                     return "the auction is on: pass, claim or rob"
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))
-        if action >= N:
-            if self.ruleset.variants:  # name the call: claim, rob, open
-                call = CALL_NAMES[bid_of_action(N, action)]
-                return f"the auction is over: {call} can't be played"
-            return "the auction is over: bids can't be played"
-        seat = self.current_player[game]
-        table = int(self.table_move[game])
-        if action == 0:
-            return "you can't pass when leading" if table == 0 else "legal"
-        need, have = self.table.counts[action], self.hands[game, seat]
-        if np.any(need > have):
-            return f"seat {seat} does not hold {self.table.cards_text(action)}"
-        if table and not self.table.beats(action, table):
-            return f"{self.table.describe(action)} does not beat {self.table.describe(table)}"
-        return "legal"
+        if self.ruleset.variants:  # name the call: claim, rob, open
+            call = CALL_NAMES[bid_of_action(N, action)]
+            return f"the auction is over: {call} can't be played"
+        return "the auction is over: bids can't be played"
 
     # ------------------------------------------------------------------ step
     def step(self, actions, games=None) -> None:
@@ -627,14 +645,23 @@ class Game:
                 return rows, a
             if self.phase[rows] == OVER:
                 return None
+            a = self.encoding.action_of(self, rows, a)  # a play given for its action
+            if 0 <= a < self.num_actions and int(words[rows, a >> 6]) >> (a & 63) & 1:
+                return rows, a
             raise IllegalAction(self, rows, a)
         live = _part(self.phase[rows] != OVER, rows, actions)
         if live is None or not len(live[0]):
             return None
         bad = ~_legal_bits(words, *live, self.num_actions)
-        if bad.any():
-            j = int(np.argmax(bad))
-            raise IllegalAction(self, int(live[0][j]), int(live[1][j]))
+        if bad.any():  # plays given for their actions, else illegal actions
+            rows, actions = live[0], live[1].copy()
+            for j in np.flatnonzero(bad).tolist():
+                actions[j] = self.encoding.action_of(self, int(rows[j]), int(actions[j]))
+            live = rows, actions
+            bad = ~_legal_bits(words, *live, self.num_actions)
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise IllegalAction(self, int(rows[j]), int(actions[j]))
         return live
 
     def _step_play(self, rows, moves) -> None:
@@ -651,15 +678,19 @@ class Game:
                 self.passes[c] = 0
         if playing is not None:
             q, m, s = playing
-            counts = self._spent[m]
+            lists, plays = self._listed[1], m  # the plays of the actions: listed, or the rows
+            if lists:  # the history holds the plays the actions named
+                plays = self.encoding.plays_of(lists, q, m)
+                self.history_action[q, self.history_len[q] - 1] = plays
+            counts = self.encoding.consumed_of(plays)
             hand = self.hands[q, s] - counts
             self.hands[q, s] = hand
             self.played[q, s] += counts
             self.num_plays[q, s] += 1
-            self.table_move[q] = m
+            self.table_move[q] = plays
             self.table_player[q] = s
             self.passes[q] = 0
-            self.bombs[q] += self._move_is_bomb[m]
+            self.bombs[q] += self.encoding.doublings_of(plays)
             _, finished = _split(hand.any(-1), q, s)
             if finished is not None:
                 self._finish(*finished)
@@ -689,6 +720,8 @@ class Game:
         self.hands[b, seat] += self.kitty[b]
         self.current_player[b] = seat
         self.play_start[b] = self.history_len[b]
+        for name, draw in self._at_landlord:  # the state the rules draw when the auction ends
+            getattr(self, name)[b] = draw(self.owner[b], self.first_bidder[b])
         if not self.ruleset.open_hand:  # else the landlord first decides to open the hand
             self.phase[b] = PLAY
 
@@ -759,6 +792,14 @@ class Game:
         new._stream = self._stream.copy()
         cache = self._legal_cache
         new._legal_cache = None if cache is None else (cache.copy() if idx is None else cache[idx])
+        listed, lists = self._listed
+        if cache is None or listed is not cache:
+            new._listed = (None, {})
+        elif idx is None or not lists:
+            new._listed = (new._legal_cache, dict(lists))
+        else:  # the listed plays of the games copied, under their new indices
+            at = enumerate(idx.tolist())
+            new._listed = (new._legal_cache, {j: lists[b] for j, b in at if b in lists})
         new._undo = None
         return new
 
@@ -792,6 +833,7 @@ class Game:
             setattr(new, name, np.concatenate([getattr(p, name) for p in parts]))
         new.codes = [code for p in parts for code in p.codes]
         new._legal_cache = None
+        new._listed = (None, {})
         return new
 
     def enable_undo(self, enabled: bool = True) -> None:
@@ -813,42 +855,34 @@ class Game:
 
     def to_text(self, game: int = 0) -> str:
         """Game ``game`` as one line: version, ruleset, deal code, deal key, actions so far."""
-        from .state import to_text
-
-        return to_text(self, game)
+        return saved.to_text(self, int(check_indices(game, self.batch_size, "game")[0]))
 
     @classmethod
     def from_text(cls, text) -> Game:
         """The game of a ``to_text`` line (or a batch of several lines); the actions are
         replayed and checked, so a corrupt line is a ``ValueError``."""
-        from .state import from_text
-
-        return from_text(text)
+        return saved.from_text(text, cls)
 
     def to_arrays(self, games=None) -> dict:
         """The state of all games (or of ``games``) as a dict of NumPy arrays, for ``numpy.savez``."""
-        from .state import to_arrays
-
-        return to_arrays(self, games)
+        return saved.to_arrays(self, games)
 
     @classmethod
     def from_arrays(cls, arrays) -> Game:
         """The games of ``to_arrays``, validated by replaying each game (``ValueError`` if the
         arrays are not a consistent state)."""
-        from .state import from_arrays
-
-        return from_arrays(arrays)
+        return saved.from_arrays(arrays, cls)
 
     # ------------------------------------------------------------------ helpers
     def move_name(self, move: int, game: int = 0) -> str:
         """A player-facing name of a move of the play (an action id of game ``game`` or a
         history entry): ``"pair of 8s (8 8)"``."""
-        return action_name(move, self.ruleset)
+        return self.encoding.move_name(self, move, game)
 
     def move_cards(self, move: int, game: int = 0) -> str:
         """The cards of a move of the play (an action id of game ``game`` or a history
         entry): ``"8 8"``."""
-        return self.table.cards_text(move)
+        return self.encoding.move_cards(self, move, game)
 
     def moves_played(self, game: int = 0) -> list[tuple[int, int]]:
         """(seat, action) pairs of the play phase of one game, in order."""
@@ -859,17 +893,6 @@ class Game:
                 self.history_player[game, start:end], self.history_action[game, start:end]
             )
         ]
-
-
-class IllegalAction(ValueError):
-    """An illegal action given to :meth:`Game.step`: the game index ``game``, the ``action``
-    and the ``reason`` (:meth:`Game.explain_illegal`)."""
-
-    def __init__(self, game: Game, b: int, action: int):
-        self.game, self.action, self.reason = b, action, game.explain_illegal(b, action)
-        ok = 0 <= action < game.num_moves
-        what = game.move_cards(action, b) if ok else f"action {action}"
-        super().__init__(f"illegal action in game {b} ({what}): {self.reason}")
 
 
 def _legal_bits(words: np.ndarray, rows: np.ndarray, actions: np.ndarray, num_actions: int):
@@ -900,7 +923,7 @@ class _UndoLog:
                 "rows": rows,
                 "prev": self.top[rows],
                 "cache": game._legal_cache,
-                "saved": {name: getattr(game, name)[rows] for name in _SAVED_FIELDS},
+                "saved": {name: getattr(game, name)[rows] for name in game._saved_fields},
                 # an auction step may end the auction or redeal: those games are saved whole
                 "bid_rows": bidding,
                 "bid": {name: getattr(game, name)[bidding] for name in game.bid_only_fields},

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .actions import BIDDING, bid_of_action
+from .encoding import encoding_of
 from .game import Game
 from .moves import MoveTable, move_table
 from .rules import Ruleset
@@ -54,7 +55,8 @@ class InfoSet:
     opened: bool = False  # the landlord opened the hand (open_hand; doubles the stake)
     open_hand: np.ndarray | None = None  # (15,) the landlord's hand once opened, else None
     wild_rank: int = -1  # the wildcard game: the wild rank once drawn (-1 before, or none)
-    #: the wildcard game: the play codes of the legal actions 1.. (``ddz_env.rules.wild``)
+    #: a game whose plays are listed (the wildcard game): the play codes of the legal actions
+    #: 1.. (``ddz_env.encoding``); ``None`` where the actions are rows of the move table
     legal_plays: np.ndarray | None = None
 
     def __post_init__(self) -> None:
@@ -111,7 +113,27 @@ class InfoSet:
 
     @property
     def num_moves(self) -> int:
-        return self.ruleset.rules.action_rows
+        return encoding_of(self.ruleset).num_moves
+
+    @property
+    def lists_plays(self) -> bool:
+        """Whether the legal plays of a decision are listed (:attr:`legal_plays`: the wildcard
+        game), not fixed rows of the move table (``ddz_env.encoding``)."""
+        return encoding_of(self.ruleset).lists_plays
+
+    def plays(self, actions) -> np.ndarray:
+        """The plays of move actions of this decision (0: pass), as ``moves`` and
+        ``table_move`` hold them: rows of the move table, or the listed plays' codes."""
+        return encoding_of(self.ruleset).plays(actions, self.legal_plays)
+
+    def consumed(self, plays) -> np.ndarray:
+        """(..., 15) the cards plays (:meth:`plays`, ``moves``, ``table_move``) take from the
+        hand that plays them (the wildcard game: the wild cards at the wild rank)."""
+        return encoding_of(self.ruleset).consumed(plays)
+
+    def reading(self, plays) -> dict[str, np.ndarray]:
+        """What plays read as: their ``type``, ``length`` and ``main`` (pass: type 0)."""
+        return encoding_of(self.ruleset).reading(plays)
 
     @property
     def leading(self) -> bool:
@@ -165,6 +187,9 @@ def infoset(
     else:  # the caller's array stays its own (the InfoSet's is read-only)
         legal = np.array(legal, np.int64)
     opened = bool(game.opened[b])
+    listed = None
+    if game.encoding.lists_plays:  # the plays of the legal actions 1..
+        listed = game.legal_plays(b).copy() if seat == to_act else np.zeros(0, np.int64)
     return InfoSet(
         ruleset=game.ruleset,
         table=game.table,
@@ -188,5 +213,6 @@ def infoset(
         robs=int(game.robs[b]),
         opened=opened,
         open_hand=game.hands[b, landlord].copy() if opened else None,
+        legal_plays=listed,
         **game.ruleset.rules.infoset_extras(game, b, seat == to_act),
     )

@@ -22,25 +22,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from .actions import MAX_CALL
+from .bitsets import (  # noqa: F401  (the bitset helpers are legal's public names too)
+    RANK_GROUPS,
+    legal_pairs,
+    pack_bool,
+    popcount,
+    sample_words,
+    unpack_words,
+    words_to_ids,
+)
 from .cards import DECK_COUNTS, NUM_RANKS, RANK_NAMES
-from .moves import MoveTable, move_table
+from .moves import MoveTable, action_name, built, move_features, move_table
 from .rules import DEFAULT_RULES, Ruleset
-
-RANK_GROUPS = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11], [12, 13, 14]])
-_GROUP_WEIGHTS = np.array([25, 5, 1])
-
-
-def pack_bool(mask: np.ndarray, num_words: int) -> np.ndarray:
-    """Pack a boolean array (..., N) into uint64 words (..., num_words), bit i = move i."""
-    pad = num_words * 64 - mask.shape[-1]
-    padded = np.concatenate([mask, np.zeros(mask.shape[:-1] + (pad,), dtype=bool)], axis=-1)
-    return np.packbits(padded, axis=-1, bitorder="little").view(np.uint64)
-
-
-def unpack_words(words: np.ndarray, num_moves: int) -> np.ndarray:
-    """Inverse of :func:`pack_bool`: (..., W) uint64 → (..., num_moves) bool."""
-    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
-    return bits[..., :num_moves].view(bool)
+from .rules.base import ENGINE
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,8 +56,8 @@ class LegalTables:
 
 
 def legal_tables(ruleset: Ruleset = DEFAULT_RULES) -> LegalTables:
-    """Precomputed bitsets for ``ruleset`` (cached per move table: ``ruleset.rules``)."""
-    return ruleset.rules.legal_tables
+    """Precomputed bitsets for ``ruleset`` (built once per move table)."""
+    return built(ruleset.rules, "legal", lambda: build_legal_tables(move_table(ruleset)))
 
 
 def build_legal_tables(table: MoveTable) -> LegalTables:
@@ -109,48 +103,7 @@ def build_legal_tables(table: MoveTable) -> LegalTables:
     )
 
 
-def popcount(words: np.ndarray) -> np.ndarray:
-    """Number of set bits per row of (B, W) words."""
-    return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
-
-
-def sample_words(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """Pick one set bit per row of (B, W) words, uniformly, given uniforms in [0, 1) (B,).
-
-    Rows with no set bit give -1.
-    """
-    counts = np.bitwise_count(words)
-    cum = np.cumsum(counts, axis=1, dtype=np.int32)
-    total = cum[:, -1]
-    k = np.minimum((uniform * total).astype(np.int32), np.maximum(total - 1, 0))
-    word_index = np.count_nonzero(cum <= k[:, None], axis=1)
-    word_index = np.minimum(word_index, words.shape[1] - 1)
-    rows = np.arange(len(words))
-    j = k - (cum[rows, word_index] - counts[rows, word_index])
-    bits = np.unpackbits(
-        words[rows, word_index].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    )
-    pos = np.argmax(np.cumsum(bits, axis=1) > j[:, None], axis=1)
-    return np.where(total > 0, word_index * 64 + pos, -1)
-
-
-def words_to_ids(words_row: np.ndarray) -> np.ndarray:
-    """Set bits of one row of words, ascending (unpacks only the non-zero words)."""
-    nonzero = np.flatnonzero(words_row)
-    bits = np.unpackbits(
-        words_row[nonzero].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    )
-    word, bit = np.nonzero(bits)
-    return nonzero[word] * 64 + bit
-
-
-def legal_pairs(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Packed legal bitsets (B, W) → (game index, action id) of every set bit, by game then
-    action (each game's slice of action ids is ascending)."""
-    b, k = np.nonzero(words)
-    bits = np.unpackbits(words[b, k].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    r, c = np.nonzero(bits)
-    return b[r], k[r] * 64 + c
+_GROUP_WEIGHTS = np.array([25, 5, 1])
 
 
 def _group_index(hands: np.ndarray, weights: np.ndarray = _GROUP_WEIGHTS) -> np.ndarray:
@@ -202,10 +155,11 @@ def check_table_moves(table_moves, batch: int, num_moves: int) -> np.ndarray:
 def check_masked_rules(ruleset: Ruleset) -> None:
     """``ValueError`` (one line) for a game whose legal moves are listed plays, not rows of a
     move table (the wildcard game): it has no legal-move bitset."""
-    if not ruleset.rules.legal_tables.fit_words.size:
+    if ruleset.rules.action_encoding != "rows":
         raise ValueError(
-            f"the {ruleset.game} game lists its legal plays (ruleset.rules.legal_plays); "
-            "legal_mask and legal_words are for games whose moves are move-table rows"
+            f"the {ruleset.game} game lists its legal plays (Game.legal_plays, "
+            "ddz_env.wild.legal_plays); legal_mask and legal_words are for games whose moves "
+            "are move-table rows"
         )
 
 
@@ -230,7 +184,12 @@ def legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np
 
 def unchecked_legal_words(hands, table_moves=None, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """:func:`legal_words` without input checks, for the engine's own valid arrays."""
-    tables = ruleset.rules.legal_tables
+    return fit_and_beat_words(legal_tables(ruleset), hands, table_moves)
+
+
+def fit_and_beat_words(tables: LegalTables, hands, table_moves=None) -> np.ndarray:
+    """(B, W) the words of the rows of ``tables`` that fit ``hands`` (B, 15) and beat
+    ``table_moves`` (B,) (``None``: leading); no input checks."""
     hands = np.asarray(hands)
     idx = _group_index(hands, tables.group_weights)
     fw = tables.fit_words
@@ -275,3 +234,106 @@ def legal_mask(hand, table_move=0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarr
 def legal_moves(hand, table_move: int = 0, ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """Ids of the legal moves for one hand, ascending (inputs checked as in :func:`legal_mask`)."""
     return np.flatnonzero(legal_mask(hand, table_move, ruleset))
+
+
+_NO_LISTS: dict = {}  # the plays listed by a table encoding: none (never written to)
+
+
+class TableRows:
+    """The action encoding of a game whose moves are the rows of its move table (the classic
+    and the four-player game; ``ddz_env.encoding``): action ``a`` in ``1 .. N-1`` plays row
+    ``a``, the play *is* the row, and the legal actions are the bitsets of this module."""
+
+    #: the legal plays are listed per decision (``Game._listed``), not fixed rows
+    lists_plays = False
+    #: the dtypes of the history entries and of the table move
+    history_dtype, table_dtype = np.int16, np.int32
+
+    def __init__(self, ruleset: Ruleset):
+        self.ruleset = ruleset
+        self.table = table = move_table(ruleset)
+        self.tables = legal_tables(ruleset)
+        self.num_moves = len(table)
+        self.num_words = self.tables.num_words
+        #: (N, 15) the cards each row takes from the hand; (N,) how many times it doubles
+        self.spent = table.counts
+        self.doubling = ruleset.rules.doubling_moves(table)
+        self.features = move_features(ruleset)
+        #: what a step reads of the plays: array lookups (no Python call per step)
+        self.consumed_of, self.doublings_of = self.spent.__getitem__, self.doubling.__getitem__
+
+    # ------------------------------------------------------------------ legal actions, steps
+    def play_words(self, game, rows) -> tuple[np.ndarray, dict]:
+        """The legal words of games ``rows`` in play (their player to act), and no list."""
+        hands = game.hands[rows, game.current_player[rows]]
+        return fit_and_beat_words(self.tables, hands, game.table_move[rows]), _NO_LISTS
+
+    def action_of(self, game, b: int, action: int) -> int:
+        """The action of game ``b`` that a step given ``action`` takes: the row itself."""
+        return action
+
+    def legal_plays(self, game, b: int, words: np.ndarray) -> np.ndarray:
+        """The plays of game ``b``'s legal actions, pass excluded, in action order."""
+        ids = words_to_ids(words[b])
+        return ids[(ids > 0) & (ids < self.num_moves)]
+
+    def plays(self, actions, listed=None) -> np.ndarray:
+        """The plays of move actions (0: pass); ``listed``: the listed plays (unused)."""
+        return np.asarray(actions, np.int64)
+
+    def consumed(self, plays) -> np.ndarray:
+        """(..., 15) the cards plays take from the hand."""
+        return self.consumed_of(np.asarray(plays, np.int64))
+
+    def reading(self, plays) -> dict[str, np.ndarray]:
+        """What plays read as: ``type``, ``length``, ``main`` (pass: type 0, main -1)."""
+        p = np.asarray(plays, np.int64)
+        t = self.table
+        return {"type": t.type[p], "length": t.length[p], "main": t.main[p]}
+
+    # ------------------------------------------------------------------ names, messages
+    def move_name(self, game, move: int, b: int = 0) -> str:
+        return action_name(move, self.ruleset)
+
+    def move_cards(self, game, move: int, b: int = 0) -> str:
+        return self.table.cards_text(move)
+
+    def explain_play(self, game, b: int, action: int) -> str:
+        """Why the move action ``action`` of game ``b`` is not legal."""
+        if not 0 <= action < self.num_moves:
+            return f"action {action} is out of range 0..{game.num_actions - 1}"
+        seat = game.current_player[b]
+        table = int(game.table_move[b])
+        if action == 0:
+            return "you can't pass when leading" if table == 0 else "legal"
+        need, have = self.table.counts[action], game.hands[b, seat]
+        if np.any(need > have):
+            return f"seat {seat} does not hold {self.table.cards_text(action)}"
+        if table and not self.table.beats(action, table):
+            return f"{self.table.describe(action)} does not beat {self.table.describe(table)}"
+        return "legal"
+
+    # ------------------------------------------------------------------ reading the history
+    def is_move(self, actions, num_moves: int) -> np.ndarray:
+        """Which history entries are moves of the play (not auction calls)."""
+        return np.asarray(actions) < num_moves
+
+    def move_words(self, num_moves: int):
+        """The plays a move of the history may be (a container: ``in``)."""
+        return range(num_moves)
+
+    def move_doublings(self, plays) -> np.ndarray:
+        """How many times each play of the history doubled the stake."""
+        return self.doubling[np.asarray(plays, np.int64)]
+
+    def move_lookup(self, ids: list) -> tuple[list, np.ndarray]:
+        """Plays (arrays of history entries) as rows of a card-features table, and that
+        table: the move table's rows and its features."""
+        return ids, self.features
+
+    def recall_ids(self, actions: np.ndarray) -> np.ndarray:
+        """The history entries as the information state's exact ``actions`` numbers."""
+        return actions
+
+
+ENGINE.update(legal_tables=legal_tables, legal_words=unchecked_legal_words)

@@ -134,40 +134,31 @@ three passes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .actions import BIDDING
-from .cards import DECKS, Deck
-from .game import Game
+from .cards import Deck, encode_cards
+from .encoding import encoding_of
+from .moves import move_features  # noqa: F401  (a public name of this module too)
 from .rules import DEFAULT_RULES, Ruleset
+from .rules.fields import (  # noqa: F401  (the field kinds are this module's public names too)
+    BINARY,
+    CARDS,
+    COUNT,
+    HISTORY_MOVES,
+    MOVES,
+    ONEHOT,
+    SCALAR,
+    VALUE,
+    Field,
+)
 
 if TYPE_CHECKING:
+    from .game import Game
     from .infoset import InfoSet
-
-HISTORY_MOVES = 15
-
-#: Kinds of field, by the numbers they hold: 0/1, whole numbers 0-255, or any float32.
-BINARY, COUNT, SCALAR = "binary", "count", "scalar"
-#: How a field is written: card encodings of rank counts, card encodings of move ids, one-hot
-#: of an index (-1: all zeros), or the value itself; a field is ``blocks`` equal blocks.
-CARDS, MOVES, ONEHOT, VALUE = "cards", "moves", "onehot", "value"
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of the observation vector: ``size`` numbers of a ``kind``, written by
-    ``encoding`` in ``blocks`` equal blocks (e.g. ``played``: 3 blocks of 54)."""
-
-    name: str
-    size: int
-    kind: str
-    encoding: str
-    blocks: int = 1
-
 
 #: the fields each variant (``Ruleset.variants``) appends to the layout, in this order
 VARIANT_FIELDS: dict[str, tuple[Field, ...]] = {
@@ -318,18 +309,6 @@ def infostate_slices(ruleset: Ruleset = DEFAULT_RULES) -> dict[str, slice]:
     return _slices(infostate_layout(ruleset))
 
 
-def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = None) -> np.ndarray:
-    """(..., 15) rank counts → (..., 54) float32 card encoding of the deck of ``players``
-    seats (``DECKS``) or ``deck``: for each rank 3..2 a thermometer as wide as the deck's count
-    (4; 8 with two decks), then one for each joker (1; 2): (..., 108) with four players."""
-    counts = np.asarray(counts)
-    w, j = (DECKS[players] if deck is None else deck).thermometer
-    shape = counts.shape[:-1]
-    ranks = (counts[..., :13, None] > np.arange(w)).reshape(shape + (13 * w,))
-    jokers = (counts[..., 13:15, None] > np.arange(j)).reshape(shape + (2 * j,))
-    return np.concatenate([ranks, jokers], axis=-1).astype(np.float32)
-
-
 def card_levels(deck: Deck) -> tuple[np.ndarray, np.ndarray]:
     """``(rank, level)`` of each number of ``deck``'s card encoding (:func:`encode_cards`):
     number ``i`` is 1 when a hand holds more than ``level[i]`` cards of rank ``rank[i]``."""
@@ -403,12 +382,6 @@ def rest_features(
     return encode_cards(np.asarray(hands, np.int16) - move_counts, players, deck=deck)
 
 
-def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
-    """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros);
-    (N, 108) with four players (cached per move table: ``ruleset.rules.move_features``)."""
-    return ruleset.rules.move_features
-
-
 @cache
 def _rank_onehot(deck: Deck) -> np.ndarray:
     """(num_cards, 15) int16: the one-hot rank of each card id of ``deck``."""
@@ -420,6 +393,7 @@ class _Layout:
 
     def __init__(self, ruleset: Ruleset):
         rules = self.rules = ruleset.rules
+        self.encoding = encoding_of(ruleset)
         self.players = rules.players
         self.variants = ruleset.variants
         self.fields = obs_fields(ruleset)
@@ -610,7 +584,7 @@ def _seen_in_game(game: Game, idx, seat, ops=_Batch) -> dict:
     pos = np.maximum(np.add.outer(end, np.arange(-HISTORY_MOVES, 0)), 0)
     acts = ops.pick(game.history_action[idx], pos)
     valid = (np.add.outer(count, np.arange(HISTORY_MOVES)) >= HISTORY_MOVES) & (
-        game.ruleset.rules.is_move_action(acts, game.num_moves)
+        game.encoding.is_move(acts, game.num_moves)
     )
     seen = {
         "seat": seat,
@@ -677,7 +651,7 @@ def _moves_looked_up(values: dict, layout: _Layout) -> tuple[dict, _Layout, np.n
     (the move table's features; the rules object's lookup where actions are not table rows)."""
     names = [f.name for f, _ in layout.move_fields]
     ids = [np.asarray(values[name]) for name in names]
-    rows, feats = layout.rules.move_lookup(ids)
+    rows, feats = layout.encoding.move_lookup(ids)
     return {**values, **dict(zip(names, rows))}, layout, feats
 
 
@@ -789,11 +763,10 @@ def information_state(game: Game, seats=None, games=None) -> np.ndarray:
     valid = (pos < length[:, None]) & ~(game.phase[idx] == BIDDING)[:, None]
     pos = np.minimum(pos, game.history_action.shape[1] - 1)
     acts = game.history_action[idx[:, None], pos].astype(np.int64)
-    rules = game.ruleset.rules
-    acts = np.where(valid & (acts > 0) & rules.is_move_action(acts, num_moves), acts, 0)
+    acts = np.where(valid & (acts > 0) & game.encoding.is_move(acts, num_moves), acts, 0)
     who = (game.history_player[idx[:, None], pos].astype(np.int64) - seat[:, None]) % P
     play = out[:, S["play"]].reshape(n, play_n, P + C)
-    (rows_of,), feats = rules.move_lookup([acts])
+    (rows_of,), feats = game.encoding.move_lookup([acts])
     play[:, :, P:] = feats[rows_of]
     r, k = np.nonzero(valid)
     play[r, k, who[r, k]] = 1
@@ -817,6 +790,6 @@ def _write_recall(out: np.ndarray, game: Game, idx: np.ndarray, S: dict[str, sli
     for name, values in rules.infostate_extra_values(game, idx).items():
         out[:, S[name]] = values
     width = S["actions"].stop - S["actions"].start
-    acts = rules.recall_ids(game.history_action[idx, :width].astype(np.int64)) + 1
+    acts = game.encoding.recall_ids(game.history_action[idx, :width].astype(np.int64)) + 1
     used = np.arange(width)[None] < game.history_len[idx, None]
     out[:, S["actions"]] = np.where(used, acts, 0)

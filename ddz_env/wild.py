@@ -1,15 +1,16 @@
-"""The engine of the wildcard game (``Ruleset(game="wild")``, :mod:`ddz_env.rules.wild`):
-:class:`WildGame`, the :class:`~ddz_env.game.Game` that ``Game(batch_size, ruleset)`` builds
-for it.
+"""The engine of the wildcard game (``Ruleset(game="wild")``, :mod:`ddz_env.rules.wild`): its
+legal plays and :class:`ListedPlays`, the action encoding that ``Game`` composes for it
+(``ddz_env.encoding``).
 
-What differs from the classic engine:
+What the wildcard game's games hold beyond the classic ones:
 
-* ``wild_rank`` (B,) int8: the wild rank (0 = 3 .. 12 = 2), -1 during the auction. It is drawn
-  when the auction ends, as a hash of the deal (so the deal, and its code, fix it), and is
-  public from then on.
+* ``wild_rank`` (B,) int8: the wild rank (0 = 3 .. 12 = 2), -1 during the auction, a state
+  array the rules declare (``WildRules.state_fields``). It is drawn when the auction ends, as a
+  hash of the deal (:func:`~ddz_env.rules.wild.draw_wild_rank`: the deal, and its code, fix
+  it), and is public from then on.
 * **Actions in play.** The legal plays of the player to act are listed in play-code order
-  (:meth:`WildGame.legal_plays`); action ``i`` (1 ≤ i ≤ their number) plays the ``i``-th, action
-  0 passes (when following), and ``N + k`` are the auction's calls as in the classic game
+  (``Game.legal_plays``); action ``i`` (1 ≤ i ≤ their number) plays the ``i``-th, action 0
+  passes (when following), and ``N + k`` are the auction's calls as in the classic game
   (``N = num_moves = WildRules.action_rows``, 32,760, bounds the list). ``step`` also takes a
   play code itself (:data:`~ddz_env.rules.wild.PLAY_TAG` set). ``legal_action_words`` and the
   masks are over these indices, so the match loop, the bots' sampling and the envs work
@@ -18,163 +19,288 @@ What differs from the classic engine:
   the history says what every wild card stood for, and replay steps the codes.
 * ``bombs`` counts doublings: a bomb or the rocket adds 1, a hard or wild bomb 2 under
   ``hard_bomb_multiplier=4`` (the multiplier is ``2 ** (bombs + spring + …)`` as ever).
+
+The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`) come from
+the classic move table read as *readings*: a row fits when its shortfall (the cards it needs
+beyond the hand's natural cards, jokers never supplied) is at most the wild cards held — one
+vectorized test over the table —, then each fitting row is expanded, also vectorized, into the
+ways of spending natural or wild cards on it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .actions import BIDDING, PLAY
-from .game import _BID_ONLY_FIELDS, STATE_FIELDS, Game, splitmix64
-from .rules.wild import PLAY_TAG, decode_play, play_fields, stood_for
+from .actions import MAX_CALL, PLAY
+from .bitsets import RANK_GROUPS
+from .cards import RANK_NAMES, encode_cards, format_counts
+from .moves import built, move_table
+from .rules import Ruleset
+from .rules.base import ENGINE
+from .rules.wild import (
+    _BOMB,
+    _BOMB_SHIFT,
+    _SHIFTS,
+    BOMB_NAMES,
+    HARD_BOMB,
+    PLAY_TAG,
+    SOFT_BOMB,
+    WILD_BOMB,
+    beats,
+    decode_play,
+    draw_wild_rank,
+    encode_play,
+    legal_plays,
+    play_fields,
+    stood_for,
+)
 
-__all__ = ["WildGame", "draw_wild_rank"]
-
-_WILD_SALT = np.uint64(0x7A11D)
+__all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
-def draw_wild_rank(owner, first) -> np.ndarray:
-    """The wild rank (0 .. 12) drawn for deals ``owner`` (B, 54) with first bidders ``first``
-    (B,): a hash of the deal, so that the deal (and its code) fixes the draw."""
-    owner = np.asarray(owner, np.uint64)
-    cards = np.arange(owner.shape[-1], dtype=np.uint64) * np.uint64(8)
-    with np.errstate(over="ignore"):
-        mixed = splitmix64(cards + owner).sum(axis=-1, dtype=np.uint64)
-        mixed = splitmix64(mixed ^ _WILD_SALT ^ np.asarray(first, np.uint64))
-    return (mixed % np.uint64(13)).astype(np.int8)
+def shortfall_tables(rules) -> np.ndarray:
+    """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
+    built once per move table."""
+    return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
 
 
-class WildGame(Game):
-    """B games of the wildcard game (see the module docstring)."""
+def build_shortfall_tables(table) -> np.ndarray:
+    """(5, 125, N) uint8: for each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``) and
+    each count combination of the hand in it, the cards each row needs beyond those counts (a
+    joker missing counts 9: no wild card stands for a joker)."""
+    combos = np.arange(125)
+    have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
+    out = np.zeros((5, 125, len(table)), np.uint8)
+    for g, ranks in enumerate(RANK_GROUPS):
+        need = table.counts[:, ranks].astype(np.int16)
+        short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
+        weight = np.where(ranks >= 13, 9, 1)
+        out[g] = np.minimum((short * weight).sum(-1), 255)
+    return out
 
-    state_fields = STATE_FIELDS + ("wild_rank",)
-    bid_only_fields = _BID_ONLY_FIELDS + ("wild_rank",)
 
-    def start_deals(self, owner, first, games=None, keys=None, codes=None, redeals=0) -> None:
-        if self.history_action.dtype != np.int64:  # first deal: the wide arrays of this game
-            self.history_action = self.history_action.astype(np.int64)
-            self.table_move = self.table_move.astype(np.int64)
-            self.wild_rank = np.full(self.batch_size, -1, np.int8)
-            self._plays = None
-        idx = slice(None) if games is None else np.asarray(games, np.int64)
-        self.wild_rank[idx] = -1
-        super().start_deals(owner, first, games, keys, codes, redeals)
+def _fitting_rows(rules, hands, wild):
+    """(game, row, mandatory wilds (K, 15), natural counts (K, 15), wild count (K,)) of every
+    table row each hand can read given its wild rank: the rows whose shortfall over the
+    natural cards is at most the wild count (five table gathers per hand)."""
+    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
+    hands = hands.astype(np.int16)
+    rows = np.arange(len(hands))
+    nat = hands.copy()
+    nat[rows, wild] = 0
+    w = hands[rows, wild]
+    idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
+    g_all, r_all = [], []
+    for start in range(0, len(hands), 64):  # (64, N) at a time
+        part = slice(start, start + 64)
+        total = shortfall[0, idx[part, 0]].astype(np.int16)
+        for g in range(1, 5):
+            total += shortfall[g, idx[part, g]]
+        total[:, 0] = 99  # pass
+        g, r = np.nonzero(total <= w[part, None])
+        g_all.append(g + start)
+        r_all.append(r)
+    g, r = np.concatenate(g_all), np.concatenate(r_all)
+    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0).astype(np.int8)
+    return g, r, short, nat[g], w[g]
 
-    def _make_landlord(self, b: int, seat: int, base: int) -> None:
-        super()._make_landlord(b, seat, base)
-        self.wild_rank[b] = draw_wild_rank(self.owner[b], self.first_bidder[b])
 
-    # ------------------------------------------------------------------ legal plays
-    def _play_lists(self) -> dict[int, np.ndarray]:
-        """Game index → the sorted legal play codes of the player to act (games in play)."""
-        play = np.flatnonzero(self.phase == PLAY)
-        lists = {}
-        if len(play):
-            hands = self.hands[play, self.current_player[play]]
-            found = self.ruleset.rules.legal_plays_batch(
-                hands, self.wild_rank[play], self.table_move[play]
-            )
-            lists = dict(zip(play.tolist(), found))
+def _base_plays(table, g, rows, short, wild):
+    """The fitting rows with only their shortfall made of wild cards: (consumed (K, 15),
+    wild cards used (K,)). A wild card standing for its own rank is part of the shortfall."""
+    counts = table.counts[rows].astype(np.int16)
+    consumed = counts - short
+    k = np.arange(len(g))
+    used = short[:, :13].sum(1, dtype=np.int16)
+    consumed[k, wild[g]] = used
+    return consumed, used
+
+
+def _expand(table, g, rows, short, nat, w, wild):
+    """Every way of spending natural or wild cards on each fitting row (extra wild cards
+    replace natural ones rank by rank): (index of its fitting row (K,), play-code delta (K,),
+    extra wild cards (K,)). A code is linear in the counts it holds, so an extra wild card at
+    rank ``k`` adds ``(1 << wild field) - (1 << field k)``."""
+    n = len(g)
+    src = np.arange(n)
+    delta = np.zeros(n, np.int64)
+    extras = np.zeros(n, np.int8)
+    left = (w - short[:, :13].sum(1)).astype(np.int8)
+    wild_shift = _SHIFTS[wild[g]]
+    for k in range(13):
+        room = np.minimum(table.counts[rows, k], nat[:, k])  # naturals a wild card may replace
+        cap = np.minimum(room[src], left)
+        if not cap.any():
+            continue
+        reps = cap.astype(np.int64) + 1
+        idx = np.repeat(np.arange(len(src)), reps)
+        starts = np.cumsum(reps) - reps
+        extra = np.arange(len(idx)) - np.repeat(starts, reps)
+        src, left, delta, extras = src[idx], left[idx] - extra, delta[idx], extras[idx] + extra
+        delta += extra * ((np.int64(1) << wild_shift[src]) - (np.int64(1) << _SHIFTS[k]))
+    return src, delta, extras
+
+
+def _codes_of(table, g, rows, short, wild, expanded):
+    """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
+    src, delta, extras = expanded
+    consumed, used = _base_plays(table, g, rows, short, wild)
+    counts = table.counts[rows]
+    k = np.arange(len(g))
+    naturals = consumed.sum(1) - used
+    own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
+    mtype, main = table.type[rows], table.main[rows]
+    nat_main = consumed[k, np.clip(main, 0, 14)]
+    base = encode_play(mtype, table.length[rows], main, consumed)
+    # cards of the wild rank alone read as their own rank only
+    keep = ((naturals[src] - extras) > 0) | own[src]
+    src, delta, extras = src[keep], delta[keep], extras[keep]
+    bomb = np.where(
+        main[src] == wild[g[src]],
+        WILD_BOMB,
+        np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
+    )
+    bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
+    return g[src], base[src] + delta + (bomb << _BOMB_SHIFT)
+
+
+_SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
+_LOW55 = np.int64((1 << 55) - 1)
+
+
+def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
+    """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
+    wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
+    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
+    table = move_table(rules.ruleset)
+    hands = np.asarray(hands)
+    wild = np.asarray(wild, np.int64)
+    g, rows, short, nat, w = _fitting_rows(rules, hands, wild)
+    expanded = _expand(table, g, rows, short, nat, w, wild)
+    g, codes = _codes_of(table, g, rows, short, wild, expanded)
+    if table_plays is not None:
+        on = np.asarray(table_plays, np.int64)[g]
+        keep = beats(codes, on)
+        g, codes = g[keep], codes[keep]
+    # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
+    out = []
+    for start in range(0, len(hands), _SORT_GAMES):
+        lo, hi = np.searchsorted(g, [start, start + _SORT_GAMES])
+        key = (g[lo:hi] - start).astype(np.uint64) << np.uint64(55)
+        key = np.sort(key | (codes[lo:hi] & _LOW55).astype(np.uint64))
+        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
+        game = (key >> np.uint64(55)).astype(np.int64)
+        plays = (key & np.uint64(_LOW55)).astype(np.int64) | PLAY_TAG
+        bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
+        out += [plays[bounds[b] : bounds[b + 1]] for b in range(len(bounds) - 1)]
+    return out
+
+
+ENGINE.update(legal_plays_batch=legal_plays_batch)
+
+
+class _PlayWords:
+    """The moves of the wildcard game's play: pass (0) and play codes."""
+
+    def __contains__(self, action) -> bool:
+        return action == 0 or (action >> 56 == 1 and action & 15 and action >> 55 & 1 == 0)
+
+
+class ListedPlays:
+    """The moves of the play are the legal plays of the hand, listed (see the module
+    docstring): the action encoding of the wildcard game."""
+
+    lists_plays = True
+    history_dtype = table_dtype = np.int64
+
+    def __init__(self, ruleset: Ruleset):
+        self.ruleset = ruleset
+        self.rules = ruleset.rules
+        self.table = move_table(ruleset)  # the classic table: its rows are the readings
+        self.tables = None  # no bitsets of table rows: the legal plays are listed
+        self.num_moves = self.rules.action_rows
+        self.num_words = (self.num_moves + MAX_CALL + 63) // 64
+
+    # ------------------------------------------------------------------ legal actions, steps
+    def play_words(self, game, rows) -> tuple[np.ndarray, dict]:
+        """The legal words of games ``rows`` in play, and their lists of play codes (game →
+        the sorted legal play codes of its player to act)."""
+        rows = np.arange(game.batch_size)[rows]
+        hands = game.hands[rows, game.current_player[rows]]
+        wild = game.wild_rank[rows]
+        found = legal_plays_batch(self.rules, hands, wild, game.table_move[rows])
+        lists = dict(zip(rows.tolist(), found))
         too_many = [b for b, codes in lists.items() if len(codes) >= self.num_moves]
         if too_many:
             raise RuntimeError(f"game {too_many[0]}: more legal plays than action ids")
-        return lists
+        # bits 0 (pass, when following) .. L (the L listed plays)
+        ends = np.array([len(c) + 1 for c in found], np.uint64)[:, None]
+        at = np.arange(self.num_words, dtype=np.uint64)[None] * np.uint64(64)
+        fill = np.clip(ends - np.minimum(at, ends), 0, 64)  # bits of each word set
+        ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+        part = (np.uint64(1) << (fill % np.uint64(64))) - np.uint64(1)
+        words = np.where(fill == 64, ones, part)
+        words[game.table_move[rows] == 0, 0] &= ~np.uint64(1)
+        return words, lists
 
-    def legal_plays(self, game: int = 0) -> np.ndarray:
-        """The legal play codes of game ``game``'s player to act, in action order (action ``i``
-        plays entry ``i - 1``); empty outside the play phase."""
-        self.legal_action_words()
-        return self._plays[1].get(int(game), np.zeros(0, np.int64))
+    def plays_of(self, lists: dict, rows, moves):
+        """The play codes of the list indices ``moves`` (1..) of games ``rows``, from their
+        ``lists`` of legal plays (a scalar for one game)."""
+        pairs = zip(np.atleast_1d(rows).tolist(), np.atleast_1d(moves).tolist())
+        codes = np.array([int(lists[b][m - 1]) for b, m in pairs], np.int64)
+        return codes[0] if np.ndim(moves) == 0 else codes
 
-    def legal_action_words(self) -> np.ndarray:
-        plays = getattr(self, "_plays", None)  # a clone recomputes its lists
-        if plays is not None and plays[0] is self._legal_cache:
-            return self._legal_cache
-        lists = self._play_lists()
-        words = np.zeros((self.batch_size, self.tables.num_words), np.uint64)
-        bid = np.flatnonzero(self.phase == BIDDING)
-        if len(bid):
-            words[bid] = self.auction.legal_words(self, bid)
-            if self.ruleset.open_hand:
-                words[bid[self.landlord[bid] >= 0]] = self._open_words[0]
-        if lists:  # bits 0 (pass, when following) .. L (the L listed plays)
-            rows = np.fromiter(lists, np.int64, len(lists))
-            ends = np.array([len(c) + 1 for c in lists.values()], np.uint64)[:, None]
-            at = np.arange(self.tables.num_words, dtype=np.uint64)[None] * np.uint64(64)
-            fill = np.clip(ends - np.minimum(at, ends), 0, 64)  # bits of each word set
-            ones = np.uint64(0xFFFFFFFFFFFFFFFF)
-            part = (np.uint64(1) << (fill % np.uint64(64))) - np.uint64(1)
-            words[rows] = np.where(fill == 64, ones, part)
-            words[rows[self.table_move[rows] == 0], 0] &= ~np.uint64(1)
-        self._legal_cache = words
-        self._plays = (words, lists)
-        return words
+    def consumed_of(self, codes) -> np.ndarray:
+        """(..., 15) the cards play codes take from the hand."""
+        return play_fields(codes)["consumed"]
 
-    # ------------------------------------------------------------------ step
-    def _live_legal(self, rows, actions):
-        """Play codes given to ``step`` become their index in the legal list first."""
-        if isinstance(rows, int):
-            return super()._live_legal(rows, self._index_of(rows, actions))
-        index = np.array([self._index_of(b, a) for b, a in zip(rows.tolist(), actions.tolist())])
-        return super()._live_legal(rows, index.astype(np.int64))
+    def doublings_of(self, codes) -> np.ndarray:
+        """How many times play codes double the stake (``hard_bomb_multiplier``)."""
+        return self.rules.play_doublings(codes)
 
-    def _index_of(self, b: int, action: int) -> int:
-        if not action & int(PLAY_TAG) or self.phase[b] != PLAY:
+    def action_of(self, game, b: int, action: int) -> int:
+        """The action of game ``b`` that a step given ``action`` takes: a play code's index in
+        the list + 1 (-1: not a legal play), any other action itself."""
+        if not action & int(PLAY_TAG) or game.phase[b] != PLAY:
             return action
-        codes = self.legal_plays(b)
+        codes = game.legal_plays(b)
         at = int(np.searchsorted(codes, action))
         return at + 1 if at < len(codes) and codes[at] == action else -1
 
-    def _step_play(self, rows, moves) -> None:
-        rows, moves = np.atleast_1d(rows), np.atleast_1d(moves)
-        codes = self._codes_of(rows, moves)
-        pos = self.history_len[rows] - 1
-        self.history_action[rows, pos] = codes
-        seats = self.current_player[rows]
-        passing = codes == 0
-        if np.any(passing):
-            super()._step_play(*_pick(passing, rows, moves))
-        if np.all(passing):
-            return
-        q, c, s = _pick(~passing, rows, codes, seats)
-        counts = play_fields(c)["consumed"]
-        self.hands[q, s] -= counts
-        self.played[q, s] += counts
-        self.num_plays[q, s] += 1
-        self.table_move[q] = c
-        self.table_player[q] = s
-        self.passes[q] = 0
-        self.bombs[q] += self.ruleset.rules.play_doublings(c)
-        self.current_player[q] = (s + 1) % self.num_players
-        finished = ~self.hands[q, s].any(-1)
-        if np.any(finished):
-            self._finish(*_pick(finished, q, s))
+    def legal_plays(self, game, b: int, words: np.ndarray) -> np.ndarray:
+        """The legal play codes of game ``b``'s player to act, in action order (action ``i``
+        plays entry ``i - 1``); empty outside the play phase."""
+        return game._listed[1].get(int(b), np.zeros(0, np.int64))
 
-    def _codes_of(self, rows, moves):
-        """The play codes of list indices ``moves`` of games ``rows`` (0: pass)."""
-        lists = self._plays[1]
-        return np.array(
-            [int(lists[b][m - 1]) if m else 0 for b, m in zip(rows.tolist(), moves.tolist())],
-            np.int64,
-        )
+    def plays(self, actions, listed=None) -> np.ndarray:
+        """The play codes of move actions (0: pass) given the ``listed`` plays of the
+        decision; play codes (and actions below 1) stay themselves."""
+        actions = np.asarray(actions, np.int64)
+        listed = np.zeros(0, np.int64) if listed is None else np.asarray(listed, np.int64)
+        index = np.clip(actions - 1, 0, max(len(listed) - 1, 0))
+        picked = listed[index] if len(listed) else np.zeros_like(actions)
+        return np.where((actions & PLAY_TAG) != 0, actions, np.where(actions > 0, picked, actions))
 
-    def explain_illegal(self, game: int, action: int) -> str:
-        if self.phase[game] != PLAY or 0 <= action - self.num_moves < 1 << 16 or action == 0:
-            return super().explain_illegal(game, action)
-        if 0 < action <= len(self.legal_plays(game)):
-            return "legal"
-        return "not a legal play of this hand on the table"
+    def consumed(self, plays) -> np.ndarray:
+        """(..., 15) the cards plays take from the hand (the wild cards at the wild rank)."""
+        return self.consumed_of(plays)
 
-    def _code(self, move: int, game: int = 0) -> int:
-        """A play code of a history entry (a code) or of an action of game ``game``'s list."""
+    def reading(self, plays) -> dict[str, np.ndarray]:
+        """What plays read as: ``type``, ``length``, ``main`` (pass: type 0, main -1)."""
+        f = play_fields(plays)
+        return {"type": f["type"], "length": f["length"], "main": f["main"]}
+
+    # ------------------------------------------------------------------ names, messages
+    def _code(self, game, move: int, b: int = 0) -> int:
+        """A play code of a history entry (a code) or of an action of game ``b``'s list."""
         if move & int(PLAY_TAG) or move <= 0:
             return max(int(move), 0)
-        plays = self.legal_plays(game)
+        plays = game.legal_plays(b)
         return int(plays[move - 1]) if move <= len(plays) else -1
 
-    def move_name(self, move: int, game: int = 0) -> str:
+    def move_name(self, game, move: int, b: int = 0) -> str:
         """The reading of a play: ``"soft bomb of 7s (7 7 + wild 9 as 7, 9 as 7)"``."""
-        code = self._code(move, game)
+        code = self._code(game, move, b)
         if code < 0:
             return f"action {move}"
         if code == 0:
@@ -182,18 +308,16 @@ class WildGame(Game):
         t, length, main, bomb, _ = decode_play(code)
         name = self.table.describe(_row_of(self.table, t, length, main))
         if bomb:
-            name = name.replace("bomb", {1: "soft bomb", 2: "hard bomb", 3: "wild bomb"}[bomb])
-        return f"{name} ({self.move_cards(code, game)})"
+            name = name.replace("bomb", BOMB_NAMES[bomb])
+        return f"{name} ({self.move_cards(game, code, b)})"
 
-    def move_cards(self, move: int, game: int = 0) -> str:
+    def move_cards(self, game, move: int, b: int = 0) -> str:
         """The cards of a play, the wild cards named with what they stood for (a wild wing
         stands for nothing in particular): ``"4 5 6 7 + wild 8 as 3"``."""
-        from .cards import RANK_NAMES, format_counts
-
-        code = self._code(move, game)
+        code = self._code(game, move, b)
         if code <= 0:
             return "pass" if code == 0 else f"action {move}"
-        wild = int(self.wild_rank[game])
+        wild = int(game.wild_rank[b])
         consumed = play_fields(code)["consumed"].copy()
         used = int(consumed[wild])
         consumed[wild] = 0
@@ -203,15 +327,44 @@ class WildGame(Game):
         wilds = [f"wild {RANK_NAMES[wild]} {n}" for n in named]
         return " + ".join(p for p in [format_counts(consumed)] + wilds if p)
 
+    def explain_play(self, game, b: int, action: int) -> str:
+        """Why the move action ``action`` of game ``b`` is not legal."""
+        if action == 0:
+            return "you can't pass when leading" if int(game.table_move[b]) == 0 else "legal"
+        if 0 < action <= len(game.legal_plays(b)):
+            return "legal"
+        return "not a legal play of this hand on the table"
+
+    # ------------------------------------------------------------------ reading the history
+    def is_move(self, actions, num_moves: int) -> np.ndarray:
+        actions = np.asarray(actions, np.int64)
+        return (actions < num_moves) | ((actions & PLAY_TAG) != 0)
+
+    def move_words(self, num_moves: int):
+        return _PlayWords()
+
+    def move_doublings(self, plays) -> np.ndarray:
+        return self.doublings_of(np.asarray(plays, np.int64))
+
+    def move_lookup(self, ids: list) -> tuple[list, np.ndarray]:
+        """Play codes as rows of a table of the features of the cards they consumed."""
+        flat = np.concatenate([np.ravel(i).astype(np.int64) for i in ids])
+        uniq, rows = np.unique(flat, return_inverse=True)
+        feats = encode_cards(play_fields(uniq)["consumed"]).astype(np.float32)
+        out, at = [], 0
+        for i in ids:
+            size = np.size(i)
+            out.append(rows[at : at + size].reshape(np.shape(i)))
+            at += size
+        return out, feats
+
+    def recall_ids(self, actions: np.ndarray) -> np.ndarray:
+        plays = (actions & PLAY_TAG) != 0
+        reading = (actions & 0xFFF) | ((actions >> _BOMB_SHIFT & 3) << 12)
+        return np.where(plays, (1 << 16) + reading, actions)
+
 
 def _row_of(table, mtype: int, length: int, main: int) -> int:
     """A move-table row of the reading (type, length, main) (its name is the reading's)."""
     rows = np.flatnonzero((table.type == mtype) & (table.length == length) & (table.main == main))
     return int(rows[0])
-
-
-def _pick(mask, *values):
-    """The entries of ``values`` where ``mask`` holds (scalars: the values themselves)."""
-    if not isinstance(mask, np.ndarray):
-        return values
-    return tuple(v[mask] for v in values)

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from ddz_env import actions
-from ddz_env.actions import BIDDING, OVER, PASS, PLAY, action_name, bid_action, bid_of_action
+from ddz_env.actions import BIDDING, OVER, PASS, PLAY, bid_action, bid_of_action
 from ddz_env.auction import AUCTIONS, Auction, register_auction
 from ddz_env.game import Game, play_random_games
 from ddz_env.infoset import infoset
-from ddz_env.moves import move_table
+from ddz_env.moves import action_name, move_table
 from ddz_env.rules import Ruleset
 
 
@@ -112,7 +112,7 @@ def test_calls_are_named_calls_and_bitset_words_stay_words():
     assert actions.MAX_CALL == actions.OPEN == len(actions.CALL_NAMES) - 1
     every = Ruleset(bidding="rob", open_hand=True)
     for call, name in enumerate(actions.CALL_NAMES):
-        assert actions.action_name(actions.bid_action(n, call), every) == name
+        assert action_name(actions.bid_action(n, call), every) == name
     assert legal_tables().num_words == (n + actions.MAX_CALL + 63) // 64
     for old in ("MAX_WORD", "WORD_NAMES"):
         assert not hasattr(actions, old)

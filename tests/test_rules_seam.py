@@ -6,10 +6,11 @@ import pytest
 
 from ddz.arena.arena import run_arena
 from ddz_env.aec import raw_env
+from ddz_env.cards import make_deck
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game
 from ddz_env.moves import MoveType
-from ddz_env.rules import RULES, ClassicRules, Ruleset, register_rules
+from ddz_env.rules import RULES, ClassicRules, CodeFormat, Ruleset, register_rules
 from ddz_env.single import DouDizhuEnv
 from ddz_env.vector import DouDizhuVectorEnv
 
@@ -91,18 +92,23 @@ def test_the_toy_game_plays_through_the_aec_env(toy):
         assert len(env.game.table) == 56
 
 
-def test_the_toy_game_plays_through_the_vector_env(toy):
-    env = DouDizhuVectorEnv(8, game="short")
+def _play_vector_env(env: DouDizhuVectorEnv, games: int) -> None:
+    """Random legal actions in ``env`` until ``games`` games have ended."""
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
     ended = 0
-    while ended < 16:
+    while ended < games:
         # a game that just ended shows no legal action: its next action only resets it
         actions = [
             int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
         ]
         obs, rewards, terms, truncs, infos = env.step(np.array(actions))
         ended += int(terms.sum())
+
+
+def test_the_toy_game_plays_through_the_vector_env(toy):
+    env = DouDizhuVectorEnv(8, game="short")
+    _play_vector_env(env, 16)
     assert env.game.ruleset == toy
 
 
@@ -121,3 +127,34 @@ def test_the_toy_game_plays_through_the_single_agent_env(toy):
 def test_the_toy_game_plays_through_the_arena(toy):
     result = run_arena("random", "random", deals=4, seed=5, bidding=True, ruleset=toy)
     assert result.deals == 4 and result.games > 0
+
+
+class DuelRules(ShortRules):
+    """A toy game for two seats: the 54 cards, 17 to each seat and 20 to the kitty, the toy
+    game's combinations; played without an auction (``bidding="none"``)."""
+
+    players = 2
+    deck = make_deck(2, 1, 17)
+    role_names = ("landlord", "peasant")
+    code_format = CodeFormat((17, 17, 20), 0, b"ddz-duel", 16, "the duel game", "a duel deal")
+
+
+@pytest.fixture
+def duel():
+    register_rules("duel", DuelRules)
+    yield Ruleset(game="duel", players=2, bidding="none")
+    del RULES[("duel", 2)]
+
+
+def test_a_two_seat_game_plays_without_the_default_auction(duel):
+    """A registered two-seat game plays with ``bidding="none"``: its move table's ruleset is
+    one of its own (the default auction is not one for two seats)."""
+    game = Game(8, duel, seed=3)
+    assert game.table.ruleset.players == 2 and game.table.ruleset.game == "duel"
+    _random_play(game, np.random.default_rng(3))
+    assert (game.payoffs.sum(axis=1) == 0).all() and (game.winner >= 0).all()
+    again = Game.from_text(game.to_text(2))
+    assert again.ruleset == duel and (again.payoffs == game.payoffs[2]).all()
+    env = DouDizhuVectorEnv(4, ruleset=duel)
+    _play_vector_env(env, 8)
+    assert env.game.ruleset == duel

@@ -11,7 +11,6 @@ from ddz_env.actions import (
     OPEN,
     PLAY,
     ROB,
-    action_name,
     bid_action,
     num_actions,
 )
@@ -19,6 +18,7 @@ from ddz_env.aec import env
 from ddz_env.cards import DECK_COUNTS, parse_counts
 from ddz_env.game import Game, play_random_games
 from ddz_env.infoset import infoset
+from ddz_env.moves import action_name
 from ddz_env.observation import OBS_SIZE, obs_size, obs_slices, observe
 from ddz_env.single import DouDizhuEnv
 from ddz_env.state import determinize

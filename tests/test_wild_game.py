@@ -12,7 +12,6 @@ from ddz_env import Game, Ruleset
 from ddz_env.actions import PLAY
 from ddz_env.codes import decode_deal
 from ddz_env.rules.wild import PLAY_TAG, decode_play, play_fields
-from ddz_env.wild import WildGame
 
 WILD = Ruleset(game="wild")
 DECK = np.array([4] * 13 + [1, 1])
@@ -28,7 +27,9 @@ def _play_out(game, rng, check=None):
 @pytest.mark.heavy
 def test_the_ruleset_builds_the_wildcard_engine():
     game = Game(2, WILD, seed=1)
-    assert isinstance(game, WildGame) and type(Game(1)) is Game
+    assert type(game) is Game and type(Game(1)) is Game  # one engine class, composed
+    assert game.encoding.lists_plays and not Game(1).encoding.lists_plays
+    assert "wild_rank" in game.state_fields and "wild_rank" not in Game(1).state_fields
     assert (game.wild_rank == -1).all()  # nothing drawn during the auction
 
 

@@ -868,7 +868,7 @@ class HardAgent(Agent):
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their Q values) for the seat to act."""
         model = self.model_for(info.ruleset)
-        if info.legal_plays is not None:  # plays listed, each read as what it stands for
+        if info.lists_plays:  # plays listed, each read as what it stands for
             return hard_wild.wild_move_values(model, info)
         moves = info.legal_moves()
         role = info.role

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
-from ddz.agents.planner import Group, planner_of, type_of
+from ddz.agents.planner import Group, planner_of
 from ddz_env.cards import TWO
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES, MoveType
@@ -61,9 +61,8 @@ class _View:
         self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
         self.greedy_plan, self._beaten = hooks.greedy_plan, hooks.can_be_beaten
         self._group_move = hooks.group_move
-        self._wilds = getattr(self.table, "wilds", None)  # the wildcard game's wild cards spent
-        move = info.table_move  # the type of the move to beat (the wildcard game: a play code)
-        self.table_type = int(self.table.type[move]) if self._wilds is None else type_of(move)
+        self._wild = info.wild_rank  # the wild rank (-1: a game without wild cards)
+        self.table_type = int(info.reading(info.table_move)["type"])  # of the move to beat
         if self.role == 0:
             self.opponents = [(landlord + k) % P for k in range(1, P)]
             self.partners: list[int] = []
@@ -87,7 +86,7 @@ class _View:
 
     def wilds(self, move: int) -> int:
         """The wild cards ``move`` spends (the wildcard game; 0 in the other games)."""
-        return 0 if self._wilds is None else int(self._wilds[move])
+        return 0 if self._wild < 0 else int(self.table.counts[move, self._wild])
 
     def is_bomb(self, move: int) -> bool:
         return int(self.table.type[move]) in BOMB_TYPES

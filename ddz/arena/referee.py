@@ -54,9 +54,9 @@ import numpy as np
 from ddz.agents.base import Agent, action_id
 from ddz.agents.external import BotError
 from ddz.agents.loader import exception_line
-from ddz_env.actions import action_name
 from ddz_env.game import BIDDING, Game
 from ddz_env.infoset import InfoSet
+from ddz_env.moves import action_name
 from ddz_env.rules import settle
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ddz.play.wild import is_bomb, is_play_code, move_counts
+from ddz.play.wild import is_bomb, move_counts
 from ddz_env.actions import OVER, ROB, bid_of_action
 from ddz_env.game import Game
 
@@ -159,12 +159,10 @@ class TableModel:
         return ids
 
     def as_move(self, action: int) -> int:
-        """The move of a play action: the action itself, or in the wildcard game the play
-        code of the listed play it picks (action ``i`` ≥ 1 is the ``i``-th legal play)."""
-        plays = getattr(self.game, "legal_plays", None)
-        if plays is None or action <= 0 or is_play_code(action):
-            return int(action)
-        return int(plays(0)[action - 1])
+        """The move of a play action: its play (``Game.plays``): the action itself, or in the
+        wildcard game the play code of the listed play it picks (action ``i`` ≥ 1 is the
+        ``i``-th legal play)."""
+        return int(self.game.plays(int(action)))
 
     def take_ids(self, seat: int, counts: np.ndarray, chosen=()) -> list[int]:
         """Remove the cards of ``counts`` from a seat's hand: of each rank the ``chosen`` ones

@@ -37,8 +37,7 @@ def is_play_code(move: int) -> bool:
 
 def wild_rank_of(game, b: int = 0) -> int:
     """The wild rank of game ``b`` (0 = 3 .. 12 = 2), -1 before the draw or in another game."""
-    ranks = getattr(game, "wild_rank", None)
-    return -1 if ranks is None else int(ranks[b])
+    return int(game.extra_state(b).get("wild_rank", -1))
 
 
 def move_counts(table, move: int) -> np.ndarray:

@@ -126,7 +126,7 @@ class SelfPlay:
         self.has_rest = self.model.roles[0].rest_mlp is not None
         #: the wildcard game: its actions index lists of plays, each scored as the combination
         #: it stands for (:mod:`ddz.agents.hard_wild`), not rows of the move table
-        self.wild = hasattr(rules.rules, "legal_plays_batch")
+        self.wild = self.game.encoding.lists_plays
         self.version = -1
         self.move_emb: list = [None] * P
         # episodes are numbered; their returns, ends and landlord hands kept in rings of cap

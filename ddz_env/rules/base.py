@@ -7,19 +7,26 @@ cached). :func:`register_rules` makes ``Ruleset(game=name, players=n)`` play a c
 that is costly to build (move table, legality tables, move features) is cached per
 :attr:`Rules.table_key`, so rulesets that differ only in auction or stake share it.
 
-This module imports nothing of the engine at load time: the move table and the legality
-tables import the rules, so the rules import them when first asked.
+This module, like the whole rules package, imports nothing of the engine: the engine
+(``ddz_env.moves``, ``ddz_env.legal``, ``ddz_env.wild``) builds and caches its tables from the
+rules object's description. The table properties kept here for callers outside the
+engine (:attr:`Rules.move_table`, :attr:`Rules.legal_tables`, :attr:`Rules.move_features`,
+:meth:`Rules.legal_words`) ask the engine's builders, which the engine modules provide in
+:data:`ENGINE` when they load.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..auction import AUCTIONS
 from ..cards import DECKS, Deck
+from .combos import BOMB_TYPES, explain_invalid
+from .fields import Field, StateField
 
 if TYPE_CHECKING:
     from ..legal import LegalTables
@@ -47,7 +54,13 @@ class CodeFormat:
 RULES: dict[tuple[str, int], type[Rules]] = {}
 #: name → the rules class of each registered game, in the order they were registered
 GAMES: dict[str, type[Rules]] = {}
-_TABLES: dict[tuple, object] = {}  # table_key → MoveTable, legality tables, move features
+#: the engine's functions behind the table properties of :class:`Rules` (and the wildcard
+#: game's legal plays), by name, registered by the engine modules when they load:
+#: ``ddz_env.moves`` (``move_table``, ``move_features``), ``ddz_env.legal`` (``legal_tables``,
+#: ``legal_words``), ``ddz_env.wild`` (``legal_plays_batch``)
+ENGINE: dict[str, Callable] = {}
+#: every variant a deal code may carry (``Ruleset.variants``), and how messages name them
+VARIANT_NAMES = {"rob": "the rob-the-landlord auction", "open": "the open hand"}
 
 
 def register_rules(game: str, rules: type[Rules], seats_of: str | None = None) -> None:
@@ -105,13 +118,6 @@ _DEFAULT_PLAYERS = 3
 _DEFAULT_GAME = "classic"
 
 
-def _shared(key: tuple, build):
-    value = _TABLES.get(key)
-    if value is None:
-        value = _TABLES[key] = build()
-    return value
-
-
 class Rules:
     """The rules of one game under one ruleset. Subclasses set the class attributes and
     override :meth:`generate_moves` (and what else differs); see docs/ARCHITECTURE.md."""
@@ -136,6 +142,11 @@ class Rules:
     code_format: ClassVar[CodeFormat] = CodeFormat(
         (17, 17, 17, 3), 1, b"ddz-deal", 16, "the three-player game"
     )
+    #: how the engine numbers the moves of the play (``ddz_env.encoding.ENCODINGS``): ``"rows"``,
+    #: the rows of the move table; ``"plays"``, the legal plays of the hand, listed
+    action_encoding: ClassVar[str] = "rows"
+    #: the per-game state arrays this game adds to the classic ones (``Game.state_fields``)
+    state_fields: ClassVar[tuple[StateField, ...]] = ()
 
     def __init__(self, ruleset: Ruleset):
         self.ruleset = ruleset
@@ -154,52 +165,43 @@ class Rules:
         return (type(self), *self.table_options())
 
     def table_ruleset(self) -> Ruleset:
-        """The canonical ruleset of this game's move table (``MoveTable.ruleset``)."""
-        from .ruleset import Ruleset
-
+        """The canonical ruleset of this game's move table (``MoveTable.ruleset``): this game
+        with its table options, under the game's default auction, or under this ruleset's own
+        when the default is not an auction for this many seats."""
         options = self.table_options()
         kickers = options[0] if options else "distinct"
-        return Ruleset(kickers=kickers, players=self.players, game=self.name)
+        seats = getattr(AUCTIONS[self.bidding_aliases.get("once", "once")], "players", None)
+        bidding = "once" if seats is None or self.players in seats else self.ruleset.bidding
+        return type(self.ruleset)(
+            kickers=kickers, players=self.players, game=self.name, bidding=bidding
+        )
 
     def generate_moves(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
         """Every move as a (type, length, main, counts) row, unsorted (``ddz_env.moves``)."""
         raise NotImplementedError
 
-    @cached_property
+    # The engine's tables of this ruleset, for callers outside the engine (the engine calls
+    # ``ddz_env.moves.move_table``, ``ddz_env.legal.legal_tables`` ... itself).
+    @property
     def move_table(self) -> MoveTable:
-        from ..moves import build_move_table
+        """The move table (``ddz_env.moves.move_table``)."""
+        return ENGINE["move_table"](self.ruleset)
 
-        return _shared(
-            ("moves",) + self.table_key,
-            lambda: build_move_table(self.table_ruleset(), self.generate_moves()),
-        )
-
-    @cached_property
+    @property
     def legal_tables(self) -> LegalTables:
-        """The fit and beat bitsets of the move table (``ddz_env.legal``)."""
-        from ..legal import build_legal_tables
+        """The fit and beat bitsets of the move table (``ddz_env.legal.legal_tables``)."""
+        return ENGINE["legal_tables"](self.ruleset)
 
-        return _shared(("legal",) + self.table_key, lambda: build_legal_tables(self.move_table))
-
-    @cached_property
+    @property
     def move_features(self) -> np.ndarray:
-        """(N, card_width) float32: the card encoding of every row of the move table."""
-
-        def build():
-            from ..observation import encode_cards
-
-            feats = encode_cards(self.move_table.counts, deck=self.deck)
-            feats.setflags(write=False)
-            return feats
-
-        return _shared(("features",) + self.table_key, build)
+        """(N, card_width) float32: the card encoding of every row of the move table
+        (``ddz_env.moves.move_features``)."""
+        return ENGINE["move_features"](self.ruleset)
 
     def legal_words(self, hands, table_moves=None) -> np.ndarray:
         """(B, W) packed bitsets of the rows the hands (B, 15) may play on ``table_moves``
         (``None``: leading): the table rows that fit each hand and beat the table move."""
-        from ..legal import unchecked_legal_words
-
-        return unchecked_legal_words(hands, table_moves, self.ruleset)
+        return ENGINE["legal_words"](hands, table_moves, self.ruleset)
 
     @property
     def action_rows(self) -> int:
@@ -207,31 +209,13 @@ class Rules:
         move table's rows."""
         return len(self.move_table)
 
-    @property
-    def game_class(self) -> type:
-        """The engine class that plays this game (``ddz_env.game.Game``; ``Game(…, ruleset)``
-        builds it)."""
-        from ..game import Game
-
-        return Game
-
-    @property
-    def spent_counts(self) -> np.ndarray:
-        """(N, 15): the cards each row takes from the hand that plays it (its own cards in a
-        game where each row is one set of cards)."""
-        return self.move_table.counts
-
     def why_invalid(self, counts) -> str:
         """Why a set of cards the move table does not know is not a combination."""
-        from ..moves import explain_invalid
-
         return explain_invalid(np.asarray(counts), self.ruleset.kickers)
 
     # ------------------------------------------------------------------ the stake
     def doubling_moves(self, table: MoveTable) -> np.ndarray:
         """(N,) bool: the moves that double the stake when played (bombs and the rocket)."""
-        from ..moves import BOMB_TYPES
-
         return np.isin(table.type, BOMB_TYPES)
 
     def settle(self, landlord, landlord_won, points) -> np.ndarray:
@@ -257,32 +241,8 @@ class Rules:
         """The largest hand: the landlord's after the kitty (20; 33 with two decks)."""
         return self.deck.hand_size + self.deck.kitty_size
 
-    # ------------------------------------------------------------------ actions that are not rows
-    # Hooks for games whose play actions are not move-table rows (the wildcard game's play
-    # codes, ``ddz_env.rules.wild``): the defaults are the classic answers.
-    def is_move_action(self, actions, num_moves: int) -> np.ndarray:
-        """Which history entries are moves of the play (not auction calls)."""
-        return np.asarray(actions) < num_moves
-
-    def move_words(self, num_moves: int):
-        """The actions a move of the play may be (a container: ``in``)."""
-        return range(num_moves)
-
-    def move_doublings(self, actions, doubling: np.ndarray) -> np.ndarray:
-        """How many times each move of ``actions`` doubled the stake (``doubling``: the
-        :meth:`doubling_moves` of the table)."""
-        return doubling[np.asarray(actions, np.int64)]
-
-    def move_lookup(self, ids: list) -> tuple[list, np.ndarray]:
-        """The moves ``ids`` (arrays of history entries) as rows of a card-features table, and
-        that table: the move table's rows and :attr:`move_features`."""
-        return ids, self.move_features
-
-    def recall_ids(self, actions: np.ndarray) -> np.ndarray:
-        """The history entries as the information state's exact ``actions`` numbers."""
-        return actions
-
-    def obs_extra_fields(self) -> tuple:
+    # ------------------------------------------------------------------ what a game adds
+    def obs_extra_fields(self) -> tuple[Field, ...]:
         """Observation fields this game appends (``ddz_env.observation.Field``)."""
         return ()
 
@@ -328,19 +288,18 @@ class Rules:
 
     @property
     def code_words(self) -> str:
-        """The rules of this ruleset's codes, in words (for messages): the variants, or the
-        game's title where its codes carry its name."""
-        from ..codes import rules_words
-
-        if _format_owner(self.code_format) is type(self):
-            return rules_words(self.ruleset.variants)
-        return self.title
+        """The rules of this ruleset's codes, in words (for messages): the variants (or "the
+        classic rules" where there are none), or the game's title where its codes carry its
+        name."""
+        if _format_owner(self.code_format) is not type(self):
+            return self.title
+        variants = self.ruleset.variants
+        words = " with ".join(VARIANT_NAMES[v] for v in VARIANT_NAMES if v in variants)
+        return words or "the classic rules"
 
     def code_siblings(self) -> list[Rules]:
         """The rules of every registered game and variant whose codes share this format (the
         rules a refused code may belong to)."""
-        from .ruleset import Ruleset
-
         out = []
         for game, cls in GAMES.items():
             fmt, mine = cls.code_format, self.code_format
@@ -352,7 +311,7 @@ class Rules:
                 for k, v in enumerate(names):
                     if mask >> k & 1:
                         options.update(cls.variant_options[v])
-                out.append(Ruleset(game=game, **options).rules)
+                out.append(type(self.ruleset)(game=game, **options).rules)
         return out
 
     def text_extras(self) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .base import Rules
+from .combos import generate_classic
 
 
 class ClassicRules(Rules):
@@ -17,6 +18,4 @@ class ClassicRules(Rules):
     }
 
     def generate_moves(self):
-        from ..moves import generate_classic
-
         return generate_classic(self.ruleset.kickers)

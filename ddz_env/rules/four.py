@@ -9,6 +9,7 @@ import numpy as np
 
 from ..cards import DECKS
 from .base import CodeFormat, Rules
+from .combos import MoveType, explain_invalid_four, generate_four
 
 
 class FourPlayerRules(Rules):
@@ -36,17 +37,11 @@ class FourPlayerRules(Rules):
         return ()
 
     def generate_moves(self):
-        from ..moves import generate_four
-
         return generate_four()
 
     def why_invalid(self, counts) -> str:
-        from ..moves import explain_invalid_four
-
         return explain_invalid_four(np.asarray(counts))
 
     def doubling_moves(self, table) -> np.ndarray:
-        from ..moves import MoveType
-
         bombs = super().doubling_moves(table)
         return bombs & ((table.type == MoveType.ROCKET) | (table.size >= 6))

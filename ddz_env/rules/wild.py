@@ -32,22 +32,23 @@ wild bomb < the rocket (:func:`beats`).
 **Stake**: every bomb and the rocket doubles; with ``hard_bomb_multiplier=4`` hard bombs and
 the wild bomb quadruple (:func:`doubling_exponents`).
 
-The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`) come from
-the classic move table read as *readings*: a row fits when its shortfall (the cards it needs
-beyond the hand's natural cards, jokers never supplied) is at most the wild cards held — one
-vectorized test over the table —, then each fitting row is expanded, also vectorized, into the
-ways of spending natural or wild cards on it.
+The legal plays of a hand (:func:`legal_plays`, a batch: :func:`legal_plays_batch`) are listed
+by the engine (:mod:`ddz_env.wild`) from the classic move table read as *readings*. This module,
+like the rest of the rules package, imports nothing of the engine; ``WildRules`` declares what
+the engine composes: the action encoding (``"plays"``) and the ``wild_rank`` state array.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 
-from .base import CodeFormat
+from ..cards import encode_cards, splitmix64
+from .base import ENGINE, CodeFormat
 from .classic import ClassicRules
+from .combos import MoveType
+from .fields import BINARY, CARDS, HISTORY_MOVES, ONEHOT, Field, StateField
 
 #: the bit set on every play code
 PLAY_TAG = np.int64(1) << np.int64(56)
@@ -57,11 +58,23 @@ _BOMB_SHIFT = 53
 #: bomb classes of a play code
 NOT_BOMB, SOFT_BOMB, HARD_BOMB, WILD_BOMB = 0, 1, 2, 3
 BOMB_NAMES = {SOFT_BOMB: "soft bomb", HARD_BOMB: "hard bomb", WILD_BOMB: "wild bomb"}
-_BOMB, _ROCKET = 13, 14  # MoveType.BOMB, MoveType.ROCKET (moves imports the rules)
+_BOMB, _ROCKET = int(MoveType.BOMB), int(MoveType.ROCKET)
 #: the ranks a wild card may stand for (3 .. 2)
 WILD_RANKS = 13
 _SHIFTS = np.array([_CARDS_SHIFT + 3 * k for k in range(13)] + [51, 52], np.int64)
 _UNITS = np.int64(1) << _SHIFTS  # one card of each rank in a play code
+_WILD_SALT = np.uint64(0x7A11D)
+
+
+def draw_wild_rank(owner, first) -> np.ndarray:
+    """The wild rank (0 .. 12) drawn for deals ``owner`` (B, 54) with first bidders ``first``
+    (B,): a hash of the deal, so that the deal (and its code) fixes the draw."""
+    owner = np.asarray(owner, np.uint64)
+    cards = np.arange(owner.shape[-1], dtype=np.uint64) * np.uint64(8)
+    with np.errstate(over="ignore"):
+        mixed = splitmix64(cards + owner).sum(axis=-1, dtype=np.uint64)
+        mixed = splitmix64(mixed ^ _WILD_SALT ^ np.asarray(first, np.uint64))
+    return (mixed % np.uint64(13)).astype(np.int8)
 
 
 def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
@@ -128,147 +141,18 @@ def doubling_exponents(codes, hard_bomb_multiplier: int = 2) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- legal plays
-def build_shortfall_tables(table) -> np.ndarray:
-    """(5, 125, N) uint8: for each group of three ranks (``ddz_env.legal.RANK_GROUPS``) and
-    each count combination of the hand in it, the cards each row needs beyond those counts (a
-    joker missing counts 9: no wild card stands for a joker)."""
-    from ..legal import RANK_GROUPS
-
-    combos = np.arange(125)
-    have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
-    out = np.zeros((5, 125, len(table)), np.uint8)
-    for g, ranks in enumerate(RANK_GROUPS):
-        need = table.counts[:, ranks].astype(np.int16)
-        short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
-        weight = np.where(ranks >= 13, 9, 1)
-        out[g] = np.minimum((short * weight).sum(-1), 255)
-    return out
-
-
-def _fitting_rows(rules, hands, wild):
-    """(game, row, mandatory wilds (K, 15), natural counts (K, 15), wild count (K,)) of every
-    table row each hand can read given its wild rank: the rows whose shortfall over the
-    natural cards is at most the wild count (five table gathers per hand)."""
-    from ..legal import RANK_GROUPS
-
-    table, shortfall = rules.move_table, rules.shortfall_tables
-    hands = hands.astype(np.int16)
-    rows = np.arange(len(hands))
-    nat = hands.copy()
-    nat[rows, wild] = 0
-    w = hands[rows, wild]
-    idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    g_all, r_all = [], []
-    for start in range(0, len(hands), 64):  # (64, N) at a time
-        part = slice(start, start + 64)
-        total = shortfall[0, idx[part, 0]].astype(np.int16)
-        for g in range(1, 5):
-            total += shortfall[g, idx[part, g]]
-        total[:, 0] = 99  # pass
-        g, r = np.nonzero(total <= w[part, None])
-        g_all.append(g + start)
-        r_all.append(r)
-    g, r = np.concatenate(g_all), np.concatenate(r_all)
-    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0).astype(np.int8)
-    return g, r, short, nat[g], w[g]
-
-
-def _base_plays(table, g, rows, short, wild):
-    """The fitting rows with only their shortfall made of wild cards: (consumed (K, 15),
-    wild cards used (K,)). A wild card standing for its own rank is part of the shortfall."""
-    counts = table.counts[rows].astype(np.int16)
-    consumed = counts - short
-    k = np.arange(len(g))
-    used = short[:, :13].sum(1, dtype=np.int16)
-    consumed[k, wild[g]] = used
-    return consumed, used
-
-
-def _expand(table, g, rows, short, nat, w, wild):
-    """Every way of spending natural or wild cards on each fitting row (extra wild cards
-    replace natural ones rank by rank): (index of its fitting row (K,), play-code delta (K,),
-    extra wild cards (K,)). A code is linear in the counts it holds, so an extra wild card at
-    rank ``k`` adds ``(1 << wild field) - (1 << field k)``."""
-    n = len(g)
-    src = np.arange(n)
-    delta = np.zeros(n, np.int64)
-    extras = np.zeros(n, np.int8)
-    left = (w - short[:, :13].sum(1)).astype(np.int8)
-    wild_shift = _SHIFTS[wild[g]]
-    for k in range(13):
-        room = np.minimum(table.counts[rows, k], nat[:, k])  # naturals a wild card may replace
-        cap = np.minimum(room[src], left)
-        if not cap.any():
-            continue
-        reps = cap.astype(np.int64) + 1
-        idx = np.repeat(np.arange(len(src)), reps)
-        starts = np.cumsum(reps) - reps
-        extra = np.arange(len(idx)) - np.repeat(starts, reps)
-        src, left, delta, extras = src[idx], left[idx] - extra, delta[idx], extras[idx] + extra
-        delta += extra * ((np.int64(1) << wild_shift[src]) - (np.int64(1) << _SHIFTS[k]))
-    return src, delta, extras
-
-
-def _codes_of(table, g, rows, short, wild, expanded):
-    """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
-    src, delta, extras = expanded
-    consumed, used = _base_plays(table, g, rows, short, wild)
-    counts = table.counts[rows]
-    k = np.arange(len(g))
-    naturals = consumed.sum(1) - used
-    own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
-    mtype, main = table.type[rows], table.main[rows]
-    nat_main = consumed[k, np.clip(main, 0, 14)]
-    base = encode_play(mtype, table.length[rows], main, consumed)
-    # cards of the wild rank alone read as their own rank only
-    keep = ((naturals[src] - extras) > 0) | own[src]
-    src, delta, extras = src[keep], delta[keep], extras[keep]
-    bomb = np.where(
-        main[src] == wild[g[src]],
-        WILD_BOMB,
-        np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
-    )
-    bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
-    return g[src], base[src] + delta + (bomb << _BOMB_SHIFT)
-
-
-_SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
-_LOW55 = np.int64((1 << 55) - 1)
-
-
 def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
     wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
-    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
-    table = rules.move_table
-    hands = np.asarray(hands)
-    wild = np.asarray(wild, np.int64)
-    g, rows, short, nat, w = _fitting_rows(rules, hands, wild)
-    expanded = _expand(table, g, rows, short, nat, w, wild)
-    g, codes = _codes_of(table, g, rows, short, wild, expanded)
-    if table_plays is not None:
-        on = np.asarray(table_plays, np.int64)[g]
-        keep = beats(codes, on)
-        g, codes = g[keep], codes[keep]
-    # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
-    out = []
-    for start in range(0, len(hands), _SORT_GAMES):
-        lo, hi = np.searchsorted(g, [start, start + _SORT_GAMES])
-        key = (g[lo:hi] - start).astype(np.uint64) << np.uint64(55)
-        key = np.sort(key | (codes[lo:hi] & _LOW55).astype(np.uint64))
-        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
-        game = (key >> np.uint64(55)).astype(np.int64)
-        plays = (key & np.uint64(_LOW55)).astype(np.int64) | PLAY_TAG
-        bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
-        out += [plays[bounds[b] : bounds[b + 1]] for b in range(len(bounds) - 1)]
-    return out
+    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded).
+    The engine lists them from its move table (``ddz_env.wild.legal_plays_batch``)."""
+    return ENGINE["legal_plays_batch"](rules, hands, wild, table_plays)
 
 
 def legal_plays(rules, hand, wild: int, table_play: int = 0) -> np.ndarray:
     """The legal plays (sorted play codes, pass excluded) of one hand (15,) under the wild rank
     ``wild`` on the play code ``table_play`` (0: leading)."""
-    out = legal_plays_batch(rules, np.asarray(hand)[None], np.array([wild]), [table_play])
-    return out[0]
+    return legal_plays_batch(rules, np.asarray(hand)[None], np.array([wild]), [table_play])[0]
 
 
 # ---------------------------------------------------------------------------- observation
@@ -293,49 +177,12 @@ def stood_for(codes, wild) -> np.ndarray:
     return (body - np.minimum(body, naturals)).astype(np.int16)
 
 
-class _PlayWords:
-    """The moves of the wildcard game's play: pass (0) and play codes."""
-
-    def __contains__(self, action) -> bool:
-        return action == 0 or (action >> 56 == 1 and action & 15 and action >> 55 & 1 == 0)
-
-
 class _WildObservation:
     """What the wildcard game adds to observations and information states (the hooks of
     :class:`~ddz_env.rules.Rules`): the wild rank, and what the wild cards of the table move
     and of the moves played stood for; moves are encoded by the cards they consumed."""
 
-    def move_words(self, num_moves):
-        return _PlayWords()
-
-    def move_doublings(self, actions, doubling):
-        return self.play_doublings(np.asarray(actions, np.int64))
-
-    def is_move_action(self, actions, num_moves):
-        actions = np.asarray(actions, np.int64)
-        return (actions < num_moves) | ((actions & PLAY_TAG) != 0)
-
-    def move_lookup(self, ids):
-        from ..observation import encode_cards
-
-        flat = np.concatenate([np.ravel(i).astype(np.int64) for i in ids])
-        uniq, rows = np.unique(flat, return_inverse=True)
-        feats = encode_cards(play_fields(uniq)["consumed"]).astype(np.float32)
-        out, at = [], 0
-        for i in ids:
-            size = np.size(i)
-            out.append(rows[at : at + size].reshape(np.shape(i)))
-            at += size
-        return out, feats
-
-    def recall_ids(self, actions):
-        plays = (actions & PLAY_TAG) != 0
-        reading = (actions & 0xFFF) | ((actions >> _BOMB_SHIFT & 3) << 12)
-        return np.where(plays, (1 << 16) + reading, actions)
-
     def obs_extra_fields(self):
-        from ..observation import BINARY, CARDS, HISTORY_MOVES, ONEHOT, Field
-
         return (
             Field("wild_rank", 13, BINARY, ONEHOT),
             Field("table_wild", 54, BINARY, CARDS),
@@ -364,8 +211,7 @@ class _WildObservation:
         return {"wild_rank": (wild[:, None] == np.arange(13)).astype(np.float32)}
 
     def infoset_extras(self, game, b, to_act):
-        plays = game.legal_plays(b).copy() if to_act else np.zeros(0, np.int64)
-        return {"wild_rank": int(game.wild_rank[b]), "legal_plays": plays}
+        return {"wild_rank": int(game.wild_rank[b])}
 
     def public_extras(self, info):
         return {"wild_rank": int(info.wild_rank)}
@@ -386,50 +232,21 @@ class WildRules(_WildObservation, ClassicRules):
         (17, 17, 17, 3), 3, b"ddz-deal", 16, "the wildcard game", "a wildcard deal"
     )
 
+    #: the moves of the play are the legal plays of the hand, listed (``ddz_env.wild``)
+    action_encoding: ClassVar[str] = "plays"
     #: action ids of the play: pass and up to 32,759 listed plays (the most found for a
     #: 20-card hand is far below; docs/wild.md), then the auction's calls (int16-safe)
     action_rows: ClassVar[int] = 32760
-
-    @cached_property
-    def move_table(self):
-        """The classic game's move table of the kicker rule: its rows are the readings."""
-        from .ruleset import Ruleset
-
-        return Ruleset(kickers=self.ruleset.kickers).rules.move_table
-
-    @cached_property
-    def legal_tables(self):
-        """Only the bitset width of the game's actions: the wildcard game's legal actions are
-        listed plays, not table rows (``ddz_env.wild.WildGame.legal_action_words``)."""
-        from ..actions import MAX_CALL
-        from ..legal import LegalTables
-
-        words = (self.action_rows + MAX_CALL + 63) // 64
-        none = np.zeros(0, np.int64)
-        empty = np.zeros((0, words), np.uint64)
-        return LegalTables(self.move_table, words, empty, empty, none, none, self.deck.counts)
+    #: the wild rank (0 = 3 .. 12 = 2), -1 until the auction ends, then drawn from the deal
+    state_fields = (StateField("wild_rank", np.int8, -1, at_landlord=draw_wild_rank),)
 
     @property
-    def shortfall_tables(self) -> np.ndarray:
-        """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
-        built once per move table."""
-        from .base import _shared
+    def table_key(self) -> tuple:
+        """The classic game's table of the kicker rule: its rows are the readings."""
+        return (ClassicRules, self.ruleset.kickers)
 
-        return _shared(
-            ("shortfall",) + self.table_key, lambda: build_shortfall_tables(self.move_table)
-        )
-
-    @property
-    def game_class(self) -> type:
-        from ..wild import WildGame
-
-        return WildGame
-
-    def legal_plays(self, hand, wild: int, table_play: int = 0) -> np.ndarray:
-        return legal_plays(self, hand, wild, table_play)
-
-    def legal_plays_batch(self, hands, wild, table_plays=None) -> list[np.ndarray]:
-        return legal_plays_batch(self, hands, wild, table_plays)
+    def table_ruleset(self):
+        return type(self.ruleset)(kickers=self.ruleset.kickers)
 
     def play_doublings(self, codes) -> np.ndarray:
         """How many times each play code doubles the stake (``hard_bomb_multiplier``)."""
@@ -446,8 +263,6 @@ def play_features(codes, wild: int) -> np.ndarray:
     """(L, 108) float32 features of plays (a list of legal plays, to score them one by one):
     the 54-number encoding of the cards each consumes, then of the ranks its wild cards stood
     for (:func:`stood_for`)."""
-    from ..observation import encode_cards
-
     codes = np.asarray(codes, np.int64)
     consumed = encode_cards(play_fields(codes)["consumed"])
     return np.concatenate([consumed, encode_cards(stood_for(codes, wild))], -1).astype(np.float32)
