@@ -101,6 +101,7 @@ from ddz.play.text import Style
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
 from ddz_env.codes import decode_deal, encode_deal, rules_words
+from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES
 from ddz_env.rules import RULES, Ruleset, rules_class
@@ -499,6 +500,37 @@ def suited_cards(entry: str, model: TableModel, ascii: bool = False) -> list[int
     return chosen
 
 
+def reading_lines(game: Game, readings: list[int]) -> list[str]:
+    """The readings of typed cards (the wildcard game), numbered to choose from."""
+    wild = wildcards.wild_rank_of(game)
+    return [
+        f"    {k}  {wildcards.play_name(game.table, code, wild)}"
+        for k, code in enumerate(readings, 1)
+    ]
+
+
+def prompt_of(choice: Choice) -> str:
+    """The prompt of a question of the table (a call, a play), as the line mode asks it."""
+    if choice.kind == "bid":
+        options = [pgettext("bid", "pass")] + [str(k) for k in choice.bids]
+        return _("Your bid ({options}) > ").format(options=", ".join(options))
+    if choice.kind != "word":
+        return "> "
+    prompts = {
+        "claim": N_("Claim the landlord seat? ({options}) > "),
+        "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
+        "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
+    }
+    return _(prompts[choice.word]).format(options=", ".join(word_options(choice.word)))
+
+
+def word_options(word: str) -> list[str]:
+    """What to type for a word of the auction (``claim``, ``rob``, ``open``), then to pass."""
+    typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
+    typed["open"] = pgettext("bid", "open")
+    return [typed[word], text.pass_word(word)]
+
+
 # ---------------------------------------------------------------------------------- session
 class Session:
     """The line mode: one sitting at the table (:class:`ddz.play.table_model.Table`, which
@@ -559,21 +591,16 @@ class Session:
     def leave_note(self) -> str:
         """What became of the current hand, for the line printed when the game is interrupted
         (the hand is abandoned as ``quit`` would)."""
-        return self.table.abandon()[1]
+        return self.table.leave_note()
 
     def answer(self) -> bool:
         """Read lines until one is a choice the table takes (``False``: quit after a hand)."""
         asked = self.table.asked
         if asked.kind == "result":
             return self.finish()
-        if asked.kind == "play":
-            prompt, entry = "> ", self.play_entry
-        elif asked.kind == "word":
-            prompt, entry = self.word_prompt(asked.word), self.word_entry
-        else:
-            options = [pgettext("bid", "pass")] + [str(k) for k in asked.bids]
-            prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
-            entry = self.bid_entry
+        prompt = prompt_of(asked)
+        entry = {"play": self.play_entry, "word": self.word_entry, "bid": self.bid_entry}
+        entry = entry[asked.kind]
         while True:
             line = self.term.ask(prompt).strip()
             pending, self.pending = self.pending, None
@@ -672,19 +699,6 @@ class Session:
                 )
         return False
 
-    def word_prompt(self, word: str) -> str:
-        prompts = {
-            "claim": N_("Claim the landlord seat? ({options}) > "),
-            "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
-            "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
-        }
-        return _(prompts[word]).format(options=", ".join(self.word_options(word)))
-
-    def word_options(self, word: str) -> list[str]:
-        typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
-        typed["open"] = pgettext("bid", "open")
-        return [typed[word], text.pass_word(word)]
-
     def word_entry(self, line: str) -> bool:
         """A line typed at the question of the rob-the-landlord auction (claim or rob, or
         pass) or of the open hand (open, or pass): whether the table took it."""
@@ -694,7 +708,8 @@ class Session:
         if answered is not None:
             return answered
         if line in ("help", "?"):
-            self.term.say(_(OPEN_HELP if word == "open" else ROB_HELP))
+            word_help = OPEN_HELP if word == "open" else ROB_HELP
+            self.term.say(_(word_help))
         elif line in words("hint"):
             self.term.say("  " + self.advice(choice))
         elif self.show_command(line, choice):
@@ -708,7 +723,7 @@ class Session:
         else:
             self.say_error(
                 _("{line} is not an answer here: type {options} (or help)").format(
-                    line=text.quoted(line), options=", ".join(self.word_options(word))
+                    line=text.quoted(line), options=", ".join(word_options(word))
                 )
             )
         return False
@@ -769,17 +784,9 @@ class Session:
             for row in self.render.counter_rows(info):
                 self.term.say(row)
 
-    def reading_lines(self, readings: list[int]) -> list[str]:
-        """The readings of typed cards, numbered to choose from."""
-        wild = wildcards.wild_rank_of(self.game)
-        return [
-            f"    {k}  {wildcards.play_name(self.game.table, code, wild)}"
-            for k, code in enumerate(readings, 1)
-        ]
-
     def choose_reading(self, readings: list[int]) -> int | None:
         """Ask which reading of the cards typed to play: its move, or ``None`` (cancelled)."""
-        for line in self.reading_lines(readings):
+        for line in reading_lines(self.game, readings):
             self.term.say(line)
         prompt = _("Play which reading (1-{n}; Enter cancels)? > ").format(n=len(readings))
         answer = self.term.ask(prompt).strip()
@@ -818,7 +825,7 @@ class Session:
             self.say_error(verdict.text)
         elif check:
             self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
-            for line in self.reading_lines(readings) if len(readings) > 1 else []:
+            for line in reading_lines(self.game, readings) if len(readings) > 1 else []:
                 self.term.say(line)
         else:
             self.picked = suited_cards(low, self.model, self.term.ascii)
@@ -1128,8 +1135,10 @@ def _silence_stdout() -> None:
         pass
 
 
-def _leave(stdout: TextIO, color: bool, what: str, session: Session | None, status: int) -> int:
-    """One line when the game is interrupted, saying what became of the hand."""
+def _leave(stdout: TextIO, color: bool, what: str, session, status: int) -> int:
+    """One line when the game is interrupted, saying what became of the hand (``session``: the
+    line mode's :class:`Session` or the :class:`~ddz.play.table_model.Table` of another
+    front-end, or ``None``)."""
     note = session.leave_note() if session is not None else ""
     line = _("{what}. Bye.").format(what=_(what)) + (f" ({note})" if note else "")
     try:

@@ -621,6 +621,11 @@ class Table:
         per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
         return -(self.players - 1 if int(g.landlord[0]) == HUMAN else 1) * per
 
+    def leave_note(self) -> str:
+        """What became of the hand in play, for the line printed when the game is interrupted
+        (the hand is left as ``quit`` leaves it)."""
+        return self.abandon()[1]
+
     def leave_counts(self) -> bool:
         """Whether leaving the hand now would be recorded (as a loss: :meth:`abandon`)."""
         return self.stats_on and self.counted and self.phase == PLAY
