@@ -25,9 +25,12 @@ Ctrl-C, Ctrl-D, SIGTERM, the terminal closed), and the closing line says so. The
 only their own information set; this module keeps the suits of every card for display, while
 the engine works on rank counts.
 
-This module is the input loop: the position lives in :mod:`ddz.play.table`, the screens are
-drawn by :mod:`ddz.play.render`, and every message comes from the gettext catalogue of the
-language chosen with ``--lang`` (:mod:`ddz.play.i18n`).
+This module is the line mode, a front-end of the table model (:mod:`ddz.play.table_model`:
+the deals, the bots, the choices and the score) whose events it prints and to whose methods it
+turns the lines typed; the position lives in :mod:`ddz.play.table`, the screens are drawn by
+:mod:`ddz.play.render` and the lines of the events by :mod:`ddz.play.transcript`, and every
+message comes from the gettext catalogue of the language chosen with ``--lang``
+(:mod:`ddz.play.i18n`).
 
 On a terminal the screen is wrapped, between words, to the terminal's current width, and what
 was typed while the bots moved is dropped at the next prompt. Ctrl-C, SIGTERM and SIGHUP end
