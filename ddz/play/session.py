@@ -534,6 +534,28 @@ def word_options(word: str) -> list[str]:
     return [typed[word], text.pass_word(word)]
 
 
+def advice_of(choice: Choice, players: int) -> str:
+    """The assessment of your hand for the call asked (:func:`bid_advice`)."""
+    if choice.kind == "word":
+        return bid_advice(choice.info.hand, 0, 3, choice.word)
+    return bid_advice(choice.info.hand, choice.high_bid, players)
+
+
+def call_notes(choice: Choice, render: Renderer) -> list[str]:
+    """The lines said when a call is asked: the note that nobody may pass again (the last
+    redeal is spent, before the first call), and the assessment of your hand."""
+    g, style, lines = render.model.game, render.style, []
+    limit = g.ruleset.redeal_limit
+    first = choice.kind == "bid" or choice.word == "claim"
+    if first and limit is not None and int(g.redeals[0]) >= limit and not choice.high_bid:
+        opener = int(g.first_bidder[0])
+        you, other = texts_of(g.ruleset).last_redeal
+        note = _(you if opener == HUMAN else other).format(seat=render.seat_name(opener))
+        lines.append("  " + style.yellow(_("note: ")) + note)
+    lines.append("  " + style.cyan(_("Assessment: ")) + advice_of(choice, render.players))
+    return lines
+
+
 # ---------------------------------------------------------------------------------- session
 class Session:
     """The line mode: one sitting at the table (:class:`ddz.play.table_model.Table`, which
@@ -648,28 +670,8 @@ class Session:
         if choice.kind == "play":
             self.render.table(choice.info, self.table.show_counter)
         elif choice.kind in ("bid", "word"):
-            if choice.kind == "bid" or choice.word == "claim":
-                self.say_last_redeal(choice.info)
-            advice = self.advice(choice)
-            self.term.say("  " + self.style.cyan(_("Assessment: ")) + advice)
-
-    def advice(self, choice: Choice) -> str:
-        """The assessment of your hand for the call asked."""
-        if choice.kind == "word":
-            return bid_advice(choice.info.hand, 0, 3, choice.word)
-        return bid_advice(choice.info.hand, choice.high_bid, self.players)
-
-    def say_last_redeal(self, info: InfoSet) -> None:
-        """The note that nobody may pass again (the last redeal is spent), before the first
-        call of the last auction allowed."""
-        g = self.game
-        limit = g.ruleset.redeal_limit
-        if limit is None or int(g.redeals[0]) < limit or info.high_bid:
-            return
-        opener = int(g.first_bidder[0])
-        you, other = texts_of(self.rules).last_redeal
-        note = _(you if opener == HUMAN else other).format(seat=self.seat_name(opener))
-        self.term.say("  " + self.style.yellow(_("note: ")) + note)
+            for line in call_notes(choice, self.render):
+                self.term.say(line)
 
     # ------------------------------------------------------------------ the auction
     def bid_entry(self, line: str) -> bool:
@@ -681,7 +683,7 @@ class Session:
         if line in ("help", "?"):
             self.term.say(_(texts_of(self.rules).bid_help))
         elif line in words("hint"):
-            self.term.say("  " + self.advice(choice))
+            self.term.say("  " + advice_of(choice, self.players))
         elif not self.show_command(line, choice):
             word = line.removeprefix("bid").strip()
             options = [pgettext("bid", "pass")] + [str(k) for k in choice.bids]
@@ -714,7 +716,7 @@ class Session:
             word_help = OPEN_HELP if word == "open" else ROB_HELP
             self.term.say(_(word_help))
         elif line in words("hint"):
-            self.term.say("  " + self.advice(choice))
+            self.term.say("  " + advice_of(choice, self.players))
         elif self.show_command(line, choice):
             pass
         elif line in words("pass"):

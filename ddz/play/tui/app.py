@@ -35,7 +35,8 @@ from ddz.play.render import HUMAN, Renderer, cards_count, help_text, pad, warnin
 from ddz.play.session import (
     SIGNAL_NAMES,
     _leave,
-    bid_advice,
+    advice_of,
+    call_notes,
     hint_order,
     load_bots,
     prompt_of,
@@ -274,7 +275,7 @@ class DdzApp(App):
         self.renderer = Renderer(self.term, table.model, table.level)
         table.watch(self.on_table)
         self.table = table
-        self.call(self.renderer.banner, notices + ([notice] if notice else []))
+        self.call(self.say_notices, notices + ([notice] if notice else []))
         threading.Thread(target=self._load, args=(o["level"],), daemon=True).start()
         table.start(o.get("code"))
         table.advance()
@@ -290,7 +291,7 @@ class DdzApp(App):
         self.renderer.level = level
         table.seat_bots(bots, level)
         try:
-            self.call(self.renderer.banner, notices)
+            self.call(self.say_notices, notices)
             self.call(self.refresh_title)
         except Closed:
             pass
@@ -345,6 +346,10 @@ class DdzApp(App):
             self.update_status()
             self.in_thread(self.table.advance)
 
+    def say_notices(self, notices: list[str]) -> None:
+        for notice in notices:
+            self.add_log(self.term.style.yellow(notice))
+
     def say_error(self, message: str) -> None:
         self.add_log("  " + self.term.style.red("✗ ") + message)
 
@@ -384,6 +389,9 @@ class DdzApp(App):
             code, self.leave_for = self.leave_for, None
             self.open_deal(code)
             return
+        if choice.kind in ("bid", "word"):
+            for line in call_notes(choice, self.renderer):
+                self.add_log(line)
         self.ask(choice)
 
     def ask(self, choice: Choice, prompt: str = "") -> None:
@@ -515,10 +523,7 @@ class DdzApp(App):
         return (st.green("✓ ") if ok else st.red("✗ ")) + line
 
     def advice(self) -> str:
-        asked = self.table.asked
-        if asked.kind == "word":
-            return bid_advice(asked.info.hand, 0, 3, asked.word)
-        return bid_advice(asked.info.hand, asked.high_bid, self.table.players)
+        return advice_of(self.table.asked, self.table.players)
 
     def picked_counts(self) -> np.ndarray | str:
         """The rank counts of the cards typed (or else picked), or why the entry is not cards."""
@@ -619,6 +624,8 @@ class DdzApp(App):
             getattr(self, "action_" + ("leave" if name == "quit" else name))()
         elif name == "hint" and self.kind == "play":
             self.hint()
+        elif name == "hint" and self.kind in ("bid", "word"):
+            self.add_log("  " + self.advice())
         elif name == "play" and self.verdict_ok():
             self.play()
         elif name == "play" and self.hint_is_pass():
