@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from ddz.play import i18n
@@ -32,6 +31,9 @@ from ddz_env.infoset import infoset
 from ddz_env.rules import Ruleset
 from tests.play_harness import CODE
 
+#: A deal of the wildcard game: seat 0 bids first; after bidding 3, with the queens wild, its
+#: 3 3 3 Q read as a soft bomb of 3s or a trio of 3s with a kicker.
+WILD_CODE = "88R7-7R6F-VZ3C-DPFT-33VT-1FD"
 #: With seed 0 the first deal's auction reaches you after Right has bid 1.
 BID_TAKEN_SEED = 0
 
@@ -127,7 +129,7 @@ def test_undo_takes_back_your_play_and_the_bots_replies():
         table.undo()
     table.bid(3)
     table.advance()
-    table.play(parse_counts("3"))
+    table.play(counts=parse_counts("3"))
     table.advance()
     assert len(table.model.cards[0]) == 19
     mark = len(events)
@@ -135,7 +137,7 @@ def test_undo_takes_back_your_play_and_the_bots_replies():
     assert [type(e) for e in events[mark:]] == [Undone, Asked]
     assert len(table.model.cards[0]) == 20 and table.model.undos_used == 1
     assert table.asked.kind == "play" and table.asked.info.leading
-    table.play(parse_counts("3"))  # the bots answer the same position the same way
+    table.play(counts=parse_counts("3"))  # the bots answer the same position the same way
     replies = [e for e in events[mark:] if isinstance(e, Played)]
     table.advance()
     again = [e for e in events[mark:] if isinstance(e, Played)]
@@ -175,7 +177,7 @@ def test_choices_the_rules_refuse_say_why():
     with pytest.raises(ValueError):
         table.claim()  # a word of the rob-the-landlord auction: not asked here
     with pytest.raises(ValueError):
-        table.play(parse_counts("3"))  # not your turn to play
+        table.play(counts=parse_counts("3"))  # not your turn to play
     table, _events = table_of()
     table.start(CODE)
     table.advance()
@@ -184,9 +186,9 @@ def test_choices_the_rules_refuse_say_why():
     with pytest.raises(Refused, match="you can't pass when you lead"):
         table.pass_()
     with pytest.raises(Refused, match="not a combination"):
-        table.play(parse_counts("3 4"))
+        table.play(counts=parse_counts("3 4"))
     with pytest.raises(Refused, match="you don't have"):
-        table.play(parse_counts("8"))
+        table.play(counts=parse_counts("8"))
     hand = table.model.cards[0]
     assert len(hand) == 20 and table.asked.kind == "play"  # nothing was played
     table.play([hand[0]])  # a card of your hand, by its id
@@ -244,10 +246,19 @@ def test_a_finished_counted_hand_is_recorded():
 
 
 def test_the_wildcard_game_plays_by_readings():
-    table, events = table_of(Ruleset(game="wild"), seed=1)
-    table.start()
-    play_out(table)
-    played = [e for e in events if isinstance(e, Played) and e.move]
-    assert played and table.model.over()
+    table, events = table_of(Ruleset(game="wild"))
+    table.start(WILD_CODE)
+    table.advance()
+    table.bid(3)
+    table.advance()
     assert any(isinstance(e, LandlordMade) and e.wild >= 0 for e in events)
-    assert np.all([len(e.cards) > 0 for e in played])
+    counts = parse_counts("333q")  # the queens are wild: a soft bomb, or a trio and a kicker
+    verdict, readings = table.judge(counts)
+    assert verdict.ok and len(readings) == 2
+    with pytest.raises(Refused, match="2 readings of these cards"):
+        table.play(counts=counts)
+    table.play(counts=counts, reading=readings[1])
+    played = [e for e in events if isinstance(e, Played)][-1]
+    assert (played.seat, played.move, len(played.cards)) == (0, readings[1], 4)
+    play_out(table)
+    assert table.model.over() and isinstance(events[-1], Asked)

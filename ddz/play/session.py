@@ -840,7 +840,7 @@ class Session:
                 reading = self.choose_reading(readings)
                 if reading is None:
                     return False
-            self.table.play(counts, reading, self.picked)
+            self.table.play(counts=counts, reading=reading, picked=self.picked)
             return True
         return False
 

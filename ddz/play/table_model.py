@@ -28,7 +28,7 @@ event                     when
 
 The bots are moved by :meth:`Table.advance`, one after the other until you are asked; your
 choices are method calls (:meth:`bid`, :meth:`claim`, :meth:`rob`, :meth:`open_hand`,
-:meth:`pass_`, :meth:`play`, :meth:`play_move`, :meth:`hint`, :meth:`undo`, and at the end of a
+:meth:`pass_`, :meth:`play` (card ids or rank counts), :meth:`play_move`, :meth:`hint`, :meth:`undo`, and at the end of a
 hand :meth:`replay` and :meth:`new_deal`); a choice the rules refuse raises :class:`Refused`
 with the reason, in the current language. The table never draws anything: the line mode
 (:mod:`ddz.play.session`) and the full-screen app (:mod:`ddz.play.tui`) render its events.
@@ -439,18 +439,18 @@ class Table:
         verdict = text.judge(table, info.hand, info.table_move, counts)
         return verdict, [verdict.move] if verdict.ok else []
 
-    def play(self, cards, reading: int | None = None, picked=()) -> None:
-        """Play ``cards``: card ids of your hand (those cards leave it), or rank counts (of each
-        rank the ``picked`` card ids leave first, then the lowest suits). Where the cards read
-        as several plays (the wildcard game), ``reading`` is the one to play (:meth:`judge`)."""
+    def play(self, cards=(), *, counts=None, reading: int | None = None, picked=()) -> None:
+        """Play cards of your hand: ``cards``, card ids (those cards leave it), or ``counts``,
+        rank counts (of each rank the ``picked`` card ids leave first, then the lowest suits).
+        Where the cards read as several plays (the wildcard game), ``reading`` is the one to
+        play (:meth:`judge`)."""
         self._ask_of("play")
-        cards = np.asarray(cards, np.int64)
-        if cards.shape != (15,):  # card ids
+        if counts is None:
             picked = [int(c) for c in cards]
-            cards = np.zeros(15, np.int64)
+            counts = np.zeros(15, np.int64)
             for c in picked:
-                cards[self.model.rank_of(c)] += 1
-        verdict, readings = self.judge(cards)
+                counts[self.model.rank_of(c)] += 1
+        verdict, readings = self.judge(counts)
         if not verdict.ok or (reading is None and len(readings) > 1):
             raise Refused(verdict.text)
         if reading is not None and reading not in readings:

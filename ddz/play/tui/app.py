@@ -661,7 +661,7 @@ class DdzApp(App):
             prompt = _("Play which reading (1-{n}; Enter cancels)? > ").format(n=len(readings))
             self.ask(t.asked, prompt)
             return
-        self.choose(t.play, counts, None, picked)
+        self.choose(lambda: t.play(counts=counts, picked=picked))
 
     def choose_reading(self, answer: str) -> None:
         """The number of the reading to play (Enter cancels)."""
@@ -669,7 +669,8 @@ class DdzApp(App):
         self.reading = None
         self.kind = "play"
         if answer.isdigit() and 1 <= int(answer) <= len(readings):
-            self.choose(self.table.play, counts, readings[int(answer) - 1], picked)
+            reading = readings[int(answer) - 1]
+            self.choose(lambda: self.table.play(counts=counts, reading=reading, picked=picked))
             return
         if answer:
             line = _("{answer} is not one of the readings: nothing played")
