@@ -655,10 +655,8 @@ class Session:
             self.term.stale_input = True
         elif isinstance(event, Redealt):
             self.render.your_hand()
-        elif isinstance(event, Undone):
-            self.term.say("  " + self.style.cyan(_("Undone: back to your previous turn.")))
-            if self.game.phase[0] == BIDDING:
-                self.render.your_hand()
+        elif isinstance(event, Undone) and self.game.phase[0] == BIDDING:
+            self.render.your_hand()
         elif isinstance(event, Result):
             self.render.result()
         elif isinstance(event, Asked):

@@ -1,6 +1,6 @@
 """The lines of the table's events (:mod:`ddz.play.table_model`), as the front-ends show them:
 the calls, the landlord and the kitty, the plays and passes, the last-card warnings, the hints,
-the statistics after a hand. The lines of the hand's history (the events marked ``logged``) are
+an undo, the statistics after a hand. The lines of the hand's history (the events marked ``logged``) are
 kept in the position's log (:attr:`ddz.play.table.TableModel.log`), which the table on screen
 and the ``history`` command read and undo takes back."""
 
@@ -19,6 +19,7 @@ from ddz.play.table_model import (
     Played,
     Recorded,
     Redealt,
+    Undone,
 )
 from ddz.play.wild import WILD_MARK, is_play_code, play_cards_text
 from ddz_env.actions import CLAIM, ROB
@@ -126,6 +127,10 @@ def _hinted(render: Renderer, event: Hinted) -> list[str]:
     return ["  " + line.format(k=event.k, n=event.n, play=move_text(render, event.move))]
 
 
+def _undone(render: Renderer, event: Undone) -> list[str]:
+    return ["  " + render.style.cyan(_("Undone: back to your previous turn."))]
+
+
 def move_text(render: Renderer, move: int) -> str:
     """A move as a hint shows it: its cards and its name (in the wildcard game, the cards with
     what each wild card stands for); ``pass``."""
@@ -156,5 +161,6 @@ LINES = {
     Played: _played,
     BotFailed: _bot_failed,
     Hinted: _hinted,
+    Undone: _undone,
     Recorded: _recorded,
 }

@@ -115,7 +115,7 @@ class TableBox(VerticalScroll):
     """The pinned table's frame: redrawn to its new width when it is resized."""
 
     def on_resize(self, event) -> None:
-        if self.app.kind:  # the session waits: the position holds still
+        if self.app.kind:  # you are asked: the position holds still
             self.app.refresh_table()
 
 
@@ -175,6 +175,8 @@ class DdzApp(App):
         self.table: Table | None = None
         #: the renderer of the table (its pieces laid out here; the lines of its events)
         self.renderer: Renderer | None = None
+        #: what you are asked: "bid", "word", "play", "choice" (which reading of the cards to
+        #: play) or "result"; "" while the bots move
         self.kind = ""
         self.prompt_text = ""
         self.info = None
@@ -246,7 +248,10 @@ class DdzApp(App):
                 return
             except Exception as exc:
                 self.error = exc
-                self.call(self.exit)
+                try:
+                    self.call(self.exit)
+                except Closed:
+                    pass
 
         threading.Thread(target=run, daemon=True).start()
 
@@ -315,10 +320,8 @@ class DdzApp(App):
             self.refresh_title()
         elif isinstance(event, Redealt):
             self.renderer.your_hand()
-        elif isinstance(event, Undone):
-            self.add_log("  " + self.term.style.cyan(_("Undone: back to your previous turn.")))
-            if self.table.game.phase[0] == BIDDING:
-                self.renderer.your_hand()
+        elif isinstance(event, Undone) and self.table.game.phase[0] == BIDDING:
+            self.renderer.your_hand()
         elif isinstance(event, Result):
             self.term.capture = []
             self.renderer.result()
