@@ -225,6 +225,22 @@ def test_a_hand_left_after_the_bidding_is_recorded_as_a_loss(tmp_path):
     assert sum(isinstance(e, Dealt) for e in events) == 2
 
 
+def test_quit_leaves_the_hand_in_play_and_asks_nothing_more(tmp_path):
+    table, _events = table_of(stats_on=True)
+    table.start()
+    play_to_your_play(table)
+    assert table.quit().startswith("Bye. You left the hand, so it counts as a loss:")
+    assert table.asked is None
+    with pytest.raises(ValueError):
+        table.pass_()
+    saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert saved["games"] == 1 and saved["points"] < 0
+    table, _events = table_of()
+    table.start(CODE)
+    play_out(table)
+    assert table.quit() == ""  # after the result: nothing more to say
+
+
 def play_to_your_play(table: Table) -> None:
     table.advance()
     while table.asked.kind in ("bid", "word"):

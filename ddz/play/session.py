@@ -606,7 +606,7 @@ class Session:
                 if not self.answer():
                     return 0
         except QuitGame:
-            self.term.say(table.abandon()[0])
+            self.term.say(table.quit())
             return 0
         except EndOfInput:
             note = table.abandon()[1] if not self.model.over() else ""

@@ -27,10 +27,11 @@ event                     when
 ========================  ==========================================================
 
 The bots are moved by :meth:`Table.advance`, one after the other until you are asked; your
-choices are method calls (:meth:`bid`, :meth:`claim`, :meth:`rob`, :meth:`open_hand`,
-:meth:`pass_`, :meth:`play` (card ids or rank counts), :meth:`play_move`, :meth:`hint`, :meth:`undo`, and at the end of a
-hand :meth:`replay` and :meth:`new_deal`); a choice the rules refuse raises :class:`Refused`
-with the reason, in the current language. The table never draws anything: the line mode
+choices are method calls (:meth:`~Table.bid`, :meth:`~Table.claim`, :meth:`~Table.rob`,
+:meth:`~Table.open_hand`, :meth:`~Table.pass_`, :meth:`~Table.play` (card ids or rank counts),
+:meth:`~Table.play_move`, :meth:`~Table.hint`, :meth:`~Table.undo`, and at the end of a hand
+:meth:`~Table.replay` and :meth:`~Table.new_deal`; :meth:`~Table.quit` at any question); a
+choice the rules refuse raises :class:`Refused` with the reason, in the current language. The table never draws anything: the line mode
 (:mod:`ddz.play.session`) and the full-screen app (:mod:`ddz.play.tui`) render its events.
 
 The bots are the same as the line mode always played, asked in the same order and reseeded
@@ -568,6 +569,13 @@ class Table:
             self.emit(Recorded(True, stats, notice))
 
     # ------------------------------------------------------------------ leaving
+    def quit(self) -> str:
+        """Leave the table (you are asked nothing more): the hand in play is left as
+        :meth:`abandon` leaves it. The line to say: the hand's fate, "" after a finished hand."""
+        self._ask_of("bid", "word", "play", "result")
+        self.asked = None
+        return "" if self.model.over() else self.abandon()[0]
+
     def abandon(self) -> tuple[str, str]:
         """Leave the current hand, however it is left (``quit``, Ctrl-C, Ctrl-D, SIGTERM, the
         terminal closed, another deal opened): once the bidding is over the hand counts as a

@@ -739,8 +739,10 @@ class DdzApp(App):
     def quit_table(self) -> None:
         """Leave the table: the hand in play is left as ``quit`` leaves it (its line kept to be
         printed once the screen is restored)."""
-        if self.table is not None and not self.table.model.over():
-            self.add_log(self.table.abandon()[0])
+        asked = self.table is not None and self.table.asked is not None
+        line = self.table.quit() if asked else ""
+        if line:
+            self.add_log(line)
         self.kind = ""
         self.exit()
 
