@@ -685,3 +685,30 @@ def test_a_lone_queen_is_played_at_once():
 
     drive(app, script)
     assert any("single Q" in line and "You" in line for line in app.table.model.log)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("when", ["asked", "while the bots move"])
+def test_ctrl_q_leaves_the_hand_as_quit_does(tmp_path, when):
+    import json
+
+    app = make_app(seed=5, stats=True, pause=0.3 if when != "asked" else 0.0)
+
+    async def script(pilot, app):
+        await to_play(pilot, app)
+        if when != "asked":
+            await pilot.press("h", "enter")  # your play: the bots move, slowly
+            await pilot.pause(0.05)
+            assert app.kind == ""
+        await pilot.press("ctrl+q")
+        for _ in range(300):
+            if not app.open:
+                break
+            await pilot.pause(0.02)
+
+    drive(app, script)
+    assert any(
+        line.startswith("Bye. You left the hand, so it counts as a loss:") for line in app.farewell
+    )
+    saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert saved["games"] == 1 and saved["points"] < 0
