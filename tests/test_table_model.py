@@ -152,6 +152,7 @@ def test_the_hint_cycle_goes_round_the_hint_order():
     table.bid(3)
     table.advance()
     order = hint_order(infoset(table.game, 0, 0))
+    assert table.plays() == order and order[-1] != 0  # you lead: no pass
     shown = [table.hint() for _ in range(len(order) + 1)]
     assert [h.move for h in shown] == [*order, order[0]]
     assert [h.k for h in shown] == [*range(1, len(order) + 1), 1]

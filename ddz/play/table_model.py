@@ -1,11 +1,12 @@
 """The game at the table of ``ddz play``: a sitting of hands against the same bots, which the
 front-ends observe and drive by method calls.
 
-:class:`Table` holds what a hand is at any point — the position (:class:`ddz.play.table.TableModel`:
-the engine's game, the suited cards, snapshots), whether it is counted, the hints and undos —,
-what you may do now (:meth:`Table.choice`: a call of the auction, a play, or at the end of a
-hand replay, a new deal or quit), and the events of the hand, sent to every observer
-(:meth:`Table.watch`) in the order they happen:
+:class:`Table` holds what a hand is at any point — the position
+(:class:`ddz.play.table.TableModel`: the engine's game, the suited cards, snapshots), whether it
+is counted, the hints and undos —, what you are asked now (:attr:`Table.asked`, a
+:class:`Choice`: a call of the auction, a play, or at the end of a hand replay, a new deal or
+quit), and the events of the hand, sent to every observer (:meth:`Table.watch`) in the order
+they happen:
 
 ========================  ==========================================================
 event                     when
@@ -29,10 +30,12 @@ event                     when
 The bots are moved by :meth:`Table.advance`, one after the other until you are asked; your
 choices are method calls (:meth:`~Table.bid`, :meth:`~Table.claim`, :meth:`~Table.rob`,
 :meth:`~Table.open_hand`, :meth:`~Table.pass_`, :meth:`~Table.play` (card ids or rank counts),
-:meth:`~Table.play_move`, :meth:`~Table.hint`, :meth:`~Table.undo`, and at the end of a hand
-:meth:`~Table.replay` and :meth:`~Table.new_deal`; :meth:`~Table.quit` at any question); a
-choice the rules refuse raises :class:`Refused` with the reason, in the current language. The table never draws anything: the line mode
-(:mod:`ddz.play.session`) and the full-screen app (:mod:`ddz.play.tui`) render its events.
+:meth:`~Table.play_move` (one of :meth:`~Table.plays`), :meth:`~Table.hint`,
+:meth:`~Table.undo`, and at the end of a hand :meth:`~Table.replay` and
+:meth:`~Table.new_deal`; :meth:`~Table.quit` at any question); a choice the rules refuse raises
+:class:`Refused` with the reason, in the current language. The table never draws anything: the
+line mode (:mod:`ddz.play.session`) and the full-screen app (:mod:`ddz.play.tui`) render its
+events.
 
 The bots are the same as the line mode always played, asked in the same order and reseeded
 from the position (:meth:`Table.bot_action`), so a seeded sitting plays out the same hands
@@ -469,11 +472,17 @@ class Table:
             raise Refused(self.judge(wildcards.move_counts(self.game.table, move))[0].text)
         self._act(int(move), list(picked))
 
-    def hint(self) -> Hinted:
-        """The next hint, best first (the order cycles): shown, and counted on the result."""
+    def plays(self) -> list[int]:
+        """Your plays now, one per set of cards, best first (the hint order; a pass last where
+        you may pass): moves, or in the wildcard game play codes."""
         asked = self._ask_of("play")
         if self.hints is None:
             self.hints = self.hint_order(asked.info)
+        return list(self.hints)
+
+    def hint(self) -> Hinted:
+        """The next of :meth:`plays` (the order cycles): shown, and counted on the result."""
+        self.plays()
         self.hint_at = (self.hint_at + 1) % len(self.hints)
         self.model.hints_used += 1
         hinted = Hinted(self.hints[self.hint_at], self.hint_at + 1, len(self.hints))

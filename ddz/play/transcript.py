@@ -1,8 +1,8 @@
 """The lines of the table's events (:mod:`ddz.play.table_model`), as the front-ends show them:
 the calls, the landlord and the kitty, the plays and passes, the last-card warnings, the hints,
-an undo, the statistics after a hand. The lines of the hand's history (the events marked ``logged``) are
-kept in the position's log (:attr:`ddz.play.table.TableModel.log`), which the table on screen
-and the ``history`` command read and undo takes back."""
+an undo, the statistics after a hand. The lines of the hand's history (the events marked
+``logged``) are kept in the position's log (:attr:`ddz.play.table.TableModel.log`), which the
+table on screen and the ``history`` command read and undo takes back."""
 
 from __future__ import annotations
 
