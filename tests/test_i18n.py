@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The modules whose messages ddz play shows (the rules options' help is ddz/common/options.py's).
 SOURCES = [*(f"play/{n}" for n in ("i18n.py", "session.py", "render.py", "text.py", "stats.py"))]
 SOURCES.append("play/wild.py")  # the wildcard game
+SOURCES += ["play/table_model.py", "play/transcript.py"]  # the table's refusals and event lines
 SOURCES.append("common/options.py")
 SOURCES += ["play/fullscreen.py", "play/tui/app.py", "play/tui/panels.py"]  # the full-screen table
 OTHERS = i18n.LANGUAGES[1:]

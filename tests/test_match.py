@@ -119,24 +119,24 @@ def test_agents_are_policies_and_other_objects_are_not():
 def _session_moves(level: str, rules: Ruleset):
     """A hand of the terminal game, seat 0 playing its first legal action: the deal code, the
     bots, the (seat, action) of every move and the winner."""
-    import io
+    from ddz.play.render import HUMAN
+    from ddz.play.session import hint_order, load_bots
+    from ddz.play.table_model import Table
 
-    from ddz.play.session import HUMAN, Session, Terminal
-
-    term = Terminal(io.StringIO(), io.StringIO(), color=False, pause=0)
-    session = Session(term, level, seed=3, stats_on=False, rules=rules)
-    code = session.new_code()
-    session.model.deal(code)
+    bots, level = load_bots(level, [], rules.players, rules.rules.family)
+    table = Table(rules, bots, level, hint_order, seed=3, stats_on=False)
+    code = table.new_code()
+    table.model.deal(code)
     moves = []
-    while not session.model.over():
-        seat = int(session.game.current_player[0])
+    while not table.model.over():
+        seat = int(table.game.current_player[0])
         if seat == HUMAN:
-            action = int(session.game.legal_actions(0)[0])
+            action = int(table.game.legal_actions(0)[0])
         else:
-            action = session.bot_action(seat)
-        session.model.play(seat, action)
+            action = table.bot_action(seat)
+        table.model.play(seat, action)
         moves.append((seat, action))
-    return code, session.bots, moves, int(session.game.winner[0])
+    return code, table.bots, moves, int(table.game.winner[0])
 
 
 def _loop_moves(code: str, bots, rules: Ruleset):

@@ -54,7 +54,7 @@ def drive(app: DdzApp, script, size=(100, 30)):
 
 
 async def until(pilot, app: DdzApp, *kinds: str, limit: float = 60.0) -> str:
-    """Wait until the session asks one of ``kinds`` of question."""
+    """Wait until the table asks one of ``kinds`` of question."""
     for _ in range(int(limit / 0.02)):
         if app.kind in kinds:
             kind = app.kind
@@ -112,7 +112,7 @@ def test_a_whole_hand_by_keys():
         assert "pair of 4s · you lead" in status(app)
         await pilot.press("enter")
         await by_keys(pilot, app)
-        assert app.session.model.over()
+        assert app.table.model.over()
         assert isinstance(app.screen, ResultPanel)
         shown = "\n".join(app.term.capture)
         assert "Result" in shown and "Deal code: " + CODE in shown
@@ -120,7 +120,7 @@ def test_a_whole_hand_by_keys():
         await pilot.pause(0.2)
 
     drive(app, script)
-    log = app.session.render.history()
+    log = app.renderer.history()
     assert any("pair of 4s" in line and "You" in line for line in log)
 
 
@@ -150,8 +150,8 @@ def test_a_whole_hand_by_mouse():
         await pilot.pause(0.2)
 
     drive(app, script)
-    assert app.session.model.over()
-    log = app.session.render.history()
+    assert app.table.model.over()
+    log = app.renderer.history()
     assert any("single 3" in line and "You" in line for line in log)
 
 
@@ -167,14 +167,14 @@ def test_the_card_clicked_is_the_card_that_leaves_the_hand():
         await pilot.click("#play")
         await until(pilot, app, "play")
         assert high_queen not in hand.cards and low_queen in hand.cards
-        assert high_queen not in app.session.model.cards[0]
-        assert app.session.model.last_cards[0] == [high_queen]
+        assert high_queen not in app.table.model.cards[0]
+        assert app.table.model.last_cards[0] == [high_queen]
         await until(pilot, app, "play")
         ten = [c for c in hand.cards if hand.labels[c].startswith("10")][-1]
         await type_in(pilot, app, hand.labels[ten])  # typed with its suit: that card is raised
         assert hand.picked() == [ten]
         assert any(hand.labels[low_queen] not in line and "Q" in line and "You" in line
-                   for line in app.session.render.history())  # fmt: skip
+                   for line in app.renderer.history())  # fmt: skip
 
     drive(app, script)
 
@@ -289,7 +289,7 @@ def test_hints_cycle_best_first_and_raise_their_cards():
         first = hand.picked()
         await pilot.press("h")
         assert hand.picked() != first and hand.picked()
-        assert app.session.model.hints_used == 2
+        assert app.table.model.hints_used == 2
         assert "✓" in status(app)
 
     drive(app, script)
@@ -333,7 +333,7 @@ def test_no_color_is_respected(monkeypatch):
         assert not app.query_one(HandView).color
 
     drive(app, script)
-    assert all("\x1b[" not in line for line in app.session.model.log)
+    assert all("\x1b[" not in line for line in app.table.model.log)
 
 
 @pytest.mark.heavy
@@ -376,7 +376,7 @@ def test_each_variant_starts_and_plays(rules, marks):
         seen.append("\n".join(app.term.capture))
 
     drive(app, script)
-    assert app.session.model.over()
+    assert app.table.model.over()
     assert any(mark in "\n".join(seen) for mark in marks), seen
     assert "Deal code" in seen[-1]
 
@@ -412,10 +412,10 @@ def test_panels_open_by_code_and_undo(tmp_path):
         await until(pilot, app, "play")
         await pilot.press("3", "enter")
         await until(pilot, app, "play")
-        assert len(app.session.model.cards[0]) == 19
+        assert len(app.table.model.cards[0]) == 19
         await pilot.press("u")
         await until(pilot, app, "play")
-        assert len(app.session.model.cards[0]) == 20 and app.session.model.undos_used == 1
+        assert len(app.table.model.cards[0]) == 20 and app.table.model.undos_used == 1
         await pilot.press("f2")
         assert isinstance(app.screen, TextPanel)
         await pilot.press("escape", "f3")
@@ -432,7 +432,7 @@ def test_panels_open_by_code_and_undo(tmp_path):
         await pilot.pause(0.1)
         await pilot.press(*OTHER_CODE, "enter")
         await until(pilot, app, "bid", "word")
-        assert app.session.model.code == OTHER_CODE and not app.session.counted
+        assert app.table.model.code == OTHER_CODE and not app.table.counted
 
     drive(app, script)
 
@@ -492,12 +492,12 @@ def test_open_by_code_during_a_hand_says_what_leaving_costs(tmp_path):
         said.append(str(app.screen.query_one("#leave-warning").render()))
         await pilot.press("n")  # stay: the hand goes on
         await pilot.pause(0.05)
-        assert app.kind == "play" and not app.session.model.over()
+        assert app.kind == "play" and not app.table.model.over()
         await pilot.press("f5", "y")
         await pilot.pause(0.1)
         await pilot.press(*OTHER_CODE, "enter")
         await until(pilot, app, "bid", "word")
-        assert app.session.model.code == OTHER_CODE and not app.session.counted
+        assert app.table.model.code == OTHER_CODE and not app.table.counted
         said.append([x.text for x in app.query_one("#log").lines])
 
     drive(app, script)
@@ -526,7 +526,7 @@ def test_open_by_code_in_the_auction_costs_nothing_and_the_help_names_it(tmp_pat
         await pilot.pause(0.1)
         await pilot.press(*OTHER_CODE, "enter")
         await until(pilot, app, "bid", "word")
-        assert app.session.model.code == OTHER_CODE
+        assert app.table.model.code == OTHER_CODE
 
     drive(app, script)
     assert not (tmp_path / "ddz" / "stats.json").exists()
@@ -627,27 +627,27 @@ def test_a_thinking_mark_while_a_bot_decides():
 
 @pytest.mark.heavy
 def test_the_deal_is_shown_while_the_bots_load(monkeypatch):
-    from ddz.play.tui import bridge
+    from ddz.play.tui import app as tui
 
     release = __import__("threading").Event()
-    real = bridge.load_bots
+    real = tui.load_bots
 
     def slow(*args):
         release.wait(20)
         return real(*args)
 
-    monkeypatch.setattr(bridge, "load_bots", slow)
+    monkeypatch.setattr(tui, "load_bots", slow)
     app = make_app(level="hard", code=CODE)
 
     async def script(pilot, app):
         await until(pilot, app, "bid")  # you bid first: the deal is on the table
-        assert not app.session.loaded.is_set()
+        assert not app.table.loaded.is_set()
         assert "loading the bots…" in str(app.query_one("#title").render())
         assert len(app.query_one(HandView).cards) == 17
         release.set()
         await pilot.press("1")
         await until(pilot, app, "bid", "play")  # the bots answered
-        assert app.session.level == "hard" or app.session.level == "normal"
+        assert app.table.level == "hard" or app.table.level == "normal"
         assert "loading" not in str(app.query_one("#title").render())
 
     drive(app, script)
@@ -684,4 +684,31 @@ def test_a_lone_queen_is_played_at_once():
         await until(pilot, app, "play", "result")
 
     drive(app, script)
-    assert any("single Q" in line and "You" in line for line in app.session.model.log)
+    assert any("single Q" in line and "You" in line for line in app.table.model.log)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("when", ["asked", "while the bots move"])
+def test_ctrl_q_leaves_the_hand_as_quit_does(tmp_path, when):
+    import json
+
+    app = make_app(seed=5, stats=True, pause=0.3 if when != "asked" else 0.0)
+
+    async def script(pilot, app):
+        await to_play(pilot, app)
+        if when != "asked":
+            await pilot.press("h", "enter")  # your play: the bots move, slowly
+            await pilot.pause(0.05)
+            assert app.kind == ""
+        await pilot.press("ctrl+q")
+        for _ in range(300):
+            if not app.open:
+                break
+            await pilot.pause(0.02)
+
+    drive(app, script)
+    assert any(
+        line.startswith("Bye. You left the hand, so it counts as a loss:") for line in app.farewell
+    )
+    saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
+    assert saved["games"] == 1 and saved["points"] < 0

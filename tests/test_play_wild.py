@@ -318,7 +318,7 @@ def test_the_full_screen_table_shows_the_wild_rank_and_offers_the_readings():
         app.query_one("#entry").value = "2"
         await pilot.press("enter")
         await until(pilot, "play", "result")
-        log = "\n".join(app.session.model.log)
+        log = "\n".join(app.table.model.log)
         assert "soft bomb of 3s (wild Q as 3)" in log
         app.exit()
 

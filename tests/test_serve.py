@@ -508,7 +508,7 @@ table_lines = app.DdzApp.table_lines
 
 
 def leaky(self):  # and Left's hand drawn on the table
-    return [*table_lines(self), "Left holds " + self.session.render.cards(self.session.model.cards[2])]
+    return [*table_lines(self), "Left holds " + self.renderer.cards(self.table.model.cards[2])]
 
 
 app.DdzApp.table_lines = leaky

@@ -717,7 +717,7 @@ def shipped_model_path(ruleset: Ruleset) -> Path | None:
     Among the models of :func:`shipped_models` whose tag plays the game
     (:func:`ddz.agents.model_game.plays`) and whose file is in :data:`SHIPPED_DIR`: the model
     of that very game first, then a model of variants (it plays the games of fewer variants,
-    reading their fields as zeros), then the model of the family's game without variants
+    reading their fields as zeros), then the model of the game without variants
     (the classic model plays the rob and open-hand games with the fields it knows)."""
     exact = game_tag(ruleset)
     found = [

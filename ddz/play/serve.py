@@ -206,7 +206,7 @@ def served_app():
             self.app = app
 
         def apply(self, segments: list[Segment], background) -> list[Segment]:
-            s = self.app.session
+            s = self.app.table
             if s is None or not s.model.code or self.app.kind == "result":
                 return segments
             text = "".join(segment.text for segment in segments)

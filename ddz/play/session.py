@@ -2,7 +2,7 @@
 
 You sit at seat 0 ("You"); the turn goes You → Right (seat 1) → Left (seat 2), or with four
 players You → Right → Across → Left (``--players 4``: two decks; Hard and Expert bots where a
-model of the four-player game is shipped, :func:`family_levels`, else Normal bots play in their
+model of the four-player game is shipped, :func:`levels_of`, else Normal bots play in their
 place). Type the cards
 of a play by rank (``33 44 55``, ``3-4-5-6-7``, ``10 10 10 j``); commands are ``pass``,
 ``hint``, ``check CARDS``, ``counter``, ``show``, ``history``, ``help`` and ``quit`` (and
@@ -25,9 +25,12 @@ Ctrl-C, Ctrl-D, SIGTERM, the terminal closed), and the closing line says so. The
 only their own information set; this module keeps the suits of every card for display, while
 the engine works on rank counts.
 
-This module is the input loop: the position lives in :mod:`ddz.play.table`, the screens are
-drawn by :mod:`ddz.play.render`, and every message comes from the gettext catalogue of the
-language chosen with ``--lang`` (:mod:`ddz.play.i18n`).
+This module is the line mode, a front-end of the table model (:mod:`ddz.play.table_model`:
+the deals, the bots, the choices and the score) whose events it prints and to whose methods it
+turns the lines typed; the position lives in :mod:`ddz.play.table`, the screens are drawn by
+:mod:`ddz.play.render` and the lines of the events by :mod:`ddz.play.transcript`, and every
+message comes from the gettext catalogue of the language chosen with ``--lang``
+(:mod:`ddz.play.i18n`).
 
 On a terminal the screen is wrapped, between words, to the terminal's current width, and what
 was typed while the bots moved is dropped at the next prompt. Ctrl-C, SIGTERM and SIGHUP end
@@ -56,7 +59,7 @@ import numpy as np
 from ddz.agents.planner import planner_of
 from ddz.common import is_terminal
 from ddz.common.options import WILD_GAME, RuleOptionError, add_rule_options, ruleset_from_args
-from ddz.play import text
+from ddz.play import text, transcript
 from ddz.play import wild as wildcards
 from ddz.play.i18n import (
     ENGLISH_NAMES,
@@ -69,7 +72,6 @@ from ddz.play.i18n import (
     detect_language,
     language,
     language_in_argv,
-    ngettext,
     pgettext,
     set_language,
     words,
@@ -83,18 +85,28 @@ from ddz.play.render import (
     ROB_HELP,
     Renderer,
     help_text,
-    pad,
     texts_of,
-    warning,
 )
 from ddz.play.stats import variant_key, variant_title
 from ddz.play.table import TableModel
+from ddz.play.table_model import (
+    Asked,
+    Choice,
+    Dealt,
+    Decided,
+    Event,
+    Redealt,
+    Refused,
+    Result,
+    Table,
+    Undone,
+)
 from ddz.play.text import Style
-from ddz_env.actions import BIDDING, CLAIM, OPEN, OVER, PLAY, ROB, bid_action
+from ddz_env.actions import BIDDING
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import code_key, decode_deal, encode_deal
-from ddz_env.game import Game, deal_from_keys
-from ddz_env.infoset import InfoSet, infoset
+from ddz_env.codes import decode_deal, encode_deal
+from ddz_env.game import Game
+from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES
 from ddz_env.rules import DEFAULT_RULES, RULES, Ruleset
 
@@ -438,15 +450,106 @@ def load_bots(level: str, notices: list[str], rules: Ruleset = DEFAULT_RULES) ->
             name = nxt
 
 
+# ---------------------------------------------------------------------------------- typed cards
+def read_cards(entry: str, rules: Ruleset, ascii: bool = False) -> np.ndarray:
+    """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and on
+    an ASCII-only terminal (``ascii``) the letters it shows (``5d 6c``). ``CardParseError``
+    names the first word of the entry that is not cards (``xyz``, not its ``y``)."""
+    counts = np.zeros(15, np.int64)
+    deck = rules.deck.counts
+    for word in entry.translate(NO_SUITS).translate(CARD_SEPARATORS).split():
+        plain = ASCII_SUIT.sub(r"\1", word) if ascii else word
+        try:
+            counts += parse_counts(plain, deck)
+        except TooManyCardsError:
+            raise
+        except CardParseError:
+            raise CardParseError(word, entry) from None
+    over = np.flatnonzero(counts > deck)
+    if len(over):  # "9 9 9 9 9": each word is fine, the whole entry is not
+        raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry, deck)
+    return counts
+
+
+def suited_cards(entry: str, model: TableModel, ascii: bool = False) -> list[int]:
+    """The cards of your hand that a typed play names with their suits (``Q♠ Q`` names the
+    Q♠; the other cards are the lowest suits of their rank); suit letters on an ASCII-only
+    terminal (``ascii``)."""
+    hand, chosen = model.cards[HUMAN], []
+    for word in entry.translate(CARD_SEPARATORS).replace(KITTY_MARK, "").split():
+        found = SUITED.fullmatch(word)
+        if found is None or (found[2] in "shcd" and not ascii):
+            continue
+        rank = int(np.flatnonzero(parse_counts(found[1]))[0])
+        suit = SUIT_INDEX[found[2]]
+        mine = (c for c in hand if model.rank_of(c) == rank and c % 4 == suit)
+        card = next((c for c in mine if c not in chosen), None)
+        if card is not None:
+            chosen.append(card)
+    return chosen
+
+
+def reading_lines(game: Game, readings: list[int]) -> list[str]:
+    """The readings of typed cards (the wildcard game), numbered to choose from."""
+    wild = wildcards.wild_rank_of(game)
+    return [
+        f"    {k}  {wildcards.play_name(game.table, code, wild)}"
+        for k, code in enumerate(readings, 1)
+    ]
+
+
+def prompt_of(choice: Choice) -> str:
+    """The prompt of a question of the table (a call, a play), as the line mode asks it."""
+    if choice.kind == "bid":
+        options = [pgettext("bid", "pass")] + [str(k) for k in choice.bids]
+        return _("Your bid ({options}) > ").format(options=", ".join(options))
+    if choice.kind != "word":
+        return "> "
+    prompts = {
+        "claim": N_("Claim the landlord seat? ({options}) > "),
+        "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
+        "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
+    }
+    return _(prompts[choice.word]).format(options=", ".join(word_options(choice.word)))
+
+
+def word_options(word: str) -> list[str]:
+    """What to type for a word of the auction (``claim``, ``rob``, ``open``), then to pass."""
+    typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
+    typed["open"] = pgettext("bid", "open")
+    return [typed[word], text.pass_word(word)]
+
+
+def advice_of(choice: Choice) -> str:
+    """The assessment of your hand for the call asked (:func:`bid_advice`)."""
+    rules = choice.info.ruleset
+    if choice.kind == "word":
+        return bid_advice(choice.info.hand, 0, rules, choice.word)
+    return bid_advice(choice.info.hand, choice.high_bid, rules)
+
+
+def call_notes(choice: Choice, render: Renderer) -> list[str]:
+    """The lines said when a call is asked: the note that nobody may pass again (the last
+    redeal is spent, before the first call), and the assessment of your hand."""
+    g, style, lines = render.model.game, render.style, []
+    limit = g.ruleset.redeal_limit
+    first = choice.kind == "bid" or choice.word == "claim"
+    if first and limit is not None and int(g.redeals[0]) >= limit and not choice.high_bid:
+        opener = int(g.first_bidder[0])
+        you, other = texts_of(g.ruleset).last_redeal
+        note = _(you if opener == HUMAN else other).format(seat=render.seat_name(opener))
+        lines.append("  " + style.yellow(_("note: ")) + note)
+    lines.append("  " + style.cyan(_("Assessment: ")) + advice_of(choice))
+    return lines
+
+
 # ---------------------------------------------------------------------------------- session
-class UndoRequest(Exception):
-    """The player typed ``undo``."""
-
-
 class Session:
-    """One sitting: a series of hands against the same bots. This is the input loop; the table
-    model (:mod:`ddz.play.table`) keeps the position and the renderer
-    (:mod:`ddz.play.render`) draws it."""
+    """The line mode: one sitting at the table (:class:`ddz.play.table_model.Table`, which
+    deals, moves the bots and keeps the score). It prints the table's events with the renderer
+    (:mod:`ddz.play.render`, :mod:`ddz.play.transcript`) and turns each line typed into a call
+    of the table (a bid, a play, a hint, undo, ...) or a command of its own (help, show,
+    counter, history, check)."""
 
     def __init__(
         self,
@@ -461,498 +564,222 @@ class Session:
         self.term = term
         self.style = term.style
         self.rules = rules or Ruleset(players=players)
-        players = self.rules.players
-        self.players = players
+        self.players = self.rules.players
         self.style.deck = self.rules.deck
-        self.model = TableModel(Game(1, self.rules))
-        self.game = self.model.game
-        self.table = self.game.table
         self.notices: list[str] = []
-        self.bots, self.level = load_bots(level, self.notices, self.rules)
-        self.render = Renderer(term, self.model, self.level)
-        self.seat_name = self.render.seat_name
-        self.rng = np.random.default_rng(seed)
-        self.stats_on = stats_on
-        self.undo_on = undo
-        self.show_counter = self.load_counter_setting()
-        self.counted = False
-        #: What happened to the finished hand's statistics (said if the game is interrupted).
-        self.hand_note = ""
-        #: The closing lines of the abandoned hand, once it is recorded (:meth:`abandon`).
-        self.abandoned: tuple[str, str] | None = None
-        #: The statistics as last saved.
-        self.saved = None
-        self.hands_dealt = 0
-        #: The cards of your hand named with their suits in the play typed (:meth:`suited`).
-        self.picked: list[int] = []
-        #: Set while the readings of typed cards are offered to choose from.
-        self.choosing = False
-
-    # ------------------------------------------------------------------ settings
-    def load_counter_setting(self) -> bool:
-        from ddz.play.stats import load_settings
-
-        settings, notice = load_settings()
+        bots, level = load_bots(level, self.notices, self.rules)
+        self.table = Table(self.rules, bots, level, hint_order, seed, stats_on, undo)
+        self.model = self.table.model
+        self.game = self.model.game
+        notice = self.table.load_counter_setting()
         if notice:
             self.notices.append(notice)
-        return settings.counter
+        self.render = Renderer(term, self.model, level)
+        self.seat_name = self.render.seat_name
+        #: The cards of your hand named with their suits in the play typed (:func:`suited_cards`).
+        self.picked: list[int] = []
+        #: The play Enter makes (a hint shown, a lone letter read as a card).
+        self.pending: int | None = None
+        self.table.watch(self.show)
 
-    def save_counter_setting(self) -> None:
-        from ddz.play.stats import save_setting
-
-        notice = save_setting("counter", self.show_counter)
-        if notice:
-            self.term.say(self.style.yellow(_("note: ")) + notice)
-
-    # ------------------------------------------------------------------ deals
-    def new_code(self) -> str:
-        key = self.rng.integers(0, 2**63, dtype=np.uint64)
-        owner, first = deal_from_keys(np.array([key], np.uint64), self.players, self.rules.deck)
-        return encode_deal(owner[0], int(first[0]), ruleset=self.rules)
-
+    # ------------------------------------------------------------------ the sitting
     def run(self, code: str | None) -> int:
         self.render.banner(self.notices)
-        counted = code is None
-        code = code or self.new_code()
+        table = self.table
         try:
+            table.start(code)
             while True:
-                choice = self.play_hand(code, counted)
-                if choice == "replay":  # the hand's deal code: its redeals follow from it
-                    code, counted = self.model.hand_code, False
-                elif choice == "new":
-                    code, counted = self.new_code(), True
-                else:
+                table.advance()
+                if not self.answer():
                     return 0
         except QuitGame:
-            self.term.say(self.abandon()[0])
+            self.term.say(table.quit())
             return 0
         except EndOfInput:
-            note = self.abandon()[1] if self.game.phase[0] != OVER else ""
+            note = table.abandon()[1] if not self.model.over() else ""
             self.term.say(_("End of input. Bye.") + (f" ({note})" if note else ""))
             return 0
-
-    def abandon(self) -> tuple[str, str]:
-        """Leave the current hand, however it is left (``quit``, Ctrl-C, Ctrl-D, SIGTERM, the
-        terminal closed): once the bidding is over the hand counts as a loss at the stake
-        reached so far (bombs included), as leaving a table does in online play. The hand is
-        recorded once; returns (the line said on ``quit``, the note of the closing line
-        otherwise)."""
-        g = self.game
-        if g.phase[0] == OVER:
-            return _("Bye."), self.hand_note or _("Nothing was saved for this hand.")
-        if self.abandoned is None:
-            self.abandoned = self._abandon_hand()
-        return self.abandoned
-
-    def _abandon_hand(self) -> tuple[str, str]:
-        g = self.game
-        if not self.stats_on:
-            return (
-                _("Bye. (Statistics are off with --no-stats: nothing is recorded.)"),
-                _("Statistics are off with --no-stats: nothing is recorded."),
-            )
-        if g.phase[0] != PLAY:
-            return (
-                _("Bye. (This hand was not finished, so it is not counted.)"),
-                _("The hand was left in the auction, so it is not counted."),
-            )
-        if not self.counted:
-            return (
-                _("Bye. (A replayed or chosen deal is not counted in the statistics.)"),
-                _("A replayed or chosen deal is not counted in the statistics."),
-            )
-        landlord = int(g.landlord[0]) == HUMAN
-        points = self.stake_lost()
-        self.record(landlord, False, points, True, quiet=True)
-        shown = f"{points:+d}"
-        bye = ngettext(
-            "Bye. You left the hand, so it counts as a loss: {points} point.",
-            "Bye. You left the hand, so it counts as a loss: {points} points.",
-            abs(points),
-        ).format(points=shown)
-        note = ngettext(
-            "You left the hand, so it counts as a loss: {points} point.",
-            "You left the hand, so it counts as a loss: {points} points.",
-            abs(points),
-        ).format(points=shown)
-        if self.hand_note:  # saved: the totals, as at the end of a hand
-            bye += "\n  " + _("Statistics: {summary}").format(summary=self.saved.summary())
-        return bye, note
-
-    def stake_lost(self) -> int:
-        """Your points if the hand in play were left now: a loss at the stake reached so far."""
-        g = self.game
-        per = int(g.base[0]) * self.model.multiplier() * g.ruleset.base_points
-        return -(self.players - 1 if int(g.landlord[0]) == HUMAN else 1) * per
-
-    def leave_counts(self) -> bool:
-        """Whether leaving the hand now would be recorded (as a loss: :meth:`abandon`)."""
-        return self.stats_on and self.counted and self.game.phase[0] == PLAY
 
     def leave_note(self) -> str:
         """What became of the current hand, for the line printed when the game is interrupted
         (the hand is abandoned as ``quit`` would)."""
-        return self.abandon()[1]
+        return self.table.leave_note()
 
-    def play_hand(self, code: str, counted: bool) -> str:
-        m = self.model
-        m.deal(code)
-        self.counted = counted
-        self.hand_note = ""
-        self.abandoned = None
-        if self.term.screen and self.hands_dealt:
-            self.term.clear()  # a fresh screen for each new hand on a terminal
-            self.render.banner(self.notices)
-        self.hands_dealt += 1
-        self.render.new_hand(code)
-        while not m.over():
-            seat = int(self.game.current_player[0])
-            bidding = self.game.phase[0] == BIDDING
-            if seat != HUMAN:
-                action = self.bot_action(seat)
-            else:
-                m.push()
-                try:
-                    action = self.human_bid() if bidding else self.human_play()
-                except UndoRequest:
-                    self.take_back()
-                    continue
-            if bidding:
-                self.apply_bid(seat, action)
-            else:
-                self.apply_play(seat, m.as_move(action))
-        return self.finish(counted)
+    def answer(self) -> bool:
+        """Read lines until one is a choice the table takes (``False``: quit after a hand)."""
+        asked = self.table.asked
+        if asked.kind == "result":
+            return self.finish()
+        prompt = prompt_of(asked)
+        entry = {"play": self.play_entry, "word": self.word_entry, "bid": self.bid_entry}
+        entry = entry[asked.kind]
+        while True:
+            line = self.term.ask(prompt).strip()
+            pending, self.pending = self.pending, None
+            if not line and pending is None:
+                continue
+            try:
+                if not line:  # Enter: the hint shown, the letter read as a card
+                    self.table.play_move(pending, self.picked)
+                    return True
+                if entry(line):
+                    return True
+            except Refused as exc:
+                self.say_error(str(exc))
 
-    def take_back(self) -> None:
-        """Undo: back to your previous turn, exactly as it was."""
-        self.model.undo()
-        self.term.say("  " + self.style.cyan(_("Undone: back to your previous turn.")))
-        if self.game.phase[0] == BIDDING:
+    # ------------------------------------------------------------------ the table's events
+    def show(self, event: Event) -> None:
+        """Print an event of the table (the lines of the hand are kept for the history)."""
+        for line in transcript.write(self.render, event):
+            self.term.say(line)
+        if isinstance(event, Dealt):
+            if self.term.screen and event.number > 1:
+                self.term.clear()  # a fresh screen for each new hand on a terminal
+                self.render.banner(self.notices)
+            self.render.new_hand(event.code)
+        elif isinstance(event, Decided):
+            self.term.pause()
+            self.term.stale_input = True
+        elif isinstance(event, Redealt):
             self.render.your_hand()
+        elif isinstance(event, Undone) and self.game.phase[0] == BIDDING:
+            self.render.your_hand()
+        elif isinstance(event, Result):
+            self.render.result()
+        elif isinstance(event, Asked):
+            self.show_question(event.choice)
 
-    # ------------------------------------------------------------------ bots
-    def bot_action(self, seat: int) -> int:
-        """The bot's action, reseeded from the position so that after an undo a bot answers
-        the same position the same way.
+    def show_question(self, choice: Choice) -> None:
+        """What your turn shows before its prompt: the table, or the auction's notes."""
+        self.picked, self.pending = [], None
+        if choice.kind == "play":
+            self.render.table(choice.info, self.table.show_counter)
+        elif choice.kind in ("bid", "word"):
+            for line in call_notes(choice, self.render):
+                self.term.say(line)
 
-        Not the match loop (:mod:`ddz_env.match`): the game is interactive, one move at a time
-        between the human's turns, with undo and a fallback move when a bot fails; a test
-        (tests/test_match.py) checks that the loop plays these bots the same way."""
-        g = self.game
-        info = infoset(g, 0, seat)
-        bot = self.bots[seat - 1]
-        bot.reset(seed=(code_key(self.model.code) + 7919 * self.model.turns + seat) % 2**63)
-        try:
-            action = int(bot.act(info))
-            if not g.is_legal(np.array([action]))[0]:
-                raise ValueError(f"illegal action {action}")
-        except Exception as exc:  # a bot bug must not end the human's game
-            action = int(np.random.default_rng().choice(info.legal_actions))
-            note = _("note: {seat}'s bot failed ({error}); it played a random legal move")
-            self.term.say(self.style.yellow(note.format(seat=self.seat_name(seat), error=exc)))
-        self.term.pause()
-        self.term.stale_input = True
-        return action
-
-    # ------------------------------------------------------------------ bidding
-    def human_bid(self) -> int:
-        g, s = self.game, self.style
-        info = infoset(g, 0, HUMAN)
-        if info.deciding_open or g.ruleset.bidding == "rob":
-            return self.human_word(info)
-        high = int(g.high_bid[0])
-        limit = g.ruleset.redeal_limit
-        if limit is not None and int(g.redeals[0]) >= limit and high == 0:
-            opener = int(g.first_bidder[0])
-            you, other = texts_of(self.rules).last_redeal
-            note = _(you if opener == HUMAN else other).format(seat=self.seat_name(opener))
-            self.term.say("  " + s.yellow(_("note: ")) + note)
-        self.term.say("  " + s.cyan(_("Assessment: ")) + bid_advice(info.hand, high, self.rules))
-        options = [pgettext("bid", "pass")] + [str(k) for k in range(high + 1, 4)]
-        prompt = _("Your bid ({options}) > ").format(options=", ".join(options))
-        while True:
-            line = self.term.ask(prompt).strip().lower()
-            if not line:
-                continue
-            try:
-                bid = self.bid_entry(line, info, high, options)
-            except _Handled:
-                continue
-            if bid is not None:
-                return bid
-
-    def human_word(self, info: InfoSet) -> int:
-        """Your word in the rob-the-landlord auction (claim or rob, or pass) or your decision
-        to open the hand (open, or pass)."""
-        s = self.style
-        word = "open" if info.deciding_open else "rob" if info.high_bid else "claim"
-        if word == "claim":
-            self.say_last_redeal(info)
-        advice = bid_advice(info.hand, 0, self.rules, word)
-        self.term.say("  " + s.cyan(_("Assessment: ")) + advice)
-        typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
-        typed["open"] = pgettext("bid", "open")
-        options = [typed[word], text.pass_word(word)]
-        prompts = {
-            "claim": N_("Claim the landlord seat? ({options}) > "),
-            "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
-            "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
-        }
-        prompt = _(prompts[word]).format(options=", ".join(options))
-        action = {"claim": CLAIM, "rob": ROB, "open": OPEN}[word]
-        word_help = OPEN_HELP if word == "open" else ROB_HELP
-        while True:
-            line = self.term.ask(prompt).strip().lower()
-            if not line:
-                continue
-            try:
-                self.common_command(line)
-            except _Handled:
-                continue
-            if line in ("help", "?"):
-                self.term.say(_(word_help))
-            elif line in words("hint"):
-                self.term.say("  " + advice)
-            elif line in ("show", "s"):
-                self.render.your_hand()
-            elif line in ("counter", "c"):
-                self.toggle_counter(info)
-            elif line in words("pass"):
-                return 0
-            elif line in words(word) or line in ("y", "yes"):
-                return bid_action(self.game.num_moves, action)
-            else:
-                self.say_error(
-                    _("{line} is not an answer here: type {options} (or help)").format(
-                        line=text.quoted(line), options=", ".join(options)
-                    )
-                )
-
-    def say_last_redeal(self, info: InfoSet) -> None:
-        """The note that nobody may pass again (the last redeal is spent), at the first word."""
-        g = self.game
-        limit = g.ruleset.redeal_limit
-        if limit is None or int(g.redeals[0]) < limit or info.high_bid:
-            return
-        opener = int(g.first_bidder[0])
-        note = (
-            _("no more redeals: if all three pass, you must be the landlord at base 1")
-            if opener == HUMAN
-            else _(
-                "no more redeals: if all three pass, {seat} must be the landlord at base 1"
-            ).format(seat=self.seat_name(opener))
-        )
-        self.term.say("  " + self.style.yellow(_("note: ")) + note)
-
-    def bid_entry(self, line: str, info: InfoSet, high: int, options: list[str]) -> int | None:
-        """The action of a line typed at the bid prompt, or ``None`` (after answering it)."""
-        self.common_command(line)
+    # ------------------------------------------------------------------ the auction
+    def bid_entry(self, line: str) -> bool:
+        """A line typed at the bid prompt: whether the table took a call."""
+        line, choice = line.lower(), self.table.asked
+        answered = self.common_command(line)
+        if answered is not None:
+            return answered
         if line in ("help", "?"):
             self.term.say(_(texts_of(self.rules).bid_help))
         elif line in words("hint"):
-            self.term.say("  " + bid_advice(info.hand, high, self.rules))
-        elif line in ("show", "s"):
-            self.render.your_hand()
-        elif line in ("counter", "c"):
-            self.toggle_counter(info)
-        else:
+            self.term.say("  " + advice_of(choice))
+        elif not self.show_command(line, choice):
             word = line.removeprefix("bid").strip()
+            options = [pgettext("bid", "pass")] + [str(k) for k in choice.bids]
             if word in words("pass"):
-                return 0
+                self.table.pass_()
+                return True
             if word == "0":  # not a pass: 0 is ten when cards are typed
-                self.say_error(
-                    _("0 is not a bid: type {options} (or help)").format(options=", ".join(options))
-                )
-                return None
-            if word in ("1", "2", "3"):
-                if int(word) > high:
-                    return bid_action(self.game.num_moves, int(word))
-                self.say_error(
-                    _("a bid must be higher than {high}, the highest so far (or pass)").format(
-                        high=high
-                    )
-                )
+                line = _("0 is not a bid: type {options} (or help)")
+                self.say_error(line.format(options=", ".join(options)))
+            elif word in ("1", "2", "3"):
+                self.table.bid(int(word))
+                return True
             else:
                 self.say_error(
                     _("{line} is not a bid: type {options} (or help)").format(
                         line=text.quoted(line), options=", ".join(options)
                     )
                 )
-        return None
+        return False
 
-    def common_command(self, low: str) -> None:
-        """Commands of every prompt in a hand: quit, undo, history (they raise or print)."""
+    def word_entry(self, line: str) -> bool:
+        """A line typed at the question of the rob-the-landlord auction (claim or rob, or
+        pass) or of the open hand (open, or pass): whether the table took it."""
+        line, choice = line.lower(), self.table.asked
+        word = choice.word
+        answered = self.common_command(line)
+        if answered is not None:
+            return answered
+        if line in ("help", "?"):
+            word_help = OPEN_HELP if word == "open" else ROB_HELP
+            self.term.say(_(word_help))
+        elif line in words("hint"):
+            self.term.say("  " + advice_of(choice))
+        elif self.show_command(line, choice):
+            pass
+        elif line in words("pass"):
+            self.table.pass_()
+            return True
+        elif line in words(word) or line in ("y", "yes"):
+            {"claim": self.table.claim, "rob": self.table.rob, "open": self.table.open_hand}[word]()
+            return True
+        else:
+            self.say_error(
+                _("{line} is not an answer here: type {options} (or help)").format(
+                    line=text.quoted(line), options=", ".join(word_options(word))
+                )
+            )
+        return False
+
+    def common_command(self, low: str) -> bool | None:
+        """Commands of every prompt in a hand: quit (raises), undo (``True``: the table took
+        it back), history (``False``: answered); ``None`` for any other line."""
         if low in words("quit"):
             raise QuitGame
         if low in words("undo"):
-            if not self.undo_on:
-                self.say_error(_("undo is off in this game (start it with ddz play --undo)"))
-            elif not self.model.can_undo():
-                self.say_error(_("nothing to undo yet"))
-            else:
-                raise UndoRequest
-            raise _Handled
+            self.table.undo()
+            return True
         if low in words("history"):
             self.term.page(self.render.history())
-            raise _Handled
-
-    def apply_bid(self, seat: int, action: int) -> None:
-        s, m = self.style, self.model
-        redeals = int(self.game.redeals[0])
-        deciding_open = m.auction_over()
-        bid, redealt = m.bid(action)
-        if deciding_open:
-            self.note(self.render.event_line(seat, self.open_event(seat, bid == OPEN)))
-            return
-        if bid in (CLAIM, ROB):
-            you = seat == HUMAN
-            what = {
-                CLAIM: _("claim the landlord seat") if you else _("claims the landlord seat"),
-                ROB: _("rob the landlord seat ×2") if you else _("robs the landlord seat ×2"),
-            }[bid]
-        elif seat == HUMAN:
-            what = (
-                pgettext("you, auction", "pass")
-                if bid == 0
-                else pgettext("you", "bid {n}").format(n=bid)
-            )
-        else:
-            what = pgettext("bid", "passes") if bid == 0 else _("bids {n}").format(n=bid)
-        self.note(self.render.event_line(seat, what))
-        if redealt:
-            line = _(texts_of(self.rules).all_passed)
-            self.note(s.yellow("  " + line.format(code=m.code)))
-            self.render.your_hand()
-        elif m.auction_over():
-            self.announce_landlord(redeals)
-
-    def open_event(self, seat: int, opened: bool) -> str:
-        """The landlord's open-hand decision, as an event line (the open hand shown)."""
-        if not opened:
-            return _("keep the hand closed") if seat == HUMAN else _("keeps the hand closed")
-        if seat == HUMAN:
-            return _("open the hand ×2: everyone sees your cards")
-        hand = self.render.cards(self.model.cards[seat])
-        return _("opens the hand ×2: {cards}").format(cards=hand)
-
-    def announce_landlord(self, redeals: int) -> None:
-        s, m = self.style, self.model
-        lord = m.landlord()
-        if m.forced:
-            line = texts_of(self.rules).forced(redeals)
-            who = _("you") if lord == HUMAN else self.seat_name(lord)
-            self.note(s.yellow("  " + line.format(n=redeals, seat=who)))
-        base, kitty = int(self.game.base[0]), s.cards(m.kitty_ids)
-        if lord == HUMAN:
-            line = _("You are the landlord (base {base}) and take the kitty: {cards}")
-        else:
-            line = _("{seat} is the landlord (base {base}) and takes the kitty: {cards}")
-        self.note("  " + line.format(seat=self.seat_name(lord), base=base, cards=kitty))
-        wild = wildcards.wild_rank_of(self.game)
-        if wild >= 0:
-            line = _(
-                "The wild rank is drawn: {rank}. Every {rank} is wild (marked {mark}): it "
-                "stands for any rank from 3 to 2."
-            )
-            rank = text.RANK_NAMES[wild]
-            self.note("  " + s.cyan(line.format(rank=rank, mark=wildcards.WILD_MARK)))
-
-    # ------------------------------------------------------------------ play
-    def human_play(self) -> int:
-        info = infoset(self.game, 0, HUMAN)
-        self.render.table(info, self.show_counter)
-        state = _Turn(info)
-        self.picked = []
-        while True:
-            line = self.term.ask("> ").strip()
-            if not line:
-                if state.pending is not None:
-                    return state.pending
-                continue
-            state.pending = None
-            try:
-                action = self.play_entry(line, state)
-            except _Handled:
-                continue
-            if action is not None:
-                return action
-
-    def play_entry(self, line: str, state: _Turn) -> int | None:
-        """The move of a line typed at your turn, or ``None`` (after answering it)."""
-        low, info = line.lower(), state.info
-        self.common_command(low)
-        if low == "help":
-            self.term.say(help_text(self.undo_on, self.players, self.rules))
-        elif low in ("counter", "c"):
-            self.toggle_counter(info)
-        elif low in ("show", "s"):
-            self.render.table(info, self.show_counter)
-        elif low in words("hint"):
-            self.hint(state)
-        elif low in words("pass"):
-            if not info.leading:
-                return 0
-            self.say_error(_("you can't pass when you lead"))
-        else:
-            return self.cards_entry(low, state)
+            return False
         return None
 
+    def show_command(self, low: str, choice: Choice) -> bool:
+        """``show`` and ``counter``, at any question of a hand: whether ``low`` was one."""
+        if low in ("show", "s"):
+            if choice.kind == "play":
+                self.render.table(choice.info, self.table.show_counter)
+            else:
+                self.render.your_hand()
+        elif low in ("counter", "c"):
+            self.toggle_counter(choice.info)
+        else:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ play
+    def play_entry(self, line: str) -> bool:
+        """A line typed at your turn: whether the table took a play or a pass."""
+        low, choice = line.lower(), self.table.asked
+        answered = self.common_command(low)
+        if answered is not None:
+            return answered
+        if low == "help":
+            self.term.say(help_text(self.table.undo_on, self.players, self.rules))
+        elif self.show_command(low, choice):
+            pass
+        elif low in words("hint"):
+            self.pending = self.table.hint().move
+        elif low in words("pass"):
+            self.table.pass_()
+            return True
+        else:
+            return self.cards_entry(low, choice)
+        return False
+
     def toggle_counter(self, info: InfoSet) -> None:
-        self.show_counter = not self.show_counter
-        self.term.say("  " + (_("card counter on") if self.show_counter else _("card counter off")))
-        self.save_counter_setting()
-        if self.show_counter:
+        notice = self.table.toggle_counter()
+        on = self.table.show_counter
+        self.term.say("  " + (_("card counter on") if on else _("card counter off")))
+        if notice:
+            self.term.say(self.style.yellow(_("note: ")) + notice)
+        if on:
             for row in self.render.counter_rows(info):
                 self.term.say(row)
 
-    def hint(self, state: _Turn) -> None:
-        if state.hints is None:
-            state.hints = hint_order(state.info)
-        state.hint_at = (state.hint_at + 1) % len(state.hints)
-        pending = state.pending = state.hints[state.hint_at]
-        self.model.hints_used += 1
-        what = self.move_text(pending)
-        line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
-        self.term.say("  " + line.format(k=state.hint_at + 1, n=len(state.hints), play=what))
-
-    def move_text(self, move: int) -> str:
-        """A move as a hint shows it: its cards and its name (in the wildcard game, the cards
-        with what each wild card stands for); ``pass``."""
-        table = self.table
-        if move == 0:
-            return _("pass")
-        if wildcards.is_play_code(move):
-            wild = wildcards.wild_rank_of(self.game)
-            cards = wildcards.play_cards_text(move, wild)
-            return f"{cards}  ({text.describe(table, move)})"
-        return f"{table.cards_text(move)}  ({text.describe(table, move)})"
-
-    def judge(self, info: InfoSet, counts: np.ndarray) -> tuple[text.Verdict, list[int]]:
-        """Whether typed cards can be played: (the verdict, the moves they can be played as:
-        one, or in the wildcard game each reading of them)."""
-        if info.legal_plays is not None:
-            return wildcards.judge(self.table, info, counts)
-        verdict = text.judge(self.table, info.hand, info.table_move, counts)
-        return verdict, [verdict.move] if verdict.ok else []
-
-    def reading_lines(self, readings: list[int]) -> list[str]:
-        """The readings of typed cards, numbered to choose from."""
-        wild = wildcards.wild_rank_of(self.game)
-        return [
-            f"    {k}  {wildcards.play_name(self.table, code, wild)}"
-            for k, code in enumerate(readings, 1)
-        ]
-
     def choose_reading(self, readings: list[int]) -> int | None:
         """Ask which reading of the cards typed to play: its move, or ``None`` (cancelled)."""
-        for line in self.reading_lines(readings):
+        for line in reading_lines(self.game, readings):
             self.term.say(line)
-        self.choosing = True
         prompt = _("Play which reading (1-{n}; Enter cancels)? > ").format(n=len(readings))
-        try:
-            answer = self.term.ask(prompt).strip()
-        finally:
-            self.choosing = False
+        answer = self.term.ask(prompt).strip()
         if answer.isdigit() and 1 <= int(answer) <= len(readings):
             return readings[int(answer) - 1]
         if answer:
@@ -963,182 +790,81 @@ class Session:
             )
         return None
 
-    def cards_entry(self, low: str, state: _Turn) -> int | None:
-        """A typed play (or ``check CARDS``): the move, or ``None`` after saying why not."""
-        info, check = state.info, False
+    def cards_entry(self, low: str, choice: Choice) -> bool:
+        """A typed play (or ``check CARDS``): whether the table took it (else why not is said)."""
+        check = False
         for prefix in ("check ", "?"):
             if low.startswith(prefix):
                 low, check = low[len(prefix) :].strip(), True
         if low == "check" or (check and not low):
             self.say_error(_("check what? type check CARDS"))
-            return None
+            return False
         try:
-            counts = self.read_cards(low)
+            counts = read_cards(low, self.rules, self.term.ascii)
         except TooManyCardsError as exc:
             self.say_error(text.too_many_text(exc.rank, self.rules.deck.counts))
-            return None
+            return False
         except CardParseError as exc:
-            self.say_error(
-                _("{word} is not a card or a command (type help)").format(
-                    word=text.quoted(exc.token)
-                )
-            )
-            return None
-        verdict, readings = self.judge(info, counts)
-        letter = low in COMMAND_LETTERS and not check
-        if letter:
-            card, command = (_(x) for x in COMMAND_LETTERS[low])
+            line = _("{word} is not a card or a command (type help)")
+            self.say_error(line.format(word=text.quoted(exc.token)))
+            return False
+        verdict, readings = self.table.judge(counts)
+        if low in COMMAND_LETTERS and not check:
+            return self.letter_entry(low, verdict)
         if not verdict.ok:
-            if letter:
-                extra = _(" ({letter} is {card} here; {command})")
-                verdict_text = verdict.text + extra.format(
-                    letter=text.quoted(low), card=card, command=command
-                )
-            self.say_error(verdict_text if letter else verdict.text)
-            return None
-        if letter:  # a lone letter: played only on Enter
-            state.pending = verdict.move
-            line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
-            self.term.say(
-                "  "
-                + line.format(
-                    letter=text.quoted(low), card=card, verdict=verdict.text, command=command
-                )
-            )
-            return None
-        if check:
+            self.say_error(verdict.text)
+        elif check:
             self.term.say("  " + self.style.green("✓ ") + verdict.text + _(" (not played)"))
-            for line in self.reading_lines(readings) if len(readings) > 1 else []:
+            for line in reading_lines(self.game, readings) if len(readings) > 1 else []:
                 self.term.say(line)
-            return None
-        self.picked = self.suited(low)
-        if len(readings) > 1:
-            self.term.say("  " + verdict.text)
-            return self.choose_reading(readings)
-        return verdict.move
+        else:
+            self.picked = suited_cards(low, self.model, self.term.ascii)
+            reading = None
+            if len(readings) > 1:
+                self.term.say("  " + verdict.text)
+                reading = self.choose_reading(readings)
+                if reading is None:
+                    return False
+            self.table.play(counts=counts, reading=reading, picked=self.picked)
+            return True
+        return False
 
-    def suited(self, entry: str) -> list[int]:
-        """The cards of your hand that a typed play names with their suits (``Q♠ Q`` names the
-        Q♠; the other cards are the lowest suits of their rank)."""
-        hand, chosen = self.model.cards[HUMAN], []
-        for word in entry.translate(CARD_SEPARATORS).replace(KITTY_MARK, "").split():
-            found = SUITED.fullmatch(word)
-            if found is None or (found[2] in "shcd" and not self.term.ascii):
-                continue
-            rank = int(np.flatnonzero(parse_counts(found[1]))[0])
-            suit = SUIT_INDEX[found[2]]
-            mine = (c for c in hand if self.model.rank_of(c) == rank and c % 4 == suit)
-            card = next((c for c in mine if c not in chosen), None)
-            if card is not None:
-                chosen.append(card)
-        return chosen
-
-    def read_cards(self, entry: str) -> np.ndarray:
-        """Rank counts of a typed play. Suits are ignored: the symbols copied from the hand, and
-        on an ASCII-only terminal the letters it shows (``5d 6c``). ``CardParseError`` names the
-        first word of the entry that is not cards (``xyz``, not its ``y``)."""
-        counts = np.zeros(15, np.int64)
-        deck = self.rules.deck.counts
-        for word in entry.translate(NO_SUITS).translate(CARD_SEPARATORS).split():
-            plain = ASCII_SUIT.sub(r"\1", word) if self.term.ascii else word
-            try:
-                counts += parse_counts(plain, deck)
-            except TooManyCardsError:
-                raise
-            except CardParseError:
-                raise CardParseError(word, entry) from None
-        over = np.flatnonzero(counts > deck)
-        if len(over):  # "9 9 9 9 9": each word is fine, the whole entry is not
-            raise TooManyCardsError(int(over[0]), int(counts[over[0]]), entry, deck)
-        return counts
-
-    def apply_play(self, seat: int, move: int) -> None:
-        g, s, m = self.game, self.style, self.model
-        ids = m.play(seat, move, self.picked if seat == HUMAN else ())
-        self.picked = []
-        if move == 0:
-            what = pgettext("you", "pass") if seat == HUMAN else _("passes")
-            self.note(self.render.event_line(seat, what))
-            if g.phase[0] != OVER and int(g.table_move[0]) == 0:
-                leader = int(g.current_player[0])
-                who = (
-                    _("you lead")
-                    if leader == HUMAN
-                    else _("{seat} leads").format(seat=self.seat_name(leader))
-                )
-                passes = _(texts_of(self.rules).passes)
-                self.note(s.dim("  " + passes.format(who=who)))
-            return
-        self.note(self.render.play_line(seat, ids, move))
-        left = len(m.cards[seat])
-        if seat != HUMAN and left in (1, 2) and g.phase[0] != OVER:
-            self.note(f"  {pad(self.seat_name(seat), self.render.col)} {s.yellow(warning(left))}")
-
-    # ------------------------------------------------------------------ output
-    def note(self, line: str) -> None:
-        """Print an event of the hand and keep it for the redrawn screen and the history."""
-        self.model.log.append(line)
-        self.term.say(line)
+    def letter_entry(self, low: str, verdict: text.Verdict) -> bool:
+        """A lone letter that is a command at the end of a hand (``q``, ``r``): a card here,
+        played only on Enter."""
+        card, command = (_(x) for x in COMMAND_LETTERS[low])
+        if not verdict.ok:
+            extra = _(" ({letter} is {card} here; {command})")
+            extra = extra.format(letter=text.quoted(low), card=card, command=command)
+            self.say_error(verdict.text + extra)
+            return False
+        self.pending = verdict.move
+        line = _("{letter} is {card} here: {verdict}. Press Enter to play it ({command}).")
+        line = line.format(
+            letter=text.quoted(low), card=card, verdict=verdict.text, command=command
+        )
+        self.term.say("  " + line)
+        return False
 
     def say_error(self, message: str) -> None:
         self.term.say("  " + self.style.red("✗ ") + message)
 
     # ------------------------------------------------------------------ result
-    def finish(self, counted: bool) -> str:
-        g, m = self.game, self.model
-        self.render.result()
-        lord, winner = m.landlord(), int(g.winner[0])
-        won = (winner == lord) == (lord == HUMAN)
-        self.record(lord == HUMAN, won, int(g.payoffs[0][HUMAN]), counted)
+    def finish(self) -> bool:
+        """After the result: replay the hand, deal a new one (``True``), or quit."""
         while True:
             line = self.term.ask(_("Replay this hand (r), play again (n) or quit (q)? > "))
             line = line.strip().lower()
             if line in ("r", "replay", "replay this hand", "same"):
-                return "replay"
+                self.table.replay()
+                return True
             if line in ("n", "new", "again", "play", "play again", "y", "yes"):
-                return "new"
+                self.table.new_deal()
+                return True
             if line in words("quit") or line == "q":
-                return "quit"
+                return False
             if line:
                 self.say_error(_("type r to replay this hand, n to play a new one, q to quit"))
-
-    def record(self, landlord: bool, won: bool, points: int, counted: bool, quiet=False) -> None:
-        """Add the hand to the statistics (``quiet``: without saying so, the caller does)."""
-        if not self.stats_on:
-            return
-        if not counted:
-            self.term.say(
-                self.style.dim("  " + _("(replayed or chosen deal: not counted in the statistics)"))
-            )
-            return
-        from ddz.play.stats import record_game, variant_key
-
-        m = self.model
-        hand = {"level": self.level, "variant": variant_key(self.rules), "code": m.hand_code}
-        stats, notice = record_game(
-            landlord, won, points, hints=m.hints_used, undos=m.undos_used, **hand
-        )
-        if notice and not quiet:
-            self.term.say(self.style.yellow(_("note: ")) + notice)
-        if stats is not None:  # only totals that were really saved
-            self.saved = stats
-            self.hand_note = _("This hand was saved in the statistics.")
-            if not quiet:
-                self.term.say("  " + _("Statistics: {summary}").format(summary=stats.summary()))
-
-
-class _Handled(Exception):
-    """A command was answered; ask again."""
-
-
-class _Turn:
-    """What one of your turns remembers between lines: the hints and the pending play."""
-
-    def __init__(self, info: InfoSet):
-        self.info = info
-        self.hints: list[int] | None = None
-        self.hint_at = -1
-        self.pending: int | None = None
 
 
 # ---------------------------------------------------------------------------------- main
@@ -1389,8 +1115,10 @@ def _silence_stdout() -> None:
         pass
 
 
-def _leave(stdout: TextIO, color: bool, what: str, session: Session | None, status: int) -> int:
-    """One line when the game is interrupted, saying what became of the hand."""
+def _leave(stdout: TextIO, color: bool, what: str, session, status: int) -> int:
+    """One line when the game is interrupted, saying what became of the hand (``session``: the
+    line mode's :class:`Session` or the :class:`~ddz.play.table_model.Table` of another
+    front-end, or ``None``)."""
     note = session.leave_note() if session is not None else ""
     line = _("{what}. Bye.").format(what=_(what)) + (f" ({note})" if note else "")
     try:

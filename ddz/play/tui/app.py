@@ -1,11 +1,16 @@
 """The full-screen table of ``ddz play`` (Textual).
 
-The game itself is the line mode's session (:mod:`ddz.play.tui.bridge`); this module only
-draws it and turns clicks and keys into the lines the session reads: a play is the picked
-cards, spelled with their suits (``Q♠ Q♥``), a bid ``1``, the words ``pass``, ``claim``, ``rob``,
-``open``, ``undo``, ``quit``, and ``r`` / ``n`` / ``q`` at the end of a hand. The status line
-judges the cards picked with the line mode's own judge (:func:`ddz.play.text.judge`), so its
-reasons are the line mode's.
+The game is the table model (:class:`ddz.play.table_model.Table`): this app observes its events
+— the lines of the hand go to the move log (:mod:`ddz.play.transcript`), the table and your hand
+are redrawn when you are asked — and turns clicks and keys into the table's method calls (a
+bid, claim, rob or open, a pass, the cards picked played, a hint, undo; at the end of a hand
+replay, a new deal or a deal opened by its code). The bots move in a thread of their own
+(:meth:`Table.advance`) while the app waits: the position holds still whenever you are asked,
+so the app reads it safely then. The status line judges the cards picked with the table's own
+judge, so its reasons are the line mode's.
+
+While the chosen level's bots load (the Hard model takes a moment) the first deal is already
+shown; a bot's turn waits for them. A "thinking…" mark shows while a bot decides.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import re
 import signal
 import sys
 import threading
+import time
 
 import numpy as np
 from rich.text import Text
@@ -23,11 +29,37 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, RichLog, Static
 
-from ddz.play import text
+from ddz.play import text, transcript
 from ddz.play.i18n import N_, _, ngettext, pgettext, words
-from ddz.play.render import HUMAN, cards_count, help_text, pad, warning
-from ddz.play.session import SIGNAL_NAMES, EndOfInput, _leave, bid_advice, hint_order
-from ddz.play.tui.bridge import LEAVE, AppSession, AppTerminal
+from ddz.play.render import HUMAN, Renderer, cards_count, help_text, pad, warning
+from ddz.play.session import (
+    SIGNAL_NAMES,
+    _leave,
+    advice_of,
+    call_notes,
+    hint_order,
+    load_bots,
+    prompt_of,
+    read_cards,
+    reading_lines,
+    suited_cards,
+    word_options,
+)
+from ddz.play.table_model import (
+    Asked,
+    Choice,
+    Dealt,
+    Decided,
+    Event,
+    Hinted,
+    Redealt,
+    Refused,
+    Result,
+    Table,
+    Thinking,
+    Undone,
+)
+from ddz.play.text import Style
 from ddz.play.tui.hand import HandView
 from ddz.play.tui.panels import (
     CodePanel,
@@ -41,6 +73,8 @@ from ddz_env.actions import BIDDING
 from ddz_env.cards import CardParseError, TooManyCardsError
 from ddz_env.infoset import infoset
 
+#: The level whose bots play when the chosen level's can't be loaded.
+STAND_IN = "easy"
 #: how many of this sitting's results the statistics panel lists
 RECENT_SHOWN = 12
 #: the line mode's column padding inside a line (the log is narrower than a terminal)
@@ -81,8 +115,33 @@ class TableBox(VerticalScroll):
     """The pinned table's frame: redrawn to its new width when it is resized."""
 
     def on_resize(self, event) -> None:
-        if self.app.kind:  # the session waits: the position holds still
+        if self.app.kind:  # you are asked: the position holds still
             self.app.refresh_table()
+
+
+class LogTerm:
+    """The renderer's terminal on the full-screen table: its lines go to the move log (and,
+    from the result on, to the result card: :attr:`capture`)."""
+
+    screen = False  # the app draws the table; nothing clears or redraws a screen
+    ascii = False
+
+    def __init__(self, app: DdzApp, color: bool):
+        self.app = app
+        self.style = Style(color)
+        #: columns of the table panel (the counter's rows are cut to it)
+        self.width = 100
+        #: the lines said since the result card began (the result panel shows them)
+        self.capture: list[str] | None = None
+
+    def say(self, line: str = "") -> None:
+        if self.capture is not None:
+            self.capture.append(line)
+        self.app.add_log(line)
+
+
+class Closed(Exception):
+    """The app closed while the bots moved."""
 
 
 class DdzApp(App):
@@ -111,16 +170,23 @@ class DdzApp(App):
 
             self._filters.append(Monochrome())
             self.no_color = True
-        self.term = AppTerminal(self, self.color, options.get("pause", 0.0))
-        self.session: AppSession | None = None
+        self.term = LogTerm(self, self.color)
+        self.pause_s = options.get("pause", 0.0)
+        self.table: Table | None = None
+        #: the renderer of the table (its pieces laid out here; the lines of its events)
+        self.renderer: Renderer | None = None
+        #: what you are asked: "bid", "word", "play", "choice" (which reading of the cards to
+        #: play) or "result"; "" while the bots move
         self.kind = ""
         self.prompt_text = ""
         self.info = None
-        self.hints: list[int] | None = None
-        self.hint_at = -1
+        #: the hint shown at this question
+        self.hinted: Hinted | None = None
+        #: the cards typed or picked whose readings are offered (kind "choice")
+        self.reading: tuple | None = None
         self.thinking: int | None = None
         self.leaving = False
-        #: a deal code chosen during a hand: the hand is left at the next question
+        #: a deal code chosen while the bots move: the hand is left when you are asked next
         self.leave_for: str | None = None
         self.farewell: list[str] = []
         self.error: BaseException | None = None
@@ -148,7 +214,7 @@ class DdzApp(App):
         self.query_one("#entry", Input).focus()
         self.show_buttons()
         self._catch_signals()
-        threading.Thread(target=self._play, daemon=True).start()
+        self.in_thread(self._start)
 
     def _catch_signals(self) -> None:
         """SIGTERM and SIGHUP close the table (the screen restored), then the line mode's
@@ -165,34 +231,133 @@ class DdzApp(App):
         self.stopped = int(signum)
         self.exit()
 
-    def _play(self) -> None:
-        """The session's thread: the line mode's loop, answered by this app."""
-        o = self.options
-        try:
-            self.session = AppSession(
-                self.term, o["level"], o.get("seed"), o.get("stats", True), o.get("undo", False),
-                rules=o["rules"],
-            )  # fmt: skip
-            self.session.notices[:0] = [n for n in o.get("notices", ()) if n]
-            self.session.run(o.get("code"))
-        except EndOfInput:
-            pass
-        except Exception as exc:  # reported in one line once the screen is restored
-            self.error = exc
-        if self.open:
-            try:
-                self.call_from_thread(self.exit)
-            except Exception:  # already closing
-                pass
-
     @property
     def open(self) -> bool:
-        """Whether the app still runs (the session's thread may call it)."""
+        """Whether the app still runs (the bots' thread may call it)."""
         return bool(getattr(self, "_running", False)) and not getattr(self, "_closed", False)
 
-    # ------------------------------------------------------------------ the session's calls
+    # ------------------------------------------------------------------ the table
+    def in_thread(self, work) -> None:
+        """Run ``work`` (the table laid, the bots' moves) off the app's thread; a failure is
+        reported in one line once the screen is restored."""
+
+        def run() -> None:
+            try:
+                work()
+            except Closed:
+                return
+            except Exception as exc:
+                self.error = exc
+                try:
+                    self.call(self.exit)
+                except Closed:
+                    pass
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def call(self, fn, *args) -> None:
+        """Run ``fn`` in the app's thread (directly when already there)."""
+        if threading.get_ident() == getattr(self, "_thread_id", None):
+            fn(*args)
+            return
+        if not self.open:
+            raise Closed
+        try:
+            self.call_from_thread(fn, *args)
+        except Exception:  # the app has closed
+            raise Closed from None
+
+    def _start(self) -> None:
+        """Lay the table (the bots load meanwhile) and deal the first hand."""
+        o = self.options
+        table = Table(
+            o["rules"], None, o["level"], hint_order, o.get("seed"), o.get("stats", True),
+            o.get("undo", False),
+        )  # fmt: skip
+        notices = [n for n in o.get("notices", ()) if n]
+        notice = table.load_counter_setting()
+        self.term.style.deck = table.rules.deck
+        self.renderer = Renderer(self.term, table.model, table.level)
+        table.watch(self.on_table)
+        self.table = table
+        self.call(self.say_notices, notices + ([notice] if notice else []))
+        threading.Thread(target=self._load, args=(o["level"],), daemon=True).start()
+        table.start(o.get("code"))
+        table.advance()
+
+    def _load(self, level: str) -> None:
+        table, notices = self.table, []
+        try:
+            bots, level = load_bots(level, notices, table.rules)
+        except Exception as exc:  # the stand-ins play; say why
+            notices.append(str(exc).split("\n")[0])
+            bots, level = load_bots(STAND_IN, [], table.rules)
+        self.renderer.level = level
+        table.seat_bots(bots, level)
+        try:
+            self.call(self.say_notices, notices)
+            self.call(self.refresh_title)
+        except Closed:
+            pass
+
+    def on_table(self, event: Event) -> None:
+        """An event of the table, in the thread it happened in: shown in the app's."""
+        if isinstance(event, Decided) and self.pause_s > 0:
+            time.sleep(self.pause_s)  # the bot's move is shown after a pause
+        self.call(self.show_event, event)
+
+    def show_event(self, event: Event) -> None:
+        for line in transcript.write(self.renderer, event):
+            self.add_log(line)
+        if isinstance(event, Thinking):
+            self.set_thinking(event.seat)
+        elif isinstance(event, Decided):
+            self.set_thinking(None)
+        elif isinstance(event, Dealt):
+            self.term.capture = None
+            self.renderer.new_hand(event.code)
+            self.refresh_title()
+        elif isinstance(event, Redealt):
+            self.renderer.your_hand()
+        elif isinstance(event, Undone) and self.table.game.phase[0] == BIDDING:
+            self.renderer.your_hand()
+        elif isinstance(event, Result):
+            self.term.capture = []
+            self.renderer.result()
+            self.note_result()
+        elif isinstance(event, Asked):
+            self.on_asked(event.choice)
+
+    def choose(self, call, *args) -> None:
+        """Make a choice of yours (a method of the table), then let the bots move; a choice
+        refused says why in the move log."""
+        if self.kind and self.table is not None:
+            self.act(call, *args)
+
+    def act(self, call, *args) -> None:
+        """Call the table (``call(*args)``), then let the bots move (see :meth:`choose`)."""
+        try:
+            call(*args)
+        except Refused as exc:
+            self.say_error(str(exc))
+            self.update_status()
+            return
+        if self.table.asked is None:  # taken: the bots' turn (else asked again: undo)
+            self.kind = ""
+            self.show_buttons()
+            self.update_status()
+            self.in_thread(self.table.advance)
+
+    def say_notices(self, notices: list[str]) -> None:
+        for notice in notices:
+            self.add_log(self.term.style.yellow(notice))
+
+    def say_error(self, message: str) -> None:
+        self.add_log("  " + self.term.style.red("✗ ") + message)
+
+    # ------------------------------------------------------------------ what the table says
     def add_log(self, line: str) -> None:
-        """A line of the hand (from the session)."""
+        """A line of the hand."""
         if self.leaving:
             self.farewell.append(line)
         self.query_one("#log", RichLog).write(self.rich(GAPS.sub("  ", line)))
@@ -207,28 +372,36 @@ class DdzApp(App):
         self.refresh_table()
 
     def refresh_title(self) -> None:
-        s = self.session
-        if s is None:
+        t = self.table
+        if t is None:
             return
         title = _("{level} bots · deal {code}").format(
-            level=s.render.level_name(), code=s.model.code
+            level=self.renderer.level_name(), code=t.model.code
         )
-        title += " · " + s.render.wild_text() if s.render.wild >= 0 else ""
-        loading = "" if s.loaded.is_set() else " · " + _("loading the bots…")
+        title += " · " + self.renderer.wild_text() if self.renderer.wild >= 0 else ""
+        loading = "" if t.loaded.is_set() else " · " + _("loading the bots…")
         self.query_one("#title", Static).update(_("Dou Dizhu") + " · " + title + loading)
 
-    def on_prompt(self, prompt: str) -> None:
-        """The session asks: show the question, its buttons, and wait for the answer."""
+    def on_asked(self, choice: Choice) -> None:
+        """You are asked: show the question, its buttons, and wait for the answer."""
         if self.leaving:
-            self.term.answer("quit")
+            self.quit_table()
             return
         if self.leave_for is not None:  # chosen while the bots played
-            self.session.chosen, self.leave_for = self.leave_for, None
-            self.term.answer("n" if self.session.model.over() else LEAVE)
+            code, self.leave_for = self.leave_for, None
+            self.open_deal(code)
             return
-        self.prompt_text = prompt.rstrip().removesuffix(">").rstrip()
-        self.kind = self.kind_of()
-        self.hints, self.hint_at = None, -1
+        if choice.kind in ("bid", "word"):
+            for line in call_notes(choice, self.renderer):
+                self.add_log(line)
+        self.ask(choice)
+
+    def ask(self, choice: Choice, prompt: str = "") -> None:
+        """Show a question: ``choice``'s, or ``prompt`` (the readings of the cards played)."""
+        self.prompt_text = (prompt or prompt_of(choice)).rstrip().removesuffix(">").rstrip()
+        self.kind = "choice" if prompt else choice.kind
+        self.info = choice.info
+        self.hinted = None if not prompt else self.hinted
         self.thinking = None
         self.query_one("#entry", Input).value = ""
         hand = self.query_one("#hand", HandView)
@@ -236,54 +409,40 @@ class DdzApp(App):
         self.refresh_table()
         self.show_buttons()
         if self.kind == "result":
-            self.note_result()
             self.push_screen(ResultPanel(self.term.capture or [], self.rich), self.answer_result)
         self.update_status()
 
     def note_result(self) -> None:
         """Keep the hand's result for the statistics panel (this sitting's hands)."""
-        s = self.session
-        g, m = s.game, s.model
-        head = s.render.headline(m.landlord(), int(g.winner[0]))
+        g, m = self.table.game, self.table.model
+        head = self.renderer.headline(m.landlord(), int(g.winner[0]))
         self.recent.append(f"{m.code}  {int(g.payoffs[0][HUMAN]):+d}  {head}")
-
-    def kind_of(self) -> str:
-        m = self.session.model
-        if m.over():
-            return "result"
-        if self.session.choosing:  # the readings of the cards played, numbered
-            return "choice"
-        if self.session.game.phase[0] == BIDDING:
-            info = infoset(self.session.game, 0, HUMAN)
-            return "word" if info.deciding_open or self.session.rules.bidding == "rob" else "bid"
-        self.info = infoset(self.session.game, 0, HUMAN)
-        return "play"
 
     def show_history(self, lines: list[str]) -> None:
         self.push_screen(TextPanel(_("History"), [self.rich(x) for x in lines]))
 
     # ------------------------------------------------------------------ drawing
     def refresh_table(self) -> None:
-        s = self.session
-        if s is None:
+        t = self.table
+        if t is None:
             return
         self.refresh_title()
         table = self.query_one("#table", Static)
         self.term.width = max(30, self.query_one("#table-box").content_size.width or 60)
         table.update(self.rich("\n".join(self.table_lines())))
         hand = self.query_one("#hand", HandView)
-        wild = wild_rank_of(s.model.game)
-        hand.show(s.model.cards[HUMAN], s.rules.deck, s.model.kitty_held(HUMAN), self.color, wild)
+        wild = wild_rank_of(t.game)
+        hand.show(t.model.cards[HUMAN], t.rules.deck, t.model.kitty_held(HUMAN), self.color, wild)
 
     def table_lines(self) -> list[str]:
         """The pinned table: the opponents, the kitty, the round, the move to beat, the
         counter, your seat and whose turn it is (the renderer's pieces, laid out here)."""
-        s, m = self.session, self.session.model
-        r, st = s.render, s.style
-        info = infoset(s.game, 0, HUMAN)
+        t, m, r = self.table, self.table.model, self.renderer
+        st = self.term.style
+        info = infoset(t.game, 0, HUMAN)
         col = r.col
         lines = []
-        for seat in range(1, s.players):
+        for seat in range(1, t.players):
             left = int(info.cards_left[seat])
             role = pad(r.role_of(seat), r.role_col)
             name = pad(r.seat_name(seat), col)
@@ -294,7 +453,7 @@ class DdzApp(App):
         lines.append(f"{pad(_('Kitty'), col)} {kitty}")
         lines.append(f"{pad(_('Round'), col)} {r.round_line()}")
         lines.append(f"{pad(_('Table'), col)} {r.table_text(info)}")
-        if s.show_counter:
+        if t.show_counter:
             lines += [row[2:] for row in r.counter_rows(info)]
         mine = cards_count(int(info.cards_left[HUMAN]))
         lines.append(
@@ -304,11 +463,11 @@ class DdzApp(App):
         return lines
 
     def turn_line(self, info) -> str:
-        s = self.session
         if self.thinking is not None:
-            return "⏳ " + _("{seat} is thinking…").format(seat=s.render.seat_name(self.thinking))
+            seat = self.renderer.seat_name(self.thinking)
+            return "⏳ " + _("{seat} is thinking…").format(seat=seat)
         if self.kind == "play":
-            return _("Your turn") + ": " + s.render.turn_text(info)
+            return _("Your turn") + ": " + self.renderer.turn_text(info)
         if self.kind in ("bid", "word", "choice"):
             return self.prompt_text
         return ""
@@ -320,13 +479,13 @@ class DdzApp(App):
             button = self.query_one(f"#{name}", Button)
             button.display = name in shown
             button.label = labels.get(name, "")
-        if self.kind == "bid":
-            high = int(self.session.game.high_bid[0])
+        asked = self.table.asked if self.table is not None else None
+        if self.kind == "bid" and asked is not None:
             for k in (1, 2, 3):
-                self.query_one(f"#bid{k}", Button).disabled = k <= high
+                self.query_one(f"#bid{k}", Button).disabled = k not in asked.bids
         undo = self.query_one("#undo", Button)
-        undo.display = self.kind == "play" and self.session.undo_on
-        undo.disabled = not (self.session and self.session.model.can_undo())
+        undo.display = self.kind == "play" and bool(self.table and self.table.undo_on)
+        undo.disabled = not (asked is not None and asked.can_undo)
 
     def button_labels(self) -> dict[str, str]:
         labels = {"play": _("Play"), "hint": _("Hint"), "undo": _("Undo")}
@@ -337,8 +496,8 @@ class DdzApp(App):
 
     def word(self) -> str:
         """The word of a claim, rob or open-hand question (``claim``, ``rob``, ``open``)."""
-        info = infoset(self.session.game, 0, HUMAN)
-        return "open" if info.deciding_open else "rob" if info.high_bid else "claim"
+        asked = self.table.asked if self.table is not None else None
+        return asked.word if asked is not None else ""
 
     def word_label(self) -> str:
         if self.kind != "word":
@@ -353,8 +512,8 @@ class DdzApp(App):
         play.disabled = not self.verdict_ok()
 
     def status_text(self) -> str:
-        st = self.session.style if self.session else None
-        if st is None or self.kind == "":
+        st = self.term.style
+        if self.table is None or self.kind == "":
             return ""
         if self.kind in ("bid", "word"):
             return st.cyan(_("Assessment: ")) + self.advice()
@@ -366,38 +525,34 @@ class DdzApp(App):
         return (st.green("✓ ") if ok else st.red("✗ ")) + line
 
     def advice(self) -> str:
-        info = infoset(self.session.game, 0, HUMAN)
-        if self.kind == "word":
-            return bid_advice(info.hand, 0, self.session.rules, self.word())
-        return bid_advice(info.hand, int(self.session.game.high_bid[0]), self.session.rules)
+        return advice_of(self.table.asked)
 
     def picked_counts(self) -> np.ndarray | str:
         """The rank counts of the cards typed (or else picked), or why the entry is not cards."""
         typed = self.query_one("#entry", Input).value.strip().lower()
+        rules = self.table.rules
         if typed:
             if self.command_of(typed):
                 return ""
             try:
-                return self.session.read_cards(typed)
+                return read_cards(typed, rules)
             except TooManyCardsError as exc:
-                return text.too_many_text(exc.rank, self.session.rules.deck.counts)
+                return text.too_many_text(exc.rank, rules.deck.counts)
             except CardParseError as exc:
                 line = _("{word} is not a card or a command (type help)")
                 return line.format(word=text.quoted(exc.token))
-        deck = self.session.rules.deck
         counts = np.zeros(15, np.int64)
         for c in self.query_one("#hand", HandView).picked():
-            counts[int(deck.card_ranks[c])] += 1
+            counts[int(rules.deck.card_ranks[c])] += 1
         return counts
 
     def judge(self) -> tuple[bool | None, str]:
         counts = self.picked_counts()
         if isinstance(counts, str):
             return (None, counts) if not counts else (False, counts)
-        info = self.info
         if counts.sum() == 0:
-            return None, self.session.render.turn_text(info)
-        verdict, _readings = self.session.judge(info, counts)
+            return None, self.renderer.turn_text(self.info)
+        verdict, _readings = self.table.judge(counts)
         return verdict.ok, verdict.text
 
     def verdict_ok(self) -> bool:
@@ -416,7 +571,7 @@ class DdzApp(App):
             return
         counts = self.picked_counts()
         if not isinstance(counts, str):
-            suited = self.session.suited(event.value.strip().lower())
+            suited = suited_cards(event.value.strip().lower(), self.table.model)
             self.query_one("#hand", HandView).raise_counts(counts, suited)
         self.update_status()
 
@@ -432,68 +587,112 @@ class DdzApp(App):
             self.press(command)
         elif self.kind == "play":
             self.press("play")
-        elif typed or self.kind == "choice":
+        elif self.kind == "choice":
             event.input.value = ""
-            self.send(typed)
+            self.choose_reading(typed)
+        elif typed:
+            event.input.value = ""
+            self.typed_call(typed.lower())
+
+    def typed_call(self, typed: str) -> None:
+        """A call typed at a question of the auction (``2``, ``bid 2``, ``pass``, ``rob``)."""
+        if self.kind == "bid":
+            word = typed.removeprefix("bid").strip()
+            if word in ("1", "2", "3"):
+                self.press("bid" + word)
+                return
+            options = [pgettext("bid", "pass")] + [str(k) for k in self.table.asked.bids]
+            line = _("{line} is not a bid: type {options} (or help)")
+        elif self.kind == "word":
+            if typed in words(self.word()) or typed in ("y", "yes"):
+                self.press("word")
+                return
+            options = word_options(self.word())
+            line = _("{line} is not an answer here: type {options} (or help)")
+        else:
+            return
+        if typed in words("pass"):
+            self.press("pass")
+        else:
+            self.say_error(line.format(line=text.quoted(typed), options=", ".join(options)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.press(event.button.id)
 
     def press(self, name: str) -> None:
         """A button or its key."""
+        t = self.table
         if name in ("counter", "help", "history", "quit"):
             getattr(self, "action_" + ("leave" if name == "quit" else name))()
         elif name == "hint" and self.kind == "play":
             self.hint()
+        elif name == "hint" and self.kind in ("bid", "word"):
+            self.add_log("  " + self.advice())
         elif name == "play" and self.verdict_ok():
             self.play()
         elif name == "play" and self.hint_is_pass():
-            self.send("pass")
-        elif name == "pass":
-            self.send("pass")
-        elif name == "undo":
-            self.send("undo")
+            self.choose(t.pass_)
+        elif name == "pass" and self.kind in ("bid", "word", "play"):
+            self.choose(t.pass_)
+        elif name == "undo" and self.kind in ("bid", "word", "play"):
+            self.choose(t.undo)
         elif name.startswith("bid") and self.kind == "bid":
-            self.send(name[3:])
+            self.choose(t.bid, int(name[3:]))
         elif name == "word" and self.kind == "word":
-            self.send(self.word())
-
-    def send(self, line: str) -> None:
-        """Answer the session's question (only while it asks)."""
-        if not self.kind or self.session is None:
-            return
-        self.kind = ""
-        self.show_buttons()
-        self.update_status()
-        self.term.answer(line)
+            calls = {"claim": t.claim, "rob": t.rob, "open": t.open_hand}
+            self.choose(calls[self.word()])
 
     def play(self) -> None:
-        typed = self.query_one("#entry", Input).value.strip()
+        """Play the cards typed, else those picked; where they read as several plays (the
+        wildcard game), ask which."""
+        t = self.table
+        typed = self.query_one("#entry", Input).value.strip().lower()
         if typed:
-            self.send(typed)
+            counts, picked = read_cards(typed, t.rules), suited_cards(typed, t.model)
+        else:
+            picked = self.query_one("#hand", HandView).picked()
+            counts = np.zeros(15, np.int64)
+            for c in picked:
+                counts[t.model.rank_of(c)] += 1
+        verdict, readings = t.judge(counts)
+        if len(readings) > 1:
+            self.reading = (counts, picked, readings)
+            self.add_log("  " + verdict.text)
+            for line in reading_lines(t.game, readings):
+                self.add_log(line)
+            prompt = _("Play which reading (1-{n}; Enter cancels)? > ").format(n=len(readings))
+            self.ask(t.asked, prompt)
             return
-        deck = self.session.rules.deck
-        self.send(" ".join(deck.format_card(c) for c in self.query_one("#hand", HandView).picked()))
+        self.choose(lambda: t.play(counts=counts, picked=picked))
+
+    def choose_reading(self, answer: str) -> None:
+        """The number of the reading to play (Enter cancels)."""
+        counts, picked, readings = self.reading
+        self.reading = None
+        self.kind = "play"
+        if answer.isdigit() and 1 <= int(answer) <= len(readings):
+            reading = readings[int(answer) - 1]
+            self.choose(lambda: self.table.play(counts=counts, reading=reading, picked=picked))
+            return
+        if answer:
+            line = _("{answer} is not one of the readings: nothing played")
+            self.say_error(line.format(answer=text.quoted(answer)))
+        self.ask(self.table.asked)
 
     def hint(self) -> None:
         """The next hint, best first (the line mode's order); its cards are picked."""
-        s, table = self.session, self.session.table
-        if self.hints is None:
-            self.hints = hint_order(self.info)
-        self.hint_at = (self.hint_at + 1) % len(self.hints)
-        move = self.hints[self.hint_at]
-        s.model.hints_used += 1
         self.query_one("#entry", Input).value = ""
+        self.hinted = self.table.hint()
+        move = self.hinted.move
         hand = self.query_one("#hand", HandView)
-        hand.raise_counts(move_counts(table, move) if move else np.zeros(15, np.int64))
+        hand.raise_counts(
+            move_counts(self.table.game.table, move) if move else np.zeros(15, np.int64)
+        )
         self.update_status()
-        what = s.move_text(move)
-        line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
-        self.add_log("  " + line.format(k=self.hint_at + 1, n=len(self.hints), play=what))
 
     def hint_is_pass(self) -> bool:
         """Whether the hint shown is to pass (and nothing else is picked): Enter passes."""
-        if self.kind != "play" or not self.hints or self.hints[self.hint_at] != 0:
+        if self.kind != "play" or self.hinted is None or self.hinted.move != 0:
             return False
         counts = self.picked_counts()
         return not isinstance(counts, str) and counts.sum() == 0
@@ -505,22 +704,22 @@ class DdzApp(App):
         self.update_status()
 
     def action_counter(self) -> None:
-        s = self.session
-        if s is None:
+        if self.table is None:
             return
-        s.show_counter = not s.show_counter
-        s.save_counter_setting()
+        notice = self.table.toggle_counter()
+        if notice:
+            self.add_log(self.term.style.yellow(_("note: ")) + notice)
         self.refresh_table()
 
     def action_help(self) -> None:
-        s = self.session
-        lines = help_text(bool(s and s.undo_on), s.players if s else 3).split("\n")
+        t = self.table
+        lines = help_text(bool(t and t.undo_on), t.players if t else 3).split("\n")
         keys = [_(KEYS_HELP), _(KEYS_MORE)]
         self.push_screen(TextPanel(_("Help"), [Text(x) for x in [*keys, "", *lines]]))
 
     def action_history(self) -> None:
-        if self.session is not None:
-            self.show_history(self.session.render.history())
+        if self.renderer is not None:
+            self.show_history(self.renderer.history())
 
     def action_stats(self) -> None:
         from ddz.play.stats import load_stats, stats_text
@@ -533,33 +732,47 @@ class DdzApp(App):
     def action_leave(self) -> None:
         """Leave the game, as ``quit`` does (a hand left after the bidding counts as a loss)."""
         self.leaving = True
-        if self.kind:
-            self.send("quit")
-        elif self.session is None:
-            self.exit()
+        if self.kind or self.table is None:
+            self.quit_table()
+
+    def quit_table(self) -> None:
+        """Leave the table: the hand in play is left as ``quit`` leaves it (its line kept to be
+        printed once the screen is restored)."""
+        asked = self.table is not None and self.table.asked is not None
+        line = self.table.quit() if asked else ""
+        if line:
+            self.add_log(line)
+        self.kind = ""
+        self.exit()
 
     def answer_result(self, choice: str | None) -> None:
+        if self.kind != "result":
+            return
         if choice == "code":
-            self.push_screen(CodePanel(self.session.rules), self.open_code)
-        elif choice in ("r", "n", "q"):
-            self.send(choice)
+            self.push_screen(CodePanel(self.table.rules), self.open_code)
+        elif choice == "r":
+            self.choose(self.table.replay)
+        elif choice == "n":
+            self.choose(self.table.new_deal)
+        elif choice == "q":
+            self.quit_table()
 
     def action_open_code(self) -> None:
         """Open a deal by its code: during a hand, after saying what leaving it costs."""
-        s = self.session
-        if s is None or isinstance(self.screen, (CodePanel, LeavePanel)):
+        t = self.table
+        if t is None or isinstance(self.screen, (CodePanel, LeavePanel)):
             return
-        if s.model.over():
-            self.push_screen(CodePanel(s.rules), self.open_code)
+        if t.model.over():
+            self.push_screen(CodePanel(t.rules), self.open_code)
         else:
             self.push_screen(LeavePanel(self.leave_warning()), self.confirm_leave)
 
     def leave_warning(self) -> str:
         """What leaving the hand in play costs (the line mode's rule, as ``quit`` applies it)."""
-        s = self.session
-        if not s.leave_counts():
+        t = self.table
+        if not t.leave_counts():
             return _("This hand is not counted: leaving it costs nothing.")
-        points = s.stake_lost()
+        points = t.stake_lost()
         return ngettext(
             "Leaving this hand counts as a loss: {points} point.",
             "Leaving this hand counts as a loss: {points} points.",
@@ -568,25 +781,28 @@ class DdzApp(App):
 
     def confirm_leave(self, leave: bool | None) -> None:
         if leave:
-            self.push_screen(CodePanel(self.session.rules), self.leave_hand)
+            self.push_screen(CodePanel(self.table.rules), self.leave_hand)
 
     def leave_hand(self, code: str | None) -> None:
-        """Leave the hand in play for the deal ``code`` (now, or at the next question)."""
+        """Leave the hand in play for the deal ``code`` (now, or when you are asked next)."""
         if not code:
             return
-        if self.kind and self.kind != "result":
-            self.session.chosen = code
-            self.send(LEAVE)
-        elif self.kind == "result":
-            self.session.chosen = code
-            self.send("n")
+        if self.kind:
+            self.open_deal(code)
         else:
             self.leave_for = code
 
+    def open_deal(self, code: str) -> None:
+        """Play the deal ``code`` next (not counted); a hand in play is left as ``quit`` leaves
+        it (a loss once the bidding is over)."""
+        t = self.table
+        if not t.model.over():
+            self.add_log(self.term.style.yellow(t.abandon()[1]))
+        self.act(t.new_deal, code)
+
     def open_code(self, code: str | None) -> None:
         if code:
-            self.session.chosen = code
-            self.send("n")
+            self.open_deal(code)
         else:
             self.push_screen(ResultPanel(self.term.capture or [], self.rich), self.answer_result)
 
@@ -615,7 +831,7 @@ def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -
         app.stopped = app.stopped or getattr(signal, "SIGHUP", 1)
     if app.stopped is not None:
         name = SIGNAL_NAMES.get(signal.Signals(app.stopped).name, N_("Stopped"))
-        return _leave(sys.stdout, app.color, name, app.session, 128 + app.stopped)
+        return _leave(sys.stdout, app.color, name, app.table, 128 + app.stopped)
     for line in app.farewell:
         print(line if app.color else Text.from_ansi(line).plain)
     if app.error is not None:

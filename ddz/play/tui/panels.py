@@ -99,7 +99,7 @@ class ResultPanel(ModalScreen):
         self.dismiss(choice)
 
     def action_copy(self) -> None:
-        code = self.app.session.model.code
+        code = self.app.table.model.code
         self.app.copy_to_clipboard(code)
         self.app.notify(_("Deal code {code} copied").format(code=code))
 
