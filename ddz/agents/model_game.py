@@ -53,14 +53,14 @@ def read_game_tag(meta: dict) -> dict:
         raise GameTagError(f"'game' names the game {game!r}; known: {sorted(GAMES)}")
     if players != cls.players or isinstance(players, bool):
         raise GameTagError(f"a model of {cls.title} has {cls.players} players")
-    allowed = sorted(cls.variant_options)
+    allowed = sorted(profile_of(Ruleset(game=game)).model_variants)
     if (
         not isinstance(variants, list)
         or any(v not in allowed for v in variants)
         or variants != sorted(set(variants))
     ):
         if not allowed:
-            raise GameTagError(f"{cls.title} has no variants")
+            raise GameTagError(f"a model of {cls.title} is trained without variants")
         raise GameTagError(f"'game' variants must be a sorted list of {allowed}")
     return {"game": game, "players": players, "variants": list(variants)}
 

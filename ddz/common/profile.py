@@ -38,6 +38,8 @@ class Profile:
     #: the game's texts in the play (a ``ddz.play.render.GameTexts``), or ``None``: texts
     #: made from the rules (``ddz.play.render.rules_texts``)
     texts: str | None = None
+    #: the variants (``Ruleset.variants``) a model of this game may be trained on
+    model_variants: tuple[str, ...] = ()
     #: the shipped models of this game, best first where several play a ruleset (the model of
     #: the very variants first, then of more variants, then of none)
     models: tuple[ShippedModel, ...] = ()
@@ -84,6 +86,7 @@ register_profile(
     "classic",
     Profile(
         texts="ddz.play.render:CLASSIC_TEXTS",
+        model_variants=("open", "rob"),
         models=(("hard.npz", ()), ("hard_variants.npz", ("open", "rob"))),
         solver=True,
     ),
