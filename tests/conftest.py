@@ -16,6 +16,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 #: A module whose tests all carry one marker says so in one line; see pytest_ignore_collect.
@@ -98,3 +99,85 @@ def doormats(monkeypatch):
         monkeypatch.setitem(base._REGISTRY, "normal", lambda **kw: Doormat(bid))
 
     return use
+
+
+@pytest.fixture
+def register_game():
+    """``register_game(name, rules_class, auctions={name: auction_class})``: a game (and the
+    auctions it plays) registered for the test; unregistered after it."""
+    from ddz_env.auction import AUCTIONS, register_auction
+    from ddz_env.rules import GAMES, RULES, register_rules
+
+    games, auctions = [], []
+
+    def register(name: str, rules_class, auctions_of=None):
+        for auction, cls in (auctions_of or {}).items():
+            register_auction(auction, cls)
+            auctions.append(auction)
+        register_rules(name, rules_class)
+        games.append(name)
+
+    yield register
+    for name in games:
+        cls = GAMES.pop(name, None)
+        for key in [k for k, c in RULES.items() if c is cls]:
+            del RULES[key]
+    for auction in auctions:
+        AUCTIONS.pop(auction, None)
+
+
+class _RandomPlay:
+    """Random legal actions through the envs, to the end of their games."""
+
+    @staticmethod
+    def aec(ruleset, episodes: int = 3, seed: int = 2):
+        """``episodes`` games of the PettingZoo env; the env, its last game over."""
+        from ddz_env.aec import raw_env
+
+        env = raw_env(ruleset=ruleset)
+        rng = np.random.default_rng(seed)
+        for episode in range(episodes):
+            env.reset(seed=episode)
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return env
+
+    @staticmethod
+    def vector(env, games: int, seed: int = 3) -> None:
+        """Random legal actions in the vector env ``env`` until ``games`` games have ended."""
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        ended = 0
+        while ended < games:
+            # a game that just ended shows no legal action: its next action only resets it
+            actions = [
+                int(rng.choice(np.flatnonzero(row))) if row.any() else 0
+                for row in obs["action_mask"]
+            ]
+            obs, _rewards, terms, _truncs, _infos = env.step(np.array(actions))
+            ended += int(terms.sum())
+
+    @staticmethod
+    def single(env, episodes: int = 3, seed: int = 4) -> list[dict]:
+        """``episodes`` games of the single-agent env ``env``; the last step's info of each."""
+        rng = np.random.default_rng(seed)
+        infos = []
+        for episode in range(episodes):
+            obs, _ = env.reset(seed=episode)
+            terminated = False
+            while not terminated:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                obs, _reward, terminated, _truncated, info = env.step(action)
+            infos.append(info)
+        return infos
+
+
+@pytest.fixture
+def random_play() -> _RandomPlay:
+    """Random legal play through the AEC, vector and single-agent envs (``aec``, ``vector``,
+    ``single``)."""
+    return _RandomPlay()

@@ -4,7 +4,6 @@ NO_COLOR, the panels, and which front-end ``ddz play`` starts."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from ddz.play.tui.app import DdzApp  # noqa: E402
 from ddz.play.tui.hand import HandView  # noqa: E402
 from ddz.play.tui.panels import LeavePanel, ResultPanel, TextPanel  # noqa: E402
 from ddz_env.rules import Ruleset  # noqa: E402
+from tests.app_harness import by_keys, drive, make_app, until  # noqa: E402
 from tests.play_harness import CARD, CODE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,35 +36,6 @@ def _home(tmp_path, monkeypatch):
     i18n.set_language("en")
 
 
-def make_app(rules=None, **options) -> DdzApp:
-    color = options.pop("color", True)
-    opts = {"level": "normal", "stats": False, "rules": rules or Ruleset(), "pause": 0.0}
-    opts.update(options)
-    return DdzApp(opts, color=color)
-
-
-def drive(app: DdzApp, script, size=(100, 30)):
-    """Run ``script(pilot, app)`` against the app in Textual's test harness."""
-
-    async def main():
-        async with app.run_test(size=size) as pilot:
-            await script(pilot, app)
-
-    asyncio.run(main())
-
-
-async def until(pilot, app: DdzApp, *kinds: str, limit: float = 60.0) -> str:
-    """Wait until the table asks one of ``kinds`` of question."""
-    for _ in range(int(limit / 0.02)):
-        if app.kind in kinds:
-            kind = app.kind
-            await pilot.pause()  # the buttons of the question shown and laid out before a click
-            await pilot.wait_for_scheduled_animations()
-            return kind
-        await pilot.pause(0.02)
-    raise AssertionError(f"still {app.kind!r}, waiting for {kinds}")
-
-
 def status(app: DdzApp) -> str:
     return str(app.query_one("#status").render())
 
@@ -79,21 +50,6 @@ async def bid_three(pilot, app: DdzApp) -> None:
     await until(pilot, app, "bid")
     await pilot.press("3")
     await until(pilot, app, "play")
-
-
-async def by_keys(pilot, app: DdzApp) -> None:
-    """Answer each question with keys only: bid 3, take each word, play the hint."""
-    while True:
-        kind = await until(pilot, app, "bid", "word", "play", "result")
-        if kind == "result":
-            return
-        if kind == "bid":
-            await pilot.press("3" if not app.query_one("#bid3").disabled else "p")
-        elif kind == "word":
-            await pilot.press("y")
-        else:
-            await pilot.press("h", "enter")
-        await pilot.pause(0.02)
 
 
 # ---------------------------------------------------------------------------------- whole hands

@@ -5,12 +5,11 @@ import numpy as np
 import pytest
 
 from ddz.arena.arena import run_arena
-from ddz_env.aec import raw_env
 from ddz_env.cards import make_deck
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game
 from ddz_env.moves import MoveType
-from ddz_env.rules import RULES, ClassicRules, CodeFormat, Ruleset, register_rules
+from ddz_env.rules import ClassicRules, CodeFormat, Ruleset
 from ddz_env.single import DouDizhuEnv
 from ddz_env.vector import DouDizhuVectorEnv
 
@@ -45,10 +44,9 @@ class ShortRules(ClassicRules):
 
 
 @pytest.fixture
-def toy():
-    register_rules("short", ShortRules)
-    yield Ruleset(game="short")
-    del RULES[("short", 3)]
+def toy(register_game):
+    register_game("short", ShortRules)
+    return Ruleset(game="short")
 
 
 def _random_play(game: Game, rng) -> None:
@@ -77,51 +75,21 @@ def test_the_toy_game_has_its_own_table_stake_code_and_text(toy):
     assert again.ruleset == toy and (again.payoffs == game.payoffs[5]).all()
 
 
-def test_the_toy_game_plays_through_the_aec_env(toy):
-    env = raw_env(ruleset=toy)
-    rng = np.random.default_rng(2)
-    for episode in range(3):
-        env.reset(seed=episode)
-        for _agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert env.game.phase[0] == OVER
-        assert len(env.game.table) == 56
+def test_the_toy_game_plays_through_the_aec_env(toy, random_play):
+    env = random_play.aec(toy)
+    assert env.game.phase[0] == OVER
+    assert len(env.game.table) == 56
 
 
-def _play_vector_env(env: DouDizhuVectorEnv, games: int) -> None:
-    """Random legal actions in ``env`` until ``games`` games have ended."""
-    obs, _ = env.reset(seed=3)
-    rng = np.random.default_rng(3)
-    ended = 0
-    while ended < games:
-        # a game that just ended shows no legal action: its next action only resets it
-        actions = [
-            int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
-        ]
-        obs, rewards, terms, truncs, infos = env.step(np.array(actions))
-        ended += int(terms.sum())
-
-
-def test_the_toy_game_plays_through_the_vector_env(toy):
+def test_the_toy_game_plays_through_the_vector_env(toy, random_play):
     env = DouDizhuVectorEnv(8, game="short")
-    _play_vector_env(env, 16)
+    random_play.vector(env, 16)
     assert env.game.ruleset == toy
 
 
-def test_the_toy_game_plays_through_the_single_agent_env(toy):
+def test_the_toy_game_plays_through_the_single_agent_env(toy, random_play):
     env = DouDizhuEnv(opponents="random", ruleset=toy)
-    rng = np.random.default_rng(4)
-    for episode in range(3):
-        obs, _ = env.reset(seed=episode)
-        terminated = False
-        while not terminated:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            obs, reward, terminated, truncated, info = env.step(action)
-        assert info["winner"] >= 0
+    assert all(info["winner"] >= 0 for info in random_play.single(env))
 
 
 def test_the_toy_game_plays_through_the_arena(toy):
@@ -140,13 +108,12 @@ class DuelRules(ShortRules):
 
 
 @pytest.fixture
-def duel():
-    register_rules("duel", DuelRules)
-    yield Ruleset(game="duel", players=2, bidding="none")
-    del RULES[("duel", 2)]
+def duel(register_game):
+    register_game("duel", DuelRules)
+    return Ruleset(game="duel", players=2, bidding="none")
 
 
-def test_a_two_seat_game_plays_without_the_default_auction(duel):
+def test_a_two_seat_game_plays_without_the_default_auction(duel, random_play):
     """A registered two-seat game plays with ``bidding="none"``: its move table's ruleset is
     one of its own (the default auction is not one for two seats)."""
     game = Game(8, duel, seed=3)
@@ -156,5 +123,5 @@ def test_a_two_seat_game_plays_without_the_default_auction(duel):
     again = Game.from_text(game.to_text(2))
     assert again.ruleset == duel and (again.payoffs == game.payoffs[2]).all()
     env = DouDizhuVectorEnv(4, ruleset=duel)
-    _play_vector_env(env, 8)
+    random_play.vector(env, 8)
     assert env.game.ruleset == duel

@@ -6,7 +6,6 @@ mode and on the full screen: nothing outside this file knows it (docs/ARCHITECTU
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import replace
 
@@ -14,12 +13,11 @@ import numpy as np
 import pytest
 
 from ddz.arena.arena import run_arena
-from ddz_env.aec import raw_env
-from ddz_env.auction import AUCTIONS, MAX_BID, RisingBids, register_auction
+from ddz_env.auction import MAX_BID, RisingBids
 from ddz_env.cards import DECKS, Deck
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game
-from ddz_env.rules import GAMES, RULES, ClassicRules, CodeFormat, Ruleset, register_rules
+from ddz_env.rules import ClassicRules, CodeFormat, Ruleset
 from ddz_env.single import DouDizhuEnv
 from ddz_env.vector import DouDizhuVectorEnv
 from tests.play_harness import HintPlayer, run_play
@@ -62,11 +60,9 @@ class DuelRules(ClassicRules):
 
 
 @pytest.fixture
-def duel():
-    register_auction("duel", DuelAuction)
-    register_rules("duel", DuelRules)
-    yield Ruleset(game="duel")
-    del GAMES["duel"], RULES[("duel", 2)], AUCTIONS["duel"]
+def duel(register_game):
+    register_game("duel", DuelRules, {"duel": DuelAuction})
+    return Ruleset(game="duel")
 
 
 def test_the_duel_deals_two_hands_without_3s_and_4s_and_settles_between_two(duel):
@@ -90,46 +86,15 @@ def test_the_duel_deals_two_hands_without_3s_and_4s_and_settles_between_two(duel
     assert again.ruleset == duel and (again.payoffs[0] == game.payoffs[3]).all()
 
 
-def test_the_duel_plays_through_the_aec_env(duel):
-    env = raw_env(ruleset=duel)
-    rng = np.random.default_rng(2)
-    for episode in range(3):
-        env.reset(seed=episode)
-        assert env.possible_agents == ["player_0", "player_1"]
-        for _agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert env.game.phase[0] == OVER
-
-
-def test_the_duel_plays_through_the_vector_env(duel):
-    env = DouDizhuVectorEnv(8, game="duel")
-    obs, _ = env.reset(seed=3)
-    rng = np.random.default_rng(3)
-    ended = 0
-    while ended < 16:
-        actions = [
-            int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in obs["action_mask"]
-        ]
-        obs, rewards, terms, truncs, infos = env.step(np.array(actions))
-        ended += int(terms.sum())
-    assert env.game.ruleset == duel
-
-
-@pytest.mark.parametrize("opponents", ["random", "normal"])
-def test_the_duel_plays_through_the_single_agent_env(duel, opponents):
-    env = DouDizhuEnv(opponents=opponents, ruleset=duel)
-    rng = np.random.default_rng(4)
-    for episode in range(3):
-        obs, _ = env.reset(seed=episode)
-        terminated = False
-        while not terminated:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            obs, reward, terminated, truncated, info = env.step(action)
-        assert info["winner"] in (0, 1)
+def test_the_duel_plays_through_the_envs(duel, random_play):
+    env = random_play.aec(duel)
+    assert env.possible_agents == ["player_0", "player_1"] and env.game.phase[0] == OVER
+    vector = DouDizhuVectorEnv(8, game="duel")
+    random_play.vector(vector, 16)
+    assert vector.game.ruleset == duel
+    for opponents in ("random", "normal"):
+        infos = random_play.single(DouDizhuEnv(opponents=opponents, ruleset=duel))
+        assert all(info["winner"] in (0, 1) for info in infos)
 
 
 @pytest.mark.parametrize("a,b", [("easy", "random"), ("normal", "easy"), ("random", "normal")])
@@ -147,8 +112,7 @@ def test_normal_beats_random_at_the_duel(duel):
     assert result.wp > 0.7, result.wp
 
 
-def test_the_duel_is_played_in_line_mode(duel, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+def test_the_duel_is_played_in_line_mode(duel):
     argv = ["--game", "duel", "--level", "normal", "--fast", "--seed", "3", "--plain"]
     rc, out = run_play(argv, HintPlayer(after=["q"]))
     assert rc == 0, out
@@ -159,26 +123,10 @@ def test_the_duel_is_played_in_line_mode(duel, tmp_path, monkeypatch):
     assert you == -right != 0
 
 
-def test_the_duel_is_played_on_the_full_screen(duel, tmp_path, monkeypatch):
+def test_the_duel_is_played_on_the_full_screen(duel):
     pytest.importorskip("textual")
-    from ddz.play.tui.app import DdzApp
+    from tests.app_harness import by_keys, drive, make_app
 
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    app = DdzApp({"level": "normal", "stats": False, "rules": duel, "pause": 0.0}, color=False)
-
-    async def main():
-        async with app.run_test(size=(100, 30)) as pilot:
-            for _ in range(3000):
-                kind = app.kind
-                if kind == "result":
-                    break
-                if kind == "bid":
-                    await pilot.press("3" if not app.query_one("#bid3").disabled else "p")
-                elif kind == "word":
-                    await pilot.press("y")
-                elif kind == "play":
-                    await pilot.press("h", "enter")
-                await pilot.pause(0.02)
-            assert app.kind == "result"
-
-    asyncio.run(main())
+    app = make_app(rules=duel)
+    drive(app, by_keys)
+    assert app.kind == "result"
