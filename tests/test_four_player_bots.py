@@ -110,7 +110,7 @@ def test_arena_four_players_seats_and_results():
     assert result.landlord.games == 4 and result.peasant.games == 4
     rows = run_arena("easy", "random", deals=2, bidding=True, ruleset=FOUR, keep_rows=True)
     assert rows.games == 16  # A alone in each of the four seats, then B alone in each
-    assert "four players" in rows.text()
+    assert "the four-player game" in rows.text()
 
 
 def test_eval_players_4_rejects_agents_without_a_four_player_game(capsys):
