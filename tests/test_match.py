@@ -123,7 +123,7 @@ def _session_moves(level: str, rules: Ruleset):
     from ddz.play.session import hint_order, load_bots
     from ddz.play.table_model import Table
 
-    bots, level = load_bots(level, [], rules.players, rules.rules.family)
+    bots, level = load_bots(level, [], rules)
     table = Table(rules, bots, level, hint_order, seed=3, stats_on=False)
     code = table.new_code()
     table.model.deal(code)

@@ -47,7 +47,7 @@ def _home(tmp_path, monkeypatch):
 def table_of(rules=None, **options) -> tuple[Table, list]:
     """A table of Normal bots, and the list its events are put in."""
     rules = rules or Ruleset()
-    bots, level = load_bots("normal", [], rules.players, rules.rules.family)
+    bots, level = load_bots("normal", [], rules)
     options = {"stats_on": False, **options}
     table = Table(rules, bots, level, hint_order, **options)
     events: list = []

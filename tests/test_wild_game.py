@@ -81,9 +81,9 @@ def test_a_deal_code_fixes_the_wild_rank_and_never_reads_as_classic():
     again.reset(codes=[code])
     _play_out(again, np.random.default_rng(1))
     assert again.wild_rank[0] == game.wild_rank[0] >= 0
-    with pytest.raises(ValueError, match="wild game, not of the classic rules"):
+    with pytest.raises(ValueError, match="wildcard game, not of the classic rules"):
         decode_deal(code)
-    with pytest.raises(ValueError, match="classic rules, not of the wild game"):
+    with pytest.raises(ValueError, match="classic rules, not of the wildcard game"):
         decode_deal(Game(1, seed=9).deal_code(0), ruleset=WILD)
 
 
