@@ -277,9 +277,6 @@ def _part(mask, *values):
     return tuple(v[mask] for v in values) if held else None
 
 
-_FIRST = np.zeros(1, np.intp)  # the one game of a batch of one, as rows
-
-
 class Game:
     """B games of Dou Dizhu stepping together, of any registered game. See the module
     docstring for the state.
@@ -499,7 +496,7 @@ class Game:
         """:meth:`legal_action_words` of a batch of one game (scalar indexing)."""
         phase, lists = self.phase[0], {}
         if phase == PLAY:
-            words, lists = self.encoding.play_words(self, _FIRST)
+            words, lists = self.encoding.play_words(self, 0)
         elif phase == BIDDING and self.landlord[0] >= 0:  # open_hand: the landlord decides
             words = self._open_words.copy()
         elif phase == BIDDING:

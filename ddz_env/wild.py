@@ -223,9 +223,9 @@ class ListedPlays:
 
     # ------------------------------------------------------------------ legal actions, steps
     def play_words(self, game, rows) -> tuple[np.ndarray, dict]:
-        """The legal words of games ``rows`` in play, and their lists of play codes (game →
-        the sorted legal play codes of its player to act)."""
-        rows = np.arange(game.batch_size)[rows]
+        """The legal words of games ``rows`` in play (indices, or one ``int``), and their lists
+        of play codes (game → the sorted legal play codes of its player to act)."""
+        rows = np.atleast_1d(np.arange(game.batch_size)[rows])
         hands = game.hands[rows, game.current_player[rows]]
         wild = game.wild_rank[rows]
         found = legal_plays_batch(self.rules, hands, wild, game.table_move[rows])
