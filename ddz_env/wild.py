@@ -51,6 +51,7 @@ from .rules.wild import (
     draw_wild_rank,
     encode_play,
     legal_plays,
+    play_consumed,
     play_fields,
     stood_for,
 )
@@ -218,6 +219,8 @@ class ListedPlays:
         self.rules = ruleset.rules
         self.table = move_table(ruleset)  # the classic table: its rows are the readings
         self.tables = None  # no bitsets of table rows: the legal plays are listed
+        #: what a step reads of the plays: the cards play codes consume, their doublings
+        self.consumed_of, self.doublings_of = play_consumed, self.rules.play_doublings
         self.num_moves = self.rules.action_rows
         self.num_words = (self.num_moves + MAX_CALL + 63) // 64
 
@@ -249,14 +252,6 @@ class ListedPlays:
         pairs = zip(np.atleast_1d(rows).tolist(), np.atleast_1d(moves).tolist())
         codes = np.array([int(lists[b][m - 1]) for b, m in pairs], np.int64)
         return codes[0] if np.ndim(moves) == 0 else codes
-
-    def consumed_of(self, codes) -> np.ndarray:
-        """(..., 15) the cards play codes take from the hand."""
-        return play_fields(codes)["consumed"]
-
-    def doublings_of(self, codes) -> np.ndarray:
-        """How many times play codes double the stake (``hard_bomb_multiplier``)."""
-        return self.rules.play_doublings(codes)
 
     def action_of(self, game, b: int, action: int) -> int:
         """The action of game ``b`` that a step given ``action`` takes: a play code's index in
