@@ -218,7 +218,7 @@ PLAY_FIELDS = (
 CONSTANT_FIELDS = (
     "ruleset", "encoding", "table", "tables", "num_moves", "num_actions", "auction",
     "num_players", "role_names", "_open_words", "state_fields", "bid_only_fields",
-    "_saved_fields", "_at_landlord",
+    "_saved_fields", "_at_landlord", "_lists_plays", "_consumed_of", "_doublings_of",
 )  # fmt: skip
 #: Everything else a Game holds: the batch size, the deal codes, the stream of deals, the
 #: legal-move cache with the plays it lists (encodings that list them) and the undo log
@@ -277,9 +277,6 @@ def _part(mask, *values):
     return tuple(v[mask] for v in values) if held else None
 
 
-_FIRST = np.zeros(1, np.intp)  # the one game of a batch of one, as rows
-
-
 class Game:
     """B games of Dou Dizhu stepping together, of any registered game. See the module
     docstring for the state.
@@ -299,6 +296,9 @@ class Game:
         self.ruleset = ruleset
         self.batch_size = B = check_batch_size(batch_size)
         self.encoding = enc = encoding_of(ruleset)
+        # what the hot paths read of the encoding: a table game's array lookups (``legal.py``)
+        self._lists_plays = enc.lists_plays
+        self._consumed_of, self._doublings_of = enc.consumed_of, enc.doublings_of
         self.table = enc.table
         #: the legality bitsets of the move table (``None`` where the plays are listed)
         self.tables = enc.tables
@@ -476,13 +476,21 @@ class Game:
     def legal_action_words(self) -> np.ndarray:
         """(B, W) uint64 bitsets of the legal actions of the player to act in each game."""
         cache = self._legal_cache
-        if cache is not None and (not self.encoding.lists_plays or self._listed[0] is cache):
+        if cache is not None and (not self._lists_plays or self._listed[0] is cache):
             return cache
-        if self.batch_size == 1:
-            words = self._legal_words_of_one()
+        lists = {}
+        if self.batch_size == 1:  # one game: scalar indexing
+            phase = self.phase[0]
+            if phase == PLAY:
+                words, lists = self.encoding.play_words(self, 0)
+            elif phase == BIDDING and self.landlord[0] >= 0:  # open_hand: the landlord decides
+                words = self._open_words.copy()
+            elif phase == BIDDING:
+                words = self.auction.legal_words(self, slice(0, 1))
+            else:
+                words = np.zeros((1, self.encoding.num_words), np.uint64)
         else:
             words = np.zeros((self.batch_size, self.encoding.num_words), np.uint64)
-            lists = {}
             play = np.flatnonzero(self.phase == PLAY)
             if len(play):
                 words[play], lists = self.encoding.play_words(self, play)
@@ -491,22 +499,9 @@ class Game:
                 words[bid] = self.auction.legal_words(self, bid)
                 if self.ruleset.open_hand:
                     words[bid[self.landlord[bid] >= 0]] = self._open_words[0]
+        if self._lists_plays:  # the plays the words list, kept with them
             self._listed = (words, lists)
         self._legal_cache = words
-        return words
-
-    def _legal_words_of_one(self) -> np.ndarray:
-        """:meth:`legal_action_words` of a batch of one game (scalar indexing)."""
-        phase, lists = self.phase[0], {}
-        if phase == PLAY:
-            words, lists = self.encoding.play_words(self, _FIRST)
-        elif phase == BIDDING and self.landlord[0] >= 0:  # open_hand: the landlord decides
-            words = self._open_words.copy()
-        elif phase == BIDDING:
-            words = self.auction.legal_words(self, slice(0, 1))
-        else:
-            words = np.zeros((1, self.encoding.num_words), np.uint64)
-        self._listed = (words, lists)
         return words
 
     def legal_plays(self, game: int = 0) -> np.ndarray:
@@ -682,7 +677,7 @@ class Game:
             if lists:  # the history holds the plays the actions named
                 plays = self.encoding.plays_of(lists, q, m)
                 self.history_action[q, self.history_len[q] - 1] = plays
-            counts = self.encoding.consumed_of(plays)
+            counts = self._consumed_of(plays)
             hand = self.hands[q, s] - counts
             self.hands[q, s] = hand
             self.played[q, s] += counts
@@ -690,7 +685,7 @@ class Game:
             self.table_move[q] = plays
             self.table_player[q] = s
             self.passes[q] = 0
-            self.bombs[q] += self.encoding.doublings_of(plays)
+            self.bombs[q] += self._doublings_of(plays)
             _, finished = _split(hand.any(-1), q, s)
             if finished is not None:
                 self._finish(*finished)

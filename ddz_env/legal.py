@@ -264,9 +264,14 @@ class TableRows:
 
     # ------------------------------------------------------------------ legal actions, steps
     def play_words(self, game, rows) -> tuple[np.ndarray, dict]:
-        """The legal words of games ``rows`` in play (their player to act), and no list."""
-        hands = game.hands[rows, game.current_player[rows]]
-        return fit_and_beat_words(self.tables, hands, game.table_move[rows]), _NO_LISTS
+        """The legal words of games ``rows`` in play (their player to act; an ``int``: that
+        one game, by scalar indexing), and no list."""
+        if isinstance(rows, int):
+            hands = game.hands[rows, game.current_player[rows]][None]
+            moves = game.table_move[rows : rows + 1]
+        else:
+            hands, moves = game.hands[rows, game.current_player[rows]], game.table_move[rows]
+        return fit_and_beat_words(self.tables, hands, moves), _NO_LISTS
 
     def action_of(self, game, b: int, action: int) -> int:
         """The action of game ``b`` that a step given ``action`` takes: the row itself."""

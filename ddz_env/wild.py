@@ -51,6 +51,7 @@ from .rules.wild import (
     draw_wild_rank,
     encode_play,
     legal_plays,
+    play_consumed,
     play_fields,
     stood_for,
 )
@@ -218,14 +219,16 @@ class ListedPlays:
         self.rules = ruleset.rules
         self.table = move_table(ruleset)  # the classic table: its rows are the readings
         self.tables = None  # no bitsets of table rows: the legal plays are listed
+        #: what a step reads of the plays: the cards play codes consume, their doublings
+        self.consumed_of, self.doublings_of = play_consumed, self.rules.play_doublings
         self.num_moves = self.rules.action_rows
         self.num_words = (self.num_moves + MAX_CALL + 63) // 64
 
     # ------------------------------------------------------------------ legal actions, steps
     def play_words(self, game, rows) -> tuple[np.ndarray, dict]:
-        """The legal words of games ``rows`` in play, and their lists of play codes (game →
-        the sorted legal play codes of its player to act)."""
-        rows = np.arange(game.batch_size)[rows]
+        """The legal words of games ``rows`` in play (indices, or one ``int``), and their lists
+        of play codes (game → the sorted legal play codes of its player to act)."""
+        rows = np.atleast_1d(np.arange(game.batch_size)[rows])
         hands = game.hands[rows, game.current_player[rows]]
         wild = game.wild_rank[rows]
         found = legal_plays_batch(self.rules, hands, wild, game.table_move[rows])
@@ -249,14 +252,6 @@ class ListedPlays:
         pairs = zip(np.atleast_1d(rows).tolist(), np.atleast_1d(moves).tolist())
         codes = np.array([int(lists[b][m - 1]) for b, m in pairs], np.int64)
         return codes[0] if np.ndim(moves) == 0 else codes
-
-    def consumed_of(self, codes) -> np.ndarray:
-        """(..., 15) the cards play codes take from the hand."""
-        return play_fields(codes)["consumed"]
-
-    def doublings_of(self, codes) -> np.ndarray:
-        """How many times play codes double the stake (``hard_bomb_multiplier``)."""
-        return self.rules.play_doublings(codes)
 
     def action_of(self, game, b: int, action: int) -> int:
         """The action of game ``b`` that a step given ``action`` takes: a play code's index in

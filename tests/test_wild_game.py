@@ -160,3 +160,39 @@ def test_the_bench_rows_of_the_wildcard_game_measure():
         measure.run(0.05, warmup=0.0)
         result = measure.result()
         assert result.rate and result.extra["game"] == "wild" and not result.note
+
+
+@pytest.mark.parametrize("ruleset", [Ruleset(), Ruleset(players=4), WILD], ids=str)
+def test_every_game_reads_its_plays_through_one_api(ruleset):
+    """``Game.legal_plays``, ``plays``, ``consumed`` and ``reading`` (and the information set's
+    own) answer for every game: the legal rows of a table game, the listed codes of the
+    wildcard game; the cards each play consumes are what the step takes from the hand."""
+    from ddz_env.infoset import infoset
+
+    game = Game(1, ruleset, seed=5)
+    rng = np.random.default_rng(5)
+    while game.phase[0] != PLAY:
+        game.step(game.sample_actions(rng))
+    seen = 0
+    while not game.done[0]:
+        moves = game.legal_actions(0)
+        moves = moves[(moves > 0) & (moves < game.num_moves)]
+        plays = game.legal_plays(0)
+        assert np.array_equal(game.plays(moves), plays)
+        info = infoset(game, 0)
+        assert info.lists_plays == game.encoding.lists_plays
+        assert np.array_equal(info.plays(moves), plays)
+        assert np.array_equal(info.consumed(plays), game.consumed(plays))
+        reading = game.reading(plays)
+        assert (reading["type"] > 0).all() and (reading["main"] >= 0).all()
+        assert set(game.extra_state(0)) == set(game.state_fields) - set(Game(1).state_fields)
+        action = int(game.sample_actions(rng)[0])
+        seat, before = int(game.current_player[0]), game.hands[0].copy()
+        play = int(game.plays(action)) if action else 0
+        game.step(action)
+        spent = before[seat] - game.hands[0, seat]
+        assert np.array_equal(spent, game.consumed(play) if play else np.zeros(15))
+        if play:
+            assert int(game.history_action[0, game.history_len[0] - 1]) == play
+            seen += 1
+    assert seen > 0

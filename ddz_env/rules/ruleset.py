@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cache
 
-from ..auction import AUCTIONS, auction_names
 from .base import Rules, rules_class
 
 #: The largest ``redeal_limit`` (real tables use 3; ``None`` redeals forever).
@@ -70,6 +69,8 @@ class Ruleset:
         bidding = self.bidding
         if bidding is False or bidding is None:
             bidding = "none"
+        from ..auction import AUCTIONS, auction_names  # the auctions register there
+
         bidding = cls.bidding_aliases.get(bidding, bidding)  # the game's default auction
         names = auction_names()
         if not isinstance(bidding, str) or bidding not in names:

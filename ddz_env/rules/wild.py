@@ -91,11 +91,21 @@ def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
     return code | c @ _UNITS
 
 
+_COUNT_BITS = np.where(np.arange(15) < 13, 7, 1)  # the bits of each rank's count
+
+
+def play_consumed(codes) -> np.ndarray:
+    """(..., 15) uint8: the cards play codes (any shape) take from the hand, the wild rank's
+    entry counting the wild cards; none for pass (0)."""
+    codes = np.asarray(codes, np.int64)
+    return ((codes[..., None] >> _SHIFTS) & _COUNT_BITS).astype(np.uint8)
+
+
 def play_fields(codes) -> dict[str, np.ndarray]:
     """The fields of play codes (any shape): ``type``, ``length``, ``main``, ``bomb`` and
     ``consumed`` (..., 15) uint8. Pass (0) reads as type 0 with no cards."""
     codes = np.asarray(codes, np.int64)
-    consumed = ((codes[..., None] >> _SHIFTS) & np.where(np.arange(15) < 13, 7, 1)).astype(np.uint8)
+    consumed = play_consumed(codes)
     return {
         "type": (codes & 15).astype(np.int8),
         "length": (codes >> 4 & 15).astype(np.int8),
