@@ -86,13 +86,9 @@ def test_the_player_branch_pattern_finds_branches_and_nothing_else():
         assert not PLAYER_BRANCH.search(line), line
 
 
-#: the places above the rules modules that may name a game, each for a reason of its own
-NAMES_A_GAME = {
-    "ddz/common/profile.py",  # the games' profiles, registered by the games' names
-    "ddz/common/options.py",  # --wild, the switch for --game wild
-    "ddz/agents/__init__.py",  # the game RLCard's rule agent was written for
-    "ddz/agents/model_game.py",  # the game of a model file without a tag (every older file)
-}
+#: the one place above the rules modules that names games: the games' profiles, registered by
+#: the games' names
+NAMES_A_GAME = {"ddz/common/profile.py"}
 
 
 def _game_names_in(tree: ast.AST) -> list[tuple[int, str]]:
