@@ -4,7 +4,8 @@
 #   docs/compare_trees.sh OLD_TREE NEW_TREE OUT_DIR [ROUNDS]
 #
 # Each round runs, for the old tree then the new one (each imported through PYTHONPATH with the
-# same interpreter), `ddz bench` (the engine), `ddz bench env` and `ddz bench expert`, writing
+# same interpreter), `ddz bench --wild` (the engine, the wildcard game's rows too), `ddz bench env`
+# and `ddz bench expert`, writing
 # their JSON to OUT_DIR/{old,new}-{engine,env,expert}-ROUND.json. Compare the trees' rows with
 # each other: the machine's load changes between rounds, the alternation spreads it evenly.
 set -euo pipefail
@@ -15,7 +16,7 @@ for round in $(seq 1 "$rounds"); do
     for side in old new; do
         tree=$old; [ "$side" = new ] && tree=$new
         run() { (cd "$out" && PYTHONPATH="$tree" "$python" -m ddz bench "$@" --json); }
-        run --no-peers --seconds 3 --rounds 3 > "$out/$side-engine-$round.json"
+        run --no-peers --wild --seconds 3 --rounds 3 > "$out/$side-engine-$round.json"
         run env --no-peers --seconds 3 --rounds 3 > "$out/$side-env-$round.json"
         run expert --deals 4 --seed 1 > "$out/$side-expert-$round.json"
     done
