@@ -25,11 +25,9 @@ file and raises :class:`ResultsFileError` (one line) for a bad or foreign one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
-from dataclasses import fields
 from pathlib import Path
 
 #: The version of the protocol this module runs.
@@ -64,14 +62,6 @@ class ResultsFileError(ValueError):
     """A results file that is missing, unreadable, not JSON or not a benchmark results file."""
 
 
-def sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def opponent_versions(opponents) -> dict[str, dict]:
     """What each opponent is: its version (the project's for the rule bots, rlcard's for its
     rule agent, the model file's format, frames and SHA-256 for Hard)."""
@@ -95,6 +85,7 @@ def opponent_versions(opponents) -> dict[str, dict]:
 
 def _hard_version() -> dict:
     from ddz.agents.hard import DEFAULT_MODEL, MODEL_FORMAT
+    from ddz.common.provenance import file_sha256
 
     entry = {"version": MODEL_FORMAT, "file": "checkpoints/hard.npz"}
     try:
@@ -102,7 +93,7 @@ def _hard_version() -> dict:
 
         with np.load(DEFAULT_MODEL) as arrays:
             entry["frames"] = int(json.loads(str(arrays["meta"])).get("frames", 0))
-        entry["sha256"] = sha256(DEFAULT_MODEL)
+        entry["sha256"] = file_sha256(DEFAULT_MODEL)
     except (OSError, ValueError, KeyError):
         entry["sha256"] = None
     return entry
@@ -156,22 +147,32 @@ def run_protocol(
     return out
 
 
-def ruleset_dict() -> dict:
+def protocol_ruleset():
     """The rules of protocol v1's games (``Ruleset()`` without its auction)."""
     from ddz_env.rules import Ruleset
 
-    rules = Ruleset(bidding="none")
-    return {f.name: getattr(rules, f.name) for f in fields(rules)}
+    return Ruleset(bidding="none")
+
+
+def ruleset_dict() -> dict:
+    """The rules of protocol v1's games as a JSON object."""
+    from ddz.common.provenance import ruleset_record
+
+    return ruleset_record(protocol_ruleset())
 
 
 def results_dict(
     agent: dict, deals: int, opponents, results: dict, command: str, seconds: float
 ) -> dict:
     """The content of a results file. ``agent``: spec, name, frames (or None), seed (or None)."""
+    from ddz.agents.base import model_files
     from ddz.common import project_version
+    from ddz.common.provenance import provenance
 
     versions = opponent_versions(opponents)
     problems = deviations(deals, opponents, versions)
+    rules = protocol_ruleset()
+    models = [f for spec in (agent["spec"], *opponents) for f in model_files(spec, rules)]
     return {
         "format": FORMAT,
         "protocol": PROTOCOL_VERSION,
@@ -179,6 +180,7 @@ def results_dict(
         "deviations": problems,
         "ddz_version": project_version(),
         "ruleset": ruleset_dict(),
+        "provenance": provenance(rules, dict.fromkeys(models)),
         "protocol_spec": dict(PROTOCOL),
         "agent": agent,
         "deals": deals,
