@@ -246,31 +246,3 @@ def make_agent(name: str, **kwargs) -> Agent:
     if key not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[key](**kwargs)
-
-
-def model_files(spec: str, ruleset) -> list:
-    """The model files an agent ``spec`` (as :func:`make_agent` takes it) plays ``ruleset``'s
-    game with: ``hard:PATH``'s file; the shipped model of the game for ``hard`` and
-    ``expert``, and the Expert's belief model (``belief=PATH``, else the shipped one; none
-    with ``belief=uniform``). Other agents: none. The spec is read as :func:`make_agent`
-    reads it, an invalid one giving none."""
-    from pathlib import Path
-
-    from ddz.agents.hard import shipped_model_path
-
-    key = spec.strip().lower()
-    if key.startswith("hard:"):
-        return [Path(spec.strip()[len("hard:") :])]
-    base = key.partition(":")[0]
-    if base not in ("hard", "expert"):
-        return []
-    files = [shipped_model_path(ruleset)]
-    if base == "expert":
-        from ddz.agents.belief import DEFAULT_BELIEF
-
-        try:
-            belief = _expert_options(spec.strip()).get("belief", True) if ":" in key else True
-        except ValueError:
-            return [f for f in files if f is not None]
-        files.append(DEFAULT_BELIEF if belief is True else belief and Path(belief))
-    return [f for f in files if f]

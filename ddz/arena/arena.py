@@ -619,7 +619,7 @@ def run_provenance(ruleset, specs) -> dict:
     """What results of the bots ``specs`` playing ``ruleset`` record of the run
     (:func:`ddz.common.provenance.provenance`: version, commit, engine, rules, the SHA-256 of
     each model file the bots play with)."""
-    from ddz.agents.base import model_files
+    from ddz.agents.loader import model_files
     from ddz.common.provenance import provenance
 
     files = [path for spec in specs for path in model_files(spec, ruleset)]
