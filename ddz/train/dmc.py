@@ -22,7 +22,10 @@ Runs are written to ``{runs_dir}/{env_id}__{exp_name}__{seed}__{time}/``: Tensor
 (``charts/``, ``losses/``, ``perf/``, :mod:`ddz.train.scalars`), ``checkpoint.pt`` (atomic,
 every ``--checkpoint-interval`` seconds, with optimizer state) and ``hard.npz`` (the NumPy
 model the Hard agent loads), see :mod:`ddz.train.checkpoint`. ``--resume RUN_DIR`` continues
-a killed run from its last checkpoint.
+a killed run from its last checkpoint with the options it saved there (an option typed again
+with another value is a change, printed and kept in ``args.json``'s ``history``).
+``--deterministic`` plays the one actor in this process, in step with the learner, so that a
+seed gives the same frames and weights.
 
 Files: ``checkpoint.pt`` is written first, then ``hard.npz`` (and ``--export``). Both record
 their frames (the checkpoint's ``frames``, the model's ``meta["frames"]``); the checkpoint is
@@ -238,10 +241,10 @@ def _open_run(torch, args: Args, given: set[str] | None = None) -> Run:
 
 def _resume_options(args: Args, given: set[str] | None, state: dict, ckpt: Path):
     """Make ``args`` the options the run saved in its checkpoint, each option of ``given``
-    typed with another value a change (printed once the run is open); returns the run's history list and the changes
-    (name → ``[saved, new]``). An option of the game or the model's shape typed with
-    another value is a :class:`_Usage`. Without ``given``, or for a checkpoint that saved no
-    options, ``args`` stays as typed."""
+    typed with another value a change (printed once the run is open); returns the run's
+    history list and the changes (name → ``[saved, new]``). An option of the game or the
+    model's shape typed with another value is a :class:`_Usage`. Without ``given``, or for a
+    checkpoint that saved no options, ``args`` stays as typed."""
     if "args" not in state or given is None:
         return [{"session": 0, "frames": 0, "options": asdict(args)}], {}
     try:
