@@ -96,7 +96,8 @@ class Args:
     runs_dir: str = "runs"
     """folder of the runs"""
     resume: str = ""
-    """run folder (or its checkpoint.pt) to continue"""
+    """run folder (or its checkpoint.pt) to continue, with the options the run saved there (an
+    option given again with another value is a change, printed and recorded in args.json)"""
     init_from: str = ""
     """start a new run from the weights of an exported model (.npz), with a fresh optimizer"""
     export: str = ""
