@@ -230,6 +230,21 @@ def test_resume_refuses_another_model_shape_in_one_line(tmp_path, capsys):
         assert option[0] in line
 
 
+def test_an_option_that_does_not_go_with_the_runs_is_refused():
+    """--deterministic given on resuming a run of two actors: the options together are wrong."""
+    import json
+    from dataclasses import asdict
+
+    state = {"args": json.dumps(asdict(Args(actors=2)))}
+    args = parse_args(["--resume", "run", "--deterministic"])
+    with pytest.raises(dmc._Usage, match="--deterministic runs one actor"):
+        dmc._resume_options(args, {"resume", "deterministic"}, state, Path("run/checkpoint.pt"))
+    args = parse_args(["--resume", "run", "--epsilon", "0.2"])
+    history, changes = dmc._resume_options(args, {"resume", "epsilon"}, state, Path("c.pt"))
+    assert changes == {"epsilon": [0.01, 0.2]} and args.actors == 2 and args.epsilon == 0.2
+    assert history == [{"session": 0, "frames": 0, "options": asdict(Args(actors=2))}]
+
+
 def test_off_a_terminal_each_log_interval_prints_a_progress_line(tmp_path, capsys):
     """Under nohup or CI (standard error not a terminal, as under capsys) the run prints a
     line each --log-interval: the frames of the limit, frames/s, the losses, the time left;

@@ -257,8 +257,8 @@ def _resume_options(args: Args, given: set[str] | None, state: dict, ckpt: Path)
             f"--resume keeps the run's game and model: {'; '.join(problems)} (drop these options)"
         )
     problems = argument_problems(merged)
-    if problems:
-        raise _Usage(f"checkpoint {ckpt} is corrupt: its options: {'; '.join(problems)}")
+    if problems:  # the options given do not go with the run's (or its saved ones are bad)
+        raise _Usage(f"--resume: with the options the run saved in {ckpt}: {'; '.join(problems)}")
     for name, value in asdict(merged).items():
         setattr(args, name, value)
     history = history or [{"session": 0, "frames": 0, "options": saved}]
