@@ -299,6 +299,16 @@ def test_impossible_figures_are_one_line(smoke_file, tmp_path, capsys, edit, say
     assert line.startswith(f"ddz benchmark table: {bad}: ") and says in line
 
 
+def test_frames_beyond_any_number_are_one_line(smoke_file, tmp_path, capsys):
+    data = json.loads(smoke_file.read_text())
+    data["agent"]["frames"] = 1000
+    bad = tmp_path / "huge.json"
+    bad.write_text(json.dumps(data).replace('"frames": 1000', '"frames": 1e400'))
+    assert '"frames": 1e400' in bad.read_text()
+    assert ddz(["benchmark", "table", str(bad)]) == 2
+    assert "bad frames" in one_line_error(capsys)
+
+
 def test_a_file_nested_too_deep_is_one_line(tmp_path, capsys):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)

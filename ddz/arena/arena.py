@@ -782,7 +782,8 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
     _named(result.forfeits, args.agent_a, args.agent_b)
-    pinned = run_provenance(args.ruleset, [args.agent_a, args.agent_b])
+    if args.rows is not None or args.json:  # what the files and the JSON record of the run
+        pinned = run_provenance(args.ruleset, [args.agent_a, args.agent_b])
     if args.rows is not None:
         write_rows(args.rows, result, pinned)
     if args.json:
