@@ -216,6 +216,12 @@ def test_resume_keeps_the_runs_options_and_records_each_change(tmp_path, capsys)
     state = torch.load(run_dir / CHECKPOINT, weights_only=True)
     assert state["optimizer"]["param_groups"][0]["lr"] == 0.0005
     assert json.loads(state["args"])["history"] == saved["history"]
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    text = events.Tensors("resume 2/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert "|--learning-rate|0.001|0.0005|" in text  # and in TensorBoard's text tab
 
 
 def test_resume_refuses_another_model_shape_in_one_line(tmp_path, capsys):

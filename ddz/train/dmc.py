@@ -109,9 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     except _Usage as exc:
         print(f"ddz train: {exc}", file=sys.stderr)
         return 2
-    for name, (old, new) in run.history[-1].get("changed", {}).items():
+    changed = run.history[-1].get("changed", {})
+    for name, (old, new) in changed.items():
         print(f"ddz train: {flag(name)} changed on resume: {old} -> {new}", file=sys.stderr)
     writer = SummaryWriter(str(run.run_dir))
+    if changed:  # beside the hyperparameters of the run's start, in TensorBoard's text tab
+        rows = "\n".join(f"|{flag(k)}|{old}|{new}|" for k, (old, new) in changed.items())
+        table = f"|option|before|from frame {run.frames:,}|\n|-|-|-|\n{rows}"
+        writer.add_text(f"resume {run.sessions}", table)
     if not run.resumed:
         writer.add_text(
             "hyperparameters",
