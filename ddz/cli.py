@@ -40,7 +40,8 @@ PARSERS: dict[str, str] = {
     "benchmark": "ddz.bench.benchmark:_parser",
 }
 
-USAGE = "usage: ddz {play,eval,league,train,bench} [options]   (ddz COMMAND --help for details)"
+#: the first line of ``ddz --help``: every subcommand of :data:`COMMANDS`
+USAGE = f"usage: ddz {{{','.join(COMMANDS)}}} [options]   (ddz COMMAND --help for details)"
 
 
 def _help() -> str:

@@ -33,8 +33,9 @@ import numpy as np
 
 from . import actions, moves
 from .cards import format_counts
+from .encoding import encoding_of
 from .game import BIDDING, OVER, Game
-from .observation import obs_size, obs_slices
+from .observation import infostate_layout, obs_size, obs_slices
 from .rules import Ruleset
 
 REWARD_MODES = ("wp", "stake", "log_stake", "score")
@@ -135,6 +136,28 @@ def observation_high(ruleset: Ruleset | None = None) -> np.ndarray:
     high = np.ones(obs_size(ruleset), np.float32)
     extra = ruleset.rules.extra_doublings
     high[obs_slices(ruleset)["log2_multiplier"]] = 1.5 + extra / 10
+    return high
+
+
+def infostate_high(ruleset: Ruleset | None = None) -> np.ndarray:
+    """Upper bounds of the information state (:func:`ddz_env.observation.information_state`)
+    under ``ruleset``: 1 everywhere except ``redeals`` (the redeal limit; unbounded without one)
+    and ``actions`` (action id + 1: the action count, unbounded where the actions are play codes,
+    the wildcard game's)."""
+    ruleset = Ruleset() if ruleset is None else ruleset
+    layout = infostate_layout(ruleset)
+    high = np.ones(sum(size for _, size in layout), np.float32)
+    limit = ruleset.redeal_limit
+    if encoding_of(ruleset).lists_plays:
+        most = np.inf
+    else:
+        most = float(actions.num_actions(len(moves.move_table(ruleset).counts), ruleset))
+    bounds = {"redeals": np.inf if limit is None else float(limit), "actions": most}
+    start = 0
+    for name, size in layout:
+        if name in bounds:
+            high[start : start + size] = bounds[name]
+        start += size
     return high
 
 

@@ -154,6 +154,33 @@ def move_table(ruleset: Ruleset = DEFAULT_RULES) -> MoveTable:
     )
 
 
+def table_digest(table: MoveTable) -> str:
+    """16 hex digits of SHA-256 over the move table's rows and beat ranges (each array's dtype,
+    shape and bytes): the ``table`` entry of ``docs/fingerprint.py``."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    arrays = (table.counts, table.type, table.size, table.length, table.main)
+    for a in (*arrays, table.beat_lo, table.beat_hi, table.beat_bomb_lo):
+        a = np.ascontiguousarray(a)
+        digest.update(str(a.dtype).encode() + str(a.shape).encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def engine_fingerprint(ruleset: Ruleset = DEFAULT_RULES) -> str:
+    """A short hash (16 hex digits) of what the engine plays ``ruleset``'s game with: its move
+    table (:func:`table_digest`), its action encoding and its deal codes' format. Results files
+    record it: two results of one fingerprint were played on the same moves and deals."""
+    import hashlib
+
+    rules = ruleset.rules
+    fmt = rules.code_format
+    parts = [rules.name, table_digest(move_table(ruleset)), rules.action_encoding]
+    parts += [repr(fmt.sizes), str(fmt.version), fmt.person.hex(), str(fmt.nbytes)]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
 def move_features(ruleset: Ruleset = DEFAULT_RULES) -> np.ndarray:
     """(N, 54) float32: the card encoding of every row of the move table (row 0, pass, is zeros);
     (N, 108) with four players (built once per move table, read-only)."""

@@ -14,7 +14,8 @@ Registered as ``"ddz/DouDizhu-v0"``::
 
 * Observation: ``{"observation": (D,) float32, "action_mask": (N + 3,) int8}``, the learner's
   view (:mod:`ddz_env.observation`, D = ``obs_size(ruleset)``: 1302 under the classic rules,
-  2679 with four players) and its legal actions (all zeros once the episode is over); with
+  2679 with four players; with ``observation="information_state"``, its information state,
+  D = ``infostate_size(ruleset)``: 9,313) and its legal actions (all zeros once the episode is over); with
   ``mask_in_obs=False``, the (D,) features alone. :meth:`DouDizhuEnv.action_masks`
   returns the mask either way (sb3-contrib's ``MaskablePPO`` reads it).
 * Action: ``Discrete(N + 3)``, the game's action space (moves, then bids 1-3; :mod:`ddz_env.game`).
@@ -32,6 +33,16 @@ Options:
 
 ==================  ==========================================================================
 ``seat``            0, 1, 2 (0-3 with ``players=4``) or ``"random"`` (drawn per episode); default 0
+``role``            ``None`` (default: the seat decides), or the role the learner plays in
+                    every deal, its seat found once the landlord is known: ``"landlord"``,
+                    ``"peasant"`` (one of the peasant seats, drawn per episode) or a role of
+                    ``ruleset.rules.role_names`` (``"landlord_down"``, ``"landlord_up"``;
+                    ``"landlord_across"`` with four players). Needs ``bidding="none"`` (the
+                    landlord drawn with the deal), and no ``seat``
+``observation``     ``"features"`` (default: :func:`~ddz_env.observation.observe`, the fixed-size
+                    view) or ``"information_state"`` (the perfect-recall information state,
+                    :func:`~ddz_env.observation.information_state`; its bounds,
+                    :func:`ddz_env.env_common.infostate_high`)
 ``opponents``       ``None`` (default: ``"normal"``, the Normal rule bot), an agent name
                     (built by :func:`agent_by_name`: ``"random"``, ``"easy"``, ``"normal"``,
                     ``"hard"``, ...), an agent object, a zero-argument factory returning
@@ -76,6 +87,7 @@ from .env_common import (
     check_reward_mode,
     end_info,
     illegal_message,
+    infostate_high,
     observation_high,
     render_text,
     ruleset_from_options,
@@ -84,10 +96,12 @@ from .env_common import (
 from .game import OVER, Game, check_seed
 from .infoset import infoset
 from .match import Policy, is_agent, play
-from .observation import obs_size, observe
+from .observation import information_state, observe
 
 _ENV_OPTIONS = (
     "seat",
+    "role",
+    "observation",
     "opponents",
     "reward",
     "illegal_action",
@@ -96,6 +110,9 @@ _ENV_OPTIONS = (
     "render_mode",
 )
 
+
+#: what ``observation=`` may name: the fixed-size view or the information state
+OBSERVATIONS = ("features", "information_state")
 
 #: the opponents when none are given (an agent name)
 DEFAULT_OPPONENT = "normal"
@@ -159,16 +176,25 @@ class DouDizhuEnv(gymnasium.Env):
 
     def __init__(
         self,
-        seat: int | str = 0,
+        seat: int | str | None = None,
         opponents=None,
         reward: str = "wp",
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         mask_in_obs: bool = True,
         render_mode: str | None = None,
+        role: str | None = None,
+        observation: str = "features",
         **options: Any,
     ):
         self.ruleset = ruleset_from_options(options, _ENV_OPTIONS, "DouDizhuEnv")
+        self.role = self._checked_role(role, seat)
+        seat = 0 if seat is None else seat
+        if observation not in OBSERVATIONS:
+            raise ValueError(
+                f"observation must be {' or '.join(map(repr, OBSERVATIONS))}, not {observation!r}"
+            )
+        self.observation_kind = observation
         if not isinstance(mask_in_obs, (bool, np.bool_)):
             raise ValueError(f"mask_in_obs must be True or False, not {mask_in_obs!r}")
         self.mask_in_obs = bool(mask_in_obs)
@@ -204,9 +230,11 @@ class DouDizhuEnv(gymnasium.Env):
         self.opponents = opponents
         self.game = Game(1, self.ruleset, seed=0)
         self.num_actions = self.game.num_actions
-        features = spaces.Box(
-            0.0, observation_high(self.ruleset), (obs_size(self.ruleset),), np.float32
-        )
+        if observation == "information_state":
+            high = infostate_high(self.ruleset)
+        else:
+            high = observation_high(self.ruleset)
+        features = spaces.Box(0.0, high, high.shape, np.float32)
         if self.mask_in_obs:
             self.observation_space = spaces.Dict(
                 {
@@ -225,6 +253,8 @@ class DouDizhuEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=check_seed(seed))
         options = options or {}
+        if self.role is not None and "seat" in options:
+            raise ValueError("give the seat or the role, not both (the env plays role=...)")
         seat = options.get("seat", self.seat_option)
         P = self.ruleset.players
         if seat == "random":
@@ -241,6 +271,8 @@ class DouDizhuEnv(gymnasium.Env):
             self.game.reset(
                 seed=int(self.np_random.integers(2**63)), codes=None if code is None else [code]
             )
+            if self.role is not None:
+                self.seat = self._seat_of_role()
             self._play_opponents()
             if self.game.phase[0] != OVER:
                 break
@@ -313,6 +345,30 @@ class DouDizhuEnv(gymnasium.Env):
         return None
 
     # ------------------------------------------------------------------ helpers
+    def _checked_role(self, role, seat):
+        """``role`` if the env can play it (a role of the rules or ``"peasant"``, the landlord
+        known at the deal, no seat given), else ``ValueError``."""
+        if role is None:
+            return None
+        roles = (*self.ruleset.rules.role_names, "peasant")
+        if role not in roles:
+            raise ValueError(f"role must be one of {', '.join(map(repr, roles))}, not {role!r}")
+        if seat is not None:
+            raise ValueError("give the seat or the role, not both")
+        if self.ruleset.bidding != "none":
+            raise ValueError(
+                f"role={role!r} needs bidding='none' (the landlord drawn with the deal);"
+                f" under bidding={self.ruleset.bidding!r} the auction decides the roles"
+            )
+        return role
+
+    def _seat_of_role(self) -> int:
+        """The seat that plays :attr:`role` in the deal just dealt."""
+        P, landlord = self.ruleset.players, int(self.game.landlord[0])
+        if self.role == "peasant":
+            return (landlord + 1 + int(self.np_random.integers(P - 1))) % P
+        return (landlord + self.ruleset.rules.role_names.index(self.role)) % P
+
     def _opponent_of(self, seat: int):
         return self.opponents[(seat - self.seat) % self.ruleset.players - 1]
 
@@ -340,7 +396,10 @@ class DouDizhuEnv(gymnasium.Env):
         return policy
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
-        obs = observe(self.game, seats=[self.seat])[0]
+        if self.observation_kind == "information_state":
+            obs = information_state(self.game, seats=[self.seat])[0]
+        else:
+            obs = observe(self.game, seats=[self.seat])[0]
         if not self.mask_in_obs:
             return obs
         return {"observation": obs, "action_mask": self.action_masks()}

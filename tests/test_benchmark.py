@@ -193,3 +193,135 @@ def test_the_ppo_example_is_benchmarked_by_import_path(tmp_path):
     assert data["agent"]["env"] == {"DDZ_PPO_POLICY": str(tmp_path / "ppo_150.pt")}
     assert data["command"].startswith("DDZ_PPO_POLICY=")
     assert data["results"]["random"]["games"] == 4
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_a_results_file_records_what_it_was_made_with(smoke_file):
+    from ddz_env.moves import engine_fingerprint
+    from ddz_env.rules import Ruleset
+
+    pinned = protocol.load_results(smoke_file)["provenance"]
+    assert pinned["ruleset"]["game"] == "classic" and pinned["ruleset"]["bidding"] == "none"
+    assert pinned["engine"] == engine_fingerprint(Ruleset(bidding="none"))
+    assert pinned["models"] == {}  # random against easy and random: no model file
+    if (ROOT / ".git").exists():
+        assert pinned["git"]["commit"] == _git("rev-parse", "HEAD")
+        assert isinstance(pinned["git"]["dirty"], bool)
+
+
+def test_eval_json_and_rows_record_the_model_files_and_the_commit(tmp_path, capsys):
+    rows = tmp_path / "rows.csv"
+    argv = ["eval", "hard", "random", "--deals", "1", "--json", "--no-progress"]
+    assert ddz([*argv, "--rows", str(rows)]) == 0
+    pinned = json.loads(capsys.readouterr().out)["provenance"]
+    shipped = ROOT / "checkpoints" / "hard.npz"
+    assert pinned["models"] == {str(shipped): hashlib.sha256(shipped.read_bytes()).hexdigest()}
+    assert pinned["ruleset"]["game"] == "classic" and len(pinned["engine"]) == 16
+    head = json.loads(rows.read_text().splitlines()[0][len("# ddz eval rows ") :])
+    assert head["provenance"] == pinned
+
+
+def test_the_commit_is_none_outside_a_checkout_and_git_s_own_inside(tmp_path):
+    from ddz.common.provenance import git_state
+
+    assert git_state(tmp_path) is None  # no checkout: no commit, no error
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "a.txt").write_text("a")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert git_state(repo) == {"commit": head.stdout.strip(), "dirty": False}
+    (repo / "a.txt").write_text("b")
+    assert git_state(repo)["dirty"] is True
+
+
+def test_the_engine_fingerprint_hashes_docs_fingerprints_move_table():
+    import importlib.util
+
+    from ddz_env.moves import engine_fingerprint, move_table, table_digest
+    from ddz_env.rules import Ruleset
+
+    spec = importlib.util.spec_from_file_location("fp", ROOT / "docs" / "fingerprint.py")
+    fp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fp)
+    for rules in (Ruleset(), Ruleset(players=4), Ruleset(game="wild")):
+        t = move_table(rules)
+        assert table_digest(t) == fp.digest(
+            t.counts, t.type, t.size, t.length, t.main, *fp._beats(t)
+        )
+    prints = {engine_fingerprint(r) for r in (Ruleset(), Ruleset(players=4), Ruleset(game="wild"))}
+    assert len(prints) == 3  # three games, three engines
+    assert engine_fingerprint(Ruleset(bidding="rob")) == engine_fingerprint(Ruleset())
+
+
+def test_the_same_results_twice_are_refused(smoke_file, tmp_path, capsys):
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(smoke_file.read_bytes())
+    for files in ([smoke_file, smoke_file], [smoke_file, copy]):
+        assert ddz(["benchmark", "table", *map(str, files)]) == 2
+        assert "the same results as" in one_line_error(capsys)
+        assert ddz(["benchmark", "plot", *map(str, files), "--out", str(tmp_path / "p.png")]) == 2
+        assert "the same results as" in one_line_error(capsys)
+
+
+def _edited(smoke: Path, path: Path, edit) -> Path:
+    data = json.loads(smoke.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda d: d["agent"].update(frames=10**400), "bad frames"),
+        (lambda d: d["results"]["random"]["overall"].update(wp=1.5), "between 0 and 1"),
+        (lambda d: d["results"]["random"]["overall"].update(wp_ci=7.0), "between 0 and 1"),
+        (lambda d: d["results"]["random"]["overall"].update(games=-1), "games -1"),
+        (lambda d: d["results"]["easy"]["peasant"].update(adp_ci=1e9), "beyond any game"),
+        (lambda d: d.update(deals=0), "bad deals"),
+        (lambda d: d.pop("ruleset"), "no ruleset"),
+        (lambda d: d["provenance"].update(git={"commit": "x"}), "bad provenance"),
+    ],
+)
+def test_impossible_figures_are_one_line(smoke_file, tmp_path, capsys, edit, says):
+    bad = _edited(smoke_file, tmp_path / "bad.json", edit)
+    assert ddz(["benchmark", "table", str(bad)]) == 2
+    line = one_line_error(capsys)
+    assert line.startswith(f"ddz benchmark table: {bad}: ") and says in line
+
+
+def test_frames_beyond_any_number_are_one_line(smoke_file, tmp_path, capsys):
+    data = json.loads(smoke_file.read_text())
+    data["agent"]["frames"] = 1000
+    bad = tmp_path / "huge.json"
+    bad.write_text(json.dumps(data).replace('"frames": 1000', '"frames": 1e400'))
+    assert '"frames": 1e400' in bad.read_text()
+    assert ddz(["benchmark", "table", str(bad)]) == 2
+    assert "bad frames" in one_line_error(capsys)
+
+
+def test_a_file_nested_too_deep_is_one_line(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert ddz(["benchmark", "table", str(deep)]) == 2
+    assert "not a JSON file (nested too deep)" in one_line_error(capsys)
+
+
+def test_another_game_is_a_row_of_its_own_and_names_are_escaped(smoke_file, tmp_path, capsys):
+    four = _edited(smoke_file, tmp_path / "four.json", lambda d: d["ruleset"].update(game="four"))
+    odd = _edited(smoke_file, tmp_path / "odd.json", lambda d: d["agent"].update(name="a|b\nc"))
+    assert ddz(["benchmark", "table", str(smoke_file), str(four), str(odd)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.startswith("| ") and "frames" not in line]
+    assert [row.split(" | ")[0] for row in rows] == ["| a\\|b\\nc", "| rand", "| rand (four)"]
+    assert all(row.split(" | ")[2] == "1" for row in rows)  # one run each: none averaged
+    assert lines[-1].startswith("Made with ddz ")

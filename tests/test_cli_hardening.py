@@ -65,7 +65,9 @@ def test_no_arguments_prints_usage_on_stderr_and_exits_2():
     proc = ddz()
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr.startswith("usage: ddz {play,eval,league,train,bench}")
+    assert proc.stderr.startswith(
+        "usage: ddz {play,serve,eval,simulate,league,train,bench,benchmark}"
+    )
     assert "eval" in proc.stderr and "Traceback" not in proc.stderr
 
 

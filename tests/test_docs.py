@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import fields
 from pathlib import Path
+
+import pytest
 
 from ddz_env import Ruleset
 from ddz_env.rules import MAX_REDEAL_LIMIT
@@ -74,3 +77,59 @@ def test_the_changelog_and_the_release_tags_are_documented():
     assert versions, "the changelog names no release"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert f'version = "{versions[0]}"' in pyproject  # the newest entry is this version
+
+
+def test_the_single_seat_envs_opponents_are_the_ones_the_docs_name():
+    """Each ``gym.make("ddz/DouDizhu-v0", ...)`` line of the README and the Gymnasium page
+    names, in its comment, the bots the env it builds plays against."""
+    gym = pytest.importorskip("gymnasium")
+    import ddz_env  # noqa: F401
+
+    names = {"random": "Random", "easy": "Easy", "normal": "Normal"}
+    seen = 0
+    pages = ("README.md", "docs/environments/gymnasium.md", "docs/environments.md")
+    for page in (ROOT / name for name in pages):
+        for line in page.read_text(encoding="utf-8").splitlines():
+            found = re.search(r'gym\.make\("ddz/DouDizhu-v0",([^)]*)\)\s*#(.*)', line)
+            if not found or "against" not in found.group(2):
+                continue
+            call = ast.parse(f"f({found.group(1)})").body[0].value
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+            env = gym.make("ddz/DouDizhu-v0", **kwargs).unwrapped
+            kinds = {type(o).__name__.removesuffix("Agent").lower() for o in env.opponents}
+            (kind,) = kinds
+            assert f"against {names[kind]} bots" in found.group(2), (page.name, line)
+            seen += 1
+    assert seen >= 4
+
+
+def test_the_tianshou_example_uses_the_env_the_docs_name():
+    example = (ROOT / "examples" / "tianshou_dqn.py").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "environments.md").read_text(encoding="utf-8")
+    line = text[text.index("- **Tianshou**") :].split("\n- ")[0]
+    made = re.search(r'gym\.make\("ddz/DouDizhu-v0"[^)]*\)', example).group(0)
+    assert made in line and "PettingZooEnv(ddz_env" not in example
+    assert "PettingZooEnv(ddz_env.env())" not in line
+
+
+@pytest.mark.heavy
+def test_the_docs_build_from_any_folder():
+    """The snippets (the changelog, the model card) are found from the config's folder."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    pytest.importorskip("mkdocs")
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+        args = ["-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml")]
+        done = subprocess.run(
+            [sys.executable, *args, "--site-dir", os.path.join(folder, "site")],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]

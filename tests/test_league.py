@@ -425,3 +425,19 @@ def test_a_league_of_trusted_bots_resumes_only_as_trusted(tmp_path):
     with pytest.raises(ValueError, match="other settings"):
         run_league([bot, "random"], deals=2, seed=3, save=save, resume=True)
     run_league([bot, "random"], deals=2, seed=3, save=save, resume=True, trust_bots=True)
+
+
+def test_a_league_file_records_the_model_files_and_the_engine(tmp_path):
+    import hashlib
+
+    from ddz_env.moves import engine_fingerprint
+
+    path = tmp_path / "league.json"
+    run_league(["hard", "random"], deals=1, seed=1, save=path)
+    pinned = json.loads(path.read_text())["provenance"]
+    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "hard.npz"
+    assert pinned["models"] == {str(shipped): hashlib.sha256(shipped.read_bytes()).hexdigest()}
+    assert pinned["engine"] == engine_fingerprint(Ruleset(bidding="none"))
+    assert pinned["ruleset"]["game"] == "classic"
+    again = run_league(["hard", "random"], deals=1, seed=1, save=path, resume=True)
+    assert again.bots == ["hard", "random"]  # the file resumes: its provenance is no setting

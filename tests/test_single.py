@@ -352,3 +352,58 @@ def test_the_deal_code_through_gymnasium_make():
     again = gymnasium.make("ddz/DouDizhu-v0", opponents="random")
     again.reset(options={"code": code})
     np.testing.assert_array_equal(again.unwrapped.game.owner, env.unwrapped.game.owner)
+
+
+def test_the_information_state_as_the_observation():
+    from ddz_env import information_state
+    from ddz_env.observation import infostate_size
+
+    made = gymnasium.make(
+        "ddz/DouDizhu-v0", observation="information_state", opponents="random", bidding="none"
+    )
+    env = made.unwrapped
+    check_env(env)
+    obs, _ = env.reset(seed=3)
+    assert obs["observation"].shape == (infostate_size(env.ruleset),) == (9313,)
+    rng = np.random.default_rng(3)
+    while True:  # every observation is the learner's information state, in the space
+        assert env.observation_space.contains(obs)
+        expected = information_state(env.game, seats=[env.seat])[0]
+        np.testing.assert_array_equal(obs["observation"], expected)
+        obs, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if terminated:
+            break
+    flat = DouDizhuEnv(observation="information_state", mask_in_obs=False, opponents="random")
+    assert flat.reset(seed=1)[0].shape == (9313,)
+    with pytest.raises(ValueError, match="observation must be 'features' or 'information_state'"):
+        DouDizhuEnv(observation="infostate")
+
+
+@pytest.mark.parametrize("role", ["landlord", "landlord_down", "landlord_up", "peasant"])
+def test_a_role_is_played_in_every_deal(role):
+    env = DouDizhuEnv(role=role, opponents="random", bidding="none")
+    seats = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        (got,) = env.game.role(env.seat, 0).reshape(-1).tolist()
+        names = env.ruleset.rules.role_names
+        assert names[got] == role or (role == "peasant" and got != 0)
+        seats.add(env.seat)
+    assert len(seats) > 1  # the landlord is drawn with the deal: the seat follows it
+
+
+def test_a_role_of_the_four_player_game_and_the_roles_refusals():
+    env = DouDizhuEnv(role="landlord_across", players=4, bidding="none", opponents="random")
+    env.reset(seed=2)
+    assert env.game.role(env.seat, 0).item() == 2
+    for options, message in (
+        ({"role": "landlord"}, "role='landlord' needs bidding='none'"),
+        ({"role": "king", "bidding": "none"}, "role must be one of 'landlord'"),
+        ({"role": "landlord", "seat": 1, "bidding": "none"}, "give the seat or the role"),
+        ({"role": "landlord_across", "bidding": "none"}, "role must be one of"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            DouDizhuEnv(**options)
+    env = DouDizhuEnv(role="landlord", bidding="none", opponents="random")
+    with pytest.raises(ValueError, match="give the seat or the role"):
+        env.reset(options={"seat": 1})

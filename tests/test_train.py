@@ -181,6 +181,157 @@ def test_resume_without_checkpoint_is_an_error(tmp_path, capsys):
     assert "no checkpoint to resume" in capsys.readouterr().err
 
 
+def test_resume_keeps_the_runs_options_and_records_each_change(tmp_path, capsys):
+    """A resumed run keeps every option it was started with (seed, target, learning rate,
+    exploration, export, actors); an option typed again with another value is a change,
+    printed and kept in args.json's history beside the options the run started with."""
+    import json
+
+    from ddz.agents.hard import load_model
+
+    export = tmp_path / "out" / "x.npz"
+    first = ["--seed", "7", "--target", "wp", "--learning-rate", "0.001", "--epsilon", "0.1"]
+    first += ["--export", str(export), "--actors", "2", "--total-frames", "256"]
+    assert dmc.main([*first, "--runs-dir", str(tmp_path / "runs"), *TINY]) == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    capsys.readouterr()
+    assert dmc.main(["--resume", str(run_dir), "--total-frames", "512", "--quiet"]) == 0
+    saved = json.loads((run_dir / "args.json").read_text())
+    kept = {"seed": 7, "target": "wp", "learning_rate": 0.001, "epsilon": 0.1, "actors": 2}
+    assert {k: saved[k] for k in kept} == kept
+    assert saved["export"] == str(export) and saved["actor_batch"] == 32
+    assert load_model(export).meta["frames"] >= 512  # the export went on being written
+    assert saved["history"][0]["options"]["total_frames"] == 256
+    assert saved["history"][1]["changed"] == {"total_frames": [256, 512]}
+    assert "--total-frames changed on resume: 256 -> 512" in capsys.readouterr().err
+    # another learning rate: in force, printed, recorded; the first options stay in the history
+    again = ["--resume", str(run_dir), "--learning-rate", "0.0005", "--total-frames", "768"]
+    assert dmc.main([*again, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "--learning-rate changed on resume: 0.001 -> 0.0005" in err
+    saved = json.loads((run_dir / "args.json").read_text())
+    assert saved["learning_rate"] == 0.0005 and saved["seed"] == 7
+    assert saved["history"][0]["options"]["learning_rate"] == 0.001
+    assert saved["history"][2]["changed"]["learning_rate"] == [0.001, 0.0005]
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    assert state["optimizer"]["param_groups"][0]["lr"] == 0.0005
+    assert json.loads(state["args"])["history"] == saved["history"]
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    text = events.Tensors("resume 2/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert "|--learning-rate|0.001|0.0005|" in text  # and in TensorBoard's text tab
+
+
+def test_resume_refuses_another_model_shape_in_one_line(tmp_path, capsys):
+    argv = ["--total-frames", "256", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    for option in (["--rest-hidden", "64"], ["--wp-weight", "0"], ["--shared-peasants"]):
+        capsys.readouterr()
+        assert dmc.main(["--resume", str(run_dir), *option, *TINY]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("ddz train: --resume keeps the run's game and model:")
+        assert option[0] in line
+
+
+def test_an_option_that_does_not_go_with_the_runs_is_refused():
+    """--deterministic given on resuming a run of two actors: the options together are wrong."""
+    import json
+    from dataclasses import asdict
+
+    state = {"args": json.dumps(asdict(Args(actors=2)))}
+    args = parse_args(["--resume", "run", "--deterministic"])
+    with pytest.raises(dmc._Usage, match="--deterministic runs one actor"):
+        dmc._resume_options(args, {"resume", "deterministic"}, state, Path("run/checkpoint.pt"))
+    args = parse_args(["--resume", "run", "--epsilon", "0.2"])
+    history, changes = dmc._resume_options(args, {"resume", "epsilon"}, state, Path("c.pt"))
+    assert changes == {"epsilon": [0.01, 0.2]} and args.actors == 2 and args.epsilon == 0.2
+    assert history == [{"session": 0, "frames": 0, "options": asdict(Args(actors=2))}]
+
+
+def test_off_a_terminal_each_log_interval_prints_a_progress_line(tmp_path, capsys):
+    """Under nohup or CI (standard error not a terminal, as under capsys) the run prints a
+    line each --log-interval: the frames of the limit, frames/s, the losses, the time left;
+    the time left once a rate is known; --quiet prints none."""
+    import re
+
+    argv = ["--total-frames", "1024", "--runs-dir", str(tmp_path), "--log-interval", "0.1"]
+    argv += ["--actor-batch", "32", "--batch-size", "256"]
+    assert dmc.main(argv) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if " frames/s" in x]
+    assert lines
+    pattern = r"ddz train: [\d,]+ frames of 1,024 \(\d+%\), [\d,]+ frames/s(, loss [^,]*)?(, \d\d:\d\d left)?"
+    assert all(re.fullmatch(pattern, line) for line in lines), lines
+    assert any("loss landlord " in line and line.endswith(" left") for line in lines), lines
+    assert dmc.main([*argv, "--quiet"]) == 0
+    assert " frames/s" not in capsys.readouterr().err
+
+
+def test_the_progress_bar_shows_the_loss_and_the_line_the_time_left():
+    from ddz.train.scalars import RunLog, time_left
+
+    log = RunLog(None, False, 0, 0.0)
+    log.fps, log.mean_losses = 500.0, {"landlord": 0.5, "landlord_down": 0.25, "bid": 2.0}
+    assert log.postfix() == "500 frames/s, loss 0.375"
+    assert log.line(1000, 0, None) == (
+        "ddz train: 1,000 frames, 500 frames/s, loss landlord 0.5 landlord_down 0.25 bid 2"
+    )
+    assert time_left(1000, 61000, 500.0, 10.0, 0.0) == 120.0
+    assert time_left(1000, 61000, 500.0, 10.0, 70.0) == 60.0  # the seconds' limit comes first
+    assert time_left(1000, 0, 500.0, 10.0, 0.0) is None
+    assert log.line(1000, 4000, 120.0).endswith(
+        "(25%), 500 frames/s, loss landlord 0.5 landlord_down 0.25 bid 2, 02:00 left"
+    )
+
+
+def test_deterministic_runs_of_one_seed_give_the_same_frames_and_weights(tmp_path):
+    """Two --deterministic runs of --seed 3: the same frames and, bit for bit, the same
+    exported arrays; another seed other weights."""
+
+    def run(name: str, seed: str) -> tuple[int, dict]:
+        argv = ["--deterministic", "--seed", seed, "--total-frames", "768"]
+        argv += ["--runs-dir", str(tmp_path / name), "--sync-interval", "1000", *TINY]
+        assert dmc.main(argv) == 0
+        (run_dir,) = (tmp_path / name).iterdir()
+        frames = torch.load(run_dir / CHECKPOINT, weights_only=True)["frames"]
+        with np.load(run_dir / NPZ, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files if k != "meta"}
+        return frames, arrays
+
+    frames, first = run("a", "3")
+    again_frames, again = run("b", "3")
+    assert frames == again_frames >= 768
+    assert first.keys() == again.keys()
+    for key in first:
+        assert first[key].tobytes() == again[key].tobytes(), key
+    _, other = run("c", "4")
+    assert any(first[k].tobytes() != other[k].tobytes() for k in first)
+
+
+def test_deterministic_is_one_actor_on_one_cpu_thread(capsys):
+    for extra in (["--actors", "2"], ["--threads", "2"], ["--backend", "ray"]):
+        with pytest.raises(SystemExit) as exc:
+            parse_args(["--deterministic", *extra])
+        assert exc.value.code == 2
+        assert "--deterministic runs one actor and one thread" in capsys.readouterr().err
+
+
+def test_saved_options_of_the_wrong_kind_are_refused():
+    from ddz.train.args import SavedOptionsError, read_saved_options
+
+    assert read_saved_options({"adp_mix": 0.2, "target": "adp"})[0] == {
+        "points_mix": 0.2,
+        "target": "points",
+    }
+    for bad in ({"seed": "7"}, {"seed": True}, {"epsilon": float("nan")}, {"nope": 1}):
+        with pytest.raises(SavedOptionsError):
+            read_saved_options(bad)
+    with pytest.raises(SavedOptionsError, match="history"):
+        read_saved_options({"history": {"a": 1}})
+
+
 @pytest.mark.parametrize("width", ["0", "64"])
 def test_init_from_a_model_the_sizes_cannot_hold_is_an_error(tmp_path, capsys, width):
     """The shipped model has a 128-wide rest branch: no branch, or another width, would lose it."""

@@ -39,7 +39,7 @@ import re
 import sys
 from importlib.metadata import entry_points
 
-from ddz.agents.base import _REGISTRY, Agent, agent_names, make_agent
+from ddz.agents.base import _REGISTRY, Agent, _expert_options, agent_names, make_agent
 from ddz_env.infoset import InfoSet
 
 #: The entry-point group through which installed packages add agents.
@@ -237,3 +237,31 @@ def build_agent(spec: str) -> Agent:
         f"unknown agent {spec!r}; choose from {choices}, a Python class package.module:Name "
         "or a program cmd:PROGRAM"
     )
+
+
+def model_files(spec: str, ruleset) -> list:
+    """The model files an agent ``spec`` (as :func:`make_agent` takes it) plays ``ruleset``'s
+    game with: ``hard:PATH``'s file; the shipped model of the game for ``hard`` and
+    ``expert``, and the Expert's belief model (``belief=PATH``, else the shipped one; none
+    with ``belief=uniform``). Other agents: none. The spec is read as :func:`make_agent`
+    reads it, an invalid one giving none."""
+    from pathlib import Path
+
+    from ddz.agents.hard import shipped_model_path
+
+    key = spec.strip().lower()
+    if key.startswith("hard:"):
+        return [Path(spec.strip()[len("hard:") :])]
+    base = key.partition(":")[0]
+    if base not in ("hard", "expert"):
+        return []
+    files = [shipped_model_path(ruleset)]
+    if base == "expert":
+        from ddz.agents.belief import DEFAULT_BELIEF
+
+        try:
+            belief = _expert_options(spec.strip()).get("belief", True) if ":" in key else True
+        except ValueError:
+            return [f for f in files if f is not None]
+        files.append(DEFAULT_BELIEF if belief is True else belief and Path(belief))
+    return [f for f in files if f]

@@ -615,9 +615,21 @@ def run_rules_text(result: ArenaResult) -> str:
     )
 
 
-def write_rows(path: str, result: ArenaResult) -> None:
+def run_provenance(ruleset, specs) -> dict:
+    """What results of the bots ``specs`` playing ``ruleset`` record of the run
+    (:func:`ddz.common.provenance.provenance`: version, commit, engine, rules, the SHA-256 of
+    each model file the bots play with)."""
+    from ddz.agents.loader import model_files
+    from ddz.common.provenance import provenance
+
+    files = [path for spec in specs for path in model_files(spec, ruleset)]
+    return provenance(ruleset, dict.fromkeys(files))
+
+
+def write_rows(path: str, result: ArenaResult, pinned: dict | None = None) -> None:
     """The rows of ``result`` (a run with ``keep_rows``) as CSV at ``path``, atomically; the
-    first line is a comment naming the run (agents, deals, seed, rules; JSON)."""
+    first line is a comment naming the run (agents, deals, seed, rules; JSON), with
+    ``provenance`` (:func:`run_provenance`) where given."""
     rows = result.per_deal["rows"]
     run = {
         "a": result.agent_a,
@@ -626,6 +638,8 @@ def write_rows(path: str, result: ArenaResult) -> None:
         "seed": result.seed,
         "rules": run_rules_text(result),
     }
+    if pinned is not None:
+        run["provenance"] = pinned
     head = f"{ROWS_TAG}{json.dumps(run)}\n" + ",".join(ROW_COLUMNS) + "\n"
     body = "".join(
         f"{int(d)},{int(lord)},{int(won)},{score:g},{points:g}\n"
@@ -768,10 +782,12 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
     _named(result.forfeits, args.agent_a, args.agent_b)
+    if args.rows is not None or args.json:  # what the files and the JSON record of the run
+        pinned = run_provenance(args.ruleset, [args.agent_a, args.agent_b])
     if args.rows is not None:
-        write_rows(args.rows, result)
+        write_rows(args.rows, result, pinned)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json.dumps({**result.to_dict(), "provenance": pinned}, indent=2))
     else:
         print(result.text())
     return 0

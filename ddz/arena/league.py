@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -277,9 +278,20 @@ def _same(a, b) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+@functools.lru_cache(maxsize=8)
+def _provenance(config: str) -> dict:
+    """What the league file records of the session writing it (version, commit, engine,
+    rules, model files: :func:`ddz.arena.arena.run_provenance`), once per league."""
+    from ddz.arena.arena import run_provenance
+
+    settings = json.loads(config)
+    return run_provenance(_ruleset_of(settings), settings["bots"])
+
+
 def save_results(path: Path, config: dict, done: dict) -> None:
     """Write the league file atomically (temporary file in the same folder, fsync, rename),
-    keeping an existing file's permission bits (a new file gets 0o666 less the umask)."""
+    keeping an existing file's permission bits (a new file gets 0o666 less the umask); its
+    ``provenance`` is the session's that writes it (not compared on resume)."""
     chunks = {
         f"{i},{j},{c}": {
             "rows": [[int(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4])] for r in rows],
@@ -288,6 +300,7 @@ def save_results(path: Path, config: dict, done: dict) -> None:
         for (i, j, c), (rows, lost) in sorted(done.items())
     }
     data = {"format": FILE_FORMAT, "version": FILE_VERSION, "config": config, "chunks": chunks}
+    data["provenance"] = _provenance(json.dumps(config, sort_keys=True))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)

@@ -186,10 +186,6 @@ def _do_run(args) -> int:
     return 0
 
 
-def _load_all(paths: list[str]) -> list[dict]:
-    return [protocol.load_results(path) for path in paths]
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
@@ -199,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     from ddz.bench import report
 
     try:
-        files = _load_all(args.files)
+        files = protocol.load_all(args.files)
         if args.action == "table":
             print(report.table(files, args.metric))
             return 0

@@ -47,7 +47,7 @@ def read_rows(path: str) -> tuple[dict, np.ndarray]:
         raise ValueError(f"{path}: not a rows file of ddz eval --rows (its header is missing)")
     try:
         run = json.loads(lines[0][len(ROWS_TAG) :])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         run = None
     keys = ("a", "b", "deals", "seed", "rules")
     if not isinstance(run, dict) or any(key not in run for key in keys):

@@ -25,11 +25,9 @@ file and raises :class:`ResultsFileError` (one line) for a bad or foreign one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
-from dataclasses import fields
 from pathlib import Path
 
 #: The version of the protocol this module runs.
@@ -64,14 +62,6 @@ class ResultsFileError(ValueError):
     """A results file that is missing, unreadable, not JSON or not a benchmark results file."""
 
 
-def sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def opponent_versions(opponents) -> dict[str, dict]:
     """What each opponent is: its version (the project's for the rule bots, rlcard's for its
     rule agent, the model file's format, frames and SHA-256 for Hard)."""
@@ -95,6 +85,7 @@ def opponent_versions(opponents) -> dict[str, dict]:
 
 def _hard_version() -> dict:
     from ddz.agents.hard import DEFAULT_MODEL, MODEL_FORMAT
+    from ddz.common.provenance import file_sha256
 
     entry = {"version": MODEL_FORMAT, "file": "checkpoints/hard.npz"}
     try:
@@ -102,7 +93,7 @@ def _hard_version() -> dict:
 
         with np.load(DEFAULT_MODEL) as arrays:
             entry["frames"] = int(json.loads(str(arrays["meta"])).get("frames", 0))
-        entry["sha256"] = sha256(DEFAULT_MODEL)
+        entry["sha256"] = file_sha256(DEFAULT_MODEL)
     except (OSError, ValueError, KeyError):
         entry["sha256"] = None
     return entry
@@ -156,22 +147,32 @@ def run_protocol(
     return out
 
 
-def ruleset_dict() -> dict:
+def protocol_ruleset():
     """The rules of protocol v1's games (``Ruleset()`` without its auction)."""
     from ddz_env.rules import Ruleset
 
-    rules = Ruleset(bidding="none")
-    return {f.name: getattr(rules, f.name) for f in fields(rules)}
+    return Ruleset(bidding="none")
+
+
+def ruleset_dict() -> dict:
+    """The rules of protocol v1's games as a JSON object."""
+    from ddz.common.provenance import ruleset_record
+
+    return ruleset_record(protocol_ruleset())
 
 
 def results_dict(
     agent: dict, deals: int, opponents, results: dict, command: str, seconds: float
 ) -> dict:
     """The content of a results file. ``agent``: spec, name, frames (or None), seed (or None)."""
+    from ddz.agents.loader import model_files
     from ddz.common import project_version
+    from ddz.common.provenance import provenance
 
     versions = opponent_versions(opponents)
     problems = deviations(deals, opponents, versions)
+    rules = protocol_ruleset()
+    models = [f for spec in (agent["spec"], *opponents) for f in model_files(spec, rules)]
     return {
         "format": FORMAT,
         "protocol": PROTOCOL_VERSION,
@@ -179,6 +180,7 @@ def results_dict(
         "deviations": problems,
         "ddz_version": project_version(),
         "ruleset": ruleset_dict(),
+        "provenance": provenance(rules, dict.fromkeys(models)),
         "protocol_spec": dict(PROTOCOL),
         "agent": agent,
         "deals": deals,
@@ -209,18 +211,99 @@ def load_results(path: str | Path) -> dict:
     if problem:
         raise ResultsFileError(f"{path}: is {problem}, not a results file")
     try:
+        if path.stat().st_size > MAX_BYTES:
+            raise ResultsFileError(f"{path}: larger than {MAX_BYTES:,} bytes, not a results file")
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ResultsFileError(f"{path}: not a JSON file ({type(exc).__name__})") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        if isinstance(exc, ResultsFileError):
+            raise
+        why = "nested too deep" if isinstance(exc, RecursionError) else type(exc).__name__
+        raise ResultsFileError(f"{path}: not a JSON file ({why})") from None
     try:
         _check(data)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
         raise ResultsFileError(f"{path}: {exc}") from None
     return data
 
 
+def load_all(paths) -> list[dict]:
+    """The results files ``paths`` (:func:`load_results`), each once: a file given twice, or
+    two files of the same content, is a :class:`ResultsFileError`."""
+    from ddz.common.provenance import file_sha256
+
+    seen: dict[str, str] = {}
+    files = []
+    for path in paths:
+        data = load_results(path)
+        digest = file_sha256(path)
+        if digest in seen:
+            raise ResultsFileError(
+                f"{path}: the same results as {seen[digest]} (a file is counted once)"
+            )
+        seen[digest] = str(path)
+        files.append(data)
+    return files
+
+
+def game_of(data: dict) -> str:
+    """The game a checked results file was played in (its ``ruleset.game``)."""
+    return data["ruleset"]["game"]
+
+
 def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _whole(x, high: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= high
+
+
+#: the largest results file read (a protocol run's is about 10 KB)
+MAX_BYTES = 1 << 24
+#: the largest frame budget a results file may name
+MAX_FRAMES = 10**15
+#: the largest points or ADP a game can score in the classic game, bounding the figures
+#: (a spring with every bomb: 2^(4 bombs of ranks + rocket + spring) per seat, x2 for the
+#: landlord's share), far above any average
+MAX_SCORE = 1e4
+
+
+def _figures_problem(stats: dict, deals: int) -> str | None:
+    """Why the figures of one group of games cannot be an arena's, or None."""
+    if not all(_number(stats.get(k)) for k in FIGURES):
+        return "a figure is missing or not a number"
+    if not _whole(stats["games"], 2 * deals * 8):
+        return f"games {stats['games']!r} is not a count of the run's games"
+    if not (0 <= stats["wp"] <= 1 and 0 <= stats["wp_ci"] <= 1):
+        return "WP and its interval must be between 0 and 1"
+    for key in ("adp", "points"):
+        if abs(stats[key]) > MAX_SCORE or not 0 <= stats[f"{key}_ci"] <= 2 * MAX_SCORE:
+            return f"{key} or its interval is beyond any game's score"
+    return None
+
+
+def _provenance_problem(data: dict) -> str | None:
+    """Why a results file's ``provenance`` (files written before it have none) is not one."""
+    if "provenance" not in data:
+        return None
+    pinned = data["provenance"]
+    if not isinstance(pinned, dict) or not isinstance(pinned.get("ddz_version"), str):
+        return "bad provenance (no ddz_version)"
+    git = pinned.get("git")
+    if git is not None and not (
+        isinstance(git, dict)
+        and isinstance(git.get("commit"), str)
+        and len(git["commit"]) == 40
+        and all(c in "0123456789abcdef" for c in git["commit"])
+        and isinstance(git.get("dirty"), bool)
+    ):
+        return "bad provenance (git must be a 40-digit commit and a dirty flag)"
+    models = pinned.get("models", {})
+    if not isinstance(models, dict) or not all(
+        v is None or (isinstance(v, str) and len(v) == 64) for v in models.values()
+    ):
+        return "bad provenance (models must map files to SHA-256 digests)"
+    return None
 
 
 def _check(data) -> None:
@@ -234,10 +317,14 @@ def _check(data) -> None:
     if not isinstance(agent, dict) or not isinstance(agent.get("name"), str):
         raise ValueError("no agent name")
     frames = agent.get("frames")
-    if frames is not None and (
-        not isinstance(frames, int) or isinstance(frames, bool) or frames < 0
-    ):
-        raise ValueError(f"bad frames {frames!r}")
+    if frames is not None and not _whole(frames, MAX_FRAMES):
+        raise ValueError(f"bad frames (a whole number from 0 to {MAX_FRAMES:.0e}, or null)")
+    deals = data.get("deals")
+    if not _whole(deals, 1_000_000) or deals < 1:
+        raise ValueError("bad deals (a whole number from 1 to 1,000,000)")
+    rules = data.get("ruleset")
+    if not isinstance(rules, dict) or not isinstance(rules.get("game"), str):
+        raise ValueError("no ruleset naming its game")
     results = data.get("results")
     if not isinstance(results, dict) or not results:
         raise ValueError("no results")
@@ -246,7 +333,11 @@ def _check(data) -> None:
             raise ValueError(f"unknown opponent {name!r}")
         for group in GROUPS:
             stats = result[group] if isinstance(result, dict) else None
-            if not isinstance(stats, dict) or not all(_number(stats.get(k)) for k in FIGURES):
-                raise ValueError(f"bad figures for {name} ({group})")
+            problem = _figures_problem(stats, deals) if isinstance(stats, dict) else "none"
+            if problem:
+                raise ValueError(f"bad figures for {name} ({group}): {problem}")
     if not isinstance(data.get("conforms"), bool):
         raise ValueError("no conforms flag")
+    problem = _provenance_problem(data)
+    if problem:
+        raise ValueError(problem)

@@ -1,8 +1,10 @@
 """Results files of ``ddz benchmark run`` as a Markdown table and as learning curves.
 
-Files are grouped by agent name and frame budget: the runs of one method at one budget with
-different training seeds. A group of one file shows the arena's 95% interval; a larger group
-shows the mean over its files and their standard deviation (the spread across seeds).
+Files are grouped by game, agent name and frame budget: the runs of one method at one budget
+with different training seeds, in one game (a file of another game than the classic one is
+never averaged with the classic game's). A group of one file shows the arena's 95% interval; a
+larger group shows the mean over its files and their standard deviation (the spread across
+seeds). Below the table, the versions and commits the files were made with.
 """
 
 from __future__ import annotations
@@ -10,19 +12,56 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from ddz.bench.protocol import OPPONENTS
+from ddz.bench.protocol import OPPONENTS, game_of, protocol_ruleset
 
 #: The figures a table or a plot can show: results key → its label.
 METRICS = {"wp": "WP", "adp": "ADP", "points": "points"}
 
 
-def groups(files: list[dict]) -> dict[tuple[str, int | None], list[dict]]:
-    """(agent name, frames) → the results files of that method and budget, in sorted order
-    (no budget sorts first)."""
+def groups(files: list[dict]) -> dict[tuple[str, str, int | None], list[dict]]:
+    """(game, agent name, frames) → the results files of that method and budget in that game,
+    in sorted order (the protocol's game first, no budget first)."""
     out: dict = defaultdict(list)
     for data in files:
-        out[(data["agent"]["name"], data["agent"].get("frames"))].append(data)
-    return dict(sorted(out.items(), key=lambda kv: (kv[0][0], kv[0][1] is not None, kv[0][1] or 0)))
+        out[(game_of(data), data["agent"]["name"], data["agent"].get("frames"))].append(data)
+
+    def order(item):
+        game, name, frames = item[0]
+        return (game != protocol_ruleset().game, game, name, frames is not None, frames or 0)
+
+    return dict(sorted(out.items(), key=order))
+
+
+def agent_label(game: str, name: str) -> str:
+    """An agent's name in a table or a legend: with its game unless it is the protocol's."""
+    return name if game == protocol_ruleset().game else f"{name} ({game})"
+
+
+def cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table: ``|`` and line breaks escaped."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", "\\r").replace("\n", "\\n")
+
+
+def made_with(files: list[dict]) -> str:
+    """The versions and commits the files were made with, one phrase each, in order of first
+    appearance (files written before they recorded it: "no provenance")."""
+    seen: list[str] = []
+    for data in files:
+        pinned = data.get("provenance")
+        if pinned is None:
+            text = f"ddz {data.get('ddz_version', '?')} (no commit recorded)"
+        else:
+            git = pinned.get("git")
+            text = f"ddz {pinned['ddz_version']}"
+            if git is None:
+                text += " (not from a git checkout)"
+            else:
+                text += f" at commit {git['commit'][:12]}"
+                text += " with uncommitted changes" if git["dirty"] else ""
+            text += f", engine {pinned.get('engine', '?')}"
+        if text not in seen:
+            seen.append(text)
+    return "; ".join(cell(t) for t in seen)
 
 
 def opponents_of(files: list[dict]) -> list[str]:
@@ -61,10 +100,10 @@ def table(files: list[dict], metric: str = "wp") -> str:
     label = METRICS[metric]
     head = ["agent", "frames", "runs", "deals"] + [f"{label} vs {o}" for o in opponents]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (name, frames), group in groups(files).items():
+    for (game, name, frames), group in groups(files).items():
         deals = sorted({d["deals"] for d in group})
         conform = all(d["conforms"] for d in group)
-        cells = [name, _frames_text(frames), str(len(group))]
+        cells = [cell(agent_label(game, name)), _frames_text(frames), str(len(group))]
         cells.append("/".join(map(str, deals)) + ("" if conform else " (not v1)"))
         for opponent in opponents:
             s = summary(group, opponent, metric)
@@ -76,6 +115,8 @@ def table(files: list[dict], metric: str = "wp") -> str:
         "first deals in a run marked not v1); ± is the 95% interval of one run, or the standard "
         "deviation across runs (training seeds) when there are several."
     )
+    lines.append("")
+    lines.append(f"Made with {made_with(files)}.")
     return "\n".join(lines)
 
 
@@ -98,8 +139,8 @@ def plot(files: list[dict], out: str, metric: str = "wp") -> None:
         1, len(opponents), figsize=(3.2 * len(opponents), 3.2), squeeze=False, sharey=True
     )
     curves: dict = defaultdict(list)
-    for (name, frames), group in groups(files).items():
-        curves[name].append((frames, group))
+    for (game, name, frames), group in groups(files).items():
+        curves[agent_label(game, name)].append((frames, group))
     for ax, opponent in zip(axes[0], opponents):
         for name, points in curves.items():
             xs, means, spreads = [], [], []
@@ -121,6 +162,7 @@ def plot(files: list[dict], out: str, metric: str = "wp") -> None:
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(METRICS[metric])
     axes[0][-1].legend(fontsize="small")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.text(0.01, 0.01, f"Made with {made_with(files)}", fontsize="x-small", wrap=True)
     fig.savefig(out, dpi=120)
     plt.close(fig)

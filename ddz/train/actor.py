@@ -84,14 +84,11 @@ def actor_loop(actor_id: int, args_dict: dict, sizes: dict, transport, seed_seq)
 
     torch.set_num_threads(1)
     games = SelfPlay(Args(**args_dict), sizes, seed_seq)
-    steps = 0
     while transport.running():
         fresh = transport.weights(games.version)
         if fresh is not None:
             games.load_weights(*fresh)
-        games.step()
-        steps += 1
-        if steps % 8 == 0 and games.finished:
+        if games.advance():
             transport.send(games.chunk(actor_id))
     transport.close()
 
@@ -151,6 +148,14 @@ class SelfPlay:
         self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
         self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
         self.loc = np.zeros(B, np.int64)
+        self.steps = 0
+
+    def advance(self) -> bool:
+        """One :meth:`step`; True when a chunk is due (every 8 steps, once episodes have
+        finished): the rhythm at which an actor sends its frames."""
+        self.step()
+        self.steps += 1
+        return self.steps % 8 == 0 and bool(self.finished)
 
     def _note_hands(self, games: np.ndarray, eps: np.ndarray) -> None:
         game = self.game

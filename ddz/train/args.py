@@ -96,7 +96,8 @@ class Args:
     runs_dir: str = "runs"
     """folder of the runs"""
     resume: str = ""
-    """run folder (or its checkpoint.pt) to continue"""
+    """run folder (or its checkpoint.pt) to continue, with the options the run saved there (an
+    option given again with another value is a change, printed and recorded in args.json)"""
     init_from: str = ""
     """start a new run from the weights of an exported model (.npz), with a fresh optimizer"""
     export: str = ""
@@ -104,7 +105,11 @@ class Args:
     queue_size: int = 32
     """frame chunks that may wait for the learner"""
     quiet: bool = False
-    """no progress bar"""
+    """no progress bar, no progress lines"""
+    deterministic: bool = False
+    """the same seed gives the same frames and the same weights: the one actor plays in the
+    learner's process, in step with it (weights sent after each chunk), torch's deterministic
+    algorithms on one thread; one actor, the local backend and the CPU only, and slower"""
     backend: str = "local"
     """where the actors run: local (processes of this host) or ray (actors of a Ray cluster;
     the learner stays in this process). Needs the cluster extra: pip install 'ddz[cluster]'"""
@@ -136,7 +141,17 @@ class Args:
 
 #: the option groups of ``--help``, in order: title → the fields of :class:`Args` it holds
 GROUPS: dict[str, tuple[str, ...]] = {
-    "run": ("exp_name", "env_id", "seed", "runs_dir", "resume", "init_from", "export", "quiet"),
+    "run": (
+        "exp_name",
+        "env_id",
+        "seed",
+        "deterministic",
+        "runs_dir",
+        "resume",
+        "init_from",
+        "export",
+        "quiet",
+    ),
     "limits and intervals": (
         "total_frames",
         "total_seconds",
@@ -178,6 +193,11 @@ TARGETS = ("points", "wp")
 AUCTIONS = ("none", "once", "rob")
 
 
+def flag(name: str) -> str:
+    """The option of a field of :class:`Args`: ``learning_rate`` → ``--learning-rate``."""
+    return "--" + name.replace("_", "-")
+
+
 def args_ruleset(args: Args):
     """The ruleset of the game options (``--players``, ``--auction``, ``--open-hand``,
     ``--wild``) of checked
@@ -206,7 +226,7 @@ def _field_docs(cls) -> dict[str, str]:
 
 def _add_option(group, field: dataclasses.Field, help_text: str) -> None:
     """The option of one :class:`Args` field: a flag for a bool, else a typed value."""
-    flags = ["--" + field.name.replace("_", "-"), *ALIASES.get(field.name, ())]
+    flags = [flag(field.name), *ALIASES.get(field.name, ())]
     if field.type in (bool, "bool"):
         group.add_argument(*flags, dest=field.name, action="store_true", help=help_text)
         return
@@ -243,7 +263,7 @@ def parse_args(argv: list[str]) -> Args:
         new = TARGET_ALIASES[args.target]
         print(f"ddz train: --target {args.target} is now --target {new}", file=sys.stderr)
         args.target = new
-    problems = _argument_problems(args)
+    problems = argument_problems(args)
     if problems:
         parser.error("; ".join(problems))
     problems = _path_problems(args)  # only once the rest is valid: this may create folders
@@ -252,7 +272,7 @@ def parse_args(argv: list[str]) -> Args:
     return args
 
 
-def _argument_problems(args: Args) -> list[str]:
+def argument_problems(args: Args) -> list[str]:
     """What is wrong with the arguments, paths aside (one phrase each)."""
     return _count_problems(args) + _number_problems(args) + _choice_problems(args)
 
@@ -314,12 +334,11 @@ def _number_problems(args: Args) -> list[str]:
         value = getattr(args, name)
         above = value > low if strict else value >= low
         if not (math.isfinite(value) and above and value <= high):
-            flag = "--" + name.replace("_", "-")
             if (low, high, strict) == (0.0, 1.0, False):  # a probability or a fraction
-                problems.append(f"{flag} must be between 0 and 1")
+                problems.append(f"{flag(name)} must be between 0 and 1")
                 continue
             bound = f"above {low:g}" if strict else f"of at least {low:g}"
-            problems.append(f"{flag} must be a finite number {bound} and at most {high:g}")
+            problems.append(f"{flag(name)} must be a finite number {bound} and at most {high:g}")
     return problems
 
 
@@ -355,6 +374,16 @@ def _choice_problems(args: Args) -> list[str]:
         problems.append("--backend must be local or ray")
     if args.ray_address and args.backend != "ray":
         problems.append("--ray-address needs --backend ray")
+    if args.deterministic and (args.actors, args.threads, args.backend, args.device) != (
+        1,
+        1,
+        "local",
+        "cpu",
+    ):
+        problems.append(
+            "--deterministic runs one actor and one thread on the CPU"
+            " (--actors 1 --threads 1 --backend local --device cpu)"
+        )
     return problems
 
 
@@ -411,3 +440,83 @@ def _path_problems(args: Args) -> list[str]:
             except ModelFileError as exc:
                 problems.append(f"--init-from: {exc}")
     return problems
+
+
+#: options that belong to one invocation, not to the run: never carried over by ``--resume``
+PER_INVOCATION = ("resume", "init_from", "runs_dir", "quiet", "total_seconds")
+#: options a run keeps for good: the game and the model's shape (``--resume`` refuses another)
+FIXED = ("players", "auction", "open_hand", "wild", "rest_hidden", "wp_weight", "history_lstm")
+FIXED += ("shared_peasants",)
+
+
+def given_options(argv: list[str]) -> set[str]:
+    """The fields of :class:`Args` that ``argv`` sets (whatever the value), by parsing it again
+    with no defaults."""
+    parser = build_parser()
+    for action in parser._actions:
+        action.default = argparse.SUPPRESS
+    return set(vars(parser.parse_known_args(argv)[0]))
+
+
+class SavedOptionsError(ValueError):
+    """A run's saved options that are not what ``ddz train`` writes."""
+
+
+def read_saved_options(saved: dict) -> tuple[dict, list]:
+    """The options and the history list a run saved (its checkpoint's ``args``), checked:
+    each a field of :class:`Args` of its type (old names read as the new ones), the history a
+    list of JSON objects. :class:`SavedOptionsError` otherwise."""
+    if not isinstance(saved, dict):
+        raise SavedOptionsError("'args' is not a JSON object")
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    options: dict = {}
+    for key, value in saved.items():
+        if key == "history":
+            continue
+        name = {"adp_mix": "points_mix"}.get(key, key)
+        if name not in fields:
+            raise SavedOptionsError(f"'args' names an unknown option {key!r}")
+        kind = (
+            fields[name].type if isinstance(fields[name].type, str) else fields[name].type.__name__
+        )
+        if kind == "bool":
+            ok = isinstance(value, bool)
+        elif kind == "float":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value)
+        elif kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise SavedOptionsError(f"'args': {key} is {value!r}, not a {kind}")
+        options[name] = float(value) if kind == "float" else value
+    if options.get("target") in TARGET_ALIASES:
+        options["target"] = TARGET_ALIASES[options["target"]]
+    history = saved.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
+        raise SavedOptionsError("'args': 'history' is not a list of JSON objects")
+    return options, history
+
+
+def resumed_args(args: Args, given: set[str], saved: dict) -> tuple[Args, dict, list[str]]:
+    """The options of a resumed run: the run's saved ``saved`` (from
+    :func:`read_saved_options`), with the options of :data:`PER_INVOCATION` taken from
+    ``args``, and each option of ``given`` (those typed again) that differs kept as a change.
+    Returns the options, the changes (name → ``[saved, new]``) and the problems: an option of
+    :data:`FIXED` typed with another value (one phrase each)."""
+    merged = Args(**{**dataclasses.asdict(Args()), **saved})
+    for name in PER_INVOCATION:
+        setattr(merged, name, getattr(args, name))
+    changes: dict = {}
+    problems: list[str] = []
+    for name in sorted(given - set(PER_INVOCATION)):
+        old, new = getattr(merged, name), getattr(args, name)
+        if old == new:
+            continue
+        if name in FIXED:
+            problems.append(f"{flag(name)} {new} (the run has {old})")
+            continue
+        changes[name] = [old, new]
+        setattr(merged, name, new)
+    return merged, changes, problems

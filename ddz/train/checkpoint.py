@@ -22,7 +22,7 @@ import json
 import math
 import re
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 CHECKPOINT = "checkpoint.pt"
@@ -61,6 +61,16 @@ class Run:
     #: optimizer, or None
     critic: object = None
     critic_optimizer: object = None
+    #: the run's options over its sessions: the first item ``{"session": 0, "frames": 0,
+    #: "options": {...}}`` (the options it started with), then one item a resume,
+    #: ``{"session": n, "frames": f, "changed": {name: [before, after]}}``
+    history: list = field(default_factory=list)
+
+
+def run_options(args, run: Run) -> dict:
+    """What ``args.json`` and the checkpoint's ``args`` hold: the options in force (one key
+    each) and ``history``, the run's options over its sessions (:attr:`Run.history`)."""
+    return {**asdict(args), "history": run.history}
 
 
 def save_checkpoint(torch, path: Path, state: dict) -> None:
@@ -86,7 +96,7 @@ def write_run(torch, args, run: Run, elapsed: float) -> None:
         "elapsed": elapsed,
         "sessions": run.sessions,
         "sizes": json.dumps(run.sizes),
-        "args": json.dumps(asdict(args)),
+        "args": json.dumps(run_options(args, run)),
     }
     if run.critic is not None:  # training only: the exported models never hold it
         state["critic"] = run.critic.state_dict()

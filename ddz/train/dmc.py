@@ -22,7 +22,10 @@ Runs are written to ``{runs_dir}/{env_id}__{exp_name}__{seed}__{time}/``: Tensor
 (``charts/``, ``losses/``, ``perf/``, :mod:`ddz.train.scalars`), ``checkpoint.pt`` (atomic,
 every ``--checkpoint-interval`` seconds, with optimizer state) and ``hard.npz`` (the NumPy
 model the Hard agent loads), see :mod:`ddz.train.checkpoint`. ``--resume RUN_DIR`` continues
-a killed run from its last checkpoint.
+a killed run from its last checkpoint with the options it saved there (an option typed again
+with another value is a change, printed and kept in ``args.json``'s ``history``).
+``--deterministic`` plays the one actor in this process, in step with the learner, so that a
+seed gives the same frames and weights.
 
 Files: ``checkpoint.pt`` is written first, then ``hard.npz`` (and ``--export``). Both record
 their frames (the checkpoint's ``frames``, the model's ``meta["frames"]``); the checkpoint is
@@ -51,7 +54,17 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.model_game import game_tag, read_game_tag, tag_name
-from ddz.train.args import Args, args_ruleset, parse_args
+from ddz.train.args import (
+    Args,
+    SavedOptionsError,
+    args_ruleset,
+    argument_problems,
+    flag,
+    given_options,
+    parse_args,
+    read_saved_options,
+    resumed_args,
+)
 from ddz.train.checkpoint import (
     CHECKPOINT,
     NPZ,
@@ -63,9 +76,10 @@ from ddz.train.checkpoint import (
     load_checkpoint,
     model_frames,
     restore_optimizer,
+    run_options,
     write_run,
 )
-from ddz.train.scalars import JsonlWriter, RunLog
+from ddz.train.scalars import JsonlWriter, RunLog, time_left
 
 
 class _Usage(Exception):
@@ -73,7 +87,8 @@ class _Usage(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
     try:
         import torch
     except ImportError as exc:
@@ -87,20 +102,27 @@ def main(argv: list[str] | None = None) -> int:
         )
         SummaryWriter = JsonlWriter
     try:
-        _check_backend(torch, args)
+        run = _open_run(torch, args, given_options(argv))
         torch.set_num_threads(args.threads)
-        run = _open_run(torch, args)
+        torch.use_deterministic_algorithms(args.deterministic)
         labels = _load_labels(args, run)
     except _Usage as exc:
         print(f"ddz train: {exc}", file=sys.stderr)
         return 2
+    changed = run.history[-1].get("changed", {})
+    for name, (old, new) in changed.items():
+        print(f"ddz train: {flag(name)} changed on resume: {old} -> {new}", file=sys.stderr)
     writer = SummaryWriter(str(run.run_dir))
+    if changed:  # beside the hyperparameters of the run's start, in TensorBoard's text tab
+        rows = "\n".join(f"|{flag(k)}|{old}|{new}|" for k, (old, new) in changed.items())
+        table = f"|option|before|from frame {run.frames:,}|\n|-|-|-|\n{rows}"
+        writer.add_text(f"resume {run.sessions}", table)
     if not run.resumed:
         writer.add_text(
             "hyperparameters",
             "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in asdict(args).items()),
         )
-    (run.run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    (run.run_dir / "args.json").write_text(json.dumps(run_options(args, run), indent=2))
     if run.resumed:  # a kill between the checkpoint's and the models' writes left these behind
         stale = [run.run_dir / NPZ] + ([Path(args.export)] if args.export else [])
         stale = [path for path in stale if model_frames(path) != run.frames]
@@ -108,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             export_models(args, run, run.elapsed_before, stale)
     vector = torch.nn.utils.parameters_to_vector(run.model.parameters()).detach().cpu()
     seeds = np.random.SeedSequence([args.seed, run.sessions]).spawn(args.actors)
-    if args.backend == "ray":
+    if args.deterministic:
+        from ddz.train.local_backend import InlineActor as Actors
+    elif args.backend == "ray":
         from ddz.train.ray_backend import RayActors as Actors
     else:
         from ddz.train.local_backend import LocalActors as Actors
@@ -144,14 +168,14 @@ def _check_backend(torch, args: Args) -> None:
             raise _Usage(str(exc)) from None
 
 
-def _open_run(torch, args: Args) -> Run:
+def _open_run(torch, args: Args, given: set[str] | None = None) -> Run:
     """The run to train: a new one (from ``--init-from`` weights if given) or the checkpoint of
-    ``--resume``, with its folder cleared of the temporary files of killed runs."""
+    ``--resume``, with its folder cleared of the temporary files of killed runs. On
+    ``--resume`` with ``given`` (the options typed again, :func:`given_options`), ``args``
+    becomes the run's saved options with those changes (:func:`_resume_options`)."""
     from ddz.common import remove_stale_temps
     from ddz.train.model import DMCModel
 
-    device = torch.device(args.device)
-    torch.manual_seed(args.seed)
     state = None
     if args.resume:
         ckpt = Path(args.resume)
@@ -170,6 +194,7 @@ def _open_run(torch, args: Args) -> Run:
                 f"the run in {run_dir} is of {tag_name(model.game)}, not {tag_name(wanted)}:"
                 " --resume keeps the run's game (drop the game options)"
             )
+        history, changes = _resume_options(args, given, state, ckpt)
     else:
         run_dir = Path(args.runs_dir) / _run_name(args)
         sizes = {
@@ -181,6 +206,11 @@ def _open_run(torch, args: Args) -> Run:
             sizes["shared_peasants"] = 1
         if args.history_lstm:
             sizes["history_lstm"] = args.history_lstm
+        history, changes = [{"session": 0, "frames": 0, "options": asdict(args)}], {}
+    _check_backend(torch, args)
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    if state is None:
         model = DMCModel(**sizes)
     model.to(device)
     try:  # the fused kernel is ~3x faster than the default on CPU
@@ -188,6 +218,7 @@ def _open_run(torch, args: Args) -> Run:
     except (RuntimeError, TypeError):
         optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
     run = Run(run_dir, model, optimizer, sizes, device, resumed=state is not None)
+    run.history = history
     if args.init_from:
         _init_from(args, run)
     if state:
@@ -195,10 +226,11 @@ def _open_run(torch, args: Args) -> Run:
             restore_optimizer(torch, optimizer, model, state, ckpt)
         except CheckpointError as exc:
             raise _Usage(str(exc)) from None
-        for group in optimizer.param_groups:  # the command line decides the learning rate
+        for group in optimizer.param_groups:  # the run's learning rate, or its recorded change
             group["lr"] = args.learning_rate
         run.frames, run.updates = state["frames"], state["updates"]
         run.elapsed_before, run.sessions = float(state["elapsed"]), state["sessions"] + 1
+        history.append({"session": run.sessions, "frames": run.frames, "changed": changes})
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
     try:  # --critic-mix: the checkpoint's critic, or a fresh one
@@ -210,6 +242,32 @@ def _open_run(torch, args: Args) -> Run:
     if args.export:
         remove_stale_temps(args.export)
     return run
+
+
+def _resume_options(args: Args, given: set[str] | None, state: dict, ckpt: Path):
+    """Make ``args`` the options the run saved in its checkpoint, each option of ``given``
+    typed with another value a change (printed once the run is open); returns the run's
+    history list and the changes (name → ``[saved, new]``). An option of the game or the
+    model's shape typed with another value is a :class:`_Usage`. Without ``given``, or for a
+    checkpoint that saved no options, ``args`` stays as typed."""
+    if "args" not in state or given is None:
+        return [{"session": 0, "frames": 0, "options": asdict(args)}], {}
+    try:
+        saved, history = read_saved_options(json.loads(state["args"]))
+    except SavedOptionsError as exc:
+        raise _Usage(f"checkpoint {ckpt} is corrupt: {exc}") from None
+    merged, changes, problems = resumed_args(args, given, saved)
+    if problems:
+        raise _Usage(
+            f"--resume keeps the run's game and model: {'; '.join(problems)} (drop these options)"
+        )
+    problems = argument_problems(merged)
+    if problems:  # the options given do not go with the run's (or its saved ones are bad)
+        raise _Usage(f"--resume: with the options the run saved in {ckpt}: {'; '.join(problems)}")
+    for name, value in asdict(merged).items():
+        setattr(args, name, value)
+    history = history or [{"session": 0, "frames": 0, "options": saved}]
+    return history, changes
 
 
 def _init_from(args: Args, run: Run) -> None:
@@ -323,15 +381,14 @@ def _learn(torch, args: Args, run: Run, learner, actors, log: RunLog, bar, start
             run.frames += args.batch_size
             run.updates += 1
         now = time.time()
-        if now - last_sync >= args.sync_interval:
+        if args.deterministic or now - last_sync >= args.sync_interval:
             actors.publish(
                 torch.nn.utils.parameters_to_vector(run.model.parameters()).detach().cpu()
             )
             last_sync = now
         if log.due(now, args.log_interval):
             log.interval(now, run.frames, run.updates, actors.stats(), learner)
-            bar.update(run.frames - bar.n)
-            bar.set_postfix_str(f"{log.fps:,.0f} frames/s")
+            _show_progress(args, run, log, bar, now - start)
         if now - last_ckpt >= args.checkpoint_interval:
             write_run(torch, args, run, run.elapsed_before + now - start)
             last_ckpt = now
@@ -345,6 +402,19 @@ def _learn(torch, args: Args, run: Run, learner, actors, log: RunLog, bar, start
             for key, value in scores.items():
                 log.writer.add_scalar(f"charts/{key}", value, run.frames)
             last_eval = time.time()
+
+
+def _show_progress(args: Args, run: Run, log: RunLog, bar, elapsed: float) -> None:
+    """The interval's progress: on the bar (frames, frames/s, loss) on a terminal, else a
+    line on standard error (:meth:`RunLog.line`); nothing with ``--quiet``."""
+    if args.quiet:
+        return
+    if not bar.disable:
+        bar.update(run.frames - bar.n)
+        bar.set_postfix_str(log.postfix())
+        return
+    left = time_left(run.frames, args.total_frames, log.fps, elapsed, args.total_seconds)
+    print(log.line(run.frames, args.total_frames, left), file=sys.stderr, flush=True)
 
 
 def _start_actors(actors) -> None:

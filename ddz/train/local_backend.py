@@ -4,6 +4,10 @@ Frames go to the learner through a multiprocessing queue; weights come back thro
 flat parameter tensor in shared memory, versioned under a lock. :class:`LocalActors` is the
 learner's side (start, receive, publish, stop), :class:`QueueTransport` the actor's side of
 :func:`ddz.train.actor.actor_loop` in each process (:func:`actor_main`).
+
+With ``--deterministic`` the one actor plays in the learner's process instead
+(:class:`InlineActor`), in step with it: each chunk of frames is played with the weights of
+every update before it, whatever the timing.
 """
 
 from __future__ import annotations
@@ -139,3 +143,39 @@ class LocalActors:
             if p.is_alive():
                 p.terminate()
             p.join(timeout=5)
+
+
+class InlineActor:
+    """``--deterministic``: the one actor's games (:class:`ddz.train.actor.SelfPlay`), played
+    in this process when the learner asks for frames, with the weights last published. The
+    same seed gives the same chunks, so the same updates, whatever the timing."""
+
+    def __init__(self, args, sizes: dict, vector, seeds, run: str = "") -> None:
+        from ddz.train.actor import SelfPlay
+
+        self.games = SelfPlay(args, sizes, seeds[0])
+        self.games.load_weights(0, vector)
+        self.counter = FrameCounter(1)
+
+    def start(self) -> None:
+        pass
+
+    def get(self, timeout: float) -> dict:
+        """The next chunk of frames, played now."""
+        while not self.games.advance():
+            pass
+        chunk = self.games.chunk(0)
+        self.counter.add(0, len(chunk["move"]))
+        return chunk
+
+    def alive(self) -> bool:
+        return True
+
+    def publish(self, vector) -> None:
+        self.games.load_weights(self.games.version + 1, vector)
+
+    def stats(self) -> dict[str, float]:
+        return {**self.counter.rates(), "perf/live_actors": 1}
+
+    def close(self) -> None:
+        pass

@@ -48,6 +48,8 @@ class RunLog:
         self.episode_log: list[np.ndarray] = []
         self.log_frames, self.last_log = frames, start
         self.fps = 0.0
+        #: the mean loss of each role (and ``bid``) over the last interval that had updates
+        self.mean_losses: dict[str, float] = {}
 
     def due(self, now: float, interval: float) -> bool:
         return now - self.last_log >= interval
@@ -79,6 +81,7 @@ class RunLog:
         counts = learner.loss_counts
         for r, name in enumerate((*self.roles, "bid")):
             if counts[r]:
+                self.mean_losses[name] = learner.losses[r] / counts[r]
                 self.writer.add_scalar(f"losses/{name}", learner.losses[r] / counts[r], frames)
                 if r < len(self.roles) and self.wp_head:
                     self.writer.add_scalar(
@@ -96,3 +99,43 @@ class RunLog:
                         self.writer.add_scalar(
                             f"losses/critic_{name}{suffix}", values[r] / counts[r], frames
                         )
+
+    def line(self, frames: int, total_frames: int, left: float | None) -> str:
+        """The progress line of the last interval (off a terminal, each ``--log-interval``):
+        the frames (of ``total_frames``, where there is a limit), frames/s, the mean loss of
+        each role and of the bids, and the time left where a limit tells it (``left``
+        seconds)."""
+        from tqdm import tqdm
+
+        text = f"ddz train: {frames:,} frames"
+        if total_frames:
+            text += f" of {total_frames:,} ({min(frames / total_frames, 1.0):.0%})"
+        text += f", {self.fps:,.0f} frames/s"
+        if self.mean_losses:
+            text += ", loss " + " ".join(f"{k} {v:.4g}" for k, v in self.mean_losses.items())
+        if left is not None:
+            text += f", {tqdm.format_interval(max(left, 0.0))} left"
+        return text
+
+    def postfix(self) -> str:
+        """What the progress bar shows beside the frames: frames/s and the mean loss of the
+        roles over the last interval."""
+        text = f"{self.fps:,.0f} frames/s"
+        roles = [self.mean_losses[r] for r in self.roles if r in self.mean_losses]
+        if roles:
+            text += f", loss {sum(roles) / len(roles):.4g}"
+        return text
+
+
+def time_left(
+    frames: int, total_frames: int, fps: float, elapsed: float, total_seconds: float
+) -> float | None:
+    """Seconds until the first limit of the run stops it: ``total_frames`` at ``fps`` frames a
+    second, ``total_seconds`` of this invocation after ``elapsed``; None without a limit (or
+    a rate to reach the frames)."""
+    left = []
+    if total_frames and fps > 0:
+        left.append(max(total_frames - frames, 0) / fps)
+    if total_seconds:
+        left.append(total_seconds - elapsed)
+    return min(left) if left else None
