@@ -43,13 +43,11 @@ import argparse
 import json
 import math
 import operator
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
@@ -64,7 +62,7 @@ from ddz.arena.referee import (
     forfeit_row,
     time_limit_problem,
 )
-from ddz.common import atomic_write, available_cores
+from ddz.common import atomic_write, available_cores, output_problem
 from ddz.common import progress as progress_bar
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz_env.game import Game, splitmix64
@@ -593,17 +591,8 @@ ROWS_TAG = "# ddz eval rows "
 
 def rows_problem(path: str | None) -> str | None:
     """Why ``--rows PATH`` could not be written (checked before the games are played), or None."""
-    if path is None:
-        return None
-    target = Path(path)
-    if target.is_dir():
-        return f"--rows {path}: is a folder, not a file"
-    parent = target.parent
-    if not parent.is_dir():
-        return f"--rows {path}: the folder {parent} does not exist"
-    if not os.access(parent, os.W_OK):
-        return f"--rows {path}: the folder {parent} is not writable"
-    return None
+    problem = None if path is None else output_problem(path)
+    return None if problem is None else f"--rows {problem}"
 
 
 def run_rules_text(result: ArenaResult) -> str:
@@ -769,7 +758,12 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
     _named(result.forfeits, args.agent_a, args.agent_b)
     if args.rows is not None:
-        write_rows(args.rows, result)
+        try:
+            write_rows(args.rows, result)
+        except OSError as exc:
+            why = f"{args.rows}: {exc.strerror}" if exc.strerror else str(exc)
+            print(f"ddz eval: --rows {why}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -65,7 +65,15 @@ from ddz.arena.arena import (
 )
 from ddz.arena.pool import Run, build, results
 from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
-from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
+from ddz.common import (
+    FileLocked,
+    atomic_write,
+    available_cores,
+    file_lock,
+    not_a_file,
+    output_problem,
+    write_json_atomic,
+)
 from ddz.common import progress as progress_bar
 from ddz_env.rules import DEFAULT_RULES, Ruleset, game_of_seats
 
@@ -668,8 +676,10 @@ def plot_league(result: LeagueResult, path: str | os.PathLike) -> None:
     mode = "bidding" if result.bidding else "no bidding"
     fig.suptitle(f"ddz league: {result.deals} deals per pair, seed {result.seed}, {mode}")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:  # written whole or not at all, never over something that is not a file
+        atomic_write(path, lambda f: fig.savefig(f, dpi=120, format="png"))
+    finally:
+        plt.close(fig)
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -727,6 +737,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _outputs_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--save`` or ``--plot`` can't be written (:func:`ddz.common.output_problem`; the
+    folder of ``--save`` is created), or ``None``."""
+    for flag, path, folder in (("--save", args.save, False), ("--plot", args.plot, True)):
+        problem = None if path is None else output_problem(path, folder=folder)
+        if problem is not None:
+            return f"{flag} {problem}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prog = "ddz league"
@@ -745,7 +765,7 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 <= args.workers <= cores
         else "--resume needs --save FILE (the league to continue)"
         if args.resume and not args.save
-        else game_options_problem(args, args.bots)
+        else _outputs_problem(args) or game_options_problem(args, args.bots)
     )
     if problem:
         return fail(problem)
@@ -781,7 +801,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     if args.plot:
-        plot_league(result, args.plot)
+        try:
+            plot_league(result, args.plot)
+        except OSError as exc:
+            return fail(f"--plot {args.plot}: {exc.strerror}" if exc.strerror else f"--plot {exc}")
         if not args.json:
             print(f"plot written to {args.plot}")
     return 0

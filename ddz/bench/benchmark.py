@@ -139,7 +139,10 @@ def _check_agents(args) -> str | None:
 
 
 def _do_run(args) -> int:
-    problem = _run_problem(args) or _check_agents(args)
+    from ddz.common import output_problem
+
+    out_problem = args.out and output_problem(args.out)
+    problem = _run_problem(args) or (out_problem and f"--out {out_problem}") or _check_agents(args)
     if problem:
         print(f"{PROG} run: {problem}", file=sys.stderr)
         return 2
