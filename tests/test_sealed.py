@@ -164,3 +164,52 @@ def test_the_sandbox_hides_the_processes_tmp_and_network(tmp_path):
     inside = tmp_path.is_relative_to("/tmp")  # its folder is kept, nothing else of /tmp
     assert tmp == str([tmp_path.relative_to("/tmp").parts[0]] if inside else [])
     assert lines[1:3] == ["kept", "True"]
+
+
+# ---------------------------------------------------------------------------------- league
+def test_a_sealed_league_file_holds_the_seed_only_once_the_league_ends(tmp_path):
+    from ddz.arena.league import run_league
+
+    path = tmp_path / "league.json"
+    seen = []
+
+    def during(done, total):
+        seen.append(json.loads(path.read_text())["config"]["seed"])
+
+    result = run_league(
+        ["random", "easy"], deals=300, seed=99, save=path, sealed=True, on_chunk=during
+    )
+    assert len(seen) >= 2 and set(seen) == {"sealed"}
+    assert json.loads(path.read_text())["config"]["seed"] == 99
+    assert result.sealed is True and result.to_dict()["sealed"] is True
+
+
+def test_an_interrupted_sealed_league_is_resumed_with_its_written_seed(tmp_path, capsys):
+    from ddz.arena.league import main, run_league
+
+    path = tmp_path / "league.json"
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_league(["random", "easy"], deals=300, seed=1234, save=path, sealed=True, on_chunk=stop)
+    assert json.loads(path.read_text())["config"]["seed"] == 1234
+    argv = ["random", "easy", "--deals", "300", "--save", str(path), "--resume", "--json"]
+    assert main([*argv, "--no-progress"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["seed"], result["sealed"]) == (1234, False)
+
+
+def test_a_sealed_league_stopped_before_its_seed_was_written_is_refused(tmp_path, capsys):
+    from ddz.arena.league import main
+
+    path = tmp_path / "league.json"
+    config = {"bots": ["random", "easy"], "deals": 2, "seed": "sealed", "bidding": False}
+    path.write_text(json.dumps({"format": "ddz-league", "version": 1, "config": config}))
+    argv = ["random", "easy", "--deals", "2", "--save", str(path), "--resume", "--no-progress"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"ddz league: {path} holds a league with sealed deals stopped before its seed was "
+        "written; it can't be continued\n"
+    )
