@@ -919,7 +919,8 @@ def build_parser() -> argparse.ArgumentParser:
         translate=_,
         wild_help=_(
             "the wildcard game: after the auction one rank is drawn and its cards are wild, "
-            "standing for any rank from 3 to 2 (soft bombs; three players; Easy or Normal bots)"
+            "standing for any rank from 3 to 2 (soft bombs; three players; every level: Hard "
+            "and Expert play it with the classic game's model)"
         ),
     )
     p.add_argument(
@@ -977,9 +978,11 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     full_screen: Callable[..., int | None] | None = None,
+    prog: str = "ddz play",
 ) -> int:
     """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process;
-    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode."""
+    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode;
+    ``prog``: the command its error lines name (``ddz serve`` checks a game's options here)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
     args = build_parser().parse_args(argv)
@@ -989,7 +992,7 @@ def main(
     try:
         rules = play_rules(args)
     except RuleOptionError as exc:
-        print(f"ddz play: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     code_note = ""
     if args.code is not None:
@@ -997,9 +1000,10 @@ def main(
             played = rules_of_code(args.code, rules)
             owner, first = decode_deal(args.code, ruleset=played)
         except ValueError as exc:
-            line = _("ddz play: bad deal code {code}: {reason}")
+            line = _("{prog}: bad deal code {code}: {reason}")
             reason = text.translate_code_error(str(exc))
-            print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
+            quoted = text.quoted(args.code)
+            print(line.format(prog=prog, code=quoted, reason=reason), file=sys.stderr)
             return 2
         args.code = encode_deal(owner, first, ruleset=played)  # canonical spelling
         if played != rules:
