@@ -104,7 +104,7 @@ from ddz.play.table_model import (
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import decode_deal, encode_deal
+from ddz_env.codes import decode_deal, encode_deal, split_redeals, with_redeals
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES
@@ -1005,7 +1005,8 @@ def main(
             quoted = text.quoted(args.code)
             print(line.format(prog=prog, code=quoted, reason=reason), file=sys.stderr)
             return 2
-        args.code = encode_deal(owner, first, ruleset=played)  # canonical spelling
+        canonical = encode_deal(owner, first, ruleset=played)  # canonical spelling
+        args.code = with_redeals(canonical, split_redeals(args.code)[1])
         if played != rules:
             code_note = _("deal {code} is a game of {rules}: it is played under those rules")
             code_note = code_note.format(code=args.code, rules=rules_text(played))
