@@ -120,6 +120,11 @@ def test_benchmark_out_is_checked_before_the_games(capsys):
         "ddz benchmark run: --out /dev/full is a character device, not a regular file: "
         "not replaced\n"
     )
+    rc, err = _ddz(["benchmark", "plot", "none.json", "--out", "/dev/full"], capsys)
+    assert rc == 2 and err == (
+        "ddz benchmark plot: --out /dev/full is a character device, not a regular file: "
+        "not replaced\n"
+    )
 
 
 def test_a_dangling_statistics_link_is_not_replaced(tmp_path, monkeypatch):

@@ -139,10 +139,7 @@ def _check_agents(args) -> str | None:
 
 
 def _do_run(args) -> int:
-    from ddz.common import output_problem
-
-    out_problem = args.out and output_problem(args.out)
-    problem = _run_problem(args) or (out_problem and f"--out {out_problem}") or _check_agents(args)
+    problem = _run_problem(args) or _check_agents(args)
     if problem:
         print(f"{PROG} run: {problem}", file=sys.stderr)
         return 2
@@ -197,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     args.argv = argv
+    from ddz.common import output_problem
+
+    problem = getattr(args, "out", None) and output_problem(args.out)
+    if problem:  # a device, FIFO, folder or link: never written over, nothing said written
+        print(f"{PROG} {args.action}: --out {problem}", file=sys.stderr)
+        return 2
     if args.action == "run":
         return _do_run(args)
     from ddz.bench import report
