@@ -48,6 +48,9 @@ KEPT = (
     "CONDA_PREFIX",
     "LD_LIBRARY_PATH",
     "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
 )
 #: ... and those that start with one of these.
 KEPT_PREFIXES = ("LC_", "DDZ_", "CUDA_", "OMP_", "MKL_", "OPENBLAS_")

@@ -138,6 +138,8 @@ class ArenaResult:
             out["variants"] = list(self.variants)
         if game_of_seats(self.players) == self.game:
             out.pop("game")
+        if not self.bots_ran:
+            out.pop("bots_ran")
         return out
 
     def text(self) -> str:

@@ -179,7 +179,7 @@ class LeagueResult:
             "deals": self.deals,
             "seed": self.seed,
             "sealed": self.sealed,
-            "bots_ran": self.bots_ran,
+            **({"bots_ran": self.bots_ran} if self.bots_ran else {}),
             "bidding": self.bidding,
             "players": self.players,
             **({"variants": list(self.variants)} if self.variants else {}),
