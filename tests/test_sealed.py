@@ -69,6 +69,21 @@ def test_the_seeker_finds_a_public_seed_when_nothing_hides_it(tmp_path):
     assert len(seen) > 20 and all(line == ("77", 1) for line in seen)
 
 
+def test_a_python_bot_in_its_own_process_finds_the_seed_only_when_nothing_hides_it(tmp_path):
+    """A user's Python bot runs in a host process: unsandboxed its parent is the referee and
+    ``--seed 77`` is read (the control); in the default run it finds nothing."""
+    spec = f"{SEEKER}:Seeker"
+    report = tmp_path / "report"
+    env = {"DDZ_SEEKER_REPORT": str(report)}
+    rc, result, _ = _run_eval([spec, "random", "--seed", "77"], {**env, sandbox.SWITCH: "off"})
+    assert rc == 0 and result["forfeits"] == []
+    assert set(_report(report)) == {("77", 1)}
+    report.unlink()
+    rc, result, _ = _run_eval([spec, "random"], env)
+    assert rc == 0 and result["sealed"] is True and result["forfeits"] == []
+    assert set(_report(report)) == {("-", 0)}
+
+
 def test_a_default_run_seals_its_deals(tmp_path):
     """No ``--seed``: the seed comes from the system, is on no command line (the bot reads
     every one it can, unsandboxed here) and is shown in the results, which say the deals were

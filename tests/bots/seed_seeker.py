@@ -1,5 +1,5 @@
 """A program bot that looks for the referee's seed to regenerate the deals. Argument: a report
-file.
+file. (``Seeker`` is the same bot in Python.)
 
 At each decision it reads ``/proc/$PPID/cmdline``, every ``/proc/*/cmdline`` it can read and
 its own environment for ``--seed N`` (or a variable naming a seed), then deals the first
@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from ddz.agents import RandomAgent
 from ddz.arena.arena import deal_seed
 from ddz_env.cards import parse_counts
 from ddz_env.game import Game
@@ -64,13 +65,28 @@ def matches(seed: int, cards: np.ndarray) -> bool:
     return False
 
 
-report = sys.argv[1]
-for line in sys.stdin:
-    request = json.loads(line)
-    cards = parse_counts(request["hand"]).astype(np.int64)
-    cards += parse_counts(request["played"][request["seat"]]).astype(np.int64)
+def seek(cards: np.ndarray, report: str) -> None:
+    """Look for the seed, regenerate the deals, and write the report's line."""
     seeds = look()
     matched = any(matches(s, cards) for s in (seeds or {0}))
     with open(report, "a") as out:
         out.write(f"{','.join(map(str, sorted(seeds))) or '-'} {int(matched)}\n")
-    print(json.dumps({"id": request["legal"][0]["id"]}), flush=True)
+
+
+class Seeker(RandomAgent):
+    """The same search as a Python bot (``tests/bots/seed_seeker.py:Seeker``), run by default
+    in a host process of its own; it reports to the file named by ``DDZ_SEEKER_REPORT``."""
+
+    def act(self, info):
+        cards = info.hand.astype(np.int64) + np.asarray(info.played[info.seat], np.int64)
+        seek(cards, os.environ["DDZ_SEEKER_REPORT"])
+        return super().act(info)
+
+
+if __name__ == "__main__":
+    for line in sys.stdin:
+        request = json.loads(line)
+        cards = parse_counts(request["hand"]).astype(np.int64)
+        cards += parse_counts(request["played"][request["seat"]]).astype(np.int64)
+        seek(cards, sys.argv[1])
+        print(json.dumps({"id": request["legal"][0]["id"]}), flush=True)
