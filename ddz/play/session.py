@@ -994,23 +994,13 @@ def main(
     except RuleOptionError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    code_note = ""
-    if args.code is not None:
-        try:
-            played = rules_of_code(args.code, rules)
-            owner, first = decode_deal(args.code, ruleset=played)
-        except ValueError as exc:
-            line = _("{prog}: bad deal code {code}: {reason}")
-            reason = text.translate_code_error(str(exc))
-            quoted = text.quoted(args.code)
-            print(line.format(prog=prog, code=quoted, reason=reason), file=sys.stderr)
-            return 2
-        canonical = encode_deal(owner, first, ruleset=played)  # canonical spelling
-        args.code = with_redeals(canonical, split_redeals(args.code)[1])
-        if played != rules:
-            code_note = _("deal {code} is a game of {rules}: it is played under those rules")
-            code_note = code_note.format(code=args.code, rules=rules_text(played))
-        rules = played
+    try:
+        rules, code_note = _rules_of_code_option(args, rules)
+    except ValueError as exc:
+        line = _("{prog}: bad deal code {code}: {reason}")
+        reason = text.translate_code_error(str(exc))
+        print(line.format(prog=prog, code=text.quoted(args.code), reason=reason), file=sys.stderr)
+        return 2
     for stream in (stdin, stdout):
         if stream is sys.stdin or stream is sys.stdout:
             try:  # undecodable input bytes become a typo, not a crash
@@ -1076,6 +1066,22 @@ def wild_rules(rules: Ruleset) -> Ruleset:
         line = _("{option} is not played with {others}")
         others = f"--players {rules.players}"
         raise RuleOptionError(line.format(option="--wild", others=others)) from None
+
+
+def _rules_of_code_option(args, rules: Ruleset) -> tuple[Ruleset, str]:
+    """The rules ``--code`` is played under (``rules`` without it) and a note when they are not
+    ``rules``; ``args.code`` is set to the code's canonical spelling. ``ValueError`` for a bad
+    code."""
+    if args.code is None:
+        return rules, ""
+    played = rules_of_code(args.code, rules)
+    owner, first = decode_deal(args.code, ruleset=played)
+    canonical = encode_deal(owner, first, ruleset=played)  # canonical spelling
+    args.code = with_redeals(canonical, split_redeals(args.code)[1])
+    if played == rules:
+        return rules, ""
+    note = _("deal {code} is a game of {rules}: it is played under those rules")
+    return played, note.format(code=args.code, rules=rules_text(played))
 
 
 def rules_of_code(code: str, rules: Ruleset) -> Ruleset:
