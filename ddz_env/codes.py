@@ -19,6 +19,12 @@ rob-the-landlord auction, the open hand) are part of the checksum, so a code of 
 rules is refused under another, with a message naming the rules it belongs to. Classic codes
 (no variant) are the same as ever. The variants are
 three-player games: four-player codes carry none.
+
+A deal dealt after all-pass auctions (a redeal) is that many redeals into its game, which the
+auction counts toward ``Ruleset.redeal_limit`` (the hand after the last one has its opener
+forced to be the landlord): its code is the deal's code and ``+N``, the redeals before it
+(``7K2Q-…-AR0+3``; :func:`split_redeals`, :func:`with_redeals`), so that replaying the code
+replays the same hand. A code without ``+N`` is a deal before any redeal.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import numpy as np
 
 from .rules import RULES, CodeFormat, Rules, Ruleset, rules_of_seats
 from .rules.base import VARIANT_NAMES
+from .rules.ruleset import MAX_REDEAL_LIMIT
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _READ = {c: i for i, c in enumerate(ALPHABET)}
@@ -161,8 +168,7 @@ def decode_deal(
     three-player game (``Ruleset.variants``, default: classic): a code of a game under other
     rules is a ``ValueError`` that names them. ``ruleset`` gives the rules instead."""
     rules = _rules_of(players if ruleset is None else ruleset.players, variants, ruleset)
-    if not isinstance(code, str):
-        raise ValueError("a deal code is a string")
+    code, _redeals = split_redeals(code)  # the redeals before the deal: the game's (reset)
     fmt = rules.code_format
     players, num_deals, chars_count = _shape(fmt)
     text = code.strip().upper().replace("-", "").replace(" ", "")
@@ -190,6 +196,32 @@ def decode_deal(
         raise ValueError("this deal code is out of range")
     rank, first_bidder = divmod(number, players)
     return np.array(_unrank(rank, fmt.sizes), dtype=np.int8), first_bidder
+
+
+#: What joins a deal's code and the all-pass redeals dealt before it: ``CODE+N``.
+REDEALS_MARK = "+"
+
+
+def split_redeals(code: str) -> tuple[str, int]:
+    """(the code of the deal, the all-pass redeals before it) of ``CODE`` or ``CODE+N``;
+    ``ValueError`` for an ``N`` that is not a number from 0 to ``MAX_REDEAL_LIMIT``."""
+    if not isinstance(code, str):
+        raise ValueError("a deal code is a string")
+    deal, mark, count = code.partition(REDEALS_MARK)
+    if not mark:
+        return code, 0
+    count = count.strip()
+    bad = next((ch for ch in count if not ch.isascii() or not ch.isdigit()), None)
+    if bad is not None or not count:
+        raise ValueError(f"{bad or REDEALS_MARK!r} can't appear in a deal code")
+    if int(count) > MAX_REDEAL_LIMIT:
+        raise ValueError("this deal code is out of range")
+    return deal, int(count)
+
+
+def with_redeals(code: str, redeals: int) -> str:
+    """The code of a deal dealt after ``redeals`` all-pass redeals (``code`` itself for none)."""
+    return code if not redeals else f"{code}{REDEALS_MARK}{int(redeals)}"
 
 
 def _refuse(payload: int, check: int, rules: Rules) -> None:

@@ -84,7 +84,7 @@ from .actions import (
 from .auction import AUCTIONS, REDEAL
 from .bitsets import sample_words, unpack_words, words_to_ids
 from .cards import DECKS, Deck, splitmix64
-from .codes import code_key, decode_deal, encode_deal
+from .codes import code_key, decode_deal, encode_deal, split_redeals, with_redeals
 from .encoding import encoding_of
 from .rules import DEFAULT_RULES, Ruleset, rules_of_seats
 
@@ -378,6 +378,7 @@ class Game:
             self._stream[0] = self._stream[0] + np.uint64(len(idx))
         owner, first = deal_from_keys(keys, self.num_players, self.ruleset.deck)
         code_list = [None] * len(idx)
+        redeals = np.zeros(len(idx), np.int32)
         if codes is not None:
             code_list = list(codes)
             if len(code_list) != len(idx):
@@ -385,8 +386,9 @@ class Game:
             for j, code in enumerate(code_list):
                 if code is not None:
                     owner[j], first[j] = decode_deal(code, ruleset=self.ruleset)
+                    redeals[j] = split_redeals(code)[1]  # CODE+N: the auction's Nth redeal
                     keys[j] = np.uint64(code_key(code))
-        self.start_deals(owner, first, games=idx, keys=keys, codes=code_list)
+        self.start_deals(owner, first, games=idx, keys=keys, codes=code_list, redeals=redeals)
         if self._undo is not None:
             self._undo.forget(idx)
 
@@ -459,8 +461,10 @@ class Game:
                 self._make_landlord(int(b), int(seat), int(base))
 
     def deal_code(self, game: int = 0) -> str:
-        """The code of game ``game``'s current deal (hands, kitty, first bidder)."""
-        return encode_deal(self.owner[game], int(self.first_bidder[game]), ruleset=self.ruleset)
+        """The code of game ``game``'s current deal (hands, kitty, first bidder, and ``+N`` after
+        N all-pass redeals: :func:`ddz_env.codes.with_redeals`)."""
+        code = encode_deal(self.owner[game], int(self.first_bidder[game]), ruleset=self.ruleset)
+        return with_redeals(code, int(self.redeals[game]))
 
     # ------------------------------------------------------------------ queries
     @property

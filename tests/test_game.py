@@ -120,6 +120,32 @@ def test_redeal_limit_none_redeals_forever_and_zero_forces_at_once():
     assert g.phase[0] == PLAY and g.landlord[0] == first and g.base[0] == 1
 
 
+def test_the_code_of_a_redealt_deal_replays_the_forced_landlord():
+    """After three all-pass redeals the deal's code says so (``+3``): dealt again from it, an
+    all-pass auction makes the opener the landlord, as in the game it came from, instead of
+    dealing other cards."""
+    g = Game(1, seed=121)
+    for _ in range(3 * 3):
+        g.step([0])
+    code, hands, first = g.deal_code(0), g.hands.copy(), int(g.first_bidder[0])
+    assert g.redeals[0] == 3 and code.endswith("+3")
+    assert decode_deal(code)[1] == first
+    for _ in range(3):
+        g.step([0])
+    assert g.phase[0] == PLAY and g.landlord[0] == first and g.base[0] == 1
+    again = Game(1, seed=0)
+    again.reset(codes=[code])
+    assert np.array_equal(again.hands, hands) and again.redeals[0] == 3
+    assert again.deal_code(0) == code
+    for _ in range(3):
+        again.step([0])
+    assert again.phase[0] == PLAY and again.landlord[0] == first and again.base[0] == 1
+    with pytest.raises(ValueError, match="'x' can't appear in a deal code"):
+        again.reset(codes=[code[:-1] + "x"])
+    with pytest.raises(ValueError, match="out of range"):
+        again.reset(codes=[code[:-1] + "101"])
+
+
 def test_bid_three_ends_auction_and_once_rules():
     g = Game(1, seed=2)
     first = int(g.first_bidder[0])

@@ -415,8 +415,8 @@ def test_a_bad_code_is_reported_in_the_language_chosen(lang, code, capsys):
     i18n.set_language(lang)
     message, value = BAD_CODES[code]
     reason = i18n._(message).format(n=value if value != 8 else 23, k=value)
-    line = i18n._("ddz play: bad deal code {code}: {reason}")
-    assert err == line.format(code=repr(code), reason=reason)
+    line = i18n._("{prog}: bad deal code {code}: {reason}")
+    assert err == line.format(prog="ddz play", code=repr(code), reason=reason)
     if lang != "en":
         english = prose_words(message + " bad deal code")
         assert not (prose_words(err) & english) - translated_words(lang), err

@@ -304,8 +304,14 @@ def test_a_redeal_is_recalled():
     for _ in range(3):
         game.step(np.array([0]))  # every seat passes: the deal is redealt
     assert int(game.redeals[0]) == 1
-    fresh = Game(1, ruleset)
-    fresh.reset(codes=[game.deal_code(0)])
+    code = game.deal_code(0)  # the cards and the redeal before them: the same information state
+    replayed = Game(1, ruleset)
+    replayed.reset(codes=[code])
+    for seat in range(3):
+        a, b = information_state(game, seat)[0], information_state(replayed, seat)[0]
+        assert np.array_equal(a, b)
+    fresh = Game(1, ruleset)  # the same cards dealt first
+    fresh.reset(codes=[code.partition("+")[0]])
     np.testing.assert_array_equal(fresh.owner, game.owner)
     for seat in range(3):
         a, b = information_state(game, seat)[0], information_state(fresh, seat)[0]

@@ -190,6 +190,11 @@ def _set(name, value):
     return change
 
 
+def _empty(arrays):
+    for name in FIELDS:
+        arrays[name] = arrays[name][:0]
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -207,6 +212,7 @@ def _set(name, value):
         (_set("move", lambda a: a[:-1]), "different numbers of rows"),
         (_set("move", lambda a: a.reshape(-1, 1)), "entry 'move' is int32"),
         (_set("wp", lambda a: np.array([{"x": 1}] * len(a), object)), "not a plain number"),
+        (_empty, "it holds no labelled moves"),
     ],
 )
 def test_a_bad_file_is_one_line(labels_file, tmp_path, change, message):
@@ -312,15 +318,17 @@ def test_train_options_and_a_short_run_with_labels(labels_file, tmp_path, capsys
         (["--labels", str(labels_file), "--players", "4"], "the labels are of the classic game"),
         (["--labels", str(labels_file), "--label-weight", "-1"], "--label-weight must be"),
         (["--labels", str(labels_file), "--label-batch", "0"], "--label-batch must be at least 1"),
+        (["--labels", str(_broken(labels_file, tmp_path, _empty))], "holds no labelled moves"),
     ):
         with pytest.raises(SystemExit) as exc:
             parse_args(argv)
         assert exc.value.code == 2
         assert message in capsys.readouterr().err
     tiny = ["--actor-batch", "16", "--batch-size", "128", "--log-interval", "0.2", "--quiet"]
-    argv = ["--total-frames", "256", "--labels", str(labels_file), "--runs-dir", str(tmp_path)]
+    runs = tmp_path / "runs"
+    argv = ["--total-frames", "256", "--labels", str(labels_file), "--runs-dir", str(runs)]
     assert dmc.main([*argv, *tiny]) == 0
-    (run_dir,) = tmp_path.iterdir()
+    (run_dir,) = runs.iterdir()
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(str(run_dir))

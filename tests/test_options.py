@@ -227,7 +227,7 @@ def test_the_league_plays_a_variant_as_eval_does(capsys, rules, games, variants)
 
 def test_a_league_of_a_variant_resumes_only_as_that_variant(tmp_path, capsys):
     save = tmp_path / "league.json"
-    argv = ["easy", "random", "--deals", "2", "--players", "4", "--save", str(save)]
+    argv = ["easy", "random", "--deals", "2", "--seed", "0", "--players", "4", "--save", str(save)]
     assert league.main([*argv, "--no-progress"]) == 0
     capsys.readouterr()
     config = json.loads(save.read_text())["config"]

@@ -463,6 +463,13 @@ def test_redeals_have_their_own_code_and_the_forced_landlord_is_explained(doorma
     assert f"Deal code: {CODE}   (ddz play --code {CODE})" in card
     note = "(dealt again 3 times: the code deals the first cards; pass as before and the same "
     assert note + "redeals follow)" in card
+    # The last redeal's code carries the redeals before it (+3): played again, all passing,
+    # its opener is forced to be the landlord, as in the hand it came from.
+    assert [c.rsplit("+", 1)[1] for c in codes] == ["1", "2", "3"]
+    again = run_lines(["--code", codes[2], "--fast", "--level", "normal"], ["pass", "quit"])[1]
+    assert "note: no more redeals: if all three pass, you must be the landlord at base 1" in again
+    assert "  All three passed again after 3 redeals: you must be the landlord, at base 1." in again
+    assert "the cards are dealt again" not in again
 
 
 def forced_hands(out: str) -> list[list[str]]:

@@ -538,7 +538,8 @@ def test_under_textual_serve_the_table_is_the_page(monkeypatch):
 @pytest.mark.pty
 @pytest.mark.heavy
 @pytest.mark.parametrize(
-    "name, status, word", [("SIGTERM", 143, "Terminated"), ("SIGHUP", 129, "Hangup")]
+    "name, status, word",
+    [("SIGTERM", 143, "Terminated"), ("SIGHUP", 129, "Hangup"), ("SIGINT", 130, "Interrupted")],
 )
 def test_a_signal_closes_the_table_with_one_line(tmp_path, name, status, word):
     pexpect = pytest.importorskip("pexpect")
@@ -561,6 +562,37 @@ def test_a_signal_closes_the_table_with_one_line(tmp_path, name, status, word):
     child.close()
     assert child.exitstatus == status
     assert f"{word}. Bye." in child.before and "Traceback" not in child.before
+
+
+@pytest.mark.pty
+@pytest.mark.heavy
+def test_sigint_mid_hand_counts_the_hand_left(tmp_path):
+    """Ctrl-C from outside the table (SIGINT) once the bidding is over leaves the hand as
+    ``quit`` does: recorded as a loss, said in the closing line, exit status 130."""
+    pexpect = pytest.importorskip("pexpect")
+    import json
+    import os
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "LANGUAGE", "LC_ALL")}
+    env.update(TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "ddz", "play", "--level", "normal", "--seed", "3", "--fast"],
+        cwd=str(ROOT), env=env, encoding="utf-8", timeout=30, dimensions=(24, 80),
+    )  # fmt: skip
+    child.expect("type cards")
+    time.sleep(1.5)  # the table listens for signals
+    child.send("3\r")  # bid 3: the landlord, the bidding over
+    time.sleep(2)
+    os.kill(child.pid, signal.SIGINT)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before
+    assert "Interrupted. Bye. (You left the hand, so it counts as a loss: " in child.before
+    stats = json.loads((tmp_path / "ddz" / "stats.json").read_text(encoding="utf-8"))
+    assert (stats["games"], stats["landlord_games"], stats["landlord_wins"]) == (1, 1, 0)
 
 
 @pytest.mark.heavy

@@ -297,6 +297,7 @@ def test_serve_help_names_the_options_and_errors_are_one_line():
     for args in (["--port", "70000"], ["--plain"], ["--code", "XXXX"], ["--players", "5"]):
         out = _ddz("serve", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, args
+        assert out.stderr.strip().splitlines()[-1].startswith("ddz serve: "), out.stderr
 
 
 def test_serve_without_textual_serve_says_so_in_one_line(monkeypatch, capsys):

@@ -16,7 +16,8 @@ then stopped (its answers could be out of step) and started again for its next d
 
 The request is written and the answer read in one ``poll`` loop on non-blocking pipes (POSIX
 systems), so a program that writes without reading can't block the referee. Each program runs
-in its own process group, killed as a whole (the program and whatever it started) when the
+with an environment of its own and, where the system allows it, in a sandbox
+(:mod:`ddz.agents.sandbox`), in its own process group, killed as a whole (the program and whatever it started) when the
 agent is closed or collected, when the process exits (``atexit``, and ``multiprocessing``'s
 finalizers in pool workers) and on SIGTERM/SIGHUP (a handler installed where those signals
 still have their default action; it also stops the process's pool workers, then lets the signal
@@ -42,6 +43,7 @@ from functools import cache
 import numpy as np
 
 from ddz.agents.base import Agent
+from ddz.agents.sandbox import bot_environment, wrap
 from ddz_env.actions import BIDDING, CALL_NAMES, bid_of_action
 from ddz_env.cards import RANK_NAMES, format_counts
 from ddz_env.game import splitmix64
@@ -373,7 +375,8 @@ class ExternalAgent(Agent):
         _guard_exits()
         try:
             self._proc = subprocess.Popen(
-                self.argv,
+                wrap(self.argv),  # in the sandbox, where there is one
+                env=bot_environment(),  # its own environment, none of the referee's others
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

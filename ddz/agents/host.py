@@ -35,6 +35,7 @@ import numpy as np
 from ddz.agents.base import action_id
 from ddz.agents.external import ExternalAgent
 from ddz.agents.loader import build_agent, exception_line, is_user_bot
+from ddz.agents.sandbox import bot_environment, wrap
 from ddz_env.actions import BIDDING, CALL_NAMES, PLAY
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.infoset import InfoSet
@@ -57,7 +58,8 @@ def hosted(spec: str) -> ExternalAgent:
     with tempfile.TemporaryFile() as errors:  # what the bot prints: only the tail is read
         try:
             done = subprocess.run(
-                command(spec, check=True),
+                wrap(command(spec, check=True)),  # the bot's code runs here too: sandboxed
+                env=bot_environment(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=errors,

@@ -43,13 +43,12 @@ import argparse
 import json
 import math
 import operator
-import os
+import secrets
 import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
@@ -64,7 +63,7 @@ from ddz.arena.referee import (
     forfeit_row,
     time_limit_problem,
 )
-from ddz.common import atomic_write, available_cores
+from ddz.common import atomic_write, available_cores, output_problem
 from ddz.common import progress as progress_bar
 from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
 from ddz_env.game import Game, splitmix64
@@ -115,6 +114,11 @@ class ArenaResult:
     #: the game played (``Ruleset.game``); left out of the JSON where ``players`` alone names
     #: it (the classic game, the four-player game)
     game: str = DEFAULT_RULES.game
+    #: whether the seed was drawn by the system and shown only when the run ended (``ddz eval``
+    #: without ``--seed``); ``False``: public deals, the seed known before the games
+    sealed: bool = False
+    #: how the bots in processes of their own ran (:func:`bots_ran`); empty where not recorded
+    bots_ran: str = ""
 
     @property
     def wp(self) -> float:
@@ -134,6 +138,8 @@ class ArenaResult:
             out["variants"] = list(self.variants)
         if game_of_seats(self.players) == self.game:
             out.pop("game")
+        if not self.bots_ran:
+            out.pop("bots_ran")
         return out
 
     def text(self) -> str:
@@ -145,7 +151,8 @@ class ArenaResult:
         mode += "".join(f", {named[v]}" for v in self.variants)
         lines = [
             f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
-            f"({mode}), seed {self.seed}, {self.seconds:.1f} s",
+            f"({mode}), seed {self.seed} ({deals_text(self.sealed)}), {self.seconds:.1f} s",
+            *([f"bots: {self.bots_ran}"] if self.bots_ran else []),
             f"{'':<12}{'games':>7}  {'WP':>15}  {'ADP':>15}  {'points':>15}",
         ]
         for label, s in (
@@ -171,6 +178,33 @@ def _name(spec: AgentSpec) -> str:
 
 #: Arena seeds are 32-bit (each deal's seed packs the run's seed and the deal number).
 MAX_SEED = 2**32 - 1
+
+
+def sealed_seed() -> int:
+    """A run's seed drawn from the operating system's entropy (``ddz eval`` and ``ddz league``
+    without ``--seed``): no bot can know it before the results show it."""
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+def deals_text(sealed: bool) -> str:
+    """What the results say of a run's deals."""
+    return "sealed deals" if sealed else "public deals"
+
+
+def bots_ran(specs: list[str], trust_bots: bool) -> str:
+    """How a run's bots ran, in one line for its results: the users' Python bots in the
+    referee's process (``trust_bots``), or the bots in processes of their own in the sandbox or
+    not (:func:`ddz.agents.sandbox.describe`), or only built-in bots."""
+    from ddz.agents.loader import is_user_bot
+    from ddz.agents.sandbox import describe
+
+    python = any(isinstance(s, str) and is_user_bot(s) for s in specs)
+    programs = any(isinstance(s, str) and s.strip().lower().startswith("cmd:") for s in specs)
+    if trust_bots and python:
+        return "trusted (--trust-bots): the Python bots ran in the referee's process"
+    if python or programs:
+        return describe()
+    return "built-in bots only"
 
 
 def check_arena_seed(seed) -> None:
@@ -544,8 +578,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help=f"seed of the deals and the agents, 0 to {MAX_SEED} (default 0)",
+        default=None,
+        help=f"seed of the deals and the agents, 0 to {MAX_SEED}: public deals (default: "
+        "drawn from the system's entropy, sealed deals, shown in the results when the run "
+        "ends; repeat the run with --seed and that number)",
     )
     p.add_argument(
         "--workers",
@@ -593,17 +629,8 @@ ROWS_TAG = "# ddz eval rows "
 
 def rows_problem(path: str | None) -> str | None:
     """Why ``--rows PATH`` could not be written (checked before the games are played), or None."""
-    if path is None:
-        return None
-    target = Path(path)
-    if target.is_dir():
-        return f"--rows {path}: is a folder, not a file"
-    parent = target.parent
-    if not parent.is_dir():
-        return f"--rows {path}: the folder {parent} does not exist"
-    if not os.access(parent, os.W_OK):
-        return f"--rows {path}: the folder {parent} is not writable"
-    return None
+    problem = None if path is None else output_problem(path)
+    return None if problem is None else f"--rows {problem}"
 
 
 def run_rules_text(result: ArenaResult) -> str:
@@ -636,6 +663,7 @@ def write_rows(path: str, result: ArenaResult, pinned: dict | None = None) -> No
         "b": result.agent_b,
         "deals": result.deals,
         "seed": result.seed,
+        "sealed": result.sealed,
         "rules": run_rules_text(result),
     }
     if pinned is not None:
@@ -731,12 +759,18 @@ def main(argv: list[str] | None = None) -> int:
         else "--ray-address needs --backend ray"
         if args.ray_address and not ray
         else f"--seed must be from 0 to {MAX_SEED}"
-        if not 0 <= args.seed <= MAX_SEED
+        if args.seed is not None and not 0 <= args.seed <= MAX_SEED
         else rows_problem(args.rows) or game_options_problem(args, [args.agent_a, args.agent_b])
     )
     if problem:
         print(f"{prog}: {problem}", file=sys.stderr)
         return 2
+    args.sealed = args.seed is None
+    if args.sealed:
+        args.seed = sealed_seed()
+    args.bots_ran = bots_ran([args.agent_a, args.agent_b], args.trust_bots)
+    if args.bots_ran.startswith("unsandboxed"):
+        print(f"{prog}: note: bots in their own processes run {args.bots_ran}", file=sys.stderr)
     try:
         specs = bot_specs([args.agent_a, args.agent_b], args.trust_bots)
         agent_a, agent_b = (build(spec) for spec in specs)
@@ -781,11 +815,18 @@ def _report(args: argparse.Namespace, agent_a: Agent, agent_b: Agent) -> int:
         keep_rows=args.rows is not None,
     )
     result.agent_a, result.agent_b = args.agent_a, args.agent_b
+    result.sealed = args.sealed
+    result.bots_ran = args.bots_ran
     _named(result.forfeits, args.agent_a, args.agent_b)
     if args.rows is not None or args.json:  # what the files and the JSON record of the run
         pinned = run_provenance(args.ruleset, [args.agent_a, args.agent_b])
     if args.rows is not None:
-        write_rows(args.rows, result, pinned)
+        try:
+            write_rows(args.rows, result, pinned)
+        except OSError as exc:
+            why = f"{args.rows}: {exc.strerror}" if exc.strerror else str(exc)
+            print(f"ddz eval: --rows {why}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps({**result.to_dict(), "provenance": pinned}, indent=2))
     else:

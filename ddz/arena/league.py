@@ -59,14 +59,25 @@ from ddz.arena.arena import (
     Sums,
     add_game_options,
     bot_specs,
+    bots_ran,
     check_arena_seed,
+    deals_text,
     game_options_problem,
     layouts_of,
     play_job,
+    sealed_seed,
 )
 from ddz.arena.pool import Run, build, results
 from ddz.arena.referee import MAX_TIME_LIMIT, Forfeit, time_limit_problem
-from ddz.common import FileLocked, available_cores, file_lock, not_a_file, write_json_atomic
+from ddz.common import (
+    FileLocked,
+    atomic_write,
+    available_cores,
+    file_lock,
+    not_a_file,
+    output_problem,
+    write_json_atomic,
+)
 from ddz.common import progress as progress_bar
 from ddz_env.rules import DEFAULT_RULES, Ruleset, game_of_seats
 
@@ -74,6 +85,9 @@ FILE_FORMAT = "ddz-league"
 FILE_VERSION = 1
 ELO = 400 / math.log(10)  # Elo points per unit of natural log-odds
 SAVE_EVERY = 2.0  # seconds between saves of the results file
+#: The seed a league file holds while a league with sealed deals runs (the seed is written when
+#: it ends).
+SEALED = "sealed"
 #: Most deals per pair: a league keeps every game's result (in memory and in its file).
 MAX_LEAGUE_DEALS = 100_000
 
@@ -147,6 +161,12 @@ class LeagueResult:
     players: int = 3
     #: the variants played (``Ruleset.variants``: "rob", "open"); empty for the classic rules
     variants: tuple[str, ...] = ()
+    #: whether the seed was drawn by the system and shown only when the league ended
+    #: (:func:`ddz.arena.arena.sealed_seed`); ``False``: public deals
+    sealed: bool = False
+    #: how the bots in processes of their own ran (:func:`ddz.arena.arena.bots_ran`); empty
+    #: where not recorded
+    bots_ran: str = ""
 
     def ranking(self) -> list[int]:
         return sorted(range(len(self.bots)), key=lambda i: (-self.ratings[i], i))
@@ -159,6 +179,8 @@ class LeagueResult:
             "bots": self.bots,
             "deals": self.deals,
             "seed": self.seed,
+            "sealed": self.sealed,
+            **({"bots_ran": self.bots_ran} if self.bots_ran else {}),
             "bidding": self.bidding,
             "players": self.players,
             **({"variants": list(self.variants)} if self.variants else {}),
@@ -197,7 +219,8 @@ class LeagueResult:
         width = max(8, *(len(b) for b in self.bots)) + 2
         lines = [
             f"League of {n} bots: {self.deals} deals per pair, {per_pair} games per pair ({mode}), "
-            f"seed {self.seed}, {self.seconds:.1f} s",
+            f"seed {self.seed} ({deals_text(self.sealed)}), {self.seconds:.1f} s",
+            *([f"bots: {self.bots_ran}"] if self.bots_ran else []),
             "",
             f"Ratings (Elo scale, Bradley-Terry fit, {self.anchor} = 0, 95% interval):",
         ]
@@ -326,6 +349,13 @@ def _read_league_file(path: Path) -> str:
         raise ValueError(f"can't read {path} as a league file ({exc})") from None
 
 
+def _stopped_sealed(path) -> str:
+    return (
+        f"{path} holds a league with sealed deals stopped before its seed was written; it "
+        "can't be continued"
+    )
+
+
 def load_results(path: Path, config: dict) -> dict:
     """The chunks saved in ``path`` for a league with ``config``; ``ValueError`` (one line)
     if the file is not a league file, is damaged, or holds a league with other settings.
@@ -341,8 +371,10 @@ def load_results(path: Path, config: dict) -> dict:
         raise ValueError(f"{path} is not a league file")
     if not _same(data.get("version"), FILE_VERSION):
         raise ValueError(f"{path} is a league file of another version ({data.get('version')!r})")
-    if not _same(data.get("config"), config):
-        theirs = data.get("config")
+    theirs = data.get("config")
+    if isinstance(theirs, dict) and theirs.get("seed") == SEALED:
+        raise ValueError(_stopped_sealed(path))
+    if not _same(theirs, config):
         raise ValueError(
             f"{path} holds a league with other settings ({json.dumps(theirs)}); rerun with "
             "those, or save to another file"
@@ -490,6 +522,7 @@ def run_league(
     progress: bool = False,
     on_chunk=None,
     trust_bots: bool = False,
+    sealed: bool = False,
 ) -> LeagueResult:
     """Play the league of ``bots`` (agent specs, at least two, each once) and rate them.
 
@@ -501,7 +534,9 @@ def run_league(
     kept (when it exists) and only the missing ones are played. ``on_chunk(done, total)`` is
     called after each chunk. ``ValueError`` for bad arguments, a spec that can't be built, or
     a results file that doesn't fit. ``trust_bots``: run the user's Python bots in process
-    (by default each in a process of its own, :mod:`ddz.agents.host`).
+    (by default each in a process of its own, :mod:`ddz.agents.host`). ``sealed``: the seed
+    is secret until the league ends (:func:`ddz.arena.arena.sealed_seed`): ``save`` holds
+    ``"seed": "sealed"`` until the last write, when the league ends or is interrupted.
     """
     bots = _check_league(bots, deals, seed, workers, time_limit, save, resume)
     rules = _rules(bidding, ruleset)
@@ -511,10 +546,13 @@ def run_league(
         done = {} if path is None else _open_save(lock, path, config, resume)
         specs = bot_specs(bots, trust_bots)
         built = {i: build(spec) for i, spec in enumerate(specs)}  # fail early on a bad spec
-        if path is not None:
-            _save(path, config, done)  # a file that can't be written is found before any game
+        if path is not None:  # a file that can't be written is found before any game
+            _save(path, {**config, "seed": SEALED} if sealed else config, done)
         league = (bots, specs, deals, seed, bidding, rules, time_limit)
-        return _play(league, built, workers, path, config, done, progress, on_chunk)
+        saving = (path, config, sealed)
+        result = _play(league, built, workers, saving, done, progress, on_chunk)
+        result.sealed = sealed
+        return result
 
 
 def _open_save(lock: contextlib.ExitStack, path: Path, config: dict, resume: bool) -> dict:
@@ -543,10 +581,13 @@ def _save(path: Path, config: dict, done: dict) -> None:
         raise ValueError(f"can't save the results to {path} ({exc.strerror or exc})") from None
 
 
-def _play(league, built, workers, path, config, done, progress, on_chunk) -> LeagueResult:
+def _play(league, built, workers, saving, done, progress, on_chunk) -> LeagueResult:
     """Play the chunks of ``league`` (bots, their specs, deals, seed, bidding, rules, time
-    limit) missing from ``done``, saving them to ``path`` (when not ``None``) as they come."""
+    limit) missing from ``done``, saving them as they come (``saving``: the path, ``None`` for
+    none, the config, and whether its seed is sealed: written only at the end)."""
     bots, specs, deals, seed, bidding, rules, time_limit = league
+    path, config, sealed = saving
+    hidden = {**config, "seed": SEALED} if sealed else config
     jobs = _jobs(len(bots), deals)
     pending = [job for job in jobs if job[:3] not in done]
     per_deal = len(layouts_of(bidding, rules.players))
@@ -567,7 +608,7 @@ def _play(league, built, workers, path, config, done, progress, on_chunk) -> Lea
         bar.set_postfix_str(f"{bots[key[0]]} vs {bots[key[1]]}", refresh=False)
         bar.update(len(rows))
         if path is not None and time.perf_counter() - last_save >= SAVE_EVERY:
-            _save(path, config, done)
+            _save(path, hidden, done)
             last_save = time.perf_counter()
         if on_chunk is not None:
             on_chunk(len(done), total)
@@ -586,8 +627,8 @@ def _play(league, built, workers, path, config, done, progress, on_chunk) -> Lea
             record(*result)
     finally:
         bar.close()
-        if path is not None and pending:
-            _save(path, config, done)
+        if path is not None and (pending or sealed):
+            _save(path, config, done)  # the seed too: the league has ended
     return _result(bots, deals, seed, bidding, done, time.perf_counter() - start, rules)
 
 
@@ -681,8 +722,10 @@ def plot_league(result: LeagueResult, path: str | os.PathLike) -> None:
     mode = "bidding" if result.bidding else "no bidding"
     fig.suptitle(f"ddz league: {result.deals} deals per pair, seed {result.seed}, {mode}")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:  # written whole or not at all, never over something that is not a file
+        atomic_write(path, lambda f: fig.savefig(f, dpi=120, format="png"))
+    finally:
+        plt.close(fig)
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -712,8 +755,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help=f"seed of the deals and bots, 0 to {MAX_SEED} (default 0)",
+        default=None,
+        help=f"seed of the deals and bots, 0 to {MAX_SEED}: public deals (default: drawn from "
+        "the system's entropy, sealed deals, written to the results and --save FILE when the "
+        "league ends; --resume takes it from FILE)",
     )
     p.add_argument(
         "--workers", type=int, default=1, help="processes to use (default 1; 0 = all cores)"
@@ -740,6 +785,36 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _outputs_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--save`` or ``--plot`` can't be written (:func:`ddz.common.output_problem`; the
+    folder of ``--save`` is created), or ``None``."""
+    for flag, path, folder in (("--save", args.save, False), ("--plot", args.plot, True)):
+        problem = None if path is None else output_problem(path, folder=folder)
+        if problem is not None:
+            return f"{flag} {problem}"
+    return None
+
+
+def _seed_of(args: argparse.Namespace) -> tuple[bool, int]:
+    """Whether the league's deals are sealed, and its seed: ``--seed``'s (public deals), the
+    one ``--save FILE`` holds when resuming (public: it was in the file), else one drawn from
+    the system (sealed). ``ValueError`` (one line) for a file whose seed was never written."""
+    if args.seed is not None:
+        return False, args.seed
+    if args.resume and os.path.lexists(args.save):
+        text = _read_league_file(Path(args.save))
+        try:
+            seed = json.loads(text)["config"]["seed"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            raise ValueError(f"{args.save} is not a league file") from None
+        if seed == SEALED:
+            raise ValueError(_stopped_sealed(args.save))
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            return False, seed
+        raise ValueError(f"{args.save} is damaged (its seed)")
+    return True, sealed_seed()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     prog = "ddz league"
@@ -753,15 +828,22 @@ def main(argv: list[str] | None = None) -> int:
         f"--deals must be from 1 to {MAX_LEAGUE_DEALS:,} per pair"
         if not 1 <= args.deals <= MAX_LEAGUE_DEALS
         else f"--seed must be from 0 to {MAX_SEED}"
-        if not 0 <= args.seed <= MAX_SEED
+        if args.seed is not None and not 0 <= args.seed <= MAX_SEED
         else f"--workers must be from 0 (all cores) to {cores} (the cores available)"
         if not 0 <= args.workers <= cores
         else "--resume needs --save FILE (the league to continue)"
         if args.resume and not args.save
-        else game_options_problem(args, args.bots)
+        else _outputs_problem(args) or game_options_problem(args, args.bots)
     )
     if problem:
         return fail(problem)
+    try:
+        args.sealed, args.seed = _seed_of(args)
+    except ValueError as exc:
+        return fail(str(exc))
+    ran = bots_ran(args.bots, args.trust_bots)
+    if ran.startswith("unsandboxed"):
+        print(f"{prog}: note: bots in their own processes run {ran}", file=sys.stderr)
     if args.plot:
         import importlib.util
 
@@ -780,6 +862,7 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             progress=not args.no_progress,
             trust_bots=args.trust_bots,
+            sealed=args.sealed,
         )
     except (ValueError, TypeError, ImportError, FileNotFoundError, RuntimeError) as exc:
         return fail(str(exc))
@@ -792,9 +875,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+    result.bots_ran = ran
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     if args.plot:
-        plot_league(result, args.plot)
+        try:
+            plot_league(result, args.plot)
+        except OSError as exc:
+            return fail(f"--plot {args.plot}: {exc.strerror}" if exc.strerror else f"--plot {exc}")
         if not args.json:
             print(f"plot written to {args.plot}")
     return 0

@@ -190,6 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     args.argv = argv
+    from ddz.common import output_problem
+
+    problem = getattr(args, "out", None) and output_problem(args.out)
+    if problem:  # a device, FIFO, folder or link: never written over, nothing said written
+        print(f"{PROG} {args.action}: --out {problem}", file=sys.stderr)
+        return 2
     if args.action == "run":
         return _do_run(args)
     from ddz.bench import report

@@ -49,8 +49,13 @@ def atomic_write(
     """Call ``write(file)`` on a temporary file beside ``path``, then replace ``path`` with it
     durably (fsync of the file, rename, fsync of the folder). ``mode``: the permission bits of
     the new file (default: 0o666 less the umask). On any error the temporary file is removed and
-    the error raised; ``path`` is then untouched."""
+    the error raised; ``path`` is then untouched. Something at ``path`` that is not a regular
+    file (a link, live or dangling, a folder, a device, a FIFO) is never replaced:
+    :class:`NotAFileError` (:func:`output_problem`)."""
     path = Path(path)
+    problem = output_problem(path)
+    if problem is not None:
+        raise NotAFileError(problem)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
@@ -148,6 +153,42 @@ def not_a_file(path: str | Path) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+class NotAFileError(OSError):
+    """An output path that names something other than a regular file, or a folder that can't
+    take it; the message is one line naming the path (:func:`output_problem`)."""
+
+
+def output_problem(path: str | Path, folder: bool = True) -> str | None:
+    """Why ``path`` can't be written as an output file, in one line naming it, or ``None``.
+
+    The one check of every path a command writes (``ddz eval --rows``, ``ddz league --save`` and
+    ``--plot``, ``ddz benchmark run --out``, the player's statistics, models, checkpoints):
+    something there that is not a regular file (a link, live or dangling, a folder, a device, a
+    FIFO, a socket) is refused, never replaced; so is a missing or read-only folder (unless
+    ``folder`` is false: a caller that creates it). Found without opening anything
+    (``os.lstat``)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        return f"{path}: can't be looked at ({exc.strerror or exc})"
+    if mode is not None and stat.S_ISLNK(mode):
+        what = "a dangling link" if not os.path.exists(path) else "a link"
+        return f"{path} is {what}, not a regular file: not replaced"
+    if mode is not None and not stat.S_ISREG(mode):
+        what = next((w for test, w in _KINDS if test(mode)), "not a regular file")
+        return f"{path} is {what}, not a regular file: not replaced"
+    parent = Path(path).parent
+    if not folder:
+        return None
+    if not parent.is_dir():
+        return f"{path}: the folder {parent} does not exist"
+    if not os.access(parent, os.W_OK):
+        return f"{path}: the folder {parent} is not writable"
+    return None
 
 
 class FileLocked(OSError):

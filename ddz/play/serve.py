@@ -86,7 +86,7 @@ def split_argv(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def check_game_options(argv: list[str]) -> int:
     """0 if the game's options are good (checked by ``ddz play``'s own rules and code checks,
     which print the one-line error), else the exit status."""
-    return session.main(argv, full_screen=lambda *a: 0)
+    return session.main(argv, full_screen=lambda *a: 0, prog="ddz serve")
 
 
 def public_url(host: str, port: int) -> str:

@@ -104,7 +104,7 @@ from ddz.play.table_model import (
 from ddz.play.text import Style
 from ddz_env.actions import BIDDING
 from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, parse_counts
-from ddz_env.codes import decode_deal, encode_deal
+from ddz_env.codes import decode_deal, encode_deal, split_redeals, with_redeals
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES
@@ -919,7 +919,8 @@ def build_parser() -> argparse.ArgumentParser:
         translate=_,
         wild_help=_(
             "the wildcard game: after the auction one rank is drawn and its cards are wild, "
-            "standing for any rank from 3 to 2 (soft bombs; three players; Easy or Normal bots)"
+            "standing for any rank from 3 to 2 (soft bombs; three players; every level: Hard "
+            "and Expert play it with the classic game's model)"
         ),
     )
     p.add_argument(
@@ -977,9 +978,11 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     full_screen: Callable[..., int | None] | None = None,
+    prog: str = "ddz play",
 ) -> int:
     """Entry point of ``ddz play``; ``stdin``/``stdout`` let tests drive it in-process;
-    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode."""
+    ``full_screen`` plays on the full-screen table, or returns ``None`` for the line mode;
+    ``prog``: the command its error lines name (``ddz serve`` checks a game's options here)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     set_language(language_in_argv(argv) or detect_language())  # for the help and usage errors
     args = build_parser().parse_args(argv)
@@ -989,23 +992,15 @@ def main(
     try:
         rules = play_rules(args)
     except RuleOptionError as exc:
-        print(f"ddz play: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    code_note = ""
-    if args.code is not None:
-        try:
-            played = rules_of_code(args.code, rules)
-            owner, first = decode_deal(args.code, ruleset=played)
-        except ValueError as exc:
-            line = _("ddz play: bad deal code {code}: {reason}")
-            reason = text.translate_code_error(str(exc))
-            print(line.format(code=text.quoted(args.code), reason=reason), file=sys.stderr)
-            return 2
-        args.code = encode_deal(owner, first, ruleset=played)  # canonical spelling
-        if played != rules:
-            code_note = _("deal {code} is a game of {rules}: it is played under those rules")
-            code_note = code_note.format(code=args.code, rules=rules_text(played))
-        rules = played
+    try:
+        rules, code_note = _rules_of_code_option(args, rules)
+    except ValueError as exc:
+        line = _("{prog}: bad deal code {code}: {reason}")
+        reason = text.translate_code_error(str(exc))
+        print(line.format(prog=prog, code=text.quoted(args.code), reason=reason), file=sys.stderr)
+        return 2
     for stream in (stdin, stdout):
         if stream is sys.stdin or stream is sys.stdout:
             try:  # undecodable input bytes become a typo, not a crash
@@ -1071,6 +1066,22 @@ def wild_rules(rules: Ruleset) -> Ruleset:
         line = _("{option} is not played with {others}")
         others = f"--players {rules.players}"
         raise RuleOptionError(line.format(option="--wild", others=others)) from None
+
+
+def _rules_of_code_option(args, rules: Ruleset) -> tuple[Ruleset, str]:
+    """The rules ``--code`` is played under (``rules`` without it) and a note when they are not
+    ``rules``; ``args.code`` is set to the code's canonical spelling. ``ValueError`` for a bad
+    code."""
+    if args.code is None:
+        return rules, ""
+    played = rules_of_code(args.code, rules)
+    owner, first = decode_deal(args.code, ruleset=played)
+    canonical = encode_deal(owner, first, ruleset=played)  # canonical spelling
+    args.code = with_redeals(canonical, split_redeals(args.code)[1])
+    if played == rules:
+        return rules, ""
+    note = _("deal {code} is a game of {rules}: it is played under those rules")
+    return played, note.format(code=args.code, rules=rules_text(played))
 
 
 def rules_of_code(code: str, rules: Ruleset) -> Ruleset:

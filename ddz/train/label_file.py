@@ -83,6 +83,8 @@ def load_labels(path: str | Path, ruleset=None) -> tuple[dict[str, np.ndarray], 
         if len({arrays[k].shape[:1] for k in FIELDS}) > 1:
             raise ModelFileError("its entries hold different numbers of rows")
         n = len(arrays["move"])
+        if n == 0:  # nothing to train on: refused rather than a run without labels
+            raise ModelFileError("it holds no labelled moves")
         width = packing(target).packed_size
         for name, dtype in FIELDS.items():
             a = arrays[name]

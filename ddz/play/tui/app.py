@@ -192,7 +192,7 @@ class DdzApp(App):
         self.error: BaseException | None = None
         #: this sitting's results (deal code, your points, the headline)
         self.recent: list[str] = []
-        #: the signal that closed the table (SIGTERM, SIGHUP), if one did
+        #: the signal that closed the table (SIGTERM, SIGHUP, SIGINT), if one did
         self.stopped: int | None = None
 
     # ------------------------------------------------------------------ layout
@@ -217,10 +217,11 @@ class DdzApp(App):
         self.in_thread(self._start)
 
     def _catch_signals(self) -> None:
-        """SIGTERM and SIGHUP close the table (the screen restored), then the line mode's
-        closing line is printed, with 128 + the signal's number as the exit status."""
+        """SIGTERM, SIGHUP and SIGINT close the table (the screen restored), then the line
+        mode's closing line is printed, the hand in play left as ``quit`` leaves it, with 128 +
+        the signal's number as the exit status."""
         loop = asyncio.get_running_loop()
-        for name in SIGNAL_NAMES:
+        for name in CLOSING_SIGNALS:
             signum = getattr(signal, name, None)
             try:
                 loop.add_signal_handler(signum, self.on_signal, signum)
@@ -822,6 +823,10 @@ def capital(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
+#: The signals that close the table, and the word of the closing line of each.
+CLOSING_SIGNALS = {**SIGNAL_NAMES, "SIGINT": N_("Interrupted")}
+
+
 def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
     app = (app_class or DdzApp)(options, color)
@@ -829,8 +834,10 @@ def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -
         app.run()
     except OSError:  # the terminal went away (a hang-up)
         app.stopped = app.stopped or getattr(signal, "SIGHUP", 1)
+    except KeyboardInterrupt:  # SIGINT before the table listened for it
+        app.stopped = app.stopped or signal.SIGINT
     if app.stopped is not None:
-        name = SIGNAL_NAMES.get(signal.Signals(app.stopped).name, N_("Stopped"))
+        name = CLOSING_SIGNALS.get(signal.Signals(app.stopped).name, N_("Stopped"))
         return _leave(sys.stdout, app.color, name, app.table, 128 + app.stopped)
     for line in app.farewell:
         print(line if app.color else Text.from_ansi(line).plain)

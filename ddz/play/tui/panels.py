@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Static
 
 from ddz.play import text
 from ddz.play.i18n import N_, _
-from ddz_env.codes import decode_deal, encode_deal
+from ddz_env.codes import decode_deal, encode_deal, split_redeals, with_redeals
 
 
 def translate_bindings(node) -> None:
@@ -136,7 +136,9 @@ class CodePanel(ModalScreen):
                 line.format(code=text.quoted(code), reason=reason)
             )
             return
-        self.dismiss(encode_deal(owner, first, rules.variants))
+        self.dismiss(
+            with_redeals(encode_deal(owner, first, rules.variants), split_redeals(code)[1])
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(None)
