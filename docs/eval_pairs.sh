@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Play the same arena runs with a checkout, to compare two checkouts' results (JSON):
 #
-#   docs/eval_pairs.sh TREE OUT_DIR       (then: diff OLD_OUT/NAME.json NEW_OUT/NAME.json,
-#                                           every field but "seconds" must be equal)
+#   docs/eval_pairs.sh TREE OUT_DIR       (then: python docs/compare_eval.py OLD_OUT NEW_OUT:
+#                                           every field but "seconds" and "provenance" equal)
 #
 # The pairs cover the rule bots, Hard and the Expert, four players, the rob auction with the
-# open hand, the auction, the kicker rule and the wildcard game. PYTHON picks the interpreter (default: python).
+# open hand, the auction, the kicker rule and the wildcard game. PYTHON picks the interpreter
+# (default: python).
 set -euo pipefail
 tree=$(cd "$1" && pwd); out=$2; python=${PYTHON:-python}
 mkdir -p "$out"
