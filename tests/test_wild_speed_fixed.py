@@ -1,4 +1,5 @@
-"""Fixed sets of the wildcard game, recorded once: the legal plays of 10,000 seeded hands (a
+"""Fixed results of the wildcard game, recorded once: Normal's choices at 421 seeded decisions and
+the legal plays of 10,000 seeded hands (a
 SHA-256 of their sorted play codes). The expected hashes were computed before the listing was
 rewritten for speed; any change to the sets of plays changes them."""
 
@@ -52,3 +53,19 @@ def test_legal_plays_one_hand_per_call_are_the_recorded_sets():
     picks = np.r_[0:150, 5000:5150]
     found = [legal_plays(rules, hands[i], int(wild[i]), int(table[i])) for i in picks]
     assert _digest(found) == SINGLE_SHA256
+
+
+#: sha256 of Normal's play codes (0: pass) at the decisions of 20 seeded wildcard deals
+NORMAL_SHA256 = "42b8a6e79a4e1d792a24c58c8c7b44968eaef0b4078c5336b248bb1a58d3b1f0"
+NORMAL_DECISIONS = 421
+
+
+def test_normals_wildcard_choices_are_the_recorded_ones():
+    from ddz.bench.wild_planner import clear_planner_caches, normal_choices, wild_planner_positions
+
+    infos = wild_planner_positions(20, seed=0)
+    clear_planner_caches()
+    actions = normal_choices(infos)
+    codes = [int(i.legal_plays[a - 1]) if a else 0 for i, a in zip(infos, actions)]
+    assert len(codes) == NORMAL_DECISIONS
+    assert hashlib.sha256(np.array(codes, np.int64).tobytes()).hexdigest() == NORMAL_SHA256
