@@ -1,7 +1,7 @@
-"""Fixed results of the wildcard game, recorded once: Normal's choices at 421 seeded decisions and
-the legal plays of 10,000 seeded hands (a
-SHA-256 of their sorted play codes). The expected hashes were computed before the listing was
-rewritten for speed; any change to the sets of plays changes them."""
+"""Fixed results of the wildcard game, recorded once: the legal plays of 10,000 seeded hands (a
+SHA-256 of their sorted play codes) and Normal's choices at 421 seeded decisions. The expected
+hashes were computed before the listing and the planner were rewritten for speed; any change
+to the sets of plays or to Normal's choices changes them."""
 
 from __future__ import annotations
 
