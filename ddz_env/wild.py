@@ -40,6 +40,7 @@ from .rules.base import ENGINE
 from .rules.wild import (
     _BOMB,
     _BOMB_SHIFT,
+    _ROCKET,
     _SHIFTS,
     BOMB_NAMES,
     HARD_BOMB,
@@ -80,10 +81,55 @@ def build_shortfall_tables(table) -> np.ndarray:
     return out
 
 
-def _fitting_rows(rules, hands, wild):
-    """(game, row, mandatory wilds (K, 15), natural counts (K, 15), wild count (K,)) of every
-    table row each hand can read given its wild rank: the rows whose shortfall over the
-    natural cards is at most the wild count (five table gathers per hand)."""
+def spending_tables(rules) -> tuple[np.ndarray, ...]:
+    """The ways of spending extra wild cards on every table row (:func:`build_spending_tables`),
+    built once per move table."""
+    return built(rules, "spending", lambda: build_spending_tables(move_table(rules.ruleset)))
+
+
+#: 4 bits per rank 3..2: the spent counts of :func:`build_spending_tables`, the guard bit of
+#: each field of a hand's natural counts
+_NIBBLES = np.int64(1) << (4 * np.arange(13, dtype=np.int64))
+_GUARDS = np.int64(8) * _NIBBLES.sum()
+MAX_WILDS = 4  # wild cards of one rank
+
+
+def build_spending_tables(table) -> tuple[np.ndarray, ...]:
+    """For every row and every way of reading up to four of its natural cards of ranks 3..2 as
+    extra wild cards (``e_k`` at rank ``k``, at most the row's count there), one entry, the
+    entries of each row ordered by their number of extra wild cards: (``start`` (N, 6): the
+    entries of row ``r`` with ``t`` extra wild cards are ``start[r, t]:start[r, t + 1]``,
+    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank, ``code`` (E,) int64 the ``e_k`` in
+    play-code units, ``extras`` (E,) int8 their sum). A hand may spend an entry when each
+    ``e_k`` is at most its natural count at ``k`` (the wild rank's natural count is 0)."""
+    counts = table.counts[:, :13].astype(np.int64)
+    n = len(table)
+    src = np.arange(n)
+    spent = np.zeros(n, np.int64)
+    code = np.zeros(n, np.int64)
+    extras = np.zeros(n, np.int64)
+    for k in range(13):
+        reps = np.minimum(counts[src, k], MAX_WILDS - extras) + 1
+        idx = np.repeat(np.arange(len(src)), reps)
+        extra = np.arange(len(idx)) - (np.cumsum(reps) - reps)[idx]
+        src, spent, code = (
+            src[idx],
+            spent[idx] + (extra << 4 * k),
+            code[idx] + (extra << _SHIFTS[k]),
+        )
+        extras = extras[idx] + extra
+    key = src * (MAX_WILDS + 1) + extras
+    order = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[order], np.arange(n * (MAX_WILDS + 1) + 1))
+    start = bounds[np.arange(n)[:, None] * (MAX_WILDS + 1) + np.arange(MAX_WILDS + 2)]
+    return start, spent[order], code[order], extras[order].astype(np.int8)
+
+
+def _fitting_rows(rules, hands, wild, table_plays):
+    """(game, row, shortfall (K, 15), wild cards left (K,)) of every table row each hand can
+    read given its wild rank: the rows whose shortfall over the natural cards is at most the
+    wild count (five table gathers per hand), and, following, that may beat the table play
+    (its type and length with a higher main, or a bomb or the rocket)."""
     table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
     hands = hands.astype(np.int16)
     rows = np.arange(len(hands))
@@ -91,7 +137,7 @@ def _fitting_rows(rules, hands, wild):
     nat[rows, wild] = 0
     w = hands[rows, wild]
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    g_all, r_all = [], []
+    g_all, r_all, t_all = [], [], []
     for start in range(0, len(hands), 64):  # (64, N) at a time
         part = slice(start, start + 64)
         total = shortfall[0, idx[part, 0]].astype(np.int16)
@@ -101,53 +147,47 @@ def _fitting_rows(rules, hands, wild):
         g, r = np.nonzero(total <= w[part, None])
         g_all.append(g + start)
         r_all.append(r)
-    g, r = np.concatenate(g_all), np.concatenate(r_all)
-    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0).astype(np.int8)
-    return g, r, short, nat[g], w[g]
+        t_all.append(total[g, r])
+    g, r, used = np.concatenate(g_all), np.concatenate(r_all), np.concatenate(t_all)
+    if table_plays is not None and np.any(table_plays):
+        on = table_plays[g]
+        mtype = table.type[r]
+        bomb = (mtype == _BOMB) | (mtype == _ROCKET)
+        same = (
+            (mtype == on & 15) & (table.length[r] == on >> 4 & 15) & (table.main[r] > on >> 8 & 15)
+        )
+        keep = (on == 0) | bomb | same
+        g, r, used = g[keep], r[keep], used[keep]
+    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0)
+    return g, r, short, w[g] - used, nat
 
 
-def _base_plays(table, g, rows, short, wild):
-    """The fitting rows with only their shortfall made of wild cards: (consumed (K, 15),
-    wild cards used (K,)). A wild card standing for its own rank is part of the shortfall."""
+def _spent(rules, g, r, left, nat):
+    """Every way of spending natural or wild cards on each fitting row (extra wild cards read
+    in place of natural ones, at most the ``left`` wild cards and the naturals held at each
+    rank): (index of its fitting row (M,), extra wild cards (M,), their code (M,))."""
+    start, spent, code, extras = spending_tables(rules)
+    lo = start[r, 0]
+    n = start[r, np.minimum(left, MAX_WILDS) + 1] - lo
+    fit = np.repeat(np.arange(len(r)), n)
+    idx = np.arange(len(fit)) + np.repeat(lo - (np.cumsum(n) - n), n)
+    natural = (np.minimum(nat[:, :13], 7).astype(np.int64) << (4 * np.arange(13))).sum(1)
+    room = (natural | _GUARDS)[g[fit]] - spent[idx]  # a guard bit stays where e_k <= natural
+    ok = (room & _GUARDS) == _GUARDS
+    fit, idx = fit[ok], idx[ok]
+    return fit, extras[idx].astype(np.int64), code[idx]
+
+
+def _codes_of(table, g, rows, short, wild, spent):
+    """Play codes of the spent readings (and the all-wild rule): (game, code). A code is linear
+    in the counts it holds, so an extra wild card read as rank ``k`` adds ``(1 << wild field) -
+    (1 << field k)``."""
+    src, extras, code = spent
     counts = table.counts[rows].astype(np.int16)
-    consumed = counts - short
     k = np.arange(len(g))
+    consumed = counts - short
     used = short[:, :13].sum(1, dtype=np.int16)
     consumed[k, wild[g]] = used
-    return consumed, used
-
-
-def _expand(table, g, rows, short, nat, w, wild):
-    """Every way of spending natural or wild cards on each fitting row (extra wild cards
-    replace natural ones rank by rank): (index of its fitting row (K,), play-code delta (K,),
-    extra wild cards (K,)). A code is linear in the counts it holds, so an extra wild card at
-    rank ``k`` adds ``(1 << wild field) - (1 << field k)``."""
-    n = len(g)
-    src = np.arange(n)
-    delta = np.zeros(n, np.int64)
-    extras = np.zeros(n, np.int8)
-    left = (w - short[:, :13].sum(1)).astype(np.int8)
-    wild_shift = _SHIFTS[wild[g]]
-    for k in range(13):
-        room = np.minimum(table.counts[rows, k], nat[:, k])  # naturals a wild card may replace
-        cap = np.minimum(room[src], left)
-        if not cap.any():
-            continue
-        reps = cap.astype(np.int64) + 1
-        idx = np.repeat(np.arange(len(src)), reps)
-        starts = np.cumsum(reps) - reps
-        extra = np.arange(len(idx)) - np.repeat(starts, reps)
-        src, left, delta, extras = src[idx], left[idx] - extra, delta[idx], extras[idx] + extra
-        delta += extra * ((np.int64(1) << wild_shift[src]) - (np.int64(1) << _SHIFTS[k]))
-    return src, delta, extras
-
-
-def _codes_of(table, g, rows, short, wild, expanded):
-    """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
-    src, delta, extras = expanded
-    consumed, used = _base_plays(table, g, rows, short, wild)
-    counts = table.counts[rows]
-    k = np.arange(len(g))
     naturals = consumed.sum(1) - used
     own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
     mtype, main = table.type[rows], table.main[rows]
@@ -155,14 +195,15 @@ def _codes_of(table, g, rows, short, wild, expanded):
     base = encode_play(mtype, table.length[rows], main, consumed)
     # cards of the wild rank alone read as their own rank only
     keep = ((naturals[src] - extras) > 0) | own[src]
-    src, delta, extras = src[keep], delta[keep], extras[keep]
+    src, extras, code = src[keep], extras[keep], code[keep]
+    gs = g[src]
     bomb = np.where(
-        main[src] == wild[g[src]],
+        main[src] == wild[gs],
         WILD_BOMB,
         np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
     )
     bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
-    return g[src], base[src] + delta + (bomb << _BOMB_SHIFT)
+    return gs, base[src] + (extras << _SHIFTS[wild[gs]]) - code + (bomb << _BOMB_SHIFT)
 
 
 _SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
@@ -176,13 +217,20 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     table = move_table(rules.ruleset)
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
-    g, rows, short, nat, w = _fitting_rows(rules, hands, wild)
-    expanded = _expand(table, g, rows, short, nat, w, wild)
-    g, codes = _codes_of(table, g, rows, short, wild, expanded)
     if table_plays is not None:
-        on = np.asarray(table_plays, np.int64)[g]
-        keep = beats(codes, on)
-        g, codes = g[keep], codes[keep]
+        table_plays = np.asarray(table_plays, np.int64)
+    g, rows, short, left, nat = _fitting_rows(rules, hands, wild, table_plays)
+    spent = _spent(rules, g, rows, left, nat)
+    g, codes = _codes_of(table, g, rows, short, wild, spent)
+    if table_plays is not None:
+        on = table_plays[g]
+        bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)  # other table plays: rows filtered
+        if bombs.any():
+            keep = ~bombs
+            keep[bombs] = beats(codes[bombs], on[bombs])
+            g, codes = g[keep], codes[keep]
+    if len(hands) == 1:
+        return [np.unique(codes)]
     # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
     out = []
     for start in range(0, len(hands), _SORT_GAMES):
