@@ -40,6 +40,7 @@ from .rules.base import ENGINE
 from .rules.wild import (
     _BOMB,
     _BOMB_SHIFT,
+    _CARDS_SHIFT,
     _ROCKET,
     _SHIFTS,
     BOMB_NAMES,
@@ -60,25 +61,34 @@ from .rules.wild import (
 __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
-def shortfall_tables(rules) -> np.ndarray:
+def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
     built once per move table."""
     return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
 
 
-def build_shortfall_tables(table) -> np.ndarray:
-    """(5, 125, N) uint8: for each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``) and
-    each count combination of the hand in it, the cards each row needs beyond those counts (a
-    joker missing counts 9: no wild card stands for a joker)."""
+#: a group's shortfall above this many cards never fits (four wild cards at most)
+_NO_FIT = 5
+
+
+def build_shortfall_tables(table) -> tuple[np.ndarray, np.ndarray]:
+    """For each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``), each count combination
+    of the hand in it and each row: (5, 125, N) uint8 the cards the row needs beyond those
+    counts (at most 5: a joker missing counts 5, no wild card stands for a joker), and (5, 125,
+    N) uint16 the cards missing at each rank, 3 bits per rank (the group's 9 bits of a play
+    code's cards, jokers left out)."""
     combos = np.arange(125)
     have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
-    out = np.zeros((5, 125, len(table)), np.uint8)
+    total = np.zeros((5, 125, len(table)), np.uint8)
+    packed = np.zeros((5, 125, len(table)), np.uint16)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks].astype(np.int16)
         short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
-        weight = np.where(ranks >= 13, 9, 1)
-        out[g] = np.minimum((short * weight).sum(-1), 255)
-    return out
+        weight = np.where(ranks >= 13, _NO_FIT, 1)
+        total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
+        short = np.where(ranks >= 13, 0, short)
+        packed[g] = short[..., 0] | short[..., 1] << 3 | short[..., 2] << 6
+    return total, packed
 
 
 def spending_tables(rules) -> tuple[np.ndarray, ...]:
@@ -126,21 +136,22 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
 
 
 def _fitting_rows(rules, hands, wild, table_plays):
-    """(game, row, shortfall (K, 15), wild cards left (K,)) of every table row each hand can
-    read given its wild rank: the rows whose shortfall over the natural cards is at most the
-    wild count (five table gathers per hand), and, following, that may beat the table play
-    (its type and length with a higher main, or a bomb or the rocket)."""
-    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
+    """(game, row, cards missing (K,) in play-code units, wild cards they take (K,), natural
+    counts (B, 15)) of every table row each hand can read given its wild rank: the rows whose
+    shortfall over the natural cards is at most the wild count (five table gathers per hand),
+    and, following, that may beat the table play (its type and length with a higher main, or a
+    bomb or the rocket)."""
+    table, (shortfall, packed) = move_table(rules.ruleset), shortfall_tables(rules)
     hands = hands.astype(np.int16)
     rows = np.arange(len(hands))
     nat = hands.copy()
     nat[rows, wild] = 0
-    w = hands[rows, wild]
+    w = hands[rows, wild].astype(np.uint8)
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
     g_all, r_all, t_all = [], [], []
     for start in range(0, len(hands), 64):  # (64, N) at a time
         part = slice(start, start + 64)
-        total = shortfall[0, idx[part, 0]].astype(np.int16)
+        total = shortfall[0, idx[part, 0]]
         for g in range(1, 5):
             total += shortfall[g, idx[part, g]]
         total[:, 0] = 99  # pass
@@ -153,13 +164,13 @@ def _fitting_rows(rules, hands, wild, table_plays):
         on = table_plays[g]
         mtype = table.type[r]
         bomb = (mtype == _BOMB) | (mtype == _ROCKET)
-        same = (
-            (mtype == on & 15) & (table.length[r] == on >> 4 & 15) & (table.main[r] > on >> 8 & 15)
-        )
-        keep = (on == 0) | bomb | same
+        same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
+        keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
         g, r, used = g[keep], r[keep], used[keep]
-    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0)
-    return g, r, short, w[g] - used, nat
+    short = np.zeros(len(g), np.int64)
+    for k in range(5):
+        short |= packed[k, idx[g, k], r].astype(np.int64) << (_CARDS_SHIFT + 9 * k)
+    return g, r, short, used.astype(np.int64), nat
 
 
 def _spent(rules, g, r, left, nat):
@@ -172,38 +183,46 @@ def _spent(rules, g, r, left, nat):
     fit = np.repeat(np.arange(len(r)), n)
     idx = np.arange(len(fit)) + np.repeat(lo - (np.cumsum(n) - n), n)
     natural = (np.minimum(nat[:, :13], 7).astype(np.int64) << (4 * np.arange(13))).sum(1)
-    room = (natural | _GUARDS)[g[fit]] - spent[idx]  # a guard bit stays where e_k <= natural
+    room = (natural | _GUARDS)[g][fit] - spent[idx]  # a guard bit stays where e_k <= natural
     ok = (room & _GUARDS) == _GUARDS
     fit, idx = fit[ok], idx[ok]
-    return fit, extras[idx].astype(np.int64), code[idx]
+    return fit, extras[idx], code[idx]
 
 
-def _codes_of(table, g, rows, short, wild, spent):
+def _codes_of(rules, g, rows, short, used, wild, spent):
     """Play codes of the spent readings (and the all-wild rule): (game, code). A code is linear
-    in the counts it holds, so an extra wild card read as rank ``k`` adds ``(1 << wild field) -
-    (1 << field k)``."""
+    in the counts it holds, so a missing card read from a wild card moves one unit from its
+    rank's field to the wild rank's, and so does each extra wild card."""
     src, extras, code = spent
-    counts = table.counts[rows].astype(np.int16)
-    k = np.arange(len(g))
-    consumed = counts - short
-    used = short[:, :13].sum(1, dtype=np.int16)
-    consumed[k, wild[g]] = used
-    naturals = consumed.sum(1) - used
-    own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
-    mtype, main = table.type[rows], table.main[rows]
-    nat_main = consumed[k, np.clip(main, 0, 14)]
-    base = encode_play(mtype, table.length[rows], main, consumed)
-    # cards of the wild rank alone read as their own rank only
-    keep = ((naturals[src] - extras) > 0) | own[src]
+    table, (row_code, own_rank) = move_table(rules.ruleset), row_codes(rules)
+    wild_k = wild[g]
+    unit = np.int64(1) << _SHIFTS[wild_k]
+    # per fitting row: cards of the wild rank alone read as their own rank only, so at most
+    # its natural cards less one may turn wild (all of them when the row is of the wild rank)
+    cap = np.where(own_rank[rows] == wild_k, MAX_WILDS + 1, table.size[rows] - used)
+    bomb = table.type[rows] == _BOMB
+    wild_bomb = bomb & (table.main[rows] == wild_k)
+    klass = np.where(wild_bomb, WILD_BOMB, np.where(bomb, SOFT_BOMB, 0)).astype(np.int64)
+    base = row_code[rows] - short + used * unit + (klass << _BOMB_SHIFT)
+    hard = np.where(bomb & ~wild_bomb & (used == 0), (HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT, 0)
+    keep = extras < cap[src]
     src, extras, code = src[keep], extras[keep], code[keep]
-    gs = g[src]
-    bomb = np.where(
-        main[src] == wild[gs],
-        WILD_BOMB,
-        np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
-    )
-    bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
-    return gs, base[src] + (extras << _SHIFTS[wild[gs]]) - code + (bomb << _BOMB_SHIFT)
+    codes = base[src] - code + extras * unit[src] + np.where(extras == 0, hard[src], 0)
+    return g[src], codes
+
+
+def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
+    """Per table row: its play code with no wild card (the cards it holds consumed, not a
+    bomb class) and the rank of all its cards (-1: several ranks), built once."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        codes = encode_play(table.type, table.length, table.main, table.counts)
+        ranks = np.argmax(table.counts, 1)
+        own = np.where(table.counts.max(1) == table.counts.sum(1), ranks, -1)
+        return codes, own
+
+    return built(rules, "row codes", build)
 
 
 _SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
@@ -214,14 +233,13 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
     wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
     (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
-    table = move_table(rules.ruleset)
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
     if table_plays is not None:
         table_plays = np.asarray(table_plays, np.int64)
-    g, rows, short, left, nat = _fitting_rows(rules, hands, wild, table_plays)
-    spent = _spent(rules, g, rows, left, nat)
-    g, codes = _codes_of(table, g, rows, short, wild, spent)
+    g, rows, short, used, nat = _fitting_rows(rules, hands, wild, table_plays)
+    spent = _spent(rules, g, rows, hands[g, wild[g]] - used, nat)
+    g, codes = _codes_of(rules, g, rows, short, used, wild, spent)
     if table_plays is not None:
         on = table_plays[g]
         bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)  # other table plays: rows filtered
@@ -230,7 +248,8 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
             keep[bombs] = beats(codes[bombs], on[bombs])
             g, codes = g[keep], codes[keep]
     if len(hands) == 1:
-        return [np.unique(codes)]
+        codes = np.sort(codes)
+        return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
     # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
     out = []
     for start in range(0, len(hands), _SORT_GAMES):
