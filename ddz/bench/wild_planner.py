@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from ddz.bench.engine import WILD
 from ddz_env.game import PLAY, Game
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.rules import Ruleset
@@ -23,7 +24,7 @@ def wild_planner_positions(games: int = 20, seed: int = 0) -> list[InfoSet]:
     from ddz.agents.rule_bots import NormalAgent
 
     agent, out = NormalAgent(), []
-    ruleset = Ruleset(game="wild", bidding="none")
+    ruleset = Ruleset(game=WILD, bidding="none")
     for g in range(games):
         game = Game(1, ruleset, seed=seed + g)
         while not game.done[0]:
