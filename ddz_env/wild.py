@@ -155,7 +155,7 @@ def _fitting_rows(rules, hands, wild, table_plays):
         for g in range(1, 5):
             total += shortfall[g, idx[part, g]]
         total[:, 0] = 99  # pass
-        g, r = np.nonzero(total <= w[part, None])
+        g, r = np.divmod(np.flatnonzero(total <= w[part, None]), total.shape[1])
         g_all.append(g + start)
         r_all.append(r)
         t_all.append(total[g, r])
@@ -167,9 +167,11 @@ def _fitting_rows(rules, hands, wild, table_plays):
         same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
         keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
         g, r, used = g[keep], r[keep], used[keep]
+    at = idx * packed.shape[2]  # (B, 5): each hand's rows of the groups' flat tables
     short = np.zeros(len(g), np.int64)
     for k in range(5):
-        short |= packed[k, idx[g, k], r].astype(np.int64) << (_CARDS_SHIFT + 9 * k)
+        missing = packed[k].reshape(-1).take(at[:, k][g] + r).astype(np.int64)
+        short |= missing << (_CARDS_SHIFT + 9 * k)
     return g, r, short, used.astype(np.int64), nat
 
 
