@@ -40,6 +40,8 @@ from .rules.base import ENGINE
 from .rules.wild import (
     _BOMB,
     _BOMB_SHIFT,
+    _CARDS_SHIFT,
+    _ROCKET,
     _SHIFTS,
     BOMB_NAMES,
     HARD_BOMB,
@@ -59,110 +61,170 @@ from .rules.wild import (
 __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
-def shortfall_tables(rules) -> np.ndarray:
+def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
     built once per move table."""
     return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
 
 
-def build_shortfall_tables(table) -> np.ndarray:
-    """(5, 125, N) uint8: for each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``) and
-    each count combination of the hand in it, the cards each row needs beyond those counts (a
-    joker missing counts 9: no wild card stands for a joker)."""
+#: a group's shortfall above this many cards never fits (four wild cards at most)
+_NO_FIT = 5
+
+
+def build_shortfall_tables(table) -> tuple[np.ndarray, np.ndarray]:
+    """For each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``), each count combination
+    of the hand in it and each row: (5, 125, N) uint8 the cards the row needs beyond those
+    counts (at most 5: a joker missing counts 5, no wild card stands for a joker), and (5, 125,
+    N) uint16 the cards missing at each rank, 3 bits per rank (the group's 9 bits of a play
+    code's cards, jokers left out)."""
     combos = np.arange(125)
     have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
-    out = np.zeros((5, 125, len(table)), np.uint8)
+    total = np.zeros((5, 125, len(table)), np.uint8)
+    packed = np.zeros((5, 125, len(table)), np.uint16)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks].astype(np.int16)
         short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
-        weight = np.where(ranks >= 13, 9, 1)
-        out[g] = np.minimum((short * weight).sum(-1), 255)
-    return out
+        weight = np.where(ranks >= 13, _NO_FIT, 1)
+        total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
+        short = np.where(ranks >= 13, 0, short)
+        packed[g] = short[..., 0] | short[..., 1] << 3 | short[..., 2] << 6
+    return total, packed
 
 
-def _fitting_rows(rules, hands, wild):
-    """(game, row, mandatory wilds (K, 15), natural counts (K, 15), wild count (K,)) of every
-    table row each hand can read given its wild rank: the rows whose shortfall over the
-    natural cards is at most the wild count (five table gathers per hand)."""
-    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
+def spending_tables(rules) -> tuple[np.ndarray, ...]:
+    """The ways of spending extra wild cards on every table row (:func:`build_spending_tables`),
+    built once per move table."""
+    return built(rules, "spending", lambda: build_spending_tables(move_table(rules.ruleset)))
+
+
+#: 4 bits per rank 3..2: the spent counts of :func:`build_spending_tables`, the guard bit of
+#: each field of a hand's natural counts
+_NIBBLES = np.int64(1) << (4 * np.arange(13, dtype=np.int64))
+_GUARDS = np.int64(8) * _NIBBLES.sum()
+MAX_WILDS = 4  # wild cards of one rank
+
+
+def build_spending_tables(table) -> tuple[np.ndarray, ...]:
+    """For every row and every way of reading up to four of its natural cards of ranks 3..2 as
+    extra wild cards (``e_k`` at rank ``k``, at most the row's count there), one entry, the
+    entries of each row ordered by their number of extra wild cards: (``start`` (N, 6): the
+    entries of row ``r`` with ``t`` extra wild cards are ``start[r, t]:start[r, t + 1]``,
+    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank, ``code`` (E,) int64 the ``e_k`` in
+    play-code units, ``extras`` (E,) int8 their sum). A hand may spend an entry when each
+    ``e_k`` is at most its natural count at ``k`` (the wild rank's natural count is 0)."""
+    counts = table.counts[:, :13].astype(np.int64)
+    n = len(table)
+    src = np.arange(n)
+    spent = np.zeros(n, np.int64)
+    code = np.zeros(n, np.int64)
+    extras = np.zeros(n, np.int64)
+    for k in range(13):
+        reps = np.minimum(counts[src, k], MAX_WILDS - extras) + 1
+        idx = np.repeat(np.arange(len(src)), reps)
+        extra = np.arange(len(idx)) - (np.cumsum(reps) - reps)[idx]
+        src, spent, code = (
+            src[idx],
+            spent[idx] + (extra << 4 * k),
+            code[idx] + (extra << _SHIFTS[k]),
+        )
+        extras = extras[idx] + extra
+    key = src * (MAX_WILDS + 1) + extras
+    order = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[order], np.arange(n * (MAX_WILDS + 1) + 1))
+    start = bounds[np.arange(n)[:, None] * (MAX_WILDS + 1) + np.arange(MAX_WILDS + 2)]
+    return start, spent[order], code[order], extras[order].astype(np.int8)
+
+
+def _fitting_rows(rules, hands, wild, table_plays):
+    """(game, row, cards missing (K,) in play-code units, wild cards they take (K,), natural
+    counts (B, 15)) of every table row each hand can read given its wild rank: the rows whose
+    shortfall over the natural cards is at most the wild count (five table gathers per hand),
+    and, following, that may beat the table play (its type and length with a higher main, or a
+    bomb or the rocket)."""
+    table, (shortfall, packed) = move_table(rules.ruleset), shortfall_tables(rules)
     hands = hands.astype(np.int16)
     rows = np.arange(len(hands))
     nat = hands.copy()
     nat[rows, wild] = 0
-    w = hands[rows, wild]
+    w = hands[rows, wild].astype(np.uint8)
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    g_all, r_all = [], []
+    g_all, r_all, t_all = [], [], []
     for start in range(0, len(hands), 64):  # (64, N) at a time
         part = slice(start, start + 64)
-        total = shortfall[0, idx[part, 0]].astype(np.int16)
+        total = shortfall[0, idx[part, 0]]
         for g in range(1, 5):
             total += shortfall[g, idx[part, g]]
         total[:, 0] = 99  # pass
-        g, r = np.nonzero(total <= w[part, None])
+        g, r = np.divmod(np.flatnonzero(total <= w[part, None]), total.shape[1])
         g_all.append(g + start)
         r_all.append(r)
-    g, r = np.concatenate(g_all), np.concatenate(r_all)
-    short = np.maximum(table.counts[r].astype(np.int16) - nat[g], 0).astype(np.int8)
-    return g, r, short, nat[g], w[g]
+        t_all.append(total[g, r])
+    g, r, used = np.concatenate(g_all), np.concatenate(r_all), np.concatenate(t_all)
+    if table_plays is not None and np.any(table_plays):
+        on = table_plays[g]
+        mtype = table.type[r]
+        bomb = (mtype == _BOMB) | (mtype == _ROCKET)
+        same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
+        keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
+        g, r, used = g[keep], r[keep], used[keep]
+    at = idx * packed.shape[2]  # (B, 5): each hand's rows of the groups' flat tables
+    short = np.zeros(len(g), np.int64)
+    for k in range(5):
+        missing = packed[k].reshape(-1).take(at[:, k][g] + r).astype(np.int64)
+        short |= missing << (_CARDS_SHIFT + 9 * k)
+    return g, r, short, used.astype(np.int64), nat
 
 
-def _base_plays(table, g, rows, short, wild):
-    """The fitting rows with only their shortfall made of wild cards: (consumed (K, 15),
-    wild cards used (K,)). A wild card standing for its own rank is part of the shortfall."""
-    counts = table.counts[rows].astype(np.int16)
-    consumed = counts - short
-    k = np.arange(len(g))
-    used = short[:, :13].sum(1, dtype=np.int16)
-    consumed[k, wild[g]] = used
-    return consumed, used
+def _spent(rules, g, r, left, nat):
+    """Every way of spending natural or wild cards on each fitting row (extra wild cards read
+    in place of natural ones, at most the ``left`` wild cards and the naturals held at each
+    rank): (index of its fitting row (M,), extra wild cards (M,), their code (M,))."""
+    start, spent, code, extras = spending_tables(rules)
+    lo = start[r, 0]
+    n = start[r, np.minimum(left, MAX_WILDS) + 1] - lo
+    fit = np.repeat(np.arange(len(r)), n)
+    idx = np.arange(len(fit)) + np.repeat(lo - (np.cumsum(n) - n), n)
+    natural = (np.minimum(nat[:, :13], 7).astype(np.int64) << (4 * np.arange(13))).sum(1)
+    room = (natural | _GUARDS)[g][fit] - spent[idx]  # a guard bit stays where e_k <= natural
+    ok = (room & _GUARDS) == _GUARDS
+    fit, idx = fit[ok], idx[ok]
+    return fit, extras[idx], code[idx]
 
 
-def _expand(table, g, rows, short, nat, w, wild):
-    """Every way of spending natural or wild cards on each fitting row (extra wild cards
-    replace natural ones rank by rank): (index of its fitting row (K,), play-code delta (K,),
-    extra wild cards (K,)). A code is linear in the counts it holds, so an extra wild card at
-    rank ``k`` adds ``(1 << wild field) - (1 << field k)``."""
-    n = len(g)
-    src = np.arange(n)
-    delta = np.zeros(n, np.int64)
-    extras = np.zeros(n, np.int8)
-    left = (w - short[:, :13].sum(1)).astype(np.int8)
-    wild_shift = _SHIFTS[wild[g]]
-    for k in range(13):
-        room = np.minimum(table.counts[rows, k], nat[:, k])  # naturals a wild card may replace
-        cap = np.minimum(room[src], left)
-        if not cap.any():
-            continue
-        reps = cap.astype(np.int64) + 1
-        idx = np.repeat(np.arange(len(src)), reps)
-        starts = np.cumsum(reps) - reps
-        extra = np.arange(len(idx)) - np.repeat(starts, reps)
-        src, left, delta, extras = src[idx], left[idx] - extra, delta[idx], extras[idx] + extra
-        delta += extra * ((np.int64(1) << wild_shift[src]) - (np.int64(1) << _SHIFTS[k]))
-    return src, delta, extras
+def _codes_of(rules, g, rows, short, used, wild, spent):
+    """Play codes of the spent readings (and the all-wild rule): (game, code). A code is linear
+    in the counts it holds, so a missing card read from a wild card moves one unit from its
+    rank's field to the wild rank's, and so does each extra wild card."""
+    src, extras, code = spent
+    table, (row_code, own_rank) = move_table(rules.ruleset), row_codes(rules)
+    wild_k = wild[g]
+    unit = np.int64(1) << _SHIFTS[wild_k]
+    # per fitting row: cards of the wild rank alone read as their own rank only, so at most
+    # its natural cards less one may turn wild (all of them when the row is of the wild rank)
+    cap = np.where(own_rank[rows] == wild_k, MAX_WILDS + 1, table.size[rows] - used)
+    bomb = table.type[rows] == _BOMB
+    wild_bomb = bomb & (table.main[rows] == wild_k)
+    klass = np.where(wild_bomb, WILD_BOMB, np.where(bomb, SOFT_BOMB, 0)).astype(np.int64)
+    base = row_code[rows] - short + used * unit + (klass << _BOMB_SHIFT)
+    hard = np.where(bomb & ~wild_bomb & (used == 0), (HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT, 0)
+    keep = extras < cap[src]
+    src, extras, code = src[keep], extras[keep], code[keep]
+    codes = base[src] - code + extras * unit[src] + np.where(extras == 0, hard[src], 0)
+    return g[src], codes
 
 
-def _codes_of(table, g, rows, short, wild, expanded):
-    """Play codes of the expanded readings (and the all-wild rule): (game, code)."""
-    src, delta, extras = expanded
-    consumed, used = _base_plays(table, g, rows, short, wild)
-    counts = table.counts[rows]
-    k = np.arange(len(g))
-    naturals = consumed.sum(1) - used
-    own = counts[k, wild[g]] == counts.sum(1)  # only cards read as the wild rank
-    mtype, main = table.type[rows], table.main[rows]
-    nat_main = consumed[k, np.clip(main, 0, 14)]
-    base = encode_play(mtype, table.length[rows], main, consumed)
-    # cards of the wild rank alone read as their own rank only
-    keep = ((naturals[src] - extras) > 0) | own[src]
-    src, delta, extras = src[keep], delta[keep], extras[keep]
-    bomb = np.where(
-        main[src] == wild[g[src]],
-        WILD_BOMB,
-        np.where(nat_main[src] - extras == 4, HARD_BOMB, SOFT_BOMB),
-    )
-    bomb = np.where(mtype[src] == _BOMB, bomb, 0).astype(np.int64)
-    return g[src], base[src] + delta + (bomb << _BOMB_SHIFT)
+def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
+    """Per table row: its play code with no wild card (the cards it holds consumed, not a
+    bomb class) and the rank of all its cards (-1: several ranks), built once."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        codes = encode_play(table.type, table.length, table.main, table.counts)
+        ranks = np.argmax(table.counts, 1)
+        own = np.where(table.counts.max(1) == table.counts.sum(1), ranks, -1)
+        return codes, own
+
+    return built(rules, "row codes", build)
 
 
 _SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
@@ -173,16 +235,23 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
     wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
     (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
-    table = move_table(rules.ruleset)
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
-    g, rows, short, nat, w = _fitting_rows(rules, hands, wild)
-    expanded = _expand(table, g, rows, short, nat, w, wild)
-    g, codes = _codes_of(table, g, rows, short, wild, expanded)
     if table_plays is not None:
-        on = np.asarray(table_plays, np.int64)[g]
-        keep = beats(codes, on)
-        g, codes = g[keep], codes[keep]
+        table_plays = np.asarray(table_plays, np.int64)
+    g, rows, short, used, nat = _fitting_rows(rules, hands, wild, table_plays)
+    spent = _spent(rules, g, rows, hands[g, wild[g]] - used, nat)
+    g, codes = _codes_of(rules, g, rows, short, used, wild, spent)
+    if table_plays is not None:
+        on = table_plays[g]
+        bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)  # other table plays: rows filtered
+        if bombs.any():
+            keep = ~bombs
+            keep[bombs] = beats(codes[bombs], on[bombs])
+            g, codes = g[keep], codes[keep]
+    if len(hands) == 1:
+        codes = np.sort(codes)
+        return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
     # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
     out = []
     for start in range(0, len(hands), _SORT_GAMES):

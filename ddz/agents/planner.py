@@ -742,14 +742,15 @@ class PlayTable:
         self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
         self._listed = len(self.codes)
         self._rows: dict[tuple, list[int]] = {}
-        for i in range(1, self._listed):
-            self._rows.setdefault(self._reading(i), []).append(i)
+        readings = zip(
+            self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
+        )
+        for i, reading in enumerate(readings):
+            if i:
+                self._rows.setdefault(reading, []).append(i)
 
     def __len__(self) -> int:
         return self._listed
-
-    def _reading(self, i: int) -> tuple[int, int, int, int]:
-        return int(self.type[i]), int(self.length[i]), int(self.main[i]), int(self.size[i])
 
     def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
         """The listed rows of a reading (type, length or bomb class, main, size)."""

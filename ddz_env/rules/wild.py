@@ -117,8 +117,10 @@ def play_fields(codes) -> dict[str, np.ndarray]:
 
 def decode_play(code: int) -> tuple[int, int, int, int, np.ndarray]:
     """(type, length, main, bomb class, consumed (15,)) of one play code."""
-    f = play_fields(np.int64(code))
-    return int(f["type"]), int(f["length"]), int(f["main"]), int(f["bomb"]), f["consumed"]
+    code = int(code)
+    main = code >> 8 & 15 if code else -1
+    consumed = play_consumed(np.int64(code))
+    return code & 15, code >> 4 & 15, main, code >> _BOMB_SHIFT & 3, consumed
 
 
 def strength(codes) -> np.ndarray:
