@@ -700,3 +700,21 @@ def test_ctrl_q_leaves_the_hand_as_quit_does(tmp_path, when):
     )
     saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
     assert saved["games"] == 1 and saved["points"] < 0
+
+
+@pytest.mark.heavy
+def test_enter_plays_the_hint_raised_after_a_click_on_hint():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        await pilot.click("#hint")
+        raised = hand.picked()
+        assert raised
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.table.model.hints_used == 1
+        assert all(c not in app.table.model.cards[0] for c in raised)
+
+    drive(app, script)

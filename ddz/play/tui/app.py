@@ -157,6 +157,7 @@ class DdzApp(App):
         Binding("f4", "counter", N_("Counter")),
         Binding("f5", "open_code", N_("Open by code")),
         Binding("escape", "clear", N_("Clear"), show=False),
+        Binding("enter", "press('play')", show=False),  # the log or the table focused
         Binding("ctrl+q", "leave", N_("Quit"), priority=True),
     ]
 
@@ -206,8 +207,10 @@ class DdzApp(App):
         yield Static("", id="status")
         with Horizontal(id="controls"):
             yield Entry(placeholder=_("type cards (33 44 55, bj rj) or a command"), id="entry")
-            for name in BUTTONS:
-                yield Button("", id=name, compact=True)
+            for name in BUTTONS:  # a click leaves the focus where it was: Enter still plays
+                button = Button("", id=name, compact=True)
+                button.can_focus = False
+                yield button
         yield Footer()
 
     def on_mount(self) -> None:
@@ -619,6 +622,10 @@ class DdzApp(App):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.press(event.button.id)
+
+    def action_press(self, name: str) -> None:
+        """A key bound to a button (Enter on the hand or the log: Play)."""
+        self.press(name)
 
     def press(self, name: str) -> None:
         """A button or its key."""
