@@ -420,3 +420,16 @@ def test_a_long_bomb_label_fits_the_result_cards_column():
     assert rows[1] == "  8-card bomb of 10s (Across)  ×2"
     assert rows[0] == "  Bid                          0"  # the column widened for it
     assert rows[2].startswith("  Points                       bid 0 × multiplier 1")
+
+
+def test_the_hand_is_in_rank_then_suit_order():
+    deck = RULES.deck
+    kings = [c for c in range(deck.num_cards) if deck.card_ranks[c] == 10]
+    shown = deck.format_cards(kings).split()
+    assert shown == ["K♠", "K♠", "K♥", "K♥", "K♣", "K♣", "K♦", "K♦"]
+    pytest.importorskip("textual")
+    from ddz.play.tui.hand import HandView
+
+    hand = HandView()
+    hand.show(kings[::-1] + [0, 1], deck)
+    assert [hand.labels[c] for c in hand.cards] == ["3♠", "3♥", *shown]

@@ -42,9 +42,9 @@ class HandView(Widget, can_focus=True):
 
     # ------------------------------------------------------------------ contents
     def show(self, cards, deck, kitty=(), color: bool = True, wild: int = -1) -> None:
-        """Show ``cards`` (ids, sorted); the picked cards still held stay picked; in the
+        """Show ``cards`` (ids) by rank, then suit; the picked cards still held stay picked; in the
         wildcard game the cards of the ``wild`` rank (once drawn) carry its mark."""
-        self.cards = sorted(int(c) for c in cards)
+        self.cards = deck.in_order(cards)
         mark = {c: WILD_MARK if int(deck.card_ranks[c]) == wild else "" for c in self.cards}
         self.labels = {c: deck.format_card(c) + mark[c] for c in self.cards}
         self.red = {c for c in self.cards if "\x1b[31m" in deck.format_card(c, True)}
