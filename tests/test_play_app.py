@@ -718,3 +718,27 @@ def test_enter_plays_the_hint_raised_after_a_click_on_hint():
         assert all(c not in app.table.model.cards[0] for c in raised)
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("lang", ["id", "pt", "en"])
+def test_the_counter_fits_the_table_in_every_language(lang):
+    from ddz.play.text import visible_len
+    from ddz_env.infoset import infoset
+
+    i18n.set_language(lang)
+    app = make_app(code=CODE)
+    widths = {}
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        for size in ((120, 40), (80, 24), (160, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            app.refresh_table()
+            info = infoset(app.table.game, 0, 0)
+            lines = [row[2:] for row in app.renderer.counter_rows(info)]
+            widths[size] = (max(visible_len(x) for x in lines), app.term.width)
+
+    drive(app, script)
+    assert all(longest <= width for longest, width in widths.values()), widths

@@ -187,14 +187,21 @@ class Renderer:
         if info.open_hand is not None and info.landlord != HUMAN:
             unseen = info.unseen().astype(np.int64) - info.open_hand
             kitty = np.zeros_like(kitty)
-        rows = text.counter_lines(unseen, self.style, self.term.width, self.wild, WILD_MARK)
         col = self.col + 1
-        out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
+        room = self.term.width - col - 2  # beside the label column (its translation's width)
+        above = room < text.COUNTER_HALF  # too narrow beside it: each label above its rows
+        if above:
+            col, room = 1, self.term.width - 3
+
+        def labelled(label: str, rows: list[str]) -> list[str]:
+            if above:
+                return [f"  {label}", *(f"   {row}" for row in rows)]
+            return [f"  {pad(label if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
+
+        rows = text.counter_lines(unseen, self.style, room, self.wild, WILD_MARK)
+        out = labelled(_("Unseen"), rows)
         if kitty.any():
-            kept = text.counter_lines(kitty, self.style, self.term.width)[1::2]
-            out += [
-                f"  {pad(_(KITTY_ROW) if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
-            ]
+            out += labelled(_(KITTY_ROW), text.counter_lines(kitty, self.style, room)[1::2])
             out.append(f"  {'':<{col}} " + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
         return out
 
