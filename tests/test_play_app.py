@@ -742,3 +742,43 @@ def test_the_counter_fits_the_table_in_every_language(lang):
 
     drive(app, script)
     assert all(longest <= width for longest, width in widths.values()), widths
+
+
+@pytest.mark.heavy
+def test_a_resize_wraps_the_log_again_and_the_title_and_status_fit():
+    from tests.test_play_four import CODE as FOUR_CODE
+
+    i18n.set_language("pt")
+    app = make_app(Ruleset(players=4), code=FOUR_CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.3)
+        shown = status(app)  # the assessment of the hand, longer than a line
+        assert len(shown) > app.query_one("#status").content_size.width
+        assert app.query_one("#status").region.height == 2
+        await pilot.press("3")
+        await until(pilot, app, "play")
+        log = app.query_one("#log")
+        width = log.scrollable_content_region.width
+        assert all(strip.cell_length <= width for strip in log.lines)
+        assert FOUR_CODE in "".join(strip.text.strip() for strip in log.lines)  # none cut off
+        title = app.query_one("#title")
+        assert FOUR_CODE in str(title.render()) and title.region.height == 2
+
+    drive(app, script, size=(120, 40))
+
+
+@pytest.mark.heavy
+def test_a_new_deal_starts_on_an_empty_log():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await by_keys(pilot, app)
+        await pilot.press("n")
+        await pilot.pause(0.1)
+        shown = "\n".join(strip.text for strip in app.query_one("#log").lines)
+        assert "Result" not in shown and "Deal code: " + CODE not in shown
+
+    drive(app, script)

@@ -119,6 +119,33 @@ class TableBox(VerticalScroll):
             self.app.refresh_table()
 
 
+class LogView(RichLog):
+    """The move log: its lines are kept and wrapped again to the new width on a resize."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.kept: list[Text] = []
+        self.wrapped_at = 0
+
+    def add(self, line: Text) -> None:
+        self.kept.append(line)
+        self.write(line)
+
+    def restart(self) -> None:
+        """An empty log (a new hand)."""
+        self.kept = []
+        self.clear()
+
+    def on_resize(self, event) -> None:
+        width = self.scrollable_content_region.width
+        if self._size_known and self.wrapped_at and width != self.wrapped_at:
+            self.clear()
+            for line in self.kept:
+                self.write(line, scroll_end=False)
+            self.scroll_end(animate=False)
+        self.wrapped_at = width
+
+
 class LogTerm:
     """The renderer's terminal on the full-screen table: its lines go to the move log (and,
     from the result on, to the result card: :attr:`capture`)."""
@@ -202,7 +229,7 @@ class DdzApp(App):
         with Horizontal(id="top"):
             with TableBox(id="table-box"):
                 yield Static("", id="table")
-            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+            yield LogView(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield HandView(id="hand")
         yield Static("", id="status")
         with Horizontal(id="controls"):
@@ -364,7 +391,7 @@ class DdzApp(App):
         """A line of the hand."""
         if self.leaving:
             self.farewell.append(line)
-        self.query_one("#log", RichLog).write(self.rich(GAPS.sub("  ", line)))
+        self.query_one("#log", LogView).add(self.rich(GAPS.sub("  ", line)))
 
     def rich(self, line: str) -> Text:
         return Text.from_ansi(line) if self.color else Text(line)
@@ -759,8 +786,10 @@ class DdzApp(App):
         if choice == "code":
             self.push_screen(CodePanel(self.table.rules), self.open_code)
         elif choice == "r":
+            self.query_one("#log", LogView).restart()  # each hand on a log of its own
             self.choose(self.table.replay)
         elif choice == "n":
+            self.query_one("#log", LogView).restart()
             self.choose(self.table.new_deal)
         elif choice == "q":
             self.quit_table()
@@ -804,6 +833,7 @@ class DdzApp(App):
         """Play the deal ``code`` next (not counted); a hand in play is left as ``quit`` leaves
         it (a loss once the bidding is over)."""
         t = self.table
+        self.query_one("#log", LogView).restart()
         if not t.model.over():
             self.add_log(self.term.style.yellow(t.abandon()[1]))
         self.act(t.new_deal, code)
