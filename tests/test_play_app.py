@@ -782,3 +782,25 @@ def test_a_new_deal_starts_on_an_empty_log():
         assert "Result" not in shown and "Deal code: " + CODE not in shown
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_tab_to_the_hand_where_the_single_keys_act():
+    app = make_app(code=CODE, undo=True)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        await pilot.press("tab")
+        assert isinstance(app.focused, HandView)
+        await pilot.press("h")
+        assert app.table.model.hints_used == 1 and app.query_one(HandView).picked()
+        await pilot.press("enter")  # plays the hint
+        await until(pilot, app, "play")
+        assert isinstance(app.focused, HandView)
+        await pilot.press("u")  # undo
+        await until(pilot, app, "play")
+        assert app.table.model.undos_used == 1
+        await pilot.press("tab")
+        assert app.focused is app.query_one("#entry")
+
+    drive(app, script)

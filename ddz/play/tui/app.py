@@ -101,12 +101,12 @@ class Entry(Input):
     """The line where cards and commands are typed; on an empty line some single keys act at
     once (``p`` pass, ``h`` hint, ``u`` undo, ``c`` counter, ``1``–``3`` a bid)."""
 
+    BINDINGS = [Binding("tab", "app.focus('hand')", show=False)]
+
     async def _on_key(self, event) -> None:
-        keys = SHORTCUTS.get(self.app.kind, {})
-        if not self.value and event.character in keys:
+        if not self.value and self.app.shortcut(event.character):
             event.stop()
             event.prevent_default()
-            self.app.press(keys[event.character])
             return
         await super()._on_key(event)
 
@@ -649,6 +649,13 @@ class DdzApp(App):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.press(event.button.id)
+
+    def shortcut(self, character: str | None) -> bool:
+        """Press the button of a single key of this question (:data:`SHORTCUTS`), if it is one."""
+        name = SHORTCUTS.get(self.kind, {}).get(character or "")
+        if name is not None:
+            self.press(name)
+        return name is not None
 
     def action_press(self, name: str) -> None:
         """A key bound to a button (Enter on the hand or the log: Play)."""

@@ -21,6 +21,7 @@ class HandView(Widget, can_focus=True):
         Binding("right", "move(1)", show=False),
         Binding("space", "toggle", show=False),
         Binding("enter", "app.press('play')", show=False),
+        Binding("tab", "app.focus('entry')", show=False),
     ]
 
     class Changed(Message):
@@ -159,6 +160,12 @@ class HandView(Widget, can_focus=True):
         self.raised |= {c for c in self.cards if self.ranks[c] == rank}
         self.refresh()
         self.post_message(self.Changed())
+
+    def on_key(self, event) -> None:
+        """The entry's single keys act here too (``p`` pass, ``h`` hint, ``u`` undo, ...)."""
+        if self.app.shortcut(event.character):
+            event.stop()
+            event.prevent_default()
 
     def action_move(self, step: int) -> None:
         if self.cards:
