@@ -804,3 +804,27 @@ def test_tab_to_the_hand_where_the_single_keys_act():
         assert app.focused is app.query_one("#entry")
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_a_pass_hint_shows_on_the_status_line_and_enter_passes():
+    app = make_app(code=OTHER_CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        await type_in(pilot, app, "3")
+        await pilot.press("enter")
+        await until(pilot, app, "play")  # Right's single 10 to beat
+        for _ in range(30):
+            await pilot.press("h")
+            if app.hinted.move == 0:
+                break
+        assert "pass · Enter passes" in status(app) and not app.query_one(HandView).picked()
+        log = [strip.text for strip in app.query_one("#log").lines]
+        assert any("pass · Enter passes" in line for line in log)
+        before = len(app.table.model.log)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert any("You" in x and "pass" in x for x in app.table.model.log[before:])
+
+    drive(app, script)

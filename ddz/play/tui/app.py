@@ -581,6 +581,8 @@ class DdzApp(App):
         counts = self.picked_counts()
         if isinstance(counts, str):
             return (None, counts) if not counts else (False, counts)
+        if counts.sum() == 0 and self.hint_is_pass():
+            return None, transcript.hint_line(self.renderer, self.hinted)
         if counts.sum() == 0:
             return None, self.renderer.turn_text(self.info)
         verdict, _readings = self.table.judge(counts)
