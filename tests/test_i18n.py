@@ -740,3 +740,24 @@ def test_chinese_punctuation_is_full_width(capsys):
     assert render.doublings_text() == "（下家抢地主 ×2、上家抢地主 ×2）", render.doublings_text()
     assert "\n选项：\n" in help_text("zh", capsys)
     i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, said",
+    [
+        ("pt", "par de 4 não é maior que par de 10"),
+        ("es", "pareja de 4"),
+        ("it", "coppia di 4"),
+    ],
+)
+def test_a_lower_play_names_its_combination_as_the_language_does(lang, said):
+    from ddz.play.text import why_not_covers
+    from ddz_env.moves import move_table
+
+    table = move_table(Ruleset())
+    pair = {r: table.classify(parse_counts(r * 2, Ruleset().deck.counts))[0] for r in "4t"}
+    i18n.set_language(lang)
+    try:
+        assert said in why_not_covers(table, pair["4"], pair["t"])
+    finally:
+        i18n.set_language("en")
