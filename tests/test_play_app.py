@@ -828,3 +828,27 @@ def test_a_pass_hint_shows_on_the_status_line_and_enter_passes():
         assert any("You" in x and "pass" in x for x in app.table.model.log[before:])
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_ctrl_u_lowers_the_cards_typed():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        hand = app.query_one(HandView)
+        await pilot.press("4", "4")
+        assert len(hand.picked()) == 2
+        await pilot.press("ctrl+u")
+        await pilot.pause()
+        assert app.query_one("#entry").value == "" and hand.picked() == []
+        assert app.query_one("#play").disabled
+        three = hand.cards[0]
+        await pilot.click(HandView, offset=hand.offset_of(three))  # a click stays picked
+        await pilot.pause()
+        assert hand.picked() == [three]
+        await pilot.click("#hint")
+        await pilot.pause()
+        assert hand.picked()
+
+    drive(app, script)

@@ -210,6 +210,8 @@ class DdzApp(App):
         self.info = None
         #: the hint shown at this question
         self.hinted: Hinted | None = None
+        #: the cards raised are the entry's (typed): emptying the entry lowers them
+        self.typed = False
         #: the cards typed or picked whose readings are offered (kind "choice")
         self.reading: tuple | None = None
         self.thinking: int | None = None
@@ -434,6 +436,7 @@ class DdzApp(App):
         self.info = choice.info
         self.hinted = None if not prompt else self.hinted
         self.thinking = None
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         hand = self.query_one("#hand", HandView)
         hand.raised = set()
@@ -602,13 +605,22 @@ class DdzApp(App):
     def on_input_changed(self, event: Input.Changed) -> None:
         if self.kind != "play":
             return
+        hand = self.query_one("#hand", HandView)
+        if not event.value.strip():  # emptied (Ctrl+U, backspace): the typed cards go back
+            if self.typed:
+                hand.raise_counts(np.zeros(15, np.int64))
+            self.typed = False
+            self.update_status()
+            return
         counts = self.picked_counts()
         if not isinstance(counts, str):
             suited = suited_cards(event.value.strip().lower(), self.table.model)
-            self.query_one("#hand", HandView).raise_counts(counts, suited)
+            hand.raise_counts(counts, suited)
+            self.typed = True
         self.update_status()
 
     def on_hand_view_changed(self, event: HandView.Changed) -> None:
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         self.update_status()
 
@@ -725,6 +737,7 @@ class DdzApp(App):
 
     def hint(self) -> None:
         """The next hint, best first (the line mode's order); its cards are picked."""
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         self.hinted = self.table.hint()
         move = self.hinted.move
