@@ -412,7 +412,7 @@ def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
         await until(pilot, app, "bid")
         await pilot.press("f3")
         assert isinstance(app.screen, TextPanel)
-        shown = [str(w.render()) for w in app.screen.query("Static")]
+        shown = [" " * w.styles.padding.left + str(w.render()) for w in app.screen.query("Static")]
         assert "By level:" in shown and "By variant:" in shown and "Recent hands:" in shown
         assert "  Hard  1 game · 1 won · +6 points" in shown
         assert "  Easy  1 game · 0 won · -4 points" in shown
@@ -852,3 +852,41 @@ def test_ctrl_u_lowers_the_cards_typed():
         assert hand.picked()
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_the_four_player_card_and_statistics_wrap_under_their_indent(tmp_path):
+    import json
+
+    from textual.geometry import Region
+
+    from tests.test_play_four import CODE as FOUR_CODE
+
+    (tmp_path / "ddz").mkdir()
+    recent = {"level": "hard", "variant": "four", "role": "landlord", "won": True,
+              "points": 6, "code": FOUR_CODE}  # fmt: skip
+    saved = {"version": 2, "games": 1, "landlord_games": 1, "landlord_wins": 1,
+             "peasant_games": 0, "peasant_wins": 0, "points": 6, "recent": [recent]}  # fmt: skip
+    (tmp_path / "ddz" / "stats.json").write_text(json.dumps(saved))
+    app = make_app(Ruleset(players=4), code=FOUR_CODE, stats=True)
+
+    def drawn(widget) -> list[str]:
+        region = Region(0, 0, widget.size.width, widget.size.height)
+        return [strip.text for strip in widget.render_lines(region)]
+
+    async def script(pilot, app):
+        await by_keys(pilot, app)
+        await pilot.pause(0.3)
+        body = app.screen.query_one(".panel-body")
+        assert body.virtual_size.height <= body.size.height  # the whole card, no scrolling
+        lines = [line for w in body.query("Static") for line in drawn(w)]
+        code_at = next(k for k, x in enumerate(lines) if x.lstrip().startswith("Deal code"))
+        assert lines[code_at].startswith("  ") and lines[code_at + 1].startswith("  ")
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        rows = [w for w in app.screen.query(".panel-body Static") if "Hard" in str(w.render())]
+        shown = [x for w in rows for x in drawn(w)]
+        assert any(FOUR_CODE in x for x in shown)
+        assert all(x.startswith("  ") for x in shown if x.strip())
+
+    drive(app, script, size=(120, 40))
