@@ -890,3 +890,19 @@ def test_the_four_player_card_and_statistics_wrap_under_their_indent(tmp_path):
         assert all(x.startswith("  ") for x in shown if x.strip())
 
     drive(app, script, size=(120, 40))
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "rules, said", [(Ruleset(), "no bid yet"), (Ruleset(bidding="rob"), "nobody has claimed")]
+)
+def test_the_round_line_says_nothing_is_bid_yet(rules, said):
+    app = make_app(rules, seed=1)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid", "word")
+        table = str(app.query_one("#table").render())
+        round_row = next(x for x in table.splitlines() if x.startswith("Round"))
+        assert said in round_row and " 0 " not in round_row, round_row
+
+    drive(app, script)

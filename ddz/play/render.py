@@ -214,6 +214,10 @@ class Renderer:
         base, mult = int(g.base[0]), self.model.multiplier()
         points = base * mult * g.ruleset.base_points
         wild = self.wild_text()
+        if base == 0:  # the auction: nothing bid (or claimed) yet
+            rob = g.ruleset.bidding == "rob"
+            nothing = _("nobody has claimed the landlord seat yet") if rob else _("no bid yet")
+            return nothing + (" · " + wild if wild else "")
         return (
             self._points_text(base, mult)
             + " = "
