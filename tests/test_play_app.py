@@ -416,7 +416,7 @@ def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
         assert "By level:" in shown and "By variant:" in shown and "Recent hands:" in shown
         assert "  Hard  1 game · 1 won · +6 points" in shown
         assert "  Easy  1 game · 0 won · -4 points" in shown
-        both = "the rob-the-landlord auction with the open hand"
+        both = "the classic game with the rob-the-landlord auction and the open hand"
         assert f"  {both}  2 games · 1 won · +2 points" in shown
         newest = shown.index(f"  Hard · {both} · landlord · won · +6 · ZZ22-BBBB")
         assert shown[newest + 1] == f"  Easy · {both} · peasant · lost · -4 · ZZ11-AAAA"

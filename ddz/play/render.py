@@ -577,7 +577,7 @@ def _forced_all(n: int) -> str:
 
 #: the texts of the classic game
 CLASSIC_TEXTS = GameTexts(
-    N_("the classic rules"),
+    N_("the classic game"),
     SEAT_NAMES,
     HELP_COMBINATIONS,
     BID_HELP,
@@ -593,7 +593,7 @@ CLASSIC_TEXTS = GameTexts(
 )
 #: the texts of the four-player game
 FOUR_TEXTS = GameTexts(
-    N_("four players (two decks)"),
+    N_("the four-player game (two decks)"),
     SEAT_NAMES_4,
     HELP_COMBINATIONS_4,
     BID_HELP_4,
