@@ -84,13 +84,9 @@ class Deck:
             return f"\x1b[31m{text}\x1b[0m"
         return text
 
-    def in_order(self, cards) -> list[int]:
-        """Card ids sorted by rank, then suit (two decks: ``K♦ K♦ K♣ K♣ …``, not by id)."""
-        return sorted((int(c) for c in cards), key=lambda c: (int(self.card_ranks[c]), c % 4, c))
-
     def format_cards(self, cards, color: bool = False, sep: str = " ") -> str:
         """Card ids as text, sorted by rank then suit."""
-        return sep.join(self.format_card(c, color) for c in self.in_order(cards))
+        return sep.join(self.format_card(int(c), color) for c in sorted(int(c) for c in cards))
 
 
 def make_deck(players: int, copies: int, hand_size: int) -> Deck:

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
+from ddz.play import text
 from ddz.play.render import KITTY_MARK
 from ddz.play.wild import WILD_MARK
 
@@ -45,7 +46,7 @@ class HandView(Widget, can_focus=True):
     def show(self, cards, deck, kitty=(), color: bool = True, wild: int = -1) -> None:
         """Show ``cards`` (ids) by rank, then suit; the picked cards still held stay picked; in the
         wildcard game the cards of the ``wild`` rank (once drawn) carry its mark."""
-        self.cards = deck.in_order(cards)
+        self.cards = sorted((int(c) for c in cards), key=text.card_order(deck))
         mark = {c: WILD_MARK if int(deck.card_ranks[c]) == wild else "" for c in self.cards}
         self.labels = {c: deck.format_card(c) + mark[c] for c in self.cards}
         self.red = {c for c in self.cards if "\x1b[31m" in deck.format_card(c, True)}
