@@ -148,9 +148,10 @@ class Renderer:
             )
         return self.event_line(seat, f"{cards}{gap}{what}")
 
-    def cards(self, ids) -> str:
-        """Cards with suits; kitty cards you hold as the landlord carry :data:`KITTY_MARK`."""
-        marked = set(self.model.kitty_held(HUMAN))
+    def cards(self, ids, kitty: bool = True) -> str:
+        """Cards with suits, the wild ones with :data:`WILD_MARK`; kitty cards you hold as the
+        landlord carry :data:`KITTY_MARK` (with ``kitty``)."""
+        marked = set(self.model.kitty_held(HUMAN)) if kitty else set()
         deck = self.model.game.ruleset.deck
         ids = sorted((int(c) for c in ids), key=text.card_order(deck))
         if not ids:
@@ -423,8 +424,8 @@ class Renderer:
         for x in range(self.players):
             role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
             name = pad(self.seat_name(x), self.col)
-            self.say(f"    {name} {role} {self.style.cards(self.model.cards[x])}")
-        self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
+            self.say(f"    {name} {role} {self.cards(self.model.cards[x], kitty=False)}")
+        self.say("  " + _("Kitty:") + " " + self.cards(self.model.kitty_ids, kitty=False))
 
 
 def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
