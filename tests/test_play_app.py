@@ -906,3 +906,19 @@ def test_the_round_line_says_nothing_is_bid_yet(rules, said):
         assert said in round_row and " 0 " not in round_row, round_row
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("undo", [False, True])
+def test_the_help_lists_undo_only_when_it_is_on_and_no_line_mode_command(undo):
+    app = make_app(code=CODE, undo=undo)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f1")
+        assert isinstance(app.screen, TextPanel)
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert ("u undo" in shown) is undo and ("undo (u)" in shown) is undo
+        assert "show (s)" not in shown and "history" in shown
+
+    drive(app, script)

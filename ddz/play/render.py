@@ -428,14 +428,18 @@ class Renderer:
         self.say("  " + _("Kitty:") + " " + self.cards(self.model.kitty_ids, kitty=False))
 
 
-def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
+def help_text(undo: bool, players: int = 3, ruleset=None, full_screen: bool = False) -> str:
     """The in-game help (``help``), with the undo line when ``--undo`` is on; the combinations
     of the four-player game with ``players=4``; the examples of typed plays are the rules'
-    own (``ruleset``, default: the classic game of ``players``)."""
+    own (``ruleset``, default: the classic game of ``players``). The full-screen table's
+    (``full_screen``) leaves out ``show``, a command of the line mode only."""
     rules = Ruleset(players=players) if ruleset is None else ruleset
     texts = texts_of(rules)
     examples = "  " + "    ".join(card_examples(rules))
-    parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), _(HELP_COMMANDS)]
+    commands = _(HELP_COMMANDS).split("\n")
+    if full_screen:  # every translation keeps the command's words at the start of its line
+        commands = [x for x in commands if not x.startswith("  show (s)")]
+    parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), "\n".join(commands)]
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))

@@ -770,8 +770,9 @@ class DdzApp(App):
 
     def action_help(self) -> None:
         t = self.table
-        lines = help_text(bool(t and t.undo_on), t.players if t else 3).split("\n")
-        keys = [_(KEYS_HELP), _(KEYS_MORE)]
+        undo = bool(t and t.undo_on)
+        lines = help_text(undo, t.players if t else 3, full_screen=True).split("\n")
+        keys = [_(KEYS_HELP), *([_(KEYS_UNDO)] if undo else []), _(KEYS_MORE)]
         self.push_screen(TextPanel(_("Help"), [Text(x) for x in [*keys, "", *lines]]))
 
     def action_history(self) -> None:
@@ -870,9 +871,11 @@ class DdzApp(App):
 KEYS_HELP = N_("""\
 Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
   (a double click picks every card of that rank; Tab to the hand, then ←/→ and space).
-  Enter plays the cards picked · p pass · h hint (again for another) · u undo
+  Enter plays the cards picked · p pass · h hint (again for another)
   c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
+#: The undo key's line of the help (with ``--undo``).
+KEYS_UNDO = N_("  u undo")
 KEYS_MORE = N_("""Drag across cards to pick several · F5 open a deal by its code (during a hand: leaving it
   counts as quit does, a loss once the bidding is over)""")
 
