@@ -91,12 +91,22 @@ def test_every_catalogue_has_every_message():
         assert not stale, (lang, stale[:5])
 
 
+def plurals(lang: str) -> dict[str, str]:
+    """Each plural message's singular and plural forms joined (the placeholders of either)."""
+    pofile = pytest.importorskip("babel.messages.pofile")
+    path = i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "ddz.po"
+    with open(path, "rb") as fh:
+        catalog = pofile.read_po(fh)
+    return {m.id[0]: " ".join(m.id) for m in catalog if m.id and isinstance(m.id, tuple)}
+
+
 @pytest.mark.parametrize("lang", OTHERS)
 def test_translations_keep_their_placeholders(lang):
+    both = plurals(lang)  # "once" in the singular: the plural's {n} may be translated in
     for key, text in catalogue(lang)._catalog.items():
         if not key:
             continue
-        msgid = key[0] if isinstance(key, tuple) else key.split("\x04")[-1]
+        msgid = both[key[0]] if isinstance(key, tuple) else key.split("\x04")[-1]
         assert set(re.findall(r"\{\w+\}", text)) <= set(re.findall(r"\{\w+\}", msgid)), key
         if "{" in msgid and not isinstance(key, tuple):
             assert set(re.findall(r"\{\w+\}", text)) == set(re.findall(r"\{\w+\}", msgid)), key
@@ -759,5 +769,26 @@ def test_a_lower_play_names_its_combination_as_the_language_does(lang, said):
     i18n.set_language(lang)
     try:
         assert said in why_not_covers(table, pair["4"], pair["t"])
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, once, twice",
+    [
+        ("en", "(dealt again once:", "(dealt again 2 times:"),
+        ("pt", "(distribuída de novo uma vez:", "(distribuída de novo 2 vezes:"),
+        ("es", "(repartida de nuevo una vez:", "(repartida de nuevo 2 veces:"),
+        ("it", "(ridistribuita una volta:", "(ridistribuita 2 volte:"),
+        ("zh", "（重新发牌 1 次：", "（重新发牌 2 次："),
+    ],
+)
+def test_one_redeal_is_said_once(lang, once, twice):
+    from ddz.play.render import Renderer
+
+    i18n.set_language(lang)
+    try:
+        note = Renderer.redeal_note
+        assert note(None, 1).startswith(once) and note(None, 2).startswith(twice)
     finally:
         i18n.set_language("en")

@@ -395,7 +395,7 @@ class Renderer:
     def redeal_note(self, redeals: int) -> str:
         """Why the deal code is the first deal's after redeals: it replays them."""
         return ngettext(
-            "(dealt again {n} time: the code deals the first cards; pass as before and the "
+            "(dealt again once: the code deals the first cards; pass as before and the "
             "same redeal follows)",
             "(dealt again {n} times: the code deals the first cards; pass as before and the "
             "same redeals follow)",
