@@ -749,7 +749,20 @@ def test_chinese_punctuation_is_full_width(capsys):
     model.rob_log = [1, 2]
     assert render.doublings_text() == "（下家抢地主 ×2、上家抢地主 ×2）", render.doublings_text()
     assert "\n选项：\n" in help_text("zh", capsys)
+    term.lines.clear()
+    render.cards_left(0)
+    kitty = next(ln for ln in term.lines if ln.strip().startswith("底牌"))
+    assert re.match(r"^  底牌：\S", kitty), kitty  # no space after the full-width colon
     i18n.set_language("en")
+
+
+def test_the_chinese_catalogue_uses_full_width_punctuation_and_no_stray_spaces():
+    text = (i18n.LOCALE_DIR / "zh" / "LC_MESSAGES" / "ddz.po").read_text(encoding="utf-8")
+    found = re.findall(r'^msgstr(?:\[\d\])? "(.*)"$', text, re.M)
+    cjk = "[\u4e00-\u9fff]"
+    assert not [x for x in found if re.search(cjk + r"[:,;?!]( |$)", x)]  # ASCII after Chinese
+    assert not [x for x in found if "： " in x or "， " in x]  # a space after full-width
+    assert "使用提示" not in text  # 提示次数
 
 
 @pytest.mark.parametrize(
@@ -790,5 +803,23 @@ def test_one_redeal_is_said_once(lang, once, twice):
     try:
         note = Renderer.redeal_note
         assert note(None, 1).startswith(once) and note(None, 2).startswith(twice)
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, message, args, said",
+    [
+        ("id", "You are the landlord (base {base}) and take the kitty: {cards}",
+         {"base": 3, "cards": "3♠"}, "Kamu jadi Tuan Tanah (dasar 3)"),
+        ("pt", "hints {hints} · undos {undos}", {"hints": 3, "undos": 1},
+         "dicas: 3 · jogadas desfeitas: 1"),
+        ("zh", "Hints used: {n}", {"n": 6}, "提示次数：6"),
+    ],
+)  # fmt: skip
+def test_the_wording_of_some_lines(lang, message, args, said):
+    i18n.set_language(lang)
+    try:
+        assert said in i18n._(message).format(**args)
     finally:
         i18n.set_language("en")

@@ -922,3 +922,16 @@ def test_the_help_lists_undo_only_when_it_is_on_and_no_line_mode_command(undo):
         assert "show (s)" not in shown and "history" in shown
 
     drive(app, script)
+
+
+@pytest.mark.heavy
+def test_the_chinese_turn_line_has_a_full_width_colon():
+    i18n.set_language("zh")
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        table = str(app.query_one("#table").render())
+        assert "轮到你：" in table and "轮到你:" not in table, table
+
+    drive(app, script)

@@ -425,7 +425,8 @@ class Renderer:
             role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
             name = pad(self.seat_name(x), self.col)
             self.say(f"    {name} {role} {self.cards(self.model.cards[x], kitty=False)}")
-        self.say("  " + _("Kitty:") + " " + self.cards(self.model.kitty_ids, kitty=False))
+        kitty = self.cards(self.model.kitty_ids, kitty=False)
+        self.say("  " + text.after_label(_("Kitty:"), kitty))
 
 
 def help_text(undo: bool, players: int = 3, ruleset=None, full_screen: bool = False) -> str:

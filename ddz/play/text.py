@@ -69,6 +69,12 @@ def card_order(deck):
     return key
 
 
+def after_label(label: str, value: str) -> str:
+    """``value`` after a translated label that ends in a colon: a space after ``:``, none after
+    the full-width ``：`` (Chinese)."""
+    return label + ("" if label.endswith("：") else " ") + value
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 

@@ -501,7 +501,7 @@ class DdzApp(App):
             seat = self.renderer.seat_name(self.thinking)
             return "⏳ " + _("{seat} is thinking…").format(seat=seat)
         if self.kind == "play":
-            return _("Your turn") + ": " + self.renderer.turn_text(info)
+            return _("Your turn") + _(": ") + self.renderer.turn_text(info)
         if self.kind in ("bid", "word", "choice"):
             return self.prompt_text
         return ""
