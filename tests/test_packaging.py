@@ -364,20 +364,3 @@ def test_make_play_installs_the_game_only():
     commands = re.findall(r"^make (\w+)", readme.split("```sh", 1)[1], re.M)
     assert commands[:2] == ["play", "test"]
 
-
-def test_ddz_play_imports_neither_torch_nor_ray(tmp_path):
-    script = (
-        "import sys\n"
-        "from ddz.cli import main\n"
-        "import ddz.play.tui.app, ddz.play.session as s\n"
-        "s.load_bots('hard', [])\n"
-        "rc = main(['play', '--fast', '--no-stats', '--level', 'hard'])\n"
-        "print('HEAVY', sorted(m for m in ('torch', 'ray') if m in sys.modules), 'RC', rc)\n"
-    )
-    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path))
-    proc = subprocess.run(
-        [sys.executable, "-c", script], input="hint\n\nquit\n", capture_output=True,
-        text=True, cwd=ROOT, env=env, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert "HEAVY [] RC 0" in proc.stdout
