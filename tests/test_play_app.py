@@ -52,6 +52,18 @@ async def bid_three(pilot, app: DdzApp) -> None:
     await until(pilot, app, "play")
 
 
+def at_your_lead(steps, code: str = CODE, **options) -> DdzApp:
+    """Run ``steps(pilot, app)`` once you have bid 3 and lead (:func:`bid_three`)."""
+    app = make_app(code=code, **options)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        await steps(pilot, app)
+
+    drive(app, script)
+    return app
+
+
 # ---------------------------------------------------------------------------------- whole hands
 @pytest.mark.heavy
 def test_a_whole_hand_by_keys():
@@ -704,10 +716,7 @@ def test_ctrl_q_leaves_the_hand_as_quit_does(tmp_path, when):
 
 @pytest.mark.heavy
 def test_enter_plays_the_hint_raised_after_a_click_on_hint():
-    app = make_app(code=CODE)
-
-    async def script(pilot, app):
-        await bid_three(pilot, app)
+    async def steps(pilot, app):
         hand = app.query_one(HandView)
         await pilot.click("#hint")
         raised = hand.picked()
@@ -717,7 +726,7 @@ def test_enter_plays_the_hint_raised_after_a_click_on_hint():
         assert app.table.model.hints_used == 1
         assert all(c not in app.table.model.cards[0] for c in raised)
 
-    drive(app, script)
+    at_your_lead(steps, code=CODE)
 
 
 @pytest.mark.heavy
@@ -786,10 +795,7 @@ def test_a_new_deal_starts_on_an_empty_log():
 
 @pytest.mark.heavy
 def test_tab_to_the_hand_where_the_single_keys_act():
-    app = make_app(code=CODE, undo=True)
-
-    async def script(pilot, app):
-        await bid_three(pilot, app)
+    async def steps(pilot, app):
         await pilot.press("tab")
         assert isinstance(app.focused, HandView)
         await pilot.press("h")
@@ -803,15 +809,12 @@ def test_tab_to_the_hand_where_the_single_keys_act():
         await pilot.press("tab")
         assert app.focused is app.query_one("#entry")
 
-    drive(app, script)
+    at_your_lead(steps, code=CODE, undo=True)
 
 
 @pytest.mark.heavy
 def test_a_pass_hint_shows_on_the_status_line_and_enter_passes():
-    app = make_app(code=OTHER_CODE)
-
-    async def script(pilot, app):
-        await bid_three(pilot, app)
+    async def steps(pilot, app):
         await type_in(pilot, app, "3")
         await pilot.press("enter")
         await until(pilot, app, "play")  # Right's single 10 to beat
@@ -827,15 +830,12 @@ def test_a_pass_hint_shows_on_the_status_line_and_enter_passes():
         await pilot.pause(0.2)
         assert any("You" in x and "pass" in x for x in app.table.model.log[before:])
 
-    drive(app, script)
+    at_your_lead(steps, code=OTHER_CODE)
 
 
 @pytest.mark.heavy
 def test_ctrl_u_lowers_the_cards_typed():
-    app = make_app(code=CODE)
-
-    async def script(pilot, app):
-        await bid_three(pilot, app)
+    async def steps(pilot, app):
         hand = app.query_one(HandView)
         await pilot.press("4", "4")
         assert len(hand.picked()) == 2
@@ -851,7 +851,7 @@ def test_ctrl_u_lowers_the_cards_typed():
         await pilot.pause()
         assert hand.picked()
 
-    drive(app, script)
+    at_your_lead(steps, code=CODE)
 
 
 @pytest.mark.heavy
@@ -927,11 +927,9 @@ def test_the_help_lists_undo_only_when_it_is_on_and_no_line_mode_command(undo):
 @pytest.mark.heavy
 def test_the_chinese_turn_line_has_a_full_width_colon():
     i18n.set_language("zh")
-    app = make_app(code=CODE)
 
-    async def script(pilot, app):
-        await bid_three(pilot, app)
+    async def steps(pilot, app):
         table = str(app.query_one("#table").render())
         assert "轮到你：" in table and "轮到你:" not in table, table
 
-    drive(app, script)
+    at_your_lead(steps, code=CODE)
