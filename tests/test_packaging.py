@@ -363,4 +363,3 @@ def test_make_play_installs_the_game_only():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = re.findall(r"^make (\w+)", readme.split("```sh", 1)[1], re.M)
     assert commands[:2] == ["play", "test"]
-
