@@ -1,6 +1,10 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
+#: The game's own environment: the core and the `game` extra only (no torch, Ray or dev tools).
+PLAY_VENV ?= .venv-play
+#: What `make play` installs (tests/test_packaging.py checks it holds no torch, Ray or dev tool).
+PLAY_INSTALL := .[game]
 
 .PHONY: play test test-fast lint bench venv docs browser
 
@@ -16,8 +20,14 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-play: $(VENV)/.installed
-	$(VENV)/bin/ddz play
+$(PLAY_VENV)/.installed: pyproject.toml
+	test -x $(PLAY_VENV)/bin/python || python3 -m venv $(PLAY_VENV)
+	$(PLAY_VENV)/bin/pip install -q --upgrade pip
+	$(PLAY_VENV)/bin/pip install -q -e '$(PLAY_INSTALL)'
+	touch $@
+
+play: $(PLAY_VENV)/.installed
+	$(PLAY_VENV)/bin/ddz play
 
 #: The fast lane: the unit tests, without Ray, the pseudo-terminal, torch, the examples and the
 #: heavy checks (markers in pyproject.toml). `make test` runs all but the slow checks.

@@ -133,3 +133,14 @@ def test_the_docs_build_from_any_folder():
             timeout=600,
         )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_game_page_says_every_level_plays_the_wildcard_game():
+    from ddz.agents import agent_plays
+
+    wild = Ruleset(game="wild")
+    levels = ("easy", "normal", "hard", "expert")
+    assert all(agent_plays(level, wild) for level in levels)
+    section = (ROOT / "docs" / "game.md").read_text().split("## The wildcard game")[1]
+    section = " ".join(section.split("\n## ")[0].split())
+    assert "hand over to Normal" not in section and "Every level plays it" in section

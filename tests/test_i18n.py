@@ -91,12 +91,22 @@ def test_every_catalogue_has_every_message():
         assert not stale, (lang, stale[:5])
 
 
+def plurals(lang: str) -> dict[str, str]:
+    """Each plural message's singular and plural forms joined (the placeholders of either)."""
+    pofile = pytest.importorskip("babel.messages.pofile")
+    path = i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "ddz.po"
+    with open(path, "rb") as fh:
+        catalog = pofile.read_po(fh)
+    return {m.id[0]: " ".join(m.id) for m in catalog if m.id and isinstance(m.id, tuple)}
+
+
 @pytest.mark.parametrize("lang", OTHERS)
 def test_translations_keep_their_placeholders(lang):
+    both = plurals(lang)  # "once" in the singular: the plural's {n} may be translated in
     for key, text in catalogue(lang)._catalog.items():
         if not key:
             continue
-        msgid = key[0] if isinstance(key, tuple) else key.split("\x04")[-1]
+        msgid = both[key[0]] if isinstance(key, tuple) else key.split("\x04")[-1]
         assert set(re.findall(r"\{\w+\}", text)) <= set(re.findall(r"\{\w+\}", msgid)), key
         if "{" in msgid and not isinstance(key, tuple):
             assert set(re.findall(r"\{\w+\}", text)) == set(re.findall(r"\{\w+\}", msgid)), key
@@ -739,4 +749,77 @@ def test_chinese_punctuation_is_full_width(capsys):
     model.rob_log = [1, 2]
     assert render.doublings_text() == "（下家抢地主 ×2、上家抢地主 ×2）", render.doublings_text()
     assert "\n选项：\n" in help_text("zh", capsys)
+    term.lines.clear()
+    render.cards_left(0)
+    kitty = next(ln for ln in term.lines if ln.strip().startswith("底牌"))
+    assert re.match(r"^  底牌：\S", kitty), kitty  # no space after the full-width colon
     i18n.set_language("en")
+
+
+def test_the_chinese_catalogue_uses_full_width_punctuation_and_no_stray_spaces():
+    text = (i18n.LOCALE_DIR / "zh" / "LC_MESSAGES" / "ddz.po").read_text(encoding="utf-8")
+    found = re.findall(r'^msgstr(?:\[\d\])? "(.*)"$', text, re.M)
+    cjk = "[\u4e00-\u9fff]"
+    assert not [x for x in found if re.search(cjk + r"[:,;?!]( |$)", x)]  # ASCII after Chinese
+    assert not [x for x in found if "： " in x or "， " in x]  # a space after full-width
+    assert "使用提示" not in text  # 提示次数
+
+
+@pytest.mark.parametrize(
+    "lang, said",
+    [
+        ("pt", "par de 4 não é maior que par de 10"),
+        ("es", "pareja de 4"),
+        ("it", "coppia di 4"),
+    ],
+)
+def test_a_lower_play_names_its_combination_as_the_language_does(lang, said):
+    from ddz.play.text import why_not_covers
+    from ddz_env.moves import move_table
+
+    table = move_table(Ruleset())
+    pair = {r: table.classify(parse_counts(r * 2, Ruleset().deck.counts))[0] for r in "4t"}
+    i18n.set_language(lang)
+    try:
+        assert said in why_not_covers(table, pair["4"], pair["t"])
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, once, twice",
+    [
+        ("en", "(dealt again once:", "(dealt again 2 times:"),
+        ("pt", "(distribuída de novo uma vez:", "(distribuída de novo 2 vezes:"),
+        ("es", "(repartida de nuevo una vez:", "(repartida de nuevo 2 veces:"),
+        ("it", "(ridistribuita una volta:", "(ridistribuita 2 volte:"),
+        ("zh", "（重新发牌 1 次：", "（重新发牌 2 次："),
+    ],
+)
+def test_one_redeal_is_said_once(lang, once, twice):
+    from ddz.play.render import Renderer
+
+    i18n.set_language(lang)
+    try:
+        note = Renderer.redeal_note
+        assert note(None, 1).startswith(once) and note(None, 2).startswith(twice)
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, message, args, said",
+    [
+        ("id", "You are the landlord (base {base}) and take the kitty: {cards}",
+         {"base": 3, "cards": "3♠"}, "Kamu jadi Tuan Tanah (dasar 3)"),
+        ("pt", "hints {hints} · undos {undos}", {"hints": 3, "undos": 1},
+         "dicas: 3 · jogadas desfeitas: 1"),
+        ("zh", "Hints used: {n}", {"n": 6}, "提示次数：6"),
+    ],
+)  # fmt: skip
+def test_the_wording_of_some_lines(lang, message, args, said):
+    i18n.set_language(lang)
+    try:
+        assert said in i18n._(message).format(**args)
+    finally:
+        i18n.set_language("en")

@@ -310,3 +310,56 @@ def test_editable_install(tmp_path):
     pip_install(python, env, "--no-deps", "--no-index", built)
     add_dependencies(Path(probe(python, env, "sysconfig.get_paths()['purelib']")))
     check_installed(python, python.parent / "ddz", source, wheel_version(built), env)
+
+
+# --- what `make play` installs ----------------------------------------------------------------
+#: Never in the game's install: the training stack, the cluster, the tools of development.
+HEAVY = {"torch", "ray", "tensorboard", "stable-baselines3", "sb3-contrib", "tianshou"}
+
+
+def _requirement_name(spec: str) -> tuple[str, str]:
+    """``(name, extras)`` of a requirement string (``"ddz[game,docs]"`` → ``("ddz", "game,docs")``)."""
+    m = re.match(r"\s*([A-Za-z0-9_.\-]+)\s*(?:\[([^\]]*)\])?", spec)
+    return m.group(1).lower().replace("_", "-"), m.group(2) or ""
+
+
+def install_set(extras: list[str]) -> set[str]:
+    """The names the project installs with ``extras``: its dependencies and those extras, each
+    ``ddz[...]`` inside them resolved."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    optional = project["optional-dependencies"]
+    names, todo, seen = set(), [*project["dependencies"]], set()
+    todo += [spec for extra in extras for spec in optional[extra]]
+    while todo:
+        name, inner = _requirement_name(todo.pop())
+        if name != "ddz":
+            names.add(name)
+            continue
+        for extra in inner.split(","):
+            if extra.strip() and extra.strip() not in seen:
+                seen.add(extra.strip())
+                todo += optional[extra.strip()]
+    return names
+
+
+def test_make_play_installs_the_game_only():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    install = re.search(r"^PLAY_INSTALL := \.\[([a-z,]*)\]$", makefile, re.M)
+    assert install, "the Makefile names what make play installs"
+    play_rule = makefile.split("\n$(PLAY_VENV)/.installed:", 1)[1].split("\n\n", 1)[0]
+    assert "$(PLAY_INSTALL)" in play_rule and "torch" not in play_rule
+    assert re.search(r"^play: \$\(PLAY_VENV\)/\.installed\n\t\$\(PLAY_VENV\)/bin/ddz play$",
+                     makefile, re.M)  # fmt: skip
+    extras = install.group(1).split(",")
+    assert extras == ["game"]
+    tomllib = pytest.importorskip("tomllib")
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dev_tools = {_requirement_name(x)[0] for x in dev["optional-dependencies"]["dev"]} - {"ddz"}
+    names = install_set(extras)
+    assert "textual" in names and {"numpy", "gymnasium", "pettingzoo"} <= names
+    assert not names & (HEAVY | dev_tools), names & (HEAVY | dev_tools)
+    assert {"torch", "pytest"} <= install_set(["dev"])  # make test keeps the full set
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^make (\w+)", readme.split("```sh", 1)[1], re.M)
+    assert commands[:2] == ["play", "test"]

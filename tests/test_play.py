@@ -591,11 +591,14 @@ def test_ascii_terminal_gets_plain_symbols():
 
 @pytest.mark.heavy
 def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
+    """``ddz play`` (the Hard bots, the full-screen app imported) loads neither torch nor Ray:
+    ``make play`` installs neither (tests/test_packaging.py)."""
     script = (
         "import sys\n"
+        "import ddz.play.tui.app\n"
         "from ddz.cli import main\n"
-        "rc = main(['play', '--fast', '--no-stats'])\n"
-        "print('TORCH', 'torch' in sys.modules, 'RC', rc)\n"
+        "rc = main(['play', '--fast', '--no-stats', '--level', 'hard'])\n"
+        "print('TORCH', 'torch' in sys.modules, 'RAY', 'ray' in sys.modules, 'RC', rc)\n"
     )
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path))
     proc = subprocess.run(
@@ -603,7 +606,7 @@ def test_play_never_imports_torch_and_runs_from_a_pipe(tmp_path):
         text=True, cwd=ROOT, env=env, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "TORCH False RC 0" in proc.stdout
+    assert "TORCH False RAY False RC 0" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
 
 

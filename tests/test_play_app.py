@@ -52,6 +52,18 @@ async def bid_three(pilot, app: DdzApp) -> None:
     await until(pilot, app, "play")
 
 
+def at_your_lead(steps, code: str = CODE, **options) -> DdzApp:
+    """Run ``steps(pilot, app)`` once you have bid 3 and lead (:func:`bid_three`)."""
+    app = make_app(code=code, **options)
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        await steps(pilot, app)
+
+    drive(app, script)
+    return app
+
+
 # ---------------------------------------------------------------------------------- whole hands
 @pytest.mark.heavy
 def test_a_whole_hand_by_keys():
@@ -245,7 +257,7 @@ def test_hints_cycle_best_first_and_raise_their_cards():
         first = hand.picked()
         await pilot.press("h")
         assert hand.picked() != first and hand.picked()
-        assert app.table.model.hints_used == 2
+        assert app.table.model.hints_used == 1  # one decision
         assert "✓" in status(app)
 
     drive(app, script)
@@ -412,11 +424,11 @@ def test_the_statistics_panel_shows_levels_variants_and_recent_hands(tmp_path):
         await until(pilot, app, "bid")
         await pilot.press("f3")
         assert isinstance(app.screen, TextPanel)
-        shown = [str(w.render()) for w in app.screen.query("Static")]
+        shown = [" " * w.styles.padding.left + str(w.render()) for w in app.screen.query("Static")]
         assert "By level:" in shown and "By variant:" in shown and "Recent hands:" in shown
         assert "  Hard  1 game · 1 won · +6 points" in shown
         assert "  Easy  1 game · 0 won · -4 points" in shown
-        both = "the rob-the-landlord auction with the open hand"
+        both = "the classic game with the rob-the-landlord auction and the open hand"
         assert f"  {both}  2 games · 1 won · +2 points" in shown
         newest = shown.index(f"  Hard · {both} · landlord · won · +6 · ZZ22-BBBB")
         assert shown[newest + 1] == f"  Easy · {both} · peasant · lost · -4 · ZZ11-AAAA"
@@ -700,3 +712,224 @@ def test_ctrl_q_leaves_the_hand_as_quit_does(tmp_path, when):
     )
     saved = json.loads((tmp_path / "ddz" / "stats.json").read_text())
     assert saved["games"] == 1 and saved["points"] < 0
+
+
+@pytest.mark.heavy
+def test_enter_plays_the_hint_raised_after_a_click_on_hint():
+    async def steps(pilot, app):
+        hand = app.query_one(HandView)
+        await pilot.click("#hint")
+        raised = hand.picked()
+        assert raised
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.table.model.hints_used == 1
+        assert all(c not in app.table.model.cards[0] for c in raised)
+
+    at_your_lead(steps, code=CODE)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("lang", ["id", "pt", "en"])
+def test_the_counter_fits_the_table_in_every_language(lang):
+    from ddz.play.text import visible_len
+    from ddz_env.infoset import infoset
+
+    i18n.set_language(lang)
+    app = make_app(code=CODE)
+    widths = {}
+
+    async def script(pilot, app):
+        await bid_three(pilot, app)
+        for size in ((120, 40), (80, 24), (160, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.2)
+            app.refresh_table()
+            info = infoset(app.table.game, 0, 0)
+            lines = [row[2:] for row in app.renderer.counter_rows(info)]
+            widths[size] = (max(visible_len(x) for x in lines), app.term.width)
+
+    drive(app, script)
+    assert all(longest <= width for longest, width in widths.values()), widths
+
+
+@pytest.mark.heavy
+def test_a_resize_wraps_the_log_again_and_the_title_and_status_fit():
+    from tests.test_play_four import CODE as FOUR_CODE
+
+    i18n.set_language("pt")
+    app = make_app(Ruleset(players=4), code=FOUR_CODE)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.3)
+        shown = status(app)  # the assessment of the hand, longer than a line
+        assert len(shown) > app.query_one("#status").content_size.width
+        assert app.query_one("#status").region.height == 2
+        await pilot.press("3")
+        await until(pilot, app, "play")
+        log = app.query_one("#log")
+        width = log.scrollable_content_region.width
+        assert all(strip.cell_length <= width for strip in log.lines)
+        assert FOUR_CODE in "".join(strip.text.strip() for strip in log.lines)  # none cut off
+        title = app.query_one("#title")
+        assert FOUR_CODE in str(title.render()) and title.region.height == 2
+
+    drive(app, script, size=(120, 40))
+
+
+@pytest.mark.heavy
+def test_a_new_deal_starts_on_an_empty_log():
+    app = make_app(code=CODE)
+
+    async def script(pilot, app):
+        await by_keys(pilot, app)
+        await pilot.press("n")
+        await pilot.pause(0.1)
+        shown = "\n".join(strip.text for strip in app.query_one("#log").lines)
+        assert "Result" not in shown and "Deal code: " + CODE not in shown
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_tab_to_the_hand_where_the_single_keys_act():
+    async def steps(pilot, app):
+        await pilot.press("tab")
+        assert isinstance(app.focused, HandView)
+        await pilot.press("h")
+        assert app.table.model.hints_used == 1 and app.query_one(HandView).picked()
+        await pilot.press("enter")  # plays the hint
+        await until(pilot, app, "play")
+        assert isinstance(app.focused, HandView)
+        await pilot.press("u")  # undo
+        await until(pilot, app, "play")
+        assert app.table.model.undos_used == 1
+        await pilot.press("tab")
+        assert app.focused is app.query_one("#entry")
+
+    at_your_lead(steps, code=CODE, undo=True)
+
+
+@pytest.mark.heavy
+def test_a_pass_hint_shows_on_the_status_line_and_enter_passes():
+    async def steps(pilot, app):
+        await type_in(pilot, app, "3")
+        await pilot.press("enter")
+        await until(pilot, app, "play")  # Right's single 10 to beat
+        for _ in range(30):
+            await pilot.press("h")
+            if app.hinted.move == 0:
+                break
+        assert "pass · Enter passes" in status(app) and not app.query_one(HandView).picked()
+        log = [strip.text for strip in app.query_one("#log").lines]
+        assert any("pass · Enter passes" in line for line in log)
+        before = len(app.table.model.log)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert any("You" in x and "pass" in x for x in app.table.model.log[before:])
+
+    at_your_lead(steps, code=OTHER_CODE)
+
+
+@pytest.mark.heavy
+def test_ctrl_u_lowers_the_cards_typed():
+    async def steps(pilot, app):
+        hand = app.query_one(HandView)
+        await pilot.press("4", "4")
+        assert len(hand.picked()) == 2
+        await pilot.press("ctrl+u")
+        await pilot.pause()
+        assert app.query_one("#entry").value == "" and hand.picked() == []
+        assert app.query_one("#play").disabled
+        three = hand.cards[0]
+        await pilot.click(HandView, offset=hand.offset_of(three))  # a click stays picked
+        await pilot.pause()
+        assert hand.picked() == [three]
+        await pilot.click("#hint")
+        await pilot.pause()
+        assert hand.picked()
+
+    at_your_lead(steps, code=CODE)
+
+
+@pytest.mark.heavy
+def test_the_four_player_card_and_statistics_wrap_under_their_indent(tmp_path):
+    import json
+
+    from textual.geometry import Region
+
+    from tests.test_play_four import CODE as FOUR_CODE
+
+    (tmp_path / "ddz").mkdir()
+    recent = {"level": "hard", "variant": "four", "role": "landlord", "won": True,
+              "points": 6, "code": FOUR_CODE}  # fmt: skip
+    saved = {"version": 2, "games": 1, "landlord_games": 1, "landlord_wins": 1,
+             "peasant_games": 0, "peasant_wins": 0, "points": 6, "recent": [recent]}  # fmt: skip
+    (tmp_path / "ddz" / "stats.json").write_text(json.dumps(saved))
+    app = make_app(Ruleset(players=4), code=FOUR_CODE, stats=True)
+
+    def drawn(widget) -> list[str]:
+        region = Region(0, 0, widget.size.width, widget.size.height)
+        return [strip.text for strip in widget.render_lines(region)]
+
+    async def script(pilot, app):
+        await by_keys(pilot, app)
+        await pilot.pause(0.3)
+        body = app.screen.query_one(".panel-body")
+        assert body.virtual_size.height <= body.size.height  # the whole card, no scrolling
+        lines = [line for w in body.query("Static") for line in drawn(w)]
+        code_at = next(k for k, x in enumerate(lines) if x.lstrip().startswith("Deal code"))
+        assert lines[code_at].startswith("  ") and lines[code_at + 1].startswith("  ")
+        await pilot.press("f3")
+        await pilot.pause(0.3)
+        rows = [w for w in app.screen.query(".panel-body Static") if "Hard" in str(w.render())]
+        shown = [x for w in rows for x in drawn(w)]
+        assert any(FOUR_CODE in x for x in shown)
+        assert all(x.startswith("  ") for x in shown if x.strip())
+
+    drive(app, script, size=(120, 40))
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize(
+    "rules, said", [(Ruleset(), "no bid yet"), (Ruleset(bidding="rob"), "nobody has claimed")]
+)
+def test_the_round_line_says_nothing_is_bid_yet(rules, said):
+    app = make_app(rules, seed=1)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid", "word")
+        table = str(app.query_one("#table").render())
+        round_row = next(x for x in table.splitlines() if x.startswith("Round"))
+        assert said in round_row and " 0 " not in round_row, round_row
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("undo", [False, True])
+def test_the_help_lists_undo_only_when_it_is_on_and_no_line_mode_command(undo):
+    app = make_app(code=CODE, undo=undo)
+
+    async def script(pilot, app):
+        await until(pilot, app, "bid")
+        await pilot.press("f1")
+        assert isinstance(app.screen, TextPanel)
+        shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert ("u undo" in shown) is undo and ("undo (u)" in shown) is undo
+        assert "show (s)" not in shown and "history" in shown
+
+    drive(app, script)
+
+
+@pytest.mark.heavy
+def test_the_chinese_turn_line_has_a_full_width_colon():
+    i18n.set_language("zh")
+
+    async def steps(pilot, app):
+        table = str(app.query_one("#table").render())
+        assert "轮到你：" in table and "轮到你:" not in table, table
+
+    at_your_lead(steps, code=CODE)

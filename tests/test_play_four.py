@@ -231,14 +231,12 @@ def test_a_code_of_the_other_game_is_played_as_that_game():
     run_lines = play_harness.run_lines  # without this module's --players 4
     rc, out = run_lines(["--players", "4", "--code", CLASSIC_CODE, "--level", "normal"], ["quit"])
     assert rc == 0 and "you against two Normal bots ·" in out
-    note = (
-        f"note: deal {CLASSIC_CODE} is a game of the classic rules: it is played under those rules"
-    )
+    note = f"note: deal {CLASSIC_CODE} is a deal of the classic game: it is played under its rules"
     assert note in out
     assert len(re.search(r"^  Your hand  (.*)$", out, re.M).group(1).split()) == 17
     rc, out = run_lines(["--code", CODE, "--level", "normal"], ["quit"])
     assert rc == 0 and "you against three Normal bots (two decks)" in out
-    assert f"note: deal {CODE} is a game of four players (two decks): it is played" in out
+    assert f"note: deal {CODE} is a deal of the four-player game (two decks): it is played" in out
     assert len(re.search(r"^  Your hand  (.*)$", out, re.M).group(1).split()) == 25
     rc, out = run_lines(["--players", "4", "--code", CODE, "--level", "normal"], ["quit"])
     assert rc == 0 and "note: deal" not in out  # its own rules: nothing to say
@@ -362,7 +360,7 @@ def test_a_four_player_hand_in_a_terminal(tmp_path):
     assert re.search(r"You +landlord +33 cards", screen)
     for _ in range(200):
         child.sendline("hint")
-        child.expect(r"Enter plays it, hint shows another\r?\n> ")
+        child.expect(r"Enter (plays it|passes), hint shows another\r?\n> ")
         child.sendline("")
         if child.expect([r"\n> ", r"or quit \(q\)\? > "]) == 1:
             break
@@ -420,3 +418,15 @@ def test_a_long_bomb_label_fits_the_result_cards_column():
     assert rows[1] == "  8-card bomb of 10s (Across)  ×2"
     assert rows[0] == "  Bid                          0"  # the column widened for it
     assert rows[2].startswith("  Points                       bid 0 × multiplier 1")
+
+
+def test_the_hand_is_in_rank_then_suit_order():
+    pytest.importorskip("textual")
+    from ddz.play.tui.hand import HandView
+
+    deck = RULES.deck
+    kings = [c for c in range(deck.num_cards) if deck.card_ranks[c] == 10]
+    hand = HandView()
+    hand.show(kings[::-1] + [0, 1], deck)
+    shown = ["K♠", "K♠", "K♥", "K♥", "K♣", "K♣", "K♦", "K♦"]
+    assert [hand.labels[c] for c in hand.cards] == ["3♠", "3♥", *shown]

@@ -124,14 +124,14 @@ def test_a_code_is_played_under_its_own_rules():
     them), with a note naming them, in the language chosen."""
     rc, out = run_lines([*BASE, "--code", ROB_CODE], ["claim", "quit"])
     assert rc == 0 and "Claim the landlord seat? (claim, pass) > claim" in out
-    note = f"note: deal {ROB_CODE} is a game of the rob-the-landlord auction: it is played under"
-    assert note in out
+    game = "the classic game with the rob-the-landlord auction"
+    assert f"note: deal {ROB_CODE} is a deal of {game}: it is played under its rules" in out
     classic = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
     rc, out = run_lines([*BASE, "--auction", "rob", "--code", classic], ["3", "quit"])
     assert rc == 0 and "Your bid (pass, 1, 2, 3) > 3" in out
-    assert f"note: deal {classic} is a game of the classic rules: it is played" in out
+    assert f"note: deal {classic} is a deal of the classic game: it is played" in out
     rc, out = run_lines([*BASE, "--code", ROB_OPEN_CODE, "--lang", "pt"], ["sair"])
-    assert rc == 0 and "com o leilão de roubar o senhorio com a mão aberta" in out
+    assert rc == 0 and "o jogo clássico com o leilão de roubar o senhorio e a mão aberta" in out
     rc, out = run_lines([*BASE, "--auction", "rob", "--code", ROB_CODE], ["quit"])
     assert rc == 0 and "note: deal" not in out  # the code's own rules: nothing to say
     assert play.main([*BASE, "--code", ROB_CODE[:-1] + "0"], stdin=io.StringIO("")) == 2

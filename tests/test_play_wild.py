@@ -346,3 +346,16 @@ def test_the_full_screen_table_shows_the_wild_rank_and_offers_the_readings():
             await script(pilot)
 
     asyncio.run(main())
+
+
+def test_the_result_card_marks_the_wild_cards_left_and_in_the_kitty():
+    model = led_position()
+    term = _Term()
+    render = Renderer(term, model, "normal")
+    assert render.wild == Q
+    render.cards_left(0)
+    shown = "\n".join(term.lines)
+    assert "Q♦★" in shown  # your wild Q, still held
+    queens = [c for s in range(3) for c in model.cards[s] if model.rank_of(c) == Q]
+    assert shown.count("★") == len(queens) + sum(model.rank_of(c) == Q for c in model.kitty_ids)
+    assert "*" not in shown  # the result card shows no kitty marks

@@ -344,12 +344,12 @@ def test_hands_are_tallied_by_level_and_variant_with_the_recent_ones(home):
         "  Normal  2 games · 2 won · +8 points",
         "  Hard    1 game · 0 won · -4 points",
         "By variant:",
-        "  the classic rules             2 games · 2 won · +8 points",
-        "  the rob-the-landlord auction  1 game · 0 won · -4 points",
+        "  the classic game                                    2 games · 2 won · +8 points",
+        "  the classic game with the rob-the-landlord auction  1 game · 0 won · -4 points",
         "Recent hands:",
-        "  Normal · the classic rules · peasant · won · +2 · CCCC",
-        "  Hard · the rob-the-landlord auction · peasant · lost · -4 · BBBB",
-        "  Normal · the classic rules · landlord · won · +6 · AAAA",
+        "  Normal · the classic game · peasant · won · +2 · CCCC",
+        "  Hard · the classic game with the rob-the-landlord auction · peasant · lost · -4 · BBBB",
+        "  Normal · the classic game · landlord · won · +6 · AAAA",
     ]
 
 
@@ -372,7 +372,7 @@ def test_an_old_file_still_loads_and_gains_the_tallies(home):
     assert notice is None and stats.games == 5 and stats.points == 1
     assert stats.by_variant == {"four": [1, 0, -6]}
     report = stats.report()
-    assert "  four players (two decks)  1 game · 0 won · -6 points" in report
+    assert "  the four-player game (two decks)  1 game · 0 won · -6 points" in report
     assert "  (the hands saved by older versions are in the totals only)" in report
     assert json.loads((home / "stats.json").read_text())["version"] == 2
 
@@ -406,8 +406,21 @@ def test_the_stats_flag_lists_the_tallies_and_recent_hands(home):
         "By level:",
         "  Normal  1 game · 1 won · +3 points",
         "By variant:",
-        "  the classic rules  1 game · 1 won · +3 points",
+        "  the classic game  1 game · 1 won · +3 points",
         "Recent hands:",
-        "  Normal · the classic rules · peasant · won · +3 · FFFF",
+        "  Normal · the classic game · peasant · won · +3 · FFFF",
         f"({home / 'stats.json'})",
+    ]
+
+
+def test_every_game_is_named_in_one_style():
+    """The statistics name every game as ``the … game``: the three games and the variants."""
+    names = [st.variant_title(k) for k in ("classic", "four", "wild", "rob", "open", "rob+open")]
+    assert names == [
+        "the classic game",
+        "the four-player game (two decks)",
+        "the wildcard game",
+        "the classic game with the rob-the-landlord auction",
+        "the classic game with the open hand",
+        "the classic game with the rob-the-landlord auction and the open hand",
     ]

@@ -148,9 +148,10 @@ class Renderer:
             )
         return self.event_line(seat, f"{cards}{gap}{what}")
 
-    def cards(self, ids) -> str:
-        """Cards with suits; kitty cards you hold as the landlord carry :data:`KITTY_MARK`."""
-        marked = set(self.model.kitty_held(HUMAN))
+    def cards(self, ids, kitty: bool = True) -> str:
+        """Cards with suits, the wild ones with :data:`WILD_MARK`; kitty cards you hold as the
+        landlord carry :data:`KITTY_MARK` (with ``kitty``)."""
+        marked = set(self.model.kitty_held(HUMAN)) if kitty else set()
         deck = self.model.game.ruleset.deck
         ids = sorted((int(c) for c in ids), key=text.card_order(deck))
         if not ids:
@@ -187,14 +188,21 @@ class Renderer:
         if info.open_hand is not None and info.landlord != HUMAN:
             unseen = info.unseen().astype(np.int64) - info.open_hand
             kitty = np.zeros_like(kitty)
-        rows = text.counter_lines(unseen, self.style, self.term.width, self.wild, WILD_MARK)
         col = self.col + 1
-        out = [f"  {pad(_('Unseen') if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
+        room = self.term.width - col - 2  # beside the label column (its translation's width)
+        above = room < text.COUNTER_HALF  # too narrow beside it: each label above its rows
+        if above:
+            col, room = 1, self.term.width - 3
+
+        def labelled(label: str, rows: list[str]) -> list[str]:
+            if above:
+                return [f"  {label}", *(f"   {row}" for row in rows)]
+            return [f"  {pad(label if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
+
+        rows = text.counter_lines(unseen, self.style, room, self.wild, WILD_MARK)
+        out = labelled(_("Unseen"), rows)
         if kitty.any():
-            kept = text.counter_lines(kitty, self.style, self.term.width)[1::2]
-            out += [
-                f"  {pad(_(KITTY_ROW) if k == 0 else '', col)}{row}" for k, row in enumerate(kept)
-            ]
+            out += labelled(_(KITTY_ROW), text.counter_lines(kitty, self.style, room)[1::2])
             out.append(f"  {'':<{col}} " + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
         return out
 
@@ -207,6 +215,10 @@ class Renderer:
         base, mult = int(g.base[0]), self.model.multiplier()
         points = base * mult * g.ruleset.base_points
         wild = self.wild_text()
+        if base == 0:  # the auction: nothing bid (or claimed) yet
+            rob = g.ruleset.bidding == "rob"
+            nothing = _("nobody has claimed the landlord seat yet") if rob else _("no bid yet")
+            return nothing + (" · " + wild if wild else "")
         return (
             self._points_text(base, mult)
             + " = "
@@ -383,7 +395,7 @@ class Renderer:
     def redeal_note(self, redeals: int) -> str:
         """Why the deal code is the first deal's after redeals: it replays them."""
         return ngettext(
-            "(dealt again {n} time: the code deals the first cards; pass as before and the "
+            "(dealt again once: the code deals the first cards; pass as before and the "
             "same redeal follows)",
             "(dealt again {n} times: the code deals the first cards; pass as before and the "
             "same redeals follow)",
@@ -412,18 +424,23 @@ class Renderer:
         for x in range(self.players):
             role = pad(_("landlord") if x == lord else _("peasant"), self.role_col)
             name = pad(self.seat_name(x), self.col)
-            self.say(f"    {name} {role} {self.style.cards(self.model.cards[x])}")
-        self.say("  " + _("Kitty:") + " " + self.style.cards(self.model.kitty_ids))
+            self.say(f"    {name} {role} {self.cards(self.model.cards[x], kitty=False)}")
+        kitty = self.cards(self.model.kitty_ids, kitty=False)
+        self.say("  " + text.after_label(_("Kitty:"), kitty))
 
 
-def help_text(undo: bool, players: int = 3, ruleset=None) -> str:
+def help_text(undo: bool, players: int = 3, ruleset=None, full_screen: bool = False) -> str:
     """The in-game help (``help``), with the undo line when ``--undo`` is on; the combinations
     of the four-player game with ``players=4``; the examples of typed plays are the rules'
-    own (``ruleset``, default: the classic game of ``players``)."""
+    own (``ruleset``, default: the classic game of ``players``). The full-screen table's
+    (``full_screen``) leaves out ``show``, a command of the line mode only."""
     rules = Ruleset(players=players) if ruleset is None else ruleset
     texts = texts_of(rules)
     examples = "  " + "    ".join(card_examples(rules))
-    parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), _(HELP_COMMANDS)]
+    commands = _(HELP_COMMANDS).split("\n")
+    if full_screen:  # every translation keeps the command's words at the start of its line
+        commands = [x for x in commands if not x.startswith("  show (s)")]
+    parts = [_(HELP_CARDS).replace(HELP_EXAMPLES, examples), "\n".join(commands)]
     if undo:
         parts.append(_(HELP_UNDO))
     parts.append(_(HELP_QUIT))
@@ -566,7 +583,7 @@ def _forced_all(n: int) -> str:
 
 #: the texts of the classic game
 CLASSIC_TEXTS = GameTexts(
-    N_("the classic rules"),
+    N_("the classic game"),
     SEAT_NAMES,
     HELP_COMBINATIONS,
     BID_HELP,
@@ -582,7 +599,7 @@ CLASSIC_TEXTS = GameTexts(
 )
 #: the texts of the four-player game
 FOUR_TEXTS = GameTexts(
-    N_("four players (two decks)"),
+    N_("the four-player game (two decks)"),
     SEAT_NAMES_4,
     HELP_COMBINATIONS_4,
     BID_HELP_4,

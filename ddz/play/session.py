@@ -1080,7 +1080,7 @@ def _rules_of_code_option(args, rules: Ruleset) -> tuple[Ruleset, str]:
     args.code = with_redeals(canonical, split_redeals(args.code)[1])
     if played == rules:
         return rules, ""
-    note = _("deal {code} is a game of {rules}: it is played under those rules")
+    note = _("deal {code} is a deal of {rules}: it is played under its rules")
     return played, note.format(code=args.code, rules=rules_text(played))
 
 

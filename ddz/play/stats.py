@@ -49,9 +49,9 @@ LEVEL_NAMES = {
 #: The variants of a game as the file names them (:func:`variant_key`); a game without
 #: variants is named by its title (:func:`variant_title`).
 VARIANT_NAMES = {
-    "rob": N_("the rob-the-landlord auction"),
-    "open": N_("the open hand"),
-    "rob+open": N_("the rob-the-landlord auction with the open hand"),
+    "rob": N_("the classic game with the rob-the-landlord auction"),
+    "open": N_("the classic game with the open hand"),
+    "rob+open": N_("the classic game with the rob-the-landlord auction and the open hand"),
 }
 #: The largest statistics file that is read (a real one is about 200 bytes).
 MAX_BYTES = 64 * 1024
@@ -205,7 +205,7 @@ def _details(data: dict) -> dict:
 
 
 def _recent_line(hand: dict) -> str:
-    """One recent hand: ``Normal · the classic rules · landlord · won · +6 · CODE``."""
+    """One recent hand: ``Normal · the classic game · landlord · won · +6 · CODE``."""
     role = _("landlord") if hand["role"] == "landlord" else _("peasant")
     parts = [
         level_title(hand["level"]),

@@ -481,10 +481,12 @@ class Table:
         return list(self.hints)
 
     def hint(self) -> Hinted:
-        """The next of :meth:`plays` (the order cycles): shown, and counted on the result."""
+        """The next of :meth:`plays` (the order cycles): shown, and counted on the result (once
+        per decision: the hints asked for there, however many)."""
         self.plays()
+        if self.hint_at < 0:  # the hints of one decision count once, however many are shown
+            self.model.hints_used += 1
         self.hint_at = (self.hint_at + 1) % len(self.hints)
-        self.model.hints_used += 1
         hinted = Hinted(self.hints[self.hint_at], self.hint_at + 1, len(self.hints))
         self.emit(hinted)
         return hinted

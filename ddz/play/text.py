@@ -69,6 +69,12 @@ def card_order(deck):
     return key
 
 
+def after_label(label: str, value: str) -> str:
+    """``value`` after a translated label that ends in a colon: a space after ``:``, none after
+    the full-width ``：`` (Chinese)."""
+    return label + ("" if label.endswith("：") else " ") + value
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -501,14 +507,17 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
 
 # ---------------------------------------------------------------------------------- counter
 #: Columns the card counter takes on one row (with its 9-column label).
-COUNTER_WIDTH = 9 + 3 * len(RANK_NAMES) - 1
+COUNTER_WIDTH = 3 * len(RANK_NAMES) - 1
+#: The width of the narrow counter's longer rows (3-10).
+COUNTER_HALF = 3 * 8 - 1
 
 
 def counter_lines(
     unseen: np.ndarray, style: Style, width: int = 100, wild: int = -1, mark: str = ""
 ) -> list[str]:
     """Aligned rows of rank names and how many of each you have not seen: two rows, or four
-    (3-10, then J-RJ) when the screen is narrower than :data:`COUNTER_WIDTH`. The wild rank
+    (3-10, then J-RJ) when ``width`` (the room for the rows) is narrower than
+    :data:`COUNTER_WIDTH`. The wild rank
     (``wild``, the wildcard game) carries ``mark`` after its name."""
     groups = [range(15)] if width >= COUNTER_WIDTH else [range(8), range(8, 15)]
     rows = []

@@ -123,8 +123,17 @@ def _bot_failed(render: Renderer, event: BotFailed) -> list[str]:
 
 
 def _hinted(render: Renderer, event: Hinted) -> list[str]:
+    return ["  " + hint_line(render, event)]
+
+
+def hint_line(render: Renderer, event: Hinted) -> str:
+    """The hint shown (the log's line, the full-screen status line's)."""
+    if event.move == 0:
+        return _("hint {k}/{n}: pass · Enter passes, hint shows another").format(
+            k=event.k, n=event.n
+        )
     line = _("hint {k}/{n}: {play} · Enter plays it, hint shows another")
-    return ["  " + line.format(k=event.k, n=event.n, play=move_text(render, event.move))]
+    return line.format(k=event.k, n=event.n, play=move_text(render, event.move))
 
 
 def _undone(render: Renderer, event: Undone) -> list[str]:

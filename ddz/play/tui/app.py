@@ -101,12 +101,12 @@ class Entry(Input):
     """The line where cards and commands are typed; on an empty line some single keys act at
     once (``p`` pass, ``h`` hint, ``u`` undo, ``c`` counter, ``1``–``3`` a bid)."""
 
+    BINDINGS = [Binding("tab", "app.focus('hand')", show=False)]
+
     async def _on_key(self, event) -> None:
-        keys = SHORTCUTS.get(self.app.kind, {})
-        if not self.value and event.character in keys:
+        if not self.value and self.app.shortcut(event.character):
             event.stop()
             event.prevent_default()
-            self.app.press(keys[event.character])
             return
         await super()._on_key(event)
 
@@ -117,6 +117,33 @@ class TableBox(VerticalScroll):
     def on_resize(self, event) -> None:
         if self.app.kind:  # you are asked: the position holds still
             self.app.refresh_table()
+
+
+class LogView(RichLog):
+    """The move log: its lines are kept and wrapped again to the new width on a resize."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.kept: list[Text] = []
+        self.wrapped_at = 0
+
+    def add(self, line: Text) -> None:
+        self.kept.append(line)
+        self.write(line)
+
+    def restart(self) -> None:
+        """An empty log (a new hand)."""
+        self.kept = []
+        self.clear()
+
+    def on_resize(self, event) -> None:
+        width = self.scrollable_content_region.width
+        if self._size_known and self.wrapped_at and width != self.wrapped_at:
+            self.clear()
+            for line in self.kept:
+                self.write(line, scroll_end=False)
+            self.scroll_end(animate=False)
+        self.wrapped_at = width
 
 
 class LogTerm:
@@ -157,6 +184,7 @@ class DdzApp(App):
         Binding("f4", "counter", N_("Counter")),
         Binding("f5", "open_code", N_("Open by code")),
         Binding("escape", "clear", N_("Clear"), show=False),
+        Binding("enter", "press('play')", show=False),  # the log or the table focused
         Binding("ctrl+q", "leave", N_("Quit"), priority=True),
     ]
 
@@ -182,6 +210,8 @@ class DdzApp(App):
         self.info = None
         #: the hint shown at this question
         self.hinted: Hinted | None = None
+        #: the cards raised are the entry's (typed): emptying the entry lowers them
+        self.typed = False
         #: the cards typed or picked whose readings are offered (kind "choice")
         self.reading: tuple | None = None
         self.thinking: int | None = None
@@ -201,13 +231,15 @@ class DdzApp(App):
         with Horizontal(id="top"):
             with TableBox(id="table-box"):
                 yield Static("", id="table")
-            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+            yield LogView(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield HandView(id="hand")
         yield Static("", id="status")
         with Horizontal(id="controls"):
             yield Entry(placeholder=_("type cards (33 44 55, bj rj) or a command"), id="entry")
-            for name in BUTTONS:
-                yield Button("", id=name, compact=True)
+            for name in BUTTONS:  # a click leaves the focus where it was: Enter still plays
+                button = Button("", id=name, compact=True)
+                button.can_focus = False
+                yield button
         yield Footer()
 
     def on_mount(self) -> None:
@@ -361,7 +393,7 @@ class DdzApp(App):
         """A line of the hand."""
         if self.leaving:
             self.farewell.append(line)
-        self.query_one("#log", RichLog).write(self.rich(GAPS.sub("  ", line)))
+        self.query_one("#log", LogView).add(self.rich(GAPS.sub("  ", line)))
 
     def rich(self, line: str) -> Text:
         return Text.from_ansi(line) if self.color else Text(line)
@@ -404,6 +436,7 @@ class DdzApp(App):
         self.info = choice.info
         self.hinted = None if not prompt else self.hinted
         self.thinking = None
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         hand = self.query_one("#hand", HandView)
         hand.raised = set()
@@ -468,7 +501,7 @@ class DdzApp(App):
             seat = self.renderer.seat_name(self.thinking)
             return "⏳ " + _("{seat} is thinking…").format(seat=seat)
         if self.kind == "play":
-            return _("Your turn") + ": " + self.renderer.turn_text(info)
+            return _("Your turn") + _(": ") + self.renderer.turn_text(info)
         if self.kind in ("bid", "word", "choice"):
             return self.prompt_text
         return ""
@@ -551,6 +584,8 @@ class DdzApp(App):
         counts = self.picked_counts()
         if isinstance(counts, str):
             return (None, counts) if not counts else (False, counts)
+        if counts.sum() == 0 and self.hint_is_pass():
+            return None, transcript.hint_line(self.renderer, self.hinted)
         if counts.sum() == 0:
             return None, self.renderer.turn_text(self.info)
         verdict, _readings = self.table.judge(counts)
@@ -570,13 +605,22 @@ class DdzApp(App):
     def on_input_changed(self, event: Input.Changed) -> None:
         if self.kind != "play":
             return
+        hand = self.query_one("#hand", HandView)
+        if not event.value.strip():  # emptied (Ctrl+U, backspace): the typed cards go back
+            if self.typed:
+                hand.raise_counts(np.zeros(15, np.int64))
+            self.typed = False
+            self.update_status()
+            return
         counts = self.picked_counts()
         if not isinstance(counts, str):
             suited = suited_cards(event.value.strip().lower(), self.table.model)
-            self.query_one("#hand", HandView).raise_counts(counts, suited)
+            hand.raise_counts(counts, suited)
+            self.typed = True
         self.update_status()
 
     def on_hand_view_changed(self, event: HandView.Changed) -> None:
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         self.update_status()
 
@@ -619,6 +663,17 @@ class DdzApp(App):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.press(event.button.id)
+
+    def shortcut(self, character: str | None) -> bool:
+        """Press the button of a single key of this question (:data:`SHORTCUTS`), if it is one."""
+        name = SHORTCUTS.get(self.kind, {}).get(character or "")
+        if name is not None:
+            self.press(name)
+        return name is not None
+
+    def action_press(self, name: str) -> None:
+        """A key bound to a button (Enter on the hand or the log: Play)."""
+        self.press(name)
 
     def press(self, name: str) -> None:
         """A button or its key."""
@@ -682,6 +737,7 @@ class DdzApp(App):
 
     def hint(self) -> None:
         """The next hint, best first (the line mode's order); its cards are picked."""
+        self.typed = False
         self.query_one("#entry", Input).value = ""
         self.hinted = self.table.hint()
         move = self.hinted.move
@@ -714,8 +770,9 @@ class DdzApp(App):
 
     def action_help(self) -> None:
         t = self.table
-        lines = help_text(bool(t and t.undo_on), t.players if t else 3).split("\n")
-        keys = [_(KEYS_HELP), _(KEYS_MORE)]
+        undo = bool(t and t.undo_on)
+        lines = help_text(undo, t.players if t else 3, full_screen=True).split("\n")
+        keys = [_(KEYS_HELP), *([_(KEYS_UNDO)] if undo else []), _(KEYS_MORE)]
         self.push_screen(TextPanel(_("Help"), [Text(x) for x in [*keys, "", *lines]]))
 
     def action_history(self) -> None:
@@ -752,8 +809,10 @@ class DdzApp(App):
         if choice == "code":
             self.push_screen(CodePanel(self.table.rules), self.open_code)
         elif choice == "r":
+            self.query_one("#log", LogView).restart()  # each hand on a log of its own
             self.choose(self.table.replay)
         elif choice == "n":
+            self.query_one("#log", LogView).restart()
             self.choose(self.table.new_deal)
         elif choice == "q":
             self.quit_table()
@@ -797,6 +856,7 @@ class DdzApp(App):
         """Play the deal ``code`` next (not counted); a hand in play is left as ``quit`` leaves
         it (a loss once the bidding is over)."""
         t = self.table
+        self.query_one("#log", LogView).restart()
         if not t.model.over():
             self.add_log(self.term.style.yellow(t.abandon()[1]))
         self.act(t.new_deal, code)
@@ -811,9 +871,11 @@ class DdzApp(App):
 KEYS_HELP = N_("""\
 Keys: type the ranks of a play (33 44 55, t for ten, bj rj) or click the cards
   (a double click picks every card of that rank; Tab to the hand, then ←/→ and space).
-  Enter plays the cards picked · p pass · h hint (again for another) · u undo
+  Enter plays the cards picked · p pass · h hint (again for another)
   c or F4 counter · Esc clear · F1 help · F2 history · F3 statistics · Ctrl+Q quit
 At the end of a hand: r replay · n new deal · o open by code · y copy the code""")
+#: The undo key's line of the help (with ``--undo``).
+KEYS_UNDO = N_("  u undo")
 KEYS_MORE = N_("""Drag across cards to pick several · F5 open a deal by its code (during a hand: leaving it
   counts as quit does, a loss once the bidding is over)""")
 

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
+from ddz.play import text
 from ddz.play.render import KITTY_MARK
 from ddz.play.wild import WILD_MARK
 
@@ -21,6 +22,7 @@ class HandView(Widget, can_focus=True):
         Binding("right", "move(1)", show=False),
         Binding("space", "toggle", show=False),
         Binding("enter", "app.press('play')", show=False),
+        Binding("tab", "app.focus('entry')", show=False),
     ]
 
     class Changed(Message):
@@ -42,9 +44,9 @@ class HandView(Widget, can_focus=True):
 
     # ------------------------------------------------------------------ contents
     def show(self, cards, deck, kitty=(), color: bool = True, wild: int = -1) -> None:
-        """Show ``cards`` (ids, sorted); the picked cards still held stay picked; in the
+        """Show ``cards`` (ids) by rank, then suit; the picked cards still held stay picked; in the
         wildcard game the cards of the ``wild`` rank (once drawn) carry its mark."""
-        self.cards = sorted(int(c) for c in cards)
+        self.cards = sorted((int(c) for c in cards), key=text.card_order(deck))
         mark = {c: WILD_MARK if int(deck.card_ranks[c]) == wild else "" for c in self.cards}
         self.labels = {c: deck.format_card(c) + mark[c] for c in self.cards}
         self.red = {c for c in self.cards if "\x1b[31m" in deck.format_card(c, True)}
@@ -159,6 +161,12 @@ class HandView(Widget, can_focus=True):
         self.raised |= {c for c in self.cards if self.ranks[c] == rank}
         self.refresh()
         self.post_message(self.Changed())
+
+    def on_key(self, event) -> None:
+        """The entry's single keys act here too (``p`` pass, ``h`` hint, ``u`` undo, ...)."""
+        if self.app.shortcut(event.character):
+            event.stop()
+            event.prevent_default()
 
     def action_move(self, step: int) -> None:
         if self.cards:

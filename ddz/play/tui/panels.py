@@ -27,6 +27,15 @@ def translate_bindings(node) -> None:
         ]
 
 
+def line_of(line) -> Static:
+    """A line of a panel (a :class:`rich.text.Text`): where it wraps, its continuation keeps
+    the line's indent."""
+    indent = len(line.plain) - len(line.plain.lstrip(" "))
+    widget = Static(line[indent:] if indent else line)
+    widget.styles.padding = (0, 0, 0, indent)
+    return widget
+
+
 class TextPanel(ModalScreen):
     """Lines in a scrollable panel; Escape, Enter or q closes it."""
 
@@ -46,7 +55,7 @@ class TextPanel(ModalScreen):
             yield Static(self.title_text, classes="panel-title")
             with VerticalScroll(classes="panel-body"):
                 for line in self.lines:
-                    yield Static(line)
+                    yield line_of(line)
             yield Button(_("Close"), id="close", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -81,7 +90,7 @@ class ResultPanel(ModalScreen):
         with Vertical(classes="panel", id="result"):
             with VerticalScroll(classes="panel-body"):
                 for line in self.lines:
-                    yield Static(self.rich(line))
+                    yield line_of(self.rich(line))
             with Horizontal(classes="panel-buttons"):
                 yield Button(_("Replay") + " (r)", id="r", compact=True)
                 yield Button(_("New deal") + " (n)", id="n", compact=True)
