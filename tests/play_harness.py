@@ -22,6 +22,8 @@ from ddz_env.rules import Ruleset
 #: Seat 0 bids first; after bidding 3 its 20 cards are
 #: 3 44 55 66 7 999 10 10 10 QQ K A 22 (no 8, no J, no jokers).
 CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
+#: A deal of the four-player game (two decks), dealt by its code.
+FOUR_CODE = "1J1P-QZNG-STK1-2GX3-KQ67-RZG4-6K26-9MC8-PQPB-98RR-X7J8-MYJ0-AH9"
 TABLE = move_table()
 #: A card as drawn: rank and suit, or a joker; a kitty card is marked with ``*``.
 CARD = re.compile(r"^(?:(?:[2-9]|10|[JQKA])[♠♥♣♦]|BJ|RJ)\*?$")

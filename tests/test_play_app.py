@@ -755,7 +755,7 @@ def test_the_counter_fits_the_table_in_every_language(lang):
 
 @pytest.mark.heavy
 def test_a_resize_wraps_the_log_again_and_the_title_and_status_fit():
-    from tests.test_play_four import CODE as FOUR_CODE
+    from tests.play_harness import FOUR_CODE
 
     i18n.set_language("pt")
     app = make_app(Ruleset(players=4), code=FOUR_CODE)
@@ -860,7 +860,7 @@ def test_the_four_player_card_and_statistics_wrap_under_their_indent(tmp_path):
 
     from textual.geometry import Region
 
-    from tests.test_play_four import CODE as FOUR_CODE
+    from tests.play_harness import FOUR_CODE
 
     (tmp_path / "ddz").mkdir()
     recent = {"level": "hard", "variant": "four", "role": "landlord", "won": True,

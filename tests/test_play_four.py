@@ -24,7 +24,7 @@ from tests import play_harness
 RULES = Ruleset(players=4)
 TABLE = move_table(RULES)
 #: Seat 0 bids first; it holds seven queens (and takes 3 8 9 10 10 K A RJ with the kitty).
-CODE = "1J1P-QZNG-STK1-2GX3-KQ67-RZG4-6K26-9MC8-PQPB-98RR-X7J8-MYJ0-AH9"
+CODE = play_harness.FOUR_CODE
 CLASSIC_CODE = "3Y0C-1DTY-ZV4Y-543P-FXXE-Y2E"
 SEAT_NAMES = play_harness.SEATS[4]
 

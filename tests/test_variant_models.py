@@ -502,7 +502,11 @@ def test_ddz_play_four_players_at_hard_plays_the_shipped_four_player_model(shipp
     shipped("hard.npz", None)
     argv = ["--players", "4", "--level", "hard", "--code", code, "--fast"]
     rc, out = play_harness.run_lines(argv, ["quit"])
-    assert rc == 0 and "don't play four players (two decks)" in out and "three Normal bots" in out
+    assert (
+        rc == 0
+        and "don't play the four-player game (two decks)" in out
+        and "three Normal bots" in out
+    )
     assert session.levels_of(FOUR_RULES) == ("easy", "normal")
     shipped("hard4.npz", FOUR, seed=2)
     assert session.levels_of(FOUR_RULES) is None and session.levels_of(Ruleset(game="wild")) is None
