@@ -48,6 +48,11 @@ class Auction:
     """
 
     players: tuple[int, ...] | None = None
+    #: the highest call it uses (the action space ends there: ``actions.num_actions``)
+    last_call: int = MAX_BID
+    #: the most calls of one auction (``None``: the rising bids' ``3 P - 2``), the bound of the
+    #: information state (``ddz_env.observation.auction_slots``)
+    most_calls: int | None = None
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         self.ruleset = ruleset
@@ -202,6 +207,7 @@ class RobAuction(Auction):
     """
 
     players = (3,)
+    last_call = ROB
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         super().__init__(ruleset, num_moves, num_words)

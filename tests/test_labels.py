@@ -194,7 +194,10 @@ def _set(name, value):
     "change, message",
     [
         (_meta(format="ddz-hard-v1"), "its format is not 'ddz-labels-v1'"),
-        (_meta(game={"game": "four", "players": 4, "variants": []}), "of the four-player game (4 players)"),
+        (
+            _meta(game={"game": "four", "players": 4, "variants": []}),
+            "of the four-player game (4 players)",
+        ),
         (_set("wp", lambda a: a * 3), "a WP target is outside -1 to 1"),
         (_set("points", lambda a: a * np.nan), "a target is not finite"),
         (_set("role", lambda a: a + 3), "a role is out of range"),
