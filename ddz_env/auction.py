@@ -50,6 +50,9 @@ class Auction:
     players: tuple[int, ...] | None = None
     #: the highest call it uses (the action space ends there: ``actions.num_actions``)
     last_call: int = MAX_BID
+    #: its calls are claim and rob, at base 1 (the rob-the-landlord auction, call and grab),
+    #: not bids
+    claims: bool = False
     #: the most calls of one auction (``None``: the rising bids' ``3 P - 2``), the bound of the
     #: information state (``ddz_env.observation.auction_slots``)
     most_calls: int | None = None
@@ -208,6 +211,7 @@ class RobAuction(Auction):
 
     players = (3,)
     last_call = ROB
+    claims = True
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         super().__init__(ruleset, num_moves, num_words)

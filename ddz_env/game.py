@@ -574,7 +574,7 @@ class Game:
             if self.landlord[game] >= 0:
                 return "the landlord decides whether to open the hand: open or pass"
             if 0 < action < N:
-                if self.ruleset.bidding == "rob":
+                if self.ruleset.rules.claims:
                     return "the auction is on: pass, claim or rob"
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))

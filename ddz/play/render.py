@@ -227,7 +227,7 @@ class Renderer:
     def base_is_bid(self) -> bool:
         """Whether the base is a bid: not when nobody bid (a forced landlord) nor in the
         rob-the-landlord auction, whose base is always 1."""
-        return not self.model.forced and self.model.game.ruleset.bidding != "rob"
+        return not self.model.forced and not self.model.game.ruleset.rules.claims
 
     def doublings_text(self) -> str:
         """Every doubling in the multiplier, each named, in the order they came: `` (rob by

@@ -241,6 +241,12 @@ class Rules:
         return settle(self.players, landlord, landlord_won, points)
 
     @property
+    def claims(self) -> bool:
+        """The auction is spoken in claims and robs at base 1, not in bids
+        (``Auction.claims``: the rob-the-landlord auction, call and grab)."""
+        return AUCTIONS[self.ruleset.bidding].claims
+
+    @property
     def last_call(self) -> int:
         """The highest call of the auction and the open hand (``actions.num_actions``): the
         open-hand decision under ``open_hand``, else the auction's ``last_call``."""

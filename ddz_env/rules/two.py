@@ -50,6 +50,7 @@ class GrabAuction(Auction):
 
     players = (2,)
     last_call = ROB
+    claims = True
     #: call, four grabs
     most_calls = 1 + MAX_GRABS
 
