@@ -289,3 +289,57 @@ def test_the_arena_plays_it(a, b):
     result = run_arena(a, b, 12, seed=7, bidding=True, ruleset=TWO)
     assert result.players == 2 and result.game == "two" and not result.forfeits
     assert "the two-player game" in result.text()
+
+
+# --------------------------------------------------------------------- ddz play
+def _caller_then_peasant():
+    """Call the landlord, never grab; each play: a hint, then Enter plays it."""
+    hinted = [False]
+
+    def policy(screen: str):
+        prompt = screen.rsplit("\n", 1)[-1]
+        if "══ Result" in screen:
+            return "q"
+        if "Call the landlord" in prompt:
+            return "claim"
+        if "Grab the landlord" in prompt:
+            return "pass"
+        if prompt.endswith("> "):
+            hinted[0] = not hinted[0]
+            return "hint" if hinted[0] else ""
+        return "q"
+
+    return policy
+
+
+@pytest.mark.parametrize("argv", [["--players", "2"], ["--game", "two"]])
+def test_a_grab_and_a_concession_win_in_line_mode(argv):
+    import re
+
+    from tests.play_harness import run_play
+
+    rc, out = run_play(
+        [*argv, "--level", "normal", "--fast", "--seed", "2", "--plain"], _caller_then_peasant()
+    )
+    assert rc == 0, out
+    assert "you against a Normal bot · two players" in out
+    assert "You      call the landlord" in out and "Opponent grabs the landlord ×2" in out
+    card = out.split("══ Result")[1]
+    assert "You win as the peasant!" in card
+    assert re.search(r"Grab \(Opponent\) +×2", card)
+    assert re.search(r"Concessions \(cards\) +1", card)  # one grab: won at one card
+    aside = re.search(r"Set aside: (.*)", card).group(1).split()
+    assert len(aside) == 9 and not any(c[0] in "34" for c in aside)
+    you, other = (int(x) for x in re.search(r"You ([+-]\d+)   Opponent ([+-]\d+)", card).groups())
+    assert you == -other == 2  # base 1, one grab: ×2
+    hand = re.search(r"You +peasant +(.*)", card).group(1)
+    assert hand == "—" or len(hand.split()) <= 1
+
+
+def test_it_is_played_on_the_full_screen():
+    pytest.importorskip("textual")
+    from tests.app_harness import by_keys, drive, make_app
+
+    app = make_app(rules=TWO)
+    drive(app, by_keys)
+    assert app.kind == "result"

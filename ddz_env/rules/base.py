@@ -162,8 +162,15 @@ class Rules:
     def out_at(self, game, rows, seats):
         """The cards left at or under which seats ``seats`` of games ``rows`` (arrays, or one
         game's scalars) have won, read by the step when they play (where
-        :attr:`wins_before_empty`): 0, an empty hand."""
-        return np.zeros(np.shape(rows), np.int64)
+        :attr:`wins_before_empty`): :meth:`conceded` of those games."""
+        return self.conceded(game.landlord[rows], game.robs[rows], seats)
+
+    def conceded(self, landlord, robs, seats):
+        """The cards the rules concede to ``seats`` of games whose ``landlord`` and ``robs``
+        are given: a seat has won on reaching that many cards (0: an empty hand; the
+        two-player game concedes the peasant one card per grab). The step reads it through
+        :meth:`out_at`, the bots through ``InfoSet.cards_to_win``."""
+        return np.zeros(np.broadcast(landlord, robs, seats).shape, np.int64)
 
     def __init__(self, ruleset: Ruleset):
         self.ruleset = ruleset

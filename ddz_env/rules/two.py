@@ -112,10 +112,10 @@ class TwoPlayerRules(ClassicRules):
     )
     wins_before_empty: ClassVar[bool] = True
 
-    def out_at(self, game, rows, seats):
+    def conceded(self, landlord, robs, seats):
         """The peasant wins at as many cards as the grabs (the concessions); the landlord at
-        none."""
-        return np.where(seats == game.landlord[rows], 0, game.robs[rows])
+        none (nor anyone during the auction)."""
+        return np.where((seats == landlord) | (landlord < 0), 0, robs)
 
     @property
     def extra_doublings(self) -> int:
