@@ -124,7 +124,7 @@ def test_every_sequence_of_calls_and_grabs(first):
 
 def test_three_redeals_then_the_first_seat_is_landlord_at_one():
     game = Game(1, TWO, seed=4)
-    for deal in range(4):
+    for _deal in range(4):
         opener = int(game.first_bidder[0])
         game.step(0)
         game.step(0)
@@ -263,7 +263,7 @@ def test_the_observation_shows_grabs_and_concessions_and_hides_the_set_aside_car
 
 def test_determinized_worlds_deal_the_hidden_cards_to_the_hand_and_the_set_aside_pile():
     from ddz_env.infoset import infoset
-    from ddz_env.observation import observe_infoset, observe
+    from ddz_env.observation import observe, observe_infoset
     from ddz_env.state import determinize
 
     game = Game(1, TWO, seed=21)
