@@ -343,3 +343,24 @@ def test_it_is_played_on_the_full_screen():
     app = make_app(rules=TWO)
     drive(app, by_keys)
     assert app.kind == "result"
+
+
+def test_the_protocol_speaks_its_calls_as_words_and_sends_the_cards_to_win():
+    from ddz.agents.external import request
+    from ddz_env.infoset import infoset
+
+    game = Game(1, TWO, seed=30)
+    first = int(game.first_bidder[0])
+    ask = request(infoset(game, 0, first))
+    assert ask["rules"]["game"] == "two" and ask["rules"]["bidding"] == "grab"
+    assert sorted(x["word"] for x in ask["legal"]) == ["claim", "pass"]
+    N = game.num_moves
+    for call in (CLAIM, ROB, PASS):  # call, grab, pass: the grabber is landlord, 1 concession
+        game.step(bid_action(N, call))
+    lord = 1 - first
+    assert game.landlord[0] == lord
+    ask = request(infoset(game, 0, lord))
+    assert ask["role"] == "landlord" and ask["robs"] == 1
+    assert [b["word"] for b in ask["bids"]] == ["claim", "rob", "pass"]
+    assert ask["cards_left"] == [20 if s == lord else 17 for s in range(2)]
+    assert ask["cards_to_win"] == [20 if s == lord else 16 for s in range(2)]
