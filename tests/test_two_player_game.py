@@ -364,3 +364,15 @@ def test_the_protocol_speaks_its_calls_as_words_and_sends_the_cards_to_win():
     assert [b["word"] for b in ask["bids"]] == ["claim", "rob", "pass"]
     assert ask["cards_left"] == [20 if s == lord else 17 for s in range(2)]
     assert ask["cards_to_win"] == [20 if s == lord else 16 for s in range(2)]
+
+
+def test_eval_and_league_take_players_2(capsys):
+    from ddz.arena import arena, league
+
+    assert arena.main(["normal", "random", "--players", "2", "--deals", "4", "--seed", "3",
+                       "--bidding", "--no-progress"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "the two-player game, bidding" in out
+    assert league.main(["random", "easy", "--players", "2", "--deals", "3", "--seed", "3",
+                        "--workers", "1", "--no-progress"]) == 0  # fmt: skip
+    assert "2 players" in capsys.readouterr().out
