@@ -376,3 +376,15 @@ def test_eval_and_league_take_players_2(capsys):
     assert league.main(["random", "easy", "--players", "2", "--deals", "3", "--seed", "3",
                         "--workers", "1", "--no-progress"]) == 0  # fmt: skip
     assert "2 players" in capsys.readouterr().out
+
+
+def test_the_expert_plays_it_on_the_rules_bots():
+    from ddz.agents import agent_plays
+    from ddz.agents.expert import ExpertAgent
+    from ddz.arena.arena import run_arena
+
+    assert agent_plays("expert", TWO) and not agent_plays("hard", TWO)
+    expert = ExpertAgent(seed=1, worlds=8)
+    result = run_arena(expert, "normal", 3, seed=2, bidding=True, ruleset=TWO)
+    assert result.games >= 6 and not result.forfeits
+    assert expert.searched > 0  # its candidates searched by rollouts on Normal's rules
