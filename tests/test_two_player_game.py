@@ -388,3 +388,20 @@ def test_the_expert_plays_it_on_the_rules_bots():
     result = run_arena(expert, "normal", 3, seed=2, bidding=True, ruleset=TWO)
     assert result.games >= 6 and not result.forfeits
     assert expert.searched > 0  # its candidates searched by rollouts on Normal's rules
+
+
+def test_the_saved_forms_carry_the_cards_set_aside():
+    game = Game(6, TWO, seed=44)
+    rng = np.random.default_rng(44)
+    for _ in range(9):
+        game.step(game.sample_actions(rng))
+    for b in range(6):
+        again = Game.from_text(game.to_text(b))
+        assert (again.owner[0] == game.owner[b]).all() and (again.owner[0] == 3).sum() == 9
+        assert (again.hands[0] == game.hands[b]).all()
+    back = Game.from_arrays(game.to_arrays())
+    assert (back.owner == game.owner).all() and (back.robs == game.robs).all()
+    arrays = game.to_arrays()
+    arrays["owner"] = np.where(arrays["owner"] == 3, 2, arrays["owner"]).astype(np.int8)
+    with pytest.raises(ValueError, match="not a deal"):
+        Game.from_arrays(arrays)
