@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..actions import CLAIM, ROB
-from ..auction import REDEAL, Auction
+from ..auction import Auction
 from ..cards import DECKS, Deck
 from .base import CodeFormat
 from .classic import ClassicRules
@@ -76,12 +76,7 @@ class GrabAuction(Auction):
             return (seat, 1) if game.robs[b] == MAX_GRABS else None
         if game.high_bid[b]:  # a pass after a call or a grab ends the auction
             return int(game.high_bidder[b]), 1
-        if game.bid_count[b] < 2:
-            return None
-        limit = self.ruleset.redeal_limit
-        if limit is not None and game.redeals[b] >= limit:
-            return int(game.first_bidder[b]), 1
-        return REDEAL
+        return None if game.bid_count[b] < 2 else self.no_landlord(game, b)
 
     def explain(self, game, b: int, bid: int) -> str:
         if game.high_bid[b]:
