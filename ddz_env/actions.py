@@ -45,11 +45,9 @@ CALL_NAMES = ("pass", "bid 1", "bid 2", "bid 3", "claim", "rob", "open")
 def num_actions(num_moves: int, ruleset: Ruleset | None = None) -> int:
     """The size of the action space of a move table with ``num_moves`` rows under ``ruleset``
     (default: the classic rules, ``num_moves + 3``)."""
-    if ruleset is not None and ruleset.open_hand:
-        return num_moves + OPEN
-    if ruleset is not None and ruleset.bidding == "rob":
-        return num_moves + ROB
-    return num_moves + MAX_BID
+    if ruleset is None:
+        return num_moves + MAX_BID
+    return num_moves + ruleset.rules.last_call
 
 
 def bid_action(num_moves: int, bid: int) -> int:

@@ -48,6 +48,14 @@ class Auction:
     """
 
     players: tuple[int, ...] | None = None
+    #: the highest call it uses (the action space ends there: ``actions.num_actions``)
+    last_call: int = MAX_BID
+    #: its calls are claim and rob, at base 1 (the rob-the-landlord auction, call and grab),
+    #: not bids
+    claims: bool = False
+    #: the most calls of one auction (``None``: the rising bids' ``3 P - 2``), the bound of the
+    #: information state (``ddz_env.observation.auction_slots``)
+    most_calls: int | None = None
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         self.ruleset = ruleset
@@ -97,6 +105,14 @@ class Auction:
         """Why bid ``bid`` is not legal in game ``b`` (for error messages)."""
         return f"a bid of {bid} is not allowed now"
 
+    def no_landlord(self, game: Game, b: int):
+        """The outcome of an auction that ends with no landlord: a redeal, or after
+        ``redeal_limit`` redeals the opener at 1."""
+        limit = self.ruleset.redeal_limit
+        if limit is not None and game.redeals[b] >= limit:
+            return int(game.first_bidder[b]), 1
+        return REDEAL
+
 
 class RisingBids(Auction):
     """Bids 1-3, each higher than the highest so far; a bid of 3 ends the auction at once.
@@ -127,10 +143,7 @@ class RisingBids(Auction):
         no bid, a redeal, or after ``redeal_limit`` redeals the opener at 1."""
         if game.high_bid[b]:
             return int(game.high_bidder[b]), int(game.high_bid[b])
-        limit = self.ruleset.redeal_limit
-        if limit is not None and game.redeals[b] >= limit:
-            return int(game.first_bidder[b]), 1
-        return REDEAL
+        return self.no_landlord(game, b)
 
 
 class ClassicAuction(RisingBids):
@@ -202,6 +215,8 @@ class RobAuction(Auction):
     """
 
     players = (3,)
+    last_call = ROB
+    claims = True
 
     def __init__(self, ruleset: Ruleset, num_moves: int, num_words: int):
         super().__init__(ruleset, num_moves, num_words)
@@ -227,10 +242,7 @@ class RobAuction(Auction):
         if not game.high_bid[b]:  # nobody has claimed yet
             if game.bid_count[b] < 3:
                 return None
-            limit = self.ruleset.redeal_limit
-            if limit is not None and game.redeals[b] >= limit:
-                return int(game.first_bidder[b]), 1
-            return REDEAL
+            return self.no_landlord(game, b)
         if rob_back:
             return int(game.high_bidder[b]), 1
         if (calls < 0).any():  # someone after the claimer has not spoken

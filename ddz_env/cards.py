@@ -48,6 +48,8 @@ class Deck:
         counts: (15,) uint8, how many cards of each rank the deck holds.
         hand_size: cards dealt to each seat (17 or 25); the rest (3 or 8) is the kitty.
         card_ranks: (num_cards,) the rank of each card id.
+        set_aside: the last cards of the deal, neither a hand nor the kitty, that no seat sees
+            until the game is over (0: none; the two-player game sets 9 aside).
     """
 
     players: int
@@ -55,10 +57,18 @@ class Deck:
     counts: np.ndarray
     hand_size: int
     card_ranks: np.ndarray
+    set_aside: int = 0
 
     @property
     def kitty_size(self) -> int:
-        return self.num_cards - self.players * self.hand_size
+        return self.num_cards - self.players * self.hand_size - self.set_aside
+
+    @property
+    def piles(self) -> tuple[int, ...]:
+        """The sizes of the deal's piles, in owner order: each hand, the kitty, then the
+        cards set aside where there are any (owner ``players + 1``)."""
+        aside = (self.set_aside,) if self.set_aside else ()
+        return (self.hand_size,) * self.players + (self.kitty_size,) + aside
 
     @property
     def max_count(self) -> int:

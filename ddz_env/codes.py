@@ -56,7 +56,7 @@ def _multinomial(sizes: tuple[int, ...]) -> int:
 @cache
 def _shape(fmt: CodeFormat) -> tuple[int, int, int]:
     """(players, number of deals, characters) of a code format."""
-    players = len(fmt.sizes) - 1
+    players = fmt.players
     deals = _multinomial(fmt.sizes)
     return players, deals, -(-((deals * players * 4).bit_length() + CHECK_BITS) // 5)
 
@@ -140,8 +140,10 @@ def encode_deal(owner, first_bidder: int, variants=(), *, ruleset: Ruleset | Non
     fmt = rules.code_format
     sizes = fmt.sizes
     if len(owner) != sum(sizes) or tuple(owner.count(i) for i in range(len(sizes))) != sizes:
+        aside = f" and sets {sizes[-1]} aside" if fmt.set_aside else ""
         raise ValueError(
-            f"{fmt.deal} gives {sizes[0]} cards to each player and {sizes[-1]} to the kitty"
+            f"{fmt.deal} gives {sizes[0]} cards to each player and {sizes[players]} to the "
+            f"kitty{aside}"
         )
     if first_bidder not in range(players):
         raise ValueError(f"first bidder must be a seat 0 to {players - 1}, not {first_bidder!r}")

@@ -233,7 +233,7 @@ def render_text(game: Game, b: int = 0, names=None) -> str:
         if game.landlord[b] >= 0:
             lines.append(f"{names[game.landlord[b]]} is the landlord and may open the hand")
     else:
-        robs = f"   robs {int(game.robs[b])}" if game.ruleset.bidding == "rob" else ""
+        robs = f"   robs {int(game.robs[b])}" if game.ruleset.rules.claims else ""
         opened = "   hand opened" if game.opened[b] else ""
         lines.append(
             f"kitty: {format_counts(game.kitty[b])}   base {int(game.base[b])}   "

@@ -121,7 +121,10 @@ def deal_from_keys(
         noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(n, dtype=np.uint64))
     perm = np.argsort(noise, axis=1)
     owner = np.empty_like(perm, dtype=np.int8)
-    seats = np.minimum(np.arange(n) // deck.hand_size, players).astype(np.int8)
+    # each hand, then the kitty (owner ``players``), then the cards set aside (``players + 1``)
+    cut = players * deck.hand_size + deck.kitty_size
+    seats = np.minimum(np.arange(n) // deck.hand_size, players) + (np.arange(n) >= cut)
+    seats = seats.astype(np.int8)
     np.put_along_axis(owner, perm, seats[None], axis=1)
     first = (splitmix64(keys ^ np.uint64(0xD1CE)) % np.uint64(players)).astype(np.int8)
     return owner, first
@@ -132,9 +135,10 @@ _DECK_OF_SIZE = {deck.num_cards: deck for deck in DECKS.values()}
 
 def hands_of_owner(owner: np.ndarray, deck: Deck | None = None) -> np.ndarray:
     """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty); (B, 108) owners of
-    the four-player deck → (B, 5, 15); ``deck`` names the deck (default: by its size)."""
+    the four-player deck → (B, 5, 15); ``deck`` names the deck (default: by its size). A deck
+    that sets cards aside adds their pile last (``Deck.piles``)."""
     deck = _DECK_OF_SIZE[owner.shape[1]] if deck is None else deck
-    onehot = (owner[:, :, None] == np.arange(deck.players + 1)).astype(np.uint8)  # (B, C, P+1)
+    onehot = (owner[:, :, None] == np.arange(len(deck.piles))).astype(np.uint8)  # (B, C, piles)
     return np.einsum("bco,cr->bor", onehot, _rank_onehot(deck)).astype(np.uint8)
 
 
@@ -219,6 +223,7 @@ CONSTANT_FIELDS = (
     "ruleset", "encoding", "table", "tables", "num_moves", "num_actions", "auction",
     "num_players", "role_names", "_open_words", "state_fields", "bid_only_fields",
     "_saved_fields", "_at_landlord", "_lists_plays", "_consumed_of", "_doublings_of",
+    "_out_at",
 )  # fmt: skip
 #: Everything else a Game holds: the batch size, the deal codes, the stream of deals, the
 #: legal-move cache with the plays it lists (encodings that list them) and the undo log
@@ -299,6 +304,8 @@ class Game:
         # what the hot paths read of the encoding: a table game's array lookups (``legal.py``)
         self._lists_plays = enc.lists_plays
         self._consumed_of, self._doublings_of = enc.consumed_of, enc.doublings_of
+        # a game whose sides may win before their hand is empty: the cards left that win
+        self._out_at = ruleset.rules.out_at if ruleset.rules.wins_before_empty else None
         self.table = enc.table
         #: the legality bitsets of the move table (``None`` where the plays are listed)
         self.tables = enc.tables
@@ -571,7 +578,7 @@ class Game:
             if self.landlord[game] >= 0:
                 return "the landlord decides whether to open the hand: open or pass"
             if 0 < action < N:
-                if self.ruleset.bidding == "rob":
+                if self.ruleset.rules.claims:
                     return "the auction is on: pass, claim or rob"
                 return "the auction is on: pass or bid"
             return self.auction.explain(self, game, bid_of_action(N, action))
@@ -690,7 +697,10 @@ class Game:
             self.table_player[q] = s
             self.passes[q] = 0
             self.bombs[q] += self._doublings_of(plays)
-            _, finished = _split(hand.any(-1), q, s)
+            if self._out_at is None:  # a side wins when its hand is empty
+                _, finished = _split(hand.any(-1), q, s)
+            else:
+                _, finished = _split(hand.sum(-1) > self._out_at(self, q, s), q, s)
             if finished is not None:
                 self._finish(*finished)
         self.current_player[rows] = (seats + 1) % self.num_players

@@ -101,6 +101,14 @@ class InfoSet:
         return self.robs + int(self.opened) + self.bombs
 
     @property
+    def cards_to_win(self) -> np.ndarray:
+        """(P,) the cards each seat still has to play to win: its cards left, less what the
+        rules concede it (``Rules.conceded``: the two-player game's concessions; else none)."""
+        seats = np.arange(self.ruleset.players)
+        conceded = self.ruleset.rules.conceded(self.landlord, self.robs, seats)
+        return np.asarray(self.cards_left, np.int64) - conceded
+
+    @property
     def num_players(self) -> int:
         return self.ruleset.players
 

@@ -139,7 +139,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .actions import BIDDING
+from .actions import BIDDING, MAX_BID
+from .auction import AUCTIONS
 from .cards import Deck, encode_cards
 from .encoding import encoding_of
 from .moves import move_features  # noqa: F401  (a public name of this module too)
@@ -217,8 +218,10 @@ def auction_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
     """The most calls of one auction: ``P - 1`` passes before the first bid (one more
     redeals), bids 1, 2, 3 increasing, and between two bids at most ``P - 2`` passes (``P - 1``
     end the auction), so ``(P - 1) + 3 + 2 (P - 2) = 3P - 2``: 7 with three players, 10 with
-    four. (Ending after a bid of 2 with ``P - 1`` passes gives the same count.)"""
-    return 3 * ruleset.players - 2
+    four. (Ending after a bid of 2 with ``P - 1`` passes gives the same count.) An auction
+    that says otherwise gives its own bound (``Auction.most_calls``)."""
+    most = AUCTIONS[ruleset.bidding].most_calls
+    return 3 * ruleset.players - 2 if most is None else most
 
 
 def play_slots(ruleset: Ruleset = DEFAULT_RULES) -> int:
@@ -396,6 +399,8 @@ class _Layout:
         self.encoding = encoding_of(ruleset)
         self.players = rules.players
         self.variants = ruleset.variants
+        #: calls other than bids (claim, rob, open) take the places of bids in ``bids``
+        self.maps_calls = bool(self.variants) or rules.last_call > MAX_BID
         self.fields = obs_fields(ruleset)
         self.size = sum(f.size for f in self.fields)
         self.left_cap = rules.left_cap
@@ -523,8 +528,9 @@ def _field_values(seen: dict, layout: _Layout, ops=_Batch) -> dict:
         "bidding": seen["phase"] == BIDDING,
         "history": seen["history"],
     }
-    if layout.variants:  # the variants' calls in the bid slots, their doublings, their fields
+    if layout.maps_calls:  # the calls that are not bids in the bid slots
         values["bids"] = CALL_SLOT[values["bids"]]
+    if layout.variants:  # the variants' doublings, their fields
         doubles = seen["bombs"] + seen["spring"] + seen["robs"] + seen["opened"]
         values["log2_multiplier"] = doubles / 10.0
         if "rob" in layout.variants:

@@ -290,8 +290,8 @@ def from_arrays(arrays: Mapping, cls):
         raise ValueError("'stream' must be one uint64")
     owner = given["owner"]
     P, deck = ruleset.players, ruleset.deck
-    counts = (owner[:, :, None] == np.arange(P + 1)).sum(axis=1)
-    sizes = (deck.hand_size,) * P + (deck.kitty_size,)
+    sizes = deck.piles
+    counts = (owner[:, :, None] == np.arange(len(sizes))).sum(axis=1)
     bad = ~(counts == sizes).all(axis=1)
     if bad.any():
         shape = "/".join(map(str, sizes))

@@ -31,12 +31,12 @@ the one step of the engine):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 import numpy as np
 
 from . import saved
 from .actions import CLAIM, MAX_BID, OPEN, ROB, bid_action
-from .cards import DECKS
 from .encoding import encoding_of
 from .game import (
     BIDDING,
@@ -62,7 +62,10 @@ def _index_in_rank(ranks: np.ndarray) -> np.ndarray:
     return np.array([np.sum(ranks[:c] == ranks[c]) for c in range(len(ranks))])
 
 
-_INDEX_IN_RANK = {p: _index_in_rank(d.card_ranks) for p, d in DECKS.items()}
+@cache
+def _index_in_deck(deck) -> np.ndarray:
+    """(C,) each card id's place among the cards of its rank in ``deck``."""
+    return _index_in_rank(deck.card_ranks)
 
 
 def _new_game(ruleset: Ruleset, batch_size: int) -> Game:
@@ -178,6 +181,8 @@ def hidden_pool(info) -> tuple[np.ndarray, np.ndarray, list[int], list[int]]:
         elif seat != landlord:
             forced[landlord] = np.maximum(np.asarray(info.kitty, np.int64) - played[landlord], 0)
         places, sizes = others, [int(left[o] - forced[o].sum()) for o in others]
+    if deck.set_aside:  # the cards set aside are hidden from every seat (place P + 1)
+        places, sizes = places + [P + 1], sizes + [deck.set_aside]
     pool = deck.counts.astype(np.int64) - hand - played.sum(axis=0) - forced.sum(axis=0)
     if (pool < 0).any() or min(sizes) < 0 or pool.sum() != sum(sizes):
         raise ValueError("the InfoSet is inconsistent: its cards do not add up to one deck")
@@ -266,7 +271,7 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
     for j, place in enumerate(places):
         if place == P:
             kitty = got[:, j]
-        else:
+        elif place < P:  # (the cards of place P + 1 stay set aside)
             hands[:, place] += got[:, j]
     return _worlds(info, hands, kitty, rng)
 
@@ -274,7 +279,7 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
 def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game:
     """:func:`determinize` with the hidden cards split by ``belief`` (see there)."""
     belief = np.asarray(belief, np.float64)
-    if len(places) != 2 or places[1] == info.ruleset.players:
+    if len(places) != 2 or max(places) >= info.ruleset.players:
         raise ValueError("a belief splits the hidden cards between two hands, in the play only")
     if belief.ndim != 2 or belief.shape[0] != 15 or belief.shape[1] < 2:
         raise ValueError(f"belief must have shape (15, c) with c >= 2, not {belief.shape}")
@@ -325,11 +330,12 @@ def _worlds(info, hands: np.ndarray, kitty: np.ndarray | None, rng) -> Game:
     if landlord >= 0:
         dealt[:, landlord] -= kitty
     dealt[:, P] = kitty
-    if (dealt < 0).any() or not (dealt.sum(axis=1) == deck.counts).all():
+    aside = deck.counts - dealt.sum(axis=1)  # the cards set aside, where the deck has them
+    if (dealt < 0).any() or (aside < 0).any() or (aside.sum(axis=1) != deck.set_aside).any():
         raise ValueError("the hands do not fit the cards played and the kitty")
     # owner: within each rank, the cards go to seats 0, 1, 2 then the kitty, in card order
     cum = np.cumsum(dealt, axis=1)[:, :, deck.card_ranks]  # (n, P + 1, C)
-    owner = (cum <= _INDEX_IN_RANK[P]).sum(axis=1).astype(np.int8)
+    owner = (cum <= _index_in_deck(deck)).sum(axis=1).astype(np.int8)  # past them: set aside
 
     game = _new_game(info.ruleset, n)
     game.start_deals(owner, np.full(n, int(info.first_bidder), np.int8))

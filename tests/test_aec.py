@@ -219,7 +219,7 @@ def test_illegal_action_wrapped_terminates_as_pettingzoo_documents(caplog):
         ),
         (
             {"bidding": "twice"},
-            "bidding must be 'once', 'open', 'rob', 'none' or 'open4' (or False), not 'twice'",
+            "bidding must be 'once', 'open', 'rob', 'none', 'open4' or 'grab' (or False), not 'twice'",
         ),
         ({"kickers": "some"}, "kickers must be 'distinct' or 'any', not 'some'"),
         ({"redeal_limit": -1}, "redeal_limit must be a non-negative integer or None, not -1"),

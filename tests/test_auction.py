@@ -92,7 +92,7 @@ def test_a_new_auction_plays_full_games(first_bidder_rules, batch_size):
 
 def test_an_unregistered_auction_is_a_clear_error():
     with pytest.raises(
-        ValueError, match="bidding must be 'once', 'open', 'rob', 'none' or 'open4'"
+        ValueError, match="bidding must be 'once', 'open', 'rob', 'none', 'open4' or 'grab'"
     ):
         Ruleset(bidding="first-bidder")
     with pytest.raises(TypeError, match="subclass of ddz_env.auction.Auction"):

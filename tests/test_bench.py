@@ -245,7 +245,7 @@ def test_both_games_side_by_side(capsys):
 
 def test_players_option_is_checked(capsys):
     assert main(["--players", "5"]) == 2
-    assert "players must be 3, 4 or 3,4" in capsys.readouterr().err
+    assert "players must be 2, 3, 4 or several of them (3,4)" in capsys.readouterr().err
 
 
 def test_a_peers_lead_work_counts_the_moves_it_lists_and_times_each_hand():

@@ -68,7 +68,7 @@ def test_ruleset_defaults_and_normalisation():
         ({"kickers": "some"}, "kickers"),
         ({"base_points": 0}, "base_points"),
         ({"base_points": True}, "base_points"),
-        ({"players": 2}, "players must be 3 or 4"),
+        ({"players": 5}, "players must be 2, 3 or 4"),
         ({"players": True}, "players must be a number of seats"),
         ({"players": 4, "bidding": "open"}, "not an auction for 4 players"),
         ({"bidding": "open4"}, "not an auction for 3 players"),

@@ -181,7 +181,7 @@ def test_play_refuses_a_variant_of_four_players_in_its_language(option, capsys):
 
 def test_bench_refuses_a_player_count_of_no_game(capsys):
     assert bench.main(["--players", "3,5"]) == 2
-    assert "players must be 3, 4 or 3,4" in capsys.readouterr().err
+    assert "players must be 2, 3, 4 or several of them (3,4)" in capsys.readouterr().err
 
 
 def test_play_level_help_lists_expert(capsys):

@@ -249,7 +249,7 @@ def test_players_is_checked_and_described(capsys):
     with pytest.raises(SystemExit):
         play.main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "--players {3,4}" in out and "two decks" in out
+    assert "--players {2,3,4}" in out and "two decks" in out and "two-player game" in out
 
 
 def test_bid_help_and_quit_counts_three_stakes_as_the_landlord(data_home):

@@ -59,6 +59,14 @@ def _expert(**kwargs) -> Agent:
     return ExpertAgent(**kwargs)
 
 
-register("expert", _expert, _model_plays)
+def _expert_plays(ruleset) -> bool:
+    """The Expert plays the games a shipped model plays, and those its rollouts play on the
+    rules bots alone (the profile's ``rules_rollouts``)."""
+    from ddz.common.profile import profile_of
+
+    return _model_plays(ruleset) or profile_of(ruleset).rules_rollouts
+
+
+register("expert", _expert, _expert_plays)
 
 __all__ = ["Agent", "RandomAgent", "agent_names", "agent_plays", "make_agent", "register"]

@@ -21,9 +21,10 @@ from ddz_env.rules import Ruleset
 
 def auction_call(info: InfoSet, strength: int) -> int:
     """The call in the current auction for a player who would bid ``strength`` (0-3) in the
-    classic auction: that bid if it beats the high bid, else pass; under ``bidding="rob"``,
-    claim with a bid of 1 or more and rob with 2 or more. Not for the open-hand decision."""
-    if info.ruleset.bidding == "rob":
+    classic auction: that bid if it beats the high bid, else pass; in an auction of claims
+    (``bidding="rob"``, the two-player game's call and grab), claim with a bid of 1 or more and
+    rob (grab) with 2 or more. Not for the open-hand decision."""
+    if info.ruleset.rules.claims:
         if info.high_bid == 0:
             return CLAIM if strength >= 1 else 0
         return ROB if strength >= 2 else 0

@@ -78,7 +78,8 @@ import numpy as np
 from ddz.agents.base import MAX_WORLDS
 from ddz.agents.belief import BeliefModel, load_belief
 from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
-from ddz.agents.hard import HardAgent, HardModel, model_actions
+from ddz.agents.hard import HardAgent, HardModel, model_actions, plays_shipped
+from ddz.agents.planner import planner_of
 from ddz.agents.rule_bots import NormalAgent
 from ddz.common import one_blas_thread
 from ddz.common.profile import profile_of
@@ -277,7 +278,30 @@ class ExpertAgent(HardAgent):
                 return hard_choice
             return self.searched_choice(info, moves[order[: self.candidates]])
 
+    def rules_only(self, ruleset) -> bool:
+        """No model plays ``ruleset``'s game (no model file, none shipped) and its profile
+        rolls out on the rules (``rules_rollouts``): Normal's rules stand in for Hard's
+        networks, in the bids, the candidates (:meth:`move_values`) and the rollouts."""
+        return (
+            self.fixed is None and profile_of(ruleset).rules_rollouts and not plays_shipped(ruleset)
+        )
+
+    def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
+        """(legal move ids, their values): Hard's networks', or in a game no model plays
+        (:meth:`rules_only`) Normal's choice first, then the moves by the plan cost of the
+        cards they leave (the planner of the game's profile)."""
+        if not self.rules_only(info.ruleset):
+            return super().move_values(info)
+        moves = info.legal_moves()
+        hooks, table = planner_of(info.ruleset).decision(info)
+        hand = info.hand.astype(np.int64)
+        values = np.array([-hooks.plan_cost(hand - table.counts[m]) for m in moves.tolist()])
+        values[moves == self._rules.play(info)] = np.inf
+        return moves, values
+
     def bid(self, info: InfoSet) -> int:
+        if self.rules_only(info.ruleset):
+            return self._rules.bid(info)
         call = super().bid(info)
         if self.bid_worlds < 1 or info.deciding_open or len(info.legal_actions) < 2:
             return call

@@ -49,6 +49,7 @@ from ddz_env.cards import RANK_NAMES, format_counts
 from ddz_env.game import splitmix64
 from ddz_env.infoset import InfoSet
 from ddz_env.moves import MoveTable, MoveType
+from ddz_env.rules import DEFAULT_RULES
 from ddz_env.rules.wild import decode_play, stood_for
 
 #: Version of the JSON-lines protocol (``docs/PROTOCOL.md``), sent in every request as
@@ -107,9 +108,10 @@ def request(info: InfoSet, seed: int = 0) -> dict:
     plays = info.legal_plays is not None  # the wildcard game: _wild_fields writes its plays
     rules = info.ruleset
     variants = bool(rules.variants)
+    words = variants or rules.rules.claims  # the calls are words: claim, rob (and open)
 
     def said(k: int) -> dict:
-        return _call(k) if variants else {"bid": k}
+        return _call(k) if words else {"bid": k}
 
     if bidding:
         legal = [{"id": a, **said(bid_of_action(n, a))} for a in info.legal_actions.tolist()]
@@ -151,6 +153,12 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         out["robs"], out["opened"] = int(info.robs), bool(info.opened)
         shown = info.open_hand
         out["open_hand"] = None if shown is None else format_counts(shown)
+    elif words:  # an auction of claims outside the variants (the two-player game's grabs)
+        out["robs"] = int(info.robs)
+    if rules.game != DEFAULT_RULES.game:
+        out["rules"]["game"] = rules.game
+    if rules.rules.wins_before_empty:  # the cards each seat still plays to win
+        out["cards_to_win"] = [int(c) for c in info.cards_to_win]
     if plays:
         _wild_fields(info, out)
     return out

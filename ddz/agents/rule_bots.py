@@ -55,7 +55,7 @@ class _View:
         self.hand = info.hand
         self.seat = info.seat
         self.role = info.role
-        self.left = info.cards_left
+        self.left = info.cards_to_win  # cards left, less the concessions (the two-player game)
         landlord = info.landlord
         self.players = P = info.ruleset.players
         self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
@@ -127,12 +127,13 @@ def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
 
 
 def _forced_or_finishing(v: _View) -> int | None:
-    """The only legal move, or a move that empties the hand; ``None`` when there is a choice."""
+    """The only legal move, or a move that wins (empties the hand, or plays it down to the
+    concessions); ``None`` when there is a choice."""
     if len(v.legal) == 1:
         return v.legal[0]
-    total = int(v.hand.sum())
+    total = int(v.left[v.seat])
     for m in v.legal:
-        if m and int(v.table.size[m]) == total:
+        if m and int(v.table.size[m]) >= total:
             return m
     return None
 

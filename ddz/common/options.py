@@ -79,11 +79,22 @@ def _base_points(text: str) -> int:
     return value
 
 
+def seat_counts() -> tuple[int, ...]:
+    """The seat counts ``--players`` takes: the tables of the default game (2, 3, 4)."""
+    from ddz_env.rules import RULES
+
+    return tuple(sorted(p for game, p in RULES if game == _default("game")))
+
+
 def _player_counts(text: str) -> list[int]:
     values: list[int] = []
+    seats = tuple(map(str, seat_counts()))
     for part in text.split(","):
-        if part.strip() not in ("3", "4"):
-            raise argparse.ArgumentTypeError(f"players must be 3, 4 or 3,4, got {text!r}")
+        if part.strip() not in seats:
+            listed = ", ".join(seats)
+            raise argparse.ArgumentTypeError(
+                f"players must be {listed} or several of them (3,4), got {text!r}"
+            )
         if int(part) not in values:
             values.append(int(part))
     return values
@@ -114,7 +125,7 @@ RULE_OPTIONS: dict[str, RuleOption] = {
             "the kitty; one landlord against three peasants; bombs of 4 to 8 cards, more cards "
             "beat fewer; the rocket is all four jokers)"
         ),
-        (("type", int), ("choices", (3, 4))),
+        (("type", int),),
     ),
     "bidding": RuleOption("--auction", N_("the auction (default {default}): {choices}")),
     "open_hand": RuleOption(
@@ -151,6 +162,12 @@ RULE_OPTIONS: dict[str, RuleOption] = {
     ),
 }
 
+#: What ``--players 2`` plays, appended to the help of ``--players``.
+TWO_PLAYERS_HELP = N_(
+    "2: the two-player game (46 cards without the 3s and 4s, 17 each, 3 in the kitty and 9 set "
+    "aside; call and grab: each grab doubles the stake and concedes the peasant one card)"
+)
+
 #: The game ``--wild`` names (the switch is ``--game wild``), and its help, offered with ``--game``.
 WILD_GAME = "wild"
 WILD_HELP = f"the wildcard game: the same as --game {WILD_GAME}"
@@ -178,6 +195,8 @@ def _help(name: str, auctions: tuple[str, ...], translate: Translate) -> str:
         return text.format(default=default, choices=listed)
     if name == "game":
         return text.format(default=default, choices=", ".join(game_names()))
+    if name == "players":
+        return _joined(text, translate(TWO_PLAYERS_HELP), translate)
     return text.format(default="none" if default is None else default)
 
 
@@ -235,8 +254,11 @@ def add_rule_options(
             kwargs.update(choices=tuple(auctions), default=None)
         if name == "game":
             kwargs.update(choices=game_names())
+        if name == "players":
+            kwargs.update(choices=seat_counts())
         if name == "players" and several_players:
-            kwargs.update(type=_player_counts, metavar="3|4|3,4", default=[Ruleset().players])
+            metavar = "|".join(map(str, seat_counts())) + "|3,4"
+            kwargs.update(type=_player_counts, metavar=metavar, default=[Ruleset().players])
             del kwargs["choices"]
         text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
         parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)

@@ -100,6 +100,10 @@ register_profile(
     ),
 )
 register_profile(
+    "two",
+    Profile(texts="ddz.play.render:TWO_TEXTS", rules_rollouts=True),
+)
+register_profile(
     "wild",
     Profile(
         planner="ddz.agents.planner:WILD_PLANNER",

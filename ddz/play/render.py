@@ -239,14 +239,14 @@ class Renderer:
     def base_is_bid(self) -> bool:
         """Whether the base is a bid: not when nobody bid (a forced landlord) nor in the
         rob-the-landlord auction, whose base is always 1."""
-        return not self.model.forced and self.model.game.ruleset.bidding != "rob"
+        return not self.model.forced and not self.model.game.ruleset.rules.claims
 
     def doublings_text(self) -> str:
         """Every doubling in the multiplier, each named, in the order they came: `` (rob by
         Left ×2, open hand ×2, bomb of 7s by Right ×2, spring ×2)``; empty when there are
         none."""
         m = self.model
-        parts = [_("rob by {seat} ×2").format(seat=self.seat_name(s)) for s in m.rob_log]
+        parts = [_(self.texts.rob_by).format(seat=self.seat_name(s)) for s in m.rob_log]
         if m.opened:
             parts.append(_("open hand ×2"))
         for seat, move in m.bomb_log:
@@ -350,6 +350,10 @@ class Renderer:
         say("  " + self.headline(lord, winner))
         base, mult = int(g.base[0]), int(g.multiplier[0])
         rows = self.stake_rows(base)
+        if self.texts.concessions_row:  # the cards conceded the peasant: won at so many cards
+            seats = np.arange(self.players)
+            conceded = g.ruleset.rules.conceded(lord, g.robs[0], seats).max()
+            rows.append((_(self.texts.concessions_row), str(int(conceded))))
         col = max(CARD_COL, *(text.visible_len(label) + 1 for label, _value in rows))
         for label, value in rows:
             say(f"  {pad(label, col)} {value}")
@@ -378,7 +382,7 @@ class Renderer:
         else:
             rows = [(_("Bid") if self.base_is_bid() else _("Base"), str(base))]
         for seat in m.rob_log:
-            rows.append((_("Rob ({seat})").format(seat=self.seat_name(seat)), "×2"))
+            rows.append((_(self.texts.rob_row).format(seat=self.seat_name(seat)), "×2"))
         if m.opened:
             rows.append((_("Open hand ({seat})").format(seat=self.seat_name(m.landlord())), "×2"))
         for seat, move in m.bomb_log:
@@ -427,6 +431,10 @@ class Renderer:
             self.say(f"    {name} {role} {self.cards(self.model.cards[x], kitty=False)}")
         kitty = self.cards(self.model.kitty_ids, kitty=False)
         self.say("  " + text.after_label(_("Kitty:"), kitty))
+        g = self.model.game
+        aside = np.flatnonzero(g.owner[0] == g.num_players + 1)  # a deck that sets cards aside
+        if len(aside):
+            self.say("  " + text.after_label(_("Set aside:"), self.cards(aside, kitty=False)))
 
 
 def help_text(undo: bool, players: int = 3, ruleset=None, full_screen: bool = False) -> str:
@@ -555,6 +563,18 @@ class GameTexts:
     forced: Callable[[int], str]
     #: the game's own part of the help (the wildcard game's wild cards), or ""
     help_game: str = ""
+    #: the lines of a claim and of a rob in the auction of claims: (yours, another seat's)
+    claim_lines: tuple[str, str] = (N_("claim the landlord seat"), N_("claims the landlord seat"))
+    rob_lines: tuple[str, str] = (N_("rob the landlord seat ×2"), N_("robs the landlord seat ×2"))
+    #: the line mode's questions of a claim and of a rob (``{options}``: what to type)
+    claim_prompt: str = N_("Claim the landlord seat? ({options}) > ")
+    rob_prompt: str = N_("Rob the landlord seat (doubles the stake)? ({options}) > ")
+    #: the result card's row of a rob (``{seat}``), and its name among the doublings
+    rob_row: str = N_("Rob ({seat})")
+    rob_by: str = N_("rob by {seat} ×2")
+    #: the label of the result card's row of the cards the rules conceded the peasant, or ""
+    #: for a game that concedes none
+    concessions_row: str = ""
 
 
 def _forced_three(n: int) -> str:
@@ -629,6 +649,50 @@ WILD_TEXTS = replace(
     title=N_("the wildcard game"),
     banner=N_("you against two {level} bots · the wildcard game · type help for commands"),
     help_game=HELP_WILD,
+)
+
+
+def _forced_two(n: int) -> str:
+    return ngettext(
+        "Both declined again after {n} redeal: {seat} must be the landlord, at base 1.",
+        "Both declined again after {n} redeals: {seat} must be the landlord, at base 1.",
+        n,
+    )
+
+
+HELP_TWO = N_("""\
+The two-player game: 46 cards (no 3s, no 4s). Each player gets 17, 3 go to the kitty and 9 are
+  set aside face down until the result. The first to speak calls the landlord (claim) or
+  passes, then the other. After a call the other may grab (rob), the caller grab back and so
+  on, up to 4 grabs; a player who declined to call may not grab. Each grab doubles the stake
+  and concedes one card: the peasant wins on reaching as many cards as the concessions.""")
+GRAB_HELP = N_("""\
+Call the landlord (claim) or pass; once called, grab it (rob) or pass. The last to call or grab
+becomes the landlord and takes the 3 kitty cards. Each grab doubles the stake and concedes the
+peasant one card. Type hint for the assessment.""")
+#: the texts of the two-player game
+TWO_TEXTS = replace(
+    CLASSIC_TEXTS,
+    title=N_("the two-player game"),
+    seat_names=(N_("You"), N_("Opponent")),
+    bid_help=GRAB_HELP,
+    banner=N_("you against a {level} bot · two players · type help for commands"),
+    last_redeal=(
+        N_("no more redeals: if both decline, you must be the landlord at base 1"),
+        N_("no more redeals: if both decline, {seat} must be the landlord at base 1"),
+    ),
+    all_passed=N_("Both declined: the cards are dealt again (deal {code})."),
+    passes=N_("(a pass: {who})"),
+    peasants_win=(N_("{names} wins as the peasant."), N_("{names} win as the peasant!")),
+    forced=_forced_two,
+    help_game=HELP_TWO,
+    claim_lines=(N_("call the landlord"), N_("calls the landlord")),
+    rob_lines=(N_("grab the landlord ×2"), N_("grabs the landlord ×2")),
+    claim_prompt=N_("Call the landlord? ({options}) > "),
+    rob_prompt=N_("Grab the landlord (doubles the stake, concedes a card)? ({options}) > "),
+    rob_row=N_("Grab ({seat})"),
+    rob_by=N_("grab by {seat} ×2"),
+    concessions_row=N_("Concessions (cards)"),
 )
 
 

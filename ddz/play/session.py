@@ -505,9 +505,10 @@ def prompt_of(choice: Choice) -> str:
         return _("Your bid ({options}) > ").format(options=", ".join(options))
     if choice.kind != "word":
         return "> "
+    texts = texts_of(choice.info.ruleset)
     prompts = {
-        "claim": N_("Claim the landlord seat? ({options}) > "),
-        "rob": N_("Rob the landlord seat (doubles the stake)? ({options}) > "),
+        "claim": texts.claim_prompt,
+        "rob": texts.rob_prompt,
         "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
     }
     return _(prompts[choice.word]).format(options=", ".join(word_options(choice.word)))

@@ -332,7 +332,7 @@ class Table:
         can_undo = self.undo_on and self.model.can_undo()
         if self.phase == BIDDING:
             high = int(g.high_bid[0])
-            if info.deciding_open or self.rules.bidding == "rob":
+            if info.deciding_open or self.rules.rules.claims:
                 word = "open" if info.deciding_open else "rob" if info.high_bid else "claim"
                 return Choice("word", info, word=word, can_undo=can_undo, high_bid=high)
             bids = tuple(range(high + 1, 4))

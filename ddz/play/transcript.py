@@ -42,11 +42,9 @@ def lines_of(render: Renderer, event: Event) -> list[str]:
 def _called(render: Renderer, event: Called) -> list[str]:
     seat, call = event.seat, event.call
     if call in (CLAIM, ROB):
-        you = seat == HUMAN
-        what = {
-            CLAIM: _("claim the landlord seat") if you else _("claims the landlord seat"),
-            ROB: _("rob the landlord seat ×2") if you else _("robs the landlord seat ×2"),
-        }[call]
+        texts = texts_of(render.model.game.ruleset)
+        lines = texts.claim_lines if call == CLAIM else texts.rob_lines
+        what = _(lines[0 if seat == HUMAN else 1])
     elif seat == HUMAN:
         what = (
             pgettext("you, auction", "pass")

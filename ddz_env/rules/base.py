@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..actions import OPEN
 from ..auction import AUCTIONS
 from ..cards import DECKS, Deck
 from .combos import BOMB_TYPES, explain_invalid
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class CodeFormat:
     """How deal codes of a deck are written (``ddz_env.codes``): the deal's sizes (each hand,
-    then the kitty), the format version, the checksum's personalisation and payload bytes, and
-    how messages name the game and one of its deals."""
+    then the kitty, then the cards set aside where ``set_aside``: ``Deck.piles``), the format
+    version, the checksum's personalisation and payload bytes, and how messages name the game
+    and one of its deals."""
 
     sizes: tuple[int, ...]
     version: int
@@ -46,6 +48,12 @@ class CodeFormat:
     nbytes: int
     words: str
     deal: str = "a deal"
+    set_aside: bool = False
+
+    @property
+    def players(self) -> int:
+        """The hands of a deal (the sizes less the kitty and the cards set aside)."""
+        return len(self.sizes) - 1 - self.set_aside
 
 
 #: (game, players) → the rules class that plays it: each game under its name, and the games
@@ -96,7 +104,7 @@ def rules_class(game: str, players: int | None = None) -> type[Rules]:
     if cls is None and not any(g == game for g, _ in RULES):
         raise ValueError(f"game must be one of {', '.join(map(repr, GAMES))}, not {game!r}")
     seats = sorted({p for g, p in RULES if g == game} | ({cls.players} if cls else set()))
-    listed = " or ".join(map(str, seats))
+    listed = " or ".join(filter(None, (", ".join(map(str, seats[:-1])), str(seats[-1]))))
     raise ValueError(f"players must be {listed}, not {players!r}")
 
 
@@ -147,6 +155,22 @@ class Rules:
     action_encoding: ClassVar[str] = "rows"
     #: the per-game state arrays this game adds to the classic ones (``Game.state_fields``)
     state_fields: ClassVar[tuple[StateField, ...]] = ()
+    #: a side may win before its hand is empty (the two-player game's concessions): the step
+    #: then asks :meth:`out_at` (a step of the other games calls no rules method)
+    wins_before_empty: ClassVar[bool] = False
+
+    def out_at(self, game, rows, seats):
+        """The cards left at or under which seats ``seats`` of games ``rows`` (arrays, or one
+        game's scalars) have won, read by the step when they play (where
+        :attr:`wins_before_empty`): :meth:`conceded` of those games."""
+        return self.conceded(game.landlord[rows], game.robs[rows], seats)
+
+    def conceded(self, landlord, robs, seats):
+        """The cards the rules concede to ``seats`` of games whose ``landlord`` and ``robs``
+        are given: a seat has won on reaching that many cards (0: an empty hand; the
+        two-player game concedes the peasant one card per grab). The step reads it through
+        :meth:`out_at`, the bots through ``InfoSet.cards_to_win``."""
+        return np.zeros(np.broadcast(landlord, robs, seats).shape, np.int64)
 
     def __init__(self, ruleset: Ruleset):
         self.ruleset = ruleset
@@ -222,6 +246,18 @@ class Rules:
         """(B, players) float64: the payoffs of games whose ``landlord`` (B,) won or lost
         (``landlord_won``) a stake of ``points`` (B,): see :func:`settle`."""
         return settle(self.players, landlord, landlord_won, points)
+
+    @property
+    def claims(self) -> bool:
+        """The auction is spoken in claims and robs at base 1, not in bids
+        (``Auction.claims``: the rob-the-landlord auction, call and grab)."""
+        return AUCTIONS[self.ruleset.bidding].claims
+
+    @property
+    def last_call(self) -> int:
+        """The highest call of the auction and the open hand (``actions.num_actions``): the
+        open-hand decision under ``open_hand``, else the auction's ``last_call``."""
+        return OPEN if self.ruleset.open_hand else AUCTIONS[self.ruleset.bidding].last_call
 
     @property
     def extra_doublings(self) -> int:

@@ -33,7 +33,9 @@ class Ruleset:
             game is the four-player game ``"four"`` (two decks, 108 cards: 25 each and 8 to
             the kitty, one landlord against three peasants, its own combinations and bombs;
             ``docs/RULES.md``); ``Ruleset(players=4)`` is ``Ruleset(game="four")``. With 4 players the auction is ``"open4"`` (the default
-            ``"once"`` is read as ``"open4"``) or ``"none"``.
+            ``"once"`` is read as ``"open4"``) or ``"none"``. With 2 the game is the
+            two-player game ``"two"`` (46 cards without the 3s and 4s, 9 set aside; the auction
+            is call and grab, ``"grab"``, and each grab concedes the peasant a card).
         open_hand: variant: after taking the kitty the landlord may play with the hand face
             up (every seat sees it), which doubles the multiplier (default False). The
             variants (``"rob"``, ``open_hand``) are three-player games: with ``players=4``

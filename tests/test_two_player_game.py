@@ -1,0 +1,407 @@
+"""The two-player game (二人斗地主) checked against its rules as docs/RULES.md words them, by
+brute force: the deck and the deal, every sequence of calls and grabs, the concession ending
+and the settlement of 1,000 random games. The expected values are worked out here from the
+rules text, never read from the engine's settlement or auction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ddz_env.actions import BIDDING, CLAIM, OVER, PLAY, ROB, bid_action
+from ddz_env.codes import decode_deal, encode_deal
+from ddz_env.game import Game
+from ddz_env.rules import Ruleset
+
+TWO = Ruleset(players=2)
+#: the ranks 3 4 5 … K A 2 BJ RJ: the deck keeps four of 5 to 2 and one of each joker
+DECK = np.array([0, 0] + [4] * 11 + [1, 1])
+
+
+def test_players_2_and_game_two_name_one_game():
+    assert Ruleset(game="two") == TWO and TWO.players == 2 and TWO.game == "two"
+    assert TWO.bidding == "grab"
+
+
+def test_the_deck_and_the_deal():
+    game = Game(200, TWO, seed=1)
+    assert game.owner.shape == (200, 46) and (game.ruleset.deck.counts == DECK).all()
+    piles = np.stack([(game.owner == k).sum(axis=1) for k in range(4)], axis=1)
+    assert (piles == [17, 17, 3, 9]).all()  # two hands, the kitty, the cards set aside
+    ranks = game.ruleset.deck.card_ranks
+    for b in range(0, 200, 37):
+        hands = [np.bincount(ranks[game.owner[b] == k], minlength=15) for k in range(4)]
+        assert (hands[0] == game.hands[b, 0]).all() and (hands[1] == game.hands[b, 1]).all()
+        assert (hands[2] == game.kitty[b]).all()
+        assert (sum(hands) == DECK).all()  # every card once; no 3 and no 4
+        code = game.deal_code(b)
+        owner, first = decode_deal(code, ruleset=TWO)
+        assert (owner == game.owner[b]).all() and first == game.first_bidder[b]
+        assert encode_deal(owner, first, ruleset=TWO) == code
+    assert set(np.unique(game.first_bidder)) == {0, 1}  # the opener is drawn
+
+
+def test_a_deal_code_of_another_game_is_refused():
+    classic = Game(1, Ruleset(), seed=1).deal_code(0)
+    with pytest.raises(ValueError, match="deal code"):
+        decode_deal(classic, ruleset=TWO)
+    with pytest.raises(ValueError, match="sets 9 aside"):
+        encode_deal(np.zeros(46, np.int8), 0, ruleset=TWO)
+
+
+# --------------------------------------------------------------------- the auction by the text
+PASS = 0
+
+
+def reference(first: int, calls: list[int]):
+    """The rules text's auction after ``calls`` (0 pass, CLAIM, ROB) of a deal opened by
+    ``first``: ``("speak", seat, allowed calls)`` or ``("landlord", seat, grabs)`` or
+    ``("redeal",)``."""
+    other = 1 - first
+    if not calls:
+        return "speak", first, {PASS, CLAIM}
+    if calls[0] == PASS:  # the first seat declined: the other may call, never grab
+        if len(calls) == 1:
+            return "speak", other, {PASS, CLAIM}
+        return ("landlord", other, 0) if calls[1] == CLAIM else ("redeal",)
+    # the first seat called: the other may grab, then the caller grab back, ... 4 grabs at most
+    grabs, holder, speaker = 0, first, other
+    for call in calls[1:]:
+        if call == PASS:
+            return "landlord", holder, grabs
+        grabs, holder, speaker = grabs + 1, speaker, 1 - speaker
+    if grabs == 4:
+        return "landlord", holder, grabs
+    return "speak", speaker, {PASS, ROB}
+
+
+def _sequences(first: int):
+    """Every sequence of calls the rules text allows, to its end."""
+    stack = [[]]
+    while stack:
+        calls = stack.pop()
+        state = reference(first, calls)
+        if state[0] != "speak":
+            yield calls, state
+            continue
+        stack.extend(calls + [c] for c in sorted(state[2]))
+
+
+def _calls_of(game: Game, b: int = 0) -> set[int]:
+    N = game.num_moves
+    return {0 if a == 0 else a - N + 1 for a in game.legal_actions(b).tolist()}
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_every_sequence_of_calls_and_grabs(first):
+    deal = Game(1, TWO, seed=9)
+    owner = deal.owner[0]
+    code = encode_deal(owner, first, ruleset=TWO)
+    seen = 0
+    for calls, outcome in _sequences(first):
+        game = Game(1, TWO)
+        game.reset(codes=[code])
+        for k, call in enumerate(calls):
+            state = reference(first, calls[:k])
+            assert game.phase[0] == BIDDING and game.current_player[0] == state[1]
+            assert _calls_of(game) == state[2], calls[:k]
+            game.step(bid_action(game.num_moves, call))
+        if outcome[0] == "redeal":
+            assert game.redeals[0] == 1 and game.landlord[0] == -1
+            assert game.first_bidder[0] == 1 - first  # the next seat opens the new deal
+            continue
+        _, lord, grabs = outcome
+        assert game.phase[0] == PLAY and game.landlord[0] == lord and game.base[0] == 1
+        assert game.robs[0] == grabs  # each grab: one doubling and one concession
+        assert game.current_player[0] == lord  # the landlord leads
+        dealt = np.bincount(TWO.deck.card_ranks[owner == lord], minlength=15)
+        kitty = np.bincount(TWO.deck.card_ranks[owner == 2], minlength=15)
+        assert (game.hands[0, lord] == dealt + kitty).all()  # the landlord takes the kitty
+        seen += 1
+    # call-pass, call + 1..4 grabs (the last ending it or followed by a pass), decline-call
+    assert seen == 1 + 4 + 1
+
+
+def test_three_redeals_then_the_first_seat_is_landlord_at_one():
+    game = Game(1, TWO, seed=4)
+    for _deal in range(4):
+        opener = int(game.first_bidder[0])
+        game.step(0)
+        game.step(0)
+    assert game.phase[0] == PLAY and game.landlord[0] == opener and game.base[0] == 1
+    assert game.redeals[0] == 3 and game.robs[0] == 0
+
+
+# --------------------------------------------------------------------- play, concession, stake
+def _is_doubling(counts: np.ndarray) -> bool:
+    """A bomb (four of one rank) or the rocket (both jokers)."""
+    return (counts.sum() == 4 and counts.max() == 4) or (
+        counts.sum() == 2 and counts[13] == counts[14] == 1
+    )
+
+
+def test_1000_random_games_end_and_settle_as_the_rules_say():
+    n, rng = 1000, np.random.default_rng(2026)
+    game = Game(n, TWO, seed=2026)
+    deck_total = DECK.sum()
+    while not game.done.all():
+        before = game.phase.copy()
+        acting = game.current_player.copy()
+        game.step(game.sample_actions(rng))
+        live = game.phase != OVER
+        played = game.hands.sum(axis=2)  # (n, 2) cards left
+        lord = game.landlord.astype(np.int64)
+        rows = np.flatnonzero(live & (lord >= 0))
+        # a game goes on only while the landlord holds a card and the peasant more than the
+        # concessions
+        assert (played[rows, lord[rows]] > 0).all()
+        assert (played[rows, 1 - lord[rows]] > game.robs[rows]).all()
+        # the cards: hands, cards played, and the 9 set aside (plus the kitty in the auction)
+        held = game.hands.sum(axis=(1, 2)) + game.played.sum(axis=(1, 2))
+        kitty = np.where(lord >= 0, 0, 3)
+        assert (held + kitty + 9 == deck_total).all()
+        ended = np.flatnonzero((before == PLAY) & ~live)
+        assert (game.winner[ended] == acting[ended]).all()  # who ends the game plays last
+    for b in range(n):
+        _check_settlement(game, b)
+
+
+def _check_settlement(game: Game, b: int) -> None:
+    lord, winner = int(game.landlord[b]), int(game.winner[b])
+    peasant = 1 - lord
+    N = game.num_moves
+    actions = game.history_action[b, : game.history_len[b]].tolist()
+    start = int(game.play_start[b])
+    grabs = sum(a == bid_action(N, ROB) for a in actions[:start])
+    plays = [(int(p), a) for p, a in zip(game.history_player[b, start:], actions[start:])]
+    doublings = sum(_is_doubling(game.consumed(a)) for _, a in plays if a)
+    lord_moves = sum(1 for p, a in plays if a and p == lord)
+    peasant_moves = sum(1 for p, a in plays if a and p == peasant)
+    left = game.hands[b].sum(axis=1)
+    if winner == lord:
+        assert left[lord] == 0
+        spring = peasant_moves == 0
+    else:
+        assert left[peasant] <= grabs
+        spring = lord_moves == 1
+    stake = 2 ** (doublings + grabs + spring)
+    sign = 1 if winner == lord else -1
+    assert game.payoffs[b, lord] == sign * stake and game.payoffs[b, peasant] == -sign * stake
+
+
+def test_a_pass_clears_the_table():
+    game = Game(300, TWO, seed=5)
+    rng, cleared = np.random.default_rng(5), 0
+    while not game.done.all():
+        passing = (game.phase == PLAY) & (game.table_move > 0)
+        actions = game.sample_actions(rng)
+        mask = game.legal_action_mask()
+        passes = passing & mask[:, 0]
+        actions[passes] = 0
+        last = game.table_player.copy()
+        game.step(actions)
+        after = np.flatnonzero(passes & (game.phase == PLAY))
+        cleared += len(after)
+        assert (game.table_move[after] == 0).all()  # the table is clear ...
+        assert (game.current_player[after] == last[after]).all()  # ... the last player leads
+    assert cleared > 300
+
+
+def test_the_peasant_wins_on_reaching_the_concessions():
+    """With two grabs the peasant wins on playing down to 2 cards."""
+    for seed in range(200):
+        game = Game(1, TWO, seed=seed)
+        first = int(game.first_bidder[0])
+        N = game.num_moves
+        for call in (CLAIM, ROB, ROB, PASS):  # call, grab, grab back, pass: 2 grabs
+            game.step(bid_action(N, call))
+        lord, peasant = first, 1 - first
+        assert game.landlord[0] == lord and game.robs[0] == 2
+        rng = np.random.default_rng(seed)
+        while not game.done[0]:
+            seat = int(game.current_player[0])
+            legal = game.legal_actions(0)
+            if seat == lord:  # the landlord passes whenever it may, plays its smallest else
+                game.step(0 if legal[0] == 0 else int(legal[0]))
+                continue
+            game.step(int(legal[rng.integers(len(legal))]) if len(legal) > 1 else int(legal[0]))
+        if game.winner[0] == peasant:
+            left = int(game.hands[0, peasant].sum())
+            assert left <= 2 and game.payoffs[0, peasant] > 0
+            return
+    pytest.fail("no game where the peasant reached the concessions")
+
+
+# --------------------------------------------------------------------- the envs, the search
+def test_the_envs_play_it(random_play):
+    from ddz_env.single import DouDizhuEnv
+    from ddz_env.vector import DouDizhuVectorEnv
+
+    env = random_play.aec(TWO)
+    assert env.possible_agents == ["player_0", "player_1"] and env.game.phase[0] == OVER
+    vector = DouDizhuVectorEnv(8, ruleset=TWO)
+    random_play.vector(vector, 16)
+    infos = random_play.single(DouDizhuEnv(opponents="normal", ruleset=TWO))
+    assert all(info["winner"] in (0, 1) for info in infos)
+
+
+def test_the_observation_shows_grabs_and_concessions_and_hides_the_set_aside_cards():
+    from ddz_env.observation import obs_slices, observe
+
+    game = Game(1, TWO, seed=12)
+    N = game.num_moves
+    for call in (CLAIM, ROB, ROB, ROB, PASS):  # 3 grabs
+        game.step(bid_action(N, call))
+    peasant = 1 - int(game.landlord[0])
+    obs = observe(game, seats=[peasant])[0]
+    sl = obs_slices(TWO)
+    assert obs[sl["grabs"]].tolist() == [0, 0, 0, 1, 0]
+    assert obs[sl["concessions"]].tolist() == [0, 0, 0, 1, 0]
+    unseen = obs[sl["unseen"]].sum()
+    assert unseen == 46 - 17  # the landlord's 20 cards and the 9 set aside
+
+
+def test_determinized_worlds_deal_the_hidden_cards_to_the_hand_and_the_set_aside_pile():
+    from ddz_env.infoset import infoset
+    from ddz_env.observation import observe, observe_infoset
+    from ddz_env.state import determinize
+
+    game = Game(1, TWO, seed=21)
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        game.step(game.sample_actions(rng))
+    seat = int(game.current_player[0])
+    info = infoset(game, 0, seat)
+    worlds = determinize(info, 64, rng)
+    other = 1 - seat
+    assert (worlds.hands[:, seat] == game.hands[0, seat]).all()
+    assert (worlds.hands[:, other].sum(axis=1) == game.hands[0, other].sum()).all()
+    assert len({w.tobytes() for w in worlds.hands[:, other]}) > 1  # the hidden cards vary
+    assert (worlds.owner == 3).sum(axis=1).tolist() == [9] * 64  # nine set aside in each
+    for w in range(0, 64, 16):
+        assert (observe(worlds, seats=[seat], games=[w])[0] == observe_infoset(info)).all()
+
+
+@pytest.mark.parametrize("a,b", [("normal", "easy"), ("easy", "random")])
+def test_the_arena_plays_it(a, b):
+    from ddz.arena.arena import run_arena
+
+    result = run_arena(a, b, 12, seed=7, bidding=True, ruleset=TWO)
+    assert result.players == 2 and result.game == "two" and not result.forfeits
+    assert "the two-player game" in result.text()
+
+
+# --------------------------------------------------------------------- ddz play
+def _caller_then_peasant():
+    """Call the landlord, never grab; each play: a hint, then Enter plays it."""
+    hinted = [False]
+
+    def policy(screen: str):
+        prompt = screen.rsplit("\n", 1)[-1]
+        if "══ Result" in screen:
+            return "q"
+        if "Call the landlord" in prompt:
+            return "claim"
+        if "Grab the landlord" in prompt:
+            return "pass"
+        if prompt.endswith("> "):
+            hinted[0] = not hinted[0]
+            return "hint" if hinted[0] else ""
+        return "q"
+
+    return policy
+
+
+@pytest.mark.parametrize("argv", [["--players", "2"], ["--game", "two"]])
+def test_a_grab_and_a_concession_win_in_line_mode(argv):
+    import re
+
+    from tests.play_harness import run_play
+
+    rc, out = run_play(
+        [*argv, "--level", "normal", "--fast", "--seed", "2", "--plain"], _caller_then_peasant()
+    )
+    assert rc == 0, out
+    assert "you against a Normal bot · two players" in out
+    assert "You      call the landlord" in out and "Opponent grabs the landlord ×2" in out
+    card = out.split("══ Result")[1]
+    assert "You win as the peasant!" in card
+    assert re.search(r"Grab \(Opponent\) +×2", card)
+    assert re.search(r"Concessions \(cards\) +1", card)  # one grab: won at one card
+    aside = re.search(r"Set aside: (.*)", card).group(1).split()
+    assert len(aside) == 9 and not any(c[0] in "34" for c in aside)
+    you, other = (int(x) for x in re.search(r"You ([+-]\d+)   Opponent ([+-]\d+)", card).groups())
+    assert you == -other == 2  # base 1, one grab: ×2
+    hand = re.search(r"You +peasant +(.*)", card).group(1)
+    assert hand == "—" or len(hand.split()) <= 1
+
+
+def test_it_is_played_on_the_full_screen():
+    pytest.importorskip("textual")
+    from tests.app_harness import by_keys, drive, make_app
+
+    app = make_app(rules=TWO)
+    drive(app, by_keys)
+    assert app.kind == "result"
+
+
+def test_the_protocol_speaks_its_calls_as_words_and_sends_the_cards_to_win():
+    from ddz.agents.external import request
+    from ddz_env.infoset import infoset
+
+    game = Game(1, TWO, seed=30)
+    first = int(game.first_bidder[0])
+    ask = request(infoset(game, 0, first))
+    assert ask["rules"]["game"] == "two" and ask["rules"]["bidding"] == "grab"
+    assert sorted(x["word"] for x in ask["legal"]) == ["claim", "pass"]
+    N = game.num_moves
+    for call in (CLAIM, ROB, PASS):  # call, grab, pass: the grabber is landlord, 1 concession
+        game.step(bid_action(N, call))
+    lord = 1 - first
+    assert game.landlord[0] == lord
+    ask = request(infoset(game, 0, lord))
+    assert ask["role"] == "landlord" and ask["robs"] == 1
+    assert [b["word"] for b in ask["bids"]] == ["claim", "rob", "pass"]
+    assert ask["cards_left"] == [20 if s == lord else 17 for s in range(2)]
+    assert ask["cards_to_win"] == [20 if s == lord else 16 for s in range(2)]
+
+
+def test_eval_and_league_take_players_2(capsys):
+    from ddz.arena import arena, league
+
+    assert arena.main(["normal", "random", "--players", "2", "--deals", "4", "--seed", "3",
+                       "--bidding", "--no-progress"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "the two-player game, bidding" in out
+    assert league.main(["random", "easy", "--players", "2", "--deals", "3", "--seed", "3",
+                        "--workers", "1", "--no-progress"]) == 0  # fmt: skip
+    assert "2 players" in capsys.readouterr().out
+
+
+def test_the_expert_plays_it_on_the_rules_bots():
+    from ddz.agents import agent_plays
+    from ddz.agents.expert import ExpertAgent
+    from ddz.arena.arena import run_arena
+
+    assert agent_plays("expert", TWO) and not agent_plays("hard", TWO)
+    expert = ExpertAgent(seed=1, worlds=8)
+    result = run_arena(expert, "normal", 3, seed=2, bidding=True, ruleset=TWO)
+    assert result.games >= 6 and not result.forfeits
+    assert expert.searched > 0  # its candidates searched by rollouts on Normal's rules
+
+
+def test_the_saved_forms_carry_the_cards_set_aside():
+    game = Game(6, TWO, seed=44)
+    rng = np.random.default_rng(44)
+    for _ in range(9):
+        game.step(game.sample_actions(rng))
+    for b in range(6):
+        again = Game.from_text(game.to_text(b))
+        assert (again.owner[0] == game.owner[b]).all() and (again.owner[0] == 3).sum() == 9
+        assert (again.hands[0] == game.hands[b]).all()
+    back = Game.from_arrays(game.to_arrays())
+    assert (back.owner == game.owner).all() and (back.robs == game.robs).all()
+    arrays = game.to_arrays()
+    arrays["owner"] = np.where(arrays["owner"] == 3, 2, arrays["owner"]).astype(np.int8)
+    with pytest.raises(ValueError, match="not a deal"):
+        Game.from_arrays(arrays)
