@@ -8,6 +8,7 @@ from ddz.bench import endgame_reach
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
 
 
+@pytest.mark.heavy
 def test_a_wider_bound_is_reached_at_least_as_often_and_every_entry_fits_it():
     decisions, found = endgame_reach.measure(games=2, seed=3, cards=[12, 54])
     assert decisions > 0

@@ -55,6 +55,7 @@ def _report(path: Path) -> list[tuple[str, int]]:
     return [(seeds, int(matched)) for seeds, matched in (line.split() for line in lines)]
 
 
+@pytest.mark.heavy
 def test_the_seeker_finds_a_public_seed_when_nothing_hides_it(tmp_path):
     """The control: unsandboxed, the referee's ``--seed 77`` is on a command line the bot can
     read, and with it the bot knows every deal. The results say the deals were public."""
@@ -69,6 +70,7 @@ def test_the_seeker_finds_a_public_seed_when_nothing_hides_it(tmp_path):
     assert len(seen) > 20 and all(line == ("77", 1) for line in seen)
 
 
+@pytest.mark.heavy
 def test_a_python_bot_in_its_own_process_finds_the_seed_only_when_nothing_hides_it(tmp_path):
     """A user's Python bot runs in a host process: unsandboxed its parent is the referee and
     ``--seed 77`` is read (the control); in the default run it finds nothing."""
@@ -84,6 +86,7 @@ def test_a_python_bot_in_its_own_process_finds_the_seed_only_when_nothing_hides_
     assert set(_report(report)) == {("-", 0)}
 
 
+@pytest.mark.heavy
 def test_a_default_run_seals_its_deals(tmp_path):
     """No ``--seed``: the seed comes from the system, is on no command line (the bot reads
     every one it can, unsandboxed here) and is shown in the results, which say the deals were
@@ -147,6 +150,7 @@ needs_sandbox = pytest.mark.skipif(
 
 
 @needs_sandbox
+@pytest.mark.heavy
 def test_in_the_sandbox_even_a_public_seed_is_out_of_sight(tmp_path):
     """In the sandbox the bot sees no process of the referee's: ``--seed 77`` stays unknown."""
     report = tmp_path / "report"
@@ -182,6 +186,7 @@ def test_the_sandbox_hides_the_processes_tmp_and_network(tmp_path):
 
 
 # ---------------------------------------------------------------------------------- league
+@pytest.mark.heavy
 def test_a_sealed_league_file_holds_the_seed_only_once_the_league_ends(tmp_path):
     from ddz.arena.league import run_league
 
@@ -199,6 +204,7 @@ def test_a_sealed_league_file_holds_the_seed_only_once_the_league_ends(tmp_path)
     assert result.sealed is True and result.to_dict()["sealed"] is True
 
 
+@pytest.mark.heavy
 def test_an_interrupted_sealed_league_is_resumed_with_its_written_seed(tmp_path, capsys):
     from ddz.arena.league import main, run_league
 

@@ -336,6 +336,7 @@ def test_a_grab_and_a_concession_win_in_line_mode(argv):
     assert hand == "—" or len(hand.split()) <= 1
 
 
+@pytest.mark.heavy
 def test_it_is_played_on_the_full_screen():
     pytest.importorskip("textual")
     from tests.app_harness import by_keys, drive, make_app

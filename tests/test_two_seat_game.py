@@ -106,6 +106,7 @@ def test_the_duel_plays_in_the_arena(duel, a, b):
     assert "the duel game" in result.text()
 
 
+@pytest.mark.heavy
 def test_normal_beats_random_at_the_duel(duel):
     """The rule bots plan without a partner: Normal wins most games against Random."""
     result = run_arena("normal", "random", 40, seed=11, ruleset=duel)
@@ -123,6 +124,7 @@ def test_the_duel_is_played_in_line_mode(duel):
     assert you == -right != 0
 
 
+@pytest.mark.heavy
 def test_the_duel_is_played_on_the_full_screen(duel):
     pytest.importorskip("textual")
     from tests.app_harness import by_keys, drive, make_app

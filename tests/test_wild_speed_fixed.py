@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import pytest
 
 from ddz.bench.engine import wild_lead_hands
 from ddz_env.rules import Ruleset
@@ -43,11 +44,13 @@ def _digest(found) -> str:
     return sha.hexdigest()
 
 
+@pytest.mark.heavy
 def test_legal_plays_of_10000_seeded_hands_are_the_recorded_sets():
     rules, hands, wild, table = _positions()
     assert _digest(legal_plays_batch(rules, hands, wild, table)) == PLAYS_SHA256
 
 
+@pytest.mark.heavy
 def test_legal_plays_one_hand_per_call_are_the_recorded_sets():
     rules, hands, wild, table = _positions()
     picks = np.r_[0:150, 5000:5150]
@@ -60,6 +63,7 @@ NORMAL_SHA256 = "42b8a6e79a4e1d792a24c58c8c7b44968eaef0b4078c5336b248bb1a58d3b1f
 NORMAL_DECISIONS = 421
 
 
+@pytest.mark.heavy
 def test_normals_wildcard_choices_are_the_recorded_ones():
     from ddz.bench.wild_planner import clear_planner_caches, normal_choices, wild_planner_positions
 
