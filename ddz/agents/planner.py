@@ -611,6 +611,9 @@ class PlannerHooks:
     #: ``bind(hooks, info) -> (hooks, table)``: the hooks and the table of the actions of one
     #: decision, for a game whose actions are not move-table rows (``None``: ``info.table``)
     bind: Callable | None = None
+    #: ``wilds_spent(table, move)``: the wild cards a move of the decision's table spends (none
+    #: in a game without wild cards)
+    wilds_spent: Callable = lambda table, move: 0
 
     def decision(self, info) -> tuple[PlannerHooks, object]:
         """The hooks of one decision and the table its action ids index."""
@@ -871,6 +874,7 @@ def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
         can_be_beaten_wild,
         assess_hand,
         group_move_wild,
+        wilds_spent=lambda table, move: int(table.wilds[move]),
     )
     return bound, table
 

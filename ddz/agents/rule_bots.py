@@ -60,8 +60,7 @@ class _View:
         self.players = P = info.ruleset.players
         self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
         self.greedy_plan, self._beaten = hooks.greedy_plan, hooks.can_be_beaten
-        self._group_move = hooks.group_move
-        self._wild = info.wild_rank  # the wild rank (-1: a game without wild cards)
+        self._group_move, self._wilds_spent = hooks.group_move, hooks.wilds_spent
         self.table_type = int(info.reading(info.table_move)["type"])  # of the move to beat
         if self.role == 0:
             self.opponents = [(landlord + k) % P for k in range(1, P)]
@@ -86,7 +85,7 @@ class _View:
 
     def wilds(self, move: int) -> int:
         """The wild cards ``move`` spends (the wildcard game; 0 in the other games)."""
-        return 0 if self._wild < 0 else int(self.table.counts[move, self._wild])
+        return self._wilds_spent(self.table, move)
 
     def is_bomb(self, move: int) -> bool:
         return int(self.table.type[move]) in BOMB_TYPES
