@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	@# build is not available here, say so and let the `train` extra pick a compatible one.
 	$(PIP) install -q torch==2.13.0 || echo "WARNING: torch==2.13.0 could not be installed;" \
 		"installing the newest torch the 'train' extra allows (pyproject.toml)" >&2
-	$(PIP) install -q -e '.[dev,cluster]'
+	$(PIP) install -q -e '.[dev,cluster,bench]'
 	touch $@
 
 venv: $(VENV)/.installed

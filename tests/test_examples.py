@@ -143,3 +143,19 @@ def test_rllib_ppo():
         install="RLlib pins its own gymnasium: install it in its own environment, "
         "as the docstring of examples/rllib_ppo.py says",
     )
+
+
+def test_openspiel_mcts_against_uniform_random():
+    if not installed("pyspiel"):
+        pytest.skip("OpenSpiel is not installed (pip install -e '.[bench]')")
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "openspiel_mcts.py"), "--games", "2", "--simulations", "5"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert re.search(r"[\d,]+ steps/s", out.stdout), out.stdout
+    rates = re.search(r"uniform random ([\d.]+), MCTS \(5 simulations\) ([\d.]+)", out.stdout)
+    assert rates, out.stdout
+    assert all(float(r) in (0.0, 0.5, 1.0) for r in rates.groups())  # 2 deals each
