@@ -1,14 +1,18 @@
 """Registers the environments with Gymnasium, lazily.
 
-* ``"ddz/DouDizhu-v0"``: :class:`ddz_env.single.DouDizhuEnv`, one learner seat against two
-  opponents (``gymnasium.make``); its vector entry point is
-  :class:`ddz_env.vector.DouDizhuVectorEnv` (``gymnasium.make_vec("ddz/DouDizhu-v0",
-  num_envs=n)``, the default mode, or ``vectorization_mode="vector_entry_point"``): ``n`` games
-  in one batched engine, where the caller acts for the seat to act in each game and the rewards
-  are seat ``learner_seat``'s. For ``n`` single-seat envs against opponents
-  (``seat``, ``opponents``, ...), pass ``vectorization_mode="sync"`` (or ``"async"``);
-* ``"ddz/DouDizhuSelfPlay-v0"``: :class:`ddz_env.vector.DouDizhuVectorEnv`, every seat of
-  ``num_envs`` games stepping together (``gymnasium.make_vec(..., num_envs=256)`` only).
+* ``"ddz/DouDizhu-v0"``: :class:`ddz_env.single.DouDizhuEnv`, one learner seat against
+  opponents (``gymnasium.make``); ``gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=n)`` makes
+  ``n`` of them in a ``gymnasium.vector.SyncVectorEnv`` (:func:`single_seat_vector_env`, its
+  vector entry point; ``vectorization_mode="sync"`` or ``"async"`` make the same envs with
+  Gymnasium's own vectorizers), so the reward of every sub-env is its learner seat's;
+* ``"ddz/DouDizhuSelfPlay-v0"``: :class:`ddz_env.vector.DouDizhuVectorEnv`, ``num_envs`` games
+  in one batched engine where the caller acts for the seat to act in each game and the rewards
+  are seat ``learner_seat``'s (``gymnasium.make_vec(..., num_envs=256)`` only).
+
+Before, ``make_vec`` of the single-seat id made the batched self-play env. That stays
+reachable for one release, with a ``FutureWarning`` naming the self-play id:
+``gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=n, self_play=True)``, or any call that
+passes ``learner_seat`` (an option of the self-play env only).
 
 ``import ddz_env`` must stay light, so it does not import Gymnasium. Instead :func:`install`
 registers at once when Gymnasium is already imported, and otherwise waits: a small import hook
@@ -26,6 +30,38 @@ ENV_ID = "ddz/DouDizhu-v0"
 ENTRY_POINT = "ddz_env.single:DouDizhuEnv"
 VECTOR_ENV_ID = "ddz/DouDizhuSelfPlay-v0"
 VECTOR_ENTRY_POINT = "ddz_env.vector:DouDizhuVectorEnv"
+#: What ``gymnasium.make_vec`` of the single-seat id builds.
+SINGLE_VECTOR_ENTRY_POINT = "ddz_env.registration:single_seat_vector_env"
+
+
+def single_seat_vector_env(num_envs: int = 1, self_play: bool = False, **kwargs):
+    """``num_envs`` single-seat envs (``gymnasium.make("ddz/DouDizhu-v0", **kwargs)`` each) in a
+    ``gymnasium.vector.SyncVectorEnv`` (``autoreset_mode`` is the vector env's).
+
+    Deprecated, for one release: ``self_play=True``, or ``learner_seat`` among the options,
+    builds the batched self-play env :class:`ddz_env.vector.DouDizhuVectorEnv` as this id did
+    before, with a ``FutureWarning``: use ``"ddz/DouDizhuSelfPlay-v0"``."""
+    import warnings
+
+    import gymnasium
+
+    if self_play or "learner_seat" in kwargs:
+        warnings.warn(
+            f"gymnasium.make_vec({ENV_ID!r}) builds single-seat envs against opponents; the "
+            f"batched self-play env it built before is {VECTOR_ENV_ID!r} "
+            f"(gymnasium.make_vec({VECTOR_ENV_ID!r}, num_envs=n)). self_play=True and "
+            "learner_seat here go in the next release.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        from .vector import DouDizhuVectorEnv
+
+        return DouDizhuVectorEnv(num_envs=num_envs, **kwargs)
+    mode = kwargs.pop("autoreset_mode", None)
+    vector_kwargs = {} if mode is None else {"autoreset_mode": gymnasium.vector.AutoresetMode(mode)}
+    return gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(num_envs)], **vector_kwargs
+    )
 
 
 def register_envs() -> None:
@@ -34,7 +70,7 @@ def register_envs() -> None:
 
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(
-            id=ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT
+            id=ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=SINGLE_VECTOR_ENTRY_POINT
         )
     if VECTOR_ENV_ID not in gymnasium.registry:
         gymnasium.register(id=VECTOR_ENV_ID, vector_entry_point=VECTOR_ENTRY_POINT)

@@ -327,17 +327,44 @@ def test_douzero_reward_names_are_deprecated_aliases(alias, mode):
     np.testing.assert_array_equal(rewards[alias], rewards[mode])
 
 
-def test_make_vec_of_the_single_seat_id_uses_the_vector_entry_point():
+def test_make_vec_of_the_single_seat_id_makes_single_seat_envs():
+    """``make_vec`` of the single-seat id makes that many single-seat envs: each sub-env's reward
+    is the result of its own learner seat (not of a seat the caller does not play)."""
     import gymnasium
 
     env = gymnasium.make_vec(
-        "ddz/DouDizhu-v0", num_envs=3, vectorization_mode="vector_entry_point", reward="stake"
+        "ddz/DouDizhu-v0", num_envs=3, seat="random", opponents="random", reward="stake"
     )
-    assert isinstance(env, DouDizhuVectorEnv)
-    assert (env.num_envs, env.reward_mode) == (3, "stake")
-    obs, _ = env.reset(seed=1)
-    assert obs["action_mask"].shape == (3, env.num_actions)
-    # single-seat envs against opponents: the sync mode of the same id
+    assert isinstance(env, gymnasium.vector.SyncVectorEnv) and env.num_envs == 3
+    assert all(type(e.unwrapped).__name__ == "DouDizhuEnv" for e in env.envs)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for _ in range(300):
+        legal = [np.flatnonzero(m) for m in obs["action_mask"]]
+        # a game that just ended has no legal action: its next step only resets it
+        actions = [rng.choice(a) if len(a) else 0 for a in legal]
+        obs, rewards, terms, _, infos = env.step(np.array(actions))
+        for i in np.flatnonzero(terms):
+            seat = infos["seat"][i]
+            assert rewards[i] == infos["rewards"][i, seat] != 0
+            ended += 1
+        assert (rewards[~terms] == 0).all()
+    assert ended >= 3
+    env.close()
+    same = gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=2, autoreset_mode="SameStep")
+    assert same.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     sync = gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=2, vectorization_mode="sync")
     assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
     sync.close()
+
+
+@pytest.mark.parametrize("old", [{"self_play": True}, {"learner_seat": 1}])
+def test_make_vec_of_the_single_seat_id_still_reaches_the_self_play_env_with_a_warning(old):
+    import gymnasium
+
+    with pytest.warns(FutureWarning, match="ddz/DouDizhuSelfPlay-v0"):
+        env = gymnasium.make_vec("ddz/DouDizhu-v0", num_envs=3, reward="stake", **old)
+    assert isinstance(env, DouDizhuVectorEnv)
+    assert (env.num_envs, env.reward_mode) == (3, "stake")
+    assert env.learner_seat == old.get("learner_seat", 0)
