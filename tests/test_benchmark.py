@@ -1,5 +1,6 @@
-"""``ddz benchmark``: protocol v1 runs end to end on a tiny budget, its results files are
-checked on loading, and several files become a Markdown table and learning curves."""
+"""``ddz benchmark``: protocol v2 runs end to end on a tiny budget (the public deals and sealed
+ones), its results files (and v1's) are checked on loading, and several files become a Markdown
+table and learning curves."""
 
 import hashlib
 import json
@@ -25,7 +26,8 @@ def one_line_error(capsys) -> str:
 
 @pytest.fixture(scope="module")
 def smoke_file(tmp_path_factory) -> Path:
-    """A results file of a smoke run: random against random and easy, 4 deals."""
+    """A results file of a smoke run: random against random and easy, 4 deals (the public deals;
+    the sealed run's file is beside it, ``random.sealed.json``)."""
     out = tmp_path_factory.mktemp("bench") / "random.json"
     code = ddz(["benchmark", "run", "random", "--deals", "4", "--opponents", "easy,random",
                 "--frames", "1000", "--name", "rand", "--train-seed", "7", "--out", str(out),
@@ -48,7 +50,8 @@ def test_run_writes_a_valid_results_file(smoke_file):
     import ddz as package
 
     data = protocol.load_results(smoke_file)
-    assert data["format"] == "ddz-benchmark-results" and data["protocol"] == 1
+    assert data["format"] == "ddz-benchmark-results" and data["protocol"] == 2
+    assert data["deals_kind"] == "public" and data["sealed"] is False
     assert data["ddz_version"] == package.__version__
     assert data["agent"] == {"spec": "random", "name": "rand", "frames": 1000, "train_seed": 7}
     assert list(data["results"]) == ["random", "easy"]  # the protocol's order
@@ -66,6 +69,33 @@ def test_run_writes_a_valid_results_file(smoke_file):
     assert data["results"]["easy"]["games"] == 8  # seats swapped: two games a deal
 
 
+@pytest.mark.heavy
+def test_a_run_makes_a_sealed_results_file_beside_the_public_one(smoke_file):
+    sealed = protocol.load_results(smoke_file.with_name("random.sealed.json"))
+    assert sealed["deals_kind"] == "sealed" and sealed["sealed"] is True
+    assert protocol.kind_of(sealed) == "sealed"
+    seed = sealed["seed"]
+    assert isinstance(seed, int) and 0 <= seed < 2**32 and seed != protocol.SEED
+    assert list(sealed["results"]) == ["random", "easy"]
+    # the seed in the file is the seed of the deals played: the arena gives the same figures
+    arena = run_arena("random", "easy", deals=4, seed=seed).to_dict()
+    assert sealed["results"]["easy"]["overall"] == arena["overall"]
+    assert sealed["command"] == protocol.load_results(smoke_file)["command"]
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("kind", ["public", "sealed"])
+def test_one_kind_of_deals_writes_one_file(kind, tmp_path, capsys):
+    out = tmp_path / "one.json"
+    args = ["benchmark", "run", "random", "--deals", "1", "--opponents", "random"]
+    assert ddz([*args, "--kind", kind, "--out", str(out), "--no-progress"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["one.json"]
+    data = protocol.load_results(out)
+    assert data["deals_kind"] == kind
+    printed = capsys.readouterr().out
+    assert (f"sealed deals were seed {data['seed']}" in printed) == (kind == "sealed")
+
+
 def test_protocol_v1_pins_the_shipped_hard_model():
     digest = hashlib.sha256((ROOT / "checkpoints" / "hard.npz").read_bytes()).hexdigest()
     assert protocol.HARD_SHA256 == digest  # a new model is a new protocol version
@@ -74,7 +104,7 @@ def test_protocol_v1_pins_the_shipped_hard_model():
     assert protocol.deviations(500, protocol.OPPONENTS, versions) == []
     versions["hard"]["sha256"] = "0" * 64
     assert protocol.deviations(500, protocol.OPPONENTS, versions) == [
-        "the hard model is not protocol v1's (its SHA-256 differs)"
+        "the hard model is not protocol v2's (its SHA-256 differs)"
     ]
 
 
@@ -86,9 +116,31 @@ def test_table_of_two_files_groups_seeds(smoke_file, tmp_path, capsys):
     capsys.readouterr()
     assert ddz(["benchmark", "table", str(a), str(b), str(c)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "| agent | frames | runs | deals | WP vs random | WP vs easy |"
-    assert lines[2].startswith("| rand | 1k | 2 | 4 (not v1) | 0.500 ± 0.354 |")  # sd of .25, .75
-    assert lines[3].startswith("| rand | 2M | 1 | 4 (not v1) | 0.500 ± ")
+    assert lines[0] == "| agent | frames | runs | deals | kind | WP vs random | WP vs easy |"
+    assert lines[2].startswith("| rand | 1k | 2 | 4 (not v2) | public | 0.500 ± 0.354 |")  # sd
+    assert lines[3].startswith("| rand | 2M | 1 | 4 (not v2) | public | 0.500 ± ")
+
+
+@pytest.mark.heavy
+def test_the_table_never_averages_public_and_sealed_runs(smoke_file, tmp_path, capsys):
+    public = variant(smoke_file, tmp_path / "a.json", 1000, 0.25)
+    sealed = variant(smoke_file.with_name("random.sealed.json"), tmp_path / "b.json", 1000, 0.75)
+    capsys.readouterr()
+    assert ddz(["benchmark", "table", str(sealed), str(public)]) == 0
+    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| rand ")]
+    assert rows[0].startswith("| rand | 1k | 1 | 4 (not v2) | public | 0.250 ± ")
+    assert rows[1].startswith("| rand | 1k | 1 | 4 (not v2) | sealed | 0.750 ± ")
+    assert len(rows) == 2
+
+
+def test_protocol_v1_files_stay_readable_as_public_runs(capsys):
+    shipped = sorted((ROOT / "docs" / "benchmark_results").glob("*.json"))[:2]
+    files = protocol.load_all(shipped)
+    assert [d["protocol"] for d in files] == [1, 1]
+    assert [protocol.kind_of(d) for d in files] == ["public", "public"]
+    assert ddz(["benchmark", "table", *map(str, shipped)]) == 0
+    out = capsys.readouterr().out
+    assert "(not v1) | public |" in out
 
 
 @pytest.mark.heavy
@@ -115,7 +167,7 @@ def test_plot_without_matplotlib_is_one_line(smoke_file, tmp_path, capsys, monke
     [
         ("not json", "not a JSON file"),
         ("{}", "not a ddz benchmark results file"),
-        ('{"format": "ddz-benchmark-results", "protocol": 2}', "protocol 2, not 1"),
+        ('{"format": "ddz-benchmark-results", "protocol": 3}', "protocol 3, not 1 or 2"),
         (None, "bad figures for random (overall)"),
     ],
 )
@@ -290,6 +342,10 @@ def _edited(smoke: Path, path: Path, edit) -> Path:
         (lambda d: d.update(deals=0), "bad deals"),
         (lambda d: d.pop("ruleset"), "no ruleset"),
         (lambda d: d["provenance"].update(git={"commit": "x"}), "bad provenance"),
+        (lambda d: d.update(deals_kind="secret"), "bad deals_kind"),
+        (lambda d: d.update(sealed=True), "sealed and deals_kind disagree"),
+        (lambda d: d.update(seed=5), "public deals of seed 5"),
+        (lambda d: d.update(protocol=1), "bad deals_kind 'public'"),  # v1 had no kinds
     ],
 )
 def test_impossible_figures_are_one_line(smoke_file, tmp_path, capsys, edit, says):

@@ -5,8 +5,10 @@
     ddz benchmark plot RESULTS... --out curves.png
 
 ``run`` plays AGENT (anything ``ddz eval`` takes: a name, ``hard:MODEL.npz``, an import path
-``package.module:Name`` or ``path/bot.py:Name``, ``cmd:PROGRAM``) against protocol v1's
-opponents and prints a line per opponent; ``--out`` writes the results file. ``table`` prints
+``package.module:Name`` or ``path/bot.py:Name``, ``cmd:PROGRAM``) against the protocol's
+opponents, on the public deals and then on sealed deals (``--kind``), and prints a line per
+opponent; ``--out FILE`` writes the public results to FILE and the sealed ones beside it
+(``FILE.sealed.json``; with ``--kind sealed`` alone, to FILE). ``table`` prints
 results files as a Markdown table, ``plot`` draws learning curves (WP against frames, one panel
 per opponent; needs the plot extra). A bad results file is one line on stderr and exit 2.
 """
@@ -27,11 +29,12 @@ PROG = "ddz benchmark"
 def _run_parser(sub) -> None:
     p = sub.add_parser(
         "run",
-        help="play an agent against protocol v1's opponents",
+        help="play an agent against the protocol's opponents",
         description=f"Play AGENT against protocol v{protocol.PROTOCOL_VERSION}'s opponents "
-        f"({', '.join(protocol.OPPONENTS)}) on {protocol.DEALS} fixed deals each (seed "
-        f"{protocol.SEED}), seats swapped, no auction; report WP, ADP and points with 95% "
-        "intervals.",
+        f"({', '.join(protocol.OPPONENTS)}) on {protocol.DEALS} deals each, seats swapped, no "
+        f"auction: the public fixed deals (seed {protocol.SEED}) and sealed deals (a seed "
+        "drawn from the system's entropy, shown when the run ends); report WP, ADP and points "
+        "with 95%% intervals.",
     )
     p.add_argument(
         "agent",
@@ -59,12 +62,24 @@ def _run_parser(sub) -> None:
         metavar="SEED",
         help="the training seed of the agent (recorded in the file)",
     )
-    p.add_argument("--out", default=None, metavar="FILE", help="write the results file here")
+    p.add_argument(
+        "--kind",
+        choices=("both", *protocol.KINDS),
+        default="both",
+        help="the deals: both kinds (default: the public deals, then sealed ones), public or "
+        "sealed only",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write the results file here (both kinds: the sealed results to FILE.sealed.json)",
+    )
     p.add_argument(
         "--deals",
         type=int,
         default=protocol.DEALS,
-        help=f"deals per opponent (default and protocol v1: {protocol.DEALS}; fewer "
+        help=f"deals per opponent (default and the protocol: {protocol.DEALS}; fewer "
         "is a smoke run, recorded as not conforming)",
     )
     p.add_argument(
@@ -143,7 +158,6 @@ def _do_run(args) -> int:
     if problem:
         print(f"{PROG} run: {problem}", file=sys.stderr)
         return 2
-    start = time.perf_counter()
 
     def said(name, result) -> None:
         s = result.overall
@@ -153,15 +167,6 @@ def _do_run(args) -> int:
             flush=True,
         )
 
-    results = protocol.run_protocol(
-        args.agent,
-        args.deals,
-        args.opponent_list,
-        args.workers,
-        args.trust_bots,
-        not args.no_progress,
-        said,
-    )
     agent = {
         "spec": args.agent,
         "name": args.name or args.agent,
@@ -175,14 +180,44 @@ def _do_run(args) -> int:
         agent["env"] = env
     prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
     command = prefix + "ddz benchmark " + shlex.join(args.argv)
-    data = protocol.results_dict(
-        agent, args.deals, args.opponent_list, results, command, time.perf_counter() - start
-    )
-    if not data["conforms"]:
-        print(f"not protocol v1: {'; '.join(data['deviations'])}", file=sys.stderr)
-    if args.out:
-        protocol.write_results(args.out, data)
-        print(f"wrote {args.out}")
+    kinds = protocol.KINDS if args.kind == "both" else (args.kind,)
+    for kind in kinds:
+        start = time.perf_counter()
+        if kind == "public":
+            seed = protocol.SEED
+            print(f"public deals (seed {seed}):", flush=True)
+        else:
+            from ddz.arena.arena import sealed_seed
+
+            seed = sealed_seed()
+            print("sealed deals (the seed is shown when the run ends):", flush=True)
+        results = protocol.run_protocol(
+            args.agent,
+            args.deals,
+            args.opponent_list,
+            args.workers,
+            args.trust_bots,
+            not args.no_progress,
+            said,
+            seed=seed,
+        )
+        if kind == "sealed":
+            print(f"sealed deals were seed {seed}", flush=True)
+        data = protocol.results_dict(
+            agent, args.deals, args.opponent_list, results, command,
+            time.perf_counter() - start, kind=kind, seed=seed,
+        )  # fmt: skip
+        if not data["conforms"]:
+            print(
+                f"not protocol v{protocol.PROTOCOL_VERSION}: {'; '.join(data['deviations'])}",
+                file=sys.stderr,
+            )
+        if args.out:
+            out = (
+                protocol.sealed_path(args.out) if len(kinds) > 1 and kind == "sealed" else args.out
+            )
+            protocol.write_results(out, data)
+            print(f"wrote {out}")
     return 0
 
 
@@ -192,10 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv
     from ddz.common import output_problem
 
-    problem = getattr(args, "out", None) and output_problem(args.out)
-    if problem:  # a device, FIFO, folder or link: never written over, nothing said written
-        print(f"{PROG} {args.action}: --out {problem}", file=sys.stderr)
-        return 2
+    outs = [args.out] if getattr(args, "out", None) else []
+    if outs and getattr(args, "kind", None) == "both":
+        outs.append(str(protocol.sealed_path(args.out)))
+    for out in outs:
+        problem = output_problem(out)
+        if problem:  # a device, FIFO, folder or link: never written over, nothing said written
+            said = "--out" if out == args.out else f"--out's sealed file {out}:"
+            print(f"{PROG} {args.action}: {said} {problem}", file=sys.stderr)
+            return 2
     if args.action == "run":
         return _do_run(args)
     from ddz.bench import report

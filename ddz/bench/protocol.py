@@ -1,7 +1,18 @@
-"""The benchmark protocol (``ddz benchmark``), version 1: one agent against fixed opponents on
-fixed deals, with the arena's statistics, written to a results file that says what was run.
+"""The benchmark protocol (``ddz benchmark``), version 2: one agent against fixed opponents on
+the public fixed deals and on sealed deals, with the arena's statistics, written to results
+files that say what was run and which kind of deals.
 
-**Protocol v1** (:data:`PROTOCOL`; docs/benchmark.md is the full text):
+**Protocol v2** (:data:`PROTOCOL`; docs/benchmark.md is the full text) is v1 and a sealed run:
+
+* **public** deals: v1's fixed deals (arena seed :data:`SEED`), the same for every agent and
+  every paper, so comparable, but known in advance (an agent could be tuned to them);
+* **sealed** deals: the same measure on fresh deals, from a seed drawn from the operating
+  system's entropy when the run starts (:func:`ddz.arena.arena.sealed_seed`) and written only
+  in the results, when the run ends;
+* a results file holds one kind (``"deals_kind"``); files of protocol v1 are public runs and
+  stay readable. Tables never average two kinds in one row.
+
+**What v1 fixed, and v2 keeps**:
 
 * the rules: the classic three-player game (``Ruleset()``) played without an auction, every deal
   twice with the seats swapped (the arena's protocol, :mod:`ddz.arena.arena`);
@@ -31,18 +42,22 @@ import time
 from pathlib import Path
 
 #: The version of the protocol this module runs.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+#: The versions whose results files this module reads.
+READS = (1, 2)
+#: The kinds of deals of a run: the fixed public deals, and fresh deals sealed until the end.
+KINDS = ("public", "sealed")
 #: What a results file says it is.
 FORMAT = "ddz-benchmark-results"
-#: The opponents of protocol v1, in order.
+#: The opponents of the protocol (v1 and v2), in order.
 OPPONENTS = ("random", "easy", "normal", "rlcard", "hard")
 #: Deals per opponent (each played twice, seats swapped: 2 x DEALS games).
 DEALS = 500
-#: The arena seed of the deals (and of the opponents' random choices).
+#: The arena seed of the public deals (and of the opponents' random choices).
 SEED = 20260101
-#: The shipped Hard model of protocol v1 (checkpoints/hard.npz).
+#: The shipped Hard model of the protocol, v1 and v2 (checkpoints/hard.npz).
 HARD_SHA256 = "2f57de707b30d34be17af27b01d97c38f0cecd753cb6e431158805aed6da32c0"
-#: Everything protocol v1 fixes, as recorded in each results file.
+#: Everything the protocol fixes, as recorded in each results file.
 PROTOCOL = {
     "version": PROTOCOL_VERSION,
     "opponents": list(OPPONENTS),
@@ -52,6 +67,10 @@ PROTOCOL = {
     "seats": "swapped",
     "hard_sha256": HARD_SHA256,
     "frame": "a decision of a learning seat that the learner trains on (ddz train's frames)",
+    "kinds": {
+        "public": f"the fixed deals of arena seed {SEED} (v1's), known in advance",
+        "sealed": "fresh deals from a seed drawn from the system's entropy, in the results only",
+    },
 }
 #: The figures of each group of games (``SeatStats``) a results file must hold.
 FIGURES = ("games", "wp", "wp_ci", "adp", "adp_ci", "points", "points_ci")
@@ -100,7 +119,7 @@ def _hard_version() -> dict:
 
 
 def deviations(deals: int, opponents, versions: dict) -> list[str]:
-    """How a run differs from protocol v1 (empty: it conforms)."""
+    """How a run differs from the protocol (empty: it conforms)."""
     out = []
     if deals != DEALS:
         out.append(f"{deals} deals per opponent instead of {DEALS}")
@@ -108,7 +127,7 @@ def deviations(deals: int, opponents, versions: dict) -> list[str]:
     if missing:
         out.append(f"opponents left out: {', '.join(missing)}")
     if "hard" in opponents and versions["hard"].get("sha256") != HARD_SHA256:
-        out.append("the hard model is not protocol v1's (its SHA-256 differs)")
+        out.append(f"the hard model is not protocol v{PROTOCOL_VERSION}'s (its SHA-256 differs)")
     return out
 
 
@@ -120,9 +139,11 @@ def run_protocol(
     trust_bots: bool = False,
     progress: bool = False,
     on_result=None,
+    seed: int = SEED,
 ) -> dict:
-    """Play ``agent`` (any spec ``ddz eval`` takes) against each opponent on the protocol's
-    deals with :func:`ddz.arena.arena.run_arena`; returns ``{opponent: ArenaResult.to_dict()}``.
+    """Play ``agent`` (any spec ``ddz eval`` takes) against each opponent on the deals of arena
+    seed ``seed`` (the public deals by default; a sealed run passes its drawn seed) with
+    :func:`ddz.arena.arena.run_arena`; returns ``{opponent: ArenaResult.to_dict()}``.
     ``on_result(name, result)`` is called after each opponent."""
     from ddz.arena.arena import run_arena
     from ddz_env.rules import Ruleset
@@ -133,7 +154,7 @@ def run_protocol(
             agent,
             name,
             deals=deals,
-            seed=SEED,
+            seed=seed,
             bidding=False,
             workers=workers,
             ruleset=Ruleset(),
@@ -148,23 +169,34 @@ def run_protocol(
 
 
 def protocol_ruleset():
-    """The rules of protocol v1's games (``Ruleset()`` without its auction)."""
+    """The rules of the protocol's games (``Ruleset()`` without its auction)."""
     from ddz_env.rules import Ruleset
 
     return Ruleset(bidding="none")
 
 
 def ruleset_dict() -> dict:
-    """The rules of protocol v1's games as a JSON object."""
+    """The rules of the protocol's games as a JSON object."""
     from ddz.common.provenance import ruleset_record
 
     return ruleset_record(protocol_ruleset())
 
 
 def results_dict(
-    agent: dict, deals: int, opponents, results: dict, command: str, seconds: float
+    agent: dict,
+    deals: int,
+    opponents,
+    results: dict,
+    command: str,
+    seconds: float,
+    kind: str = "public",
+    seed: int = SEED,
 ) -> dict:
-    """The content of a results file. ``agent``: spec, name, frames (or None), seed (or None)."""
+    """The content of a results file of one kind of deals (``"public"``: arena seed
+    :data:`SEED`; ``"sealed"``: ``seed``, the run's drawn seed, revealed here). ``agent``:
+    spec, name, frames (or None), seed (or None)."""
+    if kind not in KINDS or (kind == "public" and seed != SEED):
+        raise ValueError(f"a {kind} run of seed {seed} is not a kind of the protocol")
     from ddz.agents.loader import model_files
     from ddz.common import project_version
     from ddz.common.provenance import provenance
@@ -176,6 +208,8 @@ def results_dict(
     return {
         "format": FORMAT,
         "protocol": PROTOCOL_VERSION,
+        "deals_kind": kind,
+        "sealed": kind == "sealed",
         "conforms": not problems,
         "deviations": problems,
         "ddz_version": project_version(),
@@ -184,7 +218,7 @@ def results_dict(
         "protocol_spec": dict(PROTOCOL),
         "agent": agent,
         "deals": deals,
-        "seed": SEED,
+        "seed": seed,
         "opponents": versions,
         "results": results,
         "command": command,
@@ -243,6 +277,19 @@ def load_all(paths) -> list[dict]:
         seen[digest] = str(path)
         files.append(data)
     return files
+
+
+def kind_of(data: dict) -> str:
+    """The kind of deals of a checked results file: its ``deals_kind`` (protocol v1's files:
+    ``"public"``, the only kind it had)."""
+    return data.get("deals_kind", "public")
+
+
+def sealed_path(path: str | Path) -> Path:
+    """Where a run of both kinds writes its sealed results beside ``path`` (its public ones):
+    ``hard.json`` → ``hard.sealed.json``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.sealed{path.suffix or '.json'}")
 
 
 def game_of(data: dict) -> str:
@@ -311,8 +358,16 @@ def _check(data) -> None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError("not a ddz benchmark results file")
     version = data.get("protocol")
-    if version != PROTOCOL_VERSION:
-        raise ValueError(f"protocol {version!r}, not {PROTOCOL_VERSION} (this ddz reads v1 only)")
+    if version not in READS or isinstance(version, bool):
+        known = " or ".join(map(str, READS))
+        raise ValueError(f"protocol {version!r}, not {known} (this ddz reads v1 and v2)")
+    kind = data.get("deals_kind", "public" if version == 1 else None)
+    if kind not in KINDS or (version == 1 and "deals_kind" in data):
+        raise ValueError(f"bad deals_kind {kind!r} (public or sealed, from protocol v2)")
+    if data.get("sealed", kind == "sealed") != (kind == "sealed"):
+        raise ValueError("sealed and deals_kind disagree")
+    if kind == "public" and data.get("seed", SEED) != SEED:
+        raise ValueError(f"public deals of seed {data.get('seed')!r}, not the protocol's {SEED}")
     agent = data.get("agent")
     if not isinstance(agent, dict) or not isinstance(agent.get("name"), str):
         raise ValueError("no agent name")

@@ -132,7 +132,7 @@ def measure(method: str, seed: int, budget: int, deals: int, logs: Path) -> None
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "ddz", "benchmark", "run", agent, "--frames", str(budget)]
     cmd += ["--name", method, "--train-seed", str(seed), "--deals", str(deals)]
-    cmd += ["--out", str(out), "--no-progress", "--trust-bots"]
+    cmd += ["--kind", "public", "--out", str(out), "--no-progress", "--trust-bots"]
     _call(cmd, logs / f"{method}_seed{seed}_bench.log", env)
 
 

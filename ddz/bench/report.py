@@ -1,8 +1,9 @@
 """Results files of ``ddz benchmark run`` as a Markdown table and as learning curves.
 
-Files are grouped by game, agent name and frame budget: the runs of one method at one budget
-with different training seeds, in one game (a file of another game than the classic one is
-never averaged with the classic game's). A group of one file shows the arena's 95% interval; a
+Files are grouped by game, kind of deals, agent name and frame budget: the runs of one method
+at one budget with different training seeds, in one game, on one kind of deals (a file of
+another game than the classic one is never averaged with the classic game's, nor a run on
+sealed deals with a run on the public deals: each row says its kind). A group of one file shows the arena's 95% interval; a
 larger group shows the mean over its files and their standard deviation (the spread across
 seeds). Below the table, the versions and commits the files were made with.
 """
@@ -12,22 +13,25 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from ddz.bench.protocol import OPPONENTS, game_of, protocol_ruleset
+from ddz.bench.protocol import KINDS, OPPONENTS, SEED, game_of, kind_of, protocol_ruleset
 
 #: The figures a table or a plot can show: results key → its label.
 METRICS = {"wp": "WP", "adp": "ADP", "points": "points"}
 
 
-def groups(files: list[dict]) -> dict[tuple[str, str, int | None], list[dict]]:
-    """(game, agent name, frames) → the results files of that method and budget in that game,
-    in sorted order (the protocol's game first, no budget first)."""
+def groups(files: list[dict]) -> dict[tuple[str, str, str, int | None], list[dict]]:
+    """(game, kind of deals, agent name, frames) → the results files of that method and budget
+    in that game on that kind of deals, in sorted order (the protocol's game first, the public
+    deals first, no budget first). Two kinds of deals are never one group."""
     out: dict = defaultdict(list)
     for data in files:
-        out[(game_of(data), data["agent"]["name"], data["agent"].get("frames"))].append(data)
+        frames = data["agent"].get("frames")
+        out[(game_of(data), kind_of(data), data["agent"]["name"], frames)].append(data)
 
     def order(item):
-        game, name, frames = item[0]
-        return (game != protocol_ruleset().game, game, name, frames is not None, frames or 0)
+        game, kind, name, frames = item[0]
+        first = (game != protocol_ruleset().game, game, KINDS.index(kind))
+        return (*first, name, frames is not None, frames or 0)
 
     return dict(sorted(out.items(), key=order))
 
@@ -98,22 +102,28 @@ def table(files: list[dict], metric: str = "wp") -> str:
     """A Markdown table: a row per (agent, frames), a column per opponent."""
     opponents = opponents_of(files)
     label = METRICS[metric]
-    head = ["agent", "frames", "runs", "deals"] + [f"{label} vs {o}" for o in opponents]
+    head = ["agent", "frames", "runs", "deals", "kind"] + [f"{label} vs {o}" for o in opponents]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (game, name, frames), group in groups(files).items():
+    for (game, kind, name, frames), group in groups(files).items():
         deals = sorted({d["deals"] for d in group})
         conform = all(d["conforms"] for d in group)
+        versions = "/".join(f"v{v}" for v in sorted({d["protocol"] for d in group}))
         cells = [cell(agent_label(game, name)), _frames_text(frames), str(len(group))]
-        cells.append("/".join(map(str, deals)) + ("" if conform else " (not v1)"))
+        cells.append("/".join(map(str, deals)) + ("" if conform else f" (not {versions})"))
+        cells.append(kind)
         for opponent in opponents:
             s = summary(group, opponent, metric)
             cells.append("" if s is None else f"{s[0]:.3f} ± {s[1]:.3f}")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append(
-        f"{label} of the agent against each opponent, seats swapped, on protocol v1's deals (its "
-        "first deals in a run marked not v1); ± is the 95% interval of one run, or the standard "
-        "deviation across runs (training seeds) when there are several."
+        f"{label} of the agent against each opponent, seats swapped; kind: public, the "
+        f"protocol's fixed deals (arena seed {SEED}; a run marked not conforming played its "
+        "first deals), the same for every agent and known in advance; sealed, fresh deals whose "
+        "seed was drawn when the run started and written in its file when it ended (each "
+        "sealed run has deals of its own). Rows of different kinds are never averaged. ± is "
+        "the 95% interval of one run, or the standard deviation across runs (training seeds) "
+        "when there are several."
     )
     lines.append("")
     lines.append(f"Made with {made_with(files)}.")
@@ -139,8 +149,9 @@ def plot(files: list[dict], out: str, metric: str = "wp") -> None:
         1, len(opponents), figsize=(3.2 * len(opponents), 3.2), squeeze=False, sharey=True
     )
     curves: dict = defaultdict(list)
-    for (game, name, frames), group in groups(files).items():
-        curves[agent_label(game, name)].append((frames, group))
+    for (game, kind, name, frames), group in groups(files).items():
+        label = agent_label(game, name) + ("" if kind == "public" else f" ({kind} deals)")
+        curves[label].append((frames, group))
     for ax, opponent in zip(axes[0], opponents):
         for name, points in curves.items():
             xs, means, spreads = [], [], []
