@@ -381,3 +381,14 @@ def test_another_game_is_a_row_of_its_own_and_names_are_escaped(smoke_file, tmp_
     assert [row.split(" | ")[0] for row in rows] == ["| a\\|b\\nc", "| rand", "| rand (four)"]
     assert all(row.split(" | ")[2] == "1" for row in rows)  # one run each: none averaged
     assert lines[-1].startswith("Made with ddz ")
+
+
+def test_a_sealed_file_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys):
+    (tmp_path / "r.sealed.json").mkdir()
+    out = tmp_path / "r.json"
+    assert ddz(["benchmark", "run", "random", "--deals", "1", "--out", str(out)]) == 2
+    line = one_line_error(capsys)
+    assert line.startswith("ddz benchmark run: --out's sealed file ") and "folder" in line
+    assert not out.exists()
+    assert protocol.sealed_path("hard.json").name == "hard.sealed.json"
+    assert protocol.sealed_path("runs/hard").as_posix() == "runs/hard.sealed.json"

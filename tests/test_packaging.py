@@ -363,3 +363,18 @@ def test_make_play_installs_the_game_only():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = re.findall(r"^make (\w+)", readme.split("```sh", 1)[1], re.M)
     assert commands[:2] == ["play", "test"]
+
+
+def test_make_test_installs_the_bench_extra():
+    """The tests of the OpenSpiel game, DouZero's and RLCard's peers skip without the bench
+    extra; ``make test`` installs it, so they run there."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    install = re.search(r"\$\(PIP\) install -q -e '\.\[([a-z,]+)\]'", makefile)
+    assert install, "the Makefile names what make test installs"
+    extras = install.group(1).split(",")
+    assert "bench" in extras and "dev" in extras
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    optional = project["optional-dependencies"]
+    assert all(extra in optional for extra in extras)
+    assert any(spec.startswith("open-spiel") for spec in optional["bench"])

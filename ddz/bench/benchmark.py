@@ -34,7 +34,7 @@ def _run_parser(sub) -> None:
         f"({', '.join(protocol.OPPONENTS)}) on {protocol.DEALS} deals each, seats swapped, no "
         f"auction: the public fixed deals (seed {protocol.SEED}) and sealed deals (a seed "
         "drawn from the system's entropy, shown when the run ends); report WP, ADP and points "
-        "with 95%% intervals.",
+        "with 95% intervals.",
     )
     p.add_argument(
         "agent",
