@@ -5,16 +5,17 @@ included) and, at each decision of seat 0's play with more than one legal move, 
 planner's order of the plays (:func:`ddz.play.session.plan_order`, the hint order before bombs
 are kept). Where its first play breaks a bomb or the rocket
 (:func:`ddz.agents.planner.breaks_bomb`: a play that is no bomb and takes cards of a bomb or of
-the rocket the hand holds), the two lines are rated: that play, and the first play of the same
-order that keeps every bomb and the rocket whole in the hand (:func:`~ddz.agents.planner.
-keeps_bombs`: it takes none of their cards; a pass may be it). Each is rolled out over
-the same ``--worlds`` worlds dealt from seat 0's information set by the Expert
-(:meth:`ddz.agents.expert.ExpertAgent.rollouts`: the belief model's worlds, Hard's greedy moves
-for seat 0's side, the opponents on Normal's rules in half of the worlds and Hard's in the
-others); the search never reads the real hidden hands. A line's value is its win rate, with its
-standard error; the difference is paired over the worlds. Breaking is *clearly better* where
-the difference is more than twice its standard error, *clearly worse* where it is less than
-minus twice.
+the rocket the hand holds), two lines are rated: that play, and the first play of the hint
+order (:func:`ddz.play.session.hint_order`) that keeps every bomb and the rocket whole in the
+hand (:func:`~ddz.agents.planner.keeps_bombs`: it takes none of their cards; a pass may be
+it), which is the first hint itself where the hint order moves the bomb-keeping plays first.
+Each is rolled out over the same ``--worlds`` worlds dealt from seat 0's information set by the
+Expert (:meth:`ddz.agents.expert.ExpertAgent.rollouts`: the belief model's worlds, Hard's
+greedy moves for seat 0's side, the opponents on Normal's rules in half of the worlds and
+Hard's in the others); the search never reads the real hidden hands. A line's value is its win
+rate, with its standard error; the difference is paired over the worlds. Breaking is *clearly
+better* where the difference is more than twice its standard error, *clearly worse* where it is
+less than minus twice.
 
 Prints one line per position (the planner's plan of the rest after each play: its moves), then
 the counts, split by what the hint order does there now (:func:`ddz.play.session.hint_order`:
@@ -40,7 +41,7 @@ def positions(deals: int, seed: int):
     information set, the breaking play, the first play that keeps the bombs)."""
     from ddz.agents.planner import breaks_bomb, keeps_bombs
     from ddz.agents.rule_bots import NormalAgent
-    from ddz.play.session import plan_order
+    from ddz.play.session import hint_order, plan_order
     from ddz_env.actions import BIDDING, OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
@@ -55,7 +56,7 @@ def positions(deals: int, seed: int):
             if seat == 0 and game.phase[0] != BIDDING and len(info.legal_moves()) > 1:
                 order = plan_order(info)
                 if breaks_bomb(info.table, order[0], info.hand):
-                    keep = [m for m in order if keeps_bombs(info.table, m, info.hand)]
+                    keep = [m for m in hint_order(info) if keeps_bombs(info.table, m, info.hand)]
                     if keep:
                         yield d, info, order[0], keep[0]
             game.step(np.array([normal.act(info)]))

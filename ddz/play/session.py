@@ -353,7 +353,8 @@ def hint_order(info: InfoSet) -> list[int]:
 def keep_bombs(info: InfoSet, order: list[int]) -> list[int]:
     """``order`` (the planner's, :func:`plan_order`), with the plays that keep every bomb and
     the rocket of the hand whole (:func:`~ddz.agents.planner.keeps_bombs`: they take none of
-    their cards; a pass among them) moved first, each part in its order, where the first play
+    their cards) moved first, each part in its order and a pass the last of them, where the
+    first play
     breaks a bomb (:func:`~ddz.agents.planner.breaks_bomb`: takes some of the cards of a rank
     held four times, or the four inside another combination) without emptying the hand. A
     joker played alone from the rocket is left where the planner puts it. Measured with
@@ -367,7 +368,7 @@ def keep_bombs(info: InfoSet, order: list[int]) -> list[int]:
         return order
     if not breaks_bomb(table, first, hand, (MoveType.BOMB,)):
         return order
-    keep = [m for m in order if keeps_bombs(table, m, hand)]
+    keep = [m for m in order if m and keeps_bombs(table, m, hand)] + [0] * (0 in order)
     return keep + [m for m in order if m not in keep]
 
 
