@@ -36,8 +36,9 @@ import numpy as np
 CLEAR = 2.0
 
 
-def positions(deals: int, seed: int):
-    """Seat 0's decisions where the planner's first play breaks a bomb: yields (deal, the
+def positions(deals: int, seed: int, seen: list[int] | None = None):
+    """Seat 0's decisions where the planner's first play breaks a bomb (``seen``, if given,
+    gets one entry per decision of seat 0 with a choice, breaking or not): yields (deal, the
     information set, the breaking play, the first play that keeps the bombs)."""
     from ddz.agents.planner import breaks_bomb, keeps_bombs
     from ddz.agents.rule_bots import NormalAgent
@@ -54,6 +55,8 @@ def positions(deals: int, seed: int):
             seat = int(game.current_player[0])
             info = infoset(game, 0, seat)
             if seat == 0 and game.phase[0] != BIDDING and len(info.legal_moves()) > 1:
+                if seen is not None:
+                    seen.append(d)
                 order = plan_order(info)
                 if breaks_bomb(info.table, order[0], info.hand):
                     keep = [m for m in hint_order(info) if keeps_bombs(info.table, m, info.hand)]
@@ -68,8 +71,9 @@ def rate(expert, info, moves: list[int], rng) -> np.ndarray:
     return score.reshape(len(moves), expert.worlds)
 
 
-def measure(deals: int, seed: int, worlds: int, out=sys.stdout) -> list[dict]:
-    """One row per position (see the module docstring), printed as it is measured."""
+def measure(deals: int, seed: int, worlds: int, out=sys.stdout) -> tuple[int, list[dict]]:
+    """(seat 0's decisions with a choice, one row per position where the first play breaks a
+    bomb: see the module docstring), each row printed as it is measured."""
     from ddz.agents.expert import ExpertAgent
     from ddz.agents.hard import load_model
     from ddz.agents.planner import breaks_bomb, planner_of
@@ -81,7 +85,8 @@ def measure(deals: int, seed: int, worlds: int, out=sys.stdout) -> list[dict]:
     expert = ExpertAgent(model=load_model(), worlds=worlds, seed=seed)
     rows = []
     with one_blas_thread():
-        for d, info, brk, keep in positions(deals, seed):
+        seen: list[int] = []
+        for d, info, brk, keep in positions(deals, seed, seen):
             plan = planner_of(info.ruleset).plan_hand
             table, hand = info.table, info.hand.astype(np.int64)
             rng = np.random.default_rng([seed, d, len(info.moves)])
@@ -111,7 +116,7 @@ def measure(deals: int, seed: int, worlds: int, out=sys.stdout) -> list[dict]:
             row["hint"] = describe(table, row["hint"]) if row["hint"] else "pass"
             rows.append(row)
             print(_line(row), file=out, flush=True)
-    return rows
+    return len(seen), rows
 
 
 def verdict(row: dict) -> str:
@@ -148,11 +153,11 @@ def summary(rows: list[dict]) -> list[str]:
             parts.append((f"  {how}", [r for r in mine if r["hint_breaks"] == breaks]))
     for title, part in parts:
         v = [verdict(r) for r in part]
-        mean = float(np.mean([r["diff"] for r in part])) if part else float("nan")
+        mean = f"{np.mean([r['diff'] for r in part]):+.3f}" if part else "none"
         lines.append(
             f"{title}: {len(part)}; breaking clearly better {v.count('break')}, "
             f"clearly worse {v.count('keep')}, neither {v.count('even')}; "
-            f"mean difference {mean:+.3f}"
+            f"mean difference {mean}"
         )
     return lines
 
@@ -174,7 +179,11 @@ def main(argv=None) -> int:
     if args.seed < 0:
         parser.error("--seed must be 0 or more")
     print(f"{args.deals} deals, seed {args.seed}, {args.worlds} worlds per line")
-    rows = measure(args.deals, args.seed, args.worlds)
+    decisions, rows = measure(args.deals, args.seed, args.worlds)
+    print(
+        f"seat 0's decisions with a choice: {decisions}; "
+        f"the planner's first play breaks a bomb or the rocket (and a play keeps it) in {len(rows)}"
+    )
     for line in summary(rows):
         print(line)
     return 0
