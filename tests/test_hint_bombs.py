@@ -101,3 +101,36 @@ def test_without_a_bomb_the_planners_order_stands():
     info = position(0, 0, ["3 4 4 5 6 7 8 9 9 9 K", "7 8 10 J Q", "7 8 10 J Q"])
     assert not np.any(counts("3 4 4 5 6 7 8 9 9 9 K") >= 4)
     assert hint_order(info) == plan_order(info)
+
+
+# ------------------------------------------------------------------ the measurement
+def test_the_measurement_rates_both_lines_where_the_first_play_breaks_a_bomb():
+    import io
+
+    from ddz.bench.hint_bombs import measure, summary, verdict
+
+    out = io.StringIO()
+    decisions, rows = measure(deals=12, seed=1, worlds=4, out=out)
+    assert decisions > len(rows) > 0
+    for r in rows:
+        assert 0 <= r["v_break"] <= 1 and 0 <= r["v_keep"] <= 1
+        assert r["diff"] == pytest.approx(r["v_break"] - r["v_keep"])
+    assert len(out.getvalue().splitlines()) == len(rows)
+    assert summary(rows)[0].startswith(f"all positions: {len(rows)};")
+    assert verdict({"diff": 0.1, "se_diff": 0.04}) == "break"
+    assert verdict({"diff": -0.1, "se_diff": 0.04}) == "keep"
+    assert verdict({"diff": 0.05, "se_diff": 0.04}) == "even"
+
+
+def test_a_bad_option_of_the_measurement_is_one_line(capsys):
+    from ddz.bench.hint_bombs import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--worlds", "1"])
+    assert stop.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .splitlines()[-1]
+        .endswith("--worlds must be between 2 and 4,096")
+    )
