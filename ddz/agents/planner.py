@@ -393,6 +393,33 @@ def can_be_beaten(table: MoveTable, move: int, unseen, with_bombs: bool = False)
     return with_bombs and int(table.type[move]) not in BOMB_TYPES and _any_fits(control.bombs, u)
 
 
+def bomb_ranks(table: MoveTable, hand, types=BOMB_TYPES) -> np.ndarray:
+    """(15,) bool: the ranks whose cards make a bomb or the rocket (the move types ``types``)
+    that ``hand`` (rank counts) can play: in the classic game a rank held four times, and
+    both jokers held together."""
+    hand = np.asarray(hand, np.int64)
+    ranks = np.zeros(len(hand), bool)
+    for t in types:
+        rows = table.counts[table.blocks[t]].astype(np.int64)
+        if len(rows):
+            ranks |= (rows[(rows <= hand).all(axis=1)] > 0).any(axis=0)
+    return ranks
+
+
+def keeps_bombs(table: MoveTable, move: int, hand, types=BOMB_TYPES) -> bool:
+    """Whether ``move`` leaves every bomb and the rocket (of ``types``) of ``hand`` whole in
+    the hand: it takes no card of their ranks (:func:`bomb_ranks`; a pass keeps them all)."""
+    return move == 0 or not (bomb_ranks(table, hand, types) & (table.counts[move] > 0)).any()
+
+
+def breaks_bomb(table: MoveTable, move: int, hand, types=BOMB_TYPES) -> bool:
+    """Whether ``move`` breaks a bomb or the rocket (of ``types``) of ``hand``: it is no bomb
+    nor the rocket, and takes cards of theirs (:func:`keeps_bombs`): three of a 4444 as a trio,
+    the four as the body of four-with-two or inside a plane with wings, a joker of the pair.
+    A bomb played whole, or the rocket, breaks nothing (it spends it)."""
+    return int(table.type[move]) not in BOMB_TYPES and not keeps_bombs(table, move, hand, types)
+
+
 def _any_fits(needs, u) -> bool:
     """Whether one of the moves ``needs`` (each its cards as (rank, count) pairs) fits ``u``."""
     for cards in needs:

@@ -56,7 +56,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ddz.agents.planner import planner_of
+from ddz.agents.planner import breaks_bomb, keeps_bombs, planner_of
 from ddz.common import is_terminal
 from ddz.common.options import WILD_GAME, RuleOptionError, add_rule_options, ruleset_from_args
 from ddz.play import text, transcript
@@ -107,7 +107,7 @@ from ddz_env.cards import CARD_SEPARATORS, CardParseError, TooManyCardsError, pa
 from ddz_env.codes import decode_deal, encode_deal, split_redeals, with_redeals
 from ddz_env.game import Game
 from ddz_env.infoset import InfoSet
-from ddz_env.moves import BOMB_TYPES
+from ddz_env.moves import BOMB_TYPES, MoveType
 from ddz_env.rules import DEFAULT_RULES, RULES, Ruleset
 
 LEVELS = ("easy", "normal", "hard", "expert")
@@ -341,11 +341,41 @@ def _plan_cost(rules: Ruleset = DEFAULT_RULES) -> Callable[[np.ndarray], float]:
 
 
 def hint_order(info: InfoSet) -> list[int]:
-    """Legal plays, best first, one per card set: the Normal bot's choice, then the others by
-    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last.
-    In the wildcard game, the plays are play codes, one per reading (:mod:`ddz.play.wild`)."""
+    """Legal plays, best first, one per card set: the planner's order (:func:`plan_order`),
+    the plays that keep the hand's bombs and rocket whole moved first unless breaking one is
+    clearly better (:func:`keep_bombs`). In the wildcard game, the plays are play codes, one
+    per reading (:mod:`ddz.play.wild`)."""
     if info.legal_plays is not None:
         return wildcards.hint_order(info)
+    return keep_bombs(info, plan_order(info))
+
+
+def keep_bombs(info: InfoSet, order: list[int]) -> list[int]:
+    """``order`` (the planner's, :func:`plan_order`), with the plays that keep every bomb and
+    the rocket of the hand whole (:func:`~ddz.agents.planner.keeps_bombs`: they take none of
+    their cards) moved first, each part in its order and a pass the last of them, where the
+    first play
+    breaks a bomb (:func:`~ddz.agents.planner.breaks_bomb`: takes some of the cards of a rank
+    held four times, or the four inside another combination) without emptying the hand. A
+    joker played alone from the rocket is left where the planner puts it. Measured with
+    ``python -m ddz.bench.hint_bombs`` (docs/results/hints.md): by the Expert's rollouts, the
+    play that keeps the bombs is the better one where a bomb is broken, the lone joker where
+    the rocket is."""
+    if not order:
+        return order
+    table, hand, first = info.table, info.hand, order[0]
+    if int(hand.sum()) == int(table.counts[first].sum()):
+        return order
+    if not breaks_bomb(table, first, hand, (MoveType.BOMB,)):
+        return order
+    keep = [m for m in order if m and keeps_bombs(table, m, hand)] + [0] * (0 in order)
+    return keep + [m for m in order if m not in keep]
+
+
+def plan_order(info: InfoSet) -> list[int]:
+    """Legal plays, best first, one per card set: the Normal bot's choice, then the others by
+    how little they cost the rest of the hand (planner), bombs and the rocket late, pass last
+    (not the wildcard game)."""
     table = info.table
     legal = [int(m) for m in info.legal_moves()]
     cost = _plan_cost(info.ruleset)
