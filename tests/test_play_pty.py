@@ -479,7 +479,9 @@ def test_a_two_player_hand_won_by_the_concession_at_the_terminal(tmp_path):
     child.sendline("grab")
     screens = []
     while True:
-        seen = child.expect([r"\n> ", r"Replay this hand \(r\), play again \(n\) or quit \(q\)\? > "])
+        seen = child.expect(
+            [r"\n> ", r"Replay this hand \(r\), play again \(n\) or quit \(q\)\? > "]
+        )
         screens.append(plain(child.before))
         if seen == 1:
             break
