@@ -365,18 +365,10 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     )
 
     names = source.rules.role_names
-    lstm = model.roles[0].history_lstm is not None
-    if lstm != (f"{names[0]}.history.0.w" in arrays):
-        raise ValueError("the arrays and the model read the history differently (--history-lstm)")
-    if lstm and source != model.ruleset:
-        raise ValueError("a model with a history LSTM starts only from a model of its own game")
+    lstm = _check_parts(model, arrays, names[0], source == model.ruleset)
     new_inputs = int((rows["state"] < 0).sum())
     if lstm:  # the same game: the state network's inputs are the same, in the same order
         del rows["state"]
-    if model.roles[0].rest_mlp is None and f"{names[0]}.rest.0.w" in arrays:
-        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
-    if model.roles[0].wp is None and f"{names[0]}.wp.0.w" in arrays:
-        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
     loaded = set()  # a network shared by roles takes the weights of the first of them
     stand_ins = {}
     for name, net in zip(model.role_names, model.roles):
@@ -403,6 +395,21 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
     return {**meta, "stand_ins": stand_ins, "new_inputs": new_inputs}
+
+
+def _check_parts(model: DMCModel, arrays, role: str, same_game: bool) -> bool:
+    """Whether the model reads the history with an LSTM; ``ValueError`` where the arrays (of
+    their first ``role``) and the model differ in the parts they have."""
+    lstm = model.roles[0].history_lstm is not None
+    if lstm != (f"{role}.history.0.w" in arrays):
+        raise ValueError("the arrays and the model read the history differently (--history-lstm)")
+    if lstm and not same_game:
+        raise ValueError("a model with a history LSTM starts only from a model of its own game")
+    if model.roles[0].rest_mlp is None and f"{role}.rest.0.w" in arrays:
+        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
+    if model.roles[0].wp is None and f"{role}.wp.0.w" in arrays:
+        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
+    return lstm
 
 
 def _take_lstm(lstm: nn.LSTM, arrays, prefix: str) -> None:
