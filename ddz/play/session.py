@@ -916,7 +916,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=_(
             "bot strength: easy, normal (rule-based), hard (the trained agent) or expert (the "
             "trained agent searching ahead in the possible deals; slower); Normal is used, with "
-            "a note, when no trained model of the game is installed. Default: hard"
+            "a note, where the level's bots don't play the game (Hard needs a trained model of "
+            "it installed). Default: hard, else normal"
         ),
     )
     add_rule_options(
