@@ -423,6 +423,24 @@ def test_it_is_played_on_the_full_screen():
     assert app.kind == "result"
 
 
+@pytest.mark.heavy
+def test_the_full_screen_buttons_say_call_and_grab():
+    pytest.importorskip("textual")
+    from tests.app_harness import drive, make_app, until
+
+    labels = []
+
+    async def take_every_call(pilot, app):
+        while await until(pilot, app, "word", "play") == "word":
+            labels.append(app.button_labels()["word"])
+            await pilot.press("y")
+            await pilot.pause(0.02)
+
+    app = make_app(rules=TWO, seed=2)  # you open; the Opponent grabs after your call
+    drive(app, take_every_call)
+    assert labels[:2] == ["Call", "Grab"] and set(labels) == {"Call", "Grab"}
+
+
 def test_the_protocol_speaks_its_calls_as_words_and_sends_the_cards_to_win():
     from ddz.agents.external import request
     from ddz_env.infoset import infoset
