@@ -355,7 +355,8 @@ def test_ddz_play_plays_the_expert_and_says_hard_has_no_model():
     assert name == "normal" and len(bots) == 1
     assert notices == ["Hard bots don't play the two-player game; playing Normal bots"]
     argv = ["--players", "2", "--seed", "3", "--fast", "--plain"]
-    rc, out = run_lines([*argv, "--level", "expert"], ["quit"])
+    rc, out = run_lines([*argv, "--level", "expert"], ["help", "quit"])
+    assert "type call, grab or pass" in out  # the help of call and grab, not the rob auction's
     assert rc == 0 and "you against one Expert bot · two players" in out and "note:" not in out
     rc, out = run_lines([*argv, "--level", "hard"], ["quit"])
     assert rc == 0 and "you against one Normal bot" in out

@@ -587,6 +587,8 @@ class GameTexts:
     #: the words shown for a claim and for a rob (``ddz.play.text.call_said``); each is typed
     #: too (``ddz.play.i18n.INPUT_WORDS``: the claim's and the rob's words)
     call_words: tuple[str, str] = ("claim", "rob")
+    #: the help of the auction of claims (typed ``help`` at a claim or a rob)
+    claims_help: str = ROB_HELP
     #: the line mode's questions of a claim and of a rob (``{options}``: what to type)
     claim_prompt: str = N_("Claim the landlord seat? ({options}) > ")
     rob_prompt: str = N_("Rob the landlord seat (doubles the stake)? ({options}) > ")
@@ -710,6 +712,7 @@ TWO_TEXTS = replace(
     claim_lines=(N_("call the landlord"), N_("calls the landlord")),
     rob_lines=(N_("grab the landlord ×2"), N_("grabs the landlord ×2")),
     call_words=("call", "grab"),
+    claims_help=GRAB_HELP,
     claim_prompt=N_("Call the landlord? ({options}) > "),
     rob_prompt=N_("Grab the landlord (doubles the stake, concedes a card)? ({options}) > "),
     rob_row=N_("Grab ({seat})"),

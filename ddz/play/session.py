@@ -82,7 +82,6 @@ from ddz.play.render import (
     HUMAN,
     KITTY_MARK,
     OPEN_HELP,
-    ROB_HELP,
     Renderer,
     call_word,
     help_text,
@@ -703,10 +702,8 @@ class Session:
         answered = self.common_command(line)
         if answered is not None:
             return answered
-        if line in ("help", "?"):  # the open hand, the rob auction, or the game's own claims
-            word_help = OPEN_HELP if word == "open" else ROB_HELP
-            if word != "open" and self.rules.bidding != "rob":
-                word_help = texts_of(self.rules).bid_help
+        if line in ("help", "?"):
+            word_help = OPEN_HELP if word == "open" else texts_of(self.rules).claims_help
             self.term.say(_(word_help))
         elif line in words("hint"):
             self.term.say("  " + advice_of(choice))
