@@ -823,3 +823,27 @@ def test_the_wording_of_some_lines(lang, message, args, said):
         assert said in i18n._(message).format(**args)
     finally:
         i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    "lang, one, two",
+    [
+        ("en", "you don't have an 8", "you don't have two 8s (you have none)"),
+        ("zh", "你手里没有 8", "你手里没有两张 8（你一张也没有）"),
+        ("pt", "você não tem nenhuma carta 8", "você não tem duas cartas 8 (você não tem nenhuma)"),
+        ("es", "no tienes ninguna carta 8", "no tienes dos cartas 8 (no tienes ninguna)"),
+        ("it", "non hai nessuna carta 8", "non hai due carte 8 (non ne hai)"),
+        ("id", "kamu tidak punya kartu 8", "kamu tidak punya dua kartu 8 (kamu tidak punya)"),
+    ],
+)
+def test_a_card_you_do_not_hold_is_said_as_the_language_says_it(lang, one, two):
+    from ddz.play.text import judge
+    from ddz_env.moves import move_table
+
+    hand = parse_counts("9 9 9 3")
+    i18n.set_language(lang)
+    try:
+        assert judge(move_table(), hand, 0, parse_counts("8")).text == one
+        assert judge(move_table(), hand, 0, parse_counts("8 8")).text == two
+    finally:
+        i18n.set_language("en")

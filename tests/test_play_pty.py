@@ -461,3 +461,56 @@ def test_keys_typed_while_the_bots_move_are_not_the_next_answer(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert "History of deal" not in plain(child.before)
+
+
+#: The two-player game: the Opponent (a Normal bot) opens and calls; after your grab it
+#: passes, and as the peasant, one card conceded, it wins with one card left once you pass
+#: every play (you lead with the first hint).
+TWO_CODE = "0NG2-YGE2-82FB-T6QD-HGP0"
+
+
+def test_a_two_player_hand_won_by_the_concession_at_the_terminal(tmp_path):
+    child = spawn("--players", "2", "--code", TWO_CODE, "--fast", "--no-stats", tmp_path=tmp_path)
+    child.expect(r"Grab the landlord \(doubles the stake, concedes a card\)\? \(grab, pass\) > ")
+    auction = plain(child.before)
+    assert "Opponent calls the landlord" in auction
+    hand = auction.split("Your hand", 1)[1].splitlines()[0].split()
+    assert len(hand) == 17 and not any(card[0] in "34" for card in hand)
+    child.sendline("grab")
+    screens = []
+    while True:
+        seen = child.expect(
+            [r"\n> ", r"Replay this hand \(r\), play again \(n\) or quit \(q\)\? > "]
+        )
+        screens.append(plain(child.before))
+        if seen == 1:
+            break
+        turn = screens[-1].rsplit("Your turn", 1)[-1]
+        if "you lead" in turn:  # lead the first hint; pass every play of the Opponent
+            child.sendline("hint")
+            child.expect(r"\n> ")
+            child.sendline("")
+        else:
+            child.sendline("pass")
+    game = "".join(screens)
+    assert "You      grab the landlord ×2" in game
+    assert "You are the landlord (base 1) and take the kitty" in game
+    # the counter has no 3s and 4s (the deck has none): it starts at 5
+    assert re.search(r"^  Unseen +5  6  7  8  9 10  J  Q  K  A  2 BJ RJ$", game, re.M)
+    # one card conceded: the peasant is two cards from winning at three
+    assert re.search(r"^  Opponent peasant +3 cards  Two cards from winning!$", game, re.M)
+    card = game.split("══ Result", 1)[1]
+    assert "Opponent wins as the peasant. (1 card left, 1 conceded)" in card
+    assert re.search(r"^  Grab \(You\) +×2$", card, re.M)
+    assert re.search(r"^  Concessions \(cards\) +1$", card, re.M)
+    left = re.search(r"^    Opponent +peasant +(.*)$", card, re.M).group(1).split()
+    assert len(left) == 1  # won at one card, the one conceded
+    aside = re.search(r"^  Set aside: (.*)$", card, re.M).group(1).split()
+    assert len(aside) == 9 and not any(c[0] in "34" for c in aside)
+    kitty = re.search(r"^  Kitty: (.*)$", card, re.M).group(1).split()
+    assert len(kitty) == 3 and not set(kitty) & set(aside) and not set(aside) & set(hand)
+    assert "You -2   Opponent +2" in card  # base 1, one grab
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -303,3 +303,57 @@ def test_shared_peasants_is_one_network_at_every_peasant_seat(tmp_path):
     assert json.loads(state["sizes"])["shared_peasants"] == 1
     again = ["--resume", str(run_dir), "--total-frames", "1024", *TINY]
     assert dmc.main(again) == 0
+
+
+TWO = Ruleset(players=2)
+
+
+def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def test_the_classic_model_starts_the_two_player_model_and_back():
+    classic, arrays = _classic_arrays()
+    two = DMCModel(**SMALL, wp_head=1, game=game_tag(TWO))
+    assert two.role_names == ("landlord", "peasant")
+    meta = load_arrays(two, arrays)
+    # the one peasant starts from the peasant after the landlord; the grabs and concessions
+    # (5 + 5 inputs of the two-player observation) have no classic counterpart
+    assert meta["stand_ins"] == {"peasant": "landlord_down"} and meta["new_inputs"] == 10
+    assert _same(two.roles[0].head, classic.roles[0].head)
+    assert _same(two.roles[1].head, classic.roles[1].head)
+    assert not _same(two.roles[1].head, classic.roles[2].head)
+    back = DMCModel(**SMALL, wp_head=1)
+    meta = load_arrays(back, export_arrays(two, dtype=np.float32))
+    assert meta["stand_ins"] == {"landlord_down": "peasant", "landlord_up": "peasant"}
+    assert _same(back.roles[2].head, two.roles[1].head)
+    four = DMCModel(**SMALL, wp_head=1, game=game_tag(FOUR))
+    meta = load_arrays(four, export_arrays(two, dtype=np.float32))
+    assert set(meta["stand_ins"].values()) == {"peasant"} and len(meta["stand_ins"]) == 3
+
+
+def test_a_role_without_a_stand_in_is_a_one_line_error():
+    from ddz.train.model import stand_in
+
+    assert stand_in("peasant", ("landlord", "landlord_down", "landlord_up")) == "landlord_down"
+    with pytest.raises(ValueError) as err:
+        stand_in("peasant", ("landlord",))
+    assert str(err.value) == "the arrays have no network for the role peasant (theirs: landlord)"
+
+
+def test_ddz_train_two_players_init_from_the_shipped_classic_model(tmp_path, capsys):
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "hard.npz"
+    argv = ["--players", "2", "--init-from", str(shipped), "--total-frames", "1"]
+    argv += ["--eval-interval", "0", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    said = [line for line in err if line.startswith("initialised from")]
+    assert said == [
+        f"initialised from {shipped}, a model of the classic game, read as the two-player game"
+        " (peasant from its landlord_down; 10 inputs it lacks at zero; frames counted from 0)"
+    ]
+    (run,) = tmp_path.iterdir()
+    meta = json.loads(str(np.load(run / NPZ)["meta"]))
+    assert meta["game"] == {"game": "two", "players": 2, "variants": []}

@@ -301,7 +301,7 @@ def _caller_then_peasant():
         if "══ Result" in screen:
             return "q"
         if "Call the landlord" in prompt:
-            return "claim"
+            return "call"
         if "Grab the landlord" in prompt:
             return "pass"
         if prompt.endswith("> "):
@@ -322,8 +322,12 @@ def test_a_grab_and_a_concession_win_in_line_mode(argv):
         [*argv, "--level", "normal", "--fast", "--seed", "2", "--plain"], _caller_then_peasant()
     )
     assert rc == 0, out
-    assert "you against a Normal bot · two players" in out
+    assert "you against one Normal bot · two players" in out
+    assert "Call the landlord? (call, pass) > call" in out  # the grab's words, not claim/rob
+    assert "Grab the landlord (doubles the stake, concedes a card)? (grab, pass) > pass" in out
     assert "You      call the landlord" in out and "Opponent grabs the landlord ×2" in out
+    counters = re.findall(r"^  Unseen +(.*)$", out, re.M)  # no 3s and 4s in the deck
+    assert counters and set(counters) == {"5  6  7  8  9 10  J  Q  K  A  2 BJ RJ"}
     card = out.split("══ Result")[1]
     assert "You win as the peasant!" in card
     assert re.search(r"Grab \(Opponent\) +×2", card)
@@ -336,6 +340,80 @@ def test_a_grab_and_a_concession_win_in_line_mode(argv):
     assert hand == "—" or len(hand.split()) <= 1
 
 
+def test_ddz_play_plays_the_expert_and_says_hard_has_no_model():
+    from ddz.agents.expert import ExpertAgent
+    from ddz.play import session
+    from tests.play_harness import run_lines
+
+    assert session.levels_of(TWO) == ("easy", "normal", "expert")
+    assert session.default_level(TWO) == "normal"  # Hard's would be, were a model shipped
+    notices: list[str] = []
+    bots, name = session.load_bots("expert", notices, TWO)
+    assert name == "expert" and not notices and len(bots) == 1
+    assert isinstance(bots[0], ExpertAgent) and bots[0].rules_only(TWO)
+    bots, name = session.load_bots("hard", notices, TWO)
+    assert name == "normal" and len(bots) == 1
+    assert notices == ["Hard bots don't play the two-player game; playing Normal bots"]
+    argv = ["--players", "2", "--seed", "3", "--fast", "--plain"]
+    rc, out = run_lines([*argv, "--level", "expert"], ["help", "quit"])
+    assert "type call, grab or pass" in out  # the help of call and grab, not the rob auction's
+    assert rc == 0 and "you against one Expert bot · two players" in out and "note:" not in out
+    rc, out = run_lines([*argv, "--level", "hard"], ["quit"])
+    assert rc == 0 and "you against one Normal bot" in out
+    assert "note: Hard bots don't play the two-player game; playing Normal bots" in out
+
+
+def test_the_expert_plays_a_whole_hand_of_ddz_play():
+    import re
+
+    from tests.play_harness import run_play
+
+    rc, out = run_play(
+        ["--players", "2", "--level", "expert", "--fast", "--seed", "2", "--plain"],
+        _caller_then_peasant(),
+    )
+    assert rc == 0 and "══ Result" in out and "one Expert bot" in out
+    assert "Opponent grabs the landlord ×2" in out
+    assert re.search(r"^  Opponent +(?:10|[2-9JQKA])[♠♥♣♦]", out, re.M)  # it played cards
+
+
+def test_the_warning_counts_the_concessions():
+    from ddz.play.render import warning
+
+    assert [warning(n) for n in (1, 2, 3)] == ["Last card!", "Last 2 cards!", ""]
+    # one card conceded: the peasant has won at 1 card, is nearly out at 2 and 3
+    assert [warning(n, 1) for n in (2, 3, 4)] == [
+        "One card from winning!",
+        "Two cards from winning!",
+        "",
+    ]
+    assert warning(5, 4) == "One card from winning!" and warning(2, 4) == ""
+
+
+@pytest.mark.parametrize(
+    "lang, call, grab",
+    [
+        ("en", ["call", "pass"], ["grab", "pass"]),
+        ("zh", ["叫地主", "不叫"], ["抢地主", "不抢"]),
+        ("pt", ["pedir", "passo"], ["tomar", "passo"]),
+        ("es", ["pido", "paso"], ["quito", "paso"]),
+        ("it", ["chiamo", "passo"], ["prendo", "passo"]),
+        ("id", ["ambil", "pas"], ["rebut", "pas"]),
+    ],
+)
+def test_the_call_and_the_grab_are_typed_with_their_own_words(lang, call, grab):
+    from ddz.play import i18n
+    from ddz.play.session import word_options
+
+    i18n.set_language(lang)
+    try:
+        assert word_options("claim", TWO) == call and word_options("rob", TWO) == grab
+        assert call[0] in i18n.words("claim") and grab[0] in i18n.words("rob")
+        assert word_options("rob", Ruleset(bidding="rob"))[0] != grab[0] or lang in ("zh", "id")
+    finally:
+        i18n.set_language("en")
+
+
 @pytest.mark.heavy
 def test_it_is_played_on_the_full_screen():
     pytest.importorskip("textual")
@@ -344,6 +422,24 @@ def test_it_is_played_on_the_full_screen():
     app = make_app(rules=TWO)
     drive(app, by_keys)
     assert app.kind == "result"
+
+
+@pytest.mark.heavy
+def test_the_full_screen_buttons_say_call_and_grab():
+    pytest.importorskip("textual")
+    from tests.app_harness import drive, make_app, until
+
+    labels = []
+
+    async def take_every_call(pilot, app):
+        while await until(pilot, app, "word", "play") == "word":
+            labels.append(app.button_labels()["word"])
+            await pilot.press("y")
+            await pilot.pause(0.02)
+
+    app = make_app(rules=TWO, seed=2)  # you open; the Opponent grabs after your call
+    drive(app, take_every_call)
+    assert labels[:2] == ["Call", "Grab"] and set(labels) == {"Call", "Grab"}
 
 
 def test_the_protocol_speaks_its_calls_as_words_and_sends_the_cards_to_win():

@@ -165,6 +165,12 @@ def info_digest(info: InfoSet) -> int:
     return zlib.crc32(b"".join(p.tobytes() for p in parts))
 
 
+def rules_game(ruleset) -> bool:
+    """No shipped model plays ``ruleset``'s game and its profile rolls out on the rules
+    (``rules_rollouts``): the Expert without a model file searches it on Normal's rules."""
+    return profile_of(ruleset).rules_rollouts and not plays_shipped(ruleset)
+
+
 class ExpertAgent(HardAgent):
     """Hard's networks, with Hard's choice overridden where rollouts over determinized worlds
     rate another candidate clearly better.
@@ -209,6 +215,8 @@ class ExpertAgent(HardAgent):
         bid_margin: float = DEFAULT_BID_MARGIN,
         bid_window: float = DEFAULT_BID_WINDOW,
     ):
+        if model is None and not model_path and ruleset is not None and rules_game(ruleset):
+            ruleset = None  # no model plays that game: nothing of it to load (rules_only)
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
         )
@@ -279,12 +287,10 @@ class ExpertAgent(HardAgent):
             return self.searched_choice(info, moves[order[: self.candidates]])
 
     def rules_only(self, ruleset) -> bool:
-        """No model plays ``ruleset``'s game (no model file, none shipped) and its profile
-        rolls out on the rules (``rules_rollouts``): Normal's rules stand in for Hard's
-        networks, in the bids, the candidates (:meth:`move_values`) and the rollouts."""
-        return (
-            self.fixed is None and profile_of(ruleset).rules_rollouts and not plays_shipped(ruleset)
-        )
+        """No model plays ``ruleset``'s game (no model file, :func:`rules_game`): Normal's
+        rules stand in for Hard's networks, in the bids, the candidates (:meth:`move_values`)
+        and the rollouts."""
+        return self.fixed is None and rules_game(ruleset)
 
     def move_values(self, info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
         """(legal move ids, their values): Hard's networks', or in a game no model plays

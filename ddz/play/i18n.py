@@ -155,8 +155,8 @@ INPUT_WORDS = {
     "quit": ("quit", "exit", ":q"),
     "undo": ("undo", "u"),
     "history": ("history",),
-    "claim": ("claim",),
-    "rob": ("rob",),
+    "claim": ("claim", "call"),  # call and grab: the two-player game's claim and rob
+    "rob": ("rob", "grab"),
     "open": ("open",),
 }
 

@@ -60,8 +60,16 @@ def cards_count(n: int) -> str:
     return f"{n:>3} " + pad(ngettext("card", "cards", n), 5)
 
 
-def warning(left: int) -> str:
-    return _("Last card!") if left == 1 else _("Last 2 cards!") if left == 2 else ""
+def warning(left: int, conceded: int = 0) -> str:
+    """The warning beside a seat one or two cards from winning: from an empty hand, or where
+    the rules concede it cards (the two-player game's peasant wins at ``conceded`` cards)
+    from reaching that many."""
+    to_win = left - conceded
+    if conceded:
+        said = {1: N_("One card from winning!"), 2: N_("Two cards from winning!")}
+    else:
+        said = {1: N_("Last card!"), 2: N_("Last 2 cards!")}
+    return _(said[to_win]) if to_win in said else ""
 
 
 class Renderer:
@@ -199,10 +207,12 @@ class Renderer:
                 return [f"  {label}", *(f"   {row}" for row in rows)]
             return [f"  {pad(label if k == 0 else '', col)}{row}" for k, row in enumerate(rows)]
 
-        rows = text.counter_lines(unseen, self.style, room, self.wild, WILD_MARK)
+        deck = info.ruleset.deck.counts
+        rows = text.counter_lines(unseen, self.style, room, self.wild, WILD_MARK, deck)
         out = labelled(_("Unseen"), rows)
         if kitty.any():
-            out += labelled(_(KITTY_ROW), text.counter_lines(kitty, self.style, room)[1::2])
+            kept = text.counter_lines(kitty, self.style, room, deck=deck)[1::2]
+            out += labelled(_(KITTY_ROW), kept)
             out.append(f"  {'':<{col}} " + self.style.dim("↑ " + _(KITTY_ROW_NOTE)))
         return out
 
@@ -295,7 +305,8 @@ class Renderer:
             left = int(info.cards_left[seat])
             role = pad(self.role_of(seat), self.role_col)
             name = pad(self.seat_name(seat), col)
-            line = f"  {name} {role}{cards_count(left)}  {s.yellow(warning(left))}"
+            warned = s.yellow(warning(left, m.conceded(seat)))
+            line = f"  {name} {role}{cards_count(left)}  {warned}"
             say(line.rstrip())
             if m.opened and seat == m.landlord():  # the open hand, face up
                 shown = s.dim(_("open:"))
@@ -412,7 +423,14 @@ class Renderer:
             if lord == HUMAN:
                 return s.bold(_("You win as the landlord!"))
             return s.bold(_("{seat} wins as the landlord.").format(seat=self.seat_name(lord)))
-        if winner == HUMAN:
+        left, conceded = len(self.model.cards[winner]), self.model.conceded(winner)
+        if conceded and left:  # won by the concessions, before the hand was empty
+            first = ngettext(
+                "{left} card left, {conceded} conceded",
+                "{left} cards left, {conceded} conceded",
+                left,
+            ).format(left=left, conceded=conceded)
+        elif winner == HUMAN:
             first = _("you went out first")
         else:
             first = _("{seat} went out first").format(seat=self.seat_name(winner))
@@ -566,6 +584,11 @@ class GameTexts:
     #: the lines of a claim and of a rob in the auction of claims: (yours, another seat's)
     claim_lines: tuple[str, str] = (N_("claim the landlord seat"), N_("claims the landlord seat"))
     rob_lines: tuple[str, str] = (N_("rob the landlord seat ×2"), N_("robs the landlord seat ×2"))
+    #: the words shown for a claim and for a rob (``ddz.play.text.call_said``); each is typed
+    #: too (``ddz.play.i18n.INPUT_WORDS``: the claim's and the rob's words)
+    call_words: tuple[str, str] = ("claim", "rob")
+    #: the help of the auction of claims (typed ``help`` at a claim or a rob)
+    claims_help: str = ROB_HELP
     #: the line mode's questions of a claim and of a rob (``{options}``: what to type)
     claim_prompt: str = N_("Claim the landlord seat? ({options}) > ")
     rob_prompt: str = N_("Rob the landlord seat (doubles the stake)? ({options}) > ")
@@ -662,21 +685,21 @@ def _forced_two(n: int) -> str:
 
 HELP_TWO = N_("""\
 The two-player game: 46 cards (no 3s, no 4s). Each player gets 17, 3 go to the kitty and 9 are
-  set aside face down until the result. The first to speak calls the landlord (claim) or
-  passes, then the other. After a call the other may grab (rob), the caller grab back and so
-  on, up to 4 grabs; a player who declined to call may not grab. Each grab doubles the stake
-  and concedes one card: the peasant wins on reaching as many cards as the concessions.""")
+  set aside face down until the result. The first to speak calls the landlord or passes, then
+  the other. After a call the other may grab it, the caller grab it back and so on, up to 4
+  grabs; a player who declined to call may not grab. Each grab doubles the stake and concedes
+  one card: the peasant wins on reaching as many cards as the concessions.""")
 GRAB_HELP = N_("""\
-Call the landlord (claim) or pass; once called, grab it (rob) or pass. The last to call or grab
-becomes the landlord and takes the 3 kitty cards. Each grab doubles the stake and concedes the
-peasant one card. Type hint for the assessment.""")
+Call the landlord or pass; once called, grab it or pass: type call, grab or pass. The last to
+call or grab becomes the landlord and takes the 3 kitty cards. Each grab doubles the stake and
+concedes the peasant one card. Type hint for the assessment.""")
 #: the texts of the two-player game
 TWO_TEXTS = replace(
     CLASSIC_TEXTS,
     title=N_("the two-player game"),
     seat_names=(N_("You"), N_("Opponent")),
     bid_help=GRAB_HELP,
-    banner=N_("you against a {level} bot · two players · type help for commands"),
+    banner=N_("you against one {level} bot · two players · type help for commands"),
     last_redeal=(
         N_("no more redeals: if both decline, you must be the landlord at base 1"),
         N_("no more redeals: if both decline, {seat} must be the landlord at base 1"),
@@ -688,6 +711,8 @@ TWO_TEXTS = replace(
     help_game=HELP_TWO,
     claim_lines=(N_("call the landlord"), N_("calls the landlord")),
     rob_lines=(N_("grab the landlord ×2"), N_("grabs the landlord ×2")),
+    call_words=("call", "grab"),
+    claims_help=GRAB_HELP,
     claim_prompt=N_("Call the landlord? ({options}) > "),
     rob_prompt=N_("Grab the landlord (doubles the stake, concedes a card)? ({options}) > "),
     rob_row=N_("Grab ({seat})"),
@@ -713,6 +738,14 @@ def rules_texts(ruleset: Ruleset) -> GameTexts:
         passes=N_("(all the others passed: {who})"),
         forced=_forced_all,
     )
+
+
+def call_word(ruleset: Ruleset, word: str) -> str:
+    """The word typed for the call of a question (``Choice.word``: ``claim``, ``rob``,
+    ``open``) in ``ruleset``'s game: its texts' ``call_words`` (the two-player game's call
+    and grab); shown as :func:`ddz.play.text.call_said` says."""
+    claim, rob = texts_of(ruleset).call_words
+    return {"claim": claim, "rob": rob}.get(word, word)
 
 
 def texts_of(ruleset: Ruleset) -> GameTexts:

@@ -82,8 +82,8 @@ from ddz.play.render import (
     HUMAN,
     KITTY_MARK,
     OPEN_HELP,
-    ROB_HELP,
     Renderer,
+    call_word,
     help_text,
     texts_of,
 )
@@ -114,9 +114,6 @@ LEVELS = ("easy", "normal", "hard", "expert")
 #: Which agent to try next when a level can't be built.
 #: the level played when a level's bots can't be built (the Hard model file is missing or damaged)
 FALLBACK = {"hard": "normal", "expert": "hard"}
-#: The levels whose bots play every game (the rule-based bots); Hard and Expert play the
-#: games a shipped model plays (:func:`levels_of`).
-RULE_LEVELS = ("easy", "normal")
 BOT_PAUSE = 0.4
 NO_SUITS = str.maketrans("", "", "♠♥♣♦♤♡♧♢" + KITTY_MARK)
 #: On an ASCII-only terminal the hand shows suits as letters (``5d 6s 10c``): a suit letter
@@ -329,7 +326,8 @@ def bid_advice(
     big, bombs, moves, bid = a.big_cards, a.bombs, a.moves, a.suggested_bid
     if call != "bid":
         need = {"claim": 1, "rob": 2, "open": 3}[call]
-        return text.assessment_text(big, bombs, moves, 0, call if bid >= need else "", call)
+        said = call_word(rules, call) if bid >= need else ""
+        return text.assessment_text(big, bombs, moves, 0, said, call)
     if bid <= high_bid:
         bid = 0
     return text.assessment_text(big, bombs, moves, bid)
@@ -423,22 +421,26 @@ def plan_order(info: InfoSet) -> list[int]:
 def default_level(rules: Ruleset) -> str:
     """The level played when none is given: Hard, or Normal where Hard's bots don't play
     ``rules``' game (:func:`levels_of`)."""
-    return "hard" if levels_of(rules) is None else "normal"
+    levels = levels_of(rules)
+    return "hard" if levels is None or "hard" in levels else "normal"
 
 
 def levels_of(rules: Ruleset) -> tuple[str, ...] | None:
     """The levels whose bots play ``rules``' game, where not every level's do (``None``: every
-    level): the rule-based levels, and Hard and Expert too where a shipped model plays the
-    game without its variants (:func:`ddz.agents.hard.plays_shipped`)."""
-    from ddz.agents.hard import plays_shipped
+    level), as each level's agent says (:func:`ddz.agents.agent_plays`): the rule-based
+    levels everywhere, Hard where a shipped model plays the game without its variants, Expert
+    there and where its rollouts play on the rules bots (the profile's ``rules_rollouts``)."""
+    from ddz.agents import agent_plays
 
-    return None if plays_shipped(Ruleset(game=rules.game)) else RULE_LEVELS
+    game = Ruleset(game=rules.game)
+    levels = tuple(level for level in LEVELS if agent_plays(level, game))
+    return None if levels == LEVELS else levels
 
 
 def load_bots(level: str, notices: list[str], rules: Ruleset = DEFAULT_RULES) -> tuple[list, str]:
     """The ``players - 1`` bots of ``level`` for ``rules``' game (falling back from Hard to
-    Normal, with a notice, when the Hard model file can't be loaded, and in a game no shipped
-    model plays: :func:`levels_of`)."""
+    Normal, with a notice, when the Hard model file can't be loaded, and to Normal in a game
+    the level's bots don't play: :func:`levels_of`)."""
     from ddz.agents.base import make_agent
 
     name = level
@@ -468,6 +470,8 @@ def load_bots(level: str, notices: list[str], rules: Ruleset = DEFAULT_RULES) ->
             nxt = FALLBACK.get(name)
             if nxt is None:
                 raise
+            if levels is not None and nxt not in levels:
+                nxt = "normal"
             reason = str(exc).split("\n")[0] or type(exc).__name__
             levels = {
                 "expert": N_("Expert"),
@@ -541,14 +545,14 @@ def prompt_of(choice: Choice) -> str:
         "rob": texts.rob_prompt,
         "open": N_("Open your hand (doubles the stake; everyone sees it)? ({options}) > "),
     }
-    return _(prompts[choice.word]).format(options=", ".join(word_options(choice.word)))
+    options = word_options(choice.word, choice.info.ruleset)
+    return _(prompts[choice.word]).format(options=", ".join(options))
 
 
-def word_options(word: str) -> list[str]:
-    """What to type for a word of the auction (``claim``, ``rob``, ``open``), then to pass."""
-    typed = {"claim": pgettext("bid", "claim"), "rob": pgettext("bid", "rob")}
-    typed["open"] = pgettext("bid", "open")
-    return [typed[word], text.pass_word(word)]
+def word_options(word: str, rules: Ruleset) -> list[str]:
+    """What to type for a word of the auction (``claim``, ``rob``, ``open``) in ``rules``'
+    game (:func:`ddz.play.render.call_word`), then to pass."""
+    return [text.call_said(call_word(rules, word)), text.pass_word(word)]
 
 
 def advice_of(choice: Choice) -> str:
@@ -729,7 +733,7 @@ class Session:
         if answered is not None:
             return answered
         if line in ("help", "?"):
-            word_help = OPEN_HELP if word == "open" else ROB_HELP
+            word_help = OPEN_HELP if word == "open" else texts_of(self.rules).claims_help
             self.term.say(_(word_help))
         elif line in words("hint"):
             self.term.say("  " + advice_of(choice))
@@ -744,7 +748,7 @@ class Session:
         else:
             self.say_error(
                 _("{line} is not an answer here: type {options} (or help)").format(
-                    line=text.quoted(line), options=", ".join(word_options(word))
+                    line=text.quoted(line), options=", ".join(word_options(word, self.rules))
                 )
             )
         return False
@@ -939,7 +943,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=_(
             "bot strength: easy, normal (rule-based), hard (the trained agent) or expert (the "
             "trained agent searching ahead in the possible deals; slower); Normal is used, with "
-            "a note, when no trained model of the game is installed. Default: hard"
+            "a note, where the level's bots don't play the game (Hard needs a trained model of "
+            "it installed). Default: hard, else normal"
         ),
     )
     add_rule_options(

@@ -182,6 +182,12 @@ class TableModel:
     def landlord(self) -> int:
         return int(self.game.landlord[0])
 
+    def conceded(self, seat: int) -> int:
+        """The cards the rules concede ``seat`` (``Rules.conceded``: the two-player game's
+        peasant wins at as many cards as the grabs; 0 elsewhere)."""
+        g = self.game
+        return int(g.ruleset.rules.conceded(g.landlord[0], g.robs[0], np.int64(seat)))
+
     def kitty_held(self, seat: int) -> list[int]:
         """The kitty's cards still in ``seat``'s hand when that seat is the landlord."""
         if self.landlord() != seat:

@@ -146,7 +146,8 @@ class Opened(Event):
 class Played(Event):
     """A play (``move`` > 0, its ``cards``) or a pass (``move`` 0). ``left``: the cards the
     seat has left; ``lead``: the seat that leads after a round of passes, else -1; ``last``:
-    the play ended the hand."""
+    the play ended the hand; ``conceded``: the cards the rules concede the seat (the
+    two-player game's concessions: it has won at that many cards)."""
 
     seat: int
     move: int
@@ -154,6 +155,7 @@ class Played(Event):
     left: int
     lead: int
     last: bool
+    conceded: int = 0
     logged = True
 
 
@@ -547,7 +549,7 @@ class Table:
         lead = -1
         if move == 0 and not over and int(g.table_move[0]) == 0:
             lead = int(g.current_player[0])
-        self.emit(Played(seat, move, ids, len(m.cards[seat]), lead, over))
+        self.emit(Played(seat, move, ids, len(m.cards[seat]), lead, over, m.conceded(seat)))
 
     # ------------------------------------------------------------------ the result
     def _finish(self) -> None:

@@ -272,10 +272,17 @@ def short_name(table: MoveTable, move: int) -> str:
 def _how_many(n: int, rank: int) -> str:
     if rank >= BLACK_JOKER and n == 1:
         return _("the black joker (BJ)") if rank == BLACK_JOKER else _("the red joker (RJ)")
+    return _("{number} {rank}s").format(number=_number(n), rank=RANK_NAMES[rank])
+
+
+def _not_held(n: int, rank: int) -> str:
+    """That you don't hold ``n`` cards of ``rank``: one card of a rank is said on its own
+    (Chinese says 你手里没有 5, not "not one 5")."""
     name = RANK_NAMES[rank]
-    if n == 1:
-        return _(N_("an {rank}") if _an(name) else N_("a {rank}")).format(rank=name)
-    return _("{number} {rank}s").format(number=_number(n), rank=name)
+    if n == 1 and rank < BLACK_JOKER:
+        said = N_("you don't have an {rank}") if _an(name) else N_("you don't have a {rank}")
+        return _(said).format(rank=name)
+    return _("you don't have {cards}").format(cards=_how_many(n, rank))
 
 
 #: The engine's reasons why cards are not a combination (``explain_invalid``), translated
@@ -457,7 +464,7 @@ def held_verdict(table: MoveTable, hand: np.ndarray, counts: np.ndarray) -> Verd
                 if have
                 else _(" (you have none)")
             )
-        what = _("you don't have {cards}").format(cards=_how_many(want, int(r)))
+        what = _not_held(want, int(r))
         return Verdict(False, -1, what + tail)
     return None
 
@@ -506,20 +513,26 @@ def why_not_covers(table: MoveTable, move: int, target: int) -> str:
 
 
 # ---------------------------------------------------------------------------------- counter
-#: Columns the card counter takes on one row (with its 9-column label).
-COUNTER_WIDTH = 3 * len(RANK_NAMES) - 1
-#: The width of the narrow counter's longer rows (3-10).
+#: The width of the narrow counter's longer rows (its first eight ranks: 3-10).
 COUNTER_HALF = 3 * 8 - 1
 
 
 def counter_lines(
-    unseen: np.ndarray, style: Style, width: int = 100, wild: int = -1, mark: str = ""
+    unseen: np.ndarray,
+    style: Style,
+    width: int = 100,
+    wild: int = -1,
+    mark: str = "",
+    deck: np.ndarray | None = None,
 ) -> list[str]:
     """Aligned rows of rank names and how many of each you have not seen: two rows, or four
-    (3-10, then J-RJ) when ``width`` (the room for the rows) is narrower than
-    :data:`COUNTER_WIDTH`. The wild rank
-    (``wild``, the wildcard game) carries ``mark`` after its name."""
-    groups = [range(15)] if width >= COUNTER_WIDTH else [range(8), range(8, 15)]
+    (the first eight ranks, then the rest) when ``width`` (the room for the rows) is narrower
+    than the rows of one line. Only the ranks of ``deck`` (rank counts; ``None``: all 15) are
+    shown: the two-player game's counter has no 3s and 4s. The wild rank (``wild``, the
+    wildcard game) carries ``mark`` after its name."""
+    shown = [r for r in range(15) if deck is None or deck[r] > 0]
+    one_line = 3 * len(shown) - 1
+    groups = [shown] if width >= one_line else [shown[:8], shown[8:]]
     rows = []
     for ranks in groups:
         names = [RANK_NAMES[r] + (mark if r == wild else "") for r in ranks]
@@ -543,20 +556,30 @@ def pass_word(decision: str = "bid") -> str:
     return pgettext("bid", "pass")
 
 
+def call_said(word: str) -> str:
+    """The word shown (and typed) for a call of a question: ``"claim"``, ``"rob"`` (the
+    rob-the-landlord auction), ``"call"``, ``"grab"`` (the two-player game's call and grab,
+    ``GameTexts.call_words``) or ``"open"``."""
+    said = {
+        "claim": pgettext("bid", "claim"),
+        "rob": pgettext("bid", "rob"),
+        "call": pgettext("bid", "call"),
+        "grab": pgettext("bid", "grab"),
+        "open": pgettext("bid", "open"),
+    }
+    return said[word]
+
+
 def assessment_text(
     big: int, bombs: int, moves: int, bid: int, call: str | None = None, decision: str = "bid"
 ) -> str:
     """The assessment line; the suggestion is bid ``bid`` (or pass), or with ``call`` the
-    call of a variant's ``decision`` (``"claim"``, ``"rob"``, ``"open"``; ``""``: pass)."""
+    call of a variant's ``decision`` (a word of :func:`call_said`; ``""``: pass), whose pass
+    is said by ``decision`` (``"claim"``, ``"rob"``, ``"open"``: :func:`pass_word`)."""
     if call is None:
         suggest = _("bid {bid}").format(bid=bid) if bid else pgettext("bid", "pass")
     else:
-        said = {
-            "claim": pgettext("bid", "claim"),
-            "rob": pgettext("bid", "rob"),
-            "open": pgettext("bid", "open"),
-        }
-        suggest = said[call] if call else pass_word(decision)
+        suggest = call_said(call) if call else pass_word(decision)
     return _(
         "big cards {big}, bombs {bombs}, about {moves} moves to empty → suggest: {suggest}"
     ).format(big=big, bombs=bombs, moves=moves, suggest=suggest)

@@ -110,8 +110,9 @@ def _played(render: Renderer, event: Played) -> list[str]:
             lines.append(s.dim("  " + passes.format(who=who)))
         return lines
     lines = [render.play_line(seat, event.cards, event.move)]
-    if seat != HUMAN and event.left in (1, 2) and not event.last:
-        lines.append(f"  {pad(render.seat_name(seat), render.col)} {s.yellow(warning(event.left))}")
+    warned = warning(event.left, event.conceded)
+    if seat != HUMAN and warned and not event.last:
+        lines.append(f"  {pad(render.seat_name(seat), render.col)} {s.yellow(warned)}")
     return lines
 
 

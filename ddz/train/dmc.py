@@ -281,9 +281,12 @@ def _init_from(args: Args, run: Run) -> None:
         raise _Usage(f"cannot initialise from {args.init_from}: {exc}") from None
     source = read_game_tag(meta)
     if source != run.model.game:  # another game's model: its frames are not this game's
+        taken = [f"{role} from its {other}" for role, other in meta["stand_ins"].items()]
+        if meta["new_inputs"]:
+            taken.append(f"{meta['new_inputs']} inputs it lacks at zero")
         print(
             f"initialised from {args.init_from}, a model of {tag_name(source)}, read as"
-            f" {tag_name(run.model.game)} (frames counted from 0)",
+            f" {tag_name(run.model.game)} ({'; '.join([*taken, 'frames counted from 0'])})",
             file=sys.stderr,
         )
         return

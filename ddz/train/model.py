@@ -298,8 +298,26 @@ def save_npz(model: DMCModel, path: str, meta: dict | None = None, dtype=np.floa
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
 
-#: the role of a model of fewer roles that starts each role a model lacks
-STAND_INS = {"landlord_across": "landlord_down"}
+#: the roles that start a role the arrays lack, the first the arrays have: the four-player
+#: game's seat across from the landlord from the peasant after the landlord, the two-player
+#: game's one peasant from the three-player game's peasant after the landlord, and back
+STAND_INS = {
+    "landlord_across": ("landlord_down", "peasant"),
+    "peasant": ("landlord_down", "landlord_up"),
+    "landlord_down": ("peasant",),
+    "landlord_up": ("peasant",),
+}
+
+
+def stand_in(role: str, roles: tuple[str, ...]) -> str:
+    """The role of ``roles`` (the arrays') whose weights start ``role``: itself, else its first
+    stand-in there (:data:`STAND_INS`); ``ValueError`` (one line) where there is none."""
+    if role in roles:
+        return role
+    for other in STAND_INS.get(role, ()):
+        if other in roles:
+            return other
+    raise ValueError(f"the arrays have no network for the role {role} (theirs: {', '.join(roles)})")
 
 
 def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
@@ -312,7 +330,9 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     the first layers (the observation, the cards of a move, of the rest, of the bid) takes the
     weights of the input of the arrays' game that means the same (``layout_map``,
     ``card_map``), zero where that game has none; a role the arrays lack starts from its
-    stand-in (:data:`STAND_INS`)."""
+    stand-in (:data:`STAND_INS`). The metadata returned lists those (``"stand_ins"``: role →
+    the arrays' role) and counts the observation's inputs that start at zero (``"new_inputs"``:
+    none in the arrays' game means the same)."""
     meta = json.loads(str(arrays["meta"]))
     source = tag_ruleset(read_game_tag(meta))
     rows = {
@@ -345,23 +365,19 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     )
 
     names = source.rules.role_names
-    lstm = model.roles[0].history_lstm is not None
-    if lstm != (f"{names[0]}.history.0.w" in arrays):
-        raise ValueError("the arrays and the model read the history differently (--history-lstm)")
-    if lstm and source != model.ruleset:
-        raise ValueError("a model with a history LSTM starts only from a model of its own game")
+    lstm = _check_parts(model, arrays, names[0], source == model.ruleset)
+    new_inputs = int((rows["state"] < 0).sum())
     if lstm:  # the same game: the state network's inputs are the same, in the same order
         del rows["state"]
-    if model.roles[0].rest_mlp is None and f"{names[0]}.rest.0.w" in arrays:
-        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
-    if model.roles[0].wp is None and f"{names[0]}.wp.0.w" in arrays:
-        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
     loaded = set()  # a network shared by roles takes the weights of the first of them
+    stand_ins = {}
     for name, net in zip(model.role_names, model.roles):
         if id(net) in loaded:
             continue
         loaded.add(id(net))
-        role = name if name in names else STAND_INS[name]
+        role = stand_in(name, names)
+        if role != name:
+            stand_ins[name] = role
         if lstm:
             _take_lstm(net.history_lstm, arrays, f"{role}.history")
         take(f"{role}.state", net.state_mlp, "state")
@@ -378,7 +394,22 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].weight.mul_(WP_FROM_POINTS)
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
-    return meta
+    return {**meta, "stand_ins": stand_ins, "new_inputs": new_inputs}
+
+
+def _check_parts(model: DMCModel, arrays, role: str, same_game: bool) -> bool:
+    """Whether the model reads the history with an LSTM; ``ValueError`` where the arrays (of
+    their first ``role``) and the model differ in the parts they have."""
+    lstm = model.roles[0].history_lstm is not None
+    if lstm != (f"{role}.history.0.w" in arrays):
+        raise ValueError("the arrays and the model read the history differently (--history-lstm)")
+    if lstm and not same_game:
+        raise ValueError("a model with a history LSTM starts only from a model of its own game")
+    if model.roles[0].rest_mlp is None and f"{role}.rest.0.w" in arrays:
+        raise ValueError("the arrays have a rest branch and the model has none (set rest_hidden)")
+    if model.roles[0].wp is None and f"{role}.wp.0.w" in arrays:
+        raise ValueError("the arrays have a WP head and the model has none (set wp_head)")
+    return lstm
 
 
 def _take_lstm(lstm: nn.LSTM, arrays, prefix: str) -> None:

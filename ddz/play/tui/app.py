@@ -31,7 +31,15 @@ from textual.widgets import Button, Footer, Input, RichLog, Static
 
 from ddz.play import text, transcript
 from ddz.play.i18n import N_, _, ngettext, pgettext, words
-from ddz.play.render import HUMAN, Renderer, cards_count, help_text, pad, warning
+from ddz.play.render import (
+    HUMAN,
+    Renderer,
+    call_word,
+    cards_count,
+    help_text,
+    pad,
+    warning,
+)
 from ddz.play.session import (
     SIGNAL_NAMES,
     _leave,
@@ -480,7 +488,8 @@ class DdzApp(App):
             left = int(info.cards_left[seat])
             role = pad(r.role_of(seat), r.role_col)
             name = pad(r.seat_name(seat), col)
-            lines.append(f"{name} {role}{cards_count(left)}  {st.yellow(warning(left))}".rstrip())
+            warned = st.yellow(warning(left, m.conceded(seat)))
+            lines.append(f"{name} {role}{cards_count(left)}  {warned}".rstrip())
             if m.opened and seat == m.landlord():
                 lines.append(f"{'':<{col}} {st.dim(_('open:'))} {r.cards(m.cards[seat])}")
         kitty = r.cards(m.kitty_ids) if m.landlord() >= 0 else "? " * len(m.kitty_ids)
@@ -536,7 +545,7 @@ class DdzApp(App):
     def word_label(self) -> str:
         if self.kind != "word":
             return ""
-        return pgettext("bid", self.word())
+        return text.call_said(call_word(self.table.rules, self.word()))
 
     # ------------------------------------------------------------------ the status line
     def update_status(self) -> None:
@@ -652,7 +661,7 @@ class DdzApp(App):
             if typed in words(self.word()) or typed in ("y", "yes"):
                 self.press("word")
                 return
-            options = word_options(self.word())
+            options = word_options(self.word(), self.table.rules)
             line = _("{line} is not an answer here: type {options} (or help)")
         else:
             return
