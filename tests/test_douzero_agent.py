@@ -261,3 +261,44 @@ def test_douzero_bids_as_normal(ckpt_dir):
         info = infoset(game, b)
         assert info.phase == BIDDING
         assert agent.act(info) == normal.act(info)
+
+
+@pytest.mark.heavy
+def test_equal_compute_script_at_a_tiny_scale_and_the_trainers_checkpoints(tmp_path):
+    """docs/equal_compute.sh with 5 s of each trainer: DouZero's own trainer (CPU) writes its
+    checkpoints, ddz train its model, the arena plays both; then the networks DouZero's trainer
+    wrote play here with DouZero's own values."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "equal_compute.sh"
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "ACTORS": "1",
+        "DOUZERO_OPTIONS": "--batch_size 2 --unroll_length 10 --num_buffers 8 --num_threads 1",
+        "DDZ_TRAIN_OPTIONS": "--batch-size 64 --actor-batch 16",
+    }
+    out = tmp_path / "run"
+    done = subprocess.run(
+        ["bash", str(script), "5", str(out), "10"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    folder = out / "douzero" / "douzero"
+    weights = sorted(p.name for p in folder.glob("*_weights_*.ckpt"))
+    assert len(weights) >= 3 and (out / "hard.npz").is_file()
+    for name in ("douzero_vs_normal", "ddz_vs_normal", "douzero_vs_ddz"):
+        assert json.loads((out / f"{name}.json").read_text())["games"] == 20
+    assert "frames trained: DouZero" in (out / "summary.txt").read_text()
+    agent = make_agent(f"douzero:{folder}")
+    assert all("_weights_" in p.name for p in agent.files.values())
+    comparison = Comparison(agent, folder)
+    play_games(comparison, [agent, make_agent("normal"), make_agent("random", seed=5)], 2, 77)
+    assert comparison.positions >= 40
