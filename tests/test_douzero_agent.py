@@ -51,6 +51,16 @@ def save_random_checkpoints(folder, seed: int, names: str = "{}.ckpt") -> None:
         torch.save(models.model_dict[position]().state_dict(), folder / names.format(position))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """DouZero's DeepAgent on torch's default threads takes tens of milliseconds a decision on
+    a busy machine: one thread while these tests run (our agent holds one thread itself)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def ckpt_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("douzero")
@@ -163,6 +173,7 @@ def play_games(comparison: Comparison, bots, deals: int, seed: int) -> None:
         assert env is not None and env.game_over
 
 
+@pytest.mark.heavy
 def test_douzero_values_and_moves_match_douzeros_own_agent(ckpt_dir):
     """A few games, every decision: each legal move's value and the move played are DouZero's."""
     agent = make_agent(f"douzero:{ckpt_dir}")
