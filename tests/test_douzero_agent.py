@@ -12,6 +12,7 @@ decision its own ``InfoSet``, its own features (``douzero.env.env.get_obs``) and
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -283,7 +284,6 @@ def test_equal_compute_script_at_a_tiny_scale_and_the_trainers_checkpoints(tmp_p
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     script = Path(__file__).resolve().parents[1] / "docs" / "equal_compute.sh"
     env = {
@@ -313,3 +313,32 @@ def test_equal_compute_script_at_a_tiny_scale_and_the_trainers_checkpoints(tmp_p
     comparison = Comparison(agent, folder)
     play_games(comparison, [agent, make_agent("normal"), make_agent("random", seed=5)], 2, 77)
     assert comparison.positions >= 40
+
+
+def test_ddz_eval_refuses_a_bad_folder_or_another_game_in_one_line(tmp_path, ckpt_dir, capsys):
+    from ddz.arena.arena import main as eval_main
+
+    for argv, message in (
+        ([f"douzero:{tmp_path}", "normal"], "landlord.ckpt: no such file"),
+        (["douzero", "normal"], "douzero:DIR needs the folder"),
+        ([f"douzero:{ckpt_dir}", "normal", "--game", "wild"], "does not play the wildcard game"),
+        ([f"douzero:{ckpt_dir}", "normal", "--players", "4"], "does not play the four-player"),
+    ):
+        assert eval_main([*argv, "--deals", "2", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.heavy
+def test_ddz_eval_plays_douzero_end_to_end(ckpt_dir, capsys):
+    import json
+
+    from ddz.arena.arena import main as eval_main
+
+    argv = [f"douzero:{ckpt_dir}", "normal", "--deals", "3", "--bidding", "--json", "--seed", "4"]
+    assert eval_main([*argv, "--no-progress"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 18 and not result["forfeits"]
+    assert sorted(Path(p).name for p in result["provenance"]["models"]) == sorted(
+        f"{pos}.ckpt" for pos in POSITIONS
+    )
