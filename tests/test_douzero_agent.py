@@ -342,3 +342,15 @@ def test_ddz_eval_plays_douzero_end_to_end(ckpt_dir, capsys):
     assert sorted(Path(p).name for p in result["provenance"]["models"]) == sorted(
         f"{pos}.ckpt" for pos in POSITIONS
     )
+
+
+def test_the_older_torch_file_format_loads_too(tmp_path, ckpt_dir):
+    """Files saved before torch's zip format (``_use_new_zipfile_serialization=False``), as a
+    checkpoint of an older torch may be, load the same weights."""
+    for pos in POSITIONS:
+        state = torch.load(ckpt_dir / f"{pos}.ckpt", weights_only=True)
+        torch.save(state, tmp_path / f"{pos}.ckpt", _use_new_zipfile_serialization=False)
+    old, new = make_agent(f"douzero:{tmp_path}"), make_agent(f"douzero:{ckpt_dir}")
+    for pos in POSITIONS:
+        a, b = old.networks[pos].state_dict(), new.networks[pos].state_dict()
+        assert all(torch.equal(a[k], b[k]) for k in b)
