@@ -69,4 +69,25 @@ def _expert_plays(ruleset) -> bool:
 
 register("expert", _expert, _expert_plays)
 
+
+def _douzero(directory=None, **kwargs) -> Agent:
+    from ddz.agents.douzero_agent import DouZeroAgent
+
+    if not directory:
+        raise ValueError(
+            "douzero:DIR needs the folder of DouZero's checkpoints (landlord.ckpt, "
+            "landlord_up.ckpt, landlord_down.ckpt), e.g. douzero:baselines/douzero_ADP"
+        )
+    return DouZeroAgent(directory, **kwargs)
+
+
+def _douzero_plays(ruleset) -> bool:
+    """DouZero's networks play the classic game's card play (Normal bids for them)."""
+    from ddz.agents.douzero_agent import douzero_plays
+
+    return douzero_plays(ruleset)
+
+
+register("douzero", _douzero, _douzero_plays)
+
 __all__ = ["Agent", "RandomAgent", "agent_names", "agent_plays", "make_agent", "register"]

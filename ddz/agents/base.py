@@ -102,6 +102,8 @@ class RandomAgent(Agent):
         return int(self.rng.choice(info.legal_moves()))
 
 
+#: the built-in agents whose spec names a file or options after a colon (``hard:PATH``)
+SPEC_PREFIXES = ("hard:", "expert:", "douzero:")
 #: name -> factory; the built-in agents are registered in ddz/agents/__init__.py
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
 #: name -> which games the agent plays (``plays(ruleset) -> bool``), where not every game
@@ -228,8 +230,11 @@ def make_agent(name: str, **kwargs) -> Agent:
     ``rlcard``); ``hard:PATH`` is the Hard agent with the model file at PATH (e.g. a run's
     ``hard.npz``), ``expert:KEY=VALUE,…`` the Expert with those options (the keys of
     :data:`EXPERT_SPEC_OPTIONS`, e.g. ``expert:worlds=16,margin=0.2``; ``belief=uniform``
-    deals the worlds uniformly, ``belief=PATH`` by another belief model)."""
+    deals the worlds uniformly, ``belief=PATH`` by another belief model), ``douzero:DIR``
+    DouZero's networks in the folder DIR (:mod:`ddz.agents.douzero_agent`)."""
     key = name.strip().lower()
+    if key.startswith("douzero:"):
+        return _REGISTRY["douzero"](directory=name.strip()[len("douzero:") :], **kwargs)
     if key.startswith("hard:"):
         path = name.strip()[len("hard:") :]
         if not path:

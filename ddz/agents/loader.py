@@ -3,9 +3,10 @@
 A spec is one of, tried in this order:
 
 * a **built-in name**: ``random``, ``easy``, ``normal``, ``hard``, ``expert``, ``rlcard``,
-  ``hard:PATH`` (the Hard agent with the model file PATH) or ``expert:KEY=VALUE,…`` (the Expert
+  ``hard:PATH`` (the Hard agent with the model file PATH), ``expert:KEY=VALUE,…`` (the Expert
   with those options, e.g. ``expert:worlds=16,margin=0.2``; the keys are
-  :data:`ddz.agents.base.EXPERT_SPEC_OPTIONS`);
+  :data:`ddz.agents.base.EXPERT_SPEC_OPTIONS`) or ``douzero:DIR`` (DouZero's networks in the
+  folder DIR, :mod:`ddz.agents.douzero_agent`);
 * a name added by an **installed package** through the entry-point group ``ddz.agents``; the
   package declares, in its ``pyproject.toml``::
 
@@ -39,7 +40,14 @@ import re
 import sys
 from importlib.metadata import entry_points
 
-from ddz.agents.base import _REGISTRY, Agent, _expert_options, agent_names, make_agent
+from ddz.agents.base import (
+    _REGISTRY,
+    SPEC_PREFIXES,
+    Agent,
+    _expert_options,
+    agent_names,
+    make_agent,
+)
 from ddz_env.infoset import InfoSet
 
 #: The entry-point group through which installed packages add agents.
@@ -207,7 +215,7 @@ def is_user_bot(spec: str) -> bool:
     if key.startswith("cmd:"):
         return False
     agent_names()  # loads the built-in registry
-    if key in _REGISTRY or key.startswith(("hard:", "expert:")):
+    if key in _REGISTRY or key.startswith(SPEC_PREFIXES):
         return False
     return ":" in text or key in plugin_names()
 
@@ -225,7 +233,7 @@ def build_agent(spec: str) -> Agent:
 
         return ExternalAgent(text[len("cmd:") :], name=text)
     agent_names()  # loads the built-in registry
-    if key in _REGISTRY or key.startswith(("hard:", "expert:")):
+    if key in _REGISTRY or key.startswith(SPEC_PREFIXES):
         return make_agent(text)
     agent = _from_entry_point(key)
     if agent is not None:
@@ -241,9 +249,9 @@ def build_agent(spec: str) -> Agent:
 
 def model_files(spec: str, ruleset) -> list:
     """The model files an agent ``spec`` (as :func:`make_agent` takes it) plays ``ruleset``'s
-    game with: ``hard:PATH``'s file; the shipped model of the game for ``hard`` and
-    ``expert``, and the Expert's belief model (``belief=PATH``, else the shipped one; none
-    with ``belief=uniform``). Other agents: none. The spec is read as :func:`make_agent`
+    game with: ``hard:PATH``'s file; ``douzero:DIR``'s three networks; the shipped model of
+    the game for ``hard`` and ``expert``, and the Expert's belief model (``belief=PATH``, else
+    the shipped one; none with ``belief=uniform``). Other agents: none. The spec is read as :func:`make_agent`
     reads it, an invalid one giving none."""
     from pathlib import Path
 
@@ -252,6 +260,13 @@ def model_files(spec: str, ruleset) -> list:
     key = spec.strip().lower()
     if key.startswith("hard:"):
         return [Path(spec.strip()[len("hard:") :])]
+    if key.startswith("douzero:"):
+        from ddz.agents.douzero_agent import checkpoint_files
+
+        try:
+            return list(checkpoint_files(spec.strip()[len("douzero:") :]).values())
+        except ValueError:
+            return []
     base = key.partition(":")[0]
     if base not in ("hard", "expert"):
         return []

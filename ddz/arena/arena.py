@@ -564,6 +564,7 @@ def _parser() -> argparse.ArgumentParser:
         help="agent: random, easy, normal, hard, expert, rlcard, hard:PATH (the Hard agent "
         "with the model file PATH, e.g. a run's hard.npz), expert:KEY=VALUE,... (the Expert "
         f"with other options: {', '.join(EXPERT_SPEC_OPTIONS)}; e.g. expert:worlds=16), "
+        "douzero:DIR (DouZero's networks in the folder DIR, docs/bots.md), "
         "a name added by an installed package "
         "(entry points ddz.agents), a Python class package.module:Name or path/bot.py:Name, or "
         "a program 'cmd:PROGRAM ARGS' speaking JSON lines (docs/PROTOCOL.md)",

@@ -742,7 +742,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="BOT",
         help="agents, as for ddz eval: random, easy, normal, hard, expert, rlcard, hard:PATH, "
-        "expert:KEY=VALUE,... (e.g. expert:worlds=16), a name "
+        "expert:KEY=VALUE,... (e.g. expert:worlds=16), douzero:DIR, a name "
         "from an installed package, package.module:Name or path/bot.py:Name, or 'cmd:PROGRAM "
         "ARGS' (a program speaking JSON lines, docs/PROTOCOL.md)",
     )
