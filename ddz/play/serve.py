@@ -53,6 +53,16 @@ def _count(low: int, high: int):
     return parse
 
 
+def _minutes(text: str) -> float:
+    try:
+        minutes = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.05 <= minutes <= 24 * 60:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be from 0.05 to 1440 minutes, got {text}")
+    return minutes
+
+
 def _origin(text: str) -> str:
     origin = text.strip().rstrip("/")
     scheme, _sep, rest = origin.partition("://")
@@ -96,7 +106,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--idle-timeout",
-        type=_count(1, 24 * 60),
+        type=_minutes,
         default=DEFAULT_IDLE_MINUTES,
         metavar="MINUTES",
         help=f"close a table after this many minutes without a move from its page "

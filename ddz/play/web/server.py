@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz.play import transcript
-from ddz.play.i18n import LANGUAGES, N_, _, set_language
+from ddz.play.i18n import LANGUAGES, N_, _, ngettext, set_language
 from ddz.play.render import HUMAN
 from ddz.play.session import hint_order
 from ddz.play.table_model import (
@@ -99,7 +99,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 FULL = N_("This server already has {n} games going: try again later.")
 BYE = N_("The server is shutting down: the game is over.")
-IDLE = N_("This table was closed after {minutes} minutes without a move.")
+
 NOT_NOW = N_("Wait for your turn.")
 BAD_MESSAGE = N_("The page sent a message the table does not understand.")
 
@@ -731,7 +731,12 @@ class WebServer:
                 if now - sitting.last_active > timeout:
                     sitting.speak()
                     minutes = max(1, round(timeout / 60))
-                    await sitting.send({"type": "bye", "text": _(IDLE).format(minutes=minutes)})
+                    text = ngettext(
+                        "This table was closed after {minutes} minute without a move.",
+                        "This table was closed after {minutes} minutes without a move.",
+                        minutes,
+                    ).format(minutes=minutes)
+                    await sitting.send({"type": "bye", "text": text})
                     sitting.close()
                     await sitting.ws.close()
 
