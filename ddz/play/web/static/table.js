@@ -13,6 +13,7 @@
 
   let ws = null;
   let view = null;            // the last view
+  let views = 0;              // how many views were drawn
   let raised = new Set();     // the ids of the raised cards (the page's only state of its own)
   let pendingSelect = 0;      // select messages not answered yet (only the last answer counts)
   let selection = null;       // the last selection reply {ok, text}
@@ -174,6 +175,8 @@
   function showView(v) {
     const firstView = view === null;
     view = v;
+    views += 1;
+    $("table").dataset.views = views; // how many views were drawn (the browser tests wait on it)
     $("table").setAttribute("aria-busy", "false");
     if (v.title) {
       document.title = v.title;
@@ -260,11 +263,9 @@
       return;
     }
     box.hidden = false;
-    const title = document.createElement("h2");
-    title.textContent = T("unseen", "Cards not seen");
     const rows = document.createElement("pre");
     rows.textContent = Array.isArray(counter) ? counter.join("\n") : String(counter);
-    box.append(title, rows);
+    box.append(rows);
   }
 
   function position(seat, me, players) {
@@ -414,7 +415,7 @@
     button.className = "option";
     button.dataset.key = option.key;
     button.textContent = option.label;
-    button.addEventListener("click", () => send({ type: "choose", key: option.key }));
+    onTap(button, () => send({ type: "choose", key: option.key }));
     return button;
   }
 
@@ -433,10 +434,10 @@
   function drawHand() {
     const box = $("hand");
     const hand = (view && view.hand) || [];
-    const old = new Map([...box.querySelectorAll(".card")].map((el) => [el.dataset.id, el]));
-    const wanted = hand.map((c) => String(c.id));
-    const same = wanted.length === old.size && wanted.every((id) => old.has(id));
-    if (!same) {
+    // the same cards with the same names: keep the elements (a drag in progress stays on them)
+    const key = hand.map((c) => `${c.id}:${c.name}:${c.wild}:${c.kitty}`).join(",");
+    if (box.dataset.key !== key) {
+      box.dataset.key = key;
       box.replaceChildren();
       for (const card of hand) box.append(cardElement(card, { interactive: true }));
     }
@@ -591,7 +592,7 @@
       button.type = "button";
       button.className = "reading";
       button.textContent = reading.label;
-      button.addEventListener("click", () => play(reading.key));
+      onTap(button, () => play(reading.key));
       box.append(button);
     }
   }
@@ -751,6 +752,31 @@
   }
 
   // ------------------------------------------------------------------ wiring
+  // A button acts on its click; a finger's tap acts on lifting the finger, since a browser may
+  // swallow the click of a tap that follows a drag closely (the click that may follow is then
+  // ignored).
+  let tapped = { button: null, time: 0 };
+  function onTap(button, action) {
+    let down = null;
+    button.addEventListener("pointerdown", (event) => {
+      down = event.pointerType === "touch" ? event.pointerId : null;
+    });
+    button.addEventListener("pointerup", (event) => {
+      if (down === null || event.pointerId !== down) return;
+      down = null;
+      const r = button.getBoundingClientRect();
+      const inside = event.clientX >= r.left && event.clientX <= r.right &&
+        event.clientY >= r.top && event.clientY <= r.bottom;
+      if (!inside || button.disabled) return;
+      tapped = { button, time: performance.now() };
+      action();
+    });
+    button.addEventListener("click", () => {
+      if (tapped.button === button && performance.now() - tapped.time < 800) return;
+      action();
+    });
+  }
+
   function wire() {
     const hand = $("hand");
     hand.addEventListener("pointerdown", pointerDown);
@@ -758,11 +784,11 @@
     hand.addEventListener("pointerup", pointerUp);
     hand.addEventListener("pointercancel", pointerUp);
     hand.addEventListener("contextmenu", (e) => e.preventDefault());
-    $("play").addEventListener("click", () => play());
-    $("pass").addEventListener("click", pass);
-    $("hint").addEventListener("click", hint);
-    $("undo").addEventListener("click", undo);
-    $("copy-code").addEventListener("click", copyCode);
+    onTap($("play"), () => play());
+    onTap($("pass"), pass);
+    onTap($("hint"), hint);
+    onTap($("undo"), undo);
+    onTap($("copy-code"), copyCode);
     $("open-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const code = $("open-input").value.trim();
