@@ -11,6 +11,8 @@ a new deal after each result). It reports:
   p50, p99 and the largest, in milliseconds;
 - the memory of the server (its process and its workers, resident set): idle with no table,
   with every player seated, and per table;
+- how long a player waits for an answer that needs no bot (``select`` → ``selection``: the
+  event loop's stalls while the bots think);
 - hands finished, and the moves the bots made per second.
 
 ``python -m ddz.bench.serve_load --players 50 --seconds 60 --level normal`` is the run of
@@ -127,6 +129,9 @@ class Player:
         self.raw: list[str] = []
         self.hands = 0
         self.latencies: list[float] = []
+        #: seconds from a ``select`` to its ``selection``: how long the server keeps a player
+        #: waiting for an answer that needs no bot (the event loop's stalls)
+        self.answers: list[float] = []
         self._thinking_since: float | None = None
         self.ws = None
 
@@ -204,8 +209,10 @@ class Player:
         if not hint["cards"]:
             await self.send(type="pass")
             return
+        asked_at = time.monotonic()
         await self.send(type="select", cards=hint["cards"])
         chosen = await self.until("selection")
+        self.answers.append(time.monotonic() - asked_at)
         if chosen["readings"]:
             await self.send(type="play", cards=hint["cards"], reading=chosen["readings"][0]["key"])
         else:
@@ -245,6 +252,7 @@ async def run_players(port: int, players: int, seconds: float, proc) -> dict:
         await asyncio.gather(watch_memory(), *(one(p) for p in crowd))
     latencies = [x for p in crowd for x in p.latencies]
     return {
+        "answers": [x for p in crowd for x in p.answers],
         "hands": sum(p.hands for p in crowd),
         "bot_moves": len(latencies),
         "latencies": latencies,
@@ -258,39 +266,46 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ddz.bench.serve_load",
         description="Load test of ddz serve on loopback: simulated players at web tables.",
     )
-    p.add_argument("--players", type=int, default=50, help="simulated players (default 50)")
+    p.add_argument(
+        "--players", dest="crowd", type=int, default=50, help="simulated players (default 50)"
+    )
     p.add_argument("--seconds", type=float, default=60.0, help="how long they play (default 60)")
     p.add_argument("--level", default="normal", help="the bots' level (default normal)")
     p.add_argument("--pool", choices=("process", "thread"), default="process")
     p.add_argument("--workers", type=int, default=None, help="the server's bot workers")
     p.add_argument("--game-options", default="", help="more options of ddz serve, one string")
     args = p.parse_args(argv)
-    if not 1 <= args.players <= 500 or not 1 <= args.seconds <= 600:
+    if not 1 <= args.crowd <= 500 or not 1 <= args.seconds <= 600:
         print("serve_load: --players 1..500, --seconds 1..600", file=sys.stderr)
         return 2
     port = free_port()
     extra = ["--workers", str(args.workers)] if args.workers else []
     proc = start_server(
-        port, "--fast", "--level", args.level, "--max-games", str(args.players), "--pool",
+        port, "--fast", "--level", args.level, "--max-games", str(args.crowd), "--pool",
         args.pool, *extra, *args.game_options.split(),
     )  # fmt: skip
     try:
         time.sleep(1.0)
         idle = tree_rss_kib(proc.pid)
         started = time.monotonic()
-        result = asyncio.run(run_players(port, args.players, args.seconds, proc))
+        result = asyncio.run(run_players(port, args.crowd, args.seconds, proc))
         elapsed = time.monotonic() - started
     finally:
         out, err = stop_server(proc)
     lat = result["latencies"]
-    per_table = (result["peak_rss_kib"] - idle) / args.players
-    print(f"ddz serve, {args.players} players for {args.seconds:.0f} s, {args.level} bots, "
+    per_table = (result["peak_rss_kib"] - idle) / args.crowd
+    print(f"ddz serve, {args.crowd} players for {args.seconds:.0f} s, {args.level} bots, "
           f"{args.pool} pool, {os.cpu_count()} cores")  # fmt: skip
     print(f"  hands finished        {result['hands']}")
     print(f"  bot moves             {result['bot_moves']} ({result['bot_moves'] / elapsed:.1f}/s)")
     print(
         f"  bot-move latency      p50 {1000 * percentile(lat, 0.5):.0f} ms, "
         f"p99 {1000 * percentile(lat, 0.99):.0f} ms, max {1000 * max(lat, default=float('nan')):.0f} ms"
+    )
+    answers = result["answers"]
+    print(
+        f"  select → selection    p50 {1000 * percentile(answers, 0.5):.0f} ms, "
+        f"p99 {1000 * percentile(answers, 0.99):.0f} ms (the server's answer, no bot involved)"
     )
     print(
         f"  server memory (RSS)   idle {idle / 1024:.0f} MiB, seated {result['peak_rss_kib'] / 1024:.0f} "

@@ -487,6 +487,8 @@ class Sitting:
                 self.choose(message["key"])
         except Refused as exc:
             return await self.send({"type": "error", "text": str(exc)})
+        except BadMessage as exc:
+            return await self.error(BAD_MESSAGE, str(exc))
         except ValueError:  # asked something else now (the page was behind)
             return await self.send({"type": "error", "text": _(NOT_NOW)})
         await self.send_view()
@@ -512,7 +514,7 @@ class Sitting:
             return t.replay()
         if asked.kind == "result" and key == "new":
             return t.new_deal()
-        raise ValueError(f"not an option now: {key}")
+        raise BadMessage(f"not an option now: {key[:16]!r}")
 
     async def open_code(self, code: str) -> None:
         from ddz.play import text

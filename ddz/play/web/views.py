@@ -297,7 +297,7 @@ def view(
         "type": "view",
         "lang": language(),
         "title": title_of(table, render),
-        "game": _(render.texts.title) if g.ruleset.game != "classic" else "",
+        "game": _(render.texts.title),
         "players": table.players,
         "texts": {key: _(label) for key, label in LABELS.items()},
         "languages": [{"code": code, "name": LANGUAGE_NAMES[code]} for code in LANGUAGES],
