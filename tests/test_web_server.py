@@ -472,6 +472,23 @@ def test_each_tab_deals_its_own_hands_and_a_seed_repeats_them(served):
     assert seeded[0][0] != seeded[0][1]  # and each tab its own
 
 
+@pytest.mark.heavy
+def test_a_seeded_sitting_plays_out_the_same(served):
+    results = []
+    for _ in range(2):
+        port, proc = served(*FAST, "--seed", "7", "--workers", "2")
+        player = run(play_hands(port, hands=2))
+        results.append(
+            [
+                next(f["result"] for f in frames if f.get("type") == "view" and f["result"])
+                for frames in hands_of(player.frames)
+            ]
+        )
+        stop_server(proc)
+    assert [r["code"] for r in results[0]] == [r["code"] for r in results[1]]
+    assert results[0] == results[1]  # the bots answered the same way: the same result cards
+
+
 # ----------------------------------------------------------------------------- stopping
 def alive(pid: int) -> bool:
     try:
@@ -633,3 +650,39 @@ def test_it_runs_as_a_command():
         timeout=60,
     )
     assert done.returncode == 0 and "--max-games" in done.stdout
+
+
+# ----------------------------------------------------------------------------- the workers
+def test_a_worker_moves_the_bots_as_the_table_would():
+    """The pool's path (the seat's infoset pickled without its move table, the bots of the
+    worker reset with the table's seed) gives the actions the table's own bots give."""
+    import pickle
+
+    from ddz.play.session import hint_order, load_bots
+    from ddz.play.table_model import Table
+
+    rules = Ruleset()
+    bots, _level = load_bots("normal", [], rules)
+    table = Table(rules, bots, "normal", hint_order, seed=3, stats_on=False)
+    table.start()
+    moves = 0
+    while not table.model.over() and moves < 80:
+        seat = table.bot_to_move()
+        if seat is None:  # your turn: the first hint, or the highest bid
+            asked = table.asked
+            if asked.kind == "bid":
+                table.bid(asked.bids[-1]) if asked.bids else table.pass_()
+            else:
+                table.play_move(table.plays()[0])
+            continue
+        info, seed = table.bot_question(seat)
+        fields = pickle.loads(pickle.dumps(web.pack(info)))
+        assert "table" not in fields and fields["seat"] == seat
+        got = web.bot_move("normal", rules, fields, seed, seat)
+        want = table.bot_answer(
+            seat, info, lambda: (bots[seat - 1].reset(seed=seed), bots[seat - 1].act(info))[1]
+        )
+        assert got == want
+        table.apply_bot(seat, want)
+        moves += 1
+    assert moves > 10
