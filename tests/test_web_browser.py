@@ -375,9 +375,8 @@ def play_hand(page: Page, take: bool = True, shots: Path | None = None, name: st
             else:
                 _choose_pass(page)
         elif kind == "play":
-            if shots is not None and not shot_taken and len(page.hand_cards()) < 15:
-                _screenshot(page, shots, name)
-                shot_taken = True
+            if shots is not None and not shot_taken and page.last_view()["table"]:
+                shot_taken = _screenshot(page, shots, name)
             _play_turn(page)
         else:
             raise AssertionError(f"asked {kind!r}")
@@ -388,23 +387,35 @@ def play_hand(page: Page, take: bool = True, shots: Path | None = None, name: st
     return page.last_view()
 
 
-def _screenshot(page: Page, shots: Path, name: str) -> None:
-    """The table at your turn, with the hint's cards raised (the live bar judging them)."""
+def _screenshot(page: Page, shots: Path, name: str) -> bool:
+    """The table at your turn with the hint's cards raised, the live bar saying they beat the
+    table; False (and no picture) when the hint is to pass."""
     hints = sum(1 for f in page.sent if f.get("type") == "hint")
     page.js("document.getElementById('hint').click()")
-    page.wait(lambda: _answer(page, "hint", hints), "the hint")
-    page.wait(
-        lambda: page.enabled("#play") or page.find("#readings button") or not page.raised(),
-        "the live bar",
-    )
-    time.sleep(0.3)
-    shots.mkdir(parents=True, exist_ok=True)
-    page.driver.save_screenshot(str(shots / f"{name}.png"))
-    if os.environ.get("DDZ_SCREENSHOTS") == "1":
-        IMAGES.mkdir(exist_ok=True)
-        shutil.copy(shots / f"{name}.png", IMAGES / f"{name}.png")
+    hint = page.wait(lambda: _answer(page, "hint", hints), "the hint")
+    if hint["cards"]:
+        page.wait(lambda: page.enabled("#play") or page.find("#readings button"), "Play lit")
+        time.sleep(0.3)
+        _save(page, shots, name)
     page.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
     page.wait(lambda: not page.raised(), "the cards lowered")
+    return bool(hint["cards"])
+
+
+def _save(page: Page, shots: Path, name: str) -> None:
+    """A screenshot under ``shots``, and in docs/images with DDZ_SCREENSHOTS=1."""
+    shots.mkdir(parents=True, exist_ok=True)
+    page.driver.save_screenshot(str(shots / f"{name}.png"))
+    if os.environ.get("DDZ_SCREENSHOTS") == "1":  # into the docs, in 256 colours (a tenth)
+        IMAGES.mkdir(exist_ok=True)
+        try:
+            from PIL import Image
+        except ImportError:
+            shutil.copy(shots / f"{name}.png", IMAGES / f"{name}.png")
+        else:
+            image = Image.open(shots / f"{name}.png").convert("RGB")
+            image = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+            image.save(IMAGES / f"{name}.png", optimize=True)
 
 
 # ----------------------------------------------------------------------------- the hidden cards
@@ -591,6 +602,9 @@ def test_a_whole_hand_shows_nothing_hidden(variant, device, server, request, tmp
     assert {"replay", "new"} <= buttons
     if shots is not None:
         assert (shots / f"web-{device}.png").stat().st_size > 10_000
+        if device == "desktop":
+            time.sleep(0.3)
+            _save(page, shots, "web-result")
 
 
 @heavy

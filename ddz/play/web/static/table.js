@@ -220,7 +220,7 @@
     $("hint").textContent = T("hint", "Hint");
     $("undo").textContent = T("undo", "Undo");
     $("copy-code").textContent = T("copy_code", "Copy code");
-    $("open-caption").textContent = T("code", "Deal code");
+    $("open-input").setAttribute("aria-label", T("open_code", "Open by code"));
     $("open-button").textContent = T("open_code", "Open by code");
     $("log-title").textContent = T("log", "Log");
     $("lang-caption").textContent = T("language", "Language");
