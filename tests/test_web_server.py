@@ -530,6 +530,22 @@ def test_kill_9_of_the_server_leaves_no_process(served):
 
 
 @pytest.mark.heavy
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_a_dead_worker_is_replaced(served):
+    port, proc = served(*FAST)
+    run(first_hand(port))
+    for worker in children(proc.pid):
+        if "resource_tracker" not in Path(f"/proc/{worker}/cmdline").read_text():
+            os.kill(worker, signal.SIGKILL)
+    player = run(play_hands(port, hands=1))
+    assert len(hands_of(player.frames)) == 1
+    log = "\n".join(line for frame in player.frames for line in frame.get("log") or ())
+    assert "bot failed" not in log  # the move was asked again of a new worker
+    _out, err = stop_server(proc)
+    assert "a bot worker died; starting new workers" in err and "Traceback" not in err
+
+
+@pytest.mark.heavy
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_says_bye_to_every_page_within_2_s(signum, served):
     port, proc = served(*FAST)

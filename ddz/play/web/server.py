@@ -184,16 +184,18 @@ class BotPool:
     def __init__(self, kind: str = "process", workers: int | None = None):
         self.kind = kind
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
-        if kind == "thread":
-            self.executor: Executor = ThreadPoolExecutor(self.workers, "ddz-bot")
-        else:
-            import multiprocessing
+        self.executor: Executor = self._executor()
 
-            self.executor = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_die_with_parent,
-            )
+    def _executor(self) -> Executor:
+        if self.kind == "thread":
+            return ThreadPoolExecutor(self.workers, "ddz-bot")
+        import multiprocessing
+
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_die_with_parent,
+        )
 
     async def warm(self, level: str, rules: Ruleset) -> tuple[str, list[str]]:
         """Load the bots in every worker (started now, from this thread: a worker's death
@@ -207,11 +209,20 @@ class BotPool:
         return (await asyncio.gather(*runs))[0]
 
     async def move(self, level: str, rules: Ruleset, info: InfoSet, seed: int, seat: int) -> int:
+        """The bot's action; a pool whose worker died (killed, out of memory) is replaced once,
+        with a line in the log."""
+        from concurrent.futures.process import BrokenProcessPool
+
         loop = asyncio.get_running_loop()
         threads = self.kind == "thread"
-        return await loop.run_in_executor(
-            self.executor, bot_move, level, rules, pack(info), seed, seat, threads
-        )
+        args = (level, rules, pack(info), seed, seat, threads)
+        try:
+            return await loop.run_in_executor(self.executor, bot_move, *args)
+        except BrokenProcessPool:
+            log.warning("a bot worker died; starting new workers")
+            self.close()
+            self.executor = self._executor()
+            return await loop.run_in_executor(self.executor, bot_move, *args)
 
     def pids(self) -> list[int]:
         processes = getattr(self.executor, "_processes", None) or {}
