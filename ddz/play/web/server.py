@@ -6,17 +6,23 @@ in this process; its events are drawn into the JSON of :mod:`ddz.play.web.views`
 the tab, whose messages become the table's method calls. The protocol is in docs/serve.md.
 
 **The bots move in a worker pool**, off the event loop, so that one slow bot (an Expert move
-takes seconds) never stalls another table. The pool is a process pool (:class:`BotPool`):
-a bot move is Python and NumPy (and a small torch model at Hard and Expert) that holds the GIL
-nearly all the time, so in a thread pool the bots of every table share one core and each
-move waits for the others'; in processes they run side by side, one per core. The load test
-measured it (``python -m ddz.bench.serve_load --pool thread``, figures in docs/serve.md). Each
-worker is asked only what the bot's seat may see (the :class:`ddz_env.infoset.InfoSet` of the
-seat, sent without its move table, which the worker has) and the seed the table model resets
-the bot with (:meth:`Table.bot_question`), so a seeded sitting plays the same hands whichever
-worker answers. The workers die with the server: they ask Linux for ``SIGKILL`` when their
-parent dies (``prctl(PR_SET_PDEATHSIG)``; the server being killed with ``kill -9`` included)
-and stay in the server's process group (a signal to the group reaches them).
+takes a second or more) never stalls another table. The pool is a process pool
+(:class:`BotPool`), chosen over a thread pool with the load test's figures in hand
+(``python -m ddz.bench.serve_load``, both pools, docs/serve.md): on the 2-core machine it was
+measured on, the thread pool kept up — the bot-move latency of the two was within the noise of
+a shared machine, with Normal and with Expert bots (the Expert spends its time in NumPy, which
+lets go of the GIL) — and it saves the workers' memory (about 50 MiB each). The process pool is
+kept for what the figures don't show: a bot in a worker holds nothing but what its seat may
+see, where in a thread it would share the memory of every table's hidden hands; a bot that
+crashes or hangs takes a worker down, not the server (a dead worker is replaced); and a bot
+that holds the GIL (pure Python: the planner, the rule bots) uses another core, not the
+event loop's. Each worker is asked only what the bot's seat may see (the
+:class:`ddz_env.infoset.InfoSet` of the seat, sent without its move table, which the worker
+builds once) and the seed the table model resets the bot with (:meth:`Table.bot_question`),
+so a seeded sitting plays the same hands whichever worker answers. The workers die with the
+server: they ask Linux for ``SIGKILL`` when their parent dies (``prctl(PR_SET_PDEATHSIG)``;
+the server being killed with ``kill -9`` included) and stay in the server's process group (a
+signal to the group reaches them).
 
 What the server never sends before the hand is over — a card of another seat, the kitty
 during the auction, the cards set aside, the deal code — is the views' business
