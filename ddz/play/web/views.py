@@ -64,6 +64,12 @@ LABELS = {
     "copy_code": N_("Copy code"),
     "counter": N_("Counter"),
     "close": N_("Close"),
+    "aside": N_("Set aside:"),
+    "cards_left": N_("Cards left:"),
+    "copied": N_("Deal code {code} copied"),
+    "thinking": N_("{seat} is thinking…"),
+    "language": N_("Language"),
+    "disconnected": N_("The connection to the server was lost."),
 }
 
 
