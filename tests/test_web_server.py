@@ -413,11 +413,12 @@ def _raw_hello(port: int) -> socket.socket:
             f"Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:{port}\r\n\r\n"
         ).encode()
     )
-    sock.recv(4096)  # 101 Switching Protocols
+    answer = sock.recv(4096)  # 101 Switching Protocols (503 beyond the sockets allowed)
     payload = b'{"type":"hello"}'
     mask = b"\x01\x02\x03\x04"
     masked = bytes(b ^ mask[k % 4] for k, b in enumerate(payload))
-    sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
+    if answer.startswith(b"HTTP/1.1 101"):
+        sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
     return sock
 
 

@@ -687,6 +687,8 @@ class WebServer:
             origin = (request.headers.get("Origin") or "none")[:60]
             log.warning("refused a websocket from origin %r", origin)
             return web.Response(status=403, text="403: not this server's page\n")
+        if len(self.sockets) >= max(16, 4 * self.options.max_games):  # sockets that say nothing
+            return web.Response(status=503, text="503: too many connections\n")
         ws = web.WebSocketResponse(max_msg_size=MAX_FRAME, heartbeat=30.0)
         await ws.prepare(request)
         peer = request.remote or "?"
