@@ -179,6 +179,7 @@ class Page:
         self.sent: list[dict] = []
         self.responses: list[tuple[str, str]] = []  # (request id, url)
         driver.get_log("performance")  # what an earlier page left
+        driver.get_log("browser")
         driver.get(url)
         self.wait(lambda: self.views() > 0 and self.last_view(), "the first view")
 
@@ -322,8 +323,16 @@ def _play_turn(page: Page) -> None:
     desktop; on the phone, the hint's cards lowered by taps and raised again by drags and
     taps), then Play — or Pass when the hint is to pass."""
     hints = sum(1 for f in page.sent if f.get("type") == "hint")
-    page.tap(page.button("#hint"))
-    page.wait(lambda: sum(1 for f in page.sent if f.get("type") == "hint") > hints, "hint sent")
+    for _try in range(5):  # (a view may have taken the turn away for a moment: a bot's move)
+        page.wait(lambda: page.enabled("#hint"), "Hint lit")
+        page.tap(page.button("#hint"))
+        try:
+            page.wait(lambda: sum(f.get("type") == "hint" for f in page.sent) > hints, "", 3)
+            break
+        except AssertionError:
+            continue
+    else:
+        raise AssertionError("Hint sent nothing")
     hint = page.wait(lambda: _answer(page, "hint", hints), "the hint")
     if not hint["cards"]:
         assert page.enabled("#pass"), "the hint says pass: Pass must be lit"
@@ -600,6 +609,8 @@ def test_a_whole_hand_shows_nothing_hidden(variant, device, server, request, tmp
         assert aside == sorted(np.flatnonzero(owner == len(deck.piles) - 1).tolist())
     buttons = {b.get_attribute("data-key") for b in page.find("#result-options button")}
     assert {"replay", "new"} <= buttons
+    errors = [e for e in page.driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []  # nothing refused by the page's security policy, no script error
     if shots is not None:
         assert (shots / f"web-{device}.png").stat().st_size > 10_000
         if device == "desktop":
@@ -819,3 +830,43 @@ def test_the_check_finds_what_is_hidden():
         problems = check_nothing_hidden([clean, frame, end], owner, deck, code)
         assert len(problems) >= 1, what
     assert check_nothing_hidden([clean], owner, deck, code) == ["no frame with the result card"]
+
+
+@heavy
+def test_the_result_card(server, desktop):
+    """After the hand: the result card closes (Escape or its button) to show the table and
+    opens again; Copy code copies the deal code; Replay deals the same hand again, New deal
+    another, and a code typed in the box deals that hand."""
+    code, owner, deck = _deal([], seed=9)
+    other, other_owner, _deck = _deal([], seed=10)
+    page = Page(desktop, server("--code", code), touch=False)
+    first = sorted(c["id"] for c in page.last_view()["hand"])
+    play_hand(page)
+    back, reopen = page.find("#result-back")[0], page.find("#show-result")[0]
+    page.tap(page.button("#result-close"))
+    page.wait(lambda: not back.is_displayed() and reopen.is_displayed(), "the card put aside")
+    page.tap(reopen)
+    page.wait(lambda: back.is_displayed() and not reopen.is_displayed(), "the card again")
+    page.find("body")[0].send_keys("\ue00c")  # Escape
+    page.wait(lambda: not back.is_displayed(), "the card put aside by Escape")
+    page.tap(reopen)
+    page.driver.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
+    )
+    page.tap(page.button("#copy-code"))
+    copied = page.driver.execute_async_script(
+        "navigator.clipboard.readText().then(arguments[0], () => arguments[0](null))"
+    )
+    assert copied == page.last_view()["result"]["code"]
+    page.act(lambda: page.tap(page.button('#result-options button[data-key="replay"]')))
+    assert page.last_view()["result"] is None and not back.is_displayed()
+    assert sorted(c["id"] for c in page.last_view()["hand"]) == first
+    play_hand(page)
+    page.act(lambda: page.tap(page.button('#result-options button[data-key="new"]')))
+    assert sorted(c["id"] for c in page.last_view()["hand"]) != first
+    play_hand(page)
+    page.find("#open-input")[0].send_keys(other)
+    page.act(lambda: page.tap(page.button("#open-button")))
+    mine = sorted(np.flatnonzero(other_owner == 0).tolist())
+    assert sorted(c["id"] for c in page.last_view()["hand"]) == mine

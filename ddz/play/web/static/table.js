@@ -20,6 +20,7 @@
   let hintText = "";          // the last hint's text, shown until the cards change
   let lastTap = { id: null, time: 0 };
   let closedByServer = false;
+  let resultClosed = false;   // the result card put aside to look at the table
 
   // ------------------------------------------------------------------ the connection
   function connect() {
@@ -232,7 +233,10 @@
     ].join(" · "));
     $("me").setAttribute("aria-label", T("your_hand", "Your hand"));
     $("hand").setAttribute("aria-label", T("your_hand", "Your hand"));
-    $("counter").setAttribute("aria-label", T("unseen", "Cards not seen"));
+    $("counter").setAttribute("aria-label", T("counter", "Counter"));
+    $("result-close").setAttribute("aria-label", T("close", "Close"));
+    $("result-close").title = T("close", "Close");
+    $("show-result").textContent = T("result", "Result");
     $("kitty").setAttribute("aria-label", T("kitty", "Kitty"));
     $("to-beat").setAttribute("aria-label", T("table", "To beat"));
     $("log-box").setAttribute("aria-label", T("log", "Log"));
@@ -663,10 +667,13 @@
     const asked = view.asked;
     if (!result) {
       back.hidden = true;
+      resultClosed = false;
+      $("show-result").hidden = true;
       $("table").classList.remove("over");
       return;
     }
-    back.hidden = false;
+    back.hidden = resultClosed;
+    $("show-result").hidden = !resultClosed;
     $("table").classList.add("over");
     $("result-title").textContent = result.headline || T("result", "");
     const body = $("result-body");
@@ -729,6 +736,14 @@
     return p;
   }
 
+  function showResult(shown) {
+    resultClosed = !shown;
+    $("result-back").hidden = !shown;
+    $("show-result").hidden = shown;
+    if (shown) $("result-close").focus();
+    else $("show-result").focus();
+  }
+
   async function copyCode() {
     const code = view && view.result && view.result.code;
     if (!code) return;
@@ -789,6 +804,8 @@
     onTap($("hint"), hint);
     onTap($("undo"), undo);
     onTap($("copy-code"), copyCode);
+    onTap($("result-close"), () => showResult(false));
+    onTap($("show-result"), () => showResult(true));
     $("open-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const code = $("open-input").value.trim();
@@ -820,6 +837,10 @@
       const id = Number(onCard.dataset.id);
       setRaised(id, !raised.has(id));
       changed();
+      return;
+    }
+    if (key === "Escape" && !$("result-back").hidden) {
+      showResult(false);
       return;
     }
     const action = { " ": pass, p: pass, h: hint, u: undo, Escape: lowerAll }[key];
