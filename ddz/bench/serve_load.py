@@ -132,7 +132,7 @@ class Player:
         #: seconds from a ``select`` to its ``selection``: how long the server keeps a player
         #: waiting for an answer that needs no bot (the event loop's stalls)
         self.answers: list[float] = []
-        self._thinking_since: float | None = None
+        self._thinking: tuple[int, float] | None = None
         self.ws = None
 
     async def receive(self) -> dict:
@@ -144,16 +144,14 @@ class Player:
         frame = json.loads(msg.data)
         self.raw.append(msg.data)
         self.frames.append(frame)
-        if frame.get("type") == "view":
-            thinking = any(s["thinking"] for s in frame["seats"])
+        if frame.get("type") == "view":  # a bot's move shows in the first view after its
+            seat = next((s["seat"] for s in frame["seats"] if s["thinking"]), None)  # thinking
             now = time.monotonic()
-            if thinking and self._thinking_since is None:
-                self._thinking_since = now
-            elif not thinking and self._thinking_since is not None:
-                self.latencies.append(now - self._thinking_since)
-                self._thinking_since = None
-            if frame["result"] is not None and frame["asked"] is not None:
-                pass
+            if self._thinking is not None and seat != self._thinking[0]:
+                self.latencies.append(now - self._thinking[1])
+                self._thinking = None
+            if seat is not None and self._thinking is None:
+                self._thinking = (seat, now)
         return frame
 
     async def send(self, **message) -> None:

@@ -412,6 +412,7 @@ class Sitting:
         self.move_bots()
 
     def move_bots(self) -> None:
+        """Let the bots move until you are asked (a task; one that runs already goes on)."""
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._move_bots())
 
@@ -421,11 +422,13 @@ class Sitting:
             while not self.closed:
                 self.speak()
                 seat = t.bot_to_move()
-                if seat is None:
-                    break
+                if seat is None:  # you are asked: the view says what
+                    await self.send_view()
+                    if t.asked is not None or self.closed:
+                        break
+                    continue  # answered while the view was sent: the bots go on
                 info, seed = t.bot_question(seat)
                 await self.send_view()
-                started = time.monotonic()
                 try:
                     action, error = (
                         await self.server.pool.move(self.server.level, o.rules, info, seed, seat),
@@ -435,7 +438,6 @@ class Sitting:
                     raise
                 except Exception as exc:  # the bot failed: the table plays a random move
                     action, error = 0, exc
-                self.server.bot_seconds.append(time.monotonic() - started)
                 if self.closed:
                     return
                 self.speak()
@@ -445,9 +447,7 @@ class Sitting:
                     if self.closed:
                         return
                     self.speak()
-                t.apply_bot(seat, action)
-                await self.send_view()
-            await self.send_view()
+                t.apply_bot(seat, action)  # shown with the next seat's thinking, or the question
         except asyncio.CancelledError:
             pass
 
@@ -508,8 +508,7 @@ class Sitting:
             return await self.error(BAD_MESSAGE, str(exc))
         except ValueError:  # asked something else now (the page was behind)
             return await self.send({"type": "error", "text": _(NOT_NOW)})
-        await self.send_view()
-        self.move_bots()
+        self.move_bots()  # the view: a bot thinking, or the next question
 
     def own(self, ids: list[int]) -> list[int] | None:
         """The ids, if they are all cards of your hand."""
@@ -546,13 +545,14 @@ class Sitting:
             return await self.send(
                 {"type": "error", "text": line.format(code=text.quoted(code), reason=reason)}
             )
-        if self.task is not None and not self.task.done():
-            return await self.send({"type": "error", "text": _(NOT_NOW)})
+        if self.task is not None and not self.task.done():  # the bots' turn: left for the deal
+            self.task.cancel()
+            self.task, self.thinking = None, None
+            self.speak()
         canonical = with_redeals(
             encode_deal(owner, first, ruleset=rules), split_redeals(code.strip())[1]
         )
         self.table.new_deal(canonical)
-        await self.send_view()
         self.move_bots()
 
     async def error(self, text: str, why: str) -> None:
@@ -624,8 +624,6 @@ class WebServer:
         self.level = options.level
         self.notices: tuple[str, ...] = tuple(options.notices)
         self.tables_opened = 0
-        #: seconds of each bot move, measured around the pool (the load test reads them)
-        self.bot_seconds: list[float] = []
         self.files = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
 
     def app(self):
@@ -719,8 +717,7 @@ class WebServer:
             self.tables_opened += 1
             sitting = Sitting(self, ws, lang, self.tables_opened, peer)
             self.sittings.add(sitting)
-            sitting.start()
-            await sitting.send_view()
+            sitting.start()  # its first view: a bot thinking, or your first question
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     if msg.type == WSMsgType.BINARY:
