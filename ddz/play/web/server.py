@@ -464,10 +464,12 @@ class Sitting:
             return await self.send_view()
         if kind == "hello":
             return await self.error(BAD_MESSAGE, "hello twice")
-        if kind == "select":
+        if kind == "select":  # cards just played may still be raised on a page behind: unlit
             ids = self.own(message["cards"])
             if ids is None:
-                return await self.error(BAD_MESSAGE, "cards not in the hand")
+                return await self.send(
+                    {"type": "selection", "ok": False, "text": "", "readings": []}
+                )
             return await self.send(views.selection(self.table, self.render, ids))
         if kind == "open_code":
             return await self.open_code(message["code"])
