@@ -361,7 +361,6 @@ class Sitting:
         self.notices: list[str] = list(server.notices)
         #: the codes of the hand in play (its deal's and its redeals'): hidden until the result
         self.codes: set[str] = set()
-        self.hinted = None
         self.task: asyncio.Task | None = None
         self.closed = False
         self.last_active = time.monotonic()
