@@ -93,11 +93,6 @@ def renderer_of(table: Table) -> Renderer:
     return Renderer(TextTerm(table.rules.deck), table.model, table.level)
 
 
-def capital(word: str) -> str:
-    """A word of the auction as a button's label (``pass`` → ``Pass``; 不叫 stays)."""
-    return word[:1].upper() + word[1:]
-
-
 def hide_codes(value, codes: set[str]):
     """``value`` (a string, or lists and dicts of them) with each of ``codes`` hidden."""
     if isinstance(value, str):
@@ -167,12 +162,12 @@ def asked_view(table: Table, render: Renderer, choice: Choice | None) -> dict | 
     options: list[dict] = []
     if choice.kind == "bid":
         kind = "bid"
-        options.append({"key": "pass", "label": capital(pgettext("bid", "pass"))})
+        options.append({"key": "pass", "label": text.capital(pgettext("bid", "pass"))})
         options += [{"key": str(k), "label": str(k)} for k in choice.bids]
     elif choice.kind == "word":
         kind = choice.word
-        options.append({"key": kind, "label": capital(pgettext("bid", kind))})
-        options.append({"key": "pass", "label": capital(text.pass_word(kind))})
+        options.append({"key": kind, "label": text.capital(pgettext("bid", kind))})
+        options.append({"key": "pass", "label": text.capital(text.pass_word(kind))})
     elif choice.kind == "play":
         kind = "play"
     else:
