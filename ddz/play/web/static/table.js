@@ -16,7 +16,7 @@
   let views = 0;              // how many views were drawn
   let raised = new Set();     // the ids of the raised cards (the page's only state of its own)
   let pendingSelect = 0;      // select messages not answered yet (only the last answer counts)
-  let selection = null;       // the last selection reply {ok, text}
+  let selection = null;       // the last selection reply {ok, text, readings}
   let hintText = "";          // the last hint's text, shown until the cards change
   let lastTap = { id: null, time: 0 };
   let closedByServer = false;
@@ -32,7 +32,7 @@
     ws.addEventListener("message", (event) => {
       let message;
       try {
-        message = JSON.parse(event.data);
+        message = JSON.parse(event.data, keepBigKeys);
       } catch {
         return;
       }
@@ -45,8 +45,25 @@
     });
   }
 
+  // A reading's key is a whole number that may be beyond what a JavaScript number holds
+  // exactly (2^53): it is kept as its digits (where the browser gives a number's source text)
+  // and sent back as the same digits.
+  function keepBigKeys(key, value, context) {
+    if (key === "key" && typeof value === "number" && !Number.isSafeInteger(value) &&
+        context && typeof context.source === "string") {
+      return { digits: context.source };
+    }
+    return value;
+  }
+
   function send(message) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    let text = JSON.stringify(message);
+    if (message.reading && message.reading.digits) {
+      const { reading, ...rest } = message;
+      text = JSON.stringify(rest).slice(0, -1) + `,"reading":${reading.digits}}`;
+    }
+    ws.send(text);
   }
 
   function receive(message) {
@@ -57,7 +74,7 @@
       case "selection":
         pendingSelect = Math.max(0, pendingSelect - 1);
         if (pendingSelect === 0) {
-          selection = { ok: !!message.ok, text: message.text || "" };
+          selection = { ok: !!message.ok, text: message.text || "", readings: message.readings || [] };
           updateLive();
           updateButtons();
         }
@@ -99,7 +116,7 @@
 
   // ------------------------------------------------------------------ cards
   function isJoker(card) {
-    return !card.suit && !card.wild;
+    return !card.suit;
   }
 
   function cardElement(card, { small = false, interactive = false } = {}) {
@@ -145,7 +162,6 @@
       star.textContent = "★";
       el.append(star);
     }
-    if (card.title) el.title = card.title;
     return el;
   }
 
@@ -623,7 +639,7 @@
     if ($("play").disabled) return;
     const readings = (selection && selection.readings) || [];
     const message = { type: "play", cards: [...raised] };
-    if (typeof reading === "string" || typeof reading === "number") message.reading = reading;
+    if (reading !== undefined) message.reading = reading;
     else if (readings.length) {
       // several readings: the player picks one of the buttons under the live bar
       const first = $("readings").querySelector("button");
