@@ -312,7 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     if result["errors"]:
         print(f"  players that failed   {len(result['errors'])}: {result['errors'][0]}")
     log_lines = [line for line in err.splitlines() if line.strip()]
-    print(f"  server log lines      {len(log_lines)}" + (f": {log_lines[-1]}" if log_lines else ""))
+    print(f"  server log lines      {len(log_lines)}")
+    for line in log_lines[:20]:
+        print(f"    {line}")
     return 0 if not result["errors"] else 1
 
 

@@ -235,14 +235,20 @@ class BotPool:
         return [p.pid for p in processes.values() if p.pid]
 
     def close(self) -> None:
-        """Stop at once: queued moves are dropped, the workers killed."""
-        pids = self.pids()
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        for pid in pids:
+        """Stop at once: queued moves are dropped, the workers killed, and the pool's own
+        thread given a second to see them gone (so that it says nothing as the server
+        exits)."""
+        for pid in self.pids():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        executor = self.executor
+        done = threading.Thread(
+            target=executor.shutdown, kwargs={"wait": True, "cancel_futures": True}, daemon=True
+        )
+        done.start()
+        done.join(1.0)
 
 
 # =============================================================================== messages
