@@ -236,7 +236,7 @@ class BotPool:
 
     def close(self) -> None:
         """Stop at once: queued moves are dropped, the workers killed, and the pool's own
-        thread given a second to see them gone (so that it says nothing as the server
+        thread given half a second to see them gone (so that it says nothing as the server
         exits)."""
         for pid in self.pids():
             try:
@@ -248,7 +248,7 @@ class BotPool:
             target=executor.shutdown, kwargs={"wait": True, "cancel_futures": True}, daemon=True
         )
         done.start()
-        done.join(1.0)
+        done.join(0.5)
 
 
 # =============================================================================== messages
@@ -784,7 +784,7 @@ class WebServer:
             sitting.close()
         jobs = [bye(ws, by_ws.get(ws)) for ws in list(self.sockets)]
         if jobs:
-            await asyncio.wait([asyncio.ensure_future(j) for j in jobs], timeout=1.0)
+            await asyncio.wait([asyncio.ensure_future(j) for j in jobs], timeout=0.7)
         return count
 
 
@@ -847,7 +847,10 @@ async def serve(
         reaper.cancel()
         count = await server.say_bye()
         pool.close()
-        await asyncio.wait_for(runner.cleanup(), timeout=1.0)
+        try:
+            await asyncio.wait_for(runner.cleanup(), timeout=0.5)
+        except asyncio.TimeoutError:  # a socket slow to close: the process exits anyway
+            pass
         name = signal.Signals(caught.get("signal", signal.SIGINT)).name
         print(f"ddz serve: stopped ({name}); {count} open table(s) said bye", flush=True)
         return 0
