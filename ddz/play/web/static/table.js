@@ -841,7 +841,9 @@
       if (typing) return;
       if (view && view.asked && view.asked.kind === "play") {
         event.preventDefault();
-        play();
+        // after a hint to pass (its line says so), Enter passes, as at the terminal
+        if (hintText && raised.size === 0) pass();
+        else play();
       }
       return;
     }
