@@ -53,10 +53,10 @@ def test_the_page_ships_with_the_package():
         "tomllib", reason="reads pyproject.toml with Python 3.11's tomllib"
     )
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "ddz.play.web" in data["packages"]
-    patterns = data["package-data"]["ddz.play.web"]
-    files = sorted(p.relative_to(STATIC.parent).as_posix() for p in STATIC.iterdir())
-    assert {"static/index.html", "static/table.css", "static/table.js"} <= set(files)
+    assert {"ddz.play.web", "ddz.play.web.static"} <= set(data["packages"])
+    patterns = data["package-data"]["ddz.play.web.static"]
+    files = sorted(p.name for p in STATIC.iterdir())
+    assert {"index.html", "table.css", "table.js"} <= set(files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
     for path in STATIC.iterdir():
