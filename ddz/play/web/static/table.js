@@ -104,6 +104,16 @@
     return texts[key] !== undefined ? texts[key] : fallback;
   }
 
+  // a label that ends in a colon, before its value (no space after a full-width colon)
+  function afterLabel(label, value) {
+    return `${label}${label.endsWith("：") ? "" : " "}${value}`;
+  }
+
+  // a label without its colon, as a caption
+  function bareLabel(label) {
+    return label.replace(/[:：]\s*$/, "");
+  }
+
   let noticeTimer = null;
   function notice(text, sticky) {
     const box = $("notice");
@@ -325,14 +335,17 @@
       left.className = "count";
       if (s.warning) left.classList.add("warn");
       left.textContent = s.cards_left;
-      const words = `${T("cards_left", "cards left")}: ${s.cards_left}`;
+      const words = afterLabel(T("cards_left", "Cards left:"), s.cards_left);
       left.setAttribute("aria-label", words);
       left.title = words;
       head.append(left);
     }
     panel.append(head);
     if (s.warning) panel.append(paragraph(s.warning, "status warn"));
-    if (s.thinking) panel.append(paragraph(T("thinking", "…"), "status thinking-dots"));
+    if (s.thinking) {
+      const words = T("thinking", "{seat} is thinking…").replace("{seat}", s.name);
+      panel.append(paragraph(words, "status thinking-dots"));
+    }
     if (Array.isArray(s.open) && s.open.length) {
       panel.append(cardRow(s.open, "open", s.name));
     }
@@ -710,7 +723,7 @@
       body.append(resultRow(T("kitty", "Kitty"), result.kitty));
     }
     if (Array.isArray(result.aside) && result.aside.length) {
-      body.append(resultRow(T("aside", "Set aside"), result.aside));
+      body.append(resultRow(bareLabel(T("aside", "Set aside:")), result.aside));
     }
     if (Array.isArray(result.lines) && result.lines.length) {
       const pre = document.createElement("pre");
@@ -779,7 +792,7 @@
       }
       area.remove();
     }
-    notice(done ? T("copied", "Copied") : code, false);
+    notice(done ? T("copied", "Deal code {code} copied").replace("{code}", code) : code, false);
   }
 
   // ------------------------------------------------------------------ wiring
