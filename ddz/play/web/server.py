@@ -9,14 +9,14 @@ the tab, whose messages become the table's method calls. The protocol is in docs
 takes a second or more) never stalls another table. The pool is a process pool
 (:class:`BotPool`), chosen over a thread pool with the load test's figures in hand
 (``python -m ddz.bench.serve_load``, both pools, docs/serve.md): on the 2-core machine it was
-measured on, the thread pool kept up — the bot-move latency of the two was within the noise of
-a shared machine, with Normal and with Expert bots (the Expert spends its time in NumPy, which
-lets go of the GIL) — and it saves the workers' memory (about 50 MiB each). The process pool is
-kept for what the figures don't show: a bot in a worker holds nothing but what its seat may
-see, where in a thread it would share the memory of every table's hidden hands; a bot that
-crashes or hangs takes a worker down, not the server (a dead worker is replaced); and a bot
-that holds the GIL (pure Python: the planner, the rule bots) uses another core, not the
-event loop's. Each worker is asked only what the bot's seat may see (the
+measured on, at the default ``--max-games`` the two pools gave the same bot-move latency
+(Expert: 0.81 s and 0.85 s at the median), threads save the workers' memory (50 to 75 MiB
+each), and 50 Expert tables overloading the two cores fared better on threads (3.3 s a move
+against 7.2 s). The process pool is kept for what the figures don't show — a bot in a worker
+holds nothing but what its seat may see, where in a thread it would share the memory of every
+table's hidden hands; a bot that crashes or hangs takes a worker down, not the server (a dead
+worker is replaced); a bot that holds the GIL (pure Python: the planner, the rule bots) uses
+another core, not the event loop's — and overload is what ``--max-games`` is for. Each worker is asked only what the bot's seat may see (the
 :class:`ddz_env.infoset.InfoSet` of the seat, sent without its move table, which the worker
 builds once) and the seed the table model resets the bot with (:meth:`Table.bot_question`),
 so a seeded sitting plays the same hands whichever worker answers. The workers die with the
