@@ -421,6 +421,9 @@ def test_the_gate():
     assert not gate.host_ok(None)
     assert gate.origin_ok("http://localhost:8000") and gate.origin_ok("http://table.example:9000")
     assert not gate.origin_ok("http://evil.example:8000") and not gate.origin_ok("null")
+    lan = web.Gate("0.0.0.0", 8000)  # anyone on the network: this computer's own names only
+    assert lan.host_ok(f"{socket.gethostname().lower()}:8000") and lan.host_ok("127.0.0.1:8000")
+    assert not lan.host_ok("evil.example:8000") and not lan.origin_ok("http://evil.example:8000")
 
 
 # ----------------------------------------------------------------------------- many tabs
