@@ -316,7 +316,7 @@ def parse_message(raw) -> dict:
         out[name] = check(message[name])
     if "reading" in message:
         reading = message["reading"]
-        if type(reading) is not int or not 0 <= reading < 2**31:
+        if type(reading) is not int or not 0 <= reading < 2**63:  # a play code (int64)
             raise BadMessage("reading must be a play code")
         out["reading"] = reading
     return out
