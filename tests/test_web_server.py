@@ -401,11 +401,12 @@ def test_parse_message_checks_every_field():
     assert web.parse_message('{"type":"play","cards":[3,4]}') == {"type": "play", "cards": [3, 4]}
     assert web.parse_message('{"type":"hello","lang":"pt-BR"}')["lang"] == "pt-BR"
     assert web.parse_message('{"type":"hello"}') == {"type": "hello"}
-    big = 2**62 + 12345  # a play code of the wildcard game: beyond a double's 2**53, kept exact
-    play = web.parse_message(json.dumps({"type": "play", "cards": [3], "reading": big}))
+    big = 2**62 + 12345  # a play code of the wildcard game: beyond a double's 2**53, as digits
+    play = web.parse_message(json.dumps({"type": "play", "cards": [3], "reading": str(big)}))
     assert play["reading"] == big
-    with pytest.raises(web.BadMessage):
-        web.parse_message(json.dumps({"type": "play", "cards": [3], "reading": 2**63}))
+    for bad in (str(2**63), big, "-1", "1e5", "١٢"):  # too big, a number, signs, other digits
+        with pytest.raises(web.BadMessage):
+            web.parse_message(json.dumps({"type": "play", "cards": [3], "reading": bad}))
     for raw in BAD[:13] + [b"bytes", '{"type":"hint","extra":1}']:
         with pytest.raises(web.BadMessage):
             web.parse_message(raw)

@@ -316,9 +316,14 @@ def parse_message(raw) -> dict:
         out[name] = check(message[name])
     if "reading" in message:
         reading = message["reading"]
-        if type(reading) is not int or not 0 <= reading < 2**63:  # a play code (int64)
+        # a play code (int64), sent as its decimal digits: JavaScript numbers hold 2**53 exactly
+        if not (
+            type(reading) is str and reading.isascii() and reading.isdigit() and len(reading) <= 19
+        ):
             raise BadMessage("reading must be a play code")
-        out["reading"] = reading
+        out["reading"] = int(reading)
+        if out["reading"] >= 2**63:
+            raise BadMessage("reading must be a play code")
     return out
 
 

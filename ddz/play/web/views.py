@@ -338,7 +338,8 @@ def selection(table: Table, render: Renderer, ids: list[int]) -> dict:
     if verdict.ok and len(readings) > 1:  # the wildcard game: the plays the cards read as
         wild = wild_rank_of(table.game)
         options = [
-            {"key": int(code), "label": play_name(m_table, int(code), wild)} for code in readings
+            {"key": str(int(code)), "label": play_name(m_table, int(code), wild)}
+            for code in readings
         ]
     return {"type": "selection", "ok": bool(verdict.ok), "text": verdict.text, "readings": options}
 

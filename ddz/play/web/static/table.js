@@ -32,7 +32,7 @@
     ws.addEventListener("message", (event) => {
       let message;
       try {
-        message = JSON.parse(event.data, keepBigKeys);
+        message = JSON.parse(event.data);
       } catch {
         return;
       }
@@ -45,25 +45,9 @@
     });
   }
 
-  // A reading's key is a whole number that may be beyond what a JavaScript number holds
-  // exactly (2^53): it is kept as its digits (where the browser gives a number's source text)
-  // and sent back as the same digits.
-  function keepBigKeys(key, value, context) {
-    if (key === "key" && typeof value === "number" && !Number.isSafeInteger(value) &&
-        context && typeof context.source === "string") {
-      return { digits: context.source };
-    }
-    return value;
-  }
-
   function send(message) {
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
-    let text = JSON.stringify(message);
-    if (message.reading && message.reading.digits) {
-      const { reading, ...rest } = message;
-      text = JSON.stringify(rest).slice(0, -1) + `,"reading":${reading.digits}}`;
-    }
-    ws.send(text);
+    ws.send(JSON.stringify(message));
   }
 
   function receive(message) {
