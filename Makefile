@@ -36,7 +36,7 @@ FAST := not slow and not ray and not pty and not train and not examples and not 
 test: $(VENV)/.installed browser
 	$(VENV)/bin/python -m pytest -q -x --durations=10
 
-#: Chromium and its driver for the browser test of `ddz serve` (tests/test_serve.py): installed
+#: Chromium and its driver for the browser tests of `ddz serve` (tests/test_web_browser.py): installed
 #: with apt-get where they are missing and that can be done (as root, or with sudo that asks no
 #: password); otherwise a note, never a failure, and the test skips saying why.
 BROWSER_NOTE := note: the browser test of ddz serve will be skipped: install chromium and chromedriver

@@ -20,7 +20,7 @@ import sys
 #: subcommand → (module with a ``main(argv) -> int``, one-line description)
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("ddz.play.fullscreen", "play Dou Dizhu against the bots in the terminal"),
-    "serve": ("ddz.play.serve", "serve the full-screen game to a local browser"),
+    "serve": ("ddz.play.serve", "serve the game at a web table to a local browser"),
     "eval": ("ddz.arena.arena", "measure two agents against each other (WP/ADP, seats swapped)"),
     "simulate": ("ddz.arena.arena", "alias of eval"),
     "league": ("ddz.arena.league", "play every pair of bots: WP/ADP matrix and Elo-scale ratings"),

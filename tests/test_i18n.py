@@ -26,6 +26,7 @@ SOURCES.append("play/wild.py")  # the wildcard game
 SOURCES += ["play/table_model.py", "play/transcript.py"]  # the table's refusals and event lines
 SOURCES.append("common/options.py")
 SOURCES += ["play/fullscreen.py", "play/tui/app.py", "play/tui/panels.py"]  # the full-screen table
+SOURCES += ["play/web/views.py", "play/web/server.py"]  # the web table
 OTHERS = i18n.LANGUAGES[1:]
 #: Commands typed as English words only, in every language.
 FIXED_WORDS = {"help", "?", "show", "s", "counter", "c", "check", "r", "n", "q", "bid"}

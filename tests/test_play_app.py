@@ -539,14 +539,6 @@ def test_ddz_play_imports_without_textual():
     subprocess.run([sys.executable, "-c", light], check=True, cwd=ROOT)  # no torch
 
 
-def test_under_textual_serve_the_table_is_the_page(monkeypatch):
-    monkeypatch.setattr(fullscreen, "is_terminal", lambda stream: False)  # pipes, not a tty
-    monkeypatch.setenv("TERM", "xterm-256color")
-    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
-    assert fullscreen.full_screen_wanted(False, sys.stdin, sys.stdout)
-    assert not fullscreen.full_screen_wanted(True, sys.stdin, sys.stdout)  # --plain
-
-
 @pytest.mark.pty
 @pytest.mark.heavy
 @pytest.mark.parametrize(

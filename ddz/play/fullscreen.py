@@ -19,29 +19,18 @@ def main(argv: list[str] | None = None) -> int:
     return session.main(argv, full_screen=play_full_screen)
 
 
-def served() -> bool:
-    """Whether the game runs under textual-serve (a browser is the screen)."""
-    return "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
-
-
 def full_screen_wanted(plain: bool, stdin: TextIO, stdout: TextIO) -> bool:
-    """Whether to play full screen: not ``--plain``, both ends a terminal, not ``TERM=dumb``;
-    always under textual-serve."""
+    """Whether to play full screen: not ``--plain``, both ends a terminal, not ``TERM=dumb``."""
     if plain or os.environ.get("TERM") == "dumb":
         return False
-    if served():
-        return True
     if stdin is not sys.stdin or stdout is not sys.stdout:
         return False
     return is_terminal(stdin) and is_terminal(stdout)
 
 
-def play_full_screen(
-    args, rules, color, pause, notices, stdin, stdout, app_class=None
-) -> int | None:
+def play_full_screen(args, rules, color, pause, notices, stdin, stdout) -> int | None:
     """Play full screen with the options of ``ddz play`` (``args``); ``None`` where the line
-    mode plays (after one line saying why when Textual is not installed). ``app_class``: the
-    app to run (:class:`ddz.play.tui.app.DdzApp` or a subclass; ``ddz serve``'s)."""
+    mode plays (after one line saying why when Textual is not installed)."""
     if not full_screen_wanted(args.plain, stdin, stdout):
         return None
     try:
@@ -50,9 +39,6 @@ def play_full_screen(
         line = _("note: the full-screen table needs Textual ({reason}); playing in line mode")
         stdout.write(line.format(reason=exc) + "\n")
         return None
-    if served():  # the page is the terminal: colours and pauses as on a terminal
-        color = not args.no_color and os.environ.get("NO_COLOR", "") == ""
-        pause = 0.0 if args.fast else session.BOT_PAUSE
     options = {
         "level": args.level or session.default_level(rules),
         "seed": args.seed,
@@ -63,7 +49,7 @@ def play_full_screen(
         "pause": pause,
         "notices": [n for n in notices if n],
     }
-    return run_app(options, color, app_class)
+    return run_app(options, color)
 
 
 if __name__ == "__main__":

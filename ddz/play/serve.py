@@ -1,36 +1,33 @@
-"""``ddz serve``: the full-screen game of ``ddz play`` in a local browser (textual-serve).
+"""``ddz serve``: the game of ``ddz play`` at a web table in a local browser.
 
-The server is a small web server (aiohttp, from textual-serve) that starts one game process per
-browser tab: ``python -m ddz serve --app [the options of ddz play]``, the same full-screen
-app as ``ddz play`` (:mod:`ddz.play.tui`) driven by Textual's web driver. The page receives what
-a terminal would show: the app's screen as terminal output, nothing else, so it holds only the
-cards the player's seat can see (tests/test_serve.py reads every frame a real browser receives
-during a hand and checks it). The server listens on 127.0.0.1 unless ``--host`` says otherwise.
+The server (:mod:`ddz.play.web.server`, aiohttp) holds a table per browser tab in its own
+process and sends each tab, as JSON over a websocket, what its seat may see
+(:mod:`ddz.play.web.views`); the page (``ddz/play/web/static/``) draws it. The options of the
+game are ``ddz play``'s (level, game and variants, language, deal code, seed, undo, fast),
+checked by ``ddz play``'s own rules; the server's own say where it listens and how much it
+takes. The protocol, the hardening and the load figures are in docs/serve.md.
 
-Needs the ``game`` extra (``pip install 'ddz[game]'``: Textual and textual-serve).
+Needs the ``game`` extra (``pip install 'ddz[game]'``: aiohttp).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import asyncio
 import errno
-import inspect
-import os
-import re
-import shlex
+import logging
 import socket
 import sys
-from pathlib import Path
 
-from ddz.play import fullscreen, session
+from ddz.play import session
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-#: The options of ``ddz play`` that make no sense in a browser.
-NOT_SERVED = ("--plain", "--stats")
-#: The hidden flag of the game process that a browser tab starts.
-APP_FLAG = "--app"
+DEFAULT_MAX_GAMES = 8
+DEFAULT_IDLE_MINUTES = 30
+#: The options of ``ddz play`` that make no sense at the web table (the terminal's, and the
+#: statistics: the web table records none).
+NOT_SERVED = ("--plain", "--stats", "--no-color", "--no-stats")
 
 
 def _port(text: str) -> int:
@@ -41,6 +38,39 @@ def _port(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be from 1 to 65535, got {text}")
     return port
+
+
+def _count(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text}")
+        return n
+
+    return parse
+
+
+def _minutes(text: str) -> float:
+    try:
+        minutes = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.05 <= minutes <= 24 * 60:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be from 0.05 to 1440 minutes, got {text}")
+    return minutes
+
+
+def _origin(text: str) -> str:
+    origin = text.strip().rstrip("/")
+    scheme, _sep, rest = origin.partition("://")
+    if scheme not in ("http", "https") or not rest or "/" in rest or any(c.isspace() for c in rest):
+        raise argparse.ArgumentTypeError(
+            f"not an origin (scheme://host[:port], e.g. http://192.168.1.5:8000): {text!r}"
+        )
+    return origin.lower()
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -57,16 +87,54 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_PORT,
         help=f"the port to listen on (default {DEFAULT_PORT})",
     )
+    group.add_argument(
+        "--allow-origin",
+        type=_origin,
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also take pages served from ORIGIN (scheme://host[:port]; repeatable); by default "
+        "only the server's own address (a loopback name) may open a game",
+    )
+    group.add_argument(
+        "--max-games",
+        type=_count(1, 1000),
+        default=DEFAULT_MAX_GAMES,
+        metavar="N",
+        help=f"the most tables open at once; the next tab is told the server is full "
+        f"(default {DEFAULT_MAX_GAMES})",
+    )
+    group.add_argument(
+        "--idle-timeout",
+        type=_minutes,
+        default=DEFAULT_IDLE_MINUTES,
+        metavar="MINUTES",
+        help=f"close a table after this many minutes without a move from its page "
+        f"(default {DEFAULT_IDLE_MINUTES})",
+    )
+    group.add_argument(
+        "--workers",
+        type=_count(1, 64),
+        default=None,
+        metavar="N",
+        help="processes that move the bots (default: one per core, at most 4)",
+    )
+    group.add_argument(
+        "--pool",
+        choices=("process", "thread"),
+        default="process",
+        help="where the bots move: worker processes (default) or threads of the server",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """``ddz play``'s parser (level, language, variants, seed, code...) with ``--host`` and
-    ``--port``; ``--plain`` and ``--stats`` are left out of the help and refused."""
+    """``ddz play``'s parser (level, language, variants, seed, code...) with the server's
+    options; the terminal's options are left out of the help and refused."""
     p = session.build_parser()
     p.prog = "ddz serve"
     p.description = (
-        "Serve the full-screen game to a browser: each tab that opens the address shown plays "
-        "its own game, with the options below."
+        "Serve the game to a web browser: each tab that opens the address shown plays its own "
+        "table, with the options below."
     )
     p.allow_abbrev = False  # ``--po`` must not reach the game as an abbreviation of --port
     for action in p._actions:
@@ -77,16 +145,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def split_argv(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    """(``--host`` and ``--port``, the options passed on to each game)."""
+    """(the server's options, the options of the game)."""
     p = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     _server_options(p)
     return p.parse_known_args(argv)
 
 
-def check_game_options(argv: list[str]) -> int:
-    """0 if the game's options are good (checked by ``ddz play``'s own rules and code checks,
-    which print the one-line error), else the exit status."""
-    return session.main(argv, full_screen=lambda *a: 0, prog="ddz serve")
+def game_options(game_argv: list[str]) -> tuple[int, dict]:
+    """``ddz play``'s checks of the game's options (its one-line errors): (0 and what they
+    say, or the exit status and ``{}``)."""
+    found: dict = {}
+
+    def take(args, rules, color, pause, notices, stdin, stdout) -> int:
+        found.update(args=args, rules=rules, pause=pause, notices=[n for n in notices if n])
+        return 0
+
+    status = session.main(game_argv, full_screen=take, prog="ddz serve")
+    return status, found
 
 
 def public_url(host: str, port: int) -> str:
@@ -114,16 +189,9 @@ def bind_error(host: str, port: int) -> str | None:
     return None
 
 
-def game_command(game_argv: list[str]) -> str:
-    """The shell command each browser tab starts: this module's game with those options."""
-    return shlex.join([sys.executable, "-m", "ddz", "serve", APP_FLAG, *game_argv])
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``ddz serve``."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == [APP_FLAG]:
-        return app_main(argv[1:])
     build_parser().parse_args(argv)  # --help and usage errors
     where, game_argv = split_argv(argv)
     refused = [a for a in game_argv if a.split("=")[0] in NOT_SERVED]
@@ -131,116 +199,56 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ddz serve: {refused[0]} has no meaning in the browser", file=sys.stderr)
         return 2
     try:
-        from textual_serve.server import Server
+        import aiohttp  # noqa: F401
     except ImportError as exc:
         print(
-            f"ddz serve: needs textual-serve ({exc}); install it with: pip install 'ddz[game]'",
+            f"ddz serve: needs aiohttp ({exc}); install it with: pip install 'ddz[game]'",
             file=sys.stderr,
         )
         return 2
-    status = check_game_options(game_argv)
+    status, found = game_options(game_argv)
     if status:
         return status
     error = bind_error(where.host, where.port)
     if error:
         print(f"ddz serve: {error}", file=sys.stderr)
         return 2
-    return serve(Server, where.host, where.port, game_argv)
+    from ddz.play.i18n import detect_language, language
+    from ddz.play.web.server import BOT_PAUSE, Options, serve
 
-
-def serve(server_class, host: str, port: int, game_argv: list[str]) -> int:
-    """Serve until Ctrl-C (or SIGTERM)."""
-    url = public_url(host, port)
-
-    class GameServer(server_class):
-        async def on_startup(self, app) -> None:
-            print(f"ddz serve: open {url} in a browser (Ctrl+C stops)", flush=True)
-
-        def initialize_logging(self) -> None:  # errors only, not a line per request
-            import logging
-
-            logging.basicConfig(level="WARNING", format="ddz serve: %(message)s")
-
-    os.environ.setdefault("PYTHONIOENCODING", "utf-8")  # the games write UTF-8 to the page
-    server = GameServer(
-        game_command(game_argv), host=host, port=port, title="Dou Dizhu", public_url=url
+    args, rules = found["args"], found["rules"]
+    options = Options(
+        rules=rules,
+        level=args.level or session.default_level(rules),
+        lang=args.lang or detect_language() or language(),
+        seed=args.seed,
+        code=args.code,
+        undo=args.undo,
+        pause=0.0 if args.fast else BOT_PAUSE,
+        max_games=where.max_games,
+        idle_timeout=60.0 * where.idle_timeout,
     )
+    logging.basicConfig(level=logging.WARNING, format="ddz serve: %(message)s")
+    logging.getLogger("aiohttp").setLevel(logging.CRITICAL)  # its tracebacks stay out of the log
+    url = public_url(where.host, where.port)
     try:
-        server.serve()
+        return asyncio.run(
+            serve(
+                options,
+                where.host,
+                where.port,
+                allow_origins=tuple(where.allow_origin),
+                pool_kind=where.pool,
+                workers=where.workers,
+                url=url,
+            )
+        )
     except OSError as exc:  # lost the port between the check and the start
         print(
-            f"ddz serve: can't listen on {host} port {port}: {exc.strerror or exc}", file=sys.stderr
+            f"ddz serve: can't listen on {where.host} port {where.port}: {exc.strerror or exc}",
+            file=sys.stderr,
         )
         return 2
-    return 0
-
-
-# ------------------------------------------------------------------------- one tab's game
-#: A run of deal-code characters this long that is part of the code is hidden (a shorter one
-#: carries too little of the code to matter; it may be split by a line's wrapping).
-CODE_RUN = re.compile(r"[0-9A-Z-]{5,}")
-
-
-def mask_code(line: str, code: str) -> str:
-    """``line`` with each run of the characters of ``code`` (five or more) hidden."""
-
-    def hide(match: re.Match) -> str:
-        run = match.group()
-        return "•" * len(run) if run in code else run
-
-    return CODE_RUN.sub(hide, line)
-
-
-def served_app():
-    """The full-screen app as a browser tab plays it: the deal code of the hand in play is
-    hidden (it encodes every hand: ``ddz_env.codes.decode_deal``) until the result card, which
-    shows every hand, so the page never holds a card the player's seat can't see."""
-    from rich.segment import Segment
-    from textual.filter import LineFilter
-
-    from ddz.play.tui.app import DdzApp
-
-    class HiddenCode(LineFilter):
-        def __init__(self, app: DdzApp):
-            super().__init__()
-            self.app = app
-
-        def apply(self, segments: list[Segment], background) -> list[Segment]:
-            s = self.app.table
-            if s is None or not s.model.code or self.app.kind == "result":
-                return segments
-            text = "".join(segment.text for segment in segments)
-            masked = mask_code(text, s.model.code)
-            if masked == text:
-                return segments
-            out, at = [], 0
-            for segment in segments:
-                end = at + len(segment.text)
-                out.append(Segment(masked[at:end], segment.style, segment.control))
-                at = end
-            return out
-
-    class ServedApp(DdzApp):
-        CSS_PATH = Path(inspect.getfile(DdzApp)).with_name(DdzApp.CSS_PATH)  # not beside this file
-
-        def __init__(self, options: dict, color: bool = True):
-            super().__init__(options, color)
-            self._filters.append(HiddenCode(self))
-
-    return ServedApp
-
-
-def app_main(argv: list[str]) -> int:
-    """The game of one browser tab: ``ddz play`` full screen (:func:`ddz.play.fullscreen.served`:
-    in colour unless ``--no-color`` or ``NO_COLOR``, with the bots' pauses unless ``--fast``),
-    with :func:`served_app`. The web driver owns standard output: the closing lines go to
-    standard error (the server's log)."""
-
-    def play(*args) -> int | None:
-        with contextlib.redirect_stdout(sys.stderr):
-            return fullscreen.play_full_screen(*args, app_class=served_app())
-
-    return session.main(argv, full_screen=play)
 
 
 if __name__ == "__main__":

@@ -344,13 +344,25 @@ class Table:
     def advance(self) -> None:
         """Move the bots until you are asked (a call, a play, or what next once the hand is
         over); nothing when you are asked already."""
-        while self.asked is None:
-            seat = int(self.game.current_player[0])
-            if self.model.over() or seat == HUMAN:
-                self._ask()
-            else:
-                action = self.bot_action(seat)
-                self._apply(seat, action)
+        while (seat := self.bot_to_move()) is not None:
+            self.apply_bot(seat, self.bot_action(seat))
+
+    def bot_to_move(self) -> int | None:
+        """The seat of the bot to move now, or ``None`` once you are asked (asked now, when the
+        position is yours or the hand is over). A front-end that moves the bots elsewhere (the
+        web table's worker pool) loops on it: :meth:`bot_question`, the bot's answer, then
+        :meth:`apply_bot`."""
+        if self.asked is not None:
+            return None
+        seat = int(self.game.current_player[0])
+        if self.model.over() or seat == HUMAN:
+            self._ask()
+            return None
+        return seat
+
+    def apply_bot(self, seat: int, action: int) -> None:
+        """Apply a bot's action (:meth:`bot_action`'s)."""
+        self._apply(seat, action)
 
     def _ask(self) -> None:
         if not self.model.over():
@@ -376,14 +388,25 @@ class Table:
         between the human's turns, with undo and a fallback move when a bot fails; a test
         (tests/test_match.py) checks that the loop plays these bots the same way."""
         self.loaded.wait()
-        self.emit(Thinking(seat))
-        g = self.game
-        info = infoset(g, 0, seat)
+        info, seed = self.bot_question(seat)
         bot = self.bots[seat - 1]
-        bot.reset(seed=(code_key(self.model.code) + 7919 * self.model.turns + seat) % 2**63)
+        bot.reset(seed=seed)
+        return self.bot_answer(seat, info, lambda: bot.act(info))
+
+    def bot_question(self, seat: int) -> tuple[InfoSet, int]:
+        """What the bot of ``seat`` is asked: what its seat may see, and the seed to reset it
+        with (from the position: after an undo the same position gets the same answer). The
+        :class:`Thinking` event is sent."""
+        self.emit(Thinking(seat))
+        seed = (code_key(self.model.code) + 7919 * self.model.turns + seat) % 2**63
+        return infoset(self.game, 0, seat), seed
+
+    def bot_answer(self, seat: int, info: InfoSet, act: Callable[[], int]) -> int:
+        """The action of the bot of ``seat``: ``act()``, checked; a random legal action (and
+        :class:`BotFailed`) when it raises or is illegal. The :class:`Decided` event is sent."""
         try:
-            action = int(bot.act(info))
-            if not g.is_legal(np.array([action]))[0]:
+            action = int(act())
+            if not self.game.is_legal(np.array([action]))[0]:
                 raise ValueError(f"illegal action {action}")
         except Exception as exc:  # a bot bug must not end the human's game
             action = int(np.random.default_rng().choice(info.legal_actions))

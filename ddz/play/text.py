@@ -546,6 +546,11 @@ def counter_lines(
 
 
 # ---------------------------------------------------------------------------------- bidding
+def capital(word: str) -> str:
+    """A typed word as a button's label (``pass`` → ``Pass``; 不叫 stays)."""
+    return word[:1].upper() + word[1:]
+
+
 def pass_word(decision: str = "bid") -> str:
     """The word of passing at a decision: ``"bid"`` and ``"claim"`` (the auction), ``"rob"``,
     ``"open"`` (the open hand); Chinese says 不叫, 不抢 and 不明牌."""

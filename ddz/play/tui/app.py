@@ -532,9 +532,9 @@ class DdzApp(App):
 
     def button_labels(self) -> dict[str, str]:
         labels = {"play": _("Play"), "hint": _("Hint"), "undo": _("Undo")}
-        labels["pass"] = _("Pass") if self.kind == "play" else capital(pgettext("bid", "pass"))
+        labels["pass"] = _("Pass") if self.kind == "play" else text.capital(pgettext("bid", "pass"))
         labels.update({f"bid{k}": str(k) for k in (1, 2, 3)})
-        labels["word"] = capital(self.word_label())
+        labels["word"] = text.capital(self.word_label())
         return labels
 
     def word(self) -> str:
@@ -887,11 +887,6 @@ At the end of a hand: r replay · n new deal · o open by code · y copy the cod
 KEYS_UNDO = N_("  u undo")
 KEYS_MORE = N_("""Drag across cards to pick several · F5 open a deal by its code (during a hand: leaving it
   counts as quit does, a loss once the bidding is over)""")
-
-
-def capital(word: str) -> str:
-    """A typed word as a button's label (``pass`` → ``Pass``; 不叫 stays)."""
-    return word[:1].upper() + word[1:]
 
 
 #: The signals that close the table, and the word of the closing line of each.
