@@ -7,7 +7,7 @@ import pytest
 from ddz.agents.planner import breaks_bomb, keeps_bombs
 from ddz.play.session import hint_order, plan_order
 from ddz_env.moves import MoveType
-from tests.test_positions import TABLE, counts, move_of, position
+from tests.positions import TABLE, counts, move_of, position
 
 
 def cards_of(move: int) -> str:
