@@ -733,3 +733,76 @@ def test_a_worker_moves_the_bots_as_the_table_would():
         table.apply_bot(seat, want)
         moves += 1
     assert moves > 10
+
+
+# ----------------------------------------------------------------------------- in process
+class _Socket:
+    """A websocket of a page, in process: the frames the table sends are kept."""
+
+    closed = False
+
+    def __init__(self):
+        self.frames: list[dict] = []
+
+    async def send_str(self, data: str) -> None:
+        self.frames.append(json.loads(data))
+
+
+def _sitting(lang: str, seed: int = 7, **options) -> web.Sitting:
+    """A table of Easy bots moved by a thread, in this process (its views kept by its socket)."""
+    opts = web.Options(level="easy", seed=seed, pause=0.0, **options)
+    server = web.WebServer(opts, web.Gate("127.0.0.1", 8000), web.BotPool("thread", 1))
+    return web.Sitting(server, _Socket(), lang, 1)
+
+
+async def _asked(sitting: web.Sitting) -> dict:
+    """The next view that asks you something (the bots moved)."""
+    for _ in range(2000):
+        frames = [f for f in sitting.ws.frames if f["type"] == "view"]
+        if frames and frames[-1]["asked"] is not None and sitting.task.done():
+            return frames[-1]
+        await asyncio.sleep(0.005)
+    raise AssertionError("the table asked nothing")
+
+
+async def _answer(sitting: web.Sitting, view: dict) -> None:
+    """Bid 3 (or pass), take no word, play the first hint (or pass)."""
+    asked = view["asked"]
+    kind = asked["kind"]
+    if kind == "bid":
+        await sitting.on_message({"type": "choose", "key": asked["options"][-1]["key"]})
+    elif kind == "play":
+        await sitting.on_message({"type": "hint"})
+        hint = next(f for f in reversed(sitting.ws.frames) if f["type"] == "hint")
+        if hint["cards"]:
+            await sitting.on_message({"type": "play", "cards": hint["cards"]})
+        else:
+            await sitting.on_message({"type": "pass"})
+    else:
+        await sitting.on_message({"type": "choose", "key": "pass"})
+
+
+def test_a_change_of_language_writes_the_log_again_in_it():
+    """The same seeded hand, played in English then switched to Chinese, shows the log a
+    table that spoke Chinese from the start shows; English is left nowhere in the view."""
+
+    async def sit(lang: str, switch: str | None, turns: int = 4) -> tuple[dict, dict]:
+        sitting = _sitting(lang)
+        sitting.start()
+        try:
+            for _ in range(turns):
+                await _answer(sitting, await _asked(sitting))
+            before = await _asked(sitting)
+            if switch:
+                await sitting.on_message({"type": "lang", "lang": switch})
+            return before, sitting.ws.frames[-1]
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    english, switched = run(sit("en", "zh"))
+    _, chinese = run(sit("zh", None))
+    assert len(english["log"]) >= 4 and english["log"] != chinese["log"]
+    assert switched["lang"] == "zh" and switched["log"] == chinese["log"]
+    assert not [line for line in switched["log"] if re.search(r"\b(bids|passes|plays)\b", line)]
+    assert switched["status"] == chinese["status"] and switched["seats"] == chinese["seats"]

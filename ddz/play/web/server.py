@@ -471,6 +471,8 @@ class Sitting:
             if lang not in LANGUAGES:
                 return await self.error(BAD_MESSAGE, f"unknown language {lang[:8]!r}")
             self.lang = lang
+            self.speak()
+            transcript.rewrite(self.render)  # the hand's lines so far, in the new language
             return await self.send_view()
         if kind == "hello":
             return await self.error(BAD_MESSAGE, "hello twice")

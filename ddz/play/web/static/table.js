@@ -185,6 +185,8 @@
   // ------------------------------------------------------------------ the view
   function showView(v) {
     const firstView = view === null;
+    // another language: the last hint's line, written in the old one, is dropped
+    if (view && v.lang !== view.lang) hintText = "";
     view = v;
     views += 1;
     $("table").dataset.views = views; // how many views were drawn (the browser tests wait on it)
