@@ -806,3 +806,21 @@ def test_a_change_of_language_writes_the_log_again_in_it():
     assert switched["lang"] == "zh" and switched["log"] == chinese["log"]
     assert not [line for line in switched["log"] if re.search(r"\b(bids|passes|plays)\b", line)]
     assert switched["status"] == chinese["status"] and switched["seats"] == chinese["seats"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_undo_refused_at_the_web_table_names_ddz_serve(lang):
+    async def refused() -> str:
+        sitting = _sitting(lang)
+        sitting.start()
+        try:
+            await _asked(sitting)
+            await sitting.on_message({"type": "undo"})
+            return next(f for f in reversed(sitting.ws.frames) if f["type"] == "error")["text"]
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    text = run(refused())
+    assert "ddz serve --undo" in text and "ddz play" not in text
+    assert ("undo is off" in text) == (lang == "en")

@@ -365,7 +365,8 @@ class Sitting:
         if o.seed is not None:  # reproducible per tab, and each tab its own deals
             seed = int(np.random.SeedSequence([o.seed, number]).generate_state(1, np.uint64)[0])
         self.table = Table(
-            o.rules, [], server.level, hint_order, seed, stats_on=False, undo=o.undo
+            o.rules, [], server.level, hint_order, seed, stats_on=False, undo=o.undo,
+            command="ddz serve",
         )  # fmt: skip
         self.render = views.renderer_of(self.table)
         self.thinking: int | None = None
