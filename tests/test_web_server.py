@@ -824,3 +824,27 @@ def test_an_undo_refused_at_the_web_table_names_ddz_serve(lang):
     text = run(refused())
     assert "ddz serve --undo" in text and "ddz play" not in text
     assert ("undo is off" in text) == (lang == "en")
+
+
+@pytest.mark.parametrize(
+    "rules, lang, title",
+    [
+        (Ruleset(players=2), "en", "Dou Dizhu · The two-player game · Easy bots"),
+        (Ruleset(players=2), "zh", "二人斗地主 · 简单电脑"),
+        (Ruleset(players=4), "en", "Dou Dizhu · The four-player game (two decks) · Easy bots"),
+        (Ruleset(players=4), "zh", "四人斗地主（两副牌） · 简单电脑"),
+        (Ruleset(game="wild"), "it", "Dou Dizhu · Il gioco con la carta jolly · computer Facile"),
+        (Ruleset(), "en", "Dou Dizhu · The classic game · Easy bots"),
+    ],
+)
+def test_the_title_names_the_game_played_in_the_page_language(rules, lang, title):
+    async def first_view() -> dict:
+        sitting = _sitting(lang, rules=rules)
+        sitting.start()
+        try:
+            return await _asked(sitting)
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    assert run(first_view())["title"] == title

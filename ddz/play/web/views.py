@@ -209,9 +209,14 @@ def status_text(table: Table, render: Renderer, thinking: int | None) -> str:
 
 
 def title_of(table: Table, render: Renderer) -> str:
-    """The page's title: the game, the bots' level, the wild rank once drawn (never a code)."""
-    title = _("Dou Dizhu") + " · " + _("{level} bots").format(level=render.level_name())
-    return title + (" · " + render.wild_text() if render.wild >= 0 else "")
+    """The page's title: the game played (after "Dou Dizhu", unless its name says it: 二人斗地主),
+    the bots' level, the wild rank once drawn (never a code)."""
+    game, name = text.capital(_(render.texts.title)), _("Dou Dizhu")
+    parts = [game] if name in game else [name, game]
+    parts.append(_("{level} bots").format(level=render.level_name()))
+    if render.wild >= 0:
+        parts.append(render.wild_text())
+    return " · ".join(parts)
 
 
 def result_view(table: Table) -> dict | None:
