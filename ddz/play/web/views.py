@@ -70,6 +70,10 @@ LABELS = {
     "thinking": N_("{seat} is thinking…"),
     "language": N_("Language"),
     "disconnected": N_("The connection to the server was lost."),
+    "reconnect": N_("Reconnect"),
+    "reconnect_note": N_(
+        "Reconnecting opens a new table: the server keeps no table for a closed connection."
+    ),
 }
 
 
