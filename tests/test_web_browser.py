@@ -1004,3 +1004,45 @@ def test_a_lost_connection_offers_to_reconnect_and_a_stop_says_bye(server, deskt
     page.wait(lambda: any(f.get("type") == "bye" for f in page.frames), "the bye frame")
     page.wait(lambda: line.is_displayed(), "the Reconnect line after the bye")
     assert page.find("#notice-text")[0].text == bye
+
+
+def _rect(page: Page, css: str) -> dict:
+    return page.js(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
+        css,
+    )
+
+
+@heavy
+@pytest.mark.parametrize("variant", [["--players", "4"], ["--players", "2"]], ids=["four", "two"])
+def test_the_phone_lays_out_the_four_and_two_player_games(variant, server, phone, tmp_path):
+    """On a phone, in the four-player and the two-player game: the log is under your hand from
+    the auction on (never in the counter's empty row above the seats), and on the result card
+    each seat's points are on its name's line (an empty hand too) and the result's lines break
+    inside the card rather than stick out of it."""
+    code, owner, deck = _deal(variant, seed=3)
+    page = Page(phone, server("--code", code, *variant), touch=True)
+    page.wait(page.asked, "the first question")
+    _save(page, tmp_path, f"phone-{variant[1]}-auction")
+    assert _rect(page, "#log-box")["top"] >= _rect(page, "#me")["bottom"] - 1
+    assert _rect(page, "#seats .seat")["top"] >= _rect(page, "#top")["bottom"]
+    play_until(page, "play")
+    for _turn in range(80):
+        if page.asked() == "end":
+            break
+        _play_turn(page)
+    page.wait(lambda: page.find("#result")[0].is_displayed(), "the result card")
+    _save(page, tmp_path, f"phone-{variant[1]}-result")
+    rows = page.js(
+        """return [...document.querySelectorAll('#result .result-hand')].map((row) => {
+            const top = (css) => { const el = row.querySelector(css);
+                                   return el ? el.getBoundingClientRect().top : null; };
+            const name = row.querySelector('.result-name').getBoundingClientRect();
+            return {name: [name.top, name.bottom], points: top('.points')};
+        });"""
+    )
+    assert rows and all(r["points"] is None or r["points"] < r["name"][1] for r in rows), rows
+    lines = page.find("#result .result-lines")[0]
+    assert int(lines.get_attribute("scrollWidth")) <= int(lines.get_attribute("clientWidth"))
+    assert page.js("return document.documentElement.scrollWidth <= window.innerWidth")
