@@ -848,3 +848,25 @@ def test_the_title_names_the_game_played_in_the_page_language(rules, lang, title
             sitting.server.pool.close()
 
     assert run(first_view())["title"] == title
+
+
+def test_the_result_card_deals_again_with_ddz_serve():
+    """The result's line of the deal code names the command that deals it again here."""
+
+    async def result() -> dict:
+        sitting = _sitting("en")
+        sitting.start()
+        try:
+            for _turn in range(200):
+                view = await _asked(sitting)
+                if view["asked"]["kind"] == "end":
+                    return view["result"]
+                await _answer(sitting, view)
+            raise AssertionError("the hand never ended")
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    card = run(result())
+    line = next(line for line in card["lines"] if "Deal code" in line)
+    assert f"(ddz serve --code {card['code']})" in line and "ddz play" not in line

@@ -94,7 +94,7 @@ class TextTerm:
 
 def renderer_of(table: Table) -> Renderer:
     """A renderer of ``table``'s position that writes to a :class:`TextTerm`."""
-    return Renderer(TextTerm(table.rules.deck), table.model, table.level)
+    return Renderer(TextTerm(table.rules.deck), table.model, table.level, table.command)
 
 
 def hide_codes(value, codes: set[str]):
