@@ -925,3 +925,12 @@ def test_the_chinese_turn_line_has_a_full_width_colon():
         assert "轮到你：" in table and "轮到你:" not in table, table
 
     at_your_lead(steps, code=CODE)
+
+
+def test_run_app_takes_the_options_and_the_colour_only():
+    """The full-screen table runs in the terminal only (the web table is ``ddz serve``'s)."""
+    import inspect
+
+    from ddz.play.tui.app import run_app
+
+    assert list(inspect.signature(run_app).parameters) == ["options", "color"]

@@ -281,3 +281,31 @@ def test_the_wildcard_game_plays_by_readings():
     assert (played.seat, played.move, len(played.cards)) == (0, readings[1], 4)
     play_out(table)
     assert table.model.over() and isinstance(events[-1], Asked)
+
+
+def test_an_undo_takes_back_the_log_and_the_events_it_was_written_from():
+    """The log is written again from the position's events after an undo (as a change of
+    language does): the lines taken back are not written again."""
+    from ddz.play import transcript
+    from ddz.play.render import Renderer
+    from ddz.play.web.views import TextTerm
+
+    table, _events = table_of(undo=True)
+    render = Renderer(TextTerm(table.rules.deck), table.model, table.level)
+    table.watch(lambda event: transcript.write(render, event))
+    table.start(CODE)
+    table.advance()
+    table.bid(3)
+    table.advance()
+    kept = list(table.model.log)
+    table.play(counts=parse_counts("3"))
+    table.advance()
+    assert len(table.model.log) > len(kept)
+    table.undo()
+    assert table.model.log[: len(kept)] == kept
+    undone = list(table.model.log)
+    transcript.rewrite(render)
+    assert table.model.log == undone
+    i18n.set_language("it")
+    transcript.rewrite(render)
+    assert len(table.model.log) == len(undone) and table.model.log != undone

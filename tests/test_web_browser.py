@@ -128,6 +128,7 @@ def server(tmp_path):
         assert url, line + proc.stdout.read()
         return url.group(1)
 
+    start.procs = procs  # the servers started, in order (a test may stop one)
     yield start
     for proc in procs:
         proc.terminate()
@@ -966,3 +967,82 @@ def test_cards_that_read_as_two_plays(server, desktop):
     assert int(play["reading"]) > 2**53
     assert sorted(play["cards"]) == sorted(ids)
     assert len(page.hand_cards()) == len(hand) - 4
+
+
+@heavy
+def test_a_lost_connection_offers_to_reconnect_and_a_stop_says_bye(server, desktop):
+    """The server killed: the page says the connection was lost and offers Reconnect, whose
+    line says that a new table is dealt; Reconnect opens a new websocket to the server started
+    again (a new table); the server stopped: the page shows the server's bye."""
+    import signal
+
+    url = server()
+    page = Page(desktop, url, touch=False)
+    line = page.find("#reconnect-line")[0]
+    assert not line.is_displayed()
+    proc = server.procs[-1]
+    proc.kill()
+    proc.communicate()
+    texts = page.last_view()["texts"]
+    page.wait(lambda: line.is_displayed(), "the Reconnect line")
+    assert page.find("#notice-text")[0].text == "The connection to the server was lost."
+    assert page.find("#reconnect")[0].text == texts["reconnect"] == "Reconnect"
+    note = page.find("#reconnect-note")[0].text
+    assert note == texts["reconnect_note"] and "no table" in note
+    assert not page.enabled("#play") and not page.enabled("#pass")
+    port = url.rsplit(":", 1)[1].strip("/")
+    assert server("--port", port) == url  # the same address, a new server
+    hellos = sum(f.get("type") == "hello" for f in page.sent)
+    before = page.views()
+    page.tap(page.find("#reconnect")[0])
+    page.wait(lambda: page.views() > before and page.asked(), "the new table's first view")
+    assert sum(f.get("type") == "hello" for f in page.sent) == hellos + 1
+    assert not line.is_displayed() and not page.find("#notice")[0].is_displayed()
+    assert "offline" not in page.find("#table")[0].get_attribute("class")
+    server.procs[-1].send_signal(signal.SIGTERM)
+    bye = "The server is shutting down: the game is over."
+    page.wait(lambda: any(f.get("type") == "bye" for f in page.frames), "the bye frame")
+    page.wait(lambda: line.is_displayed(), "the Reconnect line after the bye")
+    assert page.find("#notice-text")[0].text == bye
+
+
+def _rect(page: Page, css: str) -> dict:
+    return page.js(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};",
+        css,
+    )
+
+
+@heavy
+@pytest.mark.parametrize("variant", [["--players", "4"], ["--players", "2"]], ids=["four", "two"])
+def test_the_phone_lays_out_the_four_and_two_player_games(variant, server, phone, tmp_path):
+    """On a phone, in the four-player and the two-player game: the log is under your hand from
+    the auction on (never in the counter's empty row above the seats), and on the result card
+    each seat's points are on its name's line (an empty hand too) and the result's lines break
+    inside the card rather than stick out of it."""
+    code, owner, deck = _deal(variant, seed=3)
+    page = Page(phone, server("--code", code, *variant), touch=True)
+    page.wait(page.asked, "the first question")
+    _save(page, tmp_path, f"phone-{variant[1]}-auction")
+    assert _rect(page, "#log-box")["top"] >= _rect(page, "#me")["bottom"] - 1
+    assert _rect(page, "#seats .seat")["top"] >= _rect(page, "#top")["bottom"]
+    play_until(page, "play")
+    for _turn in range(80):
+        if page.asked() == "end":
+            break
+        _play_turn(page)
+    page.wait(lambda: page.find("#result")[0].is_displayed(), "the result card")
+    _save(page, tmp_path, f"phone-{variant[1]}-result")
+    rows = page.js(
+        """return [...document.querySelectorAll('#result .result-hand')].map((row) => {
+            const top = (css) => { const el = row.querySelector(css);
+                                   return el ? el.getBoundingClientRect().top : null; };
+            const name = row.querySelector('.result-name').getBoundingClientRect();
+            return {name: [name.top, name.bottom], points: top('.points')};
+        });"""
+    )
+    assert rows and all(r["points"] is None or r["points"] < r["name"][1] for r in rows), rows
+    lines = page.find("#result .result-lines")[0]
+    assert int(lines.get_attribute("scrollWidth")) <= int(lines.get_attribute("clientWidth"))
+    assert page.js("return document.documentElement.scrollWidth <= window.innerWidth")

@@ -733,3 +733,140 @@ def test_a_worker_moves_the_bots_as_the_table_would():
         table.apply_bot(seat, want)
         moves += 1
     assert moves > 10
+
+
+# ----------------------------------------------------------------------------- in process
+class _Socket:
+    """A websocket of a page, in process: the frames the table sends are kept."""
+
+    closed = False
+
+    def __init__(self):
+        self.frames: list[dict] = []
+
+    async def send_str(self, data: str) -> None:
+        self.frames.append(json.loads(data))
+
+
+def _sitting(lang: str, seed: int = 7, **options) -> web.Sitting:
+    """A table of Easy bots moved by a thread, in this process (its views kept by its socket)."""
+    opts = web.Options(level="easy", seed=seed, pause=0.0, **options)
+    server = web.WebServer(opts, web.Gate("127.0.0.1", 8000), web.BotPool("thread", 1))
+    return web.Sitting(server, _Socket(), lang, 1)
+
+
+async def _asked(sitting: web.Sitting) -> dict:
+    """The next view that asks you something (the bots moved)."""
+    for _ in range(2000):
+        frames = [f for f in sitting.ws.frames if f["type"] == "view"]
+        if frames and frames[-1]["asked"] is not None and sitting.task.done():
+            return frames[-1]
+        await asyncio.sleep(0.005)
+    raise AssertionError("the table asked nothing")
+
+
+async def _answer(sitting: web.Sitting, view: dict) -> None:
+    """Bid 3 (or pass), take no word, play the first hint (or pass)."""
+    asked = view["asked"]
+    kind = asked["kind"]
+    if kind == "bid":
+        await sitting.on_message({"type": "choose", "key": asked["options"][-1]["key"]})
+    elif kind == "play":
+        await sitting.on_message({"type": "hint"})
+        hint = next(f for f in reversed(sitting.ws.frames) if f["type"] == "hint")
+        if hint["cards"]:
+            await sitting.on_message({"type": "play", "cards": hint["cards"]})
+        else:
+            await sitting.on_message({"type": "pass"})
+    else:
+        await sitting.on_message({"type": "choose", "key": "pass"})
+
+
+def test_a_change_of_language_writes_the_log_again_in_it():
+    """The same seeded hand, played in English then switched to Chinese, shows the log a
+    table that spoke Chinese from the start shows; English is left nowhere in the view."""
+
+    async def sit(lang: str, switch: str | None, turns: int = 4) -> tuple[dict, dict]:
+        sitting = _sitting(lang)
+        sitting.start()
+        try:
+            for _ in range(turns):
+                await _answer(sitting, await _asked(sitting))
+            before = await _asked(sitting)
+            if switch:
+                await sitting.on_message({"type": "lang", "lang": switch})
+            return before, sitting.ws.frames[-1]
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    english, switched = run(sit("en", "zh"))
+    _, chinese = run(sit("zh", None))
+    assert len(english["log"]) >= 4 and english["log"] != chinese["log"]
+    assert switched["lang"] == "zh" and switched["log"] == chinese["log"]
+    assert not [line for line in switched["log"] if re.search(r"\b(bids|passes|plays)\b", line)]
+    assert switched["status"] == chinese["status"] and switched["seats"] == chinese["seats"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_undo_refused_at_the_web_table_names_ddz_serve(lang):
+    async def refused() -> str:
+        sitting = _sitting(lang)
+        sitting.start()
+        try:
+            await _asked(sitting)
+            await sitting.on_message({"type": "undo"})
+            return next(f for f in reversed(sitting.ws.frames) if f["type"] == "error")["text"]
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    text = run(refused())
+    assert "ddz serve --undo" in text and "ddz play" not in text
+    assert ("undo is off" in text) == (lang == "en")
+
+
+@pytest.mark.parametrize(
+    "rules, lang, title",
+    [
+        (Ruleset(players=2), "en", "Dou Dizhu · The two-player game · Easy bots"),
+        (Ruleset(players=2), "zh", "二人斗地主 · 简单电脑"),
+        (Ruleset(players=4), "en", "Dou Dizhu · The four-player game (two decks) · Easy bots"),
+        (Ruleset(players=4), "zh", "四人斗地主（两副牌） · 简单电脑"),
+        (Ruleset(game="wild"), "it", "Dou Dizhu · Il gioco con la carta jolly · computer Facile"),
+        (Ruleset(), "en", "Dou Dizhu · The classic game · Easy bots"),
+    ],
+)
+def test_the_title_names_the_game_played_in_the_page_language(rules, lang, title):
+    async def first_view() -> dict:
+        sitting = _sitting(lang, rules=rules)
+        sitting.start()
+        try:
+            return await _asked(sitting)
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    assert run(first_view())["title"] == title
+
+
+def test_the_result_card_deals_again_with_ddz_serve():
+    """The result's line of the deal code names the command that deals it again here."""
+
+    async def result() -> dict:
+        sitting = _sitting("en")
+        sitting.start()
+        try:
+            for _turn in range(200):
+                view = await _asked(sitting)
+                if view["asked"]["kind"] == "end":
+                    return view["result"]
+                await _answer(sitting, view)
+            raise AssertionError("the hand never ended")
+        finally:
+            sitting.close()
+            sitting.server.pool.close()
+
+    card = run(result())
+    line = next(line for line in card["lines"] if "Deal code" in line)
+    assert f"(ddz serve --code {card['code']})" in line and "ddz play" not in line

@@ -75,8 +75,10 @@ def warning(left: int, conceded: int = 0) -> str:
 class Renderer:
     """Draws a :class:`TableModel` on a terminal."""
 
-    def __init__(self, term, model: TableModel, level: str):
+    def __init__(self, term, model: TableModel, level: str, command: str = "ddz play"):
         self.term = term
+        #: the command that deals a hand again with ``--code`` (``ddz serve`` at the web table)
+        self.command = command
         self.style = term.style
         self.model = model
         self.level = level
@@ -380,7 +382,7 @@ class Renderer:
         if m.undos_used:
             say("  " + _("Undos used: {n}").format(n=m.undos_used))
         code = m.hand_code
-        say("  " + _("Deal code: {code}").format(code=code) + f"   (ddz play --code {code})")
+        say("  " + _("Deal code: {code}").format(code=code) + f"   ({self.command} --code {code})")
         redeals = int(g.redeals[0])
         if redeals:
             say("  " + self.redeal_note(redeals))

@@ -63,6 +63,9 @@ class TableModel:
     rob_log: list[int] = field(default_factory=list)
     #: Every line of the hand so far (bids, plays, notices), for the screen and ``history``.
     log: list[str] = field(default_factory=list)
+    #: The events the log's lines were written from (:mod:`ddz.play.transcript`), in order:
+    #: the log is written again from them in another language.
+    events: list = field(default_factory=list)
     #: The code of the deal on the table (a redeal has its own).
     code: str = ""
     #: The code the hand was dealt with: it deals the same cards again, and the same redeals
@@ -93,6 +96,7 @@ class TableModel:
         self.game.reset(codes=[code])
         self.code = self.hand_code = code
         self.bomb_log, self.rob_log, self.log, self.snapshots = [], [], [], []
+        self.events = []
         self.forced = False
         self.turns = self.hints_used = self.undos_used = 0
         self.take_cards()
@@ -234,6 +238,7 @@ class TableModel:
             "bomb_log": list(self.bomb_log),
             "rob_log": list(self.rob_log),
             "log": list(self.log),
+            "events": list(self.events),
             "code": self.code,
             "forced": self.forced,
             "turns": self.turns,

@@ -229,6 +229,7 @@ class Table:
         seed: int | None = None,
         stats_on: bool = True,
         undo: bool = False,
+        command: str = "ddz play",
     ):
         self.rules = rules
         self.players = rules.players
@@ -244,6 +245,8 @@ class Table:
         self.rng = np.random.default_rng(seed)
         self.stats_on = stats_on
         self.undo_on = undo
+        #: The command that plays at this table (an undo refused names its ``--undo``).
+        self.command = command
         self.observers: list[Callable[[Event], None]] = []
         self.counted = False
         #: What happened to the finished hand's statistics (said if the game is interrupted).
@@ -521,7 +524,8 @@ class Table:
         exactly as it was."""
         self._ask_of("bid", "word", "play")
         if not self.undo_on:
-            raise Refused(_("undo is off in this game (start it with ddz play --undo)"))
+            line = _("undo is off in this game (start it with {command})")
+            raise Refused(line.format(command=f"{self.command} --undo"))
         if not self.model.can_undo():
             raise Refused(_("nothing to undo yet"))
         self.model.undo()

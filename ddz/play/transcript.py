@@ -2,7 +2,8 @@
 the calls, the landlord and the kitty, the plays and passes, the last-card warnings, the hints,
 an undo, the statistics after a hand. The lines of the hand's history (the events marked
 ``logged``) are kept in the position's log (:attr:`ddz.play.table.TableModel.log`), which the
-table on screen and the ``history`` command read and undo takes back."""
+table on screen and the ``history`` command read and undo takes back, with the events they
+were written from (:func:`rewrite` writes them again in another language)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,15 @@ def write(render: Renderer, event: Event) -> list[str]:
     lines = lines_of(render, event)
     if event.logged:
         render.model.log.extend(lines)
+        render.model.events.append(event)
     return lines
+
+
+def rewrite(render: Renderer) -> None:
+    """Write the hand's log again from its events, in the current language (after a change of
+    language: every line the table shows is then in the new one)."""
+    model = render.model
+    model.log = [line for event in model.events for line in lines_of(render, event)]
 
 
 def lines_of(render: Renderer, event: Event) -> list[str]:

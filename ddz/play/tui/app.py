@@ -893,9 +893,9 @@ KEYS_MORE = N_("""Drag across cards to pick several · F5 open a deal by its cod
 CLOSING_SIGNALS = {**SIGNAL_NAMES, "SIGINT": N_("Interrupted")}
 
 
-def run_app(options: dict, color: bool, app_class: type[DdzApp] | None = None) -> int:
+def run_app(options: dict, color: bool) -> int:
     """Play full screen until the player leaves; the closing lines are printed after."""
-    app = (app_class or DdzApp)(options, color)
+    app = DdzApp(options, color)
     try:
         app.run()
     except OSError:  # the terminal went away (a hang-up)

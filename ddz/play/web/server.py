@@ -365,7 +365,8 @@ class Sitting:
         if o.seed is not None:  # reproducible per tab, and each tab its own deals
             seed = int(np.random.SeedSequence([o.seed, number]).generate_state(1, np.uint64)[0])
         self.table = Table(
-            o.rules, [], server.level, hint_order, seed, stats_on=False, undo=o.undo
+            o.rules, [], server.level, hint_order, seed, stats_on=False, undo=o.undo,
+            command="ddz serve",
         )  # fmt: skip
         self.render = views.renderer_of(self.table)
         self.thinking: int | None = None
@@ -471,6 +472,8 @@ class Sitting:
             if lang not in LANGUAGES:
                 return await self.error(BAD_MESSAGE, f"unknown language {lang[:8]!r}")
             self.lang = lang
+            self.speak()
+            transcript.rewrite(self.render)  # the hand's lines so far, in the new language
             return await self.send_view()
         if kind == "hello":
             return await self.error(BAD_MESSAGE, "hello twice")

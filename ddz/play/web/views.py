@@ -70,6 +70,10 @@ LABELS = {
     "thinking": N_("{seat} is thinking…"),
     "language": N_("Language"),
     "disconnected": N_("The connection to the server was lost."),
+    "reconnect": N_("Reconnect"),
+    "reconnect_note": N_(
+        "Reconnecting opens a new table: the server keeps no table for a closed connection."
+    ),
 }
 
 
@@ -90,7 +94,7 @@ class TextTerm:
 
 def renderer_of(table: Table) -> Renderer:
     """A renderer of ``table``'s position that writes to a :class:`TextTerm`."""
-    return Renderer(TextTerm(table.rules.deck), table.model, table.level)
+    return Renderer(TextTerm(table.rules.deck), table.model, table.level, table.command)
 
 
 def hide_codes(value, codes: set[str]):
@@ -209,9 +213,14 @@ def status_text(table: Table, render: Renderer, thinking: int | None) -> str:
 
 
 def title_of(table: Table, render: Renderer) -> str:
-    """The page's title: the game, the bots' level, the wild rank once drawn (never a code)."""
-    title = _("Dou Dizhu") + " · " + _("{level} bots").format(level=render.level_name())
-    return title + (" · " + render.wild_text() if render.wild >= 0 else "")
+    """The page's title: the game played (after "Dou Dizhu", unless its name says it: 二人斗地主),
+    the bots' level, the wild rank once drawn (never a code)."""
+    game, name = text.capital(_(render.texts.title)), _("Dou Dizhu")
+    parts = [game] if name in game else [name, game]
+    parts.append(_("{level} bots").format(level=render.level_name()))
+    if render.wild >= 0:
+        parts.append(render.wild_text())
+    return " · ".join(parts)
 
 
 def result_view(table: Table) -> dict | None:

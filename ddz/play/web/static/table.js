@@ -41,8 +41,28 @@
     ws.addEventListener("close", () => {
       if (!closedByServer) notice(T("disconnected", "The connection to the server was lost."), true);
       $("table").classList.add("offline");
+      // the server keeps no table for a closed socket: reconnecting sits at a new one
+      $("reconnect").textContent = T("reconnect", "Reconnect");
+      $("reconnect-note").textContent = T("reconnect_note",
+        "Reconnecting opens a new table: the server keeps no table for a closed connection.");
+      $("reconnect-line").hidden = false;
       updateButtons();
     });
+  }
+
+  function reconnect() {
+    if (ws && ws.readyState !== WebSocket.CLOSED) return;
+    closedByServer = false;
+    raised = new Set();
+    pendingSelect = 0;
+    selection = null;
+    hintText = "";
+    resultClosed = false;
+    $("reconnect-line").hidden = true;
+    notice("", false);
+    $("table").classList.remove("offline");
+    $("table").setAttribute("aria-busy", "true");
+    connect();
   }
 
   function send(message) {
@@ -101,7 +121,8 @@
   let noticeTimer = null;
   function notice(text, sticky) {
     const box = $("notice");
-    box.textContent = text;
+    $("notice-text").textContent = text;
+    if (!$("reconnect-line").hidden) sticky = true; // offline: the Reconnect line stays
     box.hidden = !text;
     box.classList.toggle("sticky", !!sticky);
     clearTimeout(noticeTimer);
@@ -185,6 +206,8 @@
   // ------------------------------------------------------------------ the view
   function showView(v) {
     const firstView = view === null;
+    // another language: the last hint's line, written in the old one, is dropped
+    if (view && v.lang !== view.lang) hintText = "";
     view = v;
     views += 1;
     $("table").dataset.views = views; // how many views were drawn (the browser tests wait on it)
@@ -819,6 +842,7 @@
     onTap($("copy-code"), copyCode);
     onTap($("result-close"), () => showResult(false));
     onTap($("show-result"), () => showResult(true));
+    onTap($("reconnect"), reconnect);
     $("open-form").addEventListener("submit", (event) => {
       event.preventDefault();
       const code = $("open-input").value.trim();
