@@ -43,6 +43,7 @@ from .rules.wild import (
     _CARDS_SHIFT,
     _ROCKET,
     _SHIFTS,
+    _UNITS,
     BOMB_NAMES,
     HARD_BOMB,
     PLAY_TAG,
@@ -88,6 +89,7 @@ def build_shortfall_tables(table) -> tuple[np.ndarray, np.ndarray]:
         total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
         short = np.where(ranks >= 13, 0, short)
         packed[g] = short[..., 0] | short[..., 1] << 3 | short[..., 2] << 6
+    total[0, :, 0] = 99  # pass (row 0) is no reading
     return total, packed
 
 
@@ -136,30 +138,32 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
 
 
 def _fitting_rows(rules, hands, wild, table_plays):
-    """(game, row, cards missing (K,) in play-code units, wild cards they take (K,), natural
-    counts (B, 15)) of every table row each hand can read given its wild rank: the rows whose
-    shortfall over the natural cards is at most the wild count (five table gathers per hand),
-    and, following, that may beat the table play (its type and length with a higher main, or a
-    bomb or the rocket)."""
+    """(game, row, cards missing in play-code units, wild cards they take, natural counts
+    (B, 15), wild cards held (B,)) of every table row each hand can read given its wild rank:
+    the rows whose shortfall over the natural cards is at most the wild count (five table
+    gathers per hand), and, following, that may beat the table play (its type and length with
+    a higher main, or a bomb or the rocket)."""
     table, (shortfall, packed) = move_table(rules.ruleset), shortfall_tables(rules)
-    hands = hands.astype(np.int16)
-    rows = np.arange(len(hands))
-    nat = hands.copy()
-    nat[rows, wild] = 0
-    w = hands[rows, wild].astype(np.uint8)
+    n_rows = shortfall.shape[2]
+    hands_at = np.arange(len(hands))
+    nat = hands.astype(np.int64)
+    held = nat[hands_at, wild]
+    nat[hands_at, wild] = 0
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    g_all, r_all, t_all = [], [], []
+    held8 = held.astype(np.uint8)[:, None]
+    found, used_all = [], []
     for start in range(0, len(hands), 64):  # (64, N) at a time
-        part = slice(start, start + 64)
-        total = shortfall[0, idx[part, 0]]
-        for g in range(1, 5):
-            total += shortfall[g, idx[part, g]]
-        total[:, 0] = 99  # pass
-        g, r = np.divmod(np.flatnonzero(total <= w[part, None]), total.shape[1])
-        g_all.append(g + start)
-        r_all.append(r)
-        t_all.append(total[g, r])
-    g, r, used = np.concatenate(g_all), np.concatenate(r_all), np.concatenate(t_all)
+        i = idx[start : start + 64]
+        total = shortfall[0].take(i[:, 0], 0)
+        for k in range(1, 5):
+            total += shortfall[k].take(i[:, k], 0)
+        nz = np.flatnonzero(total <= held8[start : start + 64])
+        used_all.append(total.reshape(-1).take(nz))
+        found.append(nz + start * n_rows if start else nz)
+    nz = np.concatenate(found) if len(found) > 1 else found[0]
+    used = np.concatenate(used_all) if len(found) > 1 else used_all[0]
+    g = nz // n_rows
+    r = nz - g * n_rows
     if table_plays is not None and np.any(table_plays):
         on = table_plays[g]
         mtype = table.type[r]
@@ -167,50 +171,92 @@ def _fitting_rows(rules, hands, wild, table_plays):
         same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
         keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
         g, r, used = g[keep], r[keep], used[keep]
-    at = idx * packed.shape[2]  # (B, 5): each hand's rows of the groups' flat tables
+    at = idx * n_rows  # (B, 5): each hand's rows of the groups' flat tables
     short = np.zeros(len(g), np.int64)
     for k in range(5):
-        missing = packed[k].reshape(-1).take(at[:, k][g] + r).astype(np.int64)
-        short |= missing << (_CARDS_SHIFT + 9 * k)
-    return g, r, short, used.astype(np.int64), nat
+        flat = at[:, k].take(g)
+        flat += r
+        missing = packed[k].reshape(-1).take(flat).astype(np.int64)
+        missing <<= _CARDS_SHIFT + 9 * k
+        short |= missing
+    return g, r, short, used.astype(np.int64), nat, held
 
 
-def _spent(rules, g, r, left, nat):
-    """Every way of spending natural or wild cards on each fitting row (extra wild cards read
-    in place of natural ones, at most the ``left`` wild cards and the naturals held at each
-    rank): (index of its fitting row (M,), extra wild cards (M,), their code (M,))."""
-    start, spent, code, extras = spending_tables(rules)
-    lo = start[r, 0]
-    n = start[r, np.minimum(left, MAX_WILDS) + 1] - lo
-    fit = np.repeat(np.arange(len(r)), n)
-    idx = np.arange(len(fit)) + np.repeat(lo - (np.cumsum(n) - n), n)
-    natural = (np.minimum(nat[:, :13], 7).astype(np.int64) << (4 * np.arange(13))).sum(1)
-    room = (natural | _GUARDS)[g][fit] - spent[idx]  # a guard bit stays where e_k <= natural
-    ok = (room & _GUARDS) == _GUARDS
-    fit, idx = fit[ok], idx[ok]
-    return fit, extras[idx], code[idx]
+def _row_facts(rules) -> tuple[np.ndarray, ...]:
+    """Per table row, built once: its play code with no wild card (:func:`row_codes`), the rank
+    of all its cards (-1: several ranks), its size less its main... (see the tuple), the bounds
+    of its spending entries with 1 to 4 extra wild cards."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        codes, own = row_codes(rules)
+        start = spending_tables(rules)[0]
+        return (
+            codes,
+            own.astype(np.int64),
+            table.size.astype(np.int64),
+            table.main.astype(np.int64),
+            table.type == _BOMB,
+            np.ascontiguousarray(start[:, 1:]),
+        )
+
+    return built(rules, "row facts", build)
 
 
-def _codes_of(rules, g, rows, short, used, wild, spent):
-    """Play codes of the spent readings (and the all-wild rule): (game, code). A code is linear
-    in the counts it holds, so a missing card read from a wild card moves one unit from its
-    rank's field to the wild rank's, and so does each extra wild card."""
-    src, extras, code = spent
-    table, (row_code, own_rank) = move_table(rules.ruleset), row_codes(rules)
-    wild_k = wild[g]
-    unit = np.int64(1) << _SHIFTS[wild_k]
-    # per fitting row: cards of the wild rank alone read as their own rank only, so at most
-    # its natural cards less one may turn wild (all of them when the row is of the wild rank)
-    cap = np.where(own_rank[rows] == wild_k, MAX_WILDS + 1, table.size[rows] - used)
-    bomb = table.type[rows] == _BOMB
-    wild_bomb = bomb & (table.main[rows] == wild_k)
-    klass = np.where(wild_bomb, WILD_BOMB, np.where(bomb, SOFT_BOMB, 0)).astype(np.int64)
-    base = row_code[rows] - short + used * unit + (klass << _BOMB_SHIFT)
-    hard = np.where(bomb & ~wild_bomb & (used == 0), (HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT, 0)
-    keep = extras < cap[src]
-    src, extras, code = src[keep], extras[keep], code[keep]
-    codes = base[src] - code + extras * unit[src] + np.where(extras == 0, hard[src], 0)
-    return g[src], codes
+_SOFT = np.int64(SOFT_BOMB) << _BOMB_SHIFT
+_WILD_KLASS = np.int64(WILD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+_HARD_KLASS = np.int64(HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+
+
+def _readings(rules, g, r, short, used, nat, held, wild):
+    """The play codes of every reading of the fitting rows: (game, code) of the readings that
+    spend no extra wild card (one per row), then of those that read some natural cards of the
+    row as wild cards (the spending entries, ``build_spending_tables``), each array in game
+    order. A code is linear in the counts it holds, so a missing card read from a wild card
+    moves one unit from its rank's field to the wild rank's, and so does each extra wild card.
+    Cards of the wild rank alone read as their own rank only, so at most a row's natural cards
+    less one may turn wild (all of them when the row is of the wild rank)."""
+    row_code, own, size, main, is_bomb, bounds = _row_facts(rules)
+    _, spent, code, extras = spending_tables(rules)
+    wild_g = wild.take(g)
+    unit = _UNITS.take(wild_g)
+    bomb = is_bomb.take(r)
+    base = row_code.take(r) - short + used * unit
+    if bomb.any():
+        wild_bomb = bomb & (main.take(r) == wild_g)
+        base += np.where(bomb, np.where(wild_bomb, _SOFT + _WILD_KLASS, _SOFT), 0)
+        hard = bomb & ~wild_bomb & (used == 0)
+    else:
+        hard = None
+    # cap: the extra wild cards allowed (size - used, or any when the row is of the wild rank)
+    cap = np.where(own.take(r) == wild_g, MAX_WILDS + 1, size.take(r) - used)
+    # no extra wild card: a reading when the row keeps a natural card or is of the wild rank
+    first = cap > 0
+    codes0 = base if hard is None else base + np.where(hard, _HARD_KLASS, 0)
+    g0, codes0 = g[first], codes0[first]
+    # extra wild cards: the rows with wild cards left and room for one
+    left = held.take(g) - used
+    more = np.flatnonzero((left > 0) & (cap > 1))
+    if not len(more):
+        return (g0, codes0), (g[:0], codes0[:0])
+    rm = r.take(more)
+    lo = bounds[rm, 0]
+    n = bounds[rm, np.minimum(left.take(more), MAX_WILDS)] - lo
+    gm = g.take(more)
+    natural = (np.minimum(nat[:, :13], 7) << (4 * np.arange(13, dtype=np.int64))).sum(1)
+    natural |= _GUARDS
+    total = int(n.sum())
+    pos = np.repeat(lo - (np.cumsum(n) - n), n)
+    pos += np.arange(total)
+    room = np.repeat(natural.take(gm), n) - spent.take(pos)
+    ex = extras.take(pos)
+    ok = ((room & _GUARDS) == _GUARDS) & (ex < np.repeat(cap.take(more), n))
+    ok = np.flatnonzero(ok)
+    pos, ex = pos.take(ok), ex.take(ok).astype(np.int64)
+    fit = np.repeat(np.arange(len(more)), n).take(ok)
+    src = more.take(fit)
+    codes = base.take(src) - code.take(pos) + ex * unit.take(src)
+    return (g0, codes0), (g.take(src), codes)
 
 
 def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
@@ -239,31 +285,41 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     wild = np.asarray(wild, np.int64)
     if table_plays is not None:
         table_plays = np.asarray(table_plays, np.int64)
-    g, rows, short, used, nat = _fitting_rows(rules, hands, wild, table_plays)
-    spent = _spent(rules, g, rows, hands[g, wild[g]] - used, nat)
-    g, codes = _codes_of(rules, g, rows, short, used, wild, spent)
+    g, rows, short, used, nat, held = _fitting_rows(rules, hands, wild, table_plays)
+    parts = _readings(rules, g, rows, short, used, nat, held, wild)
     if table_plays is not None:
-        on = table_plays[g]
-        bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)  # other table plays: rows filtered
-        if bombs.any():
-            keep = ~bombs
-            keep[bombs] = beats(codes[bombs], on[bombs])
-            g, codes = g[keep], codes[keep]
+        parts = [_beating(g, codes, table_plays) for g, codes in parts]
+    (g0, c0), (g1, c1) = parts
     if len(hands) == 1:
-        codes = np.sort(codes)
+        codes = np.concatenate([c0, c1])
+        codes.sort()
         return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
     # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
     out = []
-    for start in range(0, len(hands), _SORT_GAMES):
-        lo, hi = np.searchsorted(g, [start, start + _SORT_GAMES])
-        key = (g[lo:hi] - start).astype(np.uint64) << np.uint64(55)
-        key = np.sort(key | (codes[lo:hi] & _LOW55).astype(np.uint64))
+    b0 = np.searchsorted(g0, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
+    b1 = np.searchsorted(g1, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
+    for j, start in enumerate(range(0, len(hands), _SORT_GAMES)):
+        parts = [(g0[b0[j] : b0[j + 1]], c0[b0[j] : b0[j + 1]])]
+        parts.append((g1[b1[j] : b1[j + 1]], c1[b1[j] : b1[j + 1]]))
+        key = np.concatenate([((gg - start) << 55) | (cc & _LOW55) for gg, cc in parts])
+        key.sort()
         key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
-        game = (key >> np.uint64(55)).astype(np.int64)
-        plays = (key & np.uint64(_LOW55)).astype(np.int64) | PLAY_TAG
+        game = key >> 55
+        plays = (key & _LOW55) | PLAY_TAG
         bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
-        out += [plays[bounds[b] : bounds[b + 1]] for b in range(len(bounds) - 1)]
+        out += np.split(plays, bounds[1:-1])
     return out
+
+
+def _beating(g, codes, table_plays):
+    """The readings of a bomb table play that beat it (other table plays: rows filtered)."""
+    on = table_plays.take(g)
+    bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)
+    if not bombs.any():
+        return g, codes
+    keep = ~bombs
+    keep[bombs] = beats(codes[bombs], on[bombs])
+    return g[keep], codes[keep]
 
 
 ENGINE.update(legal_plays_batch=legal_plays_batch)
