@@ -103,6 +103,8 @@ def spending_tables(rules) -> tuple[np.ndarray, ...]:
 #: each field of a hand's natural counts
 _NIBBLES = np.int64(1) << (4 * np.arange(13, dtype=np.int64))
 _GUARDS = np.int64(8) * _NIBBLES.sum()
+#: the guard of the 14th nibble too: the extra wild cards of an entry, at most a cap
+_GUARDS_14 = _GUARDS | np.int64(8) << np.int64(4 * 13)
 MAX_WILDS = 4  # wild cards of one rank
 
 
@@ -111,7 +113,7 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
     extra wild cards (``e_k`` at rank ``k``, at most the row's count there), one entry, the
     entries of each row ordered by their number of extra wild cards: (``start`` (N, 6): the
     entries of row ``r`` with ``t`` extra wild cards are ``start[r, t]:start[r, t + 1]``,
-    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank, ``code`` (E,) int64 the ``e_k`` in
+    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank and their sum above, ``code`` (E,) int64 the ``e_k`` in
     play-code units, ``extras`` (E,) int8 their sum). A hand may spend an entry when each
     ``e_k`` is at most its natural count at ``k`` (the wild rank's natural count is 0)."""
     counts = table.counts[:, :13].astype(np.int64)
@@ -130,6 +132,7 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
             code[idx] + (extra << _SHIFTS[k]),
         )
         extras = extras[idx] + extra
+    spent |= extras << 4 * 13  # the count of extra wild cards, checked against a cap
     key = src * (MAX_WILDS + 1) + extras
     order = np.argsort(key, kind="stable")
     bounds = np.searchsorted(key[order], np.arange(n * (MAX_WILDS + 1) + 1))
@@ -171,15 +174,34 @@ def _fitting_rows(rules, hands, wild, table_plays):
         same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
         keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
         g, r, used = g[keep], r[keep], used[keep]
-    at = idx * n_rows  # (B, 5): each hand's rows of the groups' flat tables
-    short = np.zeros(len(g), np.int64)
-    for k in range(5):
-        flat = at[:, k].take(g)
-        flat += r
-        missing = packed[k].reshape(-1).take(flat).astype(np.int64)
-        missing <<= _CARDS_SHIFT + 9 * k
-        short |= missing
+    short = _missing(row_codes(rules)[0].take(r), nat, g)
     return g, r, short, used.astype(np.int64), nat, held
+
+
+#: the fields of a play code's ranks 3..2, every other rank from 3 (even) or from 4 (odd), and
+#: the bit above each of those fields (the next rank's lowest bit): a guard for subtractions
+_EVEN, _ODD = ((np.int64(7) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
+_GUARD_EVEN, _GUARD_ODD = ((np.int64(8) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
+
+
+def _missing(row_code, nat, g):
+    """The cards each row misses of hand ``g``'s natural counts ``nat`` (B, 15), in play-code
+    units: per field, ``max(row - natural, 0)``, every other rank at once (its guard bit, the
+    next rank's lowest, absorbs the borrow of a missing card, and tells where one is missing).
+    Jokers are left out (a row missing a joker never fits)."""
+    units = _UNITS[:13]
+    short = np.zeros(len(row_code), np.int64)
+    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
+        natural = (nat[:, k:13:2] * units[k::2]).sum(1) | guard
+        diff = natural.take(g) - (row_code & fields)
+        gone = ~diff & guard  # the guard bits borrowed: a card missing there
+        gone >>= 3
+        gone *= 7
+        diff &= fields  # 8 + natural - row where a card is missing
+        diff = guard - diff
+        diff &= gone
+        short |= diff
+    return short
 
 
 def _row_facts(rules) -> tuple[np.ndarray, ...]:
@@ -244,18 +266,18 @@ def _readings(rules, g, r, short, used, nat, held, wild):
     n = bounds[rm, np.minimum(left.take(more), MAX_WILDS)] - lo
     gm = g.take(more)
     natural = (np.minimum(nat[:, :13], 7) << (4 * np.arange(13, dtype=np.int64))).sum(1)
-    natural |= _GUARDS
+    natural = natural.take(gm) | np.minimum(cap.take(more) - 1, 7) << 4 * 13
+    natural |= _GUARDS_14
     total = int(n.sum())
-    pos = np.repeat(lo - (np.cumsum(n) - n), n)
+    fit = np.repeat(np.arange(len(more)), n)
+    pos = (lo - (np.cumsum(n) - n)).take(fit)
     pos += np.arange(total)
-    room = np.repeat(natural.take(gm), n) - spent.take(pos)
-    ex = extras.take(pos)
-    ok = ((room & _GUARDS) == _GUARDS) & (ex < np.repeat(cap.take(more), n))
-    ok = np.flatnonzero(ok)
-    pos, ex = pos.take(ok), ex.take(ok).astype(np.int64)
-    fit = np.repeat(np.arange(len(more)), n).take(ok)
+    room = natural.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
+    room &= _GUARDS_14
+    ok = np.flatnonzero(room == _GUARDS_14)
+    pos, fit = pos.take(ok), fit.take(ok)
     src = more.take(fit)
-    codes = base.take(src) - code.take(pos) + ex * unit.take(src)
+    codes = base.take(src) - code.take(pos) + extras.take(pos) * unit.take(src)
     return (g0, codes0), (g.take(src), codes)
 
 
