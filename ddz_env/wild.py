@@ -281,6 +281,95 @@ def _readings(rules, g, r, short, used, nat, held, wild):
     return (g0, codes0), (g.take(src), codes)
 
 
+def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
+    """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
+    same steps, with no game index to carry (a call costs its numpy calls more than their
+    work)."""
+    shortfall = shortfall_tables(rules)[0]
+    row_code, own, size, main, is_bomb, bounds = _row_facts(rules)
+    nat = [int(k) for k in hand]
+    held, nat[wild] = nat[wild], 0
+    c = [min(k, 4) for k in nat]
+    total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
+    total += shortfall[2, c[6] * 25 + c[7] * 5 + c[8]]
+    total += shortfall[3, c[9] * 25 + c[10] * 5 + c[11]]
+    total += shortfall[4, c[12] * 25 + c[13] * 5 + c[14]]
+    r = (total <= held).nonzero()[0]
+    if table_play:
+        r = r[_may_beat(rules, r, table_play)]
+    used = total.take(r).astype(np.int64)
+    rc = row_code.take(r)
+    natural = sum(k << int(s) for k, s in zip(nat[:13], _SHIFTS[:13].tolist()))
+    short = _missing_one(rc, natural)
+    unit = _UNITS[wild]
+    base = used * unit
+    base += rc
+    base -= short
+    bomb = is_bomb.take(r)
+    if bomb.any():
+        wild_bomb = bomb & (main.take(r) == wild)
+        base += np.where(bomb, np.where(wild_bomb, _SOFT + _WILD_KLASS, _SOFT), 0)
+        hard = bomb & ~wild_bomb & (used == 0)
+        codes0 = base + np.where(hard, _HARD_KLASS, 0)
+    else:
+        codes0 = base
+    cap = size.take(r) - used
+    cap[own.take(r) == wild] = MAX_WILDS + 1
+    codes0 = codes0[cap > 0]
+    more = ((used < min(held, MAX_WILDS)) & (cap > 1)).nonzero()[0]
+    if len(more):
+        rm = r.take(more)
+        lo = bounds[rm, 0]
+        n = bounds[rm, np.minimum(held - used.take(more), MAX_WILDS)] - lo
+        nibbles = sum(min(k, 7) << 4 * i for i, k in enumerate(nat[:13])) | int(_GUARDS_14)
+        room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
+        room |= nibbles
+        fit = np.repeat(np.arange(len(more)), n)
+        pos = (lo - (np.cumsum(n) - n)).take(fit)
+        pos += np.arange(len(fit))
+        _, spent, code, extras = spending_tables(rules)
+        room = room.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
+        room &= _GUARDS_14
+        ok = (room == _GUARDS_14).nonzero()[0]
+        pos = pos.take(ok)
+        codes = extras.take(pos) * unit
+        codes += base.take(more.take(fit.take(ok)))
+        codes -= code.take(pos)
+        codes = np.concatenate([codes0, codes])
+    else:
+        codes = codes0
+    if table_play & 15 in (_BOMB, _ROCKET):
+        codes = codes[beats(codes, table_play)]
+    codes.sort()
+    return codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+
+
+def _missing_one(row_code, natural: int):
+    """:func:`_missing` of one hand (``natural``: its natural counts in play-code units)."""
+    short = None
+    for fields, guard in ((_EVEN, _GUARD_EVEN), (_ODD, _GUARD_ODD)):
+        diff = row_code & fields
+        np.subtract(int(natural & fields | guard), diff, out=diff)
+        gone = ~diff
+        gone &= guard
+        gone >>= 3
+        gone *= 7
+        diff &= fields  # 8 + natural - row where a card is missing
+        np.subtract(guard, diff, out=diff)
+        diff &= gone
+        short = diff if short is None else short | diff
+    return short
+
+
+def _may_beat(rules, r, table_play: int):
+    """Whether rows ``r`` may beat the play code ``table_play``: a bomb or the rocket, or its
+    type and length with a higher main."""
+    table = move_table(rules.ruleset)
+    mtype = table.type.take(r)
+    bomb = (mtype == _BOMB) | (mtype == _ROCKET)
+    same = (mtype == table_play & 15) & (table.length.take(r) == table_play >> 4 & 15)
+    return bomb | (same & (table.main.take(r) > table_play >> 8 & 15))
+
 def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
     """Per table row: its play code with no wild card (the cards it holds consumed, not a
     bomb class) and the rank of all its cards (-1: several ranks), built once."""
@@ -305,6 +394,9 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
+    if len(hands) == 1:
+        on = 0 if table_plays is None else int(np.asarray(table_plays).reshape(-1)[0])
+        return [_plays_of_one(rules, hands[0], int(wild.reshape(-1)[0]), on)]
     if table_plays is not None:
         table_plays = np.asarray(table_plays, np.int64)
     g, rows, short, used, nat, held = _fitting_rows(rules, hands, wild, table_plays)
