@@ -40,7 +40,6 @@ from .rules.base import ENGINE
 from .rules.wild import (
     _BOMB,
     _BOMB_SHIFT,
-    _CARDS_SHIFT,
     _ROCKET,
     _SHIFTS,
     _UNITS,
@@ -62,7 +61,7 @@ from .rules.wild import (
 __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
-def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
+def shortfall_tables(rules) -> np.ndarray:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
     built once per move table."""
     return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
@@ -72,25 +71,21 @@ def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
 _NO_FIT = 5
 
 
-def build_shortfall_tables(table) -> tuple[np.ndarray, np.ndarray]:
+def build_shortfall_tables(table) -> np.ndarray:
     """For each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``), each count combination
     of the hand in it and each row: (5, 125, N) uint8 the cards the row needs beyond those
-    counts (at most 5: a joker missing counts 5, no wild card stands for a joker), and (5, 125,
-    N) uint16 the cards missing at each rank, 3 bits per rank (the group's 9 bits of a play
-    code's cards, jokers left out)."""
+    counts (at most 5: a joker missing counts 5, no wild card stands for a joker; pass, row 0,
+    never fits)."""
     combos = np.arange(125)
     have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
     total = np.zeros((5, 125, len(table)), np.uint8)
-    packed = np.zeros((5, 125, len(table)), np.uint16)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks].astype(np.int16)
         short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
         weight = np.where(ranks >= 13, _NO_FIT, 1)
         total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
-        short = np.where(ranks >= 13, 0, short)
-        packed[g] = short[..., 0] | short[..., 1] << 3 | short[..., 2] << 6
     total[0, :, 0] = 99  # pass (row 0) is no reading
-    return total, packed
+    return total
 
 
 def spending_tables(rules) -> tuple[np.ndarray, ...]:
@@ -146,7 +141,7 @@ def _fitting_rows(rules, hands, wild, table_plays):
     the rows whose shortfall over the natural cards is at most the wild count (five table
     gathers per hand), and, following, that may beat the table play (its type and length with
     a higher main, or a bomb or the rocket)."""
-    table, (shortfall, packed) = move_table(rules.ruleset), shortfall_tables(rules)
+    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
     n_rows = shortfall.shape[2]
     hands_at = np.arange(len(hands))
     nat = hands.astype(np.int64)
@@ -204,30 +199,33 @@ def _missing(row_code, nat, g):
     return short
 
 
+_SOFT = np.int64(SOFT_BOMB) << _BOMB_SHIFT
+_WILD_KLASS = np.int64(WILD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+_HARD_KLASS = np.int64(HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+
+
 def _row_facts(rules) -> tuple[np.ndarray, ...]:
-    """Per table row, built once: its play code with no wild card (:func:`row_codes`), the rank
-    of all its cards (-1: several ranks), its size less its main... (see the tuple), the bounds
-    of its spending entries with 1 to 4 extra wild cards."""
+    """Per wild rank and table row, built once, (13, N) int64 each, flat: ``code`` the row's
+    play code with no wild card and its bomb class as read with wild cards (soft, or the wild
+    bomb for the bomb of the wild rank); ``cap`` its size, plus 5 when all its cards are of the
+    wild rank (extra wild cards may replace at most its size less the missing cards, all of
+    them then); ``hard`` what turns a soft bomb hard when no wild card is in it. And ``start``
+    (N * 6,) the spending entries' bounds (:func:`build_spending_tables`), flat."""
 
     def build():
         table = move_table(rules.ruleset)
         codes, own = row_codes(rules)
         start = spending_tables(rules)[0]
-        return (
-            codes,
-            own.astype(np.int64),
-            table.size.astype(np.int64),
-            table.main.astype(np.int64),
-            table.type == _BOMB,
-            np.ascontiguousarray(start[:, 1:]),
-        )
+        wild = np.arange(13)[:, None]
+        bomb = table.type == _BOMB
+        wild_bomb = bomb & (table.main == wild)
+        code = codes + np.where(bomb, _SOFT, 0) + np.where(wild_bomb, _WILD_KLASS, 0)
+        cap = table.size.astype(np.int64) + np.where(own == wild, MAX_WILDS + 1, 0)
+        hard = np.where(bomb & ~wild_bomb, _HARD_KLASS, 0)
+        flat = (np.ascontiguousarray(x, np.int64).reshape(-1) for x in (code, cap, hard, start))
+        return tuple(flat)
 
     return built(rules, "row facts", build)
-
-
-_SOFT = np.int64(SOFT_BOMB) << _BOMB_SHIFT
-_WILD_KLASS = np.int64(WILD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
-_HARD_KLASS = np.int64(HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
 
 
 def _readings(rules, g, r, short, used, nat, held, wild):
@@ -238,32 +236,31 @@ def _readings(rules, g, r, short, used, nat, held, wild):
     moves one unit from its rank's field to the wild rank's, and so does each extra wild card.
     Cards of the wild rank alone read as their own rank only, so at most a row's natural cards
     less one may turn wild (all of them when the row is of the wild rank)."""
-    row_code, own, size, main, is_bomb, bounds = _row_facts(rules)
+    row_code, row_cap, row_hard, bounds = _row_facts(rules)
     _, spent, code, extras = spending_tables(rules)
     wild_g = wild.take(g)
     unit = _UNITS.take(wild_g)
-    bomb = is_bomb.take(r)
-    base = row_code.take(r) - short + used * unit
-    if bomb.any():
-        wild_bomb = bomb & (main.take(r) == wild_g)
-        base += np.where(bomb, np.where(wild_bomb, _SOFT + _WILD_KLASS, _SOFT), 0)
-        hard = bomb & ~wild_bomb & (used == 0)
-    else:
-        hard = None
-    # cap: the extra wild cards allowed (size - used, or any when the row is of the wild rank)
-    cap = np.where(own.take(r) == wild_g, MAX_WILDS + 1, size.take(r) - used)
+    at = wild_g * (len(row_code) // 13)
+    at += r
+    base = used * unit
+    base += row_code.take(at)
+    base -= short
+    cap = row_cap.take(at)
+    cap -= used
+    hard = row_hard.take(at)
+    hard[used > 0] = 0
     # no extra wild card: a reading when the row keeps a natural card or is of the wild rank
     first = cap > 0
-    codes0 = base if hard is None else base + np.where(hard, _HARD_KLASS, 0)
-    g0, codes0 = g[first], codes0[first]
+    g0, codes0 = g[first], (base + hard)[first]
     # extra wild cards: the rows with wild cards left and room for one
     left = held.take(g) - used
     more = np.flatnonzero((left > 0) & (cap > 1))
     if not len(more):
         return (g0, codes0), (g[:0], codes0[:0])
-    rm = r.take(more)
-    lo = bounds[rm, 0]
-    n = bounds[rm, np.minimum(left.take(more), MAX_WILDS)] - lo
+    rm = r.take(more) * (MAX_WILDS + 2)
+    lo = bounds.take(rm + 1)
+    rm += np.minimum(left.take(more), MAX_WILDS) + 1
+    n = bounds.take(rm) - lo
     gm = g.take(more)
     natural = (np.minimum(nat[:, :13], 7) << (4 * np.arange(13, dtype=np.int64))).sum(1)
     natural = natural.take(gm) | np.minimum(cap.take(more) - 1, 7) << 4 * 13
@@ -285,8 +282,8 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
     same steps, with no game index to carry (a call costs its numpy calls more than their
     work)."""
-    shortfall = shortfall_tables(rules)[0]
-    row_code, own, size, main, is_bomb, bounds = _row_facts(rules)
+    shortfall = shortfall_tables(rules)
+    row_code, row_cap, row_hard, bounds = _row_facts(rules)
     nat = [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
     c = [min(k, 4) for k in nat]
@@ -298,29 +295,24 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     if table_play:
         r = r[_may_beat(rules, r, table_play)]
     used = total.take(r).astype(np.int64)
-    rc = row_code.take(r)
+    at = r + wild * (len(row_code) // 13)
     natural = sum(k << int(s) for k, s in zip(nat[:13], _SHIFTS[:13].tolist()))
-    short = _missing_one(rc, natural)
     unit = _UNITS[wild]
     base = used * unit
-    base += rc
-    base -= short
-    bomb = is_bomb.take(r)
-    if bomb.any():
-        wild_bomb = bomb & (main.take(r) == wild)
-        base += np.where(bomb, np.where(wild_bomb, _SOFT + _WILD_KLASS, _SOFT), 0)
-        hard = bomb & ~wild_bomb & (used == 0)
-        codes0 = base + np.where(hard, _HARD_KLASS, 0)
-    else:
-        codes0 = base
-    cap = size.take(r) - used
-    cap[own.take(r) == wild] = MAX_WILDS + 1
-    codes0 = codes0[cap > 0]
+    base -= _missing_one(row_code.take(at), natural)  # the row code's cards as they fit
+    base += row_code.take(at)
+    cap = row_cap.take(at)
+    cap -= used
+    hard = row_hard.take(at)
+    hard[used > 0] = 0
+    hard += base
+    codes0 = hard[cap > 0]
     more = ((used < min(held, MAX_WILDS)) & (cap > 1)).nonzero()[0]
     if len(more):
-        rm = r.take(more)
-        lo = bounds[rm, 0]
-        n = bounds[rm, np.minimum(held - used.take(more), MAX_WILDS)] - lo
+        rm = r.take(more) * (MAX_WILDS + 2)
+        lo = bounds.take(rm + 1)
+        rm += np.minimum(held - used.take(more), MAX_WILDS) + 1
+        n = bounds.take(rm) - lo
         nibbles = sum(min(k, 7) << 4 * i for i, k in enumerate(nat[:13])) | int(_GUARDS_14)
         room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
         room |= nibbles
@@ -369,6 +361,7 @@ def _may_beat(rules, r, table_play: int):
     bomb = (mtype == _BOMB) | (mtype == _ROCKET)
     same = (mtype == table_play & 15) & (table.length.take(r) == table_play >> 4 & 15)
     return bomb | (same & (table.main.take(r) > table_play >> 8 & 15))
+
 
 def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
     """Per table row: its play code with no wild card (the cards it holds consumed, not a
