@@ -69,6 +69,7 @@ def shortfall_tables(rules) -> np.ndarray:
 
 #: a group's shortfall above this many cards never fits (four wild cards at most)
 _NO_FIT = 5
+_CHUNK = 64
 
 
 def build_shortfall_tables(table) -> np.ndarray:
@@ -150,12 +151,12 @@ def _fitting_rows(rules, hands, wild, table_plays):
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
     held8 = held.astype(np.uint8)[:, None]
     found, used_all = [], []
-    for start in range(0, len(hands), 64):  # (64, N) at a time
-        i = idx[start : start + 64]
+    for start in range(0, len(hands), _CHUNK):  # (_CHUNK, N) at a time
+        i = idx[start : start + _CHUNK]
         total = shortfall[0].take(i[:, 0], 0)
         for k in range(1, 5):
             total += shortfall[k].take(i[:, k], 0)
-        nz = np.flatnonzero(total <= held8[start : start + 64])
+        nz = np.flatnonzero(total <= held8[start : start + _CHUNK])
         used_all.append(total.reshape(-1).take(nz))
         found.append(nz + start * n_rows if start else nz)
     nz = np.concatenate(found) if len(found) > 1 else found[0]
@@ -377,7 +378,7 @@ def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
     return built(rules, "row codes", build)
 
 
-_SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
+_SORT_GAMES = 16  # games per sort: 9 bits above the 55 bits of a code without its tag
 _LOW55 = np.int64((1 << 55) - 1)
 
 
@@ -429,7 +430,7 @@ def _beating(g, codes, table_plays):
     return g[keep], codes[keep]
 
 
-ENGINE.update(legal_plays_batch=legal_plays_batch)
+ENGINE.update(legal_plays_batch=legal_plays_batch, legal_plays_one=_plays_of_one)
 
 
 class _PlayWords:
