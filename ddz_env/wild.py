@@ -283,9 +283,8 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
     same steps, with no game index to carry (a call costs its numpy calls more than their
     work)."""
-    shortfall = shortfall_tables(rules)
-    row_code, row_cap, row_hard, bounds = _row_facts(rules)
-    nat = [int(k) for k in hand]
+    shortfall, row_code, row_cap, row_hard, bounds, spent, code, extras = _listing_tables(rules)
+    nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
     c = [min(k, 4) for k in nat]
     total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
@@ -297,11 +296,12 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
         r = r[_may_beat(rules, r, table_play)]
     used = total.take(r).astype(np.int64)
     at = r + wild * (len(row_code) // 13)
-    natural = sum(k << int(s) for k, s in zip(nat[:13], _SHIFTS[:13].tolist()))
+    natural = sum([k << s for k, s in zip(nat, _SHIFT_LIST)])
     unit = _UNITS[wild]
-    base = used * unit
-    base -= _missing_one(row_code.take(at), natural)  # the row code's cards as they fit
-    base += row_code.take(at)
+    base = row_code.take(at)
+    short = _missing_one(base, natural)  # the cards of the row the hand lacks
+    base += used * unit
+    base -= short
     cap = row_cap.take(at)
     cap -= used
     hard = row_hard.take(at)
@@ -314,13 +314,12 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
         lo = bounds.take(rm + 1)
         rm += np.minimum(held - used.take(more), MAX_WILDS) + 1
         n = bounds.take(rm) - lo
-        nibbles = sum(min(k, 7) << 4 * i for i, k in enumerate(nat[:13])) | int(_GUARDS_14)
+        nibbles = sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS_14)
         room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
         room |= nibbles
         fit = np.repeat(np.arange(len(more)), n)
         pos = (lo - (np.cumsum(n) - n)).take(fit)
         pos += np.arange(len(fit))
-        _, spent, code, extras = spending_tables(rules)
         room = room.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
         room &= _GUARDS_14
         ok = (room == _GUARDS_14).nonzero()[0]
@@ -334,7 +333,25 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     if table_play & 15 in (_BOMB, _ROCKET):
         codes = codes[beats(codes, table_play)]
     codes.sort()
-    return codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes
+    keep = np.empty(len(codes), bool)
+    keep[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
+    return codes[keep]
+
+
+def _listing_tables(rules) -> tuple[np.ndarray, ...]:
+    """The tables a listing reads (:func:`shortfall_tables`, :func:`_row_facts`,
+    :func:`spending_tables` but their bounds), in one tuple."""
+
+    def build():
+        return (shortfall_tables(rules), *_row_facts(rules), *spending_tables(rules)[1:])
+
+    return built(rules, "listing", build)
+
+
+#: the shifts of ranks 3..2 in a play code and in 4-bit nibbles, as Python ints
+_SHIFT_LIST = _SHIFTS[:13].tolist()
+_NIBBLE_LIST = list(range(0, 52, 4))
 
 
 def _missing_one(row_code, natural: int):
