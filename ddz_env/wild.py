@@ -447,6 +447,86 @@ def _beating(g, codes, table_plays):
     return g[keep], codes[keep]
 
 
+class PlayMemo:
+    """The lead plays of the hand each seat of each game last listed them for, to list its
+    next ones from: a hand only loses cards, and every play of a smaller hand is a play of the
+    larger one (legality reads only the cards a play consumes and the wild rank), so the plays
+    of a hand within the one remembered are those of the remembered list that consume no more
+    than it holds (:func:`plays_within`); following, those that beat the table play
+    (:func:`plays_beating`). Other hands are listed by :func:`legal_plays_batch`, and so are
+    the hands following a table play when many are listed at once (the listing filters the
+    table rows before it reads them: cheaper per hand than filtering a list in a call of its
+    own). Slots are any hashable key (a game and a seat); what is remembered under one never
+    changes a list, only its cost."""
+
+    #: following: the remembered lists are read when fewer hands than this are listed at once
+    FOLLOW_FROM_MEMO = 16
+
+    def __init__(self, rules):
+        self.rules = rules
+        self._last: dict = {}
+
+    def plays(self, hands, wild, table_plays, slots) -> list[np.ndarray]:
+        """:func:`legal_plays_batch` of ``hands`` (B, 15), ``wild`` (B,), ``table_plays``
+        (B,), remembering the lead plays of each under ``slots`` (B hashables)."""
+        hands = np.asarray(hands)
+        wild = np.asarray(wild, np.int64)
+        on = np.asarray(table_plays, np.int64).tolist()
+        follow_too = len(hands) < self.FOLLOW_FROM_MEMO
+        out, todo = [None] * len(hands), []
+        for i, (slot, w) in enumerate(zip(slots, wild.tolist())):
+            kept = self._last.get(slot)
+            if kept is not None and kept[1] == w and (on[i] == 0 or follow_too):
+                hand = hands[i]
+                if hand.tobytes() == kept[0]:
+                    lead = kept[2]
+                elif (hand <= kept[3]).all():
+                    lead = plays_within(kept[2], hand)
+                    self._last[slot] = (hand.tobytes(), w, lead, hand.copy())
+                else:
+                    todo.append(i)
+                    continue
+                out[i] = plays_beating(lead, on[i]) if on[i] else lead
+            else:
+                todo.append(i)
+        if todo:
+            found = legal_plays_batch(self.rules, hands[todo], wild[todo], np.array(on)[todo])
+            for i, codes in zip(todo, found):
+                out[i] = codes
+                if on[i] == 0:
+                    hand = hands[i]
+                    self._last[slots[i]] = (hand.tobytes(), int(wild[i]), codes, hand.copy())
+        return out
+
+
+def plays_within(codes, hand) -> np.ndarray:
+    """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
+    wild rank's count: the wild cards), in order: each rank's field against the hand's, every
+    other rank at once (:func:`_missing`'s guard bits)."""
+    hand = [int(k) for k in hand]
+    keep = None
+    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
+        room = sum([n << s for n, s in zip(hand[k:13:2], _SHIFT_LIST[k::2])]) | int(guard)
+        diff = codes & fields
+        np.subtract(room, diff, out=diff)
+        diff &= guard
+        ok = diff == guard
+        keep = ok if keep is None else keep & ok
+    jokers = np.int64((1 - min(hand[13], 1)) << 51 | (1 - min(hand[14], 1)) << 52)
+    keep &= (codes & jokers) == 0
+    return codes[keep]
+
+
+def plays_beating(codes, table_play: int) -> np.ndarray:
+    """The play codes (sorted) that beat the play code ``table_play``, in order."""
+    if table_play & 15 in (_BOMB, _ROCKET):
+        return codes[beats(codes, table_play)]
+    kind = codes & 15
+    keep = (kind == _BOMB) | (kind == _ROCKET)
+    keep |= ((codes & 0xFF) == (table_play & 0xFF)) & ((codes >> 8 & 15) > (table_play >> 8 & 15))
+    return codes[keep]
+
+
 ENGINE.update(legal_plays_batch=legal_plays_batch, legal_plays_one=_plays_of_one)
 
 
@@ -472,6 +552,8 @@ class ListedPlays:
         #: what a step reads of the plays: the cards play codes consume, their doublings
         self.consumed_of, self.doublings_of = play_consumed, self.rules.play_doublings
         self.num_moves = self.rules.action_rows
+        #: the lead plays of each seat's last hand, to list its next ones from
+        self.memo = PlayMemo(self.rules)
         self.num_words = (self.num_moves + MAX_CALL + 63) // 64
 
     # ------------------------------------------------------------------ legal actions, steps
@@ -481,7 +563,8 @@ class ListedPlays:
         rows = np.atleast_1d(np.arange(game.batch_size)[rows])
         hands = game.hands[rows, game.current_player[rows]]
         wild = game.wild_rank[rows]
-        found = legal_plays_batch(self.rules, hands, wild, game.table_move[rows])
+        slots = zip(rows.tolist(), game.current_player[rows].tolist())
+        found = self.memo.plays(hands, wild, game.table_move[rows], list(slots))
         lists = dict(zip(rows.tolist(), found))
         too_many = [b for b, codes in lists.items() if len(codes) >= self.num_moves]
         if too_many:
