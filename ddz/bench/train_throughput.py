@@ -131,11 +131,12 @@ def _counts(text: str) -> list[int]:
 
 def games(args: argparse.Namespace) -> dict:
     """The classic game and the wildcard game, alternately (``--repeat`` times each), on the
-    first actor count and the backend asked: each run, both medians and wildcard/classic."""
-    runs: dict[str, list[dict]] = {"classic": [], "wild": []}
+    first actor count and the backend asked: each run (``classic_runs``, ``wild_runs``), both
+    medians of the steady frames/s and ``wild_over_classic``."""
+    runs: tuple[list[dict], list[dict]] = ([], [])
     for _ in range(args.repeat):
-        for game in runs:
-            runs[game].append(
+        for wild in (False, True):
+            runs[wild].append(
                 measure(
                     args.seconds,
                     args.actors[0],
@@ -144,14 +145,33 @@ def games(args: argparse.Namespace) -> dict:
                     args.device,
                     args.threads,
                     args.backend,
-                    wild=game == "wild",
+                    wild=wild,
                 )
             )
-    out: dict = {"runs": runs}
-    for game, done in runs.items():
-        out[game] = round(statistics.median([r["steady_frames_per_s"] for r in done]))
-    out["wild_over_classic"] = round(out["wild"] / out["classic"], 3) if out["classic"] else None
-    return out
+    classic, wild = (
+        round(statistics.median([r["steady_frames_per_s"] for r in done])) for done in runs
+    )
+    return {
+        "classic_runs": runs[0],
+        "wild_runs": runs[1],
+        "classic_frames_per_s": classic,
+        "wild_frames_per_s": wild,
+        "wild_over_classic": round(wild / classic, 3) if classic else None,
+    }
+
+
+def _print_games(args: argparse.Namespace, result: dict) -> None:
+    """The line of ``--wild`` (or its JSON with ``--json``)."""
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(
+        f"ddz train throughput, steady frames/s (median of {args.repeat} run(s) of "
+        f"{args.seconds:g} s each, alternately; {args.actors[0]} actor(s) x "
+        f"{args.actor_batch} games, learner on {args.device}): classic "
+        f"{result['classic_frames_per_s']:,}, wildcard {result['wild_frames_per_s']:,}, "
+        f"wildcard/classic {result['wild_over_classic']}"
+    )
 
 
 def sweep(args: argparse.Namespace) -> list[dict]:
@@ -198,7 +218,8 @@ def sweep(args: argparse.Namespace) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m ddz.bench.train_throughput``."""
     parser = argparse.ArgumentParser(
         prog="python -m ddz.bench.train_throughput",
         description="Measure training frames/s of ddz train.",
@@ -238,23 +259,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the classic and the wildcard game alternately, with the ratio wildcard/classic",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.ray_address and args.backend == "local":
         parser.error("--ray-address needs --backend ray or both")
     if args.wild:
         if args.backend == "both" or len(args.actors) > 1:
             parser.error("--wild takes one backend and one actor count")
-        result = games(args)
-        if args.json:
-            print(json.dumps(result))
-        else:
-            print(
-                f"ddz train throughput, steady frames/s (median of {args.repeat} run(s) of "
-                f"{args.seconds:g} s each, alternately; {args.actors[0]} actor(s) x "
-                f"{args.actor_batch} games, learner on {args.device}): classic "
-                f"{result['classic']:,}, wildcard {result['wild']:,}, wildcard/classic "
-                f"{result['wild_over_classic']}"
-            )
+        _print_games(args, games(args))
         return 0
     if len(args.actors) == 1 and args.backend != "both" and args.repeat == 1:
         result = measure(
