@@ -61,6 +61,50 @@ from .rules.wild import (
 __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
+#: kicker types: (cards per rank of the body, cards per wing)
+_WINGED = {4: (3, 1), 5: (3, 2), 9: (3, 1), 10: (3, 2), 11: (4, 1), 12: (4, 2)}
+#: a group's shortfall that never fits, even summed over the five groups (uint8)
+_NEVER = 50
+
+
+def redundant_wings(table) -> np.ndarray:
+    """(N, 13) bool: the wings (kickers) of each row that another row of the table has at a
+    lower rank 3..2, all else equal. Such a wing read wholly from wild cards gives the same
+    play code as that row's (a wild wing stands for no rank in particular), so the listing
+    reads it there only: a row whose redundant wing the hand lacks entirely is not read
+    (``build_shortfall_tables``), nor are the spending entries that read such a wing's natural
+    cards all as wild (``build_spending_tables``). Moving each wholly wild redundant wing to
+    the lowest rank another row has it at ends at a row with none, and that row reads the
+    same play. Rows whose wings share a rank with each other or with the body are left out."""
+    counts = table.counts.astype(np.int64)
+    rows = {}
+    for i in range(len(table)):
+        rows[
+            (int(table.type[i]), int(table.length[i]), int(table.main[i]), counts[i].tobytes())
+        ] = i
+    out = np.zeros((len(table), 13), bool)
+    for i in range(len(table)):
+        kind, length, main = int(table.type[i]), int(table.length[i]), int(table.main[i])
+        if kind not in _WINGED:
+            continue
+        per, wing = _WINGED[kind]
+        span = length if kind in (9, 10) else 1
+        body = np.zeros(15, np.int64)
+        body[main - span + 1 : main + 1] = per
+        wings = counts[i] - body
+        if wings.min() < 0 or not np.isin(wings, (0, wing)).all() or (wings * body).any():
+            continue
+        for k in np.flatnonzero(wings[:13]):
+            for lower in range(k):
+                moved = counts[i].copy()
+                moved[k] -= wing
+                moved[lower] += wing
+                if (kind, length, main, moved.tobytes()) in rows:
+                    out[i, k] = True
+                    break
+    return out
+
+
 def shortfall_tables(rules) -> np.ndarray:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
     built once per move table."""
@@ -80,12 +124,17 @@ def build_shortfall_tables(table) -> np.ndarray:
     combos = np.arange(125)
     have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
     total = np.zeros((5, 125, len(table)), np.uint8)
+    redundant = np.zeros((len(table), 15), bool)
+    redundant[:, :13] = redundant_wings(table)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks].astype(np.int16)
         short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
         weight = np.where(ranks >= 13, _NO_FIT, 1)
         total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
-    total[0, :, 0] = 99  # pass (row 0) is no reading
+        # a redundant wing the hand lacks entirely: the row is read elsewhere
+        lacks = ((have == 0)[:, None, :] & redundant[None, :, ranks]).any(-1)
+        total[g][lacks] = _NEVER
+    total[0, :, 0] = _NEVER  # pass (row 0) is no reading
     return total
 
 
@@ -129,6 +178,12 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
         )
         extras = extras[idx] + extra
     spent |= extras << 4 * 13  # the count of extra wild cards, checked against a cap
+    # a redundant wing's natural cards all read as wild: the play is read at another row
+    redundant = redundant_wings(table)
+    whole = np.zeros(len(src), bool)
+    for k in np.flatnonzero(redundant.any(0)):
+        whole |= redundant[src, k] & ((spent >> 4 * k & 15) == counts[src, k])
+    src, spent, code, extras = src[~whole], spent[~whole], code[~whole], extras[~whole]
     key = src * (MAX_WILDS + 1) + extras
     order = np.argsort(key, kind="stable")
     bounds = np.searchsorted(key[order], np.arange(n * (MAX_WILDS + 1) + 1))
