@@ -29,6 +29,8 @@ ways of spending natural or wild cards on it.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from .actions import MAX_CALL, PLAY
@@ -67,6 +69,7 @@ _WINGED = {4: (3, 1), 5: (3, 2), 9: (3, 1), 10: (3, 2), 11: (4, 1), 12: (4, 2)}
 _NEVER = 50
 
 
+@cache
 def redundant_wings(table) -> np.ndarray:
     """(N, 13) bool: the wings (kickers) of each row that another row of the table has at a
     lower rank 3..2, all else equal. Such a wing read wholly from wild cards gives the same
