@@ -29,6 +29,8 @@ ways of spending natural or wild cards on it.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from .actions import MAX_CALL, PLAY
@@ -40,9 +42,9 @@ from .rules.base import ENGINE
 from .rules.wild import (
     _BOMB,
     _BOMB_SHIFT,
-    _CARDS_SHIFT,
     _ROCKET,
     _SHIFTS,
+    _UNITS,
     BOMB_NAMES,
     HARD_BOMB,
     PLAY_TAG,
@@ -61,7 +63,52 @@ from .rules.wild import (
 __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 
 
-def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
+#: kicker types: (cards per rank of the body, cards per wing)
+_WINGED = {4: (3, 1), 5: (3, 2), 9: (3, 1), 10: (3, 2), 11: (4, 1), 12: (4, 2)}
+#: a group's shortfall that never fits, even summed over the five groups (uint8)
+_NEVER = 50
+
+
+@cache
+def redundant_wings(table) -> np.ndarray:
+    """(N, 13) bool: the wings (kickers) of each row that another row of the table has at a
+    lower rank 3..2, all else equal. Such a wing read wholly from wild cards gives the same
+    play code as that row's (a wild wing stands for no rank in particular), so the listing
+    reads it there only: a row whose redundant wing the hand lacks entirely is not read
+    (``build_shortfall_tables``), nor are the spending entries that read such a wing's natural
+    cards all as wild (``build_spending_tables``). Moving each wholly wild redundant wing to
+    the lowest rank another row has it at ends at a row with none, and that row reads the
+    same play. Rows whose wings share a rank with each other or with the body are left out."""
+    counts = table.counts.astype(np.int64)
+    rows = {}
+    for i in range(len(table)):
+        rows[
+            (int(table.type[i]), int(table.length[i]), int(table.main[i]), counts[i].tobytes())
+        ] = i
+    out = np.zeros((len(table), 13), bool)
+    for i in range(len(table)):
+        kind, length, main = int(table.type[i]), int(table.length[i]), int(table.main[i])
+        if kind not in _WINGED:
+            continue
+        per, wing = _WINGED[kind]
+        span = length if kind in (9, 10) else 1
+        body = np.zeros(15, np.int64)
+        body[main - span + 1 : main + 1] = per
+        wings = counts[i] - body
+        if wings.min() < 0 or not np.isin(wings, (0, wing)).all() or (wings * body).any():
+            continue
+        for k in np.flatnonzero(wings[:13]):
+            for lower in range(k):
+                moved = counts[i].copy()
+                moved[k] -= wing
+                moved[lower] += wing
+                if (kind, length, main, moved.tobytes()) in rows:
+                    out[i, k] = True
+                    break
+    return out
+
+
+def shortfall_tables(rules) -> np.ndarray:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
     built once per move table."""
     return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
@@ -69,26 +116,29 @@ def shortfall_tables(rules) -> tuple[np.ndarray, np.ndarray]:
 
 #: a group's shortfall above this many cards never fits (four wild cards at most)
 _NO_FIT = 5
+_CHUNK = 64
 
 
-def build_shortfall_tables(table) -> tuple[np.ndarray, np.ndarray]:
+def build_shortfall_tables(table) -> np.ndarray:
     """For each group of three ranks (``ddz_env.bitsets.RANK_GROUPS``), each count combination
     of the hand in it and each row: (5, 125, N) uint8 the cards the row needs beyond those
-    counts (at most 5: a joker missing counts 5, no wild card stands for a joker), and (5, 125,
-    N) uint16 the cards missing at each rank, 3 bits per rank (the group's 9 bits of a play
-    code's cards, jokers left out)."""
+    counts (at most 5: a joker missing counts 5, no wild card stands for a joker; pass, row 0,
+    never fits)."""
     combos = np.arange(125)
     have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
     total = np.zeros((5, 125, len(table)), np.uint8)
-    packed = np.zeros((5, 125, len(table)), np.uint16)
+    redundant = np.zeros((len(table), 15), bool)
+    redundant[:, :13] = redundant_wings(table)
     for g, ranks in enumerate(RANK_GROUPS):
         need = table.counts[:, ranks].astype(np.int16)
         short = np.maximum(need[None] - have[:, None], 0)  # (125, N, 3)
         weight = np.where(ranks >= 13, _NO_FIT, 1)
         total[g] = np.minimum((short * weight).sum(-1), _NO_FIT)
-        short = np.where(ranks >= 13, 0, short)
-        packed[g] = short[..., 0] | short[..., 1] << 3 | short[..., 2] << 6
-    return total, packed
+        # a redundant wing the hand lacks entirely: the row is read elsewhere
+        lacks = ((have == 0)[:, None, :] & redundant[None, :, ranks]).any(-1)
+        total[g][lacks] = _NEVER
+    total[0, :, 0] = _NEVER  # pass (row 0) is no reading
+    return total
 
 
 def spending_tables(rules) -> tuple[np.ndarray, ...]:
@@ -101,6 +151,8 @@ def spending_tables(rules) -> tuple[np.ndarray, ...]:
 #: each field of a hand's natural counts
 _NIBBLES = np.int64(1) << (4 * np.arange(13, dtype=np.int64))
 _GUARDS = np.int64(8) * _NIBBLES.sum()
+#: the guard of the 14th nibble too: the extra wild cards of an entry, at most a cap
+_GUARDS_14 = _GUARDS | np.int64(8) << np.int64(4 * 13)
 MAX_WILDS = 4  # wild cards of one rank
 
 
@@ -109,7 +161,7 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
     extra wild cards (``e_k`` at rank ``k``, at most the row's count there), one entry, the
     entries of each row ordered by their number of extra wild cards: (``start`` (N, 6): the
     entries of row ``r`` with ``t`` extra wild cards are ``start[r, t]:start[r, t + 1]``,
-    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank, ``code`` (E,) int64 the ``e_k`` in
+    ``spent`` (E,) int64 the ``e_k`` 4 bits per rank and their sum above, ``code`` (E,) int64 the ``e_k`` in
     play-code units, ``extras`` (E,) int8 their sum). A hand may spend an entry when each
     ``e_k`` is at most its natural count at ``k`` (the wild rank's natural count is 0)."""
     counts = table.counts[:, :13].astype(np.int64)
@@ -128,6 +180,13 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
             code[idx] + (extra << _SHIFTS[k]),
         )
         extras = extras[idx] + extra
+    spent |= extras << 4 * 13  # the count of extra wild cards, checked against a cap
+    # a redundant wing's natural cards all read as wild: the play is read at another row
+    redundant = redundant_wings(table)
+    whole = np.zeros(len(src), bool)
+    for k in np.flatnonzero(redundant.any(0)):
+        whole |= redundant[src, k] & ((spent >> 4 * k & 15) == counts[src, k])
+    src, spent, code, extras = src[~whole], spent[~whole], code[~whole], extras[~whole]
     key = src * (MAX_WILDS + 1) + extras
     order = np.argsort(key, kind="stable")
     bounds = np.searchsorted(key[order], np.arange(n * (MAX_WILDS + 1) + 1))
@@ -136,30 +195,32 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
 
 
 def _fitting_rows(rules, hands, wild, table_plays):
-    """(game, row, cards missing (K,) in play-code units, wild cards they take (K,), natural
-    counts (B, 15)) of every table row each hand can read given its wild rank: the rows whose
-    shortfall over the natural cards is at most the wild count (five table gathers per hand),
-    and, following, that may beat the table play (its type and length with a higher main, or a
-    bomb or the rocket)."""
-    table, (shortfall, packed) = move_table(rules.ruleset), shortfall_tables(rules)
-    hands = hands.astype(np.int16)
-    rows = np.arange(len(hands))
-    nat = hands.copy()
-    nat[rows, wild] = 0
-    w = hands[rows, wild].astype(np.uint8)
+    """(game, row, cards missing in play-code units, wild cards they take, natural counts
+    (B, 15), wild cards held (B,)) of every table row each hand can read given its wild rank:
+    the rows whose shortfall over the natural cards is at most the wild count (five table
+    gathers per hand), and, following, that may beat the table play (its type and length with
+    a higher main, or a bomb or the rocket)."""
+    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
+    n_rows = shortfall.shape[2]
+    hands_at = np.arange(len(hands))
+    nat = hands.astype(np.int64)
+    held = nat[hands_at, wild]
+    nat[hands_at, wild] = 0
     idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    g_all, r_all, t_all = [], [], []
-    for start in range(0, len(hands), 64):  # (64, N) at a time
-        part = slice(start, start + 64)
-        total = shortfall[0, idx[part, 0]]
-        for g in range(1, 5):
-            total += shortfall[g, idx[part, g]]
-        total[:, 0] = 99  # pass
-        g, r = np.divmod(np.flatnonzero(total <= w[part, None]), total.shape[1])
-        g_all.append(g + start)
-        r_all.append(r)
-        t_all.append(total[g, r])
-    g, r, used = np.concatenate(g_all), np.concatenate(r_all), np.concatenate(t_all)
+    held8 = held.astype(np.uint8)[:, None]
+    found, used_all = [], []
+    for start in range(0, len(hands), _CHUNK):  # (_CHUNK, N) at a time
+        i = idx[start : start + _CHUNK]
+        total = shortfall[0].take(i[:, 0], 0)
+        for k in range(1, 5):
+            total += shortfall[k].take(i[:, k], 0)
+        nz = np.flatnonzero(total <= held8[start : start + _CHUNK])
+        used_all.append(total.reshape(-1).take(nz))
+        found.append(nz + start * n_rows if start else nz)
+    nz = np.concatenate(found) if len(found) > 1 else found[0]
+    used = np.concatenate(used_all) if len(found) > 1 else used_all[0]
+    g = nz // n_rows
+    r = nz - g * n_rows
     if table_plays is not None and np.any(table_plays):
         on = table_plays[g]
         mtype = table.type[r]
@@ -167,50 +228,215 @@ def _fitting_rows(rules, hands, wild, table_plays):
         same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
         keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
         g, r, used = g[keep], r[keep], used[keep]
-    at = idx * packed.shape[2]  # (B, 5): each hand's rows of the groups' flat tables
-    short = np.zeros(len(g), np.int64)
-    for k in range(5):
-        missing = packed[k].reshape(-1).take(at[:, k][g] + r).astype(np.int64)
-        short |= missing << (_CARDS_SHIFT + 9 * k)
-    return g, r, short, used.astype(np.int64), nat
+    short = _missing(row_codes(rules)[0].take(r), nat, g)
+    return g, r, short, used.astype(np.int64), nat, held
 
 
-def _spent(rules, g, r, left, nat):
-    """Every way of spending natural or wild cards on each fitting row (extra wild cards read
-    in place of natural ones, at most the ``left`` wild cards and the naturals held at each
-    rank): (index of its fitting row (M,), extra wild cards (M,), their code (M,))."""
-    start, spent, code, extras = spending_tables(rules)
-    lo = start[r, 0]
-    n = start[r, np.minimum(left, MAX_WILDS) + 1] - lo
-    fit = np.repeat(np.arange(len(r)), n)
-    idx = np.arange(len(fit)) + np.repeat(lo - (np.cumsum(n) - n), n)
-    natural = (np.minimum(nat[:, :13], 7).astype(np.int64) << (4 * np.arange(13))).sum(1)
-    room = (natural | _GUARDS)[g][fit] - spent[idx]  # a guard bit stays where e_k <= natural
-    ok = (room & _GUARDS) == _GUARDS
-    fit, idx = fit[ok], idx[ok]
-    return fit, extras[idx], code[idx]
+#: the fields of a play code's ranks 3..2, every other rank from 3 (even) or from 4 (odd), and
+#: the bit above each of those fields (the next rank's lowest bit): a guard for subtractions
+_EVEN, _ODD = ((np.int64(7) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
+_GUARD_EVEN, _GUARD_ODD = ((np.int64(8) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
 
 
-def _codes_of(rules, g, rows, short, used, wild, spent):
-    """Play codes of the spent readings (and the all-wild rule): (game, code). A code is linear
-    in the counts it holds, so a missing card read from a wild card moves one unit from its
-    rank's field to the wild rank's, and so does each extra wild card."""
-    src, extras, code = spent
-    table, (row_code, own_rank) = move_table(rules.ruleset), row_codes(rules)
-    wild_k = wild[g]
-    unit = np.int64(1) << _SHIFTS[wild_k]
-    # per fitting row: cards of the wild rank alone read as their own rank only, so at most
-    # its natural cards less one may turn wild (all of them when the row is of the wild rank)
-    cap = np.where(own_rank[rows] == wild_k, MAX_WILDS + 1, table.size[rows] - used)
-    bomb = table.type[rows] == _BOMB
-    wild_bomb = bomb & (table.main[rows] == wild_k)
-    klass = np.where(wild_bomb, WILD_BOMB, np.where(bomb, SOFT_BOMB, 0)).astype(np.int64)
-    base = row_code[rows] - short + used * unit + (klass << _BOMB_SHIFT)
-    hard = np.where(bomb & ~wild_bomb & (used == 0), (HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT, 0)
-    keep = extras < cap[src]
-    src, extras, code = src[keep], extras[keep], code[keep]
-    codes = base[src] - code + extras * unit[src] + np.where(extras == 0, hard[src], 0)
-    return g[src], codes
+def _missing(row_code, nat, g):
+    """The cards each row misses of hand ``g``'s natural counts ``nat`` (B, 15), in play-code
+    units: per field, ``max(row - natural, 0)``, every other rank at once (its guard bit, the
+    next rank's lowest, absorbs the borrow of a missing card, and tells where one is missing).
+    Jokers are left out (a row missing a joker never fits)."""
+    units = _UNITS[:13]
+    short = np.zeros(len(row_code), np.int64)
+    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
+        natural = (nat[:, k:13:2] * units[k::2]).sum(1) | guard
+        diff = natural.take(g) - (row_code & fields)
+        gone = ~diff & guard  # the guard bits borrowed: a card missing there
+        gone >>= 3
+        gone *= 7
+        diff &= fields  # 8 + natural - row where a card is missing
+        diff = guard - diff
+        diff &= gone
+        short |= diff
+    return short
+
+
+_SOFT = np.int64(SOFT_BOMB) << _BOMB_SHIFT
+_WILD_KLASS = np.int64(WILD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+_HARD_KLASS = np.int64(HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+
+
+def _row_facts(rules) -> tuple[np.ndarray, ...]:
+    """Per wild rank and table row, built once, (13, N) int64 each, flat: ``code`` the row's
+    play code with no wild card and its bomb class as read with wild cards (soft, or the wild
+    bomb for the bomb of the wild rank); ``cap`` its size, plus 5 when all its cards are of the
+    wild rank (extra wild cards may replace at most its size less the missing cards, all of
+    them then); ``hard`` what turns a soft bomb hard when no wild card is in it. And ``start``
+    (N * 6,) the spending entries' bounds (:func:`build_spending_tables`), flat."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        codes, own = row_codes(rules)
+        start = spending_tables(rules)[0]
+        wild = np.arange(13)[:, None]
+        bomb = table.type == _BOMB
+        wild_bomb = bomb & (table.main == wild)
+        code = codes + np.where(bomb, _SOFT, 0) + np.where(wild_bomb, _WILD_KLASS, 0)
+        cap = table.size.astype(np.int64) + np.where(own == wild, MAX_WILDS + 1, 0)
+        hard = np.where(bomb & ~wild_bomb, _HARD_KLASS, 0)
+        flat = (np.ascontiguousarray(x, np.int64).reshape(-1) for x in (code, cap, hard, start))
+        return tuple(flat)
+
+    return built(rules, "row facts", build)
+
+
+def _readings(rules, g, r, short, used, nat, held, wild):
+    """The play codes of every reading of the fitting rows: (game, code) of the readings that
+    spend no extra wild card (one per row), then of those that read some natural cards of the
+    row as wild cards (the spending entries, ``build_spending_tables``), each array in game
+    order. A code is linear in the counts it holds, so a missing card read from a wild card
+    moves one unit from its rank's field to the wild rank's, and so does each extra wild card.
+    Cards of the wild rank alone read as their own rank only, so at most a row's natural cards
+    less one may turn wild (all of them when the row is of the wild rank)."""
+    row_code, row_cap, row_hard, bounds = _row_facts(rules)
+    _, spent, code, extras = spending_tables(rules)
+    wild_g = wild.take(g)
+    unit = _UNITS.take(wild_g)
+    at = wild_g * (len(row_code) // 13)
+    at += r
+    base = used * unit
+    base += row_code.take(at)
+    base -= short
+    cap = row_cap.take(at)
+    cap -= used
+    hard = row_hard.take(at)
+    hard[used > 0] = 0
+    # no extra wild card: a reading when the row keeps a natural card or is of the wild rank
+    first = cap > 0
+    g0, codes0 = g[first], (base + hard)[first]
+    # extra wild cards: the rows with wild cards left and room for one
+    left = held.take(g) - used
+    more = np.flatnonzero((left > 0) & (cap > 1))
+    if not len(more):
+        return (g0, codes0), (g[:0], codes0[:0])
+    rm = r.take(more) * (MAX_WILDS + 2)
+    lo = bounds.take(rm + 1)
+    rm += np.minimum(left.take(more), MAX_WILDS) + 1
+    n = bounds.take(rm) - lo
+    gm = g.take(more)
+    natural = (np.minimum(nat[:, :13], 7) << (4 * np.arange(13, dtype=np.int64))).sum(1)
+    natural = natural.take(gm) | np.minimum(cap.take(more) - 1, 7) << 4 * 13
+    natural |= _GUARDS_14
+    total = int(n.sum())
+    fit = np.repeat(np.arange(len(more)), n)
+    pos = (lo - (np.cumsum(n) - n)).take(fit)
+    pos += np.arange(total)
+    room = natural.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
+    room &= _GUARDS_14
+    ok = np.flatnonzero(room == _GUARDS_14)
+    pos, fit = pos.take(ok), fit.take(ok)
+    src = more.take(fit)
+    codes = base.take(src) - code.take(pos) + extras.take(pos) * unit.take(src)
+    return (g0, codes0), (g.take(src), codes)
+
+
+def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
+    """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
+    same steps, with no game index to carry (a call costs its numpy calls more than their
+    work)."""
+    shortfall, row_code, row_cap, row_hard, bounds, spent, code, extras = _listing_tables(rules)
+    nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
+    held, nat[wild] = nat[wild], 0
+    c = [min(k, 4) for k in nat]
+    total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
+    total += shortfall[2, c[6] * 25 + c[7] * 5 + c[8]]
+    total += shortfall[3, c[9] * 25 + c[10] * 5 + c[11]]
+    total += shortfall[4, c[12] * 25 + c[13] * 5 + c[14]]
+    r = (total <= held).nonzero()[0]
+    if table_play:
+        r = r[_may_beat(rules, r, table_play)]
+    used = total.take(r).astype(np.int64)
+    at = r + wild * (len(row_code) // 13)
+    natural = sum([k << s for k, s in zip(nat, _SHIFT_LIST)])
+    unit = _UNITS[wild]
+    base = row_code.take(at)
+    short = _missing_one(base, natural)  # the cards of the row the hand lacks
+    base += used * unit
+    base -= short
+    cap = row_cap.take(at)
+    cap -= used
+    hard = row_hard.take(at)
+    hard[used > 0] = 0
+    hard += base
+    codes0 = hard[cap > 0]
+    more = ((used < min(held, MAX_WILDS)) & (cap > 1)).nonzero()[0]
+    if len(more):
+        rm = r.take(more) * (MAX_WILDS + 2)
+        lo = bounds.take(rm + 1)
+        rm += np.minimum(held - used.take(more), MAX_WILDS) + 1
+        n = bounds.take(rm) - lo
+        nibbles = sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS_14)
+        room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
+        room |= nibbles
+        fit = np.repeat(np.arange(len(more)), n)
+        pos = (lo - (np.cumsum(n) - n)).take(fit)
+        pos += np.arange(len(fit))
+        room = room.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
+        room &= _GUARDS_14
+        ok = (room == _GUARDS_14).nonzero()[0]
+        pos = pos.take(ok)
+        codes = extras.take(pos) * unit
+        codes += base.take(more.take(fit.take(ok)))
+        codes -= code.take(pos)
+        codes = np.concatenate([codes0, codes])
+    else:
+        codes = codes0
+    if table_play & 15 in (_BOMB, _ROCKET):
+        codes = codes[beats(codes, table_play)]
+    codes.sort()
+    keep = np.empty(len(codes), bool)
+    keep[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
+    return codes[keep]
+
+
+def _listing_tables(rules) -> tuple[np.ndarray, ...]:
+    """The tables a listing reads (:func:`shortfall_tables`, :func:`_row_facts`,
+    :func:`spending_tables` but their bounds), in one tuple."""
+
+    def build():
+        return (shortfall_tables(rules), *_row_facts(rules), *spending_tables(rules)[1:])
+
+    return built(rules, "listing", build)
+
+
+#: the shifts of ranks 3..2 in a play code and in 4-bit nibbles, as Python ints
+_SHIFT_LIST = _SHIFTS[:13].tolist()
+_NIBBLE_LIST = list(range(0, 52, 4))
+
+
+def _missing_one(row_code, natural: int):
+    """:func:`_missing` of one hand (``natural``: its natural counts in play-code units)."""
+    short = None
+    for fields, guard in ((_EVEN, _GUARD_EVEN), (_ODD, _GUARD_ODD)):
+        diff = row_code & fields
+        np.subtract(int(natural & fields | guard), diff, out=diff)
+        gone = ~diff
+        gone &= guard
+        gone >>= 3
+        gone *= 7
+        diff &= fields  # 8 + natural - row where a card is missing
+        np.subtract(guard, diff, out=diff)
+        diff &= gone
+        short = diff if short is None else short | diff
+    return short
+
+
+def _may_beat(rules, r, table_play: int):
+    """Whether rows ``r`` may beat the play code ``table_play``: a bomb or the rocket, or its
+    type and length with a higher main."""
+    table = move_table(rules.ruleset)
+    mtype = table.type.take(r)
+    bomb = (mtype == _BOMB) | (mtype == _ROCKET)
+    same = (mtype == table_play & 15) & (table.length.take(r) == table_play >> 4 & 15)
+    return bomb | (same & (table.main.take(r) > table_play >> 8 & 15))
 
 
 def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
@@ -227,7 +453,7 @@ def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
     return built(rules, "row codes", build)
 
 
-_SORT_GAMES = 256  # games per sort: 9 bits above the 55 bits of a code without its tag
+_SORT_GAMES = 16  # games per sort: 9 bits above the 55 bits of a code without its tag
 _LOW55 = np.int64((1 << 55) - 1)
 
 
@@ -237,36 +463,129 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
     hands = np.asarray(hands)
     wild = np.asarray(wild, np.int64)
+    if len(hands) == 1:
+        on = 0 if table_plays is None else int(np.asarray(table_plays).reshape(-1)[0])
+        return [_plays_of_one(rules, hands[0], int(wild.reshape(-1)[0]), on)]
     if table_plays is not None:
         table_plays = np.asarray(table_plays, np.int64)
-    g, rows, short, used, nat = _fitting_rows(rules, hands, wild, table_plays)
-    spent = _spent(rules, g, rows, hands[g, wild[g]] - used, nat)
-    g, codes = _codes_of(rules, g, rows, short, used, wild, spent)
+    g, rows, short, used, nat, held = _fitting_rows(rules, hands, wild, table_plays)
+    parts = _readings(rules, g, rows, short, used, nat, held, wild)
     if table_plays is not None:
-        on = table_plays[g]
-        bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)  # other table plays: rows filtered
-        if bombs.any():
-            keep = ~bombs
-            keep[bombs] = beats(codes[bombs], on[bombs])
-            g, codes = g[keep], codes[keep]
+        parts = [_beating(g, codes, table_plays) for g, codes in parts]
+    (g0, c0), (g1, c1) = parts
     if len(hands) == 1:
-        codes = np.sort(codes)
+        codes = np.concatenate([c0, c1])
+        codes.sort()
         return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
     # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
     out = []
-    for start in range(0, len(hands), _SORT_GAMES):
-        lo, hi = np.searchsorted(g, [start, start + _SORT_GAMES])
-        key = (g[lo:hi] - start).astype(np.uint64) << np.uint64(55)
-        key = np.sort(key | (codes[lo:hi] & _LOW55).astype(np.uint64))
+    b0 = np.searchsorted(g0, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
+    b1 = np.searchsorted(g1, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
+    for j, start in enumerate(range(0, len(hands), _SORT_GAMES)):
+        parts = [(g0[b0[j] : b0[j + 1]], c0[b0[j] : b0[j + 1]])]
+        parts.append((g1[b1[j] : b1[j + 1]], c1[b1[j] : b1[j + 1]]))
+        key = np.concatenate([((gg - start) << 55) | (cc & _LOW55) for gg, cc in parts])
+        key.sort()
         key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
-        game = (key >> np.uint64(55)).astype(np.int64)
-        plays = (key & np.uint64(_LOW55)).astype(np.int64) | PLAY_TAG
+        game = key >> 55
+        plays = (key & _LOW55) | PLAY_TAG
         bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
-        out += [plays[bounds[b] : bounds[b + 1]] for b in range(len(bounds) - 1)]
+        out += np.split(plays, bounds[1:-1])
     return out
 
 
-ENGINE.update(legal_plays_batch=legal_plays_batch)
+def _beating(g, codes, table_plays):
+    """The readings of a bomb table play that beat it (other table plays: rows filtered)."""
+    on = table_plays.take(g)
+    bombs = (on & 15 == _BOMB) | (on & 15 == _ROCKET)
+    if not bombs.any():
+        return g, codes
+    keep = ~bombs
+    keep[bombs] = beats(codes[bombs], on[bombs])
+    return g[keep], codes[keep]
+
+
+class PlayMemo:
+    """The lead plays of the hand each seat of each game last listed them for, to list its
+    next ones from: a hand only loses cards, and every play of a smaller hand is a play of the
+    larger one (legality reads only the cards a play consumes and the wild rank), so the plays
+    of a hand within the one remembered are those of the remembered list that consume no more
+    than it holds (:func:`plays_within`); following, those that beat the table play
+    (:func:`plays_beating`). Other hands are listed by :func:`legal_plays_batch`, and so are
+    the hands following a table play when many are listed at once (the listing filters the
+    table rows before it reads them: cheaper per hand than filtering a list in a call of its
+    own). Slots are any hashable key (a game and a seat); what is remembered under one never
+    changes a list, only its cost."""
+
+    #: following: the remembered lists are read when fewer hands than this are listed at once
+    FOLLOW_FROM_MEMO = 16
+
+    def __init__(self, rules):
+        self.rules = rules
+        self._last: dict = {}
+
+    def plays(self, hands, wild, table_plays, slots) -> list[np.ndarray]:
+        """:func:`legal_plays_batch` of ``hands`` (B, 15), ``wild`` (B,), ``table_plays``
+        (B,), remembering the lead plays of each under ``slots`` (B hashables)."""
+        hands = np.asarray(hands)
+        wild = np.asarray(wild, np.int64)
+        on = np.asarray(table_plays, np.int64).tolist()
+        follow_too = len(hands) < self.FOLLOW_FROM_MEMO
+        out, todo = [None] * len(hands), []
+        for i, (slot, w) in enumerate(zip(slots, wild.tolist())):
+            kept = self._last.get(slot)
+            if kept is not None and kept[1] == w and (on[i] == 0 or follow_too):
+                hand = hands[i]
+                if hand.tobytes() == kept[0]:
+                    lead = kept[2]
+                elif (hand <= kept[3]).all():
+                    lead = plays_within(kept[2], hand)
+                    self._last[slot] = (hand.tobytes(), w, lead, hand.copy())
+                else:
+                    todo.append(i)
+                    continue
+                out[i] = plays_beating(lead, on[i]) if on[i] else lead
+            else:
+                todo.append(i)
+        if todo:
+            found = legal_plays_batch(self.rules, hands[todo], wild[todo], np.array(on)[todo])
+            for i, codes in zip(todo, found):
+                out[i] = codes
+                if on[i] == 0:
+                    hand = hands[i]
+                    self._last[slots[i]] = (hand.tobytes(), int(wild[i]), codes, hand.copy())
+        return out
+
+
+def plays_within(codes, hand) -> np.ndarray:
+    """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
+    wild rank's count: the wild cards), in order: each rank's field against the hand's, every
+    other rank at once (:func:`_missing`'s guard bits)."""
+    hand = [int(k) for k in hand]
+    keep = None
+    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
+        room = sum([n << s for n, s in zip(hand[k:13:2], _SHIFT_LIST[k::2])]) | int(guard)
+        diff = codes & fields
+        np.subtract(room, diff, out=diff)
+        diff &= guard
+        ok = diff == guard
+        keep = ok if keep is None else keep & ok
+    jokers = np.int64((1 - min(hand[13], 1)) << 51 | (1 - min(hand[14], 1)) << 52)
+    keep &= (codes & jokers) == 0
+    return codes[keep]
+
+
+def plays_beating(codes, table_play: int) -> np.ndarray:
+    """The play codes (sorted) that beat the play code ``table_play``, in order."""
+    if table_play & 15 in (_BOMB, _ROCKET):
+        return codes[beats(codes, table_play)]
+    kind = codes & 15
+    keep = (kind == _BOMB) | (kind == _ROCKET)
+    keep |= ((codes & 0xFF) == (table_play & 0xFF)) & ((codes >> 8 & 15) > (table_play >> 8 & 15))
+    return codes[keep]
+
+
+ENGINE.update(legal_plays_batch=legal_plays_batch, legal_plays_one=_plays_of_one)
 
 
 class _PlayWords:
@@ -291,6 +610,8 @@ class ListedPlays:
         #: what a step reads of the plays: the cards play codes consume, their doublings
         self.consumed_of, self.doublings_of = play_consumed, self.rules.play_doublings
         self.num_moves = self.rules.action_rows
+        #: the lead plays of each seat's last hand, to list its next ones from
+        self.memo = PlayMemo(self.rules)
         self.num_words = (self.num_moves + MAX_CALL + 63) // 64
 
     # ------------------------------------------------------------------ legal actions, steps
@@ -300,7 +621,8 @@ class ListedPlays:
         rows = np.atleast_1d(np.arange(game.batch_size)[rows])
         hands = game.hands[rows, game.current_player[rows]]
         wild = game.wild_rank[rows]
-        found = legal_plays_batch(self.rules, hands, wild, game.table_move[rows])
+        slots = zip(rows.tolist(), game.current_player[rows].tolist())
+        found = self.memo.plays(hands, wild, game.table_move[rows], list(slots))
         lists = dict(zip(rows.tolist(), found))
         too_many = [b for b, codes in lists.items() if len(codes) >= self.num_moves]
         if too_many:

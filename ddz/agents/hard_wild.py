@@ -196,8 +196,10 @@ def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, g
         cand[line, slots[None], w] -= k[None]
         cand[:, slots, r] += k
         valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
-        qs = score(np.repeat(joint[rows], len(k), 0), _nonnegative(cand)).reshape(len(rows), -1)
-        qs = np.where(valid, qs, -np.inf)
+        row, slot = np.nonzero(valid)  # only the valid candidates are scored
+        scored = score(joint[rows[row]], cand[row, slot])
+        qs = np.full(valid.shape, -np.inf, scored.dtype)
+        qs[row, slot] = scored
         best = qs.argmax(1)
         better = qs[np.arange(len(rows)), best] > q[rows]
         live[rows[~better]] = False
@@ -205,11 +207,6 @@ def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, g
         q[up] = qs[better, best[better]]
         rest[up] = cand[better, best[better]]
     return q, rest
-
-
-def _nonnegative(cand: np.ndarray) -> np.ndarray:
-    """(n, c, 15) rank counts as (n·c, 15), negative counts (invalid candidates) as 0."""
-    return np.maximum(cand, 0).reshape(-1, 15)
 
 
 def wild_move_values(model, info: InfoSet, **options) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,11 @@ start-up included). Frames are decisions recorded for training and trained on on
 joined with ``--ray-address``); ``--backend both`` runs the same configuration on both
 backends, alternately, and reports the ratio ray/local (the cost of the transport).
 ``--actors 1,2,4,8,14`` measures each count in turn and reports the scaling curve:
-frames/s against the linear extrapolation of the first count.
+frames/s against the linear extrapolation of the first count. ``--wild`` runs the classic game
+and the wildcard game (``ddz train --wild``) alternately, ``--repeat`` times each, and reports
+both medians and the ratio wildcard/classic.
+
+    python -m ddz.bench.train_throughput --wild --seconds 30 --repeat 3
 
     python -m ddz.bench.train_throughput --backend both --seconds 30 --repeat 2
     python -m ddz.bench.train_throughput --backend ray --actors 1,2,4,8,14 --device cuda
@@ -36,6 +40,7 @@ def measure(
     device: str,
     threads: int,
     backend: str = "local",
+    wild: bool = False,
 ) -> dict:
     import torch
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -69,7 +74,7 @@ def measure(
             "--quiet",
             "--backend",
             backend,
-        ]
+        ] + (["--wild"] if wild else [])
         code = dmc.main(argv)
         wall = time.perf_counter() - start
         if code:
@@ -85,6 +90,7 @@ def measure(
     # a run too short for two logging intervals has no steady rate: its overall rate stands in
     steady = rates[len(rates) // 2] if rates else frames / wall
     return {
+        "game": "wild" if wild else "classic",
         "backend": backend,
         "seconds": seconds,
         "actors": actors,
@@ -121,6 +127,51 @@ def _counts(text: str) -> list[int]:
     if not counts:
         raise argparse.ArgumentTypeError("give at least one actor count")
     return counts
+
+
+def games(args: argparse.Namespace) -> dict:
+    """The classic game and the wildcard game, alternately (``--repeat`` times each), on the
+    first actor count and the backend asked: each run (``classic_runs``, ``wild_runs``), both
+    medians of the steady frames/s and ``wild_over_classic``."""
+    runs: tuple[list[dict], list[dict]] = ([], [])
+    for _ in range(args.repeat):
+        for wild in (False, True):
+            runs[wild].append(
+                measure(
+                    args.seconds,
+                    args.actors[0],
+                    args.actor_batch,
+                    args.batch_size,
+                    args.device,
+                    args.threads,
+                    args.backend,
+                    wild=wild,
+                )
+            )
+    classic, wild = (
+        round(statistics.median([r["steady_frames_per_s"] for r in done])) for done in runs
+    )
+    return {
+        "classic_runs": runs[0],
+        "wild_runs": runs[1],
+        "classic_frames_per_s": classic,
+        "wild_frames_per_s": wild,
+        "wild_over_classic": round(wild / classic, 3) if classic else None,
+    }
+
+
+def _print_games(args: argparse.Namespace, result: dict) -> None:
+    """The line of ``--wild`` (or its JSON with ``--json``)."""
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(
+        f"ddz train throughput, steady frames/s (median of {args.repeat} run(s) of "
+        f"{args.seconds:g} s each, alternately; {args.actors[0]} actor(s) x "
+        f"{args.actor_batch} games, learner on {args.device}): classic "
+        f"{result['classic_frames_per_s']:,}, wildcard {result['wild_frames_per_s']:,}, "
+        f"wildcard/classic {result['wild_over_classic']}"
+    )
 
 
 def sweep(args: argparse.Namespace) -> list[dict]:
@@ -167,7 +218,8 @@ def sweep(args: argparse.Namespace) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m ddz.bench.train_throughput``."""
     parser = argparse.ArgumentParser(
         prog="python -m ddz.bench.train_throughput",
         description="Measure training frames/s of ddz train.",
@@ -201,10 +253,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=_number(1, 100), default=1, help="runs per backend and count (median)"
     )
+    parser.add_argument(
+        "--wild",
+        action="store_true",
+        help="the classic and the wildcard game alternately, with the ratio wildcard/classic",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.ray_address and args.backend == "local":
         parser.error("--ray-address needs --backend ray or both")
+    if args.wild:
+        if args.backend == "both" or len(args.actors) > 1:
+            parser.error("--wild takes one backend and one actor count")
+        _print_games(args, games(args))
+        return 0
     if len(args.actors) == 1 and args.backend != "both" and args.repeat == 1:
         result = measure(
             args.seconds,

@@ -164,7 +164,7 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
 def legal_plays(rules, hand, wild: int, table_play: int = 0) -> np.ndarray:
     """The legal plays (sorted play codes, pass excluded) of one hand (15,) under the wild rank
     ``wild`` on the play code ``table_play`` (0: leading)."""
-    return legal_plays_batch(rules, np.asarray(hand)[None], np.array([wild]), [table_play])[0]
+    return ENGINE["legal_plays_one"](rules, hand, int(wild), int(table_play))
 
 
 # ---------------------------------------------------------------------------- observation
