@@ -276,6 +276,7 @@ def test_douzero_bids_as_normal(ckpt_dir):
 
 
 @pytest.mark.heavy
+@pytest.mark.slow  # about 20 s: both trainers for 5 s each, then the arena
 def test_equal_compute_script_at_a_tiny_scale_and_the_trainers_checkpoints(tmp_path):
     """docs/equal_compute.sh with 5 s of each trainer: DouZero's own trainer (CPU) writes its
     checkpoints, ddz train its model, the arena plays both; then the networks DouZero's trainer

@@ -1015,6 +1015,7 @@ def _rect(page: Page, css: str) -> dict:
 
 
 @heavy
+@pytest.mark.slow  # about 35 s: two more games on the phone (the whole hands run by default)
 @pytest.mark.parametrize("variant", [["--players", "4"], ["--players", "2"]], ids=["four", "two"])
 def test_the_phone_lays_out_the_four_and_two_player_games(variant, server, phone, tmp_path):
     """On a phone, in the four-player and the two-player game: the log is under your hand from
