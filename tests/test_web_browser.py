@@ -603,6 +603,11 @@ VARIANTS = {
         ("wild", "desktop"),
         ("two", "phone"),
         ("open", "desktop"),
+        # each variant on the other device too: about 50 s more, in the slow lane (-m slow)
+        pytest.param("four", "desktop", marks=pytest.mark.slow),
+        pytest.param("wild", "phone", marks=pytest.mark.slow),
+        pytest.param("two", "desktop", marks=pytest.mark.slow),
+        pytest.param("open", "phone", marks=pytest.mark.slow),
     ],  # fmt: skip
 )
 def test_a_whole_hand_shows_nothing_hidden(variant, device, server, request, tmp_path):
