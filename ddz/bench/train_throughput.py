@@ -104,6 +104,21 @@ def measure(
     }
 
 
+def _measure(args: argparse.Namespace, actors: int, backend: str, wild: bool = False) -> dict:
+    """:func:`measure` with the command line's run options (seconds, batches, device,
+    threads), for ``actors`` actors on ``backend``."""
+    return measure(
+        args.seconds,
+        actors,
+        args.actor_batch,
+        args.batch_size,
+        args.device,
+        args.threads,
+        backend,
+        wild=wild,
+    )
+
+
 def _number(low: float, high: float, kind: type = int):
     """An argparse type: a ``kind`` number from ``low`` to ``high`` (NaN and infinities refused)."""
 
@@ -136,18 +151,7 @@ def games(args: argparse.Namespace) -> dict:
     runs: tuple[list[dict], list[dict]] = ([], [])
     for _ in range(args.repeat):
         for wild in (False, True):
-            runs[wild].append(
-                measure(
-                    args.seconds,
-                    args.actors[0],
-                    args.actor_batch,
-                    args.batch_size,
-                    args.device,
-                    args.threads,
-                    args.backend,
-                    wild=wild,
-                )
-            )
+            runs[wild].append(_measure(args, args.actors[0], args.backend, wild=wild))
     classic, wild = (
         round(statistics.median([r["steady_frames_per_s"] for r in done])) for done in runs
     )
@@ -190,17 +194,7 @@ def sweep(args: argparse.Namespace) -> list[dict]:
         runs: dict[str, list[dict]] = {b: [] for b in backends}
         for _ in range(args.repeat):
             for backend in backends:
-                runs[backend].append(
-                    measure(
-                        args.seconds,
-                        actors,
-                        args.actor_batch,
-                        args.batch_size,
-                        args.device,
-                        args.threads,
-                        backend,
-                    )
-                )
+                runs[backend].append(_measure(args, actors, backend))
         row: dict = {"actors": actors, "runs": runs}
         for backend in backends:
             row[backend] = round(
@@ -273,15 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         _print_games(args, games(args))
         return 0
     if len(args.actors) == 1 and args.backend != "both" and args.repeat == 1:
-        result = measure(
-            args.seconds,
-            args.actors[0],
-            args.actor_batch,
-            args.batch_size,
-            args.device,
-            args.threads,
-            args.backend,
-        )
+        result = _measure(args, args.actors[0], args.backend)
         if args.json:
             print(json.dumps(result))
         else:
