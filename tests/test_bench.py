@@ -149,7 +149,7 @@ def test_help_and_bad_options(capsys):
     for option in ("--seconds", "--quick", "--json", "--no-peers", "env"):
         assert option in out
     assert main(["--seconds", "0"]) == 2
-    assert "--seconds: must be more than 0, got 0" in capsys.readouterr().err
+    assert "--seconds: must be more than 0 and at most 3,600, got 0" in capsys.readouterr().err
     assert main(["--batch", "256,x"]) == 2
     assert "--batch: not a whole number: 'x'" in capsys.readouterr().err
     assert main(["nonsense"]) == 2

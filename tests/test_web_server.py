@@ -652,10 +652,10 @@ def test_help(capsys):
     "argv, said",
     [
         (["--plain"], "--plain has no meaning in the browser"),
-        (["--port", "0"], "must be from 1 to 65535"),
-        (["--max-games", "0"], "must be from 1 to 1000"),
+        (["--port", "0"], "must be from 1 to 65,535"),
+        (["--max-games", "0"], "must be from 1 to 1,000"),
         (["--allow-origin", "evil"], "not an origin"),
-        (["--idle-timeout", "nan"], "must be from 0.05 to 1440"),
+        (["--idle-timeout", "nan"], "must be from 0.05 to 1,440 minutes"),
         (["--code", "XXXX"], "bad deal code"),
         (["--players", "4", "--wild"], "--wild is not played with --players 4"),
         (["--host", "no such host.invalid"], "bad host"),

@@ -33,7 +33,7 @@ from collections.abc import Callable  # noqa: E402
 
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 from ddz.common import progress  # noqa: E402
-from ddz.common.options import add_rule_options  # noqa: E402
+from ddz.common.options import add_rule_options, number  # noqa: E402
 from ddz_env.rules import DEFAULT_RULES  # noqa: E402
 
 from . import engine, peers  # noqa: E402
@@ -61,46 +61,8 @@ EXPERT_DEALS = 20
 QUICK_EXPERT_DEALS = 2
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
-    if not value <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:g}, got {text}")
-    return value
-
-
-def _int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
-        if value > high:
-            raise argparse.ArgumentTypeError(f"must be at most {high:,}, got {text}")
-        return value
-
-    return parse
-
-
-def _share(text: str) -> float:
-    """A share from 0 to 1 (``--rule-share``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text}")
-    return value
-
-
 def _int_list(high: int) -> Callable[[str], list[int]]:
-    one = _int_in(1, high)
+    one = number(1, high)
 
     def parse(text: str) -> list[int]:
         values = [one(part.strip()) for part in text.split(",") if part.strip()] or [one(text)]
@@ -130,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seconds",
-        type=_positive_float,
+        type=number(0, MAX_SECONDS, float, above=True),
         default=None,
         help=f"measuring window per figure, at most {MAX_SECONDS:g} (default {DEFAULT_SECONDS:g}; --quick: {QUICK_SECONDS:g})",
     )
@@ -145,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_expert_options(parser)
     parser.add_argument(
         "--seed",
-        type=_int_in(0, MAX_SEED),
+        type=number(0, MAX_SEED),
         default=0,
         help="seed of the hands, deals and random players (default 0)",
     )
@@ -162,7 +124,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--hands",
-        type=_int_in(1, MAX_HANDS),
+        type=number(1, MAX_HANDS),
         default=None,
         help=f"number of seeded 20-card leading hands, at most {MAX_HANDS:,} (default 1000; --quick: {QUICK_HANDS})",
     )
@@ -174,7 +136,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rounds",
-        type=_int_in(1, MAX_ROUNDS),
+        type=number(1, MAX_ROUNDS),
         default=None,
         help=f"split each window into this many rounds (at most {MAX_ROUNDS}), interleaved across rows (default {DEFAULT_ROUNDS}; --quick: 1)",
     )
@@ -212,7 +174,7 @@ def _add_expert_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rule-share",
-        type=_share,
+        type=number(0, 1, float),
         default=None,
         metavar="SHARE",
         help="expert: share of the worlds (0 to 1) in which the opponents play Normal's rules "
@@ -225,13 +187,13 @@ def _add_expert_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--candidates",
-        type=_int_in(1, MAX_CANDIDATES),
+        type=number(1, MAX_CANDIDATES),
         default=3,
         help=f"expert: candidate moves K, at most {MAX_CANDIDATES} (default 3)",
     )
     parser.add_argument(
         "--deals",
-        type=_int_in(1, MAX_DEALS),
+        type=number(1, MAX_DEALS),
         default=None,
         help=f"expert: deals of Expert self-play whose decisions are timed, at most {MAX_DEALS} "
         f"(default {EXPERT_DEALS}; --quick: {QUICK_EXPERT_DEALS})",

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ddz.common.options import number
+
 
 def measure(
     seconds: float,
@@ -119,25 +121,9 @@ def _measure(args: argparse.Namespace, actors: int, backend: str, wild: bool = F
     )
 
 
-def _number(low: float, high: float, kind: type = int):
-    """An argparse type: a ``kind`` number from ``low`` to ``high`` (NaN and infinities refused)."""
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            what = "whole number" if kind is int else "number"
-            raise argparse.ArgumentTypeError(f"not a {what}: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {text}")
-        return value
-
-    return parse
-
-
 def _counts(text: str) -> list[int]:
     """An argparse type: a comma-separated list of actor counts, each from 1 to 256."""
-    parse = _number(1, 256)
+    parse = number(1, 256)
     counts = [parse(part.strip()) for part in text.split(",") if part.strip()]
     if not counts:
         raise argparse.ArgumentTypeError("give at least one actor count")
@@ -219,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measure training frames/s of ddz train.",
     )
     parser.add_argument(
-        "--seconds", type=_number(1, 86400, float), default=60.0, help="length of the run"
+        "--seconds", type=number(1, 86400, float), default=60.0, help="length of the run"
     )
     parser.add_argument(
         "--actors",
@@ -227,14 +213,12 @@ def _parser() -> argparse.ArgumentParser:
         default=[1],
         help="actors, or a comma-separated list of counts to measure in turn (e.g. 1,2,4,8,14)",
     )
+    parser.add_argument("--actor-batch", type=number(1, 65536), default=256, help="games per actor")
     parser.add_argument(
-        "--actor-batch", type=_number(1, 65536), default=256, help="games per actor"
-    )
-    parser.add_argument(
-        "--batch-size", type=_number(1, 2**20), default=1024, help="frames per update"
+        "--batch-size", type=number(1, 2**20), default=1024, help="frames per update"
     )
     parser.add_argument("--device", default="cpu", help="learner device")
-    parser.add_argument("--threads", type=_number(1, 1024), default=1, help="learner torch threads")
+    parser.add_argument("--threads", type=number(1, 1024), default=1, help="learner torch threads")
     parser.add_argument(
         "--backend",
         choices=("local", "ray", "both"),
@@ -245,7 +229,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ray-address", default="", help="Ray cluster to join (default: start Ray here)"
     )
     parser.add_argument(
-        "--repeat", type=_number(1, 100), default=1, help="runs per backend and count (median)"
+        "--repeat", type=number(1, 100), default=1, help="runs per backend and count (median)"
     )
     parser.add_argument(
         "--wild",

@@ -69,14 +69,34 @@ def _redeal(text: str) -> int | None:
     return value
 
 
-def _base_points(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= MAX_BASE_POINTS:
-        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_BASE_POINTS:,}, got {text}")
-    return value
+def _shown(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,g}"
+
+
+def number(
+    low: float, high: float, kind: type = int, *, above: bool = False, unit: str = ""
+) -> Callable[[str], float]:
+    """An argparse type: a ``kind`` (``int`` or ``float``) number from ``low`` to ``high``, or
+    more than ``low`` with ``above``; a bad one is the one-line usage error
+    ``must be from 1 to 65,535, got 0`` (NaN and the infinities are refused). ``unit`` follows
+    the bounds in the message (``minutes``)."""
+    what = "whole number" if kind is int else "number"
+    lower = f"more than {_shown(low)} and at most" if above else f"from {_shown(low)} to"
+    bounds = f"{lower} {_shown(high)}{' ' + unit if unit else ''}"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {what}: {text!r}") from None
+        if not ((low < value) if above else (low <= value)) or not value <= high:
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {text}")
+        return value
+
+    return parse
+
+
+_base_points = number(1, MAX_BASE_POINTS)
 
 
 def seat_counts() -> tuple[int, ...]:

@@ -19,6 +19,7 @@ import logging
 import socket
 import sys
 
+from ddz.common.options import number
 from ddz.play import session
 
 DEFAULT_HOST = "127.0.0.1"
@@ -28,39 +29,6 @@ DEFAULT_IDLE_MINUTES = 30
 #: The options of ``ddz play`` that make no sense at the web table (the terminal's, and the
 #: statistics: the web table records none).
 NOT_SERVED = ("--plain", "--stats", "--no-color", "--no-stats")
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"must be from 1 to 65535, got {text}")
-    return port
-
-
-def _count(low: int, high: int):
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not low <= n <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text}")
-        return n
-
-    return parse
-
-
-def _minutes(text: str) -> float:
-    try:
-        minutes = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.05 <= minutes <= 24 * 60:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"must be from 0.05 to 1440 minutes, got {text}")
-    return minutes
 
 
 def _origin(text: str) -> str:
@@ -83,7 +51,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--port",
-        type=_port,
+        type=number(1, 65535),
         default=DEFAULT_PORT,
         help=f"the port to listen on (default {DEFAULT_PORT})",
     )
@@ -98,7 +66,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--max-games",
-        type=_count(1, 1000),
+        type=number(1, 1000),
         default=DEFAULT_MAX_GAMES,
         metavar="N",
         help=f"the most tables open at once; the next tab is told the server is full "
@@ -106,7 +74,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--idle-timeout",
-        type=_minutes,
+        type=number(0.05, 24 * 60, float, unit="minutes"),
         default=DEFAULT_IDLE_MINUTES,
         metavar="MINUTES",
         help=f"close a table after this many minutes without a move from its page "
@@ -114,7 +82,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--workers",
-        type=_count(1, 64),
+        type=number(1, 64),
         default=None,
         metavar="N",
         help="processes that move the bots (default: one per core, at most 4)",
