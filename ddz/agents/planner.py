@@ -685,25 +685,181 @@ def _wild_plan_ok(plan: Plan, natural: tuple[int, ...], wild: int) -> bool:
     return True
 
 
-def _assignments(natural: tuple[int, ...], wilds: int, first: int):
-    """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``."""
+# The assignments are ranked by an exact integer copy of the plan search (:func:`_icost`: the
+# cost times SCALE, weakness in 132nds; hands as bit levels), so that the float search runs only
+# on the cheapest assignments: the float plan costs of two hands differ by at least 1 / SCALE
+# unless their exact costs are equal, so ranking by the integer cost and then, among equal
+# ones, by (float cost, hand) is the float ranking itself.
+
+#: ``SCALE * cost`` is an integer: moves times SCALE plus 3 times the weakness sum in 132nds.
+SCALE = 2640
+_RANKS15 = (1 << 15) - 1
+_CHAIN12 = (1 << 12) - 1
+
+
+def _w132(mtype: int, main: int) -> int:
+    return round(132 * _weakness(mtype, main))
+
+
+def _mask_weakness() -> list[int]:
+    """``3 * 132 *`` the summed weakness of a single (a pair, a trio, a trio or four with
+    attachments: the same) at each rank of a 15-bit rank mask."""
+    out = [0] * (1 << 15)
+    for m in range(1, 1 << 15):
+        out[m] = out[m & (m - 1)] + 3 * _w132(T.SINGLE, (m & -m).bit_length() - 1)
+    return out
+
+
+_W_MASK = _mask_weakness()
+_W_LOOSE = [3 * _w132(T.SINGLE, r) for r in range(15)]
+_W_CHAIN = [3 * _w132(T.STRAIGHT, top) for top in range(12)]
+_W_BOMB3, _W_ROCKET3 = 3 * _w132(T.BOMB, 0), 3 * _w132(T.ROCKET, RED_JOKER)
+#: (type, cards per rank, minimum and maximum length, bit shift of the level holding ``per``)
+_ICHAINS = tuple((t, per, lo, hi, 15 * (per - 1)) for t, per, lo, hi in _CHAINS)
+
+
+def _levels(counts) -> int:
+    """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
+    cards."""
+    k = 0
+    for r, c in enumerate(counts):
+        for j in range(c):
+            k |= 1 << (15 * j + r)
+    return k
+
+
+def _counts_of(k: int) -> tuple[int, ...]:
+    return tuple(sum((k >> (15 * j + r)) & 1 for j in range(4)) for r in range(15))
+
+
+def _ileaf(k: int, planes: tuple) -> int:
+    """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
+    the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
+    carries two when that nearly empties the hand)."""
+    if planes:  # rare: take the general path
+        groups = _simple(_counts_of(k), planes)
+        return SCALE * len(groups) + 3 * sum(_w132(g[0], g[1]) for g in groups)
+    l2 = (k >> 15) & _RANKS15
+    l3 = (k >> 30) & _RANKS15
+    bombs = k >> 45
+    singles = k & _RANKS15 & ~l2
+    pairs = l2 & ~l3
+    trios = l3 & ~bombs
+    n = w = 0
+    if singles >> 13 == 3:  # the rocket
+        singles &= 0x1FFF
+        n, w = 1, _W_ROCKET3
+    if trios:
+        free = trios.bit_count()
+        n += free
+        w += _W_MASK[trios]
+        low = (singles | pairs) & _CHAIN12  # attachments below 2, lowest first
+        if low:
+            rest = low
+            while free and rest:
+                rest &= rest - 1
+                free -= 1
+            singles &= ~(low ^ rest)
+            pairs &= ~(low ^ rest)
+        while free and singles:
+            singles &= singles - 1
+            free -= 1
+        while free and pairs:
+            pairs &= pairs - 1
+            free -= 1
+    if bombs:
+        ns, np_ = singles.bit_count(), pairs.bit_count()
+        if n + bombs.bit_count() + np_ + ns <= 4 and (ns >= 2 or np_ >= 2):
+            r = bombs.bit_length() - 1
+            if ns >= 2:
+                singles &= singles - 1
+                singles &= singles - 1
+            else:
+                pairs &= pairs - 1
+                pairs &= pairs - 1
+            bombs ^= 1 << r
+            n += 1
+            w += _W_LOOSE[r]
+        nb = bombs.bit_count()
+        n += nb
+        w += _W_BOMB3 * nb
+    n += pairs.bit_count() + singles.bit_count()
+    return SCALE * n + w + _W_MASK[pairs] + _W_MASK[singles]
+
+
+@lru_cache(maxsize=1 << 18)
+def _icost(k: int, start: int, planes: tuple) -> int:
+    """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
+    bit levels (:func:`_levels`)."""
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    t = (k >> 30) & _CHAIN12
+    starts = (
+        (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
+    ) >> start
+    if not starts:
+        return _ileaf(k, planes)
+    r = (starts & -starts).bit_length() - 1 + start
+    best = _icost(k, r + 1, planes)
+    for mtype, per, lo, hi, shift in _ICHAINS:
+        run = ((k >> shift) & _CHAIN12) >> r
+        run = (~run & (run + 1)).bit_length() - 1  # ranks from r holding ``per`` cards
+        for n in range(lo, min(run, hi) + 1):
+            m = ((1 << n) - 1) << r
+            m |= m << 15 | m << 30 | m << 45
+            rest = (k & ~m) | ((k >> (15 * per)) & m)
+            top = r + n - 1
+            if mtype == T.PLANE:
+                cost = _icost(rest, r, tuple(sorted(planes + ((top, n),))))
+            else:
+                cost = _icost(rest, r, planes) + SCALE + _W_CHAIN[top]
+            if cost < best:
+                best = cost
+    return best
+
+
+def _assignments(natural: tuple[int, ...], first: int):
+    """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
+    each as (bit levels, the ranks given a wild card)."""
+    levels = _levels(natural)
     ranks = [r for r in range(13) if natural[r] < 4]
     for i, a in enumerate(ranks):
-        for b in ranks[i:] if first == 2 else (None,):
-            hand = list(natural)
-            hand[a] += 1
-            if b is not None:
-                if hand[b] >= 4:
-                    continue
-                hand[b] += 1
-            yield tuple(hand)
+        ka = levels | 1 << (15 * natural[a] + a)
+        if first == 1:
+            yield ka, (a,)
+            continue
+        for b in ranks[i:]:
+            c = natural[b] + (a == b)
+            if c < 4:
+                yield ka | 1 << (15 * c + b), (a, b)
 
 
-def _best_valid(hands, natural: tuple[int, ...], wild: int) -> tuple[int, ...] | None:
-    """The hand of ``hands`` with the cheapest plan whose groups are all playable."""
-    for _, hand in sorted((_search(h, 0, ())[0], h) for h in set(hands)):
-        if _wild_plan_ok(_plan_cached(hand), natural, wild):
-            return hand
+def _hand_with(natural: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
+    hand = list(natural)
+    for r in ranks:
+        hand[r] += 1
+    return tuple(hand)
+
+
+def _best_valid(
+    base: tuple[int, ...], first: int, natural: tuple[int, ...], wild: int
+) -> tuple[int, ...] | None:
+    """Of the hands made by assigning ``first`` wild cards to ``base``, the one with the
+    cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
+    the lower hand."""
+    scored = sorted((_icost(k, 0, ()), ranks) for k, ranks in _assignments(base, first))
+    i = 0
+    while i < len(scored):
+        j = i + 1
+        while j < len(scored) and scored[j][0] == scored[i][0]:
+            j += 1
+        tied = [_hand_with(base, ranks) for _, ranks in scored[i:j]]
+        if len(tied) > 1:
+            tied = [h for _, h in sorted((_search(h, 0, ())[0], h) for h in tied)]
+        for hand in tied:
+            if _wild_plan_ok(_plan_cached(hand), natural, wild):
+                return hand
+        i = j
     return None
 
 
@@ -716,11 +872,11 @@ def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
     natural = list(counts)
     wilds, natural[wild] = counts[wild], 0
     natural = tuple(natural)
-    hand = _best_valid(_assignments(natural, wilds, min(wilds, 2)), natural, wild)
+    hand = _best_valid(natural, min(wilds, 2), natural, wild)
     for _ in range(wilds - 2):
         if hand is None:
             break
-        hand = _best_valid(_assignments(hand, 1, 1), natural, wild)
+        hand = _best_valid(hand, 1, natural, wild)
     return counts if hand is None else hand
 
 
