@@ -714,8 +714,23 @@ _W_MASK = _mask_weakness()
 _W_LOOSE = [3 * _w132(T.SINGLE, r) for r in range(15)]
 _W_CHAIN = [3 * _w132(T.STRAIGHT, top) for top in range(12)]
 _W_BOMB3, _W_ROCKET3 = 3 * _w132(T.BOMB, 0), 3 * _w132(T.ROCKET, RED_JOKER)
-#: (type, cards per rank, minimum and maximum length, bit shift of the level holding ``per``)
-_ICHAINS = tuple((t, per, lo, hi, 15 * (per - 1)) for t, per, lo, hi in _CHAINS)
+assert [c[1:] for c in _CHAINS] == [(1, 5, 12), (2, 3, 10), (3, 2, 6)]  # _icost's lengths
+
+
+def _spans() -> list[list[tuple[int, int]]]:
+    """``[bottom][n]``: the bit levels of a chain of ranks bottom..bottom + n - 1 (one bit per
+    level and rank) and its cost (SCALE plus its weakness)."""
+    out = []
+    for r in range(12):
+        row = [(0, 0)]
+        for n in range(1, 13 - r):
+            m = ((1 << n) - 1) << r
+            row.append((m | m << 15 | m << 30 | m << 45, SCALE + _W_CHAIN[r + n - 1]))
+        out.append(row)
+    return out
+
+
+_SPANS = _spans()
 
 
 def _levels(counts) -> int:
@@ -729,7 +744,12 @@ def _levels(counts) -> int:
 
 
 def _counts_of(k: int) -> tuple[int, ...]:
-    return tuple(sum((k >> (15 * j + r)) & 1 for j in range(4)) for r in range(15))
+    levels = [(k >> (15 * j)) & _RANKS15 for j in range(4)]
+    return tuple(sum((lv >> r) & 1 for lv in levels) for r in range(15))
+
+
+#: ``3 * 132 *`` the weakness of each (type, main): the integer search's weights
+_W3 = [[3 * _w132(t, m) for m in range(15)] for t in range(len(T))]
 
 
 def _ileaf(k: int, planes: tuple) -> int:
@@ -738,7 +758,7 @@ def _ileaf(k: int, planes: tuple) -> int:
     carries two when that nearly empties the hand)."""
     if planes:  # rare: take the general path
         groups = _simple(_counts_of(k), planes)
-        return SCALE * len(groups) + 3 * sum(_w132(g[0], g[1]) for g in groups)
+        return SCALE * len(groups) + sum([_W3[g[0]][g[1]] for g in groups])
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -787,34 +807,67 @@ def _ileaf(k: int, planes: tuple) -> int:
     return SCALE * n + w + _W_MASK[pairs] + _W_MASK[singles]
 
 
-@lru_cache(maxsize=1 << 18)
-def _icost(k: int, start: int, planes: tuple) -> int:
+class _Memo(dict):
+    """A dictionary cache that :func:`ddz.bench.wild_planner.clear_planner_caches` (and anyone)
+    can clear like an ``lru_cache``."""
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
+#: :func:`_icost`'s results: key ``k << 4 | start`` without planes, else (k, start, planes)
+_ICOST = _Memo()
+
+
+def _icost(k: int, start: int, planes: tuple = ()) -> int:
     """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
-    bit levels (:func:`_levels`)."""
+    bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
+    chain can start either starts one or is left out of chains), the ranks left out walked in
+    one call, from the highest."""
+    key = (k, start, planes) if planes else k << 4 | start
+    best = _ICOST.get(key)
+    if best is not None:
+        return best
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
     t = (k >> 30) & _CHAIN12
-    starts = (
-        (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
-    ) >> start
+    straights = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
+    pairs = p & p >> 1 & p >> 2
+    planes3 = t & t >> 1
+    starts = (straights | pairs | planes3) >> start << start
+    best = _ileaf(k, planes)
     if not starts:
-        return _ileaf(k, planes)
-    r = (starts & -starts).bit_length() - 1 + start
-    best = _icost(k, r + 1, planes)
-    for mtype, per, lo, hi, shift in _ICHAINS:
-        run = ((k >> shift) & _CHAIN12) >> r
-        run = (~run & (run + 1)).bit_length() - 1  # ranks from r holding ``per`` cards
-        for n in range(lo, min(run, hi) + 1):
-            m = ((1 << n) - 1) << r
-            m |= m << 15 | m << 30 | m << 45
-            rest = (k & ~m) | ((k >> (15 * per)) & m)
-            top = r + n - 1
-            if mtype == T.PLANE:
-                cost = _icost(rest, r, tuple(sorted(planes + ((top, n),))))
-            else:
-                cost = _icost(rest, r, planes) + SCALE + _W_CHAIN[top]
-            if cost < best:
-                best = cost
+        _ICOST[key] = best
+        return best
+    tops = []
+    while starts:
+        low = starts & -starts
+        tops.append(low.bit_length() - 1)
+        starts ^= low
+    for r in reversed(tops):  # best: the cost with chains starting above r only
+        spans = _SPANS[r]
+        if straights >> r & 1:
+            x = s >> r
+            for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
+                cost = _icost((k & ~m) | ((k >> 15) & m), r, planes) + w
+                if cost < best:
+                    best = cost
+        if pairs >> r & 1:
+            x = p >> r
+            for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
+                cost = _icost((k & ~m) | ((k >> 30) & m), r, planes) + w
+                if cost < best:
+                    best = cost
+        if planes3 >> r & 1:
+            x = t >> r
+            for n in range(2, min((~x & (x + 1)).bit_length(), 7)):
+                m = spans[n][0]
+                more = tuple(sorted(planes + ((r + n - 1, n),)))
+                cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+                if cost < best:
+                    best = cost
+        _ICOST[(k, r, planes) if planes else k << 4 | r] = best
+    _ICOST[key] = best
     return best
 
 
