@@ -809,10 +809,11 @@ def _ileaf(k: int, planes: tuple) -> int:
 
 class _Memo(dict):
     """A dictionary cache that :func:`ddz.bench.wild_planner.clear_planner_caches` (and anyone)
-    can clear like an ``lru_cache``."""
+    can clear like an ``lru_cache`` (``cache_clear``, on the instance only)."""
 
-    def cache_clear(self) -> None:
-        self.clear()
+    def __init__(self):
+        super().__init__()
+        self.cache_clear = self.clear
 
 
 #: :func:`_icost`'s results: key ``k << 4 | start`` without planes, else (k, start, planes)
