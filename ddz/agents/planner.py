@@ -872,6 +872,81 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     return best
 
 
+def _ipath(k: int) -> tuple[tuple, int, tuple]:
+    """The chains :func:`_search` picks for the hand of bit levels ``k`` (from the first taken),
+    the bit levels left and the planes among them: at the lowest rank where a chain can start,
+    the first option of least exact cost in :func:`_search`'s order (leave the rank out of
+    chains, then straights, pair chains, planes, shortest first), which is the option the float
+    search keeps (it keeps an option only when it is cheaper by more than 1e-9, and two exact
+    costs that differ differ by at least 1 / SCALE)."""
+    chains: list[tuple[int, int, int]] = []
+    start, planes = 0, ()
+    while True:
+        s = k & _CHAIN12
+        p = (k >> 15) & _CHAIN12
+        t = (k >> 30) & _CHAIN12
+        runs = (
+            (s & s >> 1 & s >> 2 & s >> 3 & s >> 4, s, 5, 12, T.STRAIGHT, 15),
+            (p & p >> 1 & p >> 2, p, 3, 10, T.PAIR_CHAIN, 30),
+            (t & t >> 1, t, 2, 6, T.PLANE, 45),
+        )
+        starts = (runs[0][0] | runs[1][0] | runs[2][0]) >> start << start
+        tops = []
+        while starts:
+            low = starts & -starts
+            tops.append(low.bit_length() - 1)
+            starts ^= low
+        step = None
+        for i, r in enumerate(tops):
+            target = _icost(k, r, planes)
+            left_out = _icost(k, tops[i + 1], planes) if i + 1 < len(tops) else _ileaf(k, planes)
+            if left_out == target:
+                continue
+            for at, level, lo, hi, mtype, shift in runs:
+                if not at >> r & 1:
+                    continue
+                x = level >> r
+                for n in range(lo, min((~x & (x + 1)).bit_length(), hi + 1)):
+                    m, w = _SPANS[r][n]
+                    rest = (k & ~m) | ((k >> shift) & m)
+                    top = r + n - 1
+                    if mtype == T.PLANE:
+                        more = tuple(sorted(planes + ((top, n),)))
+                        cost = _icost(rest, r, more)
+                    else:
+                        more, cost = planes, _icost(rest, r, planes) + w
+                    if cost == target:
+                        step = (mtype, top, n), rest, r, more
+                        break
+                if step:
+                    break
+            break
+        if step is None:
+            return tuple(chains), k, planes
+        chain, k, start, planes = step
+        chains.append(chain)
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
+    """``_search(counts, 0, ())``, bit for bit, from the integer search: the float cost summed
+    in the same order (the leaf, then each chain from the last taken)."""
+    chains, rest, planes = _ipath(_levels(counts))
+    cost = _leaf(_counts_of(rest), planes)
+    for mtype, top, _ in reversed(chains):
+        if mtype != T.PLANE:
+            cost = cost + 1 + WEAKNESS * _WEAK[mtype][top]
+    return cost, chains
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_plan(counts: tuple[int, ...]) -> Plan:
+    """``_plan_cached(counts)``, from :func:`_wild_search`."""
+    chains = _wild_search(counts)[1]
+    planes = tuple((top, n) for t, top, n in chains if t == T.PLANE)
+    return _plan_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
+
+
 def _assignments(natural: tuple[int, ...], first: int):
     """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
     each as (bit levels, the ranks given a wild card)."""
@@ -909,9 +984,9 @@ def _best_valid(
             j += 1
         tied = [_hand_with(base, ranks) for _, ranks in scored[i:j]]
         if len(tied) > 1:
-            tied = [h for _, h in sorted((_search(h, 0, ())[0], h) for h in tied)]
+            tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
         for hand in tied:
-            if _wild_plan_ok(_plan_cached(hand), natural, wild):
+            if _wild_plan_ok(_wild_plan(hand), natural, wild):
                 return hand
         i = j
     return None
@@ -937,14 +1012,14 @@ def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
 def plan_hand_wild(counts, wild: int) -> Plan:
     """The plan of a hand of the wildcard game (``wild``: the wild rank): the classic plan of the
     hand with its wild cards assigned (the groups say what each wild card stands for)."""
-    return _plan_cached(_assigned(_key(counts), int(wild)))
+    return _wild_plan(_assigned(_key(counts), int(wild)))
 
 
 def plan_cost_wild(counts, wild: int) -> float:
     """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
     key = _key(counts)
     held = key[wild] if wild >= 0 else 0
-    return _search(_assigned(key, int(wild)), 0, ())[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, int(wild)))[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
