@@ -744,8 +744,12 @@ def _levels(counts) -> int:
 
 
 def _counts_of(k: int) -> tuple[int, ...]:
-    levels = [(k >> (15 * j)) & _RANKS15 for j in range(4)]
-    return tuple(sum((lv >> r) & 1 for lv in levels) for r in range(15))
+    counts = [0] * 15
+    while k:
+        low = k & -k
+        counts[(low.bit_length() - 1) % 15] += 1
+        k ^= low
+    return tuple(counts)
 
 
 #: ``3 * 132 *`` the weakness of each (type, main): the integer search's weights
@@ -976,19 +980,18 @@ def _best_valid(
     """Of the hands made by assigning ``first`` wild cards to ``base``, the one with the
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
-    scored = sorted((_icost(k, 0, ()), ranks) for k, ranks in _assignments(base, first))
-    i = 0
-    while i < len(scored):
-        j = i + 1
-        while j < len(scored) and scored[j][0] == scored[i][0]:
-            j += 1
-        tied = [_hand_with(base, ranks) for _, ranks in scored[i:j]]
+    scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
+    least = min(cost for cost, _ in scored)
+    tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
+    while tied:
         if len(tied) > 1:
             tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
         for hand in tied:
             if _wild_plan_ok(_wild_plan(hand), natural, wild):
                 return hand
-        i = j
+        scored = [(cost, ranks) for cost, ranks in scored if cost > least]
+        least = min((cost for cost, _ in scored), default=0)
+        tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     return None
 
 
