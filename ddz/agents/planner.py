@@ -1052,26 +1052,31 @@ class PlayTable:
         self.moves = table  # the classic move table: its rows are the readings
         self.wild = int(wild)
         self.hand = _key(hand)
-        self.codes = [0] + [int(c) for c in codes]
+        codes = codes.tolist() if isinstance(codes, np.ndarray) else [int(c) for c in codes]
+        self.codes = [0, *codes]
         f = play_fields(np.array(self.codes, np.int64))
         self.type, self.main, self.counts = f["type"], f["main"], f["consumed"]
         self.length = np.where(self.type == T.BOMB, f["bomb"], f["length"])
         self.size = self.counts.sum(1)
         self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
         self._listed = len(self.codes)
-        self._rows: dict[tuple, list[int]] = {}
-        readings = zip(
-            self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
-        )
-        for i, reading in enumerate(readings):
-            if i:
-                self._rows.setdefault(reading, []).append(i)
+        self._rows: dict[tuple, list[int]] | None = None  # built on first use
+        #: the hand's natural cards (the wild rank's entry 0)
+        self.natural = tuple(0 if r == self.wild else k for r, k in enumerate(self.hand))
 
     def __len__(self) -> int:
         return self._listed
 
     def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
         """The listed rows of a reading (type, length or bomb class, main, size)."""
+        if self._rows is None:
+            self._rows = {}
+            readings = zip(
+                self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
+            )
+            for i, reading_i in enumerate(readings):
+                if i:
+                    self._rows.setdefault(reading_i, []).append(i)
         return self._rows.get(reading, [])
 
     def add(self, code: int) -> int:
@@ -1095,13 +1100,14 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     listed."""
     from ddz_env.rules.wild import encode_play
 
-    wild = table.wild
-    natural = tuple(0 if r == wild else k for r, k in enumerate(table.hand))
+    wild, natural, need = table.wild, table.natural, g.counts
     length = _bomb_class(g, natural, wild) if g.is_bomb and g.type == T.BOMB else g.length
     rows = table.plays_of((int(g.type), int(length), int(g.main), g.size))
-    fits = [
-        i for i in rows if all(table.counts[i][r] <= g.counts[r] for r in range(15) if r != wild)
-    ]
+    fits = []
+    for i in rows:
+        has = table.counts[i].tolist()
+        if all(has[r] <= need[r] for r in range(15) if r != wild):
+            fits.append(i)
     if fits or rows:
         return min(fits or rows, key=lambda i: int(table.wilds[i]))
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
@@ -1153,7 +1159,11 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
     u = unseen.tolist() if isinstance(unseen, np.ndarray) else list(unseen)
     wild = table.wild
     wilds, u[wild] = u[wild], 0
-    mtype, length, main, bomb, _ = decode_play(code)
+    if move < len(table):  # a listed play: its fields are read already
+        mtype, length, main = int(table.type[move]), int(table.length[move]), int(table.main[move])
+        bomb, length = (length, 1) if mtype == T.BOMB else (0, length)
+    else:
+        mtype, length, main, bomb, _ = decode_play(code)
     if mtype in (T.BOMB, T.ROCKET):
         return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
     row = _reading_row(table.moves, mtype, length, main)
