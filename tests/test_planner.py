@@ -330,11 +330,11 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
 
     rng = np.random.default_rng(5)
     checked = 0
-    for hand in _random_hands(6, 600):
+    for hand in _random_hands(6, 400):
         wild = int(rng.integers(0, 13))
         hand = list(hand)
         hand[wild] = int(rng.integers(1, 5))
         hand = tuple(hand)
         assert _assigned(hand, wild) == reference(hand, wild)
         checked += hand[wild] >= 2
-    assert checked > 300
+    assert checked > 200
