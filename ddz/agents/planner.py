@@ -1250,22 +1250,6 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
 
 
-def _fits_wild(cards, u, wilds: int, wild: int) -> bool:
-    """Whether a reading needing ``cards`` ((rank, count) pairs) fits unseen naturals ``u``
-    with ``wilds`` wild cards: no wild card stands for a joker, and wild cards alone read as
-    the wild rank only."""
-    short = total = 0
-    own = True
-    for rank, count in cards:
-        total += count
-        own = own and rank == wild
-        if u[rank] < count:
-            if rank >= 13:
-                return False
-            short += count - u[rank]
-    return short <= wilds and (short < total or own)
-
-
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
     """Whether unseen naturals ``u`` and ``wilds`` unseen wild cards hold a bomb or the rocket
     above a bomb of class ``bomb`` (1 soft, 2 hard, 3 wild; 0 the rocket) and rank ``main``."""
@@ -1301,8 +1285,22 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
     if mtype in (T.BOMB, T.ROCKET):
         return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
     row = _reading_row(table.moves, mtype, length, main)
-    if any(_fits_wild(cards, u, wilds, wild) for cards in _control(table.moves).needs(row)):
-        return True
+    # Whether a reading needing ``cards`` ((rank, count) pairs) fits the unseen naturals with
+    # the unseen wild cards: no wild card stands for a joker, and wild cards alone read as the
+    # wild rank only.
+    for cards in _control(table.moves).needs(row):
+        short = total = 0
+        own = True
+        for rank, count in cards:
+            total += count
+            own = own and rank == wild
+            if u[rank] < count:
+                if rank >= 13:
+                    short = wilds + 1
+                    break
+                short += count - u[rank]
+        if short <= wilds and (short < total or own):
+            return True
     return with_bombs and _bomb_beaten(1, -1, u, wilds)
 
 
