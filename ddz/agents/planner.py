@@ -970,7 +970,7 @@ _PAIRS = tuple(
 )
 
 
-def _cost_bounds(k: np.ndarray) -> tuple[np.ndarray, ...]:
+def _cost_bounds(k: np.ndarray) -> np.ndarray:
     """Lower bounds of the costs :func:`_icost` finds for the hands of bit levels ``k`` (an
     int64 array), cheap, to skip assignments that cannot be the cheapest. ``z``: the ranks
     some chain could cover. Every rank outside ``z`` holding cards stays in the leaf, and each
@@ -1006,48 +1006,8 @@ def _cost_bounds(k: np.ndarray) -> tuple[np.ndarray, ...]:
     for j in range(int(taken.max(initial=0))):
         drop = (taken > j) & (loose != 0)
         loose[drop] &= loose[drop] - 1
-    weak = _W_MASK_NP[l3 & ~bombs & ~z] + _W_MASK_NP[loose] + _W_BOMB3 * nb + _W_ROCKET3 * rocket
-    return SCALE * np.maximum(groups, 0) + weak, groups, weak, z
-
-
-@lru_cache(maxsize=1 << 16)
-def _stretch_groups(k: int, start: int = 0) -> int:
-    """The fewest chains plus ranks left holding cards over a stretch of ranks (its bit levels
-    ``k``, from rank 0), chains starting at ``start`` or above: what the stretch adds to the
-    groups of a plan at least (:func:`_stretch_bound`). The same options as :func:`_icost`."""
-    s = k & _CHAIN12
-    p = (k >> 15) & _CHAIN12
-    t = (k >> 30) & _CHAIN12
-    straights = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
-    pairs = p & p >> 1 & p >> 2
-    planes = t & t >> 1
-    starts = (straights | pairs | planes) >> start << start
-    if not starts:
-        return (k & _RANKS15).bit_count()
-    r = (starts & -starts).bit_length() - 1
-    best = _stretch_groups(k, r + 1)
-    for at, level, lo, hi, shift in (
-        (straights, s, 5, 12, 15),
-        (pairs, p, 3, 10, 30),
-        (planes, t, 2, 6, 45),
-    ):
-        if at >> r & 1:
-            x = level >> r
-            for m, _ in _SPANS[r][lo : min((~x & (x + 1)).bit_length(), hi + 1)]:
-                best = min(best, 1 + _stretch_groups((k & ~m) | ((k >> shift) & m), r))
-    return best
-
-
-def _stretch_bound(k: int, groups: int, weak: int, z: int) -> int:
-    """:func:`_cost_bounds`'s bound of one hand made tighter: each stretch of ``z`` counts
-    the groups it takes at least (:func:`_stretch_groups`) rather than one."""
-    while z:
-        lo = (z & -z).bit_length() - 1
-        run = z >> lo
-        n = (~run & (run + 1)).bit_length() - 1
-        groups += _stretch_groups((k >> lo) & _SPANS[0][n][0]) - 1
-        z ^= ((1 << n) - 1) << lo
-    return SCALE * max(groups, 0) + weak
+    weak = _W_MASK_NP[l3 & ~bombs & ~z] + _W_MASK_NP[loose] + _W_BOMB3 * nb
+    return SCALE * np.maximum(groups, 0) + weak + _W_ROCKET3 * rocket
 
 
 def _assignments(natural: tuple[int, ...], first: int):
@@ -1102,16 +1062,13 @@ def _best_valid(
         keep = (counts[a] < 4) & (both < 4)
         a, b, both = a[keep], b[keep], both[keep]
         ks = _levels(base) | 1 << (15 * counts[a] + a) | 1 << (15 * both + b)
-        bounds, groups, weak, z = _cost_bounds(ks)
+        bounds = _cost_bounds(ks)
         order = np.argsort(bounds, kind="stable").tolist()
         bounds, ks, a, b = bounds.tolist(), ks.tolist(), a.tolist(), b.tolist()
-        groups, weak, z = groups.tolist(), weak.tolist(), z.tolist()
         least, tied_ranks = 1 << 62, []
         for i in order:
             if bounds[i] > least:
                 break
-            if z[i] and _stretch_bound(ks[i], groups[i], weak[i], z[i]) > least:
-                continue
             cost = _icost(ks[i], 0)
             if cost < least:
                 least, tied_ranks = cost, [(a[i], b[i])]
