@@ -338,15 +338,3 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
         assert _assigned(hand, wild) == reference(hand, wild)
         checked += hand[wild] >= 2
     assert checked > 200
-
-
-def test_cost_bounds_never_pass_the_exact_cost():
-    """The assignments are searched in the order of a lower bound of their cost and skipped
-    once the bound passes the least cost found: the bound is at most the exact cost."""
-    from ddz.agents.planner import _cost_bounds, _icost, _levels
-
-    hands = list(_random_hands(8, 6000))
-    bounds = _cost_bounds(np.array([_levels(h) for h in hands], np.int64))
-    exact = np.array([_icost(_levels(h), 0) for h in hands])
-    assert (bounds <= exact).all()
-    assert (bounds == exact).mean() > 0.3  # and often exact: it does skip assignments

@@ -951,65 +951,6 @@ def _wild_plan(counts: tuple[int, ...]) -> Plan:
     return _plan_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
 
 
-def _covers(n: int) -> np.ndarray:
-    """``[m]``: the ranks covered by the runs of ``n`` ranks starting at the bits of ``m``."""
-    m = np.arange(1 << 12, dtype=np.int64)
-    z = m.copy()
-    for j in range(1, n):
-        z |= m << j
-    return z
-
-
-#: the ranks the chains can cover, from the masks of their possible lowest ranks: straights
-#: (five ranks at least), pair chains (three), planes (two)
-_COVER = (_covers(5), _covers(3), _covers(2))
-_W_MASK_NP = np.array(_W_MASK, np.int64)
-#: every pair of ranks a <= b of 3..2, as two arrays: the wild cards' assignments to try
-_PAIRS = tuple(
-    np.array(x, np.int64) for x in zip(*((a, b) for a in range(13) for b in range(a, 13)))
-)
-
-
-def _cost_bounds(k: np.ndarray) -> np.ndarray:
-    """Lower bounds of the costs :func:`_icost` finds for the hands of bit levels ``k`` (an
-    int64 array), cheap, to skip assignments that cannot be the cheapest. ``z``: the ranks
-    some chain could cover. Every rank outside ``z`` holding cards stays in the leaf, and each
-    stretch of consecutive ``z`` ranks takes at least one group (a chain, or a rank left
-    over); each group is one of these ranks or stretches, but for the ranks taken along by a
-    trio, a bomb (two) or a plane (at most one per rank holding three cards or more, two more
-    for a bomb; at most as many as the singles and pairs outside ``z`` and the ranks of ``z``)
-    and the rocket's second joker. Weakness: a trio outside ``z`` is a group of its own; so is
-    a single or pair outside ``z`` that is not taken along (at most as many as above, the
-    weakest first); the rest is at least 0, but for the bombs and the rocket
-    (tests/test_planner.py checks the bound on random hands)."""
-    count = np.bitwise_count
-    l1 = k & _RANKS15
-    l3 = (k >> 30) & _RANKS15
-    bombs = k >> 45
-    s = l1 & _CHAIN12
-    p = (k >> 15) & _CHAIN12
-    t = l3 & _CHAIN12
-    z = (
-        _COVER[0][s & s >> 1 & s >> 2 & s >> 3 & s >> 4]
-        | _COVER[1][p & p >> 1 & p >> 2]
-        | _COVER[2][t & t >> 1]
-    )
-    rocket = (l1 >> 13) == 3
-    loose = l1 & ~l3 & ~z  # singles and pairs no chain can touch
-    loose[rocket] &= 0x1FFF
-    nb = count(bombs).astype(np.int64)
-    taken = np.minimum(
-        count(l3).astype(np.int64) + 2 * (nb > 0),
-        count(loose).astype(np.int64) + count(z),
-    )
-    groups = count(l1 & ~z).astype(np.int64) + count(z & ~(z << 1)) - taken - rocket
-    for j in range(int(taken.max(initial=0))):
-        drop = (taken > j) & (loose != 0)
-        loose[drop] &= loose[drop] - 1
-    weak = _W_MASK_NP[l3 & ~bombs & ~z] + _W_MASK_NP[loose] + _W_BOMB3 * nb
-    return SCALE * np.maximum(groups, 0) + weak + _W_ROCKET3 * rocket
-
-
 def _assignments(natural: tuple[int, ...], first: int):
     """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
     each as (bit levels, the ranks given a wild card)."""
@@ -1033,56 +974,24 @@ def _hand_with(natural: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, .
     return tuple(hand)
 
 
-def _first_valid(
-    base: tuple[int, ...], tied: list, natural: tuple[int, ...], wild: int
-) -> tuple[int, ...] | None:
-    """Of assignments of equal exact cost (the ranks given a wild card), the first by (float
-    cost, hand) whose plan groups are all playable."""
-    hands = [_hand_with(base, ranks) for ranks in tied]
-    if len(hands) > 1:
-        hands = [h for _, h in sorted((_wild_search(h)[0], h) for h in hands)]
-    for hand in hands:
-        if _wild_plan_ok(_wild_plan(hand), natural, wild):
-            return hand
-    return None
-
-
 def _best_valid(
     base: tuple[int, ...], first: int, natural: tuple[int, ...], wild: int
 ) -> tuple[int, ...] | None:
     """Of the hands made by assigning ``first`` wild cards to ``base``, the one with the
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
-    if first == 2:
-        # The exact costs in the order of their lower bounds, until a bound passes the least
-        # cost found: the assignments left cannot be the cheapest.
-        counts = np.array(base, np.int64)
-        a, b = _PAIRS
-        both = counts[b] + (a == b)
-        keep = (counts[a] < 4) & (both < 4)
-        a, b, both = a[keep], b[keep], both[keep]
-        ks = _levels(base) | 1 << (15 * counts[a] + a) | 1 << (15 * both + b)
-        bounds = _cost_bounds(ks)
-        order = np.argsort(bounds, kind="stable").tolist()
-        bounds, ks, a, b = bounds.tolist(), ks.tolist(), a.tolist(), b.tolist()
-        least, tied_ranks = 1 << 62, []
-        for i in order:
-            if bounds[i] > least:
-                break
-            cost = _icost(ks[i], 0)
-            if cost < least:
-                least, tied_ranks = cost, [(a[i], b[i])]
-            elif cost == least:
-                tied_ranks.append((a[i], b[i]))
-        hand = _first_valid(base, tied_ranks, natural, wild)
-        if hand is not None:
-            return hand
-    # one wild card, or (rare) none of the cheapest is playable: every assignment's cost
     scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
-    for cost in sorted({cost for cost, _ in scored}):
-        hand = _first_valid(base, [r for c, r in scored if c == cost], natural, wild)
-        if hand is not None:
-            return hand
+    least = min(cost for cost, _ in scored)
+    tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
+    while tied:
+        if len(tied) > 1:
+            tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
+        for hand in tied:
+            if _wild_plan_ok(_wild_plan(hand), natural, wild):
+                return hand
+        scored = [(cost, ranks) for cost, ranks in scored if cost > least]
+        least = min((cost for cost, _ in scored), default=0)
+        tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     return None
 
 
