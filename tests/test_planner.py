@@ -297,16 +297,23 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
     """The assignment of the wild cards is the one the float search ranks first: every
     assignment of the first two wild cards (then one more at a time) sorted by (float cost,
     hand), the first whose plan groups are all playable."""
-    from ddz.agents.planner import _assigned, _plan_cached, _search, _wild_plan_ok
+    from ddz.agents.planner import _assigned, _plan_cached, _search
 
     def reference(counts, wild):
         natural = list(counts)
         wilds, natural[wild] = counts[wild], 0
         natural = tuple(natural)
 
+        def playable(plan):  # each group holds a natural card, or only cards of the wild rank
+            for g in plan.groups:
+                ranks = [r for r, k in enumerate(g.counts) if k]
+                if not any(natural[r] for r in ranks) and ranks != [wild]:
+                    return False
+            return True
+
         def best(hands):
             for _, hand in sorted((_search(h, 0, ())[0], h) for h in set(hands)):
-                if _wild_plan_ok(_plan_cached(hand), natural, wild):
+                if playable(_plan_cached(hand)):
                     return hand
             return None
 

@@ -283,18 +283,25 @@ def _search(counts: tuple[int, ...], start: int, planes: tuple) -> tuple[float, 
     return best
 
 
+#: ``MoveType(t)`` by a list look-up (the types are 0, 1, 2, ...)
+_MOVE_TYPES = tuple(sorted(MoveType, key=int))
+assert [int(t) for t in _MOVE_TYPES] == list(range(len(_MOVE_TYPES)))
+
+
 def _materialize(light: Light) -> Group:
     counts = [0] * 15
     for r, k in light[3]:
         counts[r] += k
-    return Group(MoveType(light[0]), light[1], light[2], tuple(counts))
+    return Group(_MOVE_TYPES[light[0]], light[1], light[2], tuple(counts))
 
 
 def _strength_key(g: Group) -> tuple:
     return (g.is_bomb, g.main, -g.size)
 
 
-def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
+def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
+    """The groups of a hand's plan, light: its ``chains`` (no planes), then the groups of the
+    rest with the ``planes`` carrying wings (:func:`_simple`)."""
     rest = list(counts)
     light: list[Light] = []
     per_rank = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}
@@ -306,7 +313,14 @@ def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
     for top, n in planes:
         for k in range(top - n + 1, top + 1):
             rest[k] -= 3
-    light += _simple(tuple(rest), tuple(sorted(planes)))
+    return tuple(light + _simple(tuple(rest), tuple(sorted(planes))))
+
+
+def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
+    return _plan_of_light(_light_of(counts, chains, planes))
+
+
+def _plan_of_light(light: tuple[Light, ...]) -> Plan:
     groups = tuple(sorted((_materialize(g) for g in light), key=_strength_key))
     return Plan(_cost(light), groups)
 
@@ -675,12 +689,13 @@ def planner_of(ruleset) -> PlannerHooks:
 WILD_VALUE = 0.1
 
 
-def _wild_plan_ok(plan: Plan, natural: tuple[int, ...], wild: int) -> bool:
-    """Whether every group of ``plan`` holds a natural card or only cards read as the wild rank
-    (``natural``: the hand's natural cards, the wild rank's entry 0)."""
-    for g in plan.groups:
-        ranks = [r for r, k in enumerate(g.counts) if k]
-        if not any(natural[r] for r in ranks) and ranks != [wild]:
+def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int) -> bool:
+    """Whether every group of a plan (``light``: :func:`_light_of`) holds a natural card or only
+    cards read as the wild rank (``natural``: the hand's natural cards, the wild rank's entry
+    0)."""
+    for g in light:
+        ranks = {r for r, _ in g[3]}
+        if not any(natural[r] for r in ranks) and ranks != {wild}:
             return False
     return True
 
@@ -944,11 +959,17 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _wild_plan(counts: tuple[int, ...]) -> Plan:
-    """``_plan_cached(counts)``, from :func:`_wild_search`."""
+def _wild_light(counts: tuple[int, ...]) -> tuple[Light, ...]:
+    """The light groups of ``_plan_cached(counts)``, from :func:`_wild_search`."""
     chains = _wild_search(counts)[1]
     planes = tuple((top, n) for t, top, n in chains if t == T.PLANE)
-    return _plan_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
+    return _light_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_plan(counts: tuple[int, ...]) -> Plan:
+    """``_plan_cached(counts)``, from :func:`_wild_search`."""
+    return _plan_of_light(_wild_light(counts))
 
 
 def _assignments(natural: tuple[int, ...], first: int):
@@ -987,7 +1008,7 @@ def _best_valid(
         if len(tied) > 1:
             tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
         for hand in tied:
-            if _wild_plan_ok(_wild_plan(hand), natural, wild):
+            if _wild_plan_ok(_wild_light(hand), natural, wild):
                 return hand
         scored = [(cost, ranks) for cost, ranks in scored if cost > least]
         least = min((cost for cost, _ in scored), default=0)
