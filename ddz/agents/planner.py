@@ -835,8 +835,16 @@ class _Memo(dict):
         self.cache_clear = self.clear
 
 
-#: :func:`_icost`'s results: key ``k << 4 | start`` without planes, else (k, start, planes)
+#: :func:`_icost`'s results: key ``k << 4 | start`` without planes, else (k, start, planes);
+#: emptied when it passes ``_ICOST_MAX`` entries (:func:`_icost_room`)
 _ICOST = _Memo()
+_ICOST_MAX = 1 << 18
+
+
+def _icost_room() -> None:
+    """Keep :data:`_ICOST` bounded (called where no search is under way)."""
+    if len(_ICOST) > _ICOST_MAX:
+        _ICOST.clear()
 
 
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
@@ -950,6 +958,7 @@ def _ipath(k: int) -> tuple[tuple, int, tuple]:
 def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     """``_search(counts, 0, ())``, bit for bit, from the integer search: the float cost summed
     in the same order (the leaf, then each chain from the last taken)."""
+    _icost_room()
     chains, rest, planes = _ipath(_levels(counts))
     cost = _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
@@ -1001,6 +1010,7 @@ def _best_valid(
     """Of the hands made by assigning ``first`` wild cards to ``base``, the one with the
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
+    _icost_room()
     scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
