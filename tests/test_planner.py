@@ -345,3 +345,18 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
         assert _assigned(hand, wild) == reference(hand, wild)
         checked += hand[wild] >= 2
     assert checked > 200
+
+
+def test_integer_memo_stays_bounded_and_exact(monkeypatch):
+    """The integer search's memo is emptied past its size (a long-running server); what is
+    read back after that is still the float search's result."""
+    from ddz.agents import planner
+
+    monkeypatch.setattr(planner, "_ICOST_MAX", 50)
+    planner._ICOST.cache_clear()
+    sizes = []
+    for hand in _random_hands(9, 300):
+        assert planner._wild_search.__wrapped__(hand) == planner._search(hand, 0, ())
+        sizes.append(len(planner._ICOST))
+    assert max(sizes) < 2000  # bounded: one search past the limit at most
+    assert min(sizes) < 50 < max(sizes)  # it was emptied, and filled again
