@@ -701,10 +701,11 @@ def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int)
 
 
 # The assignments are ranked by an exact integer copy of the plan search (:func:`_icost`: the
-# cost times SCALE, weakness in 132nds; hands as bit levels), so that the float search runs only
-# on the cheapest assignments: the float plan costs of two hands differ by at least 1 / SCALE
-# unless their exact costs are equal, so ranking by the integer cost and then, among equal
-# ones, by (float cost, hand) is the float ranking itself.
+# cost times SCALE, weakness in 132nds; hands as bit levels). The float plan costs of two hands
+# differ by at least 1 / SCALE unless their exact costs are equal, so ranking by the integer
+# cost and then, among equal ones only, by (float cost, hand) is the float ranking itself; the
+# float cost and the plan are read back from the integer search (:func:`_wild_search`), bit for
+# bit what :func:`_search` and :func:`_plan_cached` give.
 
 #: ``SCALE * cost`` is an integer: moves times SCALE plus 3 times the weakness sum in 132nds.
 SCALE = 2640
