@@ -251,3 +251,112 @@ def test_control_check_agrees_with_the_hand_written_rules(options):
                 assert can_be_beaten(table, int(m), unseen, with_bombs) == want, (m, unseen)
                 checked += 1
     assert checked > 40_000
+
+
+def _random_hands(seed: int, n: int):
+    """Seeded hands of 1 to 20 cards, every other one rich in pairs, trios and bombs."""
+    rng = np.random.default_rng(seed)
+    deck = np.repeat(np.arange(15), DECK_COUNTS)
+    for i in range(n):
+        if i % 2:
+            counts = np.minimum(rng.integers(0, 5, 15), DECK_COUNTS)
+            counts[rng.random(15) < 0.4] = 0
+        else:
+            counts = np.bincount(
+                rng.choice(deck, size=int(rng.integers(1, 21)), replace=False), minlength=15
+            )
+        yield tuple(counts.tolist())
+
+
+def test_integer_search_is_the_float_search_times_scale():
+    """The wildcard planner ranks assignments by the integer copy of the plan search: the same
+    least cost as the float search, exactly (times SCALE), planes and bombs included; and the
+    float cost and plan it reads back are the float search's, bit for bit."""
+    from ddz.agents.planner import (
+        SCALE,
+        _icost,
+        _levels,
+        _plan_cached,
+        _search,
+        _wild_plan,
+        _wild_search,
+    )
+
+    planes = 0
+    for hand in _random_hands(3, 4000):
+        cost, chains = _search(hand, 0, ())
+        assert _icost(_levels(hand), 0) == round(cost * SCALE)
+        assert abs(_icost(_levels(hand), 0) - cost * SCALE) < 1e-6
+        assert _wild_search(hand) == (cost, chains)  # the same float and chains
+        assert _wild_plan(hand) == _plan_cached(hand)
+        planes += any(t == T.PLANE for t, _, _ in chains)
+    assert planes > 20  # the planes' path was exercised
+
+
+def test_wild_assignment_is_the_cheapest_valid_float_plan():
+    """The assignment of the wild cards is the one the float search ranks first: every
+    assignment of the first two wild cards (then one more at a time) sorted by (float cost,
+    hand), the first whose plan groups are all playable."""
+    from ddz.agents.planner import _assigned, _plan_cached, _search
+
+    def reference(counts, wild):
+        natural = list(counts)
+        wilds, natural[wild] = counts[wild], 0
+        natural = tuple(natural)
+
+        def playable(plan):  # each group holds a natural card, or only cards of the wild rank
+            for g in plan.groups:
+                ranks = [r for r, k in enumerate(g.counts) if k]
+                if not any(natural[r] for r in ranks) and ranks != [wild]:
+                    return False
+            return True
+
+        def best(hands):
+            for _, hand in sorted((_search(h, 0, ())[0], h) for h in set(hands)):
+                if playable(_plan_cached(hand)):
+                    return hand
+            return None
+
+        def spread(base, first):
+            ranks = [r for r in range(13) if base[r] < 4]
+            for i, a in enumerate(ranks):
+                for b in ranks[i:] if first == 2 else [None]:
+                    hand = list(base)
+                    hand[a] += 1
+                    if b is not None:
+                        if hand[b] >= 4:
+                            continue
+                        hand[b] += 1
+                    yield tuple(hand)
+
+        hand = best(spread(natural, min(wilds, 2)))
+        for _ in range(wilds - 2):
+            if hand is not None:
+                hand = best(spread(hand, 1))
+        return counts if hand is None else hand
+
+    rng = np.random.default_rng(5)
+    checked = 0
+    for hand in _random_hands(6, 400):
+        wild = int(rng.integers(0, 13))
+        hand = list(hand)
+        hand[wild] = int(rng.integers(1, 5))
+        hand = tuple(hand)
+        assert _assigned(hand, wild) == reference(hand, wild)
+        checked += hand[wild] >= 2
+    assert checked > 200
+
+
+def test_integer_memo_stays_bounded_and_exact(monkeypatch):
+    """The integer search's memo is emptied past its size (a long-running server); what is
+    read back after that is still the float search's result."""
+    from ddz.agents import planner
+
+    monkeypatch.setattr(planner, "_ICOST_MAX", 50)
+    planner._ICOST.cache_clear()
+    sizes = []
+    for hand in _random_hands(9, 300):
+        assert planner._wild_search.__wrapped__(hand) == planner._search(hand, 0, ())
+        sizes.append(len(planner._ICOST))
+    assert max(sizes) < 2000  # bounded: one search past the limit at most
+    assert min(sizes) < 50 < max(sizes)  # it was emptied, and filled again

@@ -283,18 +283,25 @@ def _search(counts: tuple[int, ...], start: int, planes: tuple) -> tuple[float, 
     return best
 
 
+#: ``MoveType(t)`` by a list look-up (the types are 0, 1, 2, ...)
+_MOVE_TYPES = tuple(sorted(MoveType, key=int))
+assert [int(t) for t in _MOVE_TYPES] == list(range(len(_MOVE_TYPES)))
+
+
 def _materialize(light: Light) -> Group:
     counts = [0] * 15
     for r, k in light[3]:
         counts[r] += k
-    return Group(MoveType(light[0]), light[1], light[2], tuple(counts))
+    return Group(_MOVE_TYPES[light[0]], light[1], light[2], tuple(counts))
 
 
 def _strength_key(g: Group) -> tuple:
     return (g.is_bomb, g.main, -g.size)
 
 
-def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
+def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
+    """The groups of a hand's plan, light: its ``chains`` (no planes), then the groups of the
+    rest with the ``planes`` carrying wings (:func:`_simple`)."""
     rest = list(counts)
     light: list[Light] = []
     per_rank = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}
@@ -306,7 +313,14 @@ def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
     for top, n in planes:
         for k in range(top - n + 1, top + 1):
             rest[k] -= 3
-    light += _simple(tuple(rest), tuple(sorted(planes)))
+    return tuple(light + _simple(tuple(rest), tuple(sorted(planes))))
+
+
+def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
+    return _plan_of_light(_light_of(counts, chains, planes))
+
+
+def _plan_of_light(light: tuple[Light, ...]) -> Plan:
     groups = tuple(sorted((_materialize(g) for g in light), key=_strength_key))
     return Plan(_cost(light), groups)
 
@@ -675,35 +689,341 @@ def planner_of(ruleset) -> PlannerHooks:
 WILD_VALUE = 0.1
 
 
-def _wild_plan_ok(plan: Plan, natural: tuple[int, ...], wild: int) -> bool:
-    """Whether every group of ``plan`` holds a natural card or only cards read as the wild rank
-    (``natural``: the hand's natural cards, the wild rank's entry 0)."""
-    for g in plan.groups:
-        ranks = [r for r, k in enumerate(g.counts) if k]
-        if not any(natural[r] for r in ranks) and ranks != [wild]:
+def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int) -> bool:
+    """Whether every group of a plan (``light``: :func:`_light_of`) holds a natural card or only
+    cards read as the wild rank (``natural``: the hand's natural cards, the wild rank's entry
+    0)."""
+    for g in light:
+        ranks = {r for r, _ in g[3]}
+        if not any(natural[r] for r in ranks) and ranks != {wild}:
             return False
     return True
 
 
-def _assignments(natural: tuple[int, ...], wilds: int, first: int):
-    """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``."""
+# The assignments are ranked by an exact integer copy of the plan search (:func:`_icost`: the
+# cost times SCALE, weakness in 132nds; hands as bit levels). The float plan costs of two hands
+# differ by at least 1 / SCALE unless their exact costs are equal, so ranking by the integer
+# cost and then, among equal ones only, by (float cost, hand) is the float ranking itself; the
+# float cost and the plan are read back from the integer search (:func:`_wild_search`), bit for
+# bit what :func:`_search` and :func:`_plan_cached` give.
+
+#: ``SCALE * cost`` is an integer: moves times SCALE plus 3 times the weakness sum in 132nds.
+SCALE = 2640
+_RANKS15 = (1 << 15) - 1
+_CHAIN12 = (1 << 12) - 1
+
+
+def _w132(mtype: int, main: int) -> int:
+    return round(132 * _weakness(mtype, main))
+
+
+def _mask_weakness() -> list[int]:
+    """``3 * 132 *`` the summed weakness of a single (a pair, a trio, a trio or four with
+    attachments: the same) at each rank of a 15-bit rank mask."""
+    out = [0] * (1 << 15)
+    for m in range(1, 1 << 15):
+        out[m] = out[m & (m - 1)] + 3 * _w132(T.SINGLE, (m & -m).bit_length() - 1)
+    return out
+
+
+_W_MASK = _mask_weakness()
+_W_LOOSE = [3 * _w132(T.SINGLE, r) for r in range(15)]
+_W_CHAIN = [3 * _w132(T.STRAIGHT, top) for top in range(12)]
+_W_BOMB3, _W_ROCKET3 = 3 * _w132(T.BOMB, 0), 3 * _w132(T.ROCKET, RED_JOKER)
+assert [c[1:] for c in _CHAINS] == [(1, 5, 12), (2, 3, 10), (3, 2, 6)]  # _icost's lengths
+
+
+def _spans() -> list[list[tuple[int, int]]]:
+    """``[bottom][n]``: the bit levels of a chain of ranks bottom..bottom + n - 1 (one bit per
+    level and rank) and its cost (SCALE plus its weakness)."""
+    out = []
+    for r in range(12):
+        row = [(0, 0)]
+        for n in range(1, 13 - r):
+            m = ((1 << n) - 1) << r
+            row.append((m | m << 15 | m << 30 | m << 45, SCALE + _W_CHAIN[r + n - 1]))
+        out.append(row)
+    return out
+
+
+_SPANS = _spans()
+
+
+def _levels(counts) -> int:
+    """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
+    cards."""
+    k = 0
+    for r, c in enumerate(counts):
+        for j in range(c):
+            k |= 1 << (15 * j + r)
+    return k
+
+
+def _counts_of(k: int) -> tuple[int, ...]:
+    counts = [0] * 15
+    while k:
+        low = k & -k
+        counts[(low.bit_length() - 1) % 15] += 1
+        k ^= low
+    return tuple(counts)
+
+
+#: ``3 * 132 *`` the weakness of each (type, main): the integer search's weights
+_W3 = [[3 * _w132(t, m) for m in range(15)] for t in range(len(T))]
+
+
+def _ileaf(k: int, planes: tuple) -> int:
+    """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
+    the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
+    carries two when that nearly empties the hand)."""
+    if planes:  # rare: take the general path
+        groups = _simple(_counts_of(k), planes)
+        return SCALE * len(groups) + sum([_W3[g[0]][g[1]] for g in groups])
+    l2 = (k >> 15) & _RANKS15
+    l3 = (k >> 30) & _RANKS15
+    bombs = k >> 45
+    singles = k & _RANKS15 & ~l2
+    pairs = l2 & ~l3
+    trios = l3 & ~bombs
+    n = w = 0
+    if singles >> 13 == 3:  # the rocket
+        singles &= 0x1FFF
+        n, w = 1, _W_ROCKET3
+    if trios:
+        free = trios.bit_count()
+        n += free
+        w += _W_MASK[trios]
+        low = (singles | pairs) & _CHAIN12  # attachments below 2, lowest first
+        if low:
+            rest = low
+            while free and rest:
+                rest &= rest - 1
+                free -= 1
+            singles &= ~(low ^ rest)
+            pairs &= ~(low ^ rest)
+        while free and singles:
+            singles &= singles - 1
+            free -= 1
+        while free and pairs:
+            pairs &= pairs - 1
+            free -= 1
+    if bombs:
+        ns, np_ = singles.bit_count(), pairs.bit_count()
+        if n + bombs.bit_count() + np_ + ns <= 4 and (ns >= 2 or np_ >= 2):
+            r = bombs.bit_length() - 1
+            if ns >= 2:
+                singles &= singles - 1
+                singles &= singles - 1
+            else:
+                pairs &= pairs - 1
+                pairs &= pairs - 1
+            bombs ^= 1 << r
+            n += 1
+            w += _W_LOOSE[r]
+        nb = bombs.bit_count()
+        n += nb
+        w += _W_BOMB3 * nb
+    n += pairs.bit_count() + singles.bit_count()
+    return SCALE * n + w + _W_MASK[pairs] + _W_MASK[singles]
+
+
+class _Memo(dict):
+    """A dictionary cache that :func:`ddz.bench.wild_planner.clear_planner_caches` (and anyone)
+    can clear like an ``lru_cache`` (``cache_clear``, on the instance only)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cache_clear = self.clear
+
+
+#: :func:`_icost`'s results: key ``k << 4 | start`` without planes, else (k, start, planes);
+#: emptied when it passes ``_ICOST_MAX`` entries (:func:`_icost_room`)
+_ICOST = _Memo()
+_ICOST_MAX = 1 << 18
+
+
+def _icost_room() -> None:
+    """Keep :data:`_ICOST` bounded (called where no search is under way)."""
+    if len(_ICOST) > _ICOST_MAX:
+        _ICOST.clear()
+
+
+def _icost(k: int, start: int, planes: tuple = ()) -> int:
+    """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
+    bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
+    chain can start either starts one or is left out of chains), the ranks left out walked in
+    one call, from the highest."""
+    key = (k, start, planes) if planes else k << 4 | start
+    best = _ICOST.get(key)
+    if best is not None:
+        return best
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    t = (k >> 30) & _CHAIN12
+    straights = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
+    pairs = p & p >> 1 & p >> 2
+    planes3 = t & t >> 1
+    starts = (straights | pairs | planes3) >> start << start
+    best = _ileaf(k, planes)
+    if not starts:
+        _ICOST[key] = best
+        return best
+    tops = []
+    while starts:
+        low = starts & -starts
+        tops.append(low.bit_length() - 1)
+        starts ^= low
+    for r in reversed(tops):  # best: the cost with chains starting above r only
+        spans = _SPANS[r]
+        if straights >> r & 1:
+            x = s >> r
+            for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
+                cost = _icost((k & ~m) | ((k >> 15) & m), r, planes) + w
+                if cost < best:
+                    best = cost
+        if pairs >> r & 1:
+            x = p >> r
+            for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
+                cost = _icost((k & ~m) | ((k >> 30) & m), r, planes) + w
+                if cost < best:
+                    best = cost
+        if planes3 >> r & 1:
+            x = t >> r
+            for n in range(2, min((~x & (x + 1)).bit_length(), 7)):
+                m = spans[n][0]
+                more = tuple(sorted(planes + ((r + n - 1, n),)))
+                cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+                if cost < best:
+                    best = cost
+        _ICOST[(k, r, planes) if planes else k << 4 | r] = best
+    _ICOST[key] = best
+    return best
+
+
+def _ipath(k: int) -> tuple[tuple, int, tuple]:
+    """The chains :func:`_search` picks for the hand of bit levels ``k`` (from the first taken),
+    the bit levels left and the planes among them: at the lowest rank where a chain can start,
+    the first option of least exact cost in :func:`_search`'s order (leave the rank out of
+    chains, then straights, pair chains, planes, shortest first), which is the option the float
+    search keeps (it keeps an option only when it is cheaper by more than 1e-9, and two exact
+    costs that differ differ by at least 1 / SCALE)."""
+    chains: list[tuple[int, int, int]] = []
+    start, planes = 0, ()
+    while True:
+        s = k & _CHAIN12
+        p = (k >> 15) & _CHAIN12
+        t = (k >> 30) & _CHAIN12
+        runs = (
+            (s & s >> 1 & s >> 2 & s >> 3 & s >> 4, s, 5, 12, T.STRAIGHT, 15),
+            (p & p >> 1 & p >> 2, p, 3, 10, T.PAIR_CHAIN, 30),
+            (t & t >> 1, t, 2, 6, T.PLANE, 45),
+        )
+        starts = (runs[0][0] | runs[1][0] | runs[2][0]) >> start << start
+        tops = []
+        while starts:
+            low = starts & -starts
+            tops.append(low.bit_length() - 1)
+            starts ^= low
+        step = None
+        for i, r in enumerate(tops):
+            target = _icost(k, r, planes)
+            left_out = _icost(k, tops[i + 1], planes) if i + 1 < len(tops) else _ileaf(k, planes)
+            if left_out == target:
+                continue
+            for at, level, lo, hi, mtype, shift in runs:
+                if not at >> r & 1:
+                    continue
+                x = level >> r
+                for n in range(lo, min((~x & (x + 1)).bit_length(), hi + 1)):
+                    m, w = _SPANS[r][n]
+                    rest = (k & ~m) | ((k >> shift) & m)
+                    top = r + n - 1
+                    if mtype == T.PLANE:
+                        more = tuple(sorted(planes + ((top, n),)))
+                        cost = _icost(rest, r, more)
+                    else:
+                        more, cost = planes, _icost(rest, r, planes) + w
+                    if cost == target:
+                        step = (mtype, top, n), rest, r, more
+                        break
+                if step:
+                    break
+            break
+        if step is None:
+            return tuple(chains), k, planes
+        chain, k, start, planes = step
+        chains.append(chain)
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
+    """``_search(counts, 0, ())``, bit for bit, from the integer search: the float cost summed
+    in the same order (the leaf, then each chain from the last taken)."""
+    _icost_room()
+    chains, rest, planes = _ipath(_levels(counts))
+    cost = _leaf(_counts_of(rest), planes)
+    for mtype, top, _ in reversed(chains):
+        if mtype != T.PLANE:
+            cost = cost + 1 + WEAKNESS * _WEAK[mtype][top]
+    return cost, chains
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_light(counts: tuple[int, ...]) -> tuple[Light, ...]:
+    """The light groups of ``_plan_cached(counts)``, from :func:`_wild_search`."""
+    chains = _wild_search(counts)[1]
+    planes = tuple((top, n) for t, top, n in chains if t == T.PLANE)
+    return _light_of(counts, [c for c in chains if c[0] != T.PLANE], planes)
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_plan(counts: tuple[int, ...]) -> Plan:
+    """``_plan_cached(counts)``, from :func:`_wild_search`."""
+    return _plan_of_light(_wild_light(counts))
+
+
+def _assignments(natural: tuple[int, ...], first: int):
+    """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
+    each as (bit levels, the ranks given a wild card)."""
+    levels = _levels(natural)
     ranks = [r for r in range(13) if natural[r] < 4]
     for i, a in enumerate(ranks):
-        for b in ranks[i:] if first == 2 else (None,):
-            hand = list(natural)
-            hand[a] += 1
-            if b is not None:
-                if hand[b] >= 4:
-                    continue
-                hand[b] += 1
-            yield tuple(hand)
+        ka = levels | 1 << (15 * natural[a] + a)
+        if first == 1:
+            yield ka, (a,)
+            continue
+        for b in ranks[i:]:
+            c = natural[b] + (a == b)
+            if c < 4:
+                yield ka | 1 << (15 * c + b), (a, b)
 
 
-def _best_valid(hands, natural: tuple[int, ...], wild: int) -> tuple[int, ...] | None:
-    """The hand of ``hands`` with the cheapest plan whose groups are all playable."""
-    for _, hand in sorted((_search(h, 0, ())[0], h) for h in set(hands)):
-        if _wild_plan_ok(_plan_cached(hand), natural, wild):
-            return hand
+def _hand_with(natural: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
+    hand = list(natural)
+    for r in ranks:
+        hand[r] += 1
+    return tuple(hand)
+
+
+def _best_valid(
+    base: tuple[int, ...], first: int, natural: tuple[int, ...], wild: int
+) -> tuple[int, ...] | None:
+    """Of the hands made by assigning ``first`` wild cards to ``base``, the one with the
+    cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
+    the lower hand."""
+    _icost_room()
+    scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
+    least = min(cost for cost, _ in scored)
+    tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
+    while tied:
+        if len(tied) > 1:
+            tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
+        for hand in tied:
+            if _wild_plan_ok(_wild_light(hand), natural, wild):
+                return hand
+        scored = [(cost, ranks) for cost, ranks in scored if cost > least]
+        least = min((cost for cost, _ in scored), default=0)
+        tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     return None
 
 
@@ -716,25 +1036,25 @@ def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
     natural = list(counts)
     wilds, natural[wild] = counts[wild], 0
     natural = tuple(natural)
-    hand = _best_valid(_assignments(natural, wilds, min(wilds, 2)), natural, wild)
+    hand = _best_valid(natural, min(wilds, 2), natural, wild)
     for _ in range(wilds - 2):
         if hand is None:
             break
-        hand = _best_valid(_assignments(hand, 1, 1), natural, wild)
+        hand = _best_valid(hand, 1, natural, wild)
     return counts if hand is None else hand
 
 
 def plan_hand_wild(counts, wild: int) -> Plan:
     """The plan of a hand of the wildcard game (``wild``: the wild rank): the classic plan of the
     hand with its wild cards assigned (the groups say what each wild card stands for)."""
-    return _plan_cached(_assigned(_key(counts), int(wild)))
+    return _wild_plan(_assigned(_key(counts), int(wild)))
 
 
 def plan_cost_wild(counts, wild: int) -> float:
     """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
     key = _key(counts)
     held = key[wild] if wild >= 0 else 0
-    return _search(_assigned(key, int(wild)), 0, ())[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, int(wild)))[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
@@ -764,26 +1084,31 @@ class PlayTable:
         self.moves = table  # the classic move table: its rows are the readings
         self.wild = int(wild)
         self.hand = _key(hand)
-        self.codes = [0] + [int(c) for c in codes]
+        codes = codes.tolist() if isinstance(codes, np.ndarray) else [int(c) for c in codes]
+        self.codes = [0, *codes]
         f = play_fields(np.array(self.codes, np.int64))
         self.type, self.main, self.counts = f["type"], f["main"], f["consumed"]
         self.length = np.where(self.type == T.BOMB, f["bomb"], f["length"])
         self.size = self.counts.sum(1)
         self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
         self._listed = len(self.codes)
-        self._rows: dict[tuple, list[int]] = {}
-        readings = zip(
-            self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
-        )
-        for i, reading in enumerate(readings):
-            if i:
-                self._rows.setdefault(reading, []).append(i)
+        self._rows: dict[tuple, list[int]] | None = None  # built on first use
+        #: the hand's natural cards (the wild rank's entry 0)
+        self.natural = tuple(0 if r == self.wild else k for r, k in enumerate(self.hand))
 
     def __len__(self) -> int:
         return self._listed
 
     def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
         """The listed rows of a reading (type, length or bomb class, main, size)."""
+        if self._rows is None:
+            self._rows = {}
+            readings = zip(
+                self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
+            )
+            for i, reading_i in enumerate(readings):
+                if i:
+                    self._rows.setdefault(reading_i, []).append(i)
         return self._rows.get(reading, [])
 
     def add(self, code: int) -> int:
@@ -807,35 +1132,20 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     listed."""
     from ddz_env.rules.wild import encode_play
 
-    wild = table.wild
-    natural = tuple(0 if r == wild else k for r, k in enumerate(table.hand))
+    wild, natural, need = table.wild, table.natural, g.counts
     length = _bomb_class(g, natural, wild) if g.is_bomb and g.type == T.BOMB else g.length
     rows = table.plays_of((int(g.type), int(length), int(g.main), g.size))
-    fits = [
-        i for i in rows if all(table.counts[i][r] <= g.counts[r] for r in range(15) if r != wild)
-    ]
+    fits = []
+    for i in rows:
+        has = table.counts[i].tolist()
+        if all(has[r] <= need[r] for r in range(15) if r != wild):
+            fits.append(i)
     if fits or rows:
         return min(fits or rows, key=lambda i: int(table.wilds[i]))
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
     consumed[wild] = g.size - sum(consumed)
     bomb = length if g.type == T.BOMB else 0
     return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
-
-
-def _fits_wild(cards, u, wilds: int, wild: int) -> bool:
-    """Whether a reading needing ``cards`` ((rank, count) pairs) fits unseen naturals ``u``
-    with ``wilds`` wild cards: no wild card stands for a joker, and wild cards alone read as
-    the wild rank only."""
-    short = total = 0
-    own = True
-    for rank, count in cards:
-        total += count
-        own = own and rank == wild
-        if u[rank] < count:
-            if rank >= 13:
-                return False
-            short += count - u[rank]
-    return short <= wilds and (short < total or own)
 
 
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
@@ -865,12 +1175,30 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
     u = unseen.tolist() if isinstance(unseen, np.ndarray) else list(unseen)
     wild = table.wild
     wilds, u[wild] = u[wild], 0
-    mtype, length, main, bomb, _ = decode_play(code)
+    if move < len(table):  # a listed play: its fields are read already
+        mtype, length, main = int(table.type[move]), int(table.length[move]), int(table.main[move])
+        bomb, length = (length, 1) if mtype == T.BOMB else (0, length)
+    else:
+        mtype, length, main, bomb, _ = decode_play(code)
     if mtype in (T.BOMB, T.ROCKET):
         return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
     row = _reading_row(table.moves, mtype, length, main)
-    if any(_fits_wild(cards, u, wilds, wild) for cards in _control(table.moves).needs(row)):
-        return True
+    # Whether a reading needing ``cards`` ((rank, count) pairs) fits the unseen naturals with
+    # the unseen wild cards: no wild card stands for a joker, and wild cards alone read as the
+    # wild rank only.
+    for cards in _control(table.moves).needs(row):
+        short = total = 0
+        own = True
+        for rank, count in cards:
+            total += count
+            own = own and rank == wild
+            if u[rank] < count:
+                if rank >= 13:
+                    short = wilds + 1
+                    break
+                short += count - u[rank]
+        if short <= wilds and (short < total or own):
+            return True
     return with_bombs and _bomb_beaten(1, -1, u, wilds)
 
 

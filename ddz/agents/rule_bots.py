@@ -74,7 +74,7 @@ class _View:
         self.danger = min(int(self.left[s]) for s in self.opponents)
         self.unseen = info.unseen()
         self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
-        self.legal = [int(m) for m in info.legal_moves()]
+        self.legal = info.legal_moves().tolist()
 
     def rest(self, move: int) -> np.ndarray:
         return self.hand - self.table.counts[move]
