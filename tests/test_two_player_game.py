@@ -340,27 +340,29 @@ def test_a_grab_and_a_concession_win_in_line_mode(argv):
     assert hand == "—" or len(hand.split()) <= 1
 
 
-def test_ddz_play_plays_the_expert_and_says_hard_has_no_model():
+def test_ddz_play_plays_the_shipped_hard_model_and_the_expert():
     from ddz.agents.expert import ExpertAgent
+    from ddz.agents.hard import HardAgent
     from ddz.play import session
     from tests.play_harness import run_lines
 
-    assert session.levels_of(TWO) == ("easy", "normal", "expert")
-    assert session.default_level(TWO) == "normal"  # Hard's would be, were a model shipped
+    assert session.levels_of(TWO) is None  # every level plays it: Hard by its own model
+    assert session.default_level(TWO) == "hard"
     notices: list[str] = []
+    bots, name = session.load_bots("hard", notices, TWO)
+    assert name == "hard" and not notices and len(bots) == 1
+    assert isinstance(bots[0], HardAgent)
+    assert bots[0].model_for(TWO).tag == {"game": "two", "players": 2, "variants": []}
     bots, name = session.load_bots("expert", notices, TWO)
     assert name == "expert" and not notices and len(bots) == 1
-    assert isinstance(bots[0], ExpertAgent) and bots[0].rules_only(TWO)
-    bots, name = session.load_bots("hard", notices, TWO)
-    assert name == "normal" and len(bots) == 1
-    assert notices == ["Hard bots don't play the two-player game; playing Normal bots"]
+    # with a model of the game, the Expert's candidates are its networks' (not Normal's rules)
+    assert isinstance(bots[0], ExpertAgent) and not bots[0].rules_only(TWO)
     argv = ["--players", "2", "--seed", "3", "--fast", "--plain"]
     rc, out = run_lines([*argv, "--level", "expert"], ["help", "quit"])
     assert "type call, grab or pass" in out  # the help of call and grab, not the rob auction's
     assert rc == 0 and "you against one Expert bot · two players" in out and "note:" not in out
     rc, out = run_lines([*argv, "--level", "hard"], ["quit"])
-    assert rc == 0 and "you against one Normal bot" in out
-    assert "note: Hard bots don't play the two-player game; playing Normal bots" in out
+    assert rc == 0 and "you against one Hard bot" in out and "note:" not in out
 
 
 def test_the_expert_plays_a_whole_hand_of_ddz_play():
@@ -480,7 +482,7 @@ def test_the_expert_plays_it_on_the_rules_bots():
     from ddz.agents.expert import ExpertAgent
     from ddz.arena.arena import run_arena
 
-    assert agent_plays("expert", TWO) and not agent_plays("hard", TWO)
+    assert agent_plays("expert", TWO) and agent_plays("hard", TWO)
     expert = ExpertAgent(seed=1, worlds=8)
     result = run_arena(expert, "normal", 3, seed=2, bidding=True, ruleset=TWO)
     assert result.games >= 6 and not result.forfeits

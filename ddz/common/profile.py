@@ -101,7 +101,11 @@ register_profile(
 )
 register_profile(
     "two",
-    Profile(texts="ddz.play.render:TWO_TEXTS", rules_rollouts=True),
+    Profile(
+        texts="ddz.play.render:TWO_TEXTS",
+        models=(("hard_two.npz", ()),),
+        rules_rollouts=True,
+    ),
 )
 register_profile(
     "wild",
