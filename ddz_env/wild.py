@@ -339,12 +339,15 @@ def _readings(rules, g, r, short, used, nat, held, wild):
 
 def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
-    same steps, with no game index to carry (a call costs its numpy calls more than their
-    work)."""
-    shortfall, row_code, row_cap, row_hard, bounds, spent, code, extras = _listing_tables(rules)
+    same readings in fewer numpy calls (a call costs its numpy calls more than their work).
+    Every fitting row reads its spending entries from none extra up to as many extra wild
+    cards as it may take (the row's cap and the wild cards left both bound the prefix of its
+    entries), so the readings with no extra wild card are entries too; a bomb of four natural
+    cards, hard, is set apart after."""
+    shortfall, row_code, row_cap, halves, bounds, spent, code, extras, bomb_row = _one_tables(rules)
     nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
-    c = [min(k, 4) for k in nat]
+    c = nat if max(nat) <= MAX_WILDS else [min(k, MAX_WILDS) for k in nat]
     total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
     total += shortfall[2, c[6] * 25 + c[7] * 5 + c[8]]
     total += shortfall[3, c[9] * 25 + c[10] * 5 + c[11]]
@@ -352,42 +355,44 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     r = (total <= held).nonzero()[0]
     if table_play:
         r = r[_may_beat(rules, r, table_play)]
-    used = total.take(r).astype(np.int64)
-    at = r + wild * (len(row_code) // 13)
+    used = total.take(r)
     natural = sum([k << s for k, s in zip(nat, _SHIFT_LIST)])
     unit = _UNITS[wild]
-    base = row_code.take(at)
-    short = _missing_one(base, natural)  # the cards of the row the hand lacks
+    # the cards of each row the hand lacks (:func:`_missing`): both halves of the ranks at once
+    short = halves.take(r, 0)
+    short -= (natural & _EVEN, natural & _ODD)
+    guard = short & _HALF_GUARDS
+    guard >>= 3
+    guard *= 7
+    short &= guard
+    base = row_code[wild].take(r)
+    base -= short[:, 0]
+    base -= short[:, 1]
     base += used * unit
-    base -= short
-    cap = row_cap.take(at)
-    cap -= used
-    hard = row_hard.take(at)
-    hard[used > 0] = 0
-    hard += base
-    codes0 = hard[cap > 0]
-    more = ((used < min(held, MAX_WILDS)) & (cap > 1)).nonzero()[0]
-    if len(more):
-        rm = r.take(more) * (MAX_WILDS + 2)
-        lo = bounds.take(rm + 1)
-        rm += np.minimum(held - used.take(more), MAX_WILDS) + 1
-        n = bounds.take(rm) - lo
-        nibbles = sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS_14)
-        room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
-        room |= nibbles
-        fit = np.repeat(np.arange(len(more)), n)
-        pos = (lo - (np.cumsum(n) - n)).take(fit)
-        pos += np.arange(len(fit))
-        room = room.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
-        room &= _GUARDS_14
-        ok = (room == _GUARDS_14).nonzero()[0]
-        pos = pos.take(ok)
-        codes = extras.take(pos) * unit
-        codes += base.take(more.take(fit.take(ok)))
-        codes -= code.take(pos)
-        codes = np.concatenate([codes0, codes])
-    else:
-        codes = codes0
+    # the entries with 0 .. min(cap, wild cards left + 1) - 1 extra wild cards of each row
+    top = np.minimum(row_cap[wild].take(r), min(held, MAX_WILDS) + 1)
+    top -= used
+    r *= MAX_WILDS + 2
+    lo = bounds.take(r)
+    r += top
+    n = bounds.take(r)
+    n -= lo
+    ends = n.cumsum()
+    lo -= ends
+    lo += n
+    pos = lo.repeat(n)
+    pos += np.arange(len(pos))
+    codes = base.repeat(n)
+    room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
+    np.subtract(sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS), room, out=room)
+    room &= _GUARDS
+    codes -= code.take(pos)
+    codes += extras.take(pos) * unit
+    codes = codes[room == _GUARDS]
+    if 4 in nat:  # four natural cards, no wild card among them: a hard bomb
+        for k in [k for k in range(13) if nat[k] == 4]:
+            soft = row_code[wild, bomb_row[k]]
+            codes[codes == soft] = soft + _HARD_KLASS
     if table_play & 15 in (_BOMB, _ROCKET):
         codes = codes[beats(codes, table_play)]
     codes.sort()
@@ -397,36 +402,42 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     return codes[keep]
 
 
-def _listing_tables(rules) -> tuple[np.ndarray, ...]:
-    """The tables a listing reads (:func:`shortfall_tables`, :func:`_row_facts`,
-    :func:`spending_tables` but their bounds), in one tuple."""
+#: the guard bits of both halves of the ranks 3..2 (every other rank from 3, from 4)
+_HALF_GUARDS = np.array([(np.int64(8) << _SHIFTS[k:13:2]).sum() for k in (0, 1)])
+
+
+def _one_tables(rules) -> tuple[np.ndarray, ...]:
+    """The tables a listing of one hand reads, in one tuple: :func:`shortfall_tables`; per
+    wild rank and row (13, N) the row's code and cap (:func:`_row_facts`, the hard bomb apart);
+    per row (N, 2) its code's fields of every other rank from 3 and from 4 with the guard bit
+    above each set; the spending entries (:func:`spending_tables`, their bounds flat); and the
+    row of the bomb of each rank."""
 
     def build():
-        return (shortfall_tables(rules), *_row_facts(rules), *spending_tables(rules)[1:])
+        table = move_table(rules.ruleset)
+        code, cap, _, bounds = _row_facts(rules)
+        codes = row_codes(rules)[0]
+        guards = [_GUARD_EVEN, _GUARD_ODD]
+        halves = np.stack([codes & f | g for f, g in zip((_EVEN, _ODD), guards)], 1)
+        bomb_row = np.zeros(13, np.int64)
+        bombs = np.flatnonzero(table.type == _BOMB)
+        bomb_row[table.main[bombs]] = bombs
+        return (
+            shortfall_tables(rules),
+            code.reshape(13, -1),
+            cap.reshape(13, -1),
+            halves,
+            bounds,
+            *spending_tables(rules)[1:],
+            bomb_row.tolist(),
+        )
 
-    return built(rules, "listing", build)
+    return built(rules, "listing of one", build)
 
 
 #: the shifts of ranks 3..2 in a play code and in 4-bit nibbles, as Python ints
 _SHIFT_LIST = _SHIFTS[:13].tolist()
 _NIBBLE_LIST = list(range(0, 52, 4))
-
-
-def _missing_one(row_code, natural: int):
-    """:func:`_missing` of one hand (``natural``: its natural counts in play-code units)."""
-    short = None
-    for fields, guard in ((_EVEN, _GUARD_EVEN), (_ODD, _GUARD_ODD)):
-        diff = row_code & fields
-        np.subtract(int(natural & fields | guard), diff, out=diff)
-        gone = ~diff
-        gone &= guard
-        gone >>= 3
-        gone *= 7
-        diff &= fields  # 8 + natural - row where a card is missing
-        np.subtract(guard, diff, out=diff)
-        diff &= gone
-        short = diff if short is None else short | diff
-    return short
 
 
 def _may_beat(rules, r, table_play: int):
