@@ -344,38 +344,42 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     cards as it may take (the row's cap and the wild cards left both bound the prefix of its
     entries), so the readings with no extra wild card are entries too; a bomb of four natural
     cards, hard, is set apart after."""
-    shortfall, row_code, row_cap, halves, bounds, spent, code, extras, bomb_row = _one_tables(rules)
+    shortfall, row_code, top_at, halves, first, bounds, spent, code, bomb_row = _listing_tables(
+        rules
+    )
     nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
     c = nat if max(nat) <= MAX_WILDS else [min(k, MAX_WILDS) for k in nat]
-    total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
-    total += shortfall[2, c[6] * 25 + c[7] * 5 + c[8]]
-    total += shortfall[3, c[9] * 25 + c[10] * 5 + c[11]]
-    total += shortfall[4, c[12] * 25 + c[13] * 5 + c[14]]
+    at = (c[0] * 25 + c[1] * 5 + c[2], c[3] * 25 + c[4] * 5 + c[5])
+    at += (c[6] * 25 + c[7] * 5 + c[8], c[9] * 25 + c[10] * 5 + c[11])
+    at += (c[12] * 25 + c[13] * 5 + c[14],)
+    total = shortfall[0, at[0]] + shortfall[1, at[1]]
+    total += shortfall[2, at[2]]
+    total += shortfall[3, at[3]]
+    total += shortfall[4, at[4]]
     r = (total <= held).nonzero()[0]
     if table_play:
         r = r[_may_beat(rules, r, table_play)]
     used = total.take(r)
-    natural = sum([k << s for k, s in zip(nat, _SHIFT_LIST)])
-    unit = _UNITS[wild]
+    natural = _NATURAL[0][at[0]] + _NATURAL[1][at[1]] + _NATURAL[2][at[2]]
+    natural += _NATURAL[3][at[3]] + _NATURAL[4][at[4]]
+    shift = _SHIFT_LIST[wild]
     # the cards of each row the hand lacks (:func:`_missing`): both halves of the ranks at once
-    short = halves.take(r, 0)
-    short -= (natural & _EVEN, natural & _ODD)
+    short = halves.take(r, 1)
+    short -= np.array(((natural & _EVEN_INT,), (natural & _ODD_INT,)))
     guard = short & _HALF_GUARDS
     guard >>= 3
     guard *= 7
     short &= guard
     base = row_code[wild].take(r)
-    base -= short[:, 0]
-    base -= short[:, 1]
-    base += used * unit
+    base -= short[0]
+    base -= short[1]
+    base += used.astype(np.int64) << shift
     # the entries with 0 .. min(cap, wild cards left + 1) - 1 extra wild cards of each row
-    top = np.minimum(row_cap[wild].take(r), min(held, MAX_WILDS) + 1)
-    top -= used
-    r *= MAX_WILDS + 2
-    lo = bounds.take(r)
-    r += top
-    n = bounds.take(r)
+    n = top_at[wild, min(held, MAX_WILDS)].take(r)
+    n -= used
+    n = bounds.take(n)
+    lo = first.take(r)
     n -= lo
     ends = n.cumsum()
     lo -= ends
@@ -384,10 +388,14 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     pos += np.arange(len(pos))
     codes = base.repeat(n)
     room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
-    np.subtract(sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS), room, out=room)
-    room &= _GUARDS
     codes -= code.take(pos)
-    codes += extras.take(pos) * unit
+    extra = room >> _EXTRAS_SHIFT  # the entry's extra wild cards
+    extra <<= shift
+    codes += extra
+    nibbles = _NIBBLE[0][at[0]] + _NIBBLE[1][at[1]] + _NIBBLE[2][at[2]]
+    nibbles += _NIBBLE[3][at[3]] + _NIBBLE[4][at[4]]
+    np.subtract(nibbles | _GUARDS_INT, room, out=room)
+    room &= _GUARDS
     codes = codes[room == _GUARDS]
     if 4 in nat:  # four natural cards, no wild card among them: a hard bomb
         for k in [k for k in range(13) if nat[k] == 4]:
@@ -402,42 +410,82 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     return codes[keep]
 
 
-#: the guard bits of both halves of the ranks 3..2 (every other rank from 3, from 4)
-_HALF_GUARDS = np.array([(np.int64(8) << _SHIFTS[k:13:2]).sum() for k in (0, 1)])
+#: the guard bits of both halves of the ranks 3..2 (every other rank from 3, from 4), (2, 1)
+_HALF_GUARDS = np.array([[(np.int64(8) << _SHIFTS[k:13:2]).sum()] for k in (0, 1)])
+_EVEN_INT, _ODD_INT, _GUARDS_INT = int(_EVEN), int(_ODD), int(_GUARDS)
+#: where a spending entry keeps its number of extra wild cards (``build_spending_tables``)
+_EXTRAS_SHIFT = 4 * 13
 
 
-def _one_tables(rules) -> tuple[np.ndarray, ...]:
+def _group_values(per_rank) -> list[list[int]]:
+    """Per group of three ranks (``RANK_GROUPS``) and count combination (125, as the shortfall
+    tables index them), the sum of ``per_rank[k] * count`` over its ranks 3..2, as Python
+    ints: a hand's natural counts in play-code units or in nibbles, five look-ups."""
+    combos = np.arange(125)
+    have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
+    out = []
+    for ranks in RANK_GROUPS:
+        weight = [int(per_rank[k]) if k < 13 else 0 for k in ranks]
+        out.append([sum(w * int(h) for w, h in zip(weight, row)) for row in have])
+    return out
+
+
+_NATURAL = _group_values(_UNITS)
+_NIBBLE = _group_values(_NIBBLES)
+
+
+def _listing_tables(rules) -> tuple:
     """The tables a listing of one hand reads, in one tuple: :func:`shortfall_tables`; per
-    wild rank and row (13, N) the row's code and cap (:func:`_row_facts`, the hard bomb apart);
-    per row (N, 2) its code's fields of every other rank from 3 and from 4 with the guard bit
-    above each set; the spending entries (:func:`spending_tables`, their bounds flat); and the
-    row of the bomb of each rank."""
+    wild rank and row (13, N) the row's code (:func:`_row_facts`, the hard bomb apart); per
+    wild rank, wild cards held (0 .. 4) and row (13, 5, N) where the row's spending entries end
+    when it misses no card (:func:`spending_tables`: its first entry, index ``row * 6``, plus
+    the extra wild cards its cap and the wild cards held allow, plus one), less the missing
+    cards; per row (2, N) its code's fields of every other rank from 3 and from 4 with the guard
+    bit above each set, and where its entries start; the bounds of the entries flat, what each
+    spends and its code; and the row of the bomb of each rank."""
 
     def build():
         table = move_table(rules.ruleset)
         code, cap, _, bounds = _row_facts(rules)
+        rows = np.arange(len(table))
+        top = np.minimum(cap.reshape(13, 1, -1), np.arange(1, MAX_WILDS + 2)[:, None])
+        top_at = rows * (MAX_WILDS + 2) + top
         codes = row_codes(rules)[0]
         guards = [_GUARD_EVEN, _GUARD_ODD]
-        halves = np.stack([codes & f | g for f, g in zip((_EVEN, _ODD), guards)], 1)
+        halves = np.stack([codes & f | g for f, g in zip((_EVEN, _ODD), guards)])
         bomb_row = np.zeros(13, np.int64)
         bombs = np.flatnonzero(table.type == _BOMB)
         bomb_row[table.main[bombs]] = bombs
+        spent, entry_code = spending_tables(rules)[1:3]
+        first = bounds[rows * (MAX_WILDS + 2)]
         return (
             shortfall_tables(rules),
             code.reshape(13, -1),
-            cap.reshape(13, -1),
+            top_at,
             halves,
+            first,
             bounds,
-            *spending_tables(rules)[1:],
+            spent,
+            entry_code,
             bomb_row.tolist(),
         )
 
-    return built(rules, "listing of one", build)
+    return built(rules, "listing", build)
 
 
 #: the shifts of ranks 3..2 in a play code and in 4-bit nibbles, as Python ints
 _SHIFT_LIST = _SHIFTS[:13].tolist()
 _NIBBLE_LIST = list(range(0, 52, 4))
+
+
+def _may_beat_each(rules, r, table_plays):
+    """Whether rows ``r`` may beat the play codes ``table_plays`` (one each, 0: leading): a
+    bomb or the rocket, or the table play's type and length with a higher main."""
+    table = move_table(rules.ruleset)
+    mtype = table.type.take(r)
+    bomb = (mtype == _BOMB) | (mtype == _ROCKET)
+    same = (mtype == table_plays & 15) & (table.length.take(r) == table_plays >> 4 & 15)
+    return (table_plays == 0) | bomb | (same & (table.main.take(r) > table_plays >> 8 & 15))
 
 
 def _may_beat(rules, r, table_play: int):
@@ -473,36 +521,110 @@ def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
     (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
     hands = np.asarray(hands)
-    wild = np.asarray(wild, np.int64)
+    wild = np.asarray(wild, np.int64).reshape(-1)
     if len(hands) == 1:
         on = 0 if table_plays is None else int(np.asarray(table_plays).reshape(-1)[0])
-        return [_plays_of_one(rules, hands[0], int(wild.reshape(-1)[0]), on)]
+        return [_plays_of_one(rules, hands[0], int(wild[0]), on)]
     if table_plays is not None:
-        table_plays = np.asarray(table_plays, np.int64)
-    g, rows, short, used, nat, held = _fitting_rows(rules, hands, wild, table_plays)
-    parts = _readings(rules, g, rows, short, used, nat, held, wild)
-    if table_plays is not None:
-        parts = [_beating(g, codes, table_plays) for g, codes in parts]
-    (g0, c0), (g1, c1) = parts
-    if len(hands) == 1:
-        codes = np.concatenate([c0, c1])
-        codes.sort()
-        return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
-    # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
+        table_plays = np.asarray(table_plays, np.int64).reshape(-1)
     out = []
-    b0 = np.searchsorted(g0, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
-    b1 = np.searchsorted(g1, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
-    for j, start in enumerate(range(0, len(hands), _SORT_GAMES)):
-        parts = [(g0[b0[j] : b0[j + 1]], c0[b0[j] : b0[j + 1]])]
-        parts.append((g1[b1[j] : b1[j + 1]], c1[b1[j] : b1[j + 1]]))
-        key = np.concatenate([((gg - start) << 55) | (cc & _LOW55) for gg, cc in parts])
-        key.sort()
-        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
-        game = key >> 55
-        plays = (key & _LOW55) | PLAY_TAG
-        bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
-        out += np.split(plays, bounds[1:-1])
+    for start in range(0, len(hands), _BATCH):
+        part = slice(start, start + _BATCH)
+        on = None if table_plays is None else table_plays[part]
+        out += _plays_of_batch(rules, hands[part], wild[part], on)
     return out
+
+
+#: hands listed at once: the arrays of their readings stay in the processor's cache
+_BATCH = 64
+
+
+def _plays_of_batch(rules, hands, wild, table_plays) -> list[np.ndarray]:
+    """:func:`legal_plays_batch` of at most ``_BATCH`` hands: the steps of
+    :func:`_plays_of_one` with each fitting row's hand (``g``) alongside, then one sort of
+    (hand, code) keys."""
+    shortfall, row_code, top_at, halves, first, bounds, spent, code, bomb_row = _listing_tables(
+        rules
+    )
+    n_rows = shortfall.shape[2]
+    b = len(hands)
+    nat = hands.astype(np.int64)
+    held = nat[np.arange(b), wild]
+    nat[np.arange(b), wild] = 0
+    at = np.minimum(nat[:, RANK_GROUPS], MAX_WILDS) @ np.array([25, 5, 1])
+    total = shortfall[0].take(at[:, 0], 0)
+    for k in range(1, 5):
+        total += shortfall[k].take(at[:, k], 0)
+    fits = (total <= np.minimum(held, 255).astype(np.uint8)[:, None]).reshape(-1).nonzero()[0]
+    count = np.diff(fits.searchsorted(np.arange(b + 1) * n_rows))
+    g = np.repeat(np.arange(b), count)
+    r = fits - np.repeat(np.arange(b) * n_rows, count)
+    used = total.reshape(-1).take(fits)
+    if table_plays is not None and table_plays.any():
+        keep = _may_beat_each(rules, r, table_plays.take(g))
+        g, r, used, fits = g[keep], r[keep], used[keep], fits[keep]
+    natural = nat[:, :13] @ _UNITS[:13]
+    shift = _SHIFTS.take(wild)
+    # the cards of each row its hand lacks (:func:`_plays_of_one`)
+    short = halves.take(r, 1)
+    short -= np.stack([natural & _EVEN, natural & _ODD]).take(g, 1)
+    guard = short & _HALF_GUARDS
+    guard >>= 3
+    guard *= 7
+    short &= guard
+    # the row's code, its hand above the code's tag bit (a key to sort by)
+    base = row_code.reshape(-1).take((wild * n_rows).take(g) + r)
+    base |= g << _HAND_SHIFT
+    base -= short[0]
+    base -= short[1]
+    wilds = used.astype(np.int64)
+    wilds <<= shift.take(g)
+    base += wilds
+    # each row's spending entries (:func:`_plays_of_one`)
+    top = (wild * (MAX_WILDS + 1) + np.minimum(held, MAX_WILDS)) * n_rows
+    n = top_at.reshape(-1).take(top.take(g) + r)
+    n -= used
+    n = bounds.take(n)
+    lo = first.take(r)
+    n -= lo
+    ends = n.cumsum()
+    lo -= ends
+    lo += n
+    pos = lo.repeat(n)
+    pos += np.arange(len(pos))
+    codes = base.repeat(n)
+    hand = codes >> _HAND_SHIFT
+    # four natural cards, no wild card among them: the hard bomb, each bomb row's first entry
+    fours = (nat[:, :13] == 4).nonzero()
+    if len(fours[0]):
+        rows = fits.searchsorted(fours[0] * n_rows + np.take(bomb_row, fours[1]))
+        codes[(ends - n).take(rows)] += _HARD_KLASS
+    room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
+    codes -= code.take(pos)
+    extra = room >> _EXTRAS_SHIFT  # the entry's extra wild cards
+    extra <<= shift.take(hand)
+    codes += extra
+    nibbles = nat[:, :13] @ _NIBBLES
+    nibbles |= _GUARDS
+    np.subtract(nibbles.take(hand), room, out=room)
+    room &= _GUARDS
+    codes = codes[room == _GUARDS]
+    if table_plays is not None:
+        hand, codes = _beating(codes >> _HAND_SHIFT, codes, table_plays)
+    # one sort of (hand, code) keys
+    codes.sort()
+    keep = np.empty(len(codes), bool)
+    keep[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
+    codes = codes[keep]
+    ends = codes.searchsorted(np.arange(1, b, dtype=np.int64) << _HAND_SHIFT).tolist()
+    codes &= _BELOW_HAND
+    return [codes[i:j] for i, j in zip([0, *ends], [*ends, len(codes)])]
+
+
+#: where :func:`_plays_of_batch` keeps each reading's hand, above the play code's tag bit
+_HAND_SHIFT = 57
+_BELOW_HAND = np.int64((1 << _HAND_SHIFT) - 1)
 
 
 def _beating(g, codes, table_plays):
