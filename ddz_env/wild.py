@@ -173,29 +173,29 @@ def scan_order(rules) -> tuple[np.ndarray, list[int]]:
     return built(rules, "scan order", build)
 
 
-def _build_reach() -> bytes:
+@cache
+def _reach() -> tuple[bytes, np.ndarray]:
     """The longest run of trios (2 to 5, 0 for none) that the ranks of three groups
-    (``RANK_GROUPS``, 9 ranks in a row) allow with 0 to 4 wild cards: per the groups'
-    deficits (each rank's cards short of three, 0 to 3, 4 ** 3 = 64 states a group) and the
-    wild cards, at ``((s0 * 64 + s1) * 64 + s2) * 5 + wild cards``."""
-    state = np.arange(64)
+    (``RANK_GROUPS``, 9 ranks in a row) allow with 0 to 4 wild cards, built once: per the
+    groups' deficit states (:data:`_DEFICIT`, 64 a group) and the wild cards, at
+    ``((s0 * 64 + s1) * 64 + s2) * 5 + wild cards``, as bytes and as an array."""
+    state = np.arange(64, dtype=np.int8)
     deficit = np.stack([state // 16, state // 4 % 4, state % 4], 1)
     nine = np.concatenate(
         np.broadcast_arrays(deficit[:, None, None], deficit[None, :, None], deficit[None, None, :]),
         -1,
-    ).astype(np.int16)  # (64, 64, 64, 9)
-    sums = np.concatenate([np.zeros((64, 64, 64, 1), np.int16), nine.cumsum(-1)], -1)
+    )  # (64, 64, 64, 9)
+    sums = np.zeros((64, 64, 64, 10), np.int8)
+    np.cumsum(nine, -1, out=sums[..., 1:])
     reach = np.zeros((64, 64, 64, MAX_WILDS + 1), np.uint8)
     for length in range(2, 6):
         least = (sums[..., length:] - sums[..., :-length]).min(-1)
         reach[least[..., None] <= np.arange(MAX_WILDS + 1)] = length
-    return reach.tobytes()
+    return reach.tobytes(), reach.reshape(-1)
 
 
-_REACH = _build_reach()
-_REACH_ARRAY = np.frombuffer(_REACH, np.uint8)
 #: per count combination of a group (125, as the shortfall tables index them): its deficit
-#: state (each rank's cards short of three, 4 bits... 2 bits a rank, first rank highest)
+#: state, each rank's cards short of three (0 to 3) in 2 bits, the group's first rank highest
 _DEFICIT = [
     max(3 - c // 25, 0) * 16 + max(3 - c // 5 % 5, 0) * 4 + max(3 - c % 5, 0) for c in range(125)
 ]
@@ -213,7 +213,8 @@ def _scan_ends(rules, at, nat, held) -> np.ndarray:
     wilds = np.minimum(held, MAX_WILDS)
     low = ((state[:, 0] * 64 + state[:, 1]) * 64 + state[:, 2]) * 5 + wilds
     high = ((state[:, 1] * 64 + state[:, 2]) * 64 + state[:, 3]) * 5 + wilds
-    reach = np.maximum(_REACH_ARRAY.take(low), _REACH_ARRAY.take(high)).astype(np.int64)
+    reach = _reach()[1]
+    reach = np.maximum(reach.take(low), reach.take(high)).astype(np.int64)
     four = nat[:, :13].max(1) + held >= 4
     segment = np.where(reach >= 2, np.minimum(reach, len(ends) - 2), four.astype(np.int64))
     return np.where(held > MAX_WILDS, ends[-1], ends.take(segment))
@@ -378,8 +379,11 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     # the prefix of the scan order its bodies allow (:func:`_scan_ends`)
     if held <= MAX_WILDS:
         s = _DEFICIT[at[0]], _DEFICIT[at[1]], _DEFICIT[at[2]], _DEFICIT[at[3]]
-        reach = _REACH[((s[0] * 64 + s[1]) * 64 + s[2]) * 5 + held]
-        reach = max(reach, _REACH[((s[1] * 64 + s[2]) * 64 + s[3]) * 5 + held])
+        reach = _reach()[0]
+        reach = max(
+            reach[((s[0] * 64 + s[1]) * 64 + s[2]) * 5 + held],
+            reach[((s[1] * 64 + s[2]) * 64 + s[3]) * 5 + held],
+        )
         if reach:
             end = ends[min(reach, len(ends) - 1)]
         else:
