@@ -308,7 +308,7 @@ def _listing_tables(rules) -> tuple:
     (:func:`scan_order`), in one tuple: :func:`shortfall_tables`; per wild rank and row (13, N)
     the row's play code with no wild card and its bomb class as read with wild cards (soft, or
     the wild bomb for the bomb of the wild rank; a bomb of four natural cards, hard, is set
-    apart by the listing); per wild rank, wild cards held (0 .. 4) and row (13, 5, N) where the
+    apart by the listing); per wild rank, wild cards held (0 .. 4) and row (13, 5, N) int32 where the
     row's spending entries (:func:`spending_tables`) end when it misses no card: index
     ``row * 6`` of their bounds plus the extra wild cards the row's cap and the wild cards held
     allow, plus one (the cap: the row's size, plus 5 when all its cards are of the wild rank;
@@ -330,7 +330,7 @@ def _listing_tables(rules) -> tuple:
         code = codes + np.where(bomb, _SOFT, 0) + np.where(bomb & (main == wild), _WILD_KLASS, 0)
         cap = size + np.where(own == wild, MAX_WILDS + 1, 0)  # (13, N)
         top = np.minimum(cap[:, None], np.arange(1, MAX_WILDS + 2)[:, None])
-        top_at = order * (MAX_WILDS + 2) + top
+        top_at = (order * (MAX_WILDS + 2) + top).astype(np.int32)
         halves = np.stack([codes & _EVEN | _GUARD_EVEN, codes & _ODD | _GUARD_ODD])
         first = bounds[order, 0]
         bomb_row = np.zeros(13, np.int64)
