@@ -367,9 +367,8 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     each). A play code is linear in its counts: each code is the row's code less its missing
     and extra cards plus as many wild cards. A bomb of four natural cards, hard, is set apart
     after; one sort removes the duplicate readings."""
-    (shortfall, row_code, top_at, halves, first, bounds, spent, code, bomb_row, order, ends) = (
-        _listing_tables(rules)
-    )
+    tables = _listing_tables(rules)
+    shortfall, row_code, bomb_row, order, ends = (tables[i] for i in (0, 1, 8, 9, 10))
     nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
     c = nat if max(nat) <= MAX_WILDS else [min(k, MAX_WILDS) for k in nat]
@@ -397,7 +396,28 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     r = (total <= held).nonzero()[0]
     if table_play:
         r = r[_may_beat(rules, order.take(r), table_play)]
-    used = total.take(r)
+    if held:
+        codes = _readings_of_one(tables, r, total.take(r), at, held, wild)
+    else:  # no wild card: each fitting row has all its cards, one reading each
+        codes = row_code[wild].take(r)
+    if 4 in nat:  # four natural cards, no wild card among them: a hard bomb
+        for k in [k for k in range(13) if nat[k] == 4]:
+            soft = row_code[wild, bomb_row[k]]
+            codes[codes == soft] = soft + _HARD_KLASS
+    if table_play & 15 in (_BOMB, _ROCKET):
+        codes = codes[beats(codes, table_play)]
+    codes.sort()
+    keep = np.empty(len(codes), bool)
+    keep[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
+    return codes[keep]
+
+
+def _readings_of_one(tables, r, used, at, held: int, wild: int) -> np.ndarray:
+    """The play codes of the readings of the fitting rows ``r`` (scan order) of one hand
+    (:func:`_plays_of_one`; ``tables``: :func:`_listing_tables`), missing ``used`` cards
+    each, ``at`` its groups' count combinations, ``held`` wild cards; the hard bombs aside."""
+    row_code, top_at, halves, first, bounds, spent, code = tables[1:8]
     natural = _NATURAL[0][at[0]] + _NATURAL[1][at[1]] + _NATURAL[2][at[2]]
     natural += _NATURAL[3][at[3]] + _NATURAL[4][at[4]]
     shift = _SHIFT_LIST[wild]
@@ -433,18 +453,7 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     nibbles += _NIBBLE[3][at[3]] + _NIBBLE[4][at[4]]
     np.subtract(nibbles | _GUARDS_INT, room, out=room)
     room &= _GUARDS
-    codes = codes[room == _GUARDS]
-    if 4 in nat:  # four natural cards, no wild card among them: a hard bomb
-        for k in [k for k in range(13) if nat[k] == 4]:
-            soft = row_code[wild, bomb_row[k]]
-            codes[codes == soft] = soft + _HARD_KLASS
-    if table_play & 15 in (_BOMB, _ROCKET):
-        codes = codes[beats(codes, table_play)]
-    codes.sort()
-    keep = np.empty(len(codes), bool)
-    keep[:1] = True
-    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
-    return codes[keep]
+    return codes[room == _GUARDS]
 
 
 def _may_beat(rules, r, table_play):
