@@ -669,7 +669,7 @@ class PlayMemo:
 def plays_within(codes, hand) -> np.ndarray:
     """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
     wild rank's count: the wild cards), in order: each rank's field against the hand's, every
-    other rank at once (:func:`_missing`'s guard bits)."""
+    other rank at once (the guard bits of :func:`_plays_of_one`)."""
     hand = [int(k) for k in hand]
     keep = None
     for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
