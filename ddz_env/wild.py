@@ -36,7 +36,7 @@ import numpy as np
 from .actions import MAX_CALL, PLAY
 from .bitsets import RANK_GROUPS
 from .cards import RANK_NAMES, encode_cards, format_counts
-from .moves import built, move_table
+from .moves import MoveType, built, move_table
 from .rules import Ruleset
 from .rules.base import ENGINE
 from .rules.wild import (
@@ -67,6 +67,7 @@ __all__ = ["ListedPlays", "draw_wild_rank", "legal_plays", "legal_plays_batch"]
 _WINGED = {4: (3, 1), 5: (3, 2), 9: (3, 1), 10: (3, 2), 11: (4, 1), 12: (4, 2)}
 #: a group's shortfall that never fits, even summed over the five groups (uint8)
 _NEVER = 50
+MAX_WILDS = 4  # wild cards of one rank
 
 
 @cache
@@ -110,13 +111,18 @@ def redundant_wings(table) -> np.ndarray:
 
 def shortfall_tables(rules) -> np.ndarray:
     """The shortfall of every table row per group of ranks (:func:`build_shortfall_tables`),
-    built once per move table."""
-    return built(rules, "shortfall", lambda: build_shortfall_tables(move_table(rules.ruleset)))
+    the rows in scan order (:func:`scan_order`), built once per move table."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        order = scan_order(rules)[0]
+        return np.ascontiguousarray(build_shortfall_tables(table)[:, :, order])
+
+    return built(rules, "shortfall", build)
 
 
 #: a group's shortfall above this many cards never fits (four wild cards at most)
 _NO_FIT = 5
-_CHUNK = 64
 
 
 def build_shortfall_tables(table) -> np.ndarray:
@@ -141,6 +147,79 @@ def build_shortfall_tables(table) -> np.ndarray:
     return total
 
 
+#: the move types scanned after all others: four with two (a four as body), then the planes
+#: with wings (trios in a row as body), by length
+_FOUR_WITH_TWO = (int(MoveType.FOUR_WITH_TWO_SINGLES), int(MoveType.FOUR_WITH_TWO_PAIRS))
+_PLANES_WITH_WINGS = (int(MoveType.PLANE_WITH_SINGLES), int(MoveType.PLANE_WITH_PAIRS))
+
+
+def scan_order(rules) -> tuple[np.ndarray, list[int]]:
+    """The order in which a listing scans the table's rows, and where its segments end, built
+    once per move table: the rows of every other type (segment 0), four with two (1), then
+    the planes with wings of length 2, 3, ... (segments 2, 3, ...), each in table order. The
+    three quarters of the rows that are planes with wings come last because few hands can read
+    the long ones: a hand scans only the prefix its bodies allow (:func:`_scan_ends`)."""
+
+    def build():
+        table = move_table(rules.ruleset)
+        kind = table.type.astype(np.int64)
+        segment = np.where(np.isin(kind, _FOUR_WITH_TWO), 1, 0)
+        plane = np.isin(kind, _PLANES_WITH_WINGS)
+        segment = np.where(plane, table.length.astype(np.int64), segment)
+        order = np.argsort(segment, kind="stable")
+        ends = np.searchsorted(segment[order], np.arange(1, segment.max() + 2))
+        return order, ends.tolist()
+
+    return built(rules, "scan order", build)
+
+
+@cache
+def _reach() -> tuple[bytes, np.ndarray]:
+    """The longest run of trios (2 to 5, 0 for none) that the ranks of three groups
+    (``RANK_GROUPS``, 9 ranks in a row) allow with 0 to 4 wild cards, built once: per the
+    groups' deficit states (:data:`_DEFICIT`, 64 a group) and the wild cards, at
+    ``((s0 * 64 + s1) * 64 + s2) * 5 + wild cards``, as bytes and as an array."""
+    state = np.arange(64, dtype=np.int8)
+    deficit = np.stack([state // 16, state // 4 % 4, state % 4], 1)
+    nine = np.concatenate(
+        np.broadcast_arrays(deficit[:, None, None], deficit[None, :, None], deficit[None, None, :]),
+        -1,
+    )  # (64, 64, 64, 9)
+    sums = np.zeros((64, 64, 64, 10), np.int8)
+    np.cumsum(nine, -1, out=sums[..., 1:])
+    reach = np.zeros((64, 64, 64, MAX_WILDS + 1), np.uint8)
+    for length in range(2, 6):
+        least = (sums[..., length:] - sums[..., :-length]).min(-1)
+        reach[least[..., None] <= np.arange(MAX_WILDS + 1)] = length
+    return reach.tobytes(), reach.reshape(-1)
+
+
+#: per count combination of a group (125, as the shortfall tables index them): its deficit
+#: state, each rank's cards short of three (0 to 3) in 2 bits, the group's first rank highest
+_DEFICIT = [
+    max(3 - c // 25, 0) * 16 + max(3 - c // 5 % 5, 0) * 4 + max(3 - c % 5, 0) for c in range(125)
+]
+_DEFICIT_ARRAY = np.array(_DEFICIT, np.int64)
+
+
+def _scan_ends(rules, at, nat, held) -> np.ndarray:
+    """How many rows (scan order) each hand of a batch reads: ``at`` (B, 5) its groups' count
+    combinations, ``nat`` (B, 15) its natural counts, ``held`` (B,) its wild cards. A plane
+    with wings of length L needs L trios in a row (its body), at most the wild cards short,
+    and four with two a four: the segments of longer planes, and of four with two when no
+    four fits either, are left out."""
+    ends = np.array(scan_order(rules)[1] + [len(move_table(rules.ruleset))], np.int64)
+    state = _DEFICIT_ARRAY.take(at[:, :4])
+    wilds = np.minimum(held, MAX_WILDS)
+    low = ((state[:, 0] * 64 + state[:, 1]) * 64 + state[:, 2]) * 5 + wilds
+    high = ((state[:, 1] * 64 + state[:, 2]) * 64 + state[:, 3]) * 5 + wilds
+    reach = _reach()[1]
+    reach = np.maximum(reach.take(low), reach.take(high)).astype(np.int64)
+    four = nat[:, :13].max(1) + held >= 4
+    segment = np.where(reach >= 2, np.minimum(reach, len(ends) - 2), four.astype(np.int64))
+    return np.where(held > MAX_WILDS, ends[-1], ends.take(segment))
+
+
 def spending_tables(rules) -> tuple[np.ndarray, ...]:
     """The ways of spending extra wild cards on every table row (:func:`build_spending_tables`),
     built once per move table."""
@@ -151,9 +230,6 @@ def spending_tables(rules) -> tuple[np.ndarray, ...]:
 #: each field of a hand's natural counts
 _NIBBLES = np.int64(1) << (4 * np.arange(13, dtype=np.int64))
 _GUARDS = np.int64(8) * _NIBBLES.sum()
-#: the guard of the 14th nibble too: the extra wild cards of an entry, at most a cap
-_GUARDS_14 = _GUARDS | np.int64(8) << np.int64(4 * 13)
-MAX_WILDS = 4  # wild cards of one rank
 
 
 def build_spending_tables(table) -> tuple[np.ndarray, ...]:
@@ -180,7 +256,7 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
             code[idx] + (extra << _SHIFTS[k]),
         )
         extras = extras[idx] + extra
-    spent |= extras << 4 * 13  # the count of extra wild cards, checked against a cap
+    spent |= extras << 4 * 13  # the count of extra wild cards
     # a redundant wing's natural cards all read as wild: the play is read at another row
     redundant = redundant_wings(table)
     whole = np.zeros(len(src), bool)
@@ -194,200 +270,140 @@ def build_spending_tables(table) -> tuple[np.ndarray, ...]:
     return start, spent[order], code[order], extras[order].astype(np.int8)
 
 
-def _fitting_rows(rules, hands, wild, table_plays):
-    """(game, row, cards missing in play-code units, wild cards they take, natural counts
-    (B, 15), wild cards held (B,)) of every table row each hand can read given its wild rank:
-    the rows whose shortfall over the natural cards is at most the wild count (five table
-    gathers per hand), and, following, that may beat the table play (its type and length with
-    a higher main, or a bomb or the rocket)."""
-    table, shortfall = move_table(rules.ruleset), shortfall_tables(rules)
-    n_rows = shortfall.shape[2]
-    hands_at = np.arange(len(hands))
-    nat = hands.astype(np.int64)
-    held = nat[hands_at, wild]
-    nat[hands_at, wild] = 0
-    idx = np.minimum(nat[:, RANK_GROUPS], 4) @ np.array([25, 5, 1])
-    held8 = held.astype(np.uint8)[:, None]
-    found, used_all = [], []
-    for start in range(0, len(hands), _CHUNK):  # (_CHUNK, N) at a time
-        i = idx[start : start + _CHUNK]
-        total = shortfall[0].take(i[:, 0], 0)
-        for k in range(1, 5):
-            total += shortfall[k].take(i[:, k], 0)
-        nz = np.flatnonzero(total <= held8[start : start + _CHUNK])
-        used_all.append(total.reshape(-1).take(nz))
-        found.append(nz + start * n_rows if start else nz)
-    nz = np.concatenate(found) if len(found) > 1 else found[0]
-    used = np.concatenate(used_all) if len(found) > 1 else used_all[0]
-    g = nz // n_rows
-    r = nz - g * n_rows
-    if table_plays is not None and np.any(table_plays):
-        on = table_plays[g]
-        mtype = table.type[r]
-        bomb = (mtype == _BOMB) | (mtype == _ROCKET)
-        same = (mtype == on & 15) & (table.length[r] == on >> 4 & 15)
-        keep = (on == 0) | bomb | (same & (table.main[r] > on >> 8 & 15))
-        g, r, used = g[keep], r[keep], used[keep]
-    short = _missing(row_codes(rules)[0].take(r), nat, g)
-    return g, r, short, used.astype(np.int64), nat, held
-
-
 #: the fields of a play code's ranks 3..2, every other rank from 3 (even) or from 4 (odd), and
 #: the bit above each of those fields (the next rank's lowest bit): a guard for subtractions
 _EVEN, _ODD = ((np.int64(7) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
 _GUARD_EVEN, _GUARD_ODD = ((np.int64(8) << _SHIFTS[k:13:2]).sum() for k in (0, 1))
-
-
-def _missing(row_code, nat, g):
-    """The cards each row misses of hand ``g``'s natural counts ``nat`` (B, 15), in play-code
-    units: per field, ``max(row - natural, 0)``, every other rank at once (its guard bit, the
-    next rank's lowest, absorbs the borrow of a missing card, and tells where one is missing).
-    Jokers are left out (a row missing a joker never fits)."""
-    units = _UNITS[:13]
-    short = np.zeros(len(row_code), np.int64)
-    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
-        natural = (nat[:, k:13:2] * units[k::2]).sum(1) | guard
-        diff = natural.take(g) - (row_code & fields)
-        gone = ~diff & guard  # the guard bits borrowed: a card missing there
-        gone >>= 3
-        gone *= 7
-        diff &= fields  # 8 + natural - row where a card is missing
-        diff = guard - diff
-        diff &= gone
-        short |= diff
-    return short
-
-
+#: the guard bits of both halves, (2, 1)
+_HALF_GUARDS = np.array([[_GUARD_EVEN], [_GUARD_ODD]])
+_EVEN_INT, _ODD_INT, _GUARDS_INT = int(_EVEN), int(_ODD), int(_GUARDS)
+#: where a spending entry keeps its number of extra wild cards (``build_spending_tables``)
+_EXTRAS_SHIFT = 4 * 13
 _SOFT = np.int64(SOFT_BOMB) << _BOMB_SHIFT
 _WILD_KLASS = np.int64(WILD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
 _HARD_KLASS = np.int64(HARD_BOMB - SOFT_BOMB) << _BOMB_SHIFT
+#: the shifts of ranks 3..2 in a play code, as Python ints
+_SHIFT_LIST = _SHIFTS[:13].tolist()
 
 
-def _row_facts(rules) -> tuple[np.ndarray, ...]:
-    """Per wild rank and table row, built once, (13, N) int64 each, flat: ``code`` the row's
-    play code with no wild card and its bomb class as read with wild cards (soft, or the wild
-    bomb for the bomb of the wild rank); ``cap`` its size, plus 5 when all its cards are of the
-    wild rank (extra wild cards may replace at most its size less the missing cards, all of
-    them then); ``hard`` what turns a soft bomb hard when no wild card is in it. And ``start``
-    (N * 6,) the spending entries' bounds (:func:`build_spending_tables`), flat."""
+def _group_values(per_rank) -> list[list[int]]:
+    """Per group of three ranks (``RANK_GROUPS``) and count combination (125, as the shortfall
+    tables index them), the sum of ``per_rank[k] * count`` over its ranks 3..2, as Python
+    ints: a hand's natural counts in play-code units or in nibbles, five look-ups."""
+    combos = np.arange(125)
+    have = np.stack([combos // 25, combos // 5 % 5, combos % 5], axis=1)
+    out = []
+    for ranks in RANK_GROUPS:
+        weight = [int(per_rank[k]) if k < 13 else 0 for k in ranks]
+        out.append([sum(w * int(h) for w, h in zip(weight, row)) for row in have])
+    return out
+
+
+_NATURAL = _group_values(_UNITS)
+_NIBBLE = _group_values(_NIBBLES)
+
+
+def _listing_tables(rules) -> tuple:
+    """The tables a listing reads, built once per move table, the rows in scan order
+    (:func:`scan_order`), in one tuple: :func:`shortfall_tables`; per wild rank and row (13, N)
+    the row's play code with no wild card and its bomb class as read with wild cards (soft, or
+    the wild bomb for the bomb of the wild rank; a bomb of four natural cards, hard, is set
+    apart by the listing); per wild rank, wild cards held (0 .. 4) and row (13, 5, N) int32 where the
+    row's spending entries (:func:`spending_tables`) end when it misses no card: index
+    ``row * 6`` of their bounds plus the extra wild cards the row's cap and the wild cards held
+    allow, plus one (the cap: the row's size, plus 5 when all its cards are of the wild rank;
+    extra wild cards may replace at most its size less the missing cards, all of them then);
+    per row (2, N) its code's fields of every other rank from 3 and from 4 with the guard bit
+    above each set, and (N,) where its entries start; the entries' bounds flat, what each
+    spends (4 bits per rank, their number above) and its code; the row of the bomb of each
+    rank; the scan order and its segments' ends."""
 
     def build():
         table = move_table(rules.ruleset)
+        order, ends = scan_order(rules)
         codes, own = row_codes(rules)
-        start = spending_tables(rules)[0]
+        codes, own = codes[order], own[order]
+        bounds, spent, entry_code = spending_tables(rules)[:3]
+        kind, size, main = (x[order].astype(np.int64) for x in (table.type, table.size, table.main))
         wild = np.arange(13)[:, None]
-        bomb = table.type == _BOMB
-        wild_bomb = bomb & (table.main == wild)
-        code = codes + np.where(bomb, _SOFT, 0) + np.where(wild_bomb, _WILD_KLASS, 0)
-        cap = table.size.astype(np.int64) + np.where(own == wild, MAX_WILDS + 1, 0)
-        hard = np.where(bomb & ~wild_bomb, _HARD_KLASS, 0)
-        flat = (np.ascontiguousarray(x, np.int64).reshape(-1) for x in (code, cap, hard, start))
-        return tuple(flat)
+        bomb = kind == _BOMB
+        code = codes + np.where(bomb, _SOFT, 0) + np.where(bomb & (main == wild), _WILD_KLASS, 0)
+        cap = size + np.where(own == wild, MAX_WILDS + 1, 0)  # (13, N)
+        top = np.minimum(cap[:, None], np.arange(1, MAX_WILDS + 2)[:, None])
+        top_at = (order * (MAX_WILDS + 2) + top).astype(np.int32)
+        halves = np.stack([codes & _EVEN | _GUARD_EVEN, codes & _ODD | _GUARD_ODD])
+        first = bounds[order, 0]
+        bomb_row = np.zeros(13, np.int64)
+        bombs = np.flatnonzero(bomb)
+        bomb_row[main[bombs]] = bombs
+        return (
+            shortfall_tables(rules),
+            code,
+            top_at,
+            halves,
+            first,
+            bounds.reshape(-1),
+            spent,
+            entry_code,
+            bomb_row.tolist(),
+            order,
+            ends,
+        )
 
-    return built(rules, "row facts", build)
-
-
-def _readings(rules, g, r, short, used, nat, held, wild):
-    """The play codes of every reading of the fitting rows: (game, code) of the readings that
-    spend no extra wild card (one per row), then of those that read some natural cards of the
-    row as wild cards (the spending entries, ``build_spending_tables``), each array in game
-    order. A code is linear in the counts it holds, so a missing card read from a wild card
-    moves one unit from its rank's field to the wild rank's, and so does each extra wild card.
-    Cards of the wild rank alone read as their own rank only, so at most a row's natural cards
-    less one may turn wild (all of them when the row is of the wild rank)."""
-    row_code, row_cap, row_hard, bounds = _row_facts(rules)
-    _, spent, code, extras = spending_tables(rules)
-    wild_g = wild.take(g)
-    unit = _UNITS.take(wild_g)
-    at = wild_g * (len(row_code) // 13)
-    at += r
-    base = used * unit
-    base += row_code.take(at)
-    base -= short
-    cap = row_cap.take(at)
-    cap -= used
-    hard = row_hard.take(at)
-    hard[used > 0] = 0
-    # no extra wild card: a reading when the row keeps a natural card or is of the wild rank
-    first = cap > 0
-    g0, codes0 = g[first], (base + hard)[first]
-    # extra wild cards: the rows with wild cards left and room for one
-    left = held.take(g) - used
-    more = np.flatnonzero((left > 0) & (cap > 1))
-    if not len(more):
-        return (g0, codes0), (g[:0], codes0[:0])
-    rm = r.take(more) * (MAX_WILDS + 2)
-    lo = bounds.take(rm + 1)
-    rm += np.minimum(left.take(more), MAX_WILDS) + 1
-    n = bounds.take(rm) - lo
-    gm = g.take(more)
-    natural = (np.minimum(nat[:, :13], 7) << (4 * np.arange(13, dtype=np.int64))).sum(1)
-    natural = natural.take(gm) | np.minimum(cap.take(more) - 1, 7) << 4 * 13
-    natural |= _GUARDS_14
-    total = int(n.sum())
-    fit = np.repeat(np.arange(len(more)), n)
-    pos = (lo - (np.cumsum(n) - n)).take(fit)
-    pos += np.arange(total)
-    room = natural.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
-    room &= _GUARDS_14
-    ok = np.flatnonzero(room == _GUARDS_14)
-    pos, fit = pos.take(ok), fit.take(ok)
-    src = more.take(fit)
-    codes = base.take(src) - code.take(pos) + extras.take(pos) * unit.take(src)
-    return (g0, codes0), (g.take(src), codes)
+    return built(rules, "listing", build)
 
 
 def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
-    """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars: the
-    same steps, with no game index to carry (a call costs its numpy calls more than their
-    work)."""
-    shortfall, row_code, row_cap, row_hard, bounds, spent, code, extras = _listing_tables(rules)
+    """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars (a
+    call costs its numpy calls more than their work). The rows that fit: their shortfall over
+    the hand's natural cards, five table gathers over the prefix of the scan order its bodies
+    allow (:func:`scan_order`), at most the wild cards held. The cards a row misses: from its
+    play code and the hand's natural counts, every other rank at once (the bit above each
+    rank's field, the next rank's lowest, is set in the row's code: where the hand's count
+    exceeds the row's it is borrowed, elsewhere what is left is the missing cards). Each
+    fitting row then reads its spending entries from none extra up to as many extra wild cards
+    as it may take (the row's cap and the wild cards left bound the prefix of its entries),
+    keeping those that spend no more natural cards than the hand has (one packed comparison
+    each). A play code is linear in its counts: each code is the row's code less its missing
+    and extra cards plus as many wild cards. A bomb of four natural cards, hard, is set apart
+    after; one sort removes the duplicate readings."""
+    tables = _listing_tables(rules)
+    shortfall, row_code, bomb_row, order, ends = (tables[i] for i in (0, 1, 8, 9, 10))
     nat = hand.tolist() if isinstance(hand, np.ndarray) else [int(k) for k in hand]
     held, nat[wild] = nat[wild], 0
-    c = [min(k, 4) for k in nat]
-    total = shortfall[0, c[0] * 25 + c[1] * 5 + c[2]] + shortfall[1, c[3] * 25 + c[4] * 5 + c[5]]
-    total += shortfall[2, c[6] * 25 + c[7] * 5 + c[8]]
-    total += shortfall[3, c[9] * 25 + c[10] * 5 + c[11]]
-    total += shortfall[4, c[12] * 25 + c[13] * 5 + c[14]]
+    c = nat if max(nat) <= MAX_WILDS else [min(k, MAX_WILDS) for k in nat]
+    at = (c[0] * 25 + c[1] * 5 + c[2], c[3] * 25 + c[4] * 5 + c[5])
+    at += (c[6] * 25 + c[7] * 5 + c[8], c[9] * 25 + c[10] * 5 + c[11])
+    at += (c[12] * 25 + c[13] * 5 + c[14],)
+    # the prefix of the scan order its bodies allow (:func:`_scan_ends`)
+    if held <= MAX_WILDS:
+        s = _DEFICIT[at[0]], _DEFICIT[at[1]], _DEFICIT[at[2]], _DEFICIT[at[3]]
+        reach = _reach()[0]
+        reach = max(
+            reach[((s[0] * 64 + s[1]) * 64 + s[2]) * 5 + held],
+            reach[((s[1] * 64 + s[2]) * 64 + s[3]) * 5 + held],
+        )
+        if reach:
+            end = ends[min(reach, len(ends) - 1)]
+        else:
+            end = ends[max(c[:13]) + held >= 4]
+    else:
+        end = len(order)
+    total = shortfall[0, at[0], :end] + shortfall[1, at[1], :end]
+    total += shortfall[2, at[2], :end]
+    total += shortfall[3, at[3], :end]
+    total += shortfall[4, at[4], :end]
     r = (total <= held).nonzero()[0]
     if table_play:
-        r = r[_may_beat(rules, r, table_play)]
-    used = total.take(r).astype(np.int64)
-    at = r + wild * (len(row_code) // 13)
-    natural = sum([k << s for k, s in zip(nat, _SHIFT_LIST)])
-    unit = _UNITS[wild]
-    base = row_code.take(at)
-    short = _missing_one(base, natural)  # the cards of the row the hand lacks
-    base += used * unit
-    base -= short
-    cap = row_cap.take(at)
-    cap -= used
-    hard = row_hard.take(at)
-    hard[used > 0] = 0
-    hard += base
-    codes0 = hard[cap > 0]
-    more = ((used < min(held, MAX_WILDS)) & (cap > 1)).nonzero()[0]
-    if len(more):
-        rm = r.take(more) * (MAX_WILDS + 2)
-        lo = bounds.take(rm + 1)
-        rm += np.minimum(held - used.take(more), MAX_WILDS) + 1
-        n = bounds.take(rm) - lo
-        nibbles = sum([k << s for k, s in zip(nat, _NIBBLE_LIST)]) | int(_GUARDS_14)
-        room = np.minimum(cap.take(more) - 1, 7) << 4 * 13
-        room |= nibbles
-        fit = np.repeat(np.arange(len(more)), n)
-        pos = (lo - (np.cumsum(n) - n)).take(fit)
-        pos += np.arange(len(fit))
-        room = room.take(fit) - spent.take(pos)  # a guard bit stays where e_k <= its cap
-        room &= _GUARDS_14
-        ok = (room == _GUARDS_14).nonzero()[0]
-        pos = pos.take(ok)
-        codes = extras.take(pos) * unit
-        codes += base.take(more.take(fit.take(ok)))
-        codes -= code.take(pos)
-        codes = np.concatenate([codes0, codes])
-    else:
-        codes = codes0
+        r = r[_may_beat(rules, order.take(r), table_play)]
+    if held:
+        codes = _readings_of_one(tables, r, total.take(r), at, held, wild)
+    else:  # no wild card: each fitting row has all its cards, one reading each
+        codes = row_code[wild].take(r)
+    if 4 in nat:  # four natural cards, no wild card among them: a hard bomb
+        for k in [k for k in range(13) if nat[k] == 4]:
+            soft = row_code[wild, bomb_row[k]]
+            codes[codes == soft] = soft + _HARD_KLASS
     if table_play & 15 in (_BOMB, _ROCKET):
         codes = codes[beats(codes, table_play)]
     codes.sort()
@@ -397,46 +413,57 @@ def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     return codes[keep]
 
 
-def _listing_tables(rules) -> tuple[np.ndarray, ...]:
-    """The tables a listing reads (:func:`shortfall_tables`, :func:`_row_facts`,
-    :func:`spending_tables` but their bounds), in one tuple."""
+def _readings_of_one(tables, r, used, at, held: int, wild: int) -> np.ndarray:
+    """The play codes of the readings of the fitting rows ``r`` (scan order) of one hand
+    (:func:`_plays_of_one`; ``tables``: :func:`_listing_tables`), missing ``used`` cards
+    each, ``at`` its groups' count combinations, ``held`` wild cards; the hard bombs aside."""
+    row_code, top_at, halves, first, bounds, spent, code = tables[1:8]
+    natural = _NATURAL[0][at[0]] + _NATURAL[1][at[1]] + _NATURAL[2][at[2]]
+    natural += _NATURAL[3][at[3]] + _NATURAL[4][at[4]]
+    shift = _SHIFT_LIST[wild]
+    # the cards of each row the hand lacks, both halves of the ranks at once
+    short = halves.take(r, 1)
+    short -= np.array(((natural & _EVEN_INT,), (natural & _ODD_INT,)))
+    guard = short & _HALF_GUARDS
+    guard >>= 3
+    guard *= 7
+    short &= guard
+    base = row_code[wild].take(r)
+    base -= short[0]
+    base -= short[1]
+    base += used.astype(np.int64) << shift
+    # the entries with 0 .. min(cap, wild cards left + 1) - 1 extra wild cards of each row
+    n = top_at[wild, min(held, MAX_WILDS)].take(r)
+    n -= used
+    n = bounds.take(n)
+    lo = first.take(r)
+    n -= lo
+    stops = n.cumsum()
+    lo -= stops
+    lo += n
+    pos = lo.repeat(n)
+    pos += np.arange(len(pos))
+    codes = base.repeat(n)
+    room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
+    codes -= code.take(pos)
+    extra = room >> _EXTRAS_SHIFT  # the entry's extra wild cards
+    extra <<= shift
+    codes += extra
+    nibbles = _NIBBLE[0][at[0]] + _NIBBLE[1][at[1]] + _NIBBLE[2][at[2]]
+    nibbles += _NIBBLE[3][at[3]] + _NIBBLE[4][at[4]]
+    np.subtract(nibbles | _GUARDS_INT, room, out=room)
+    room &= _GUARDS
+    return codes[room == _GUARDS]
 
-    def build():
-        return (shortfall_tables(rules), *_row_facts(rules), *spending_tables(rules)[1:])
 
-    return built(rules, "listing", build)
-
-
-#: the shifts of ranks 3..2 in a play code and in 4-bit nibbles, as Python ints
-_SHIFT_LIST = _SHIFTS[:13].tolist()
-_NIBBLE_LIST = list(range(0, 52, 4))
-
-
-def _missing_one(row_code, natural: int):
-    """:func:`_missing` of one hand (``natural``: its natural counts in play-code units)."""
-    short = None
-    for fields, guard in ((_EVEN, _GUARD_EVEN), (_ODD, _GUARD_ODD)):
-        diff = row_code & fields
-        np.subtract(int(natural & fields | guard), diff, out=diff)
-        gone = ~diff
-        gone &= guard
-        gone >>= 3
-        gone *= 7
-        diff &= fields  # 8 + natural - row where a card is missing
-        np.subtract(guard, diff, out=diff)
-        diff &= gone
-        short = diff if short is None else short | diff
-    return short
-
-
-def _may_beat(rules, r, table_play: int):
-    """Whether rows ``r`` may beat the play code ``table_play``: a bomb or the rocket, or its
-    type and length with a higher main."""
+def _may_beat(rules, r, table_play):
+    """Whether table rows ``r`` may beat the play code(s) ``table_play`` (0: leading): a bomb
+    or the rocket, or the table play's type and length with a higher main."""
     table = move_table(rules.ruleset)
     mtype = table.type.take(r)
     bomb = (mtype == _BOMB) | (mtype == _ROCKET)
     same = (mtype == table_play & 15) & (table.length.take(r) == table_play >> 4 & 15)
-    return bomb | (same & (table.main.take(r) > table_play >> 8 & 15))
+    return (table_play == 0) | bomb | (same & (table.main.take(r) > table_play >> 8 & 15))
 
 
 def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
@@ -453,45 +480,127 @@ def row_codes(rules) -> tuple[np.ndarray, np.ndarray]:
     return built(rules, "row codes", build)
 
 
-_SORT_GAMES = 16  # games per sort: 9 bits above the 55 bits of a code without its tag
-_LOW55 = np.int64((1 << 55) - 1)
-
-
 def legal_plays_batch(rules, hands, wild, table_plays=None) -> list[np.ndarray]:
     """The legal plays of a batch: ``hands`` (B, 15) rank counts (the wild rank's count is the
     wild cards held), ``wild`` (B,) wild ranks, ``table_plays`` (B,) play codes to beat
-    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded)."""
+    (``None`` or 0: leading). One sorted int64 array of play codes per hand (pass excluded).
+    The hands are listed ``_BATCH`` at a time, those that scan the same prefix of the table
+    together (:func:`_scan_ends`)."""
     hands = np.asarray(hands)
-    wild = np.asarray(wild, np.int64)
+    wild = np.asarray(wild, np.int64).reshape(-1)
     if len(hands) == 1:
         on = 0 if table_plays is None else int(np.asarray(table_plays).reshape(-1)[0])
-        return [_plays_of_one(rules, hands[0], int(wild.reshape(-1)[0]), on)]
+        return [_plays_of_one(rules, hands[0], int(wild[0]), on)]
     if table_plays is not None:
-        table_plays = np.asarray(table_plays, np.int64)
-    g, rows, short, used, nat, held = _fitting_rows(rules, hands, wild, table_plays)
-    parts = _readings(rules, g, rows, short, used, nat, held, wild)
-    if table_plays is not None:
-        parts = [_beating(g, codes, table_plays) for g, codes in parts]
-    (g0, c0), (g1, c1) = parts
-    if len(hands) == 1:
-        codes = np.concatenate([c0, c1])
-        codes.sort()
-        return [codes[np.r_[True, codes[1:] != codes[:-1]]] if len(codes) else codes]
-    # one sort of (game, code) keys: the game in the top bits, the code below its tag bit
-    out = []
-    b0 = np.searchsorted(g0, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
-    b1 = np.searchsorted(g1, np.arange(0, len(hands) + _SORT_GAMES, _SORT_GAMES))
-    for j, start in enumerate(range(0, len(hands), _SORT_GAMES)):
-        parts = [(g0[b0[j] : b0[j + 1]], c0[b0[j] : b0[j + 1]])]
-        parts.append((g1[b1[j] : b1[j + 1]], c1[b1[j] : b1[j + 1]]))
-        key = np.concatenate([((gg - start) << 55) | (cc & _LOW55) for gg, cc in parts])
-        key.sort()
-        key = key[np.r_[True, key[1:] != key[:-1]]] if len(key) else key
-        game = key >> 55
-        plays = (key & _LOW55) | PLAY_TAG
-        bounds = np.searchsorted(game, np.arange(min(_SORT_GAMES, len(hands) - start) + 1))
-        out += np.split(plays, bounds[1:-1])
+        table_plays = np.asarray(table_plays, np.int64).reshape(-1)
+    nat = hands.astype(np.int64)
+    held = nat[np.arange(len(hands)), wild]
+    nat[np.arange(len(hands)), wild] = 0
+    at = np.minimum(nat[:, RANK_GROUPS], MAX_WILDS) @ np.array([25, 5, 1])
+    end = _scan_ends(rules, at, nat, held)
+    if len(hands) <= _BATCH:
+        return _plays_of_batch(rules, nat, held, at, wild, table_plays, int(end.max(initial=0)))
+    order = np.argsort(end, kind="stable")
+    out = [None] * len(hands)
+    for start in range(0, len(hands), _BATCH):
+        part = order[start : start + _BATCH]
+        on = None if table_plays is None else table_plays[part]
+        found = _plays_of_batch(
+            rules, nat[part], held[part], at[part], wild[part], on, int(end[part[-1]])
+        )
+        for i, codes in zip(part.tolist(), found):
+            out[i] = codes
     return out
+
+
+#: hands listed at once: the arrays of their readings stay in the processor's cache
+_BATCH = 64
+
+
+def _plays_of_batch(rules, nat, held, at, wild, table_plays, end) -> list[np.ndarray]:
+    """:func:`legal_plays_batch` of at most ``_BATCH`` hands (``nat`` their natural counts,
+    ``held`` their wild cards, ``at`` their groups' count combinations), each scanning the
+    first ``end`` rows (scan order): the steps of :func:`_plays_of_one` with each fitting
+    row's hand (``g``) alongside, the hand kept above the play code's tag bit, then one sort of
+    (hand, code) keys."""
+    (shortfall, row_code, top_at, halves, first, bounds, spent, code, bomb_row, order, _) = (
+        _listing_tables(rules)
+    )
+    n_rows = shortfall.shape[2]
+    b = len(nat)
+    total = shortfall[0, :, :end].take(at[:, 0], 0)
+    for k in range(1, 5):
+        total += shortfall[k, :, :end].take(at[:, k], 0)
+    fits = (total <= np.minimum(held, 255).astype(np.uint8)[:, None]).reshape(-1).nonzero()[0]
+    count = np.diff(fits.searchsorted(np.arange(b + 1) * end))
+    g = np.repeat(np.arange(b), count)
+    r = fits - np.repeat(np.arange(b) * end, count)
+    used = total.reshape(-1).take(fits)
+    if table_plays is not None and table_plays.any():
+        keep = _may_beat(rules, order.take(r), table_plays.take(g))
+        g, r, used, fits = g[keep], r[keep], used[keep], fits[keep]
+    natural = nat[:, :13] @ _UNITS[:13]
+    shift = _SHIFTS.take(wild)
+    # the cards of each row its hand lacks (:func:`_plays_of_one`)
+    short = halves.take(r, 1)
+    short -= np.stack([natural & _EVEN, natural & _ODD]).take(g, 1)
+    guard = short & _HALF_GUARDS
+    guard >>= 3
+    guard *= 7
+    short &= guard
+    # the row's code, its hand above the code's tag bit (a key to sort by)
+    base = row_code.reshape(-1).take((wild * n_rows).take(g) + r)
+    base |= g << _HAND_SHIFT
+    base -= short[0]
+    base -= short[1]
+    wilds = used.astype(np.int64)
+    wilds <<= shift.take(g)
+    base += wilds
+    # each row's spending entries (:func:`_plays_of_one`)
+    top = (wild * (MAX_WILDS + 1) + np.minimum(held, MAX_WILDS)) * n_rows
+    n = top_at.reshape(-1).take(top.take(g) + r)
+    n -= used
+    n = bounds.take(n)
+    lo = first.take(r)
+    n -= lo
+    stops = n.cumsum()
+    lo -= stops
+    lo += n
+    pos = lo.repeat(n)
+    pos += np.arange(len(pos))
+    codes = base.repeat(n)
+    hand = codes >> _HAND_SHIFT
+    # four natural cards, no wild card among them: the hard bomb, each bomb row's first entry
+    fours = (nat[:, :13] == 4).nonzero()
+    if len(fours[0]):
+        rows = fits.searchsorted(fours[0] * end + np.take(bomb_row, fours[1]))
+        codes[(stops - n).take(rows)] += _HARD_KLASS
+    room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
+    codes -= code.take(pos)
+    extra = room >> _EXTRAS_SHIFT  # the entry's extra wild cards
+    extra <<= shift.take(hand)
+    codes += extra
+    nibbles = nat[:, :13] @ _NIBBLES
+    nibbles |= _GUARDS
+    np.subtract(nibbles.take(hand), room, out=room)
+    room &= _GUARDS
+    codes = codes[room == _GUARDS]
+    if table_plays is not None:
+        hand, codes = _beating(codes >> _HAND_SHIFT, codes, table_plays)
+    # one sort of (hand, code) keys
+    codes.sort()
+    keep = np.empty(len(codes), bool)
+    keep[:1] = True
+    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
+    codes = codes[keep]
+    stops = codes.searchsorted(np.arange(1, b, dtype=np.int64) << _HAND_SHIFT).tolist()
+    codes &= _BELOW_HAND
+    return [codes[i:j] for i, j in zip([0, *stops], [*stops, len(codes)])]
+
+
+#: where :func:`_plays_of_batch` keeps each reading's hand, above the play code's tag bit
+_HAND_SHIFT = 57
+_BELOW_HAND = np.int64((1 << _HAND_SHIFT) - 1)
 
 
 def _beating(g, codes, table_plays):
@@ -560,7 +669,7 @@ class PlayMemo:
 def plays_within(codes, hand) -> np.ndarray:
     """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
     wild rank's count: the wild cards), in order: each rank's field against the hand's, every
-    other rank at once (:func:`_missing`'s guard bits)."""
+    other rank at once (the guard bits of :func:`_plays_of_one`)."""
     hand = [int(k) for k in hand]
     keep = None
     for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
