@@ -306,7 +306,13 @@ def test_equal_compute_script_at_a_tiny_scale_and_the_trainers_checkpoints(tmp_p
     folder = out / "douzero" / "douzero"
     weights = sorted(p.name for p in folder.glob("*_weights_*.ckpt"))
     assert len(weights) >= 3 and (out / "hard.npz").is_file()
-    for name in ("douzero_vs_rlcard", "ddz_vs_rlcard", "douzero_vs_normal", "ddz_vs_normal", "douzero_vs_ddz"):
+    for name in (
+        "douzero_vs_rlcard",
+        "ddz_vs_rlcard",
+        "douzero_vs_normal",
+        "ddz_vs_normal",
+        "douzero_vs_ddz",
+    ):
         assert json.loads((out / f"{name}.json").read_text())["games"] == 20
     assert "frames trained: DouZero" in (out / "summary.txt").read_text()
     agent = make_agent(f"douzero:{folder}")

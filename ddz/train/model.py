@@ -52,9 +52,17 @@ import torch
 from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
+from ddz.agents.hard_wild import CHUNK
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
 from ddz.train.frames import hidden_width
-from ddz_env.observation import card_levels, card_map, layout_map, obs_size, obs_slices
+from ddz_env.observation import (
+    card_levels,
+    card_map,
+    encode_cards,
+    layout_map,
+    obs_size,
+    obs_slices,
+)
 
 #: a WP head initialised from a model without one starts as the points head times this
 WP_FROM_POINTS = 0.3
@@ -157,6 +165,53 @@ class RoleNet(nn.Module):
         joint = self.encode_state(obs) + self.encode_moves(move_feats)
         rest = self.encode_rest(rest_feats)
         return self.values(joint if rest is None else joint + rest)
+
+
+class NetScorer:
+    """A :class:`RoleNet` as the scorer of plays of :func:`ddz.agents.hard_wild.play_values`
+    (NumPy in and out; no gradients): the rest branch of rank counts (encoded for ``deck``)
+    added to the plays' sums ``a + e`` and the heads' ranking value, computed in place in
+    buffers of ``rows`` rows, the heads' first layers as one product (the ranking value
+    ``q_wp + points_mix * q_points`` is linear in their hidden units)."""
+
+    def __init__(self, net: RoleNet, deck, rows: int = CHUNK):
+        self.net, self.deck = net, deck
+        self.has_rest = net.rest_mlp is not None
+        with torch.no_grad():
+            heads = [net.head] if net.wp is None else [net.head, net.wp]
+            mix = [1.0] if net.wp is None else [net.points_mix, 1.0]
+            self.head_w = torch.cat([h[1].weight for h in heads]).t().contiguous()
+            self.head_b = torch.cat([h[1].bias for h in heads])
+            self.out_w = torch.cat([m * h[3].weight[0] for m, h in zip(mix, heads)])
+            self.out_b = float(sum(m * h[3].bias[0] for m, h in zip(mix, heads)))
+            if self.has_rest:
+                self.rest_w = net.rest_mlp[0].weight.t().contiguous()
+                self.rest_b = net.rest_mlp[0].bias
+                self.rest_w2 = net.rest_mlp[2].weight.t().contiguous()
+        joint, hidden = self.head_w.shape
+        self.sums = torch.empty(rows, joint)
+        self.hidden = torch.empty(rows, hidden)
+        self.rest_hidden = torch.empty(rows, self.rest_w.shape[1]) if self.has_rest else None
+
+    def _heads(self, sums: torch.Tensor) -> np.ndarray:
+        sums.relu_()
+        hidden = torch.addmm(self.head_b, sums, self.head_w, out=self.hidden[: len(sums)])
+        return (hidden.relu_() @ self.out_w + self.out_b).numpy()
+
+    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        n = len(at)
+        with torch.no_grad():
+            cards = torch.from_numpy(encode_cards(counts, deck=self.deck))
+            hidden = torch.addmm(self.rest_b, cards, self.rest_w, out=self.rest_hidden[:n])
+            sums = torch.index_select(
+                torch.from_numpy(joint), 0, torch.from_numpy(at), out=self.sums[:n]
+            )
+            sums.addmm_(hidden.relu_(), self.rest_w2)
+            return self._heads(sums)
+
+    def rank(self, sums: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.net.score(torch.from_numpy(sums)).numpy()
 
 
 class BidNet(nn.Module):
