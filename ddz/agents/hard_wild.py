@@ -28,10 +28,21 @@ its plays as the classic combination it stands for:
   at one rank), each step kept only where it raises the play's value (the value of a hand is
   at least that of the best way to read its wild cards), for the :data:`TOP_PLAYS` best plays;
   and a play gets :data:`WILD_BONUS` per wild card it keeps (:func:`wild_scores`).
+* **A wild card spent where a natural card would do**: a play that differs from another
+  listed play only in spending a wild card where that one spends a natural card of a rank,
+  showing the same combination, is not scored (:func:`spends_wild_for_natural`): the other
+  play keeps the wild card, and its rest with that card read at the natural card's rank is
+  this play's rest, one of the readings it tries.
 * **Bids** are the classic bid network's on the 17 cards dealt (the wild rank is drawn after
   the auction): :meth:`ddz.agents.hard.HardAgent.bid` unchanged.
 
 Everything is read from the information set alone.
+
+:func:`play_values` is the one scoring of plays, for Hard (:func:`wild_scores`, a
+:class:`ModelScorer`) and for the actors of ``ddz train`` in every game (a
+:class:`ddz.train.model.NetScorer`; the classic game's plays keep no wild card and are scored
+once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` rows per call
+of the networks.
 
 Measured (``ddz eval hard normal --wild --deals 2000 --seed 2026 --workers 1``, no auction,
 seats swapped): WP 0.618 ± 0.012, ADP 2.543 ± 0.238; the plays scored without reading the
@@ -170,9 +181,6 @@ def spends_wild_for_natural(codes, wild, groups=None) -> np.ndarray:
     return out
 
 
-#: whether the plays that spend a wild card where a natural card would do are left out
-#: (:func:`spends_wild_for_natural`)
-SPARE_NATURALS = True
 #: candidate readings scored per call of the networks: the sums of one call stay in the
 #: processor's cache (the networks' time is their products, not their memory traffic)
 CHUNK = 2048
@@ -293,7 +301,7 @@ def wild_scores(
         hand,
         play_fields(codes)["consumed"],
         wilds,
-        left_out=spends_wild_for_natural(codes, wilds) if SPARE_NATURALS else None,
+        left_out=spends_wild_for_natural(codes, wilds),
         rounds=rounds,
         bonus=bonus,
         together=together,

@@ -2,8 +2,9 @@
 
 An actor steps ``--actor-batch`` games together through :class:`ddz_env.game.Game`
 (:class:`SelfPlay`). Per step it builds all observations at once, encodes each state **once**,
-and scores every legal move of every game in one batched pass of the light move head
-(:mod:`ddz.train.model`). Each decision becomes a *frame* ``(observation, chosen move, role)``
+and scores every legal move of every game of a role in one batch with the light move head
+(:mod:`ddz.train.model`), by the scoring Hard plays with
+(:func:`ddz.agents.hard_wild.play_values`). Each decision becomes a *frame* ``(observation, chosen move, role)``
 (:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
 points, ``±2^(bombs+spring)``; WP: ``±1``, :func:`role_targets`) and goes to the learner.
 With ``--critic-mix`` above 0 each frame also carries the other seats' hands at the decision
@@ -11,9 +12,11 @@ With ``--critic-mix`` above 0 each frame also carries the other seats' hands at 
 critic reads; the networks that choose the moves never see them.
 
 In the wildcard game (``--wild``) the actions are the listed plays of the wild engine: each is
-scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the combination it stands for, the rest
-of the hand with its wild cards read again where that raises the value, a bonus per wild card
-kept), and its frame's move is the rank counts of that combination and of that rest.
+shown as the combination it stands for (its move embedding: the move table's row of those
+cards) and scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the rest of the hand with its
+wild cards read again where that raises the value, a bonus per wild card kept, the plays that
+spend a wild card where a natural one would do left out), and its frame's move is the rank
+counts of that combination and of that rest.
 
 :func:`actor_loop` is the loop of one actor over a transport: the backends
 (:mod:`ddz.train.local_backend`, :mod:`ddz.train.ray_backend`) run it with theirs.
@@ -26,7 +29,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ddz.agents import hard_wild as hw
 from ddz.agents.base import open_call
 from ddz.agents.hard_wild import (
     play_values,
@@ -289,7 +291,7 @@ class SelfPlay:
         keys = shown.astype(np.int64) @ _KEY
         at = np.minimum(np.searchsorted(self.table_keys, keys), len(self.table_keys) - 1)
         rows = np.where(self.table_keys[at] == keys, self.table_rows[at], -1)
-        left_out = spends_wild_for_natural(codes, wild, gb) if hw.SPARE_NATURALS else None
+        left_out = spends_wild_for_natural(codes, wild, gb)
         return Pairs(rows, shown, play_fields(codes)["consumed"], wild, left_out)
 
     def _scores(self, obs, roles, mine, gb, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
