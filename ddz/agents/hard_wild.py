@@ -143,22 +143,25 @@ def play_codes(info: InfoSet, moves: np.ndarray) -> np.ndarray:
     return listed[np.asarray(moves, np.int64)]
 
 
-def spends_wild_for_natural(codes, wild, groups=None) -> np.ndarray:
+def spends_wild_for_natural(codes, wild, groups=None, shown=None) -> np.ndarray:
     """(n,) bool: which of the plays ``codes`` (n,) of the wild rank ``wild`` (n,) spend a
     wild card where a natural card would do: the same play (type, length, main, bomb class)
     with one of its wild cards replaced by a natural card, showing the same combination
     (:func:`represented`), is listed among the plays of its decision (``groups`` (n,): the
     decision of each play; one decision without). That play keeps the wild card, and its rest
     with the wild card read at the natural card's rank is this play's rest: the agent does not
-    score these."""
+    score these. ``shown``: :func:`represented` of the plays, where already computed."""
     codes = np.asarray(codes, np.int64)
     n = len(codes)
     groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
     f = play_fields(codes)
     spends = (wild >= 0) & (f["consumed"][np.arange(n), np.maximum(wild, 0)] > 0)
-    ranks = np.arange(13)
-    row, rank = np.nonzero(spends[:, None] & (ranks != wild[:, None]))
+    shown = represented(codes, wild) if shown is None else shown
+    # the natural card must show where a wild card of this play shows: at a rank shown more
+    # often than the play has natural cards of it
+    more = (shown[:, :13] > f["consumed"][:, :13]) & (np.arange(13) != wild[:, None])
+    row, rank = np.nonzero(spends[:, None] & more)
     if not len(row):
         return np.zeros(n, bool)
     swapped = f["consumed"][row].astype(np.int64)

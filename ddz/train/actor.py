@@ -291,7 +291,7 @@ class SelfPlay:
         keys = shown.astype(np.int64) @ _KEY
         at = np.minimum(np.searchsorted(self.table_keys, keys), len(self.table_keys) - 1)
         rows = np.where(self.table_keys[at] == keys, self.table_rows[at], -1)
-        left_out = spends_wild_for_natural(codes, wild, gb)
+        left_out = spends_wild_for_natural(codes, wild, gb, shown)
         return Pairs(rows, shown, play_fields(codes)["consumed"], wild, left_out)
 
     def _scores(self, obs, roles, mine, gb, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
