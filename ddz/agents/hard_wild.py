@@ -255,14 +255,15 @@ def play_values(
     other ranks (:func:`read_again`) plus ``bonus`` per wild card kept. Plays ``left_out``
     (n,) bool (:func:`spends_wild_for_natural`) are not scored: -inf. Returns the values and
     the rests (n, 15) int16 they were scored with; without the rest branch, the plain
-    scores of ``joint``."""
+    scores of ``joint`` (nothing read again, no bonus)."""
     bonus = WILD_BONUS if bonus is None else bonus
     n = len(joint)
     rest = np.asarray(hands, np.int16) - np.asarray(spent, np.int16)
-    if not scorer.has_rest:
-        return scorer.rank(np.array(joint, np.float32)), rest
     scored = np.arange(n) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))
     q = np.full(n, -np.inf, np.float32)
+    if not scorer.has_rest:
+        q[scored] = scorer.rank(np.array(joint[scored], np.float32))
+        return q, rest
     q[scored] = score_rests(scorer, joint, scored, rest[scored])
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
     rows = scored[wild[scored] >= 0]

@@ -4,8 +4,8 @@ An actor steps ``--actor-batch`` games together through :class:`ddz_env.game.Gam
 (:class:`SelfPlay`). Per step it builds all observations at once, encodes each state **once**,
 and scores every legal move of every game of a role in one batch with the light move head
 (:mod:`ddz.train.model`), by the scoring Hard plays with
-(:func:`ddz.agents.hard_wild.play_values`). Each decision becomes a *frame* ``(observation, chosen move, role)``
-(:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
+(:func:`ddz.agents.hard_wild.play_values`). Each decision becomes a *frame*
+``(observation, chosen move, role)`` (:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
 points, ``±2^(bombs+spring)``; WP: ``±1``, :func:`role_targets`) and goes to the learner.
 With ``--critic-mix`` above 0 each frame also carries the other seats' hands at the decision
 (:func:`other_hands`, packed by :func:`ddz.train.frames.pack_hidden`), which only the learner's
@@ -55,7 +55,8 @@ class Pairs(NamedTuple):
     """What the networks read of the legal (game, action) pairs of a step
     (:meth:`SelfPlay._pairs`): ``rows`` the move-table row of the cards each shows (-1: none),
     ``shown`` those cards and ``spent`` the real cards it takes (rank counts, (n, 15)),
-    ``wild`` its game's wild rank (-1: none)."""
+    ``wild`` its game's wild rank (-1: none), ``left_out`` the plays not scored
+    (:func:`ddz.agents.hard_wild.spends_wild_for_natural`; ``None``: none)."""
 
     rows: np.ndarray
     shown: np.ndarray
@@ -272,10 +273,11 @@ class SelfPlay:
         return actions
 
     def _pairs(self, gb, mv, counts, starts, playing) -> Pairs:
-        """What the networks read of each legal (game, action) pair: the move-table row of the
-        combination it shows (the wildcard game's plays: :func:`ddz.agents.hard_wild.represented`;
-        -1 where the table has no row of those cards), those cards, the real cards it takes from
-        the hand and the game's wild rank (-1: none). Zeros for a pass and outside the play."""
+        """What the networks read of each legal (game, action) pair (:class:`Pairs`): the
+        move-table row of the combination it shows (the wildcard game's plays:
+        :func:`ddz.agents.hard_wild.represented`; -1 where the table has no row of those
+        cards), those cards, the real cards it takes from the hand, the game's wild rank (-1:
+        none) and the plays left out. Zeros for a pass and outside the play."""
         if not self.wild:
             rows = np.where(playing[gb], mv, 0)  # the auction's calls are no table rows
             none = np.full(len(mv), -1, np.int64)
