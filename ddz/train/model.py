@@ -58,7 +58,6 @@ from ddz.train.frames import hidden_width
 from ddz_env.observation import (
     card_levels,
     card_map,
-    encode_cards,
     layout_map,
     obs_size,
     obs_slices,
@@ -185,13 +184,21 @@ class NetScorer:
             self.out_w = torch.cat([m * h[3].weight[0] for m, h in zip(mix, heads)])
             self.out_b = float(sum(m * h[3].bias[0] for m, h in zip(mix, heads)))
             if self.has_rest:
-                self.rest_w = net.rest_mlp[0].weight.t().contiguous()
+                # the rest branch's first layer as sums of rows: row (rank, count) holds the
+                # weights of the numbers of the card encoding that count sets
+                rank, level = card_levels(deck)
+                top = int(level.max()) + 1
+                first = net.rest_mlp[0].weight.t()
+                table = torch.zeros(15, top + 1, first.shape[1])
+                for col, (r, k) in enumerate(zip(rank.tolist(), level.tolist())):
+                    table[r, k + 1 :] += first[col]
+                self.rest_table = table.reshape(-1, first.shape[1])
+                self.rest_offsets = np.arange(15, dtype=np.int64) * (top + 1)
                 self.rest_b = net.rest_mlp[0].bias
                 self.rest_w2 = net.rest_mlp[2].weight.t().contiguous()
         joint, hidden = self.head_w.shape
         self.sums = torch.empty(rows, joint)
         self.hidden = torch.empty(rows, hidden)
-        self.rest_hidden = torch.empty(rows, self.rest_w.shape[1]) if self.has_rest else None
 
     def _heads(self, sums: torch.Tensor) -> np.ndarray:
         sums.relu_()
@@ -201,8 +208,9 @@ class NetScorer:
     def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
         n = len(at)
         with torch.no_grad():
-            cards = torch.from_numpy(encode_cards(counts, deck=self.deck))
-            hidden = torch.addmm(self.rest_b, cards, self.rest_w, out=self.rest_hidden[:n])
+            rows = torch.from_numpy(counts.astype(np.int64) + self.rest_offsets)
+            hidden = torch.nn.functional.embedding_bag(rows, self.rest_table, mode="sum")
+            hidden += self.rest_b
             sums = torch.index_select(
                 torch.from_numpy(joint), 0, torch.from_numpy(at), out=self.sums[:n]
             )
