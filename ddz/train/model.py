@@ -168,10 +168,12 @@ class RoleNet(nn.Module):
 
 class NetScorer:
     """A :class:`RoleNet` as the scorer of plays of :func:`ddz.agents.hard_wild.play_values`
-    (NumPy in and out; no gradients): the rest branch of rank counts (encoded for ``deck``)
-    added to the plays' sums ``a + e`` and the heads' ranking value, computed in place in
-    buffers of ``rows`` rows, the heads' first layers as one product (the ranking value
-    ``q_wp + points_mix * q_points`` is linear in their hidden units)."""
+    (NumPy in and out; no gradients): the rest branch of rank counts (``deck``'s card
+    encoding) added to the plays' sums ``a + e`` and the heads' ranking value, computed in
+    place in buffers of ``rows`` rows. The rest branch's first layer is a sum of table rows,
+    one per rank and count (the card encoding is 0/1 by rank and level), and the heads' first
+    layers one product (the ranking value ``q_wp + points_mix * q_points`` is linear in their
+    hidden units)."""
 
     def __init__(self, net: RoleNet, deck, rows: int = CHUNK):
         self.net, self.deck = net, deck
