@@ -28,17 +28,32 @@ its plays as the classic combination it stands for:
   at one rank), each step kept only where it raises the play's value (the value of a hand is
   at least that of the best way to read its wild cards), for the :data:`TOP_PLAYS` best plays;
   and a play gets :data:`WILD_BONUS` per wild card it keeps (:func:`wild_scores`).
+* **A wild card spent where a natural card would do**: a play that differs from another
+  listed play only in spending a wild card where that one spends a natural card of a rank,
+  showing the same combination, is not scored (:func:`spends_wild_for_natural`): the other
+  play keeps the wild card, and its rest with that card read at the natural card's rank is
+  this play's rest, one of the readings it tries.
 * **Bids** are the classic bid network's on the 17 cards dealt (the wild rank is drawn after
   the auction): :meth:`ddz.agents.hard.HardAgent.bid` unchanged.
 
 Everything is read from the information set alone.
 
+:func:`play_values` is the one scoring of plays, for Hard (:func:`wild_scores`, a
+:class:`ModelScorer`) and for the actors of ``ddz train`` in every game (a
+:class:`ddz.train.model.NetScorer`; the classic game's plays keep no wild card and are scored
+once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` rows per call
+of the networks.
+
 Measured (``ddz eval hard normal --wild --deals 2000 --seed 2026 --workers 1``, no auction,
-seats swapped): WP 0.618 ± 0.012, ADP 2.543 ± 0.238; the plays scored without reading the
-wild cards left again and without the bonus: WP 0.496 ± 0.013, ADP 0.733 ± 0.166.
+seats swapped): WP 0.619 ± 0.012, ADP 2.546 ± 0.238 (0.618 ± 0.012, 2.543 ± 0.238 with the
+plays of :func:`spends_wild_for_natural` scored too); the plays scored without reading the
+wild cards left again and without the bonus (and with those plays): WP 0.496 ± 0.013, ADP
+0.733 ± 0.166.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import numpy as np
 
@@ -46,7 +61,7 @@ from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import play_fields, stood_for
+from ddz_env.rules.wild import encode_play, play_fields, stood_for
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -128,6 +143,145 @@ def play_codes(info: InfoSet, moves: np.ndarray) -> np.ndarray:
     return listed[np.asarray(moves, np.int64)]
 
 
+def spends_wild_for_natural(codes, wild, groups=None, shown=None) -> np.ndarray:
+    """(n,) bool: which of the plays ``codes`` (n,) of the wild rank ``wild`` (n,) spend a
+    wild card where a natural card would do: the same play (type, length, main, bomb class)
+    with one of its wild cards replaced by a natural card, showing the same combination
+    (:func:`represented`), is listed among the plays of its decision (``groups`` (n,): the
+    decision of each play; one decision without). That play keeps the wild card, and its rest
+    with the wild card read at the natural card's rank is this play's rest: the agent does not
+    score these. ``shown``: :func:`represented` of the plays, where already computed."""
+    codes = np.asarray(codes, np.int64)
+    n = len(codes)
+    groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
+    wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
+    f = play_fields(codes)
+    spends = (wild >= 0) & (f["consumed"][np.arange(n), np.maximum(wild, 0)] > 0)
+    shown = represented(codes, wild) if shown is None else shown
+    # the natural card must show where a wild card of this play shows: at a rank shown more
+    # often than the play has natural cards of it
+    more = (shown[:, :13] > f["consumed"][:, :13]) & (np.arange(13) != wild[:, None])
+    row, rank = np.nonzero(spends[:, None] & more)
+    if not len(row):
+        return np.zeros(n, bool)
+    swapped = f["consumed"][row].astype(np.int64)
+    swapped[np.arange(len(row)), wild[row]] -= 1
+    swapped[np.arange(len(row)), rank] += 1
+    alt = encode_play(f["type"][row], f["length"][row], f["main"][row], swapped, f["bomb"][row])
+    # is (group, alt) among the (group, code) pairs: sorted together, the listed ones first
+    g = np.concatenate([groups, groups[row]])
+    c = np.concatenate([codes, alt])
+    asked = np.concatenate([np.zeros(n, bool), np.ones(len(row), bool)])
+    order = np.lexsort((asked, c, g))
+    c_sorted, g_sorted = c[order], g[order]
+    new_run = np.ones(len(c), bool)
+    new_run[1:] = (g_sorted[1:] != g_sorted[:-1]) | (c_sorted[1:] != c_sorted[:-1])
+    run_start = np.maximum.accumulate(np.where(new_run, np.arange(len(c)), 0))
+    listed = np.zeros(len(c), bool)
+    listed[order] = asked[order] & ~asked[order][run_start]
+    hit = np.flatnonzero(listed[n:])
+    same = represented(codes[row[hit]], wild[row[hit]]) == represented(alt[hit], wild[row[hit]])
+    out = np.zeros(n, bool)
+    out[row[hit[same.all(-1)]]] = True
+    return out
+
+
+#: candidate readings scored per call of the networks: the sums of one call stay in the
+#: processor's cache (the networks' time is their products, not their memory traffic)
+CHUNK = 2048
+
+
+class Scorer(Protocol):
+    """What the scoring of plays needs of one role's networks (the Hard agent's NumPy model,
+    :class:`ModelScorer`, and the trainer's torch networks alike)."""
+
+    #: whether the networks read the rest of the hand (without that branch a play's value is
+    #: its state and move alone, and nothing is read again)
+    has_rest: bool
+
+    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """(n,) float32: the ranking value of the sums ``joint[at] + rest(counts)``
+        (``joint`` (m, J) the sums ``state + move`` of the plays, ``counts`` (n, 15) rests)."""
+
+    def rank(self, sums: np.ndarray) -> np.ndarray:
+        """(n,) float32: the ranking value of sums (n, J) (a model without the rest branch)."""
+
+
+class ModelScorer:
+    """:class:`Scorer` of the role ``role`` of a :class:`ddz.agents.hard.HardModel`."""
+
+    def __init__(self, model, role: int):
+        self.model, self.role = model, role
+        self.has_rest = model.has_rest
+        self.deck = model.ruleset.deck
+
+    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        sums = self.model.encode_rest(self.role, encode_cards(counts, deck=self.deck))
+        sums += joint[at]
+        return self.rank(sums)
+
+    def rank(self, sums: np.ndarray) -> np.ndarray:
+        return self.model.rank(*self.model.values(self.role, sums))
+
+
+def score_rests(scorer: Scorer, joint: np.ndarray, at: np.ndarray, counts: np.ndarray):
+    """(n,) float32: the value of each play (its state-and-move sum, row ``at`` of ``joint``)
+    with the rest of the hand ``counts`` (n, 15) (:meth:`Scorer.score`), :data:`CHUNK` rows
+    at a time."""
+    out = np.empty(len(at), np.float32)
+    for s in range(0, len(at), CHUNK):
+        out[s : s + CHUNK] = scorer.score(joint, at[s : s + CHUNK], counts[s : s + CHUNK])
+    return out
+
+
+def play_values(
+    scorer: Scorer,
+    joint: np.ndarray,
+    hands: np.ndarray,
+    spent: np.ndarray,
+    wild: np.ndarray,
+    groups: np.ndarray | None = None,
+    left_out: np.ndarray | None = None,
+    rounds: int | None = None,
+    bonus: float | None = None,
+    together: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(values, rests) of plays for the networks of one role, as Hard ranks them and
+    ``ddz train`` plays: ``joint`` (n, J) the sums ``state + move`` of each play, ``hands``
+    (n, 15) the hand it is played from, ``spent`` (n, 15) the real cards it takes, ``wild``
+    (n,) the wild rank of its game (-1: none, the classic game) and ``groups`` (n,) the
+    decision each play belongs to. A play's value is the networks' score of the rest of the
+    hand (``hands - spent``); where that rest keeps wild cards, the best reading of them at
+    other ranks (:func:`read_again`) plus ``bonus`` per wild card kept. Plays ``left_out``
+    (n,) bool (:func:`spends_wild_for_natural`) are not scored: -inf. Returns the values and
+    the rests (n, 15) int16 they were scored with; without the rest branch, the plain
+    scores of ``joint`` (nothing read again, no bonus)."""
+    bonus = WILD_BONUS if bonus is None else bonus
+    n = len(joint)
+    rest = np.asarray(hands, np.int16) - np.asarray(spent, np.int16)
+    scored = np.arange(n) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))
+    q = np.full(n, -np.inf, np.float32)
+    if not scorer.has_rest:
+        q[scored] = scorer.rank(np.array(joint[scored], np.float32))
+        return q, rest
+    q[scored] = score_rests(scorer, joint, scored, rest[scored])
+    wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
+    rows = scored[wild[scored] >= 0]
+    if not len(rows):
+        return q, rest
+    groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
+    kept = rest[rows, wild[rows]].astype(np.float32)  # the wild cards each play keeps
+
+    def score(at_rows, counts):
+        return score_rests(scorer, joint, rows[at_rows], counts)
+
+    q[rows], rest[rows] = read_again(
+        score, rest[rows], q[rows], wild[rows], bonus, rounds, together, groups[rows]
+    )
+    q[rows] += bonus * kept
+    return q, rest
+
+
 def wild_scores(
     model,
     info: InfoSet,
@@ -136,39 +290,39 @@ def wild_scores(
     together: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, the model's ranking value of each) for the seat to act in the wildcard
-    game's play (see the module docstring): :func:`read_again` of the plays' rests, plus
-    ``bonus`` per wild card the play keeps in hand."""
-    bonus = WILD_BONUS if bonus is None else bonus
+    game's play (see the module docstring): :func:`play_values` of the plays, each shown as
+    the combination it stands for."""
     moves = info.legal_moves()
     codes = play_codes(info, moves)
     role, wild = info.role, int(info.wild_rank)
     target = model_ruleset(model)
     obs = represented_observation(observe_infoset(info)[None], info.ruleset, target)
     shown = model.encode_moves(role, encode_cards(represented(codes, wild)))
-    rest = np.asarray(info.hand, np.int16)[None] - play_fields(codes)["consumed"]
-
-    def score(joints, counts):
-        return model.rank(
-            *model.values(role, joints + model.encode_rest(role, encode_cards(counts)))
-        )
-
     joint = model.encode_state(role, obs) + shown
-    q = score(joint, rest)
-    if wild < 0 or not model.has_rest:
-        return moves, q
-    kept = rest[:, wild].astype(np.float32)  # the wild cards each play keeps in hand
+    hand = np.broadcast_to(np.asarray(info.hand, np.int16), (len(moves), 15))
     wilds = np.full(len(moves), wild)
-    q, _ = read_again(score, joint, rest, q, wilds, bonus, rounds, together)
-    return moves, q + bonus * kept
+    q, _ = play_values(
+        ModelScorer(model, role),
+        joint,
+        hand,
+        play_fields(codes)["consumed"],
+        wilds,
+        left_out=spends_wild_for_natural(codes, wilds),
+        rounds=rounds,
+        bonus=bonus,
+        together=together,
+    )
+    return moves, q
 
 
-def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, groups=None):
+def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=None):
     """The values ``q`` (n,) of plays whose rests ``rest`` (n, 15) keep wild cards (of rank
     ``wild``, (n,)), with those wild cards read at other ranks, one step at a time (``rounds``
     steps, each reading up to ``together`` of them at one rank), each step kept only where it
     raises the value, for the :data:`TOP_PLAYS` best plays by ``q + bonus · wild cards kept``
-    (of each group of rows with the same ``groups`` number: a decision's plays); ``score(joint
-    rows, rest counts)`` scores rows. Returns the new values and rests."""
+    (of each group of rows with the same ``groups`` number: a decision's plays); ``score(rows,
+    rest counts)`` scores rows (indices into ``q``) with other rests. Returns the new values
+    and rests."""
     rounds = ASSIGN_ROUNDS if rounds is None else rounds
     together = TOGETHER if together is None else together
     n = len(q)
@@ -197,7 +351,7 @@ def read_again(score, joint, rest, q, wild, bonus, rounds=None, together=None, g
         cand[:, slots, r] += k
         valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
         row, slot = np.nonzero(valid)  # only the valid candidates are scored
-        scored = score(joint[rows[row]], cand[row, slot])
+        scored = score(rows[row], cand[row, slot])
         qs = np.full(valid.shape, -np.inf, scored.dtype)
         qs[row, slot] = scored
         best = qs.argmax(1)

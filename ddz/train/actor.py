@@ -2,18 +2,21 @@
 
 An actor steps ``--actor-batch`` games together through :class:`ddz_env.game.Game`
 (:class:`SelfPlay`). Per step it builds all observations at once, encodes each state **once**,
-and scores every legal move of every game in one batched pass of the light move head
-(:mod:`ddz.train.model`). Each decision becomes a *frame* ``(observation, chosen move, role)``
-(:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
+and scores every legal move of every game of a role in one batch with the light move head
+(:mod:`ddz.train.model`), by the scoring Hard plays with
+(:func:`ddz.agents.hard_wild.play_values`). Each decision becomes a *frame*
+``(observation, chosen move, role)`` (:mod:`ddz.train.frames`); when its game ends, the frame gets its target (points: the role's
 points, ``±2^(bombs+spring)``; WP: ``±1``, :func:`role_targets`) and goes to the learner.
 With ``--critic-mix`` above 0 each frame also carries the other seats' hands at the decision
 (:func:`other_hands`, packed by :func:`ddz.train.frames.pack_hidden`), which only the learner's
 critic reads; the networks that choose the moves never see them.
 
 In the wildcard game (``--wild``) the actions are the listed plays of the wild engine: each is
-scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the combination it stands for, the rest
-of the hand with its wild cards read again where that raises the value, a bonus per wild card
-kept), and its frame's move is the rank counts of that combination and of that rest.
+shown as the combination it stands for (its move embedding: the move table's row of those
+cards) and scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the rest of the hand with its
+wild cards read again where that raises the value, a bonus per wild card kept, the plays that
+spend a wild card where a natural one would do left out), and its frame's move is the rank
+counts of that combination and of that rest.
 
 :func:`actor_loop` is the loop of one actor over a transport: the backends
 (:mod:`ddz.train.local_backend`, :mod:`ddz.train.ray_backend`) run it with theirs.
@@ -22,11 +25,17 @@ kept), and its frame's move is the rank counts of that combination and of that r
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from ddz.agents.base import open_call
-from ddz.agents.hard_wild import WILD_BONUS, read_again, represented, represented_observation
+from ddz.agents.hard_wild import (
+    play_values,
+    represented,
+    represented_observation,
+    spends_wild_for_natural,
+)
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
 from ddz.train.frames import pack_hidden, pack_obs
@@ -34,9 +43,26 @@ from ddz_env.game import BIDDING, OVER, Game, bid_action
 from ddz_env.legal import legal_pairs
 from ddz_env.match import play
 from ddz_env.moves import move_table
-from ddz_env.observation import encode_cards, move_features, observe, rest_features
+from ddz_env.observation import encode_cards, move_features, observe
 from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import play_fields
+
+#: the key of a rank-count row (counts of at most 8 per rank): ``counts @ _KEY``
+_KEY = 9 ** np.arange(15, dtype=np.int64)
+
+
+class Pairs(NamedTuple):
+    """What the networks read of the legal (game, action) pairs of a step
+    (:meth:`SelfPlay._pairs`): ``rows`` the move-table row of the cards each shows (-1: none),
+    ``shown`` those cards and ``spent`` the real cards it takes (rank counts, (n, 15)),
+    ``wild`` its game's wild rank (-1: none), ``left_out`` the plays not scored
+    (:func:`ddz.agents.hard_wild.spends_wild_for_natural`; ``None``: none)."""
+
+    rows: np.ndarray
+    shown: np.ndarray
+    spent: np.ndarray
+    wild: np.ndarray
+    left_out: np.ndarray | None
 
 
 def training_ruleset(game: dict, auction: str = "none") -> Ruleset:
@@ -120,12 +146,18 @@ class SelfPlay:
             net.points_mix = args.points_mix
         self.feats = torch.from_numpy(np.array(move_features(rules)))
         self.table_counts = move_table(rules).counts
-        self.has_rest = self.model.roles[0].rest_mlp is not None
+        # the move table's rows by the key of their rank counts (the wildcard game's plays are
+        # looked up by the cards they show)
+        keys = self.table_counts.astype(np.int64) @ _KEY
+        self.table_rows = np.argsort(keys, kind="stable")
+        self.table_keys = keys[self.table_rows]
         #: the wildcard game: its actions index lists of plays, each scored as the combination
         #: it stands for (:mod:`ddz.agents.hard_wild`), not rows of the move table
         self.wild = self.game.encoding.lists_plays
         self.version = -1
         self.move_emb: list = [None] * P
+        self.scorers: list = []
+        self._new_scorers()
         # episodes are numbered; their returns, ends and landlord hands kept in rings of cap
         self.cap = cap = max(1 << 16, 64 * B)
         self.ep_of_game = np.arange(B, dtype=np.int64)
@@ -177,7 +209,14 @@ class SelfPlay:
         self.version = version
         torch.nn.utils.vector_to_parameters(vector, self.model.parameters())
         with torch.no_grad():
-            self.move_emb = [net.encode_moves(self.feats) for net in self.model.roles]
+            self.move_emb = [net.encode_moves(self.feats).numpy() for net in self.model.roles]
+        self._new_scorers()
+
+    def _new_scorers(self) -> None:
+        """The role networks as scorers of plays (their weights read once per version)."""
+        from ddz.train.model import NetScorer
+
+        self.scorers = [NetScorer(net, self.rules.deck) for net in self.model.roles]
 
     def step(self) -> None:
         """One decision in every game (a step of the match loop, :func:`ddz_env.match.play`);
@@ -207,18 +246,21 @@ class SelfPlay:
         counts = np.bincount(gb, minlength=B)
         starts = np.cumsum(counts) - counts
         mine = ~self.opponent[np.arange(B), game.current_player] & playing
-        plays = None
         if self.wild:  # the model's view: each move shown as what it stood for
             obs = represented_observation(obs, self.rules, self.rules)
-            plays = self._wild_plays(gb, mv, counts, starts, playing)
-        q = self._scores(obs, roles, mine, gb, mv, plays)
+        pairs = self._pairs(gb, mv, counts, starts, playing)
+        q, rests = self._scores(obs, roles, mine, gb, pairs)
         hidden = np.zeros((int(mine.sum()), 0), np.uint8)
         if self.critic:  # the hands before the move: what the decision did not see
             hidden = pack_hidden(other_hands(game, np.flatnonzero(mine)), self.rules)
         actions, choice = self._choose(q, gb, mv, counts, starts, mine, playing)
         # a frame's move: its move-table row, or in the wildcard game the rank counts of the
         # combination shown, then of the rest of the hand it was scored with (n, 30)
-        moves = actions[mine].astype(np.int16) if plays is None else plays[choice[mine]]
+        if self.wild:
+            picked = choice[mine]
+            moves = np.concatenate([pairs.shown[picked], rests[picked]], axis=1).astype(np.uint8)
+        else:
+            moves = actions[mine].astype(np.int16)
         self.pending.append(
             (
                 pack_obs(obs[mine], self.rules),
@@ -230,11 +272,16 @@ class SelfPlay:
         )
         return actions
 
-    def _wild_plays(self, gb, mv, counts, starts, playing) -> np.ndarray:
-        """(pairs, 30) uint8 of the wildcard game's legal (game, action) pairs: the rank counts
-        of the combination each play stands for (:func:`ddz.agents.hard_wild.represented`),
-        then of the real cards it consumes (replaced, once scored, by the rest of the hand it
-        was scored with); zeros for a pass and outside the play."""
+    def _pairs(self, gb, mv, counts, starts, playing) -> Pairs:
+        """What the networks read of each legal (game, action) pair (:class:`Pairs`): the
+        move-table row of the combination it shows (the wildcard game's plays:
+        :func:`ddz.agents.hard_wild.represented`; -1 where the table has no row of those
+        cards), those cards, the real cards it takes from the hand, the game's wild rank (-1:
+        none) and the plays left out. Zeros for a pass and outside the play."""
+        if not self.wild:
+            rows = np.where(playing[gb], mv, 0)  # the auction's calls are no table rows
+            none = np.full(len(mv), -1, np.int64)
+            return Pairs(rows, self.table_counts[rows], self.table_counts[rows], none, None)
         game = self.game
         codes = np.zeros(len(mv), np.int64)
         for b in np.flatnonzero(playing):  # each game's pairs are one run of the list
@@ -243,15 +290,21 @@ class SelfPlay:
             codes[at] = game.legal_plays(int(b))[mv[at] - 1]
         wild = game.wild_rank[gb].astype(np.int64)
         shown = represented(codes, wild)
-        consumed = play_fields(codes)["consumed"]
-        return np.concatenate([shown, consumed], axis=1).astype(np.uint8)
+        keys = shown.astype(np.int64) @ _KEY
+        at = np.minimum(np.searchsorted(self.table_keys, keys), len(self.table_keys) - 1)
+        rows = np.where(self.table_keys[at] == keys, self.table_rows[at], -1)
+        left_out = spends_wild_for_natural(codes, wild, gb, shown)
+        return Pairs(rows, shown, play_fields(codes)["consumed"], wild, left_out)
 
-    def _scores(self, obs, roles, mine, gb, mv, plays=None) -> np.ndarray:
-        """The networks' score of each legal (game, move) pair of the games where they are to
-        play (0 elsewhere): each game's state encoded once, the moves in one batched pass
-        (the wildcard game's, ``plays``, by the cards they show and consume)."""
+    def _scores(self, obs, roles, mine, gb, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
+        """The networks' value of each legal (game, move) pair of the games where they are to
+        play (0 elsewhere), and the rest of the hand each was scored with: each game's state
+        encoded once, the moves looked up in the move table's embeddings, every pair of a role
+        scored together by :func:`ddz.agents.hard_wild.play_values` (the wildcard game's plays
+        with the wild cards they keep read again)."""
         torch, game = self.torch, self.game
-        q = np.zeros(len(mv), np.float32)
+        q = np.zeros(len(gb), np.float32)
+        rests = np.zeros((len(gb), 15), np.int16)
         obs_t = torch.from_numpy(obs)
         pair_role = np.where(mine[gb], roles[gb], -1)
         loc = self.loc
@@ -261,52 +314,28 @@ class SelfPlay:
                 if not len(gi):
                     continue
                 loc[gi] = np.arange(len(gi))
-                state = net.encode_state(obs_t[torch.from_numpy(gi)])
+                state = net.encode_state(obs_t[torch.from_numpy(gi)]).numpy()
                 ps = np.flatnonzero(pair_role == r)
-                if plays is None:
-                    moves, spent = self.move_emb[r][torch.from_numpy(mv[ps])], None
-                else:
-                    shown = encode_cards(plays[ps, :15], deck=self.rules.deck)
-                    moves = net.encode_moves(torch.from_numpy(shown))
-                    spent = plays[ps, 15:].astype(np.int16)
-                joint = state[torch.from_numpy(loc[gb[ps]])] + moves
-                if not self.has_rest:
-                    q[ps] = net.score(joint).numpy()
-                    continue
+                rows = pairs.rows[ps]
+                joint = self.move_emb[r][np.maximum(rows, 0)]
+                missing = np.flatnonzero(rows < 0)  # combinations the table lacks
+                if len(missing):
+                    shown = encode_cards(pairs.shown[ps[missing]], deck=self.rules.deck)
+                    joint[missing] = net.encode_moves(torch.from_numpy(shown)).numpy()
+                joint += state[loc[gb[ps]]]
                 # the cards each move leaves in the hand of the player to act
                 hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                if spent is None:
-                    spent = self.table_counts[mv[ps]]
-                rest = rest_features(hands, spent, deck=self.rules.deck)
-                q[ps] = net.score(joint + net.encode_rest(torch.from_numpy(rest))).numpy()
-                if plays is not None:
-                    q[ps], plays[ps, 15:] = self._read_wild_again(
-                        net, joint.numpy(), hands, spent, q[ps], gb[ps]
-                    )
-        return q
-
-    def _read_wild_again(self, net, joint, hands, spent, q, games) -> tuple:
-        """The wildcard game's values of plays as the agent reads them
-        (:func:`ddz.agents.hard_wild.read_again`: the wild cards kept read at other ranks, a
-        bonus per wild card kept), and the rests they were scored with."""
-        torch = self.torch
-        rest = np.asarray(hands, np.int16) - spent
-        wild = self.game.wild_rank[games].astype(np.int64)
-        at = np.arange(len(rest))
-        kept = np.where(wild >= 0, rest[at, np.maximum(wild, 0)], 0).astype(np.float32)
-
-        def score(joints, counts):
-            cards = torch.from_numpy(encode_cards(counts, deck=self.rules.deck))
-            return net.score(torch.from_numpy(joints) + net.encode_rest(cards)).numpy()
-
-        reread = wild >= 0
-        if reread.any():
-            rows = np.flatnonzero(reread)
-            q = q.copy()
-            q[rows], rest[rows] = read_again(
-                score, joint[rows], rest[rows], q[rows], wild[rows], WILD_BONUS, groups=games[rows]
-            )
-        return q + WILD_BONUS * kept, rest.astype(np.uint8)
+                left_out = None if pairs.left_out is None else pairs.left_out[ps]
+                q[ps], rests[ps] = play_values(
+                    self.scorers[r],
+                    joint,
+                    hands,
+                    pairs.spent[ps],
+                    pairs.wild[ps],
+                    groups=gb[ps],
+                    left_out=left_out,
+                )
+        return q, rests
 
     def _choose(self, q, gb, mv, counts, starts, mine, playing) -> tuple:
         """(each game's action, the index of its legal pair) — the move: the best scored (the first of ties), a uniformly random legal one

@@ -52,9 +52,16 @@ import torch
 from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
+from ddz.agents.hard_wild import CHUNK
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
 from ddz.train.frames import hidden_width
-from ddz_env.observation import card_levels, card_map, layout_map, obs_size, obs_slices
+from ddz_env.observation import (
+    card_levels,
+    card_map,
+    layout_map,
+    obs_size,
+    obs_slices,
+)
 
 #: a WP head initialised from a model without one starts as the points head times this
 WP_FROM_POINTS = 0.3
@@ -157,6 +164,64 @@ class RoleNet(nn.Module):
         joint = self.encode_state(obs) + self.encode_moves(move_feats)
         rest = self.encode_rest(rest_feats)
         return self.values(joint if rest is None else joint + rest)
+
+
+class NetScorer:
+    """A :class:`RoleNet` as the scorer of plays of :func:`ddz.agents.hard_wild.play_values`
+    (NumPy in and out; no gradients): the rest branch of rank counts (``deck``'s card
+    encoding) added to the plays' sums ``a + e`` and the heads' ranking value, computed in
+    place in buffers of ``rows`` rows. The rest branch's first layer is a sum of table rows,
+    one per rank and count (the card encoding is 0/1 by rank and level), and the heads' first
+    layers one product (the ranking value ``q_wp + points_mix * q_points`` is linear in their
+    hidden units)."""
+
+    def __init__(self, net: RoleNet, deck, rows: int = CHUNK):
+        self.net, self.deck = net, deck
+        self.has_rest = net.rest_mlp is not None
+        with torch.no_grad():
+            heads = [net.head] if net.wp is None else [net.head, net.wp]
+            mix = [1.0] if net.wp is None else [net.points_mix, 1.0]
+            self.head_w = torch.cat([h[1].weight for h in heads]).t().contiguous()
+            self.head_b = torch.cat([h[1].bias for h in heads])
+            self.out_w = torch.cat([m * h[3].weight[0] for m, h in zip(mix, heads)])
+            self.out_b = float(sum(m * h[3].bias[0] for m, h in zip(mix, heads)))
+            if self.has_rest:
+                # the rest branch's first layer as sums of rows: row (rank, count) holds the
+                # weights of the numbers of the card encoding that count sets
+                rank, level = card_levels(deck)
+                top = int(level.max()) + 1
+                first = net.rest_mlp[0].weight.t()
+                table = torch.zeros(15, top + 1, first.shape[1])
+                for col, (r, k) in enumerate(zip(rank.tolist(), level.tolist())):
+                    table[r, k + 1 :] += first[col]
+                self.rest_table = table.reshape(-1, first.shape[1])
+                self.rest_offsets = np.arange(15, dtype=np.int64) * (top + 1)
+                self.rest_b = net.rest_mlp[0].bias
+                self.rest_w2 = net.rest_mlp[2].weight.t().contiguous()
+        joint, hidden = self.head_w.shape
+        self.sums = torch.empty(rows, joint)
+        self.hidden = torch.empty(rows, hidden)
+
+    def _heads(self, sums: torch.Tensor) -> np.ndarray:
+        sums.relu_()
+        hidden = torch.addmm(self.head_b, sums, self.head_w, out=self.hidden[: len(sums)])
+        return (hidden.relu_() @ self.out_w + self.out_b).numpy()
+
+    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        n = len(at)
+        with torch.no_grad():
+            rows = torch.from_numpy(counts.astype(np.int64) + self.rest_offsets)
+            hidden = torch.nn.functional.embedding_bag(rows, self.rest_table, mode="sum")
+            hidden += self.rest_b
+            sums = torch.index_select(
+                torch.from_numpy(joint), 0, torch.from_numpy(at), out=self.sums[:n]
+            )
+            sums.addmm_(hidden.relu_(), self.rest_w2)
+            return self._heads(sums)
+
+    def rank(self, sums: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.net.score(torch.from_numpy(sums)).numpy()
 
 
 class BidNet(nn.Module):

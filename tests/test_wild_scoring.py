@@ -1,0 +1,206 @@
+"""The scoring of the wildcard game's plays (ddz/agents/hard_wild.py, ``play_values``: one
+implementation for Hard and for the actors of ``ddz train --wild``) against a straightforward
+computation: every play, and every reading of the wild cards it keeps, scored one at a time by
+the model's plain forward pass (``HardModel.both``), the readings tried in Python loops.
+
+In the positions built by hand the 8s are wild (rank index 5), as in tests/test_hard_wild.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ddz.agents import hard_wild
+from ddz.agents.hard import HardAgent
+from ddz.agents.hard_wild import (
+    ASSIGN_ROUNDS,
+    TOGETHER,
+    TOP_PLAYS,
+    WILD_BONUS,
+    represented,
+    represented_observation,
+    spends_wild_for_natural,
+    wild_scores,
+)
+from ddz_env.observation import encode_cards, observe_infoset
+from ddz_env.rules import Ruleset
+from ddz_env.rules.wild import decode_play, legal_plays
+from tests.test_hard_wild import EIGHT, WILD, situation
+
+
+def natural_would_do(codes, wild: int) -> np.ndarray:
+    """Plays for which another listed play is the same (type, length, main, bomb class) with
+    one wild card swapped for a natural card of another rank, showing the same combination:
+    every pair of plays compared."""
+    fields = [decode_play(c) for c in codes]
+    shown = represented(np.asarray(codes, np.int64), wild)
+    out = np.zeros(len(codes), bool)
+    for i, (t, n, m, b, used) in enumerate(fields):
+        for j, (t2, n2, m2, b2, used2) in enumerate(fields):
+            if (t, n, m, b) != (t2, n2, m2, b2) or not (shown[i] == shown[j]).all():
+                continue
+            diff = used2.astype(int) - used.astype(int)
+            gained = np.flatnonzero(diff == 1)
+            if diff[wild] == -1 and len(gained) == 1 and gained[0] < 13 and (diff != 0).sum() == 2:
+                out[i] = True
+    return out
+
+
+def reference_values(model, info, top=TOP_PLAYS, rounds=ASSIGN_ROUNDS, bonus=WILD_BONUS):
+    """The values of the module docstring, computed play by play and reading by reading."""
+    wild, role = int(info.wild_rank), info.role
+    moves = info.legal_moves()
+    codes = [0 if m == 0 else int(info.legal_plays[m - 1]) for m in moves]
+    obs = represented_observation(observe_infoset(info)[None], info.ruleset, model.ruleset)
+    hand = np.asarray(info.hand, np.int64)
+
+    def value(code, rest):
+        shown = encode_cards(represented(np.array([code]), wild))
+        return float(model.rank(*model.both(role, obs, shown, encode_cards(rest[None])))[0])
+
+    rests = [hand - decode_play(c)[4].astype(np.int64) if c else hand.copy() for c in codes]
+    kept = [int(r[wild]) for r in rests]
+    out = np.full(len(codes), -np.inf)
+    left_out = natural_would_do(codes, wild)
+    first = {i: value(codes[i], rests[i]) for i in range(len(codes)) if not left_out[i]}
+    ranked = sorted(first, key=lambda i: -(first[i] + bonus * kept[i]))
+    for place, i in enumerate(ranked):
+        rest, q = rests[i], first[i]
+        for _ in range(rounds if place < top else 0):
+            if rest[wild] == 0:
+                break
+            best = None
+            for k in range(1, TOGETHER + 1):
+                for r in range(13):
+                    if r == wild or rest[wild] < k or rest[r] + k > 4:
+                        continue
+                    cand = rest.copy()
+                    cand[wild] -= k
+                    cand[r] += k
+                    v = value(codes[i], cand)
+                    if best is None or v > best[0]:
+                        best = (v, cand)
+            if best is None or not best[0] > q:
+                break
+            q, rest = best
+        out[i] = q + bonus * kept[i]
+    return moves, out
+
+
+def assert_same_values(got, want):
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    finite = ~np.isinf(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return HardAgent().model
+
+
+def test_a_play_spending_a_wild_card_for_a_natural_one_in_hand_is_left_out():
+    # the 5 5 pair with the natural 5s, and with a 5 and a wild 8: the second is left out
+    hand = np.zeros(15, np.int64)
+    hand[[2, EIGHT, 9]] = [2, 2, 1]  # 5 5 W W Q
+    codes = legal_plays(WILD.rules, hand, EIGHT)
+    out = spends_wild_for_natural(codes, np.full(len(codes), EIGHT))
+    np.testing.assert_array_equal(out, natural_would_do(codes, EIGHT))
+    pair_of_fives = [(decode_play(c)[0], decode_play(c)[4][[2, EIGHT]].tolist()) for c in codes]
+    assert (2, [2, 0]) in pair_of_fives and (2, [1, 1]) in pair_of_fives
+    for c, left in zip(codes, out):
+        if decode_play(c)[0] == 2 and decode_play(c)[2] == 2:  # the pairs of 5s
+            assert left == (decode_play(c)[4][EIGHT] == 1)
+
+
+def test_the_plays_left_out_of_a_batch_are_those_of_each_decision_alone():
+    hands = [
+        ("3 3 5 9 J 8 8 4", 0),
+        ("5 5 6 6 7 8 8 8 9", 0),
+        ("4 4 4 8 J J", 0),
+    ]
+    codes, groups, want = [], [], []
+    for g, (cards, _) in enumerate(hands):
+        info = situation(cards, 0, 0, [0, 17, 17])
+        listed = np.asarray(info.legal_plays, np.int64)
+        codes.append(listed)
+        groups.append(np.full(len(listed), g))
+        want.append(natural_would_do(listed, EIGHT))
+    codes, groups = np.concatenate(codes), np.concatenate(groups)
+    got = spends_wild_for_natural(codes, np.full(len(codes), EIGHT), groups)
+    np.testing.assert_array_equal(got, np.concatenate(want))
+    assert got.any() and not got.all()
+
+
+@pytest.mark.parametrize(
+    "cards, table, top",
+    [
+        ("5 5 6 7 8 8 9 J", 0, TOP_PLAYS),  # leading, two wild cards
+        ("5 5 6 7 8 8 9 J", 0, 3),  # only the 3 best plays read again
+        ("4 6 6 7 8 Q K K", "pair", TOP_PLAYS),  # following a pair, one wild card
+    ],
+)
+def test_hards_values_are_the_straightforward_ones(model, cards, table, top, monkeypatch):
+    if table:
+        threes = legal_plays(WILD.rules, np.eye(15, dtype=np.int64)[0] * 2, EIGHT)
+        pair = next(int(c) for c in threes if decode_play(c)[0] == 2)  # 3 3
+        info = situation(cards, 1, 0, [10, 0, 12], table=pair, table_seat=0)
+    else:
+        info = situation(cards, 0, 0, [0, 17, 17])
+    monkeypatch.setattr(hard_wild, "TOP_PLAYS", top)
+    moves, got = wild_scores(model, info)
+    want_moves, want = reference_values(model, info, top=top)
+    np.testing.assert_array_equal(moves, want_moves)
+    assert_same_values(got, want)
+    assert np.isinf(want).any()  # some plays were left out
+    # the wild cards kept were read at other ranks somewhere: the plain values differ
+    _, plain = reference_values(model, info, rounds=0, bonus=0.0)
+    finite = ~np.isinf(want)
+    assert (np.abs(want[finite] - plain[finite]) > 1e-4).any()
+
+
+def test_the_actors_values_are_the_straightforward_ones():
+    """A training actor of the wildcard game scores every game of its batch as Hard would
+    with the same weights (exported to a Hard model)."""
+    torch = pytest.importorskip("torch")
+    from ddz.agents.hard import HardModel
+    from ddz.agents.model_game import game_tag
+    from ddz.train.actor import SelfPlay
+    from ddz.train.args import Args
+    from ddz.train.model import export_arrays
+    from ddz_env.game import PLAY
+    from ddz_env.infoset import infoset
+
+    rules = Ruleset(game="wild", bidding="none")
+    args = Args(wild=True, actor_batch=3, epsilon=0.0, points_mix=0.3)
+    sizes = {
+        "game": game_tag(rules),
+        "state_hidden": (32,),
+        "move_hidden": 8,
+        "joint": 16,
+        "head": 4,
+        "rest_hidden": 8,
+        "wp_head": 1,
+    }
+    actor = SelfPlay(args, sizes, np.random.SeedSequence(3))
+    torch.manual_seed(0)
+    for p in actor.model.parameters():
+        torch.nn.init.normal_(p, std=0.3)  # no branch at zero
+    actor.load_weights(0, torch.nn.utils.parameters_to_vector(actor.model.parameters()))
+    hard = HardModel(export_arrays(actor.model, {"points_mix": 0.3}, dtype=np.float32))
+    checked = []
+
+    def choose(q, gb, mv, counts, starts, mine, playing):
+        for b in np.flatnonzero(mine & (actor.game.phase == PLAY)):
+            info = infoset(actor.game, int(b))
+            at = slice(starts[b], starts[b] + counts[b])
+            moves, want = reference_values(hard, info)
+            np.testing.assert_array_equal(mv[at], moves)
+            assert_same_values(q[at], want)
+            checked.append(int(np.isinf(want).sum()))
+        return real(q, gb, mv, counts, starts, mine, playing)
+
+    real = actor._choose
+    actor._choose = choose
+    for _ in range(3):
+        actor.step()
+    assert len(checked) == 9 and sum(checked) > 0
