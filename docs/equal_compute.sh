@@ -11,7 +11,8 @@
 # the cores less one, the learner's); DEVICE: cpu (default) or cuda, the learner of both
 # (DouZero's actors then run on the GPU too, ddz's on the CPU); PYTHON: the interpreter
 # (default python); SIDE_BY_SIDE=1: both trainers at once, each pinned (taskset) to its own half
-# of the cores, with ACTORS defaulting to that half less one (at least one); DOUZERO_OPTIONS, DDZ_TRAIN_OPTIONS: more options for either trainer (the
+# of the cores, with ACTORS defaulting to that half less one (at least one); ARENA_ONLY=1: no
+# training, the arena and the summary again on the files a run left in OUT; DOUZERO_OPTIONS, DDZ_TRAIN_OPTIONS: more options for either trainer (the
 # comparison runs both on their defaults: leave them empty). Needs the train and bench extras
 # (torch, DouZero, GitPython).
 #
@@ -52,7 +53,9 @@ train_ddz() {
         --device "$device" --runs-dir "$out/runs" --exp-name equal --export "$out/hard.npz" \
         --eval-interval 0 --quiet ${DDZ_TRAIN_OPTIONS:-} > "$out/ddz.log" 2>&1
 }
-if [ "$side_by_side" = 1 ]; then
+if [ "${ARENA_ONLY:-0}" = 1 ]; then
+    :
+elif [ "$side_by_side" = 1 ]; then
     train_douzero & douzero_pid=$!
     train_ddz & ddz_pid=$!
     wait "$douzero_pid"

@@ -361,3 +361,22 @@ def test_the_older_torch_file_format_loads_too(tmp_path, ckpt_dir):
     for pos in POSITIONS:
         a, b = old.networks[pos].state_dict(), new.networks[pos].state_dict()
         assert all(torch.equal(a[k], b[k]) for k in b)
+
+
+@pytest.mark.heavy
+def test_ddz_eval_plays_douzero_in_worker_processes(ckpt_dir):
+    """The arena's workers are forked from the process that loaded the networks: loading
+    leaves no torch thread team behind for them to wait on (they did, forever)."""
+    import json
+    import subprocess
+    import sys
+
+    argv = [f"douzero:{ckpt_dir}", "normal", "--deals", "8", "--seed", "3", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "ddz", "eval", *argv, "--workers", "2", "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["games"] == 16

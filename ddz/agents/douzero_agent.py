@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,21 @@ def _torch():
             "the douzero agent needs torch: install the train extra (pip install -e '.[train]')"
         ) from None
     return torch
+
+
+@contextmanager
+def one_thread():
+    """Torch on one thread inside the block, the caller's thread count restored after. Loading
+    and playing run so: torch's work on several threads starts a team of OpenMP threads, and a
+    process forked from one that has such a team (the arena's worker processes) waits forever
+    on the team's barrier at its first parallel operation."""
+    torch = _torch()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def load_weights(path: str | Path, role: str) -> dict:
@@ -225,9 +241,10 @@ class DouZeroAgent(Agent):
 
         self.directory = str(directory)
         self.files = checkpoint_files(directory)
-        self.networks = {
-            role: _network(role, load_weights(path, role)) for role, path in self.files.items()
-        }
+        with one_thread():  # no thread team in a process the arena's workers fork from
+            self.networks = {
+                role: _network(role, load_weights(path, role)) for role, path in self.files.items()
+            }
         self._bidder = NormalAgent(seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -243,14 +260,9 @@ class DouZeroAgent(Agent):
         x, z = douzero_features(info, moves)
         net = self.networks[ROLES[info.role]]
         # one decision is a few small products: on one thread (on a busy 2-core machine the
-        # default threads took 82 ms a decision instead of 2.9 ms); the caller's count restored
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with torch.inference_mode():
-                out = net(torch.from_numpy(z[None]), torch.from_numpy(x))
-        finally:
-            torch.set_num_threads(threads)
+        # default threads took 82 ms a decision instead of 2.9 ms)
+        with one_thread(), torch.inference_mode():
+            out = net(torch.from_numpy(z[None]), torch.from_numpy(x))
         return out.numpy()
 
     def play(self, info: InfoSet) -> int:
