@@ -1,4 +1,5 @@
-"""The reference learning curves of protocol v1: the project's DMC (``ddz train``) and the
+"""The reference learning curves of the benchmark protocol (public deals, the protocol's deal
+count): the project's DMC (``ddz train``) and the
 CleanRL-style PPO example (``examples/cleanrl_ppo_selfplay.py``), a few training seeds each,
 trained to each frame budget and measured with ``ddz benchmark run`` at every budget.
 
@@ -24,14 +25,22 @@ import sys
 import time
 from pathlib import Path
 
+from ddz.bench.protocol import DEALS
+from ddz.common.options import number
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The PPO policy as an agent of ``ddz benchmark`` (the source tree is on ``PYTHONPATH``).
 PPO_AGENT = "examples.cleanrl_ppo_selfplay:PolicyAgent"
-#: Budgets that fit about an hour of a loaded 2-core machine (DMC trains at ~3-4k frames/s
-#: there, the PPO example at ~100-300: its policy head spans all 12,658 actions).
-DEFAULT_BUDGETS = {"dmc": (100_000, 300_000, 1_000_000), "ppo": (10_000, 25_000, 50_000)}
+#: The budgets of the shipped curves (docs/benchmark_results/): about an hour and a half of a
+#: loaded 2-core machine (DMC trains at ~3-4k frames/s there, the PPO example at ~100-300: its
+#: policy head spans all 12,658 actions).
+DEFAULT_BUDGETS = {
+    "dmc": (100_000, 300_000, 1_000_000, 2_000_000),
+    "ppo": (10_000, 25_000, 50_000, 100_000),
+}
 DEFAULT_SEEDS = (1, 2, 3)
-DEFAULT_DEALS = 100
+#: the protocol's own count, so that every results file conforms
+DEFAULT_DEALS = DEALS
 
 
 def _say(text: str) -> None:
@@ -177,17 +186,17 @@ def _parser() -> argparse.ArgumentParser:
         "--dmc-budgets",
         type=_budgets,
         default=DEFAULT_BUDGETS["dmc"],
-        help="DMC frame budgets (default 100000,300000,1000000)",
+        help="DMC frame budgets (default 100000,300000,1000000,2000000)",
     )
     p.add_argument(
         "--ppo-budgets",
         type=_budgets,
         default=DEFAULT_BUDGETS["ppo"],
-        help="PPO frame budgets (default 10000,25000,50000)",
+        help="PPO frame budgets (default 10000,25000,50000,100000)",
     )
     p.add_argument(
         "--deals",
-        type=int,
+        type=number(1, 1_000_000),
         default=DEFAULT_DEALS,
         help=f"deals per opponent of each measurement (default {DEFAULT_DEALS})",
     )
