@@ -10,15 +10,12 @@ import pytest
 from ddz.agents.hard import HardAgent
 from ddz.agents.hard_wild import model_ruleset, represented, represented_observation
 from ddz_env.cards import parse_counts
-from ddz_env.game import BIDDING, OVER, PLAY, Game
+from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import MoveType as T
 from ddz_env.observation import encode_cards, obs_slices, observe_infoset
-from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import decode_play, legal_plays
-
-WILD = Ruleset(game="wild")
-EIGHT = 5  # the wild rank of these positions
+from tests.wild_positions import EIGHT, WILD, situation
 
 
 @pytest.fixture(scope="module")
@@ -36,37 +33,6 @@ def code(cards: str, mtype: T) -> int:
     ]
     assert len(found) == 1, (cards, found)
     return found[0]
-
-
-def situation(hand, seat, landlord, cards_left, table=0, table_seat=-1):
-    """An information set of the wildcard game in the middle of a deal, the 8s wild."""
-    counts = parse_counts(hand)
-    plays = legal_plays(WILD.rules, counts, EIGHT, table)
-    legal = np.arange(len(plays) + 1, dtype=np.int64)[0 if table else 1 :]
-    left = np.array(cards_left, np.int64)
-    left[seat] = counts.sum()
-    return InfoSet(
-        ruleset=WILD,
-        table=WILD.rules.move_table,
-        seat=seat,
-        phase=PLAY,
-        hand=counts,
-        legal_actions=legal,
-        first_bidder=landlord,
-        bids=(),
-        high_bid=0,
-        landlord=landlord,
-        base=1,
-        kitty=np.zeros(15, np.uint8),
-        moves=((table_seat, table),) if table else (),
-        table_move=table,
-        table_seat=table_seat,
-        played=np.zeros((3, 15), np.uint8),
-        cards_left=left,
-        bombs=0,
-        wild_rank=EIGHT,
-        legal_plays=plays,
-    )
 
 
 def played_code(info: InfoSet, action: int) -> int:

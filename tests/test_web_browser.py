@@ -313,7 +313,16 @@ class Page:
         (or the hand is over)."""
         before = self.views()
         do()
-        self.wait(lambda: self.views() > before and self.asked(), "the next question")
+        self.wait(
+            lambda: self.views() > before and self.asked() and self.caught_up(),
+            "the next question",
+        )
+
+    def caught_up(self) -> bool:
+        """Whether every view the page has shown is among the frames read: the page may take
+        a frame in between the reading of the log and a look at the page."""
+        self.pump()
+        return sum(f.get("type") == "view" for f in self.frames) >= self.views()
 
 
 def _choose_highest(page: Page) -> None:

@@ -3,7 +3,7 @@ implementation for Hard and for the actors of ``ddz train --wild``) against a st
 computation: every play, and every reading of the wild cards it keeps, scored one at a time by
 the model's plain forward pass (``HardModel.both``), the readings tried in Python loops.
 
-In the positions built by hand the 8s are wild (rank index 5), as in tests/test_hard_wild.py."""
+In the positions built by hand the 8s are wild (rank index 5), as in tests/wild_positions.py."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ddz.agents.hard_wild import (
 from ddz_env.observation import encode_cards, observe_infoset
 from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import decode_play, legal_plays
-from tests.test_hard_wild import EIGHT, WILD, situation
+from tests.wild_positions import EIGHT, WILD, situation
 
 
 def natural_would_do(codes, wild: int) -> np.ndarray:
