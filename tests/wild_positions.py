@@ -1,6 +1,6 @@
 """Hand-made positions of the wildcard game for the tests: a seat's information set in the
 middle of a deal, the 8s wild (rank index 5) (tests/test_hard_wild.py,
-tests/test_wild_scoring.py)."""
+tests/test_wild_scoring.py, tests/test_wild_bots.py)."""
 
 import numpy as np
 
@@ -14,7 +14,7 @@ WILD = Ruleset(game="wild")
 EIGHT = 5  # the wild rank of these positions
 
 
-def situation(hand, seat, landlord, cards_left, table=0, table_seat=-1):
+def situation(hand, seat, landlord, cards_left, table=0, table_seat=-1, played=None):
     """An information set of the wildcard game in the middle of a deal, the 8s wild."""
     counts = parse_counts(hand)
     plays = legal_plays(WILD.rules, counts, EIGHT, table)
@@ -37,7 +37,7 @@ def situation(hand, seat, landlord, cards_left, table=0, table_seat=-1):
         moves=((table_seat, table),) if table else (),
         table_move=table,
         table_seat=table_seat,
-        played=np.zeros((3, 15), np.uint8),
+        played=np.zeros((3, 15), np.uint8) if played is None else played,
         cards_left=left,
         bombs=0,
         wild_rank=EIGHT,
