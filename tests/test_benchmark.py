@@ -134,13 +134,24 @@ def test_the_table_never_averages_public_and_sealed_runs(smoke_file, tmp_path, c
 
 
 def test_protocol_v1_files_stay_readable_as_public_runs(capsys):
-    shipped = sorted((ROOT / "docs" / "benchmark_results").glob("*.json"))[:2]
+    # two files of the reference curves as protocol v1 wrote them (ddz 0.1.0, 100 deals)
+    shipped = sorted((ROOT / "tests" / "data").glob("benchmark_v1_*.json"))
     files = protocol.load_all(shipped)
     assert [d["protocol"] for d in files] == [1, 1]
     assert [protocol.kind_of(d) for d in files] == ["public", "public"]
     assert ddz(["benchmark", "table", *map(str, shipped)]) == 0
     out = capsys.readouterr().out
     assert "(not v1) | public |" in out
+
+
+def test_the_shipped_reference_results_conform_to_the_protocol():
+    shipped = sorted((ROOT / "docs" / "benchmark_results").glob("*.json"))
+    files = protocol.load_all(shipped)
+    assert len(files) == 24
+    for data in files:
+        assert data["protocol"] == protocol.PROTOCOL_VERSION and data["conforms"], data["deviations"]
+        assert data["deals"] == protocol.DEALS and protocol.kind_of(data) == "public"
+        assert data["provenance"]["git"]["dirty"] is False
 
 
 @pytest.mark.heavy
