@@ -149,7 +149,8 @@ def test_the_shipped_reference_results_conform_to_the_protocol():
     files = protocol.load_all(shipped)
     assert len(files) == 24
     for data in files:
-        assert data["protocol"] == protocol.PROTOCOL_VERSION and data["conforms"], data["deviations"]
+        assert data["protocol"] == protocol.PROTOCOL_VERSION
+        assert data["conforms"] and not data["deviations"]
         assert data["deals"] == protocol.DEALS and protocol.kind_of(data) == "public"
         assert data["provenance"]["git"]["dirty"] is False
 
