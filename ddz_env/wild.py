@@ -353,6 +353,20 @@ def _listing_tables(rules) -> tuple:
     return built(rules, "listing", build)
 
 
+def _entry_positions(first: np.ndarray, r: np.ndarray, n: np.ndarray):
+    """The spending entries of rows ``r``: each row's from ``first[r]`` up to ``n`` (``n``
+    becomes each row's count of entries, in place). Returns their positions in the spending
+    table, in order, and where each row's entries end among them."""
+    lo = first.take(r)
+    n -= lo
+    stops = n.cumsum()
+    lo -= stops
+    lo += n
+    pos = lo.repeat(n)
+    pos += np.arange(len(pos))
+    return pos, stops
+
+
 def _plays_of_one(rules, hand, wild: int, table_play: int) -> np.ndarray:
     """:func:`legal_plays_batch` of one hand, the wild rank and the table play as scalars (a
     call costs its numpy calls more than their work). The rows that fit: their shortfall over
@@ -436,13 +450,7 @@ def _readings_of_one(tables, r, used, at, held: int, wild: int) -> np.ndarray:
     n = top_at[wild, min(held, MAX_WILDS)].take(r)
     n -= used
     n = bounds.take(n)
-    lo = first.take(r)
-    n -= lo
-    stops = n.cumsum()
-    lo -= stops
-    lo += n
-    pos = lo.repeat(n)
-    pos += np.arange(len(pos))
+    pos, _ = _entry_positions(first, r, n)
     codes = base.repeat(n)
     room = spent.take(pos)  # a guard bit stays where e_k <= the natural count
     codes -= code.take(pos)
@@ -561,13 +569,7 @@ def _plays_of_batch(rules, nat, held, at, wild, table_plays, end) -> list[np.nda
     n = top_at.reshape(-1).take(top.take(g) + r)
     n -= used
     n = bounds.take(n)
-    lo = first.take(r)
-    n -= lo
-    stops = n.cumsum()
-    lo -= stops
-    lo += n
-    pos = lo.repeat(n)
-    pos += np.arange(len(pos))
+    pos, stops = _entry_positions(first, r, n)
     codes = base.repeat(n)
     hand = codes >> _HAND_SHIFT
     # four natural cards, no wild card among them: the hard bomb, each bomb row's first entry
