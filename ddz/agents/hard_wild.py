@@ -179,8 +179,12 @@ def spends_wild_for_natural(codes, wild, groups=None, shown=None) -> np.ndarray:
     run_start = np.maximum.accumulate(np.where(new_run, np.arange(len(c)), 0))
     listed = np.zeros(len(c), bool)
     listed[order] = asked[order] & ~asked[order][run_start]
+    # the listed play each asked one matched: the first of its run (its own decision, its
+    # own wild rank), whose combination shown is already at hand
+    match = np.zeros(len(c), np.int64)
+    match[order] = order[run_start]
     hit = np.flatnonzero(listed[n:])
-    same = represented(codes[row[hit]], wild[row[hit]]) == represented(alt[hit], wild[row[hit]])
+    same = shown[row[hit]] == shown[match[n + hit]]
     out = np.zeros(n, bool)
     out[row[hit[same.all(-1)]]] = True
     return out
