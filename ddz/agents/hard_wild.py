@@ -61,7 +61,7 @@ from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import encode_play, play_fields, stood_for
+from ddz_env.rules.wild import encode_play, play_consumed, play_fields, stood_for
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -83,24 +83,26 @@ def represented(codes, wild) -> np.ndarray:
     wing of a trio, plane or four with pairs) at that card's rank, and any other wild wing at
     the wild rank (its own card). Pass (0) is all zeros. ``wild`` broadcasts with ``codes``."""
     codes = np.asarray(codes, np.int64)
-    f = play_fields(codes)
     wild = np.broadcast_to(np.asarray(wild, np.int64), codes.shape)
+    shape = codes.shape
+    codes, wild = codes.reshape(-1), wild.reshape(-1)
     stood = stood_for(codes, wild)
-    at_wild = np.arange(15) == wild[..., None]
-    shown = f["consumed"].astype(np.int16) + stood
-    shown -= at_wild * stood.sum(-1, keepdims=True, dtype=np.int16)
-    # the body of each reading: what a code of its type, length and main alone (no cards)
-    # would need of wild cards
-    body = stood_for(codes & 0xFFF, wild)
-    wing = shown - body
-    free = np.where(
-        np.isin(f["type"], _PAIR_WINGS),
-        np.take_along_axis(wing, np.maximum(wild, 0)[..., None], -1)[..., 0],
-        0,
-    )
-    odd = (wing % 2 == 1) & ~at_wild & (np.arange(15) < 13) & (wild[..., None] >= 0)
-    paired = odd & (np.cumsum(odd, -1) <= free[..., None])
-    return shown + paired - at_wild * paired.sum(-1, keepdims=True, dtype=np.int16)
+    shown = play_consumed(codes).astype(np.int16) + stood
+    at = np.flatnonzero(wild >= 0)
+    shown[at, wild[at]] -= stood[at].sum(-1, dtype=np.int16)
+    # the wild wings that pair a natural wing card: plays whose wings are pairs only
+    at = np.flatnonzero(np.isin(codes & 15, _PAIR_WINGS) & (wild >= 0))
+    if len(at):
+        w = wild[at]
+        # the body of each reading: what a code of its type, length and main alone (no
+        # cards) would need of wild cards
+        wing = shown[at] - stood_for(codes[at] & 0xFFF, w)
+        free = wing[np.arange(len(at)), w]
+        odd = (wing % 2 == 1) & (np.arange(15) != w[:, None]) & (np.arange(15) < 13)
+        paired = odd & (np.cumsum(odd, -1) <= free[:, None])
+        shown[at] += paired
+        shown[at, w] -= paired.sum(-1, dtype=np.int16)
+    return shown.reshape(shape + (15,))
 
 
 def _counts(encoded: np.ndarray) -> np.ndarray:
