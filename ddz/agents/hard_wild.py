@@ -25,8 +25,9 @@ its plays as the classic combination it stands for:
   the wild rank, a wild card kept in hand is worth no more to it than a natural card, and it
   spends them freely. So the rest of the hand is read again with its wild cards at other ranks,
   one step at a time (:data:`ASSIGN_ROUNDS` steps, each reading up to :data:`TOGETHER` of them
-  at one rank), each step kept only where it raises the play's value (the value of a hand is
-  at least that of the best way to read its wild cards), for the :data:`TOP_PLAYS` best plays;
+  at one rank the rest holds :data:`HELD` cards of or more), each step kept only where it
+  raises the play's value (the value of a hand is at least that of the best way to read its
+  wild cards), for the :data:`TOP_PLAYS` best plays;
   and a play gets :data:`WILD_BONUS` per wild card it keeps (:func:`wild_scores`).
 * **A wild card spent where a natural card would do**: a play that differs from another
   listed play only in spending a wild card where that one spends a natural card of a rank,
@@ -71,6 +72,10 @@ WILD_BONUS = 0.05
 TOP_PLAYS = 512
 #: how many wild cards of the rest one step may read at one rank together
 TOGETHER = 2
+#: the wild cards of the rest are read only at a rank of which the rest holds at least this
+#: many cards (a pair made a trio or a bomb, a trio a bomb): a wild card read alone at a rank,
+#: or joining a single, seldom raised a play's value and was most of the readings scored
+HELD = 2
 #: the types whose wings are pairs (``MoveType``: trio with pair, plane with pairs, four with
 #: two pairs)
 _PAIR_WINGS = (5, 10, 12)
@@ -324,7 +329,8 @@ def wild_scores(
 def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=None):
     """The values ``q`` (n,) of plays whose rests ``rest`` (n, 15) keep wild cards (of rank
     ``wild``, (n,)), with those wild cards read at other ranks, one step at a time (``rounds``
-    steps, each reading up to ``together`` of them at one rank), each step kept only where it
+    steps, each reading up to ``together`` of them at one rank of which the rest holds
+    :data:`HELD` cards or more), each step kept only where it
     raises the value, for the :data:`TOP_PLAYS` best plays by ``q + bonus · wild cards kept``
     (of each group of rows with the same ``groups`` number: a decision's plays); ``score(rows,
     rest counts)`` scores rows (indices into ``q``) with other rests. Returns the new values
@@ -356,6 +362,7 @@ def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=N
         cand[line, slots[None], w] -= k[None]
         cand[:, slots, r] += k
         valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
+        valid &= cand[:, slots, r] >= k + HELD  # the rest held HELD cards of rank r or more
         row, slot = np.nonzero(valid)  # only the valid candidates are scored
         scored = score(rows[row], cand[row, slot])
         qs = np.full(valid.shape, -np.inf, scored.dtype)
