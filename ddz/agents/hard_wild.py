@@ -110,10 +110,13 @@ def represented(codes, wild) -> np.ndarray:
     return shown.reshape(shape + (15,))
 
 
+#: (54, 15): the rank of each number of a card encoding (:func:`encode_cards`, 3 players)
+_RANK_OF = np.eye(15, dtype=np.float32)[np.r_[np.repeat(np.arange(13), 4), 13, 14]]
+
+
 def _counts(encoded: np.ndarray) -> np.ndarray:
     """(…, 15) rank counts of (…, 54) card encodings (:func:`encode_cards`, 3 players)."""
-    ranks = encoded[..., :52].reshape(encoded.shape[:-1] + (13, 4)).sum(-1)
-    return np.concatenate([ranks, encoded[..., 52:54]], -1).round().astype(np.int16)
+    return np.rint(np.asarray(encoded, np.float32) @ _RANK_OF).astype(np.int16)
 
 
 def model_ruleset(model) -> Ruleset:
