@@ -350,32 +350,34 @@ def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=N
     first = np.searchsorted(groups[order], groups[order], side="left")
     live = np.zeros(n, bool)
     live[order[np.arange(n) - first < TOP_PLAYS]] = True
-    ranks = np.arange(13)
     k = np.repeat(np.arange(1, together + 1), 13).astype(np.int16)
-    r = np.tile(ranks, together)
-    slots = np.arange(len(k))
+    r = np.tile(np.arange(13), together)
     for _ in range(rounds):
         rows = np.flatnonzero(live & (rest[at, wild] > 0))
         if not len(rows):
             break
-        # candidates: k of the wild cards (k = 1 .. ``together``) read at rank r
-        w = wild[rows][:, None]
-        cand = np.repeat(rest[rows][:, None], len(k), 1)  # (rows, candidates, 15)
-        line = np.arange(len(rows))[:, None]
-        cand[line, slots[None], w] -= k[None]
-        cand[:, slots, r] += k
-        valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
-        valid &= cand[:, slots, r] >= k + HELD  # the rest held HELD cards of rank r or more
-        row, slot = np.nonzero(valid)  # only the valid candidates are scored
-        scored = score(rows[row], cand[row, slot])
+        # candidates: k of the wild cards (k = 1 .. ``together``) read at rank r, where the
+        # rest holds HELD cards of rank r or more (and at most 4 - k), and k wild cards
+        w = wild[rows]
+        held = rest[rows][:, r]  # (rows, candidates)
+        valid = (r[None] != w[:, None]) & (held + k[None] <= 4) & (held >= HELD)
+        valid &= rest[rows, w][:, None] >= k[None]
+        row, slot = np.nonzero(valid)  # only the valid candidates are built and scored
+        cand = rest[rows[row]]
+        cand[np.arange(len(row)), w[row]] -= k[slot]
+        cand[np.arange(len(row)), r[slot]] += k[slot]
+        scored = score(rows[row], cand)
         qs = np.full(valid.shape, -np.inf, scored.dtype)
         qs[row, slot] = scored
         best = qs.argmax(1)
         better = qs[np.arange(len(rows)), best] > q[rows]
         live[rows[~better]] = False
-        up = rows[better]
-        q[up] = qs[better, best[better]]
-        rest[up] = cand[better, best[better]]
+        up = np.flatnonzero(better)
+        q[rows[up]] = qs[up, best[up]]
+        # the candidate each improved row took: its place among the valid ones
+        place = np.full(valid.shape, -1, np.int64)
+        place[row, slot] = np.arange(len(row))
+        rest[rows[up]] = cand[place[up, best[up]]]
     return q, rest
 
 
