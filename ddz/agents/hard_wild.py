@@ -46,8 +46,10 @@ once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` 
 of the networks.
 
 Measured (``ddz eval hard normal --wild --deals 2000 --seed 2026 --workers 1``, no auction,
-seats swapped): WP 0.619 ± 0.012, ADP 2.546 ± 0.238 (0.618 ± 0.012, 2.543 ± 0.238 with the
-plays of :func:`spends_wild_for_natural` scored too); the plays scored without reading the
+seats swapped): WP 0.619 ± 0.012, ADP 2.554 ± 0.238 (0.619 ± 0.012, 2.546 ± 0.238 with the
+wild cards read at every rank, :data:`HELD` 0: per deal WP −0.000 ± 0.003, ADP +0.009 ±
+0.048, ``python -m ddz.bench.paired``; 0.618 ± 0.012, 2.543 ± 0.238 with the plays of
+:func:`spends_wild_for_natural` scored too); the plays scored without reading the
 wild cards left again and without the bonus (and with those plays): WP 0.496 ± 0.013, ADP
 0.733 ± 0.166.
 """
