@@ -357,3 +357,28 @@ def test_ddz_train_two_players_init_from_the_shipped_classic_model(tmp_path, cap
     (run,) = tmp_path.iterdir()
     meta = json.loads(str(np.load(run / NPZ)["meta"]))
     assert meta["game"] == {"game": "two", "players": 2, "variants": []}
+
+
+def test_the_actor_profile_splits_a_step_into_its_parts():
+    """``python -m ddz.bench.train_throughput --profile``: the parts add up to the step, the
+    wildcard actor scores its plays' rest and readings (more rows than the classic actor's one
+    per legal move of the same number of games), and a bad model file is a one-line error."""
+    from ddz.bench.train_throughput import main, profile_actor
+
+    runs = {wild: profile_actor(2, wild, 8) for wild in (False, True)}
+    for run in runs.values():
+        parts = run["ms_per_step"]
+        assert set(parts) == {
+            "listing",
+            "rows",
+            "networks",
+            "game step",
+            "Normal bot",
+            "bookkeeping",
+        }
+        assert min(parts.values()) >= 0 and parts["networks"] > 0 and parts["listing"] > 0
+        assert sum(parts.values()) == pytest.approx(run["profiled_ms_per_step"], abs=0.1)
+        assert run["rows_scored_per_step"] > 0 and run["decisions_per_cpu_s"] > 0
+    assert runs[True]["rows_scored_per_step"] > runs[False]["rows_scored_per_step"]
+    with pytest.raises(SystemExit):
+        main(["--profile", "1", "--model", "no-such-model.npz"])

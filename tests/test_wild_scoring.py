@@ -14,6 +14,7 @@ from ddz.agents import hard_wild
 from ddz.agents.hard import HardAgent
 from ddz.agents.hard_wild import (
     ASSIGN_ROUNDS,
+    HELD,
     TOGETHER,
     TOP_PLAYS,
     WILD_BONUS,
@@ -72,7 +73,7 @@ def reference_values(model, info, top=TOP_PLAYS, rounds=ASSIGN_ROUNDS, bonus=WIL
             best = None
             for k in range(1, TOGETHER + 1):
                 for r in range(13):
-                    if r == wild or rest[wild] < k or rest[r] + k > 4:
+                    if r == wild or rest[wild] < k or rest[r] + k > 4 or rest[r] < HELD:
                         continue
                     cand = rest.copy()
                     cand[wild] -= k

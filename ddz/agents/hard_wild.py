@@ -25,8 +25,9 @@ its plays as the classic combination it stands for:
   the wild rank, a wild card kept in hand is worth no more to it than a natural card, and it
   spends them freely. So the rest of the hand is read again with its wild cards at other ranks,
   one step at a time (:data:`ASSIGN_ROUNDS` steps, each reading up to :data:`TOGETHER` of them
-  at one rank), each step kept only where it raises the play's value (the value of a hand is
-  at least that of the best way to read its wild cards), for the :data:`TOP_PLAYS` best plays;
+  at one rank the rest holds :data:`HELD` cards of or more), each step kept only where it
+  raises the play's value (the value of a hand is at least that of the best way to read its
+  wild cards), for the :data:`TOP_PLAYS` best plays;
   and a play gets :data:`WILD_BONUS` per wild card it keeps (:func:`wild_scores`).
 * **A wild card spent where a natural card would do**: a play that differs from another
   listed play only in spending a wild card where that one spends a natural card of a rank,
@@ -45,8 +46,10 @@ once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` 
 of the networks.
 
 Measured (``ddz eval hard normal --wild --deals 2000 --seed 2026 --workers 1``, no auction,
-seats swapped): WP 0.619 ± 0.012, ADP 2.546 ± 0.238 (0.618 ± 0.012, 2.543 ± 0.238 with the
-plays of :func:`spends_wild_for_natural` scored too); the plays scored without reading the
+seats swapped): WP 0.619 ± 0.012, ADP 2.554 ± 0.238 (0.619 ± 0.012, 2.546 ± 0.238 with the
+wild cards read at every rank, :data:`HELD` 0: per deal WP −0.000 ± 0.003, ADP +0.009 ±
+0.048, ``python -m ddz.bench.paired``; 0.618 ± 0.012, 2.543 ± 0.238 with the plays of
+:func:`spends_wild_for_natural` scored too); the plays scored without reading the
 wild cards left again and without the bonus (and with those plays): WP 0.496 ± 0.013, ADP
 0.733 ± 0.166.
 """
@@ -61,7 +64,7 @@ from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import encode_play, play_fields, stood_for
+from ddz_env.rules.wild import encode_play, play_consumed, play_fields, stood_for
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -71,6 +74,10 @@ WILD_BONUS = 0.05
 TOP_PLAYS = 512
 #: how many wild cards of the rest one step may read at one rank together
 TOGETHER = 2
+#: the wild cards of the rest are read only at a rank of which the rest holds at least this
+#: many cards (a pair made a trio or a bomb, a trio a bomb): a wild card read alone at a rank,
+#: or joining a single, seldom raised a play's value and was most of the readings scored
+HELD = 2
 #: the types whose wings are pairs (``MoveType``: trio with pair, plane with pairs, four with
 #: two pairs)
 _PAIR_WINGS = (5, 10, 12)
@@ -83,30 +90,35 @@ def represented(codes, wild) -> np.ndarray:
     wing of a trio, plane or four with pairs) at that card's rank, and any other wild wing at
     the wild rank (its own card). Pass (0) is all zeros. ``wild`` broadcasts with ``codes``."""
     codes = np.asarray(codes, np.int64)
-    f = play_fields(codes)
     wild = np.broadcast_to(np.asarray(wild, np.int64), codes.shape)
+    shape = codes.shape
+    codes, wild = codes.reshape(-1), wild.reshape(-1)
     stood = stood_for(codes, wild)
-    at_wild = np.arange(15) == wild[..., None]
-    shown = f["consumed"].astype(np.int16) + stood
-    shown -= at_wild * stood.sum(-1, keepdims=True, dtype=np.int16)
-    # the body of each reading: what a code of its type, length and main alone (no cards)
-    # would need of wild cards
-    body = stood_for(codes & 0xFFF, wild)
-    wing = shown - body
-    free = np.where(
-        np.isin(f["type"], _PAIR_WINGS),
-        np.take_along_axis(wing, np.maximum(wild, 0)[..., None], -1)[..., 0],
-        0,
-    )
-    odd = (wing % 2 == 1) & ~at_wild & (np.arange(15) < 13) & (wild[..., None] >= 0)
-    paired = odd & (np.cumsum(odd, -1) <= free[..., None])
-    return shown + paired - at_wild * paired.sum(-1, keepdims=True, dtype=np.int16)
+    shown = play_consumed(codes).astype(np.int16) + stood
+    at = np.flatnonzero(wild >= 0)
+    shown[at, wild[at]] -= stood[at].sum(-1, dtype=np.int16)
+    # the wild wings that pair a natural wing card: plays whose wings are pairs only
+    at = np.flatnonzero(np.isin(codes & 15, _PAIR_WINGS) & (wild >= 0))
+    if len(at):
+        w = wild[at]
+        # the body of each reading: what a code of its type, length and main alone (no
+        # cards) would need of wild cards
+        wing = shown[at] - stood_for(codes[at] & 0xFFF, w)
+        free = wing[np.arange(len(at)), w]
+        odd = (wing % 2 == 1) & (np.arange(15) != w[:, None]) & (np.arange(15) < 13)
+        paired = odd & (np.cumsum(odd, -1) <= free[:, None])
+        shown[at] += paired
+        shown[at, w] -= paired.sum(-1, dtype=np.int16)
+    return shown.reshape(shape + (15,))
+
+
+#: (54, 15): the rank of each number of a card encoding (:func:`encode_cards`, 3 players)
+_RANK_OF = np.eye(15, dtype=np.float32)[np.r_[np.repeat(np.arange(13), 4), 13, 14]]
 
 
 def _counts(encoded: np.ndarray) -> np.ndarray:
     """(…, 15) rank counts of (…, 54) card encodings (:func:`encode_cards`, 3 players)."""
-    ranks = encoded[..., :52].reshape(encoded.shape[:-1] + (13, 4)).sum(-1)
-    return np.concatenate([ranks, encoded[..., 52:54]], -1).round().astype(np.int16)
+    return np.rint(np.asarray(encoded, np.float32) @ _RANK_OF).astype(np.int16)
 
 
 def model_ruleset(model) -> Ruleset:
@@ -179,8 +191,12 @@ def spends_wild_for_natural(codes, wild, groups=None, shown=None) -> np.ndarray:
     run_start = np.maximum.accumulate(np.where(new_run, np.arange(len(c)), 0))
     listed = np.zeros(len(c), bool)
     listed[order] = asked[order] & ~asked[order][run_start]
+    # the listed play each asked one matched: the first of its run (its own decision, its
+    # own wild rank), whose combination shown is already at hand
+    match = np.zeros(len(c), np.int64)
+    match[order] = order[run_start]
     hit = np.flatnonzero(listed[n:])
-    same = represented(codes[row[hit]], wild[row[hit]]) == represented(alt[hit], wild[row[hit]])
+    same = shown[row[hit]] == shown[match[n + hit]]
     out = np.zeros(n, bool)
     out[row[hit[same.all(-1)]]] = True
     return out
@@ -318,7 +334,8 @@ def wild_scores(
 def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=None):
     """The values ``q`` (n,) of plays whose rests ``rest`` (n, 15) keep wild cards (of rank
     ``wild``, (n,)), with those wild cards read at other ranks, one step at a time (``rounds``
-    steps, each reading up to ``together`` of them at one rank), each step kept only where it
+    steps, each reading up to ``together`` of them at one rank of which the rest holds
+    :data:`HELD` cards or more), each step kept only where it
     raises the value, for the :data:`TOP_PLAYS` best plays by ``q + bonus · wild cards kept``
     (of each group of rows with the same ``groups`` number: a decision's plays); ``score(rows,
     rest counts)`` scores rows (indices into ``q``) with other rests. Returns the new values
@@ -335,31 +352,34 @@ def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=N
     first = np.searchsorted(groups[order], groups[order], side="left")
     live = np.zeros(n, bool)
     live[order[np.arange(n) - first < TOP_PLAYS]] = True
-    ranks = np.arange(13)
     k = np.repeat(np.arange(1, together + 1), 13).astype(np.int16)
-    r = np.tile(ranks, together)
-    slots = np.arange(len(k))
+    r = np.tile(np.arange(13), together)
     for _ in range(rounds):
         rows = np.flatnonzero(live & (rest[at, wild] > 0))
         if not len(rows):
             break
-        # candidates: k of the wild cards (k = 1 .. ``together``) read at rank r
-        w = wild[rows][:, None]
-        cand = np.repeat(rest[rows][:, None], len(k), 1)  # (rows, candidates, 15)
-        line = np.arange(len(rows))[:, None]
-        cand[line, slots[None], w] -= k[None]
-        cand[:, slots, r] += k
-        valid = (r[None] != w) & (cand[:, slots, r] <= 4) & (cand[line, slots[None], w] >= 0)
-        row, slot = np.nonzero(valid)  # only the valid candidates are scored
-        scored = score(rows[row], cand[row, slot])
+        # candidates: k of the wild cards (k = 1 .. ``together``) read at rank r, where the
+        # rest holds HELD cards of rank r or more (and at most 4 - k), and k wild cards
+        w = wild[rows]
+        held = rest[rows][:, r]  # (rows, candidates)
+        valid = (r[None] != w[:, None]) & (held + k[None] <= 4) & (held >= HELD)
+        valid &= rest[rows, w][:, None] >= k[None]
+        row, slot = np.nonzero(valid)  # only the valid candidates are built and scored
+        cand = rest[rows[row]]
+        cand[np.arange(len(row)), w[row]] -= k[slot]
+        cand[np.arange(len(row)), r[slot]] += k[slot]
+        scored = score(rows[row], cand)
         qs = np.full(valid.shape, -np.inf, scored.dtype)
         qs[row, slot] = scored
         best = qs.argmax(1)
         better = qs[np.arange(len(rows)), best] > q[rows]
         live[rows[~better]] = False
-        up = rows[better]
-        q[up] = qs[better, best[better]]
-        rest[up] = cand[better, best[better]]
+        up = np.flatnonzero(better)
+        q[rows[up]] = qs[up, best[up]]
+        # the candidate each improved row took: its place among the valid ones
+        place = np.full(valid.shape, -1, np.int64)
+        place[row, slot] = np.arange(len(row))
+        rest[rows[up]] = cand[place[up, best[up]]]
     return q, rest
 
 

@@ -17,6 +17,16 @@ both medians and the ratio wildcard/classic.
 
     python -m ddz.bench.train_throughput --wild --seconds 30 --repeat 3
 
+``--profile STEPS`` trains nothing: it steps one actor's games (``--actor-batch``) in this
+process, its networks holding an exported model (``--model``, default the shipped Hard model,
+read as the game's layout), STEPS steps under cProfile after 20 to warm up, and prints where a
+step's time goes (:func:`profile_actor`: listing the legal plays, the rows the networks read,
+the networks, the game's step, the Normal bot, bookkeeping), the rows scored per step, and the
+decisions per CPU second of STEPS more steps without the profiler. With ``--wild``, the
+wildcard game.
+
+    python -m ddz.bench.train_throughput --profile 40 --wild
+
     python -m ddz.bench.train_throughput --backend both --seconds 30 --repeat 2
     python -m ddz.bench.train_throughput --backend ray --actors 1,2,4,8,14 --device cuda
 """
@@ -104,6 +114,122 @@ def measure(
         "overall_frames_per_s": round(frames / wall),
         "steady_frames_per_s": round(steady),
     }
+
+
+#: the parts of an actor's step (:func:`profile_actor`): the functions whose cumulative time
+#: each part is, by (file, function name); "rows" (the features the networks read) is the rest
+_PARTS = {
+    "listing": (
+        ("ddz_env/game.py", "legal_action_words"),
+        ("ddz_env/game.py", "legal_plays"),
+        ("ddz_env/bitsets.py", "legal_pairs"),
+    ),
+    "networks": (("ddz/train/model.py", "encode_state"), ("ddz/train/model.py", "score")),
+    "game step": (("ddz_env/game.py", "step"),),
+    "Normal bot": (("ddz/agents/rule_bots.py", "play"), ("ddz/agents/rule_bots.py", "act")),
+    "bookkeeping": (
+        ("ddz/train/frames.py", "pack_obs"),
+        ("ddz/train/frames.py", "pack_hidden"),
+        ("ddz/train/actor.py", "_end_episodes"),
+        ("ddz/train/actor.py", "_choose"),
+        ("ddz/train/actor.py", "chunk"),
+        ("ddz/train/actor.py", "_note_hands"),
+        ("ddz/train/actor.py", "_draw_opponents"),
+    ),
+}
+
+
+def profile_actor(steps: int, wild: bool, actor_batch: int, model: str = "") -> dict:
+    """Where one actor's step goes: ``steps`` steps of ``actor_batch`` games under cProfile
+    (after 20 steps to warm up), the networks holding the exported ``model`` (default the
+    shipped Hard model): per part of :data:`_PARTS`, its ms per step (cumulative time of its
+    functions; ``rows``: the rest of the step, the features the networks read), the rows the
+    networks scored per step, and ``decisions_per_cpu_s`` of ``steps`` more steps without the
+    profiler."""
+    import cProfile
+    import pstats
+
+    import numpy as np
+    import torch
+
+    from ddz.agents.hard import DEFAULT_MODEL, load_model
+    from ddz.agents.model_game import game_tag
+    from ddz.train.actor import SelfPlay
+    from ddz.train.args import Args, args_ruleset
+    from ddz.train.model import DMCModel, load_arrays
+
+    torch.set_num_threads(1)
+    args = Args(wild=wild, actor_batch=actor_batch)
+    sizes = {
+        "rest_hidden": args.rest_hidden,
+        "wp_head": int(args.wp_weight > 0),
+        "game": game_tag(args_ruleset(args)),
+    }
+    games = SelfPlay(args, sizes, np.random.SeedSequence(5))
+    net = DMCModel(**sizes)
+    load_arrays(net, load_model(model or DEFAULT_MODEL).arrays)
+    games.load_weights(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach())
+    rows = [0]
+    for scorer in games.scorers:  # count the rows each call scores
+
+        def counted(joint, at, counts, score=scorer.score):
+            rows[0] += len(at)
+            return score(joint, at, counts)
+
+        scorer.score = counted
+    for _ in range(20):
+        games.advance()
+    rows[0] = 0
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    for _ in range(steps):
+        games.advance()
+    profiler.disable()
+    wall = time.perf_counter() - start
+    stats = pstats.Stats(profiler).stats  # (file, line, name) -> (.., .., tottime, cumtime, ..)
+    ms = {}
+    for part, functions in _PARTS.items():
+        ms[part] = sum(
+            v[3]
+            for (file, _, name), v in stats.items()
+            if any(file.endswith(f) and name == n for f, n in functions)
+        )
+    ms["rows"] = wall - sum(ms.values())
+    scored = rows[0] / steps
+    cpu = time.process_time()
+    for _ in range(steps):
+        games.advance()
+    cpu = time.process_time() - cpu
+    return {
+        "game": "wild" if wild else "classic",
+        "steps": steps,
+        "actor_batch": actor_batch,
+        "ms_per_step": {k: round(1000 * v / steps, 2) for k, v in ms.items()},
+        "profiled_ms_per_step": round(1000 * wall / steps, 2),
+        "rows_scored_per_step": round(scored),
+        "decisions_per_cpu_s": round(steps * actor_batch / cpu),
+    }
+
+
+def _print_profile(args: argparse.Namespace, result: dict) -> None:
+    """The table of ``--profile`` (or its JSON with ``--json``)."""
+    if args.json:
+        print(json.dumps(result))
+        return
+    total = result["profiled_ms_per_step"]
+    print(
+        f"ddz train actor, {result['game']} game, {result['actor_batch']} games, "
+        f"{result['steps']} steps under cProfile: {total:.1f} ms per step"
+    )
+    order = ("listing", "rows", "networks", "game step", "Normal bot", "bookkeeping")
+    for part in order:
+        value = result["ms_per_step"][part]
+        print(f"  {part:<12} {value:7.2f} ms  {100 * value / total:5.1f} %")
+    print(
+        f"  rows scored per step: {result['rows_scored_per_step']:,}; without the profiler: "
+        f"{result['decisions_per_cpu_s']:,} decisions per CPU second"
+    )
 
 
 def _measure(args: argparse.Namespace, actors: int, backend: str, wild: bool = False) -> dict:
@@ -236,6 +362,18 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the classic and the wildcard game alternately, with the ratio wildcard/classic",
     )
+    parser.add_argument(
+        "--profile",
+        type=number(1, 100000),
+        default=0,
+        metavar="STEPS",
+        help="train nothing: profile STEPS steps of one actor in this process (see above)",
+    )
+    parser.add_argument(
+        "--model",
+        default="",
+        help="with --profile: the exported model the actor's networks hold (default: Hard's)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
@@ -245,6 +383,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ray_address and args.backend == "local":
         parser.error("--ray-address needs --backend ray or both")
+    if args.model and not args.profile:
+        parser.error("--model goes with --profile")
+    if args.profile:
+        from ddz.agents.hard import ModelFileError
+
+        try:
+            result = profile_actor(args.profile, args.wild, args.actor_batch, args.model)
+        except (ModelFileError, ValueError, KeyError) as exc:
+            parser.error(f"cannot load {args.model}: {exc}")
+        _print_profile(args, result)
+        return 0
     if args.wild:
         if args.backend == "both" or len(args.actors) > 1:
             parser.error("--wild takes one backend and one actor count")

@@ -283,11 +283,12 @@ class SelfPlay:
             none = np.full(len(mv), -1, np.int64)
             return Pairs(rows, self.table_counts[rows], self.table_counts[rows], none, None)
         game = self.game
+        # a game's actions are pass (when following) then its listed plays in order: the
+        # plays of all the games, in game order, are the pairs of actions above 0
         codes = np.zeros(len(mv), np.int64)
-        for b in np.flatnonzero(playing):  # each game's pairs are one run of the list
-            at = np.arange(starts[b], starts[b] + counts[b])
-            at = at[mv[at] > 0]
-            codes[at] = game.legal_plays(int(b))[mv[at] - 1]
+        listed = [game.legal_plays(b) for b in np.flatnonzero(playing).tolist()]
+        if listed:
+            codes[(mv > 0) & playing[gb]] = np.concatenate(listed)
         wild = game.wild_rank[gb].astype(np.int64)
         shown = represented(codes, wild)
         keys = shown.astype(np.int64) @ _KEY
@@ -316,6 +317,13 @@ class SelfPlay:
                 loc[gi] = np.arange(len(gi))
                 state = net.encode_state(obs_t[torch.from_numpy(gi)]).numpy()
                 ps = np.flatnonzero(pair_role == r)
+                # the plays left out are not scored (-inf, their rest as played): no sums
+                if pairs.left_out is not None:
+                    out = ps[pairs.left_out[ps]]
+                    q[out] = -np.inf
+                    rests[out] = game.hands[gb[out], game.current_player[gb[out]]]
+                    rests[out] -= pairs.spent[out]
+                    ps = ps[~pairs.left_out[ps]]
                 rows = pairs.rows[ps]
                 joint = self.move_emb[r][np.maximum(rows, 0)]
                 missing = np.flatnonzero(rows < 0)  # combinations the table lacks
@@ -325,15 +333,8 @@ class SelfPlay:
                 joint += state[loc[gb[ps]]]
                 # the cards each move leaves in the hand of the player to act
                 hands = game.hands[gb[ps], game.current_player[gb[ps]]]
-                left_out = None if pairs.left_out is None else pairs.left_out[ps]
                 q[ps], rests[ps] = play_values(
-                    self.scorers[r],
-                    joint,
-                    hands,
-                    pairs.spent[ps],
-                    pairs.wild[ps],
-                    groups=gb[ps],
-                    left_out=left_out,
+                    self.scorers[r], joint, hands, pairs.spent[ps], pairs.wild[ps], groups=gb[ps]
                 )
         return q, rests
 
