@@ -360,3 +360,27 @@ def test_integer_memo_stays_bounded_and_exact(monkeypatch):
         sizes.append(len(planner._ICOST))
     assert max(sizes) < 2000  # bounded: one search past the limit at most
     assert min(sizes) < 50 < max(sizes)  # it was emptied, and filled again
+
+
+#: SHA-256 of Normal's choices (``python -m ddz.bench.wild_planner --digest --games 150 --seed
+#: 100``) recorded with the wildcard planner before its rewrite for speed (commit a89f96a):
+#: (decisions, digest) at the decisions of 150 deals played by Normal, and of 150 played by
+#: seeded Easy bots.
+NORMAL_PLAY_CHOICES = (3283, "e5b89dbc451fe6367fc7ff532bc68abd57be451f6c7e088ef4df3de0b0b1ba4f")
+EASY_PLAY_CHOICES = (5730, "bd5915b7e9edd1e2c7f37954f72f4922bbe526f2c0a9ce105e2fbe79aa645d62")
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("which", ["normal", "easy"])
+def test_wildcard_choices_are_those_recorded_before_the_rewrite(which):
+    """Normal decides as the planner recorded before its rewrite did, at 9,013 decisions of
+    the wildcard game: any change of an assignment, a plan or a move's score that changes a
+    choice changes the digest."""
+    from ddz.bench.wild_planner import choices_digest, easy_play_positions, wild_planner_positions
+
+    positions, expected = {
+        "normal": (wild_planner_positions, NORMAL_PLAY_CHOICES),
+        "easy": (easy_play_positions, EASY_PLAY_CHOICES),
+    }[which]
+    infos = positions(150, seed=100)
+    assert (len(infos), choices_digest(infos)) == expected

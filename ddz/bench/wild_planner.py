@@ -3,11 +3,16 @@ section): seeded wildcard games played by Normal at every seat give a fixed set 
 decisions; each round clears the planner's caches and decides them all again.
 
     PYTHONPATH=. python -m ddz.bench.wild_planner --games 20 --rounds 3
+
+``--digest`` prints instead the SHA-256 of Normal's choices (the play codes) at the decisions of
+``--games`` deals played by Normal and of as many played by seeded Easy bots (tests/test_planner.py
+holds the digests recorded with the planner before it was rewritten for speed).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 
 import numpy as np
@@ -33,6 +38,33 @@ def wild_planner_positions(games: int = 20, seed: int = 0) -> list[InfoSet]:
                 out.append(info)
             game.step(np.array([agent.act(info)]))
     return out
+
+
+def easy_play_positions(games: int = 20, seed: int = 0) -> list[InfoSet]:
+    """The play decisions of ``games`` seeded wildcard deals (the landlord leads, no auction)
+    played out by seeded Easy bots (their mistakes included) at every seat, in order: positions
+    Normal's own choices did not lead to."""
+    from ddz.agents.rule_bots import EasyAgent
+
+    out = []
+    ruleset = Ruleset(game=WILD, bidding="none")
+    for g in range(games):
+        agents = [EasyAgent(seed=1000 * (seed + g) + s) for s in range(3)]
+        game = Game(1, ruleset, seed=seed + g)
+        while not game.done[0]:
+            info = infoset(game, 0)
+            if info.phase == PLAY:
+                out.append(info)
+            game.step(np.array([agents[info.seat].act(info)]))
+    return out
+
+
+def choices_digest(infos: list[InfoSet]) -> str:
+    """The SHA-256 of Normal's play codes (0: pass) at ``infos``, caches cleared first."""
+    clear_planner_caches()
+    actions = normal_choices(infos)
+    codes = [int(i.legal_plays[a - 1]) if a else 0 for i, a in zip(infos, actions)]
+    return hashlib.sha256(np.array(codes, np.int64).tobytes()).hexdigest()
 
 
 def clear_planner_caches() -> None:
@@ -70,7 +102,15 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--digest", action="store_true", help="print the digests of Normal's choices instead"
+    )
     args = parser.parse_args(argv)
+    if args.digest:
+        for name, positions in (("normal", wild_planner_positions), ("easy", easy_play_positions)):
+            infos = positions(args.games, args.seed)
+            print(f"{name}: {len(infos)} decisions, sha256 {choices_digest(infos)}")
+        return 0
     infos = wild_planner_positions(args.games, args.seed)
     times = time_per_decision(infos, args.rounds)
     best = min(times)
