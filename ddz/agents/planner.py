@@ -865,15 +865,9 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     planes3 = t & t >> 1
     starts = (straights | pairs | planes3) >> start << start
     best = _ileaf(k, planes)
-    if not starts:
-        _ICOST[key] = best
-        return best
-    tops = []
-    while starts:
-        low = starts & -starts
-        tops.append(low.bit_length() - 1)
-        starts ^= low
-    for r in reversed(tops):  # best: the cost with chains starting above r only
+    while starts:  # from the highest: best is then the cost with chains starting above r only
+        r = starts.bit_length() - 1
+        starts ^= 1 << r
         spans = _SPANS[r]
         if straights >> r & 1:
             x = s >> r
@@ -895,7 +889,8 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
                 if cost < best:
                     best = cost
-        _ICOST[(k, r, planes) if planes else k << 4 | r] = best
+        if starts:
+            _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
     return best
 
@@ -1012,7 +1007,15 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
+    scored = []
+    for k, ranks in _assignments(base, first):
+        s = k & _CHAIN12
+        p = (k >> 15) & _CHAIN12
+        t = (k >> 30) & _CHAIN12
+        if s & s >> 1 & s >> 2 & s >> 3 & s >> 4 or p & p >> 1 & p >> 2 or t & t >> 1:
+            scored.append((_icost(k, 0), ranks))
+        else:  # no chain: the leaf (not kept: the search never asks for it again)
+            scored.append((_ileaf(k, ()), ranks))
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     while tied:
