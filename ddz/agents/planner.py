@@ -655,6 +655,8 @@ class PlannerHooks:
     #: ``wilds_spent(table, move)``: the wild cards a move of the decision's table spends (none
     #: in a game without wild cards)
     wilds_spent: Callable = lambda table, move: 0
+    #: ``table_type(info)``: the type of the move on the table (0: none)
+    table_type: Callable = lambda info: int(info.reading(info.table_move)["type"])
 
     def decision(self, info) -> tuple[PlannerHooks, object]:
         """The hooks of one decision and the table its action ids index."""
@@ -1072,47 +1074,87 @@ def type_of(code: int) -> int:
     return int(decode_play(code)[0]) if code else 0
 
 
+@cache
+def _sizes_by_shape(table: MoveTable) -> np.ndarray:
+    """(256,) the cards of a combination by its ``type | length << 4`` (a play code's low
+    byte; a bomb's length is 1): the size is fixed by the type and the chain length or wing
+    count (pass: 0)."""
+    out = np.zeros(256, np.int64)
+    shape = table.type.astype(np.int64) | table.length.astype(np.int64) << 4
+    out[shape[1:]] = table.counts[1:].sum(1, dtype=np.int64)
+    return out
+
+
+#: the shifts of each rank's count in a play code (ddz_env.rules.wild: 3 bits for 3..2, then
+#: one bit per joker), and the mask of each count
+_PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
+_PLAY_MASKS = (7,) * 13 + (1, 1)
+
+
 class PlayTable:
     """The actions of one decision of the wildcard game, read like a move table: row 0 is pass,
     row ``i`` the play ``codes[i]`` (``InfoSet.legal_plays[i - 1]``). ``type``, ``main``,
-    ``size``, ``counts`` (the cards consumed, the wild cards at the wild rank) and ``wilds``
-    (wild cards consumed) per row; ``length`` is the chain length or wing count, and for a bomb
-    its class (1 soft, 2 hard, 3 the wild bomb), so that weaker bombs sort first. Planned groups
-    that are not legal now get rows past the listed plays (:func:`group_move_wild`): only their
-    codes are kept, to judge whether they can be beaten."""
+    ``size`` and ``wilds`` (wild cards consumed) per row, as lists; ``length`` is the chain
+    length or wing count, and for a bomb its class (1 soft, 2 hard, 3 the wild bomb), so that
+    weaker bombs sort first; ``counts`` (an array, built on first use) and :meth:`row` the cards
+    consumed, the wild cards at the wild rank. Planned groups that are not legal now get rows
+    past the listed plays (:func:`group_move_wild`): only their codes are kept, to judge
+    whether they can be beaten."""
 
     def __init__(self, table: MoveTable, codes, wild: int, hand):
-        from ddz_env.rules.wild import play_fields
-
         self.moves = table  # the classic move table: its rows are the readings
         self.wild = int(wild)
         self.hand = _key(hand)
-        codes = codes.tolist() if isinstance(codes, np.ndarray) else [int(c) for c in codes]
-        self.codes = [0, *codes]
-        f = play_fields(np.array(self.codes, np.int64))
-        self.type, self.main, self.counts = f["type"], f["main"], f["consumed"]
-        self.length = np.where(self.type == T.BOMB, f["bomb"], f["length"])
-        self.size = self.counts.sum(1)
-        self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
+        codes = np.asarray(codes, np.int64)
+        arr = np.zeros(len(codes) + 1, np.int64)
+        arr[1:] = codes
+        self._arr = arr
+        self.codes = arr.tolist()
+        low = arr & 255
+        mtype = low & 15
+        bomb = arr >> 53 & 3
+        self.type = mtype.tolist()
+        main = arr >> 8 & 15
+        main[0] = -1
+        self.main = main.tolist()
+        self.length = np.where(mtype == T.BOMB, bomb, low >> 4).tolist()
+        self.size = _sizes_by_shape(table)[low].tolist()
+        wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
+        self.wilds = wilds.tolist()
+        #: each row's reading as one int: type, length, main (bits 0-11), bomb class (12-13)
+        self._readings = arr & 0xFFF | bomb << 12
         self._listed = len(self.codes)
-        self._rows: dict[tuple, list[int]] | None = None  # built on first use
+        self._counts: np.ndarray | None = None
+        self._rows: dict[int, tuple[int, ...]] = {}
         #: the hand's natural cards (the wild rank's entry 0)
         self.natural = tuple(0 if r == self.wild else k for r, k in enumerate(self.hand))
 
     def __len__(self) -> int:
         return self._listed
 
-    def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
-        """The listed rows of a reading (type, length or bomb class, main, size)."""
-        if self._rows is None:
-            self._rows = {}
-            readings = zip(
-                self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
+    @property
+    def counts(self) -> np.ndarray:
+        """(rows, 15) uint8: the cards each listed row consumes."""
+        if self._counts is None:
+            from ddz_env.rules.wild import play_consumed
+
+            self._counts = play_consumed(self._arr)
+        return self._counts
+
+    def row(self, i: int) -> tuple[int, ...]:
+        """The cards row ``i`` consumes (15 rank counts, the wild cards at the wild rank)."""
+        found = self._rows.get(i)
+        if found is None:
+            code = self.codes[i]
+            found = self._rows[i] = tuple(
+                [code >> s & m for s, m in zip(_PLAY_SHIFTS, _PLAY_MASKS, strict=True)]
             )
-            for i, reading_i in enumerate(readings):
-                if i:
-                    self._rows.setdefault(reading_i, []).append(i)
-        return self._rows.get(reading, [])
+        return found
+
+    def plays_of(self, mtype: int, length: int, main: int, bomb: int = 0) -> list[int]:
+        """The listed rows that read as (type, length, main) and, for a bomb, its class."""
+        want = mtype | length << 4 | main << 8 | bomb << 12
+        return np.flatnonzero(self._readings == want).tolist()
 
     def add(self, code: int) -> int:
         """A row for a play that is not listed (its code only)."""
@@ -1136,18 +1178,19 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     from ddz_env.rules.wild import encode_play
 
     wild, natural, need = table.wild, table.natural, g.counts
-    length = _bomb_class(g, natural, wild) if g.is_bomb and g.type == T.BOMB else g.length
-    rows = table.plays_of((int(g.type), int(length), int(g.main), g.size))
-    fits = []
-    for i in rows:
-        has = table.counts[i].tolist()
-        if all(has[r] <= need[r] for r in range(15) if r != wild):
-            fits.append(i)
-    if fits or rows:
-        return min(fits or rows, key=lambda i: int(table.wilds[i]))
+    bomb = _bomb_class(g, natural, wild) if g.type == T.BOMB else 0
+    rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
+    if rows:
+        if len(rows) > 1:
+            fits = []
+            for i in rows:
+                has = table.row(i)
+                if all(has[r] <= need[r] for r in range(15) if r != wild):
+                    fits.append(i)
+            rows = fits or rows
+        return min(rows, key=table.wilds.__getitem__)
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
     consumed[wild] = g.size - sum(consumed)
-    bomb = length if g.type == T.BOMB else 0
     return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
 
 
@@ -1170,19 +1213,14 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
     rank's entry: the wild cards unseen) may stand in for any card of a beating move but a
     joker; a bomb is beaten by a higher bomb class or rank (soft < hard < the wild bomb < the
     rocket)."""
-    from ddz_env.rules.wild import decode_play
-
     code = table.codes[move]
     if code == 0:
         return True
     u = unseen.tolist() if isinstance(unseen, np.ndarray) else list(unseen)
     wild = table.wild
     wilds, u[wild] = u[wild], 0
-    if move < len(table):  # a listed play: its fields are read already
-        mtype, length, main = int(table.type[move]), int(table.length[move]), int(table.main[move])
-        bomb, length = (length, 1) if mtype == T.BOMB else (0, length)
-    else:
-        mtype, length, main, bomb, _ = decode_play(code)
+    # the fields of the play code (ddz_env.rules.wild): type, length, main, bomb class
+    mtype, length, main, bomb = code & 15, code >> 4 & 15, code >> 8 & 15, code >> 53 & 3
     if mtype in (T.BOMB, T.ROCKET):
         return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
     row = _reading_row(table.moves, mtype, length, main)
@@ -1218,23 +1256,27 @@ def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
     return _reading_rows(table)[mtype, length, main]
 
 
-def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
-    """The wildcard game's hooks for one decision (the wild rank bound) and its actions."""
+@cache
+def _wild_hooks(wild: int) -> PlannerHooks:
+    """The wildcard game's hooks with the wild rank bound."""
     from functools import partial
 
-    wild = info.wild_rank
-    plays = info.legal_plays if info.legal_plays is not None else ()
-    table = PlayTable(info.table, plays, wild, info.hand)
-    bound = PlannerHooks(
+    return PlannerHooks(
         partial(plan_hand_wild, wild=wild),
         partial(plan_cost_wild, wild=wild),
         partial(greedy_plan_wild, wild=wild),
         can_be_beaten_wild,
         assess_hand,
         group_move_wild,
-        wilds_spent=lambda table, move: int(table.wilds[move]),
+        wilds_spent=lambda table, move: table.wilds[move],
+        table_type=lambda info: int(info.table_move) & 15,  # a play code's type (pass: 0)
     )
-    return bound, table
+
+
+def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
+    """The wildcard game's hooks for one decision (the wild rank bound) and its actions."""
+    plays = info.legal_plays if info.legal_plays is not None else ()
+    return _wild_hooks(int(info.wild_rank)), PlayTable(info.table, plays, info.wild_rank, info.hand)
 
 
 #: the planner of the wildcard game: each decision's plays bound to the wild rank
