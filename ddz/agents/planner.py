@@ -1085,10 +1085,12 @@ def _sizes_by_shape(table: MoveTable) -> np.ndarray:
     return out
 
 
-#: the shifts of each rank's count in a play code (ddz_env.rules.wild: 3 bits for 3..2, then
-#: one bit per joker), and the mask of each count
+#: the shifts of each rank's count in a play code (ddz_env.rules.wild: 3 bits for 3..2 from
+#: bit 12, then one bit per joker) and the tag bit of every play code
 _PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
-_PLAY_MASKS = (7,) * 13 + (1, 1)
+_PLAY_TAG = 1 << 56
+#: the counts of four ranks from 12 bits of a play code's cards
+_FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
 
 
 class PlayTable:
@@ -1145,9 +1147,13 @@ class PlayTable:
         """The cards row ``i`` consumes (15 rank counts, the wild cards at the wild rank)."""
         found = self._rows.get(i)
         if found is None:
-            code = self.codes[i]
-            found = self._rows[i] = tuple(
-                [code >> s & m for s, m in zip(_PLAY_SHIFTS, _PLAY_MASKS, strict=True)]
+            c = self.codes[i] >> 12
+            four = _FOUR_RANKS
+            found = self._rows[i] = (
+                four[c & 4095]
+                + four[c >> 12 & 4095]
+                + four[c >> 24 & 4095]
+                + (c >> 36 & 7, c >> 39 & 1, c >> 40 & 1)
             )
         return found
 
@@ -1175,8 +1181,6 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     """The row of a planned group: the listed play of its reading that spends the group's
     natural cards and the fewest wild cards; a new row (:meth:`PlayTable.add`) if none is
     listed."""
-    from ddz_env.rules.wild import encode_play
-
     wild, natural, need = table.wild, table.natural, g.counts
     bomb = _bomb_class(g, natural, wild) if g.type == T.BOMB else 0
     rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
@@ -1191,7 +1195,11 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
         return min(rows, key=table.wilds.__getitem__)
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
     consumed[wild] = g.size - sum(consumed)
-    return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
+    # its play code (ddz_env.rules.wild.encode_play)
+    code = int(g.type) | g.length << 4 | g.main << 8 | bomb << 53 | _PLAY_TAG
+    for shift, k in zip(_PLAY_SHIFTS, consumed, strict=True):
+        code |= k << shift
+    return table.add(code)
 
 
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
