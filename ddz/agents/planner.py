@@ -850,6 +850,14 @@ def _icost_room() -> None:
         _ICOST.clear()
 
 
+def _starts(k: int) -> int:
+    """The ranks where a chain of the hand of bit levels ``k`` can start (a 12-bit mask)."""
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    t = (k >> 30) & _CHAIN12
+    return (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
+
+
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
     """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
     bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
@@ -874,13 +882,27 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
         if straights >> r & 1:
             x = s >> r
             for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
-                cost = _icost((k & ~m) | ((k >> 15) & m), r, planes) + w
+                c = (k & ~m) | ((k >> 15) & m)
+                a = c & _CHAIN12
+                b = (c >> 15) & _CHAIN12
+                d = (c >> 30) & _CHAIN12
+                if ((a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)) >> r:
+                    cost = _icost(c, r, planes) + w
+                else:  # no chain starts at r or above: the leaf
+                    cost = _ileaf(c, planes) + w
                 if cost < best:
                     best = cost
         if pairs >> r & 1:
             x = p >> r
             for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
-                cost = _icost((k & ~m) | ((k >> 30) & m), r, planes) + w
+                c = (k & ~m) | ((k >> 30) & m)
+                a = c & _CHAIN12
+                b = (c >> 15) & _CHAIN12
+                d = (c >> 30) & _CHAIN12
+                if ((a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)) >> r:
+                    cost = _icost(c, r, planes) + w
+                else:  # no chain starts at r or above: the leaf
+                    cost = _ileaf(c, planes) + w
                 if cost < best:
                     best = cost
         if planes3 >> r & 1:
@@ -1009,15 +1031,11 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    scored = []
-    for k, ranks in _assignments(base, first):
-        s = k & _CHAIN12
-        p = (k >> 15) & _CHAIN12
-        t = (k >> 30) & _CHAIN12
-        if s & s >> 1 & s >> 2 & s >> 3 & s >> 4 or p & p >> 1 & p >> 2 or t & t >> 1:
-            scored.append((_icost(k, 0), ranks))
-        else:  # no chain: the leaf (not kept: the search never asks for it again)
-            scored.append((_ileaf(k, ()), ranks))
+    # a hand where no chain starts costs its leaf (not kept: no search asks for it again)
+    scored = [
+        (_icost(k, 0) if _starts(k) else _ileaf(k, ()), ranks)
+        for k, ranks in _assignments(base, first)
+    ]
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     while tied:
