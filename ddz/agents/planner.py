@@ -751,23 +751,48 @@ def _spans() -> list[list[tuple[int, int]]]:
 _SPANS = _spans()
 
 
+#: the counts of four ranks from 12 bits holding 3 bits per rank (a play code's cards, a packed
+#: hand)
+_FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
+#: the bit levels of one rank holding 0 to 4 cards (shifted by the rank in :func:`_levels`)
+_LEVEL_BITS = (0, 1, 1 | 1 << 15, 1 | 1 << 15 | 1 << 30, 1 | 1 << 15 | 1 << 30 | 1 << 45)
+
+
 def _levels(counts) -> int:
     """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
     cards."""
     k = 0
-    for r, c in enumerate(counts):
-        for j in range(c):
-            k |= 1 << (15 * j + r)
+    r = 0
+    for c in counts:
+        if c:
+            k |= _LEVEL_BITS[c] << r
+        r += 1
     return k
 
 
+#: a 15-bit rank mask spread to 3 bits per rank (rank ``r`` at bit ``3 r``): four levels added
+#: count each rank's cards in its 3 bits
+_SPREAD = [0] * (1 << 15)
+for _m in range(1, 1 << 15):
+    _SPREAD[_m] = _SPREAD[_m & (_m - 1)] + (1 << 3 * ((_m & -_m).bit_length() - 1))
+del _m
+
+
 def _counts_of(k: int) -> tuple[int, ...]:
-    counts = [0] * 15
-    while k:
-        low = k & -k
-        counts[(low.bit_length() - 1) % 15] += 1
-        k ^= low
-    return tuple(counts)
+    """The rank counts of the hand of bit levels ``k``."""
+    packed = (
+        _SPREAD[k & _RANKS15]
+        + _SPREAD[k >> 15 & _RANKS15]
+        + _SPREAD[k >> 30 & _RANKS15]
+        + _SPREAD[k >> 45 & _RANKS15]
+    )
+    four = _FOUR_RANKS
+    return (
+        four[packed & 4095]
+        + four[packed >> 12 & 4095]
+        + four[packed >> 24 & 4095]
+        + four[packed >> 36 & 4095][:3]
+    )
 
 
 #: ``3 * 132 *`` the weakness of each (type, main): the integer search's weights
@@ -886,7 +911,9 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 a = c & _CHAIN12
                 b = (c >> 15) & _CHAIN12
                 d = (c >> 30) & _CHAIN12
-                if ((a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)) >> r:
+                if (
+                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
+                ) >> r:
                     cost = _icost(c, r, planes) + w
                 else:  # no chain starts at r or above: the leaf
                     cost = _ileaf(c, planes) + w
@@ -899,7 +926,9 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 a = c & _CHAIN12
                 b = (c >> 15) & _CHAIN12
                 d = (c >> 30) & _CHAIN12
-                if ((a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)) >> r:
+                if (
+                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
+                ) >> r:
                     cost = _icost(c, r, planes) + w
                 else:  # no chain starts at r or above: the leaf
                     cost = _ileaf(c, planes) + w
@@ -1107,8 +1136,6 @@ def _sizes_by_shape(table: MoveTable) -> np.ndarray:
 #: bit 12, then one bit per joker) and the tag bit of every play code
 _PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
 _PLAY_TAG = 1 << 56
-#: the counts of four ranks from 12 bits of a play code's cards
-_FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
 
 
 class PlayTable:
@@ -1271,9 +1298,12 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
 
 @cache
 def _reading_rows(table: MoveTable) -> dict[tuple[int, int, int], int]:
+    """The first row of each reading (type, length, main) of a move table."""
     rows: dict[tuple[int, int, int], int] = {}
-    for i in range(len(table) - 1, 0, -1):
-        rows[int(table.type[i]), int(table.length[i]), int(table.main[i])] = i
+    readings = zip(table.type.tolist(), table.length.tolist(), table.main.tolist(), strict=True)
+    for i, reading in enumerate(readings):
+        if i:
+            rows.setdefault(reading, i)
     return rows
 
 
