@@ -458,10 +458,9 @@ class _Control:
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
 
     def _cards(self, lo: int, hi: int) -> tuple:
-        counts = self.table.counts
         return tuple(
-            tuple((int(r), int(counts[m, r])) for r in np.flatnonzero(counts[m]))
-            for m in range(lo, hi)
+            tuple([(r, k) for r, k in enumerate(row) if k])
+            for row in self.table.counts[lo:hi].tolist()
         )
 
     def needs(self, move: int) -> tuple:
@@ -696,9 +695,13 @@ def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int)
     cards read as the wild rank (``natural``: the hand's natural cards, the wild rank's entry
     0)."""
     for g in light:
-        ranks = {r for r, _ in g[3]}
-        if not any(natural[r] for r in ranks) and ranks != {wild}:
-            return False
+        for r, _ in g[3]:
+            if natural[r]:
+                break
+        else:  # no natural card: wild cards alone, read as the wild rank only
+            for r, _ in g[3]:
+                if r != wild:
+                    return False
     return True
 
 
@@ -1297,19 +1300,25 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
 
 
 @cache
-def _reading_rows(table: MoveTable) -> dict[tuple[int, int, int], int]:
-    """The first row of each reading (type, length, main) of a move table."""
-    rows: dict[tuple[int, int, int], int] = {}
-    readings = zip(table.type.tolist(), table.length.tolist(), table.main.tolist(), strict=True)
-    for i, reading in enumerate(readings):
-        if i:
-            rows.setdefault(reading, i)
-    return rows
+def _reading_rows(table: MoveTable) -> tuple[np.ndarray, dict[tuple[int, int, int], int]]:
+    """A move table's rows as sorted keys ``(type * 100 + length) * 100 + main``, and the
+    rows found so far by :func:`_reading_row`."""
+    key = (table.type.astype(np.int64) * 100 + table.length) * 100 + table.main
+    return key, {}
 
 
 def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
-    """A move-table row of the reading (type, length, main)."""
-    return _reading_rows(table)[mtype, length, main]
+    """The first move-table row of the reading (type, length, main) (the table's rows are
+    sorted by reading, as :func:`_control_ranges` reads them too)."""
+    keys, found = _reading_rows(table)
+    row = found.get((mtype, length, main))
+    if row is None:
+        want = (mtype * 100 + length) * 100 + main
+        row = int(np.searchsorted(keys, want))
+        if row >= len(keys) or int(keys[row]) != want:
+            raise KeyError((mtype, length, main))
+        found[mtype, length, main] = row
+    return row
 
 
 @cache
