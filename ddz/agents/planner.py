@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import gt
 from typing import NamedTuple
 
 import numpy as np
@@ -1135,6 +1136,7 @@ def _sizes_by_shape(table: MoveTable) -> np.ndarray:
     return out
 
 
+_BOMB_TYPE = int(T.BOMB)
 #: the shifts of each rank's count in a play code (ddz_env.rules.wild: 3 bits for 3..2 from
 #: bit 12, then one bit per joker) and the tag bit of every play code
 _PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
@@ -1167,7 +1169,7 @@ class PlayTable:
         main = arr >> 8 & 15
         main[0] = -1
         self.main = main.tolist()
-        self.length = np.where(mtype == T.BOMB, bomb, low >> 4).tolist()
+        self.length = np.where(mtype == _BOMB_TYPE, bomb, low >> 4).tolist()
         self.size = _sizes_by_shape(table)[low].tolist()
         wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
         self.wilds = wilds.tolist()
@@ -1177,7 +1179,10 @@ class PlayTable:
         self._counts: np.ndarray | None = None
         self._rows: dict[int, tuple[int, ...]] = {}
         #: the hand's natural cards (the wild rank's entry 0)
-        self.natural = tuple(0 if r == self.wild else k for r, k in enumerate(self.hand))
+        natural = list(self.hand)
+        if self.wild >= 0:
+            natural[self.wild] = 0
+        self.natural = tuple(natural)
 
     def __len__(self) -> int:
         return self._listed
@@ -1234,11 +1239,10 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
     if rows:
         if len(rows) > 1:
-            fits = []
-            for i in rows:
-                has = table.row(i)
-                if all(has[r] <= need[r] for r in range(15) if r != wild):
-                    fits.append(i)
+            cap = list(need)
+            if wild >= 0:
+                cap[wild] = 4  # any number of wild cards
+            fits = [i for i in rows if not any(map(gt, table.row(i), cap))]
             rows = fits or rows
         return min(rows, key=table.wilds.__getitem__)
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
