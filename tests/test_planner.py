@@ -384,3 +384,26 @@ def test_wildcard_choices_are_those_recorded_before_the_rewrite(which):
     }[which]
     infos = positions(150, seed=100)
     assert (len(infos), choices_digest(infos)) == expected
+
+
+def test_wild_cards_joining_held_ranks_make_a_playable_plan():
+    """The shortcut of the assignment's check: when every wild card joins a rank holding natural
+    cards (or the wild rank), the plan's groups all hold a natural card or only wild-rank
+    cards, as the full check of the plan finds."""
+    from ddz.agents.planner import _stands_for_held_ranks, _wild_light, _wild_plan_ok
+
+    rng = np.random.default_rng(12)
+    shortcuts = 0
+    for natural in _random_hands(13, 600):
+        wild = int(rng.integers(0, 13))
+        natural = list(natural)
+        natural[wild] = 0
+        hand = list(natural)
+        for r in rng.choice(13, size=int(rng.integers(1, 4))):
+            if hand[r] < 4:
+                hand[r] += 1
+        natural, hand = tuple(natural), tuple(hand)
+        if _stands_for_held_ranks(hand, natural, wild):
+            shortcuts += 1
+            assert _wild_plan_ok(_wild_light(hand), natural, wild)
+    assert shortcuts > 150

@@ -706,6 +706,16 @@ def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int)
     return True
 
 
+def _stands_for_held_ranks(hand: tuple[int, ...], natural: tuple[int, ...], wild: int) -> bool:
+    """Whether every wild card of ``hand`` joins a rank holding natural cards (or the wild rank):
+    then every group of its plan holds a natural card or only cards read as the wild rank
+    (:func:`_wild_plan_ok` is true without building the plan)."""
+    for r in range(13):
+        if hand[r] > natural[r] and not natural[r] and r != wild:
+            return False
+    return True
+
+
 # The assignments are ranked by an exact integer copy of the plan search (:func:`_icost`: the
 # cost times SCALE, weakness in 132nds; hands as bit levels). The float plan costs of two hands
 # differ by at least 1 / SCALE unless their exact costs are equal, so ranking by the integer
@@ -1075,7 +1085,9 @@ def _best_valid(
         if len(tied) > 1:
             tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
         for hand in tied:
-            if _wild_plan_ok(_wild_light(hand), natural, wild):
+            if _stands_for_held_ranks(hand, natural, wild) or _wild_plan_ok(
+                _wild_light(hand), natural, wild
+            ):
                 return hand
         scored = [(cost, ranks) for cost, ranks in scored if cost > least]
         least = min((cost for cost, _ in scored), default=0)
