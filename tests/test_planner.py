@@ -407,3 +407,30 @@ def test_wild_cards_joining_held_ranks_make_a_playable_plan():
             shortcuts += 1
             assert _wild_plan_ok(_wild_light(hand), natural, wild)
     assert shortcuts > 150
+
+
+def test_integer_leaf_with_planes_is_the_cost_of_the_simple_groups():
+    """The integer leaf with planes carrying wings (:func:`_ileaf`) costs exactly the groups
+    :func:`_simple` makes, on random rests of plane bodies: planes with singles, pairs or no
+    wings, the rocket, bombs with two attachments."""
+    from ddz.agents.planner import _W3, SCALE, _ileaf, _levels, _simple
+
+    rng = np.random.default_rng(5)
+    kinds = set()
+    for _ in range(20000):
+        c = [int(x) if rng.random() >= 0.4 else 0 for x in rng.integers(0, 5, 15)]
+        c[13], c[14] = (int(x) for x in rng.integers(0, 2, 2))
+        planes, used = [], set()
+        for _ in range(int(rng.integers(1, 3))):
+            length = int(rng.integers(2, 5))
+            lo = int(rng.integers(0, 13 - length))
+            if used.isdisjoint(range(lo, lo + length)):
+                used.update(range(lo, lo + length))
+                for r in range(lo, lo + length):
+                    c[r] = min(c[r], 1)  # the body taken: one card left at most
+                planes.append((lo + length - 1, length))
+        groups = _simple(tuple(c), tuple(sorted(planes)))
+        kinds.update(int(g[0]) for g in groups)
+        expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
+        assert _ileaf(_levels(c), tuple(sorted(planes))) == expected
+    assert {T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS, T.ROCKET} <= kinds

@@ -813,13 +813,25 @@ def _counts_of(k: int) -> tuple[int, ...]:
 _W3 = [[3 * _w132(t, m) for m in range(15)] for t in range(len(T))]
 
 
+_W3_PLANE, _W3_PLANE_1, _W3_PLANE_2 = (
+    _W3[T.PLANE],
+    _W3[T.PLANE_WITH_SINGLES],
+    _W3[T.PLANE_WITH_PAIRS],
+)
+
+
+def _lowest(mask: int, n: int) -> int:
+    """The lowest ``n`` set bits of ``mask``."""
+    rest = mask
+    for _ in range(n):
+        rest &= rest - 1
+    return mask ^ rest
+
+
 def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if planes:  # rare: take the general path
-        groups = _simple(_counts_of(k), planes)
-        return SCALE * len(groups) + sum([_W3[g[0]][g[1]] for g in groups])
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -830,6 +842,22 @@ def _ileaf(k: int, planes: tuple) -> int:
     if singles >> 13 == 3:  # the rocket
         singles &= 0x1FFF
         n, w = 1, _W_ROCKET3
+    for top, length in planes:  # each plane carries wings as in _simple (planes: rare)
+        body = _SPANS[top - length + 1][length][0] & _RANKS15
+        free_s, free_p = singles & ~body, pairs & ~body
+        ns, np_ = free_s.bit_count(), free_p.bit_count()
+        n += 1
+        if ns >= length and (ns >= np_ or np_ < length):
+            wings = _lowest(free_s, length)
+            if wings >> 13 != 3:  # not both jokers
+                singles &= ~wings
+                w += _W3_PLANE_1[top]
+                continue
+        if np_ >= length:
+            pairs &= ~_lowest(free_p, length)
+            w += _W3_PLANE_2[top]
+            continue
+        w += _W3_PLANE[top]
     if trios:
         free = trios.bit_count()
         n += free
