@@ -4,6 +4,10 @@ decisions; each round clears the planner's caches and decides them all again.
 
     PYTHONPATH=. python -m ddz.bench.wild_planner --games 20 --rounds 3
 
+``--search`` times the plan search alone: the wildcard plan cost (``plan_cost_wild``) of a fixed
+list of hands, those Normal weighs at the decisions (each decision's hand, and when following
+the hand each beating play leaves), caches cleared before each round.
+
 ``--digest`` prints instead the SHA-256 of Normal's choices (the play codes) at the decisions of
 ``--games`` deals played by Normal and of as many played by seeded Easy bots (tests/test_planner.py
 holds the digests recorded with the planner before it was rewritten for speed).
@@ -85,6 +89,35 @@ def normal_choices(infos: list[InfoSet]) -> list[int]:
     return [int(agent.play(info)) for info in infos]
 
 
+def planned_hands(infos: list[InfoSet]) -> list[tuple[tuple[int, ...], int]]:
+    """(hand, wild rank) of the hands Normal weighs at ``infos``: each decision's hand, and when
+    following, the hand each listed beating play leaves; each once, in order."""
+    from ddz_env.rules.wild import decode_play
+
+    out: dict[tuple[tuple[int, ...], int], None] = {}
+    for info in infos:
+        hand, wild = info.hand.astype(np.int64), int(info.wild_rank)
+        out[tuple(hand.tolist()), wild] = None
+        if info.table_move and info.legal_plays is not None:
+            for code in info.legal_plays.tolist():
+                out[tuple((hand - decode_play(code)[4]).tolist()), wild] = None
+    return list(out)
+
+
+def time_per_plan(hands: list[tuple[tuple[int, ...], int]], rounds: int = 3) -> list[float]:
+    """CPU seconds per hand of ``plan_cost_wild`` over ``hands``, caches cleared each round."""
+    from ddz.agents.planner import plan_cost_wild
+
+    out = []
+    for _ in range(rounds):
+        clear_planner_caches()
+        start = time.process_time()
+        for hand, wild in hands:
+            plan_cost_wild(hand, wild)
+        out.append((time.process_time() - start) / max(len(hands), 1))
+    return out
+
+
 def time_per_decision(infos: list[InfoSet], rounds: int = 3) -> list[float]:
     """CPU seconds per decision of Normal over ``infos`` (process time: steadier than the wall
     clock on a shared machine), caches cleared before each round."""
@@ -105,6 +138,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--digest", action="store_true", help="print the digests of Normal's choices instead"
     )
+    parser.add_argument(
+        "--search", action="store_true", help="time the plan search alone (the hands weighed)"
+    )
     args = parser.parse_args(argv)
     if args.digest:
         for name, positions in (("normal", wild_planner_positions), ("easy", easy_play_positions)):
@@ -112,6 +148,14 @@ def main(argv=None) -> int:
             print(f"{name}: {len(infos)} decisions, sha256 {choices_digest(infos)}")
         return 0
     infos = wild_planner_positions(args.games, args.seed)
+    if args.search:
+        hands = planned_hands(infos)
+        times = time_per_plan(hands, args.rounds)
+        print(
+            f"wild plan search: {len(hands)} hands, {min(times) * 1e3:.3f} ms of CPU per hand "
+            f"(best of {args.rounds}; rounds: {', '.join(f'{t * 1e3:.3f}' for t in times)} ms)"
+        )
+        return 0
     times = time_per_decision(infos, args.rounds)
     best = min(times)
     print(
