@@ -78,11 +78,13 @@ class _View:
         self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
         self.legal = info.legal_moves().tolist()
         self._control: dict[int, bool] = {}
-        # a row's cards as a list: the play table's rows (the wildcard game), else the array's
-        self._row = getattr(self.table, "row", None) or (lambda m: self.table.counts[m].tolist())
+        #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
+        self._row = getattr(self.table, "row", None)
 
     def rest(self, move: int) -> tuple[int, ...]:
         """The hand left after ``move`` (rank counts)."""
+        if self._row is None:  # a move table: its rows as arrays
+            return tuple((self.hand - self.table.counts[move]).tolist())
         return tuple([h - c for h, c in zip(self._hand, self._row(move), strict=True)])
 
     def group_move(self, g: Group) -> int:
