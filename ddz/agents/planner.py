@@ -1049,8 +1049,11 @@ def _ipath(k: int) -> tuple[tuple, int, tuple]:
 def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     """``_search(counts, 0, ())``, bit for bit, from the integer search: the float cost summed
     in the same order (the leaf, then each chain from the last taken)."""
+    k = _levels(counts)
+    if not _starts(k):  # no chain: the leaf alone
+        return _leaf(counts, ()), ()
     _icost_room()
-    chains, rest, planes = _ipath(_levels(counts))
+    chains, rest, planes = _ipath(k)
     cost = _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
         if mtype != T.PLANE:
