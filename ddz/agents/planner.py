@@ -1206,18 +1206,15 @@ class PlayTable:
         self._arr = arr
         self.codes = arr.tolist()
         low = arr & 255
-        mtype = low & 15
-        bomb = arr >> 53 & 3
-        self.type = mtype.tolist()
+        self.type = (low & 15).tolist()
         main = arr >> 8 & 15
         main[0] = -1
         self.main = main.tolist()
-        self.length = np.where(mtype == _BOMB_TYPE, bomb, low >> 4).tolist()
         self.size = _sizes_by_shape(table)[low].tolist()
         wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
         self.wilds = wilds.tolist()
-        #: each row's reading as one int: type, length, main (bits 0-11), bomb class (12-13)
-        self._readings = arr & 0xFFF | bomb << 12
+        self._length: list[int] | None = None
+        self._readings: np.ndarray | None = None
         self._listed = len(self.codes)
         self._counts: np.ndarray | None = None
         self._rows: dict[int, tuple[int, ...]] = {}
@@ -1229,6 +1226,15 @@ class PlayTable:
 
     def __len__(self) -> int:
         return self._listed
+
+    @property
+    def length(self) -> list[int]:
+        """Each listed row's chain length or wing count, for a bomb its class."""
+        if self._length is None:
+            arr = self._arr
+            bomb, mtype = arr >> 53 & 3, arr & 15
+            self._length = np.where(mtype == _BOMB_TYPE, bomb, arr >> 4 & 15).tolist()
+        return self._length
 
     @property
     def counts(self) -> np.ndarray:
@@ -1255,6 +1261,8 @@ class PlayTable:
 
     def plays_of(self, mtype: int, length: int, main: int, bomb: int = 0) -> list[int]:
         """The listed rows that read as (type, length, main) and, for a bomb, its class."""
+        if self._readings is None:  # each row's reading as one int: type, length, main, bomb
+            self._readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
         want = mtype | length << 4 | main << 8 | bomb << 12
         return np.flatnonzero(self._readings == want).tolist()
 
