@@ -44,6 +44,8 @@ from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES, MoveType
 
 T = MoveType
+#: the bomb types as plain ints (a set look-up of an int, not comparisons with the enum)
+_BOMBS = frozenset(int(t) for t in BOMB_TYPES)
 
 
 class _View:
@@ -100,7 +102,7 @@ class _View:
         return self._wilds_spent(self.table, move)
 
     def is_bomb(self, move: int) -> bool:
-        return int(self.table.type[move]) in BOMB_TYPES
+        return int(self.table.type[move]) in _BOMBS
 
     def is_control(self, move: int) -> bool:
         found = self._control.get(move)
