@@ -434,3 +434,45 @@ def test_integer_leaf_with_planes_is_the_cost_of_the_simple_groups():
         expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
         assert _ileaf(_levels(c), tuple(sorted(planes))) == expected
     assert {T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS, T.ROCKET} <= kinds
+
+
+def test_play_table_reads_the_fields_of_the_play_codes():
+    """PlayTable's rows read what ddz_env.rules.wild decodes from the play codes: type, main,
+    size, wild cards spent, length (a bomb's class), the cards consumed; and a planned group
+    with no listed play gets the code encode_play makes."""
+    from ddz.agents.planner import PlayTable, group_move_wild, plan_hand_wild
+    from ddz.bench.engine import wild_lead_hands
+    from ddz_env.rules import Ruleset
+    from ddz_env.rules.wild import decode_play, encode_play, legal_plays, play_consumed
+
+    rules = Ruleset(game="wild").rules
+    hands, wilds = wild_lead_hands(40, seed=7)
+    added = 0
+    for hand, wild in zip(hands, wilds.tolist(), strict=True):
+        table = PlayTable(rules.move_table, legal_plays(rules, hand, wild), wild, hand)
+        for i, code in enumerate(table.codes):
+            if not i:
+                continue
+            mtype, length, main, bomb, consumed = decode_play(code)
+            assert (table.type[i], table.main[i], table.size[i]) == (
+                mtype,
+                main,
+                int(consumed.sum()),
+            )
+            assert table.length[i] == (bomb if mtype == T.BOMB else length)
+            assert table.wilds[i] == int(consumed[wild])
+            assert table.row(i) == tuple(consumed.tolist())
+        assert (table.counts == play_consumed(np.array(table.codes, np.int64))).all()
+        # a table listing two of the plays: most planned groups get a row of their own
+        table = PlayTable(rules.move_table, table.codes[1:3], wild, hand)
+        for g in plan_hand_wild(hand, wild).groups:
+            i = group_move_wild(table, g)
+            if i >= len(table):
+                added += 1
+                consumed = [min(k, table.natural[r]) for r, k in enumerate(g.counts)]
+                consumed[wild] = g.size - sum(consumed)
+                bomb = int(decode_play(table.codes[i])[3])
+                assert table.codes[i] == int(
+                    encode_play(int(g.type), g.length, g.main, consumed, bomb)
+                )
+    assert added
