@@ -293,6 +293,21 @@ def test_integer_search_is_the_float_search_times_scale():
     assert planes > 20  # the planes' path was exercised
 
 
+def test_hand_without_trios_is_searched_on_the_ranks_of_its_runs():
+    """A hand without trios is scored as its runs' ranks (searched) plus the other ranks (their
+    leaf): the float search's least cost times SCALE, exactly."""
+    from ddz.agents.planner import SCALE, _icost_split, _levels, _search, _starts
+
+    searched = 0
+    for hand in _random_hands(8, 3000):
+        hand = tuple(min(c, 2) for c in hand)
+        k = _levels(hand)
+        if _starts(k):
+            searched += 1
+            assert _icost_split(k) == round(_search(hand, 0, ())[0] * SCALE)
+    assert searched > 500
+
+
 def test_wild_assignment_is_the_cheapest_valid_float_plan():
     """The assignment of the wild cards is the one the float search ranks first: every
     assignment of the first two wild cards (then one more at a time) sorted by (float cost,

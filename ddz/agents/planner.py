@@ -990,6 +990,23 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     return best
 
 
+def _icost_split(k: int) -> int:
+    """``_icost(k, 0)``. A hand without trios is scored as two parts: the ranks of its runs long
+    enough for a chain (searched, and kept: the placements of wild cards outside them share
+    that search) and the others (their leaf). Exact: without trios the leaf is a sum over ranks
+    (the rocket aside, whose ranks take no chain), and the ranks outside those runs never join
+    a chain, nor do they after chains are taken (runs only shrink)."""
+    if k >> 30:
+        return _icost(k, 0)
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    st = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
+    pt = p & p >> 1 & p >> 2
+    z = st | st << 1 | st << 2 | st << 3 | st << 4 | pt | pt << 1 | pt << 2
+    z |= z << 15
+    return _icost(k & z, 0) + _ileaf(k & ~z, ())
+
+
 def _ipath(k: int) -> tuple[tuple, int, tuple]:
     """The chains :func:`_search` picks for the hand of bit levels ``k`` (from the first taken),
     the bit levels left and the planes among them: at the lowest rank where a chain can start,
@@ -1107,7 +1124,7 @@ def _best_valid(
     _icost_room()
     # a hand where no chain starts costs its leaf (not kept: no search asks for it again)
     scored = [
-        (_icost(k, 0) if _starts(k) else _ileaf(k, ()), ranks)
+        (_icost_split(k) if _starts(k) else _ileaf(k, ()), ranks)
         for k, ranks in _assignments(base, first)
     ]
     least = min(cost for cost, _ in scored)
