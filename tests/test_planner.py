@@ -295,8 +295,9 @@ def test_integer_search_is_the_float_search_times_scale():
 
 def test_hand_without_trios_is_searched_on_the_ranks_of_its_runs():
     """A hand without trios is scored as its runs' ranks (searched) plus the other ranks (their
-    leaf): the float search's least cost times SCALE, exactly."""
-    from ddz.agents.planner import SCALE, _icost_split, _levels, _search, _starts
+    leaf): the float search's least cost times SCALE, exactly; its float cost and chains read
+    back from that search are the float search's."""
+    from ddz.agents.planner import SCALE, _icost_split, _levels, _search, _starts, _wild_search
 
     searched = 0
     for hand in _random_hands(8, 3000):
@@ -305,6 +306,7 @@ def test_hand_without_trios_is_searched_on_the_ranks_of_its_runs():
         if _starts(k):
             searched += 1
             assert _icost_split(k) == round(_search(hand, 0, ())[0] * SCALE)
+            assert _wild_search(hand) == _search(hand, 0, ())
     assert searched > 500
 
 

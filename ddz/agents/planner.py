@@ -990,20 +990,26 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     return best
 
 
-def _icost_split(k: int) -> int:
-    """``_icost(k, 0)``. A hand without trios is scored as two parts: the ranks of its runs long
-    enough for a chain (searched, and kept: the placements of wild cards outside them share
-    that search) and the others (their leaf). Exact: without trios the leaf is a sum over ranks
-    (the rocket aside, whose ranks take no chain), and the ranks outside those runs never join
-    a chain, nor do they after chains are taken (runs only shrink)."""
-    if k >> 30:
-        return _icost(k, 0)
+def _run_levels(k: int) -> int:
+    """The bit levels of the ranks of a hand without trios (bit levels ``k``) that lie in a run
+    long enough for a straight or a pair chain. The search of such a hand is that of these
+    ranks alone plus the leaf of the others: without trios the leaf is a sum over ranks (the
+    rocket aside, whose ranks take no chain), and the other ranks never join a chain, nor do
+    they after chains are taken (runs only shrink)."""
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
     st = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
     pt = p & p >> 1 & p >> 2
     z = st | st << 1 | st << 2 | st << 3 | st << 4 | pt | pt << 1 | pt << 2
-    z |= z << 15
+    return z | z << 15
+
+
+def _icost_split(k: int) -> int:
+    """``_icost(k, 0)``; a hand without trios searched on its runs' ranks (:func:`_run_levels`):
+    the placements of wild cards outside them share that search."""
+    if k >> 30:
+        return _icost(k, 0)
+    z = _run_levels(k)
     return _icost(k & z, 0) + _ileaf(k & ~z, ())
 
 
@@ -1070,7 +1076,12 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     if not _starts(k):  # no chain: the leaf alone
         return _leaf(counts, ()), ()
     _icost_room()
-    chains, rest, planes = _ipath(k)
+    if k >> 30:
+        chains, rest, planes = _ipath(k)
+    else:  # the path of its runs' ranks, as searched by _icost_split
+        z = _run_levels(k)
+        chains, rest, planes = _ipath(k & z)
+        rest |= k & ~z
     cost = _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
         if mtype != T.PLANE:
