@@ -293,6 +293,23 @@ def test_integer_search_is_the_float_search_times_scale():
     assert planes > 20  # the planes' path was exercised
 
 
+def test_hand_without_trios_is_searched_on_the_ranks_of_its_runs():
+    """A hand without trios is scored as its runs' ranks (searched) plus the other ranks (their
+    leaf): the float search's least cost times SCALE, exactly; its float cost and chains read
+    back from that search are the float search's."""
+    from ddz.agents.planner import SCALE, _icost_split, _levels, _search, _starts, _wild_search
+
+    searched = 0
+    for hand in _random_hands(8, 3000):
+        hand = tuple(min(c, 2) for c in hand)
+        k = _levels(hand)
+        if _starts(k):
+            searched += 1
+            assert _icost_split(k) == round(_search(hand, 0, ())[0] * SCALE)
+            assert _wild_search(hand) == _search(hand, 0, ())
+    assert searched > 500
+
+
 def test_wild_assignment_is_the_cheapest_valid_float_plan():
     """The assignment of the wild cards is the one the float search ranks first: every
     assignment of the first two wild cards (then one more at a time) sorted by (float cost,
@@ -360,3 +377,119 @@ def test_integer_memo_stays_bounded_and_exact(monkeypatch):
         sizes.append(len(planner._ICOST))
     assert max(sizes) < 2000  # bounded: one search past the limit at most
     assert min(sizes) < 50 < max(sizes)  # it was emptied, and filled again
+
+
+#: SHA-256 of Normal's choices (``python -m ddz.bench.wild_planner --digest --games 150 --seed
+#: 100``) recorded with the wildcard planner before its rewrite for speed (commit a89f96a):
+#: (decisions, digest) at the decisions of 150 deals played by Normal, and of 150 played by
+#: seeded Easy bots.
+NORMAL_PLAY_CHOICES = (3283, "e5b89dbc451fe6367fc7ff532bc68abd57be451f6c7e088ef4df3de0b0b1ba4f")
+EASY_PLAY_CHOICES = (5730, "bd5915b7e9edd1e2c7f37954f72f4922bbe526f2c0a9ce105e2fbe79aa645d62")
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("which", ["normal", "easy"])
+def test_wildcard_choices_are_those_recorded_before_the_rewrite(which):
+    """Normal decides as the planner recorded before its rewrite did, at 9,013 decisions of
+    the wildcard game: any change of an assignment, a plan or a move's score that changes a
+    choice changes the digest."""
+    from ddz.bench.wild_planner import choices_digest, easy_play_positions, wild_planner_positions
+
+    positions, expected = {
+        "normal": (wild_planner_positions, NORMAL_PLAY_CHOICES),
+        "easy": (easy_play_positions, EASY_PLAY_CHOICES),
+    }[which]
+    infos = positions(150, seed=100)
+    assert (len(infos), choices_digest(infos)) == expected
+
+
+def test_wild_cards_joining_held_ranks_make_a_playable_plan():
+    """The shortcut of the assignment's check: when every wild card joins a rank holding natural
+    cards (or the wild rank), the plan's groups all hold a natural card or only wild-rank
+    cards, as the full check of the plan finds."""
+    from ddz.agents.planner import _stands_for_held_ranks, _wild_light, _wild_plan_ok
+
+    rng = np.random.default_rng(12)
+    shortcuts = 0
+    for natural in _random_hands(13, 600):
+        wild = int(rng.integers(0, 13))
+        natural = list(natural)
+        natural[wild] = 0
+        hand = list(natural)
+        for r in rng.choice(13, size=int(rng.integers(1, 4))):
+            if hand[r] < 4:
+                hand[r] += 1
+        natural, hand = tuple(natural), tuple(hand)
+        if _stands_for_held_ranks(hand, natural, wild):
+            shortcuts += 1
+            assert _wild_plan_ok(_wild_light(hand), natural, wild)
+    assert shortcuts > 150
+
+
+def test_integer_leaf_with_planes_is_the_cost_of_the_simple_groups():
+    """The integer leaf with planes carrying wings (:func:`_ileaf`) costs exactly the groups
+    :func:`_simple` makes, on random rests of plane bodies: planes with singles, pairs or no
+    wings, the rocket, bombs with two attachments."""
+    from ddz.agents.planner import _W3, SCALE, _ileaf, _levels, _simple
+
+    rng = np.random.default_rng(5)
+    kinds = set()
+    for _ in range(20000):
+        c = [int(x) if rng.random() >= 0.4 else 0 for x in rng.integers(0, 5, 15)]
+        c[13], c[14] = (int(x) for x in rng.integers(0, 2, 2))
+        planes, used = [], set()
+        for _ in range(int(rng.integers(1, 3))):
+            length = int(rng.integers(2, 5))
+            lo = int(rng.integers(0, 13 - length))
+            if used.isdisjoint(range(lo, lo + length)):
+                used.update(range(lo, lo + length))
+                for r in range(lo, lo + length):
+                    c[r] = min(c[r], 1)  # the body taken: one card left at most
+                planes.append((lo + length - 1, length))
+        groups = _simple(tuple(c), tuple(sorted(planes)))
+        kinds.update(int(g[0]) for g in groups)
+        expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
+        assert _ileaf(_levels(c), tuple(sorted(planes))) == expected
+    assert {T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS, T.ROCKET} <= kinds
+
+
+def test_play_table_reads_the_fields_of_the_play_codes():
+    """PlayTable's rows read what ddz_env.rules.wild decodes from the play codes: type, main,
+    size, wild cards spent, length (a bomb's class), the cards consumed; and a planned group
+    with no listed play gets the code encode_play makes."""
+    from ddz.agents.planner import PlayTable, group_move_wild, plan_hand_wild
+    from ddz.bench.engine import wild_lead_hands
+    from ddz_env.rules import Ruleset
+    from ddz_env.rules.wild import decode_play, encode_play, legal_plays, play_consumed
+
+    rules = Ruleset(game="wild").rules
+    hands, wilds = wild_lead_hands(40, seed=7)
+    added = 0
+    for hand, wild in zip(hands, wilds.tolist(), strict=True):
+        table = PlayTable(rules.move_table, legal_plays(rules, hand, wild), wild, hand)
+        for i, code in enumerate(table.codes):
+            if not i:
+                continue
+            mtype, length, main, bomb, consumed = decode_play(code)
+            assert (table.type[i], table.main[i], table.size[i]) == (
+                mtype,
+                main,
+                int(consumed.sum()),
+            )
+            assert table.length[i] == (bomb if mtype == T.BOMB else length)
+            assert table.wilds[i] == int(consumed[wild])
+            assert table.row(i) == tuple(consumed.tolist())
+        assert (table.counts == play_consumed(np.array(table.codes, np.int64))).all()
+        # a table listing two of the plays: most planned groups get a row of their own
+        table = PlayTable(rules.move_table, table.codes[1:3], wild, hand)
+        for g in plan_hand_wild(hand, wild).groups:
+            i = group_move_wild(table, g)
+            if i >= len(table):
+                added += 1
+                consumed = [min(k, table.natural[r]) for r, k in enumerate(g.counts)]
+                consumed[wild] = g.size - sum(consumed)
+                bomb = int(decode_play(table.codes[i])[3])
+                assert table.codes[i] == int(
+                    encode_play(int(g.type), g.length, g.main, consumed, bomb)
+                )
+    assert added

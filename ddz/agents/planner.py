@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import gt
 from typing import NamedTuple
 
 import numpy as np
@@ -458,10 +459,9 @@ class _Control:
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
 
     def _cards(self, lo: int, hi: int) -> tuple:
-        counts = self.table.counts
         return tuple(
-            tuple((int(r), int(counts[m, r])) for r in np.flatnonzero(counts[m]))
-            for m in range(lo, hi)
+            tuple([(r, k) for r, k in enumerate(row) if k])
+            for row in self.table.counts[lo:hi].tolist()
         )
 
     def needs(self, move: int) -> tuple:
@@ -655,6 +655,8 @@ class PlannerHooks:
     #: ``wilds_spent(table, move)``: the wild cards a move of the decision's table spends (none
     #: in a game without wild cards)
     wilds_spent: Callable = lambda table, move: 0
+    #: ``table_type(info)``: the type of the move on the table (0: none)
+    table_type: Callable = lambda info: int(info.reading(info.table_move)["type"])
 
     def decision(self, info) -> tuple[PlannerHooks, object]:
         """The hooks of one decision and the table its action ids index."""
@@ -694,8 +696,22 @@ def _wild_plan_ok(light: tuple[Light, ...], natural: tuple[int, ...], wild: int)
     cards read as the wild rank (``natural``: the hand's natural cards, the wild rank's entry
     0)."""
     for g in light:
-        ranks = {r for r, _ in g[3]}
-        if not any(natural[r] for r in ranks) and ranks != {wild}:
+        for r, _ in g[3]:
+            if natural[r]:
+                break
+        else:  # no natural card: wild cards alone, read as the wild rank only
+            for r, _ in g[3]:
+                if r != wild:
+                    return False
+    return True
+
+
+def _stands_for_held_ranks(hand: tuple[int, ...], natural: tuple[int, ...], wild: int) -> bool:
+    """Whether every wild card of ``hand`` joins a rank holding natural cards (or the wild rank):
+    then every group of its plan holds a natural card or only cards read as the wild rank
+    (:func:`_wild_plan_ok` is true without building the plan)."""
+    for r in range(13):
+        if hand[r] > natural[r] and not natural[r] and r != wild:
             return False
     return True
 
@@ -749,36 +765,73 @@ def _spans() -> list[list[tuple[int, int]]]:
 _SPANS = _spans()
 
 
+#: the counts of four ranks from 12 bits holding 3 bits per rank (a play code's cards, a packed
+#: hand)
+_FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
+#: the bit levels of one rank holding 0 to 4 cards (shifted by the rank in :func:`_levels`)
+_LEVEL_BITS = (0, 1, 1 | 1 << 15, 1 | 1 << 15 | 1 << 30, 1 | 1 << 15 | 1 << 30 | 1 << 45)
+
+
 def _levels(counts) -> int:
     """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
     cards."""
     k = 0
-    for r, c in enumerate(counts):
-        for j in range(c):
-            k |= 1 << (15 * j + r)
+    r = 0
+    for c in counts:
+        if c:
+            k |= _LEVEL_BITS[c] << r
+        r += 1
     return k
 
 
+#: a 15-bit rank mask spread to 3 bits per rank (rank ``r`` at bit ``3 r``): four levels added
+#: count each rank's cards in its 3 bits
+_SPREAD = [0] * (1 << 15)
+for _m in range(1, 1 << 15):
+    _SPREAD[_m] = _SPREAD[_m & (_m - 1)] + (1 << 3 * ((_m & -_m).bit_length() - 1))
+del _m
+
+
 def _counts_of(k: int) -> tuple[int, ...]:
-    counts = [0] * 15
-    while k:
-        low = k & -k
-        counts[(low.bit_length() - 1) % 15] += 1
-        k ^= low
-    return tuple(counts)
+    """The rank counts of the hand of bit levels ``k``."""
+    packed = (
+        _SPREAD[k & _RANKS15]
+        + _SPREAD[k >> 15 & _RANKS15]
+        + _SPREAD[k >> 30 & _RANKS15]
+        + _SPREAD[k >> 45 & _RANKS15]
+    )
+    four = _FOUR_RANKS
+    return (
+        four[packed & 4095]
+        + four[packed >> 12 & 4095]
+        + four[packed >> 24 & 4095]
+        + four[packed >> 36 & 4095][:3]
+    )
 
 
 #: ``3 * 132 *`` the weakness of each (type, main): the integer search's weights
 _W3 = [[3 * _w132(t, m) for m in range(15)] for t in range(len(T))]
 
 
+_W3_PLANE, _W3_PLANE_1, _W3_PLANE_2 = (
+    _W3[T.PLANE],
+    _W3[T.PLANE_WITH_SINGLES],
+    _W3[T.PLANE_WITH_PAIRS],
+)
+
+
+def _lowest(mask: int, n: int) -> int:
+    """The lowest ``n`` set bits of ``mask``."""
+    rest = mask
+    for _ in range(n):
+        rest &= rest - 1
+    return mask ^ rest
+
+
 def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if planes:  # rare: take the general path
-        groups = _simple(_counts_of(k), planes)
-        return SCALE * len(groups) + sum([_W3[g[0]][g[1]] for g in groups])
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -789,6 +842,22 @@ def _ileaf(k: int, planes: tuple) -> int:
     if singles >> 13 == 3:  # the rocket
         singles &= 0x1FFF
         n, w = 1, _W_ROCKET3
+    for top, length in planes:  # each plane carries wings as in _simple (planes: rare)
+        body = _SPANS[top - length + 1][length][0] & _RANKS15
+        free_s, free_p = singles & ~body, pairs & ~body
+        ns, np_ = free_s.bit_count(), free_p.bit_count()
+        n += 1
+        if ns >= length and (ns >= np_ or np_ < length):
+            wings = _lowest(free_s, length)
+            if wings >> 13 != 3:  # not both jokers
+                singles &= ~wings
+                w += _W3_PLANE_1[top]
+                continue
+        if np_ >= length:
+            pairs &= ~_lowest(free_p, length)
+            w += _W3_PLANE_2[top]
+            continue
+        w += _W3_PLANE[top]
     if trios:
         free = trios.bit_count()
         n += free
@@ -848,6 +917,14 @@ def _icost_room() -> None:
         _ICOST.clear()
 
 
+def _starts(k: int) -> int:
+    """The ranks where a chain of the hand of bit levels ``k`` can start (a 12-bit mask)."""
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    t = (k >> 30) & _CHAIN12
+    return (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
+
+
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
     """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
     bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
@@ -865,26 +942,38 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     planes3 = t & t >> 1
     starts = (straights | pairs | planes3) >> start << start
     best = _ileaf(k, planes)
-    if not starts:
-        _ICOST[key] = best
-        return best
-    tops = []
-    while starts:
-        low = starts & -starts
-        tops.append(low.bit_length() - 1)
-        starts ^= low
-    for r in reversed(tops):  # best: the cost with chains starting above r only
+    while starts:  # from the highest: best is then the cost with chains starting above r only
+        r = starts.bit_length() - 1
+        starts ^= 1 << r
         spans = _SPANS[r]
         if straights >> r & 1:
             x = s >> r
             for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
-                cost = _icost((k & ~m) | ((k >> 15) & m), r, planes) + w
+                c = (k & ~m) | ((k >> 15) & m)
+                a = c & _CHAIN12
+                b = (c >> 15) & _CHAIN12
+                d = (c >> 30) & _CHAIN12
+                if (
+                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
+                ) >> r:
+                    cost = _icost(c, r, planes) + w
+                else:  # no chain starts at r or above: the leaf
+                    cost = _ileaf(c, planes) + w
                 if cost < best:
                     best = cost
         if pairs >> r & 1:
             x = p >> r
             for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
-                cost = _icost((k & ~m) | ((k >> 30) & m), r, planes) + w
+                c = (k & ~m) | ((k >> 30) & m)
+                a = c & _CHAIN12
+                b = (c >> 15) & _CHAIN12
+                d = (c >> 30) & _CHAIN12
+                if (
+                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
+                ) >> r:
+                    cost = _icost(c, r, planes) + w
+                else:  # no chain starts at r or above: the leaf
+                    cost = _ileaf(c, planes) + w
                 if cost < best:
                     best = cost
         if planes3 >> r & 1:
@@ -895,9 +984,33 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
                 if cost < best:
                     best = cost
-        _ICOST[(k, r, planes) if planes else k << 4 | r] = best
+        if starts:
+            _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
     return best
+
+
+def _run_levels(k: int) -> int:
+    """The bit levels of the ranks of a hand without trios (bit levels ``k``) that lie in a run
+    long enough for a straight or a pair chain. The search of such a hand is that of these
+    ranks alone plus the leaf of the others: without trios the leaf is a sum over ranks (the
+    rocket aside, whose ranks take no chain), and the other ranks never join a chain, nor do
+    they after chains are taken (runs only shrink)."""
+    s = k & _CHAIN12
+    p = (k >> 15) & _CHAIN12
+    st = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
+    pt = p & p >> 1 & p >> 2
+    z = st | st << 1 | st << 2 | st << 3 | st << 4 | pt | pt << 1 | pt << 2
+    return z | z << 15
+
+
+def _icost_split(k: int) -> int:
+    """``_icost(k, 0)``; a hand without trios searched on its runs' ranks (:func:`_run_levels`):
+    the placements of wild cards outside them share that search."""
+    if k >> 30:
+        return _icost(k, 0)
+    z = _run_levels(k)
+    return _icost(k & z, 0) + _ileaf(k & ~z, ())
 
 
 def _ipath(k: int) -> tuple[tuple, int, tuple]:
@@ -959,8 +1072,16 @@ def _ipath(k: int) -> tuple[tuple, int, tuple]:
 def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     """``_search(counts, 0, ())``, bit for bit, from the integer search: the float cost summed
     in the same order (the leaf, then each chain from the last taken)."""
+    k = _levels(counts)
+    if not _starts(k):  # no chain: the leaf alone
+        return _leaf(counts, ()), ()
     _icost_room()
-    chains, rest, planes = _ipath(_levels(counts))
+    if k >> 30:
+        chains, rest, planes = _ipath(k)
+    else:  # the path of its runs' ranks, as searched by _icost_split
+        z = _run_levels(k)
+        chains, rest, planes = _ipath(k & z)
+        rest |= k & ~z
     cost = _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
         if mtype != T.PLANE:
@@ -1012,14 +1133,20 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    scored = [(_icost(k, 0), ranks) for k, ranks in _assignments(base, first)]
+    # a hand where no chain starts costs its leaf (not kept: no search asks for it again)
+    scored = [
+        (_icost_split(k) if _starts(k) else _ileaf(k, ()), ranks)
+        for k, ranks in _assignments(base, first)
+    ]
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     while tied:
         if len(tied) > 1:
             tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
         for hand in tied:
-            if _wild_plan_ok(_wild_light(hand), natural, wild):
+            if _stands_for_held_ranks(hand, natural, wild) or _wild_plan_ok(
+                _wild_light(hand), natural, wild
+            ):
                 return hand
         scored = [(cost, ranks) for cost, ranks in scored if cost > least]
         least = min((cost for cost, _ in scored), default=0)
@@ -1069,47 +1196,103 @@ def type_of(code: int) -> int:
     return int(decode_play(code)[0]) if code else 0
 
 
+@cache
+def _sizes_by_shape(table: MoveTable) -> np.ndarray:
+    """(256,) the cards of a combination by its ``type | length << 4`` (a play code's low
+    byte; a bomb's length is 1): the size is fixed by the type and the chain length or wing
+    count (pass: 0)."""
+    out = np.zeros(256, np.int64)
+    shape = table.type.astype(np.int64) | table.length.astype(np.int64) << 4
+    out[shape[1:]] = table.counts[1:].sum(1, dtype=np.int64)
+    return out
+
+
+_BOMB_TYPE = int(T.BOMB)
+#: the shifts of each rank's count in a play code (ddz_env.rules.wild: 3 bits for 3..2 from
+#: bit 12, then one bit per joker) and the tag bit of every play code
+_PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
+_PLAY_TAG = 1 << 56
+
+
 class PlayTable:
     """The actions of one decision of the wildcard game, read like a move table: row 0 is pass,
     row ``i`` the play ``codes[i]`` (``InfoSet.legal_plays[i - 1]``). ``type``, ``main``,
-    ``size``, ``counts`` (the cards consumed, the wild cards at the wild rank) and ``wilds``
-    (wild cards consumed) per row; ``length`` is the chain length or wing count, and for a bomb
-    its class (1 soft, 2 hard, 3 the wild bomb), so that weaker bombs sort first. Planned groups
-    that are not legal now get rows past the listed plays (:func:`group_move_wild`): only their
-    codes are kept, to judge whether they can be beaten."""
+    ``size`` and ``wilds`` (wild cards consumed) per row, as lists; ``length`` is the chain
+    length or wing count, and for a bomb its class (1 soft, 2 hard, 3 the wild bomb), so that
+    weaker bombs sort first; ``counts`` (an array, built on first use) and :meth:`row` the cards
+    consumed, the wild cards at the wild rank. Planned groups that are not legal now get rows
+    past the listed plays (:func:`group_move_wild`): only their codes are kept, to judge
+    whether they can be beaten."""
 
     def __init__(self, table: MoveTable, codes, wild: int, hand):
-        from ddz_env.rules.wild import play_fields
-
         self.moves = table  # the classic move table: its rows are the readings
         self.wild = int(wild)
         self.hand = _key(hand)
-        codes = codes.tolist() if isinstance(codes, np.ndarray) else [int(c) for c in codes]
-        self.codes = [0, *codes]
-        f = play_fields(np.array(self.codes, np.int64))
-        self.type, self.main, self.counts = f["type"], f["main"], f["consumed"]
-        self.length = np.where(self.type == T.BOMB, f["bomb"], f["length"])
-        self.size = self.counts.sum(1)
-        self.wilds = self.counts[:, self.wild] if self.wild >= 0 else self.size * 0
+        codes = np.asarray(codes, np.int64)
+        arr = np.zeros(len(codes) + 1, np.int64)
+        arr[1:] = codes
+        self._arr = arr
+        self.codes = arr.tolist()
+        low = arr & 255
+        self.type = (low & 15).tolist()
+        main = arr >> 8 & 15
+        main[0] = -1
+        self.main = main.tolist()
+        self.size = _sizes_by_shape(table)[low].tolist()
+        wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
+        self.wilds = wilds.tolist()
+        self._length: list[int] | None = None
+        self._readings: np.ndarray | None = None
         self._listed = len(self.codes)
-        self._rows: dict[tuple, list[int]] | None = None  # built on first use
+        self._counts: np.ndarray | None = None
+        self._rows: dict[int, tuple[int, ...]] = {}
         #: the hand's natural cards (the wild rank's entry 0)
-        self.natural = tuple(0 if r == self.wild else k for r, k in enumerate(self.hand))
+        natural = list(self.hand)
+        if self.wild >= 0:
+            natural[self.wild] = 0
+        self.natural = tuple(natural)
 
     def __len__(self) -> int:
         return self._listed
 
-    def plays_of(self, reading: tuple[int, int, int, int]) -> list[int]:
-        """The listed rows of a reading (type, length or bomb class, main, size)."""
-        if self._rows is None:
-            self._rows = {}
-            readings = zip(
-                self.type.tolist(), self.length.tolist(), self.main.tolist(), self.size.tolist()
+    @property
+    def length(self) -> list[int]:
+        """Each listed row's chain length or wing count, for a bomb its class."""
+        if self._length is None:
+            arr = self._arr
+            bomb, mtype = arr >> 53 & 3, arr & 15
+            self._length = np.where(mtype == _BOMB_TYPE, bomb, arr >> 4 & 15).tolist()
+        return self._length
+
+    @property
+    def counts(self) -> np.ndarray:
+        """(rows, 15) uint8: the cards each listed row consumes."""
+        if self._counts is None:
+            from ddz_env.rules.wild import play_consumed
+
+            self._counts = play_consumed(self._arr)
+        return self._counts
+
+    def row(self, i: int) -> tuple[int, ...]:
+        """The cards row ``i`` consumes (15 rank counts, the wild cards at the wild rank)."""
+        found = self._rows.get(i)
+        if found is None:
+            c = self.codes[i] >> 12
+            four = _FOUR_RANKS
+            found = self._rows[i] = (
+                four[c & 4095]
+                + four[c >> 12 & 4095]
+                + four[c >> 24 & 4095]
+                + (c >> 36 & 7, c >> 39 & 1, c >> 40 & 1)
             )
-            for i, reading_i in enumerate(readings):
-                if i:
-                    self._rows.setdefault(reading_i, []).append(i)
-        return self._rows.get(reading, [])
+        return found
+
+    def plays_of(self, mtype: int, length: int, main: int, bomb: int = 0) -> list[int]:
+        """The listed rows that read as (type, length, main) and, for a bomb, its class."""
+        if self._readings is None:  # each row's reading as one int: type, length, main, bomb
+            self._readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
+        want = mtype | length << 4 | main << 8 | bomb << 12
+        return np.flatnonzero(self._readings == want).tolist()
 
     def add(self, code: int) -> int:
         """A row for a play that is not listed (its code only)."""
@@ -1130,22 +1313,24 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     """The row of a planned group: the listed play of its reading that spends the group's
     natural cards and the fewest wild cards; a new row (:meth:`PlayTable.add`) if none is
     listed."""
-    from ddz_env.rules.wild import encode_play
-
     wild, natural, need = table.wild, table.natural, g.counts
-    length = _bomb_class(g, natural, wild) if g.is_bomb and g.type == T.BOMB else g.length
-    rows = table.plays_of((int(g.type), int(length), int(g.main), g.size))
-    fits = []
-    for i in rows:
-        has = table.counts[i].tolist()
-        if all(has[r] <= need[r] for r in range(15) if r != wild):
-            fits.append(i)
-    if fits or rows:
-        return min(fits or rows, key=lambda i: int(table.wilds[i]))
+    bomb = _bomb_class(g, natural, wild) if g.type == T.BOMB else 0
+    rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
+    if rows:
+        if len(rows) > 1:
+            cap = list(need)
+            if wild >= 0:
+                cap[wild] = 4  # any number of wild cards
+            fits = [i for i in rows if not any(map(gt, table.row(i), cap))]
+            rows = fits or rows
+        return min(rows, key=table.wilds.__getitem__)
     consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
     consumed[wild] = g.size - sum(consumed)
-    bomb = length if g.type == T.BOMB else 0
-    return table.add(int(encode_play(int(g.type), g.length, g.main, consumed, bomb)))
+    # its play code (ddz_env.rules.wild.encode_play)
+    code = int(g.type) | g.length << 4 | g.main << 8 | bomb << 53 | _PLAY_TAG
+    for shift, k in zip(_PLAY_SHIFTS, consumed, strict=True):
+        code |= k << shift
+    return table.add(code)
 
 
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
@@ -1167,19 +1352,14 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
     rank's entry: the wild cards unseen) may stand in for any card of a beating move but a
     joker; a bomb is beaten by a higher bomb class or rank (soft < hard < the wild bomb < the
     rocket)."""
-    from ddz_env.rules.wild import decode_play
-
     code = table.codes[move]
     if code == 0:
         return True
     u = unseen.tolist() if isinstance(unseen, np.ndarray) else list(unseen)
     wild = table.wild
     wilds, u[wild] = u[wild], 0
-    if move < len(table):  # a listed play: its fields are read already
-        mtype, length, main = int(table.type[move]), int(table.length[move]), int(table.main[move])
-        bomb, length = (length, 1) if mtype == T.BOMB else (0, length)
-    else:
-        mtype, length, main, bomb, _ = decode_play(code)
+    # the fields of the play code (ddz_env.rules.wild): type, length, main, bomb class
+    mtype, length, main, bomb = code & 15, code >> 4 & 15, code >> 8 & 15, code >> 53 & 3
     if mtype in (T.BOMB, T.ROCKET):
         return _bomb_beaten(bomb if mtype == T.BOMB else 0, main, u, wilds)
     row = _reading_row(table.moves, mtype, length, main)
@@ -1203,35 +1383,48 @@ def can_be_beaten_wild(table: PlayTable, move: int, unseen, with_bombs: bool = F
 
 
 @cache
-def _reading_rows(table: MoveTable) -> dict[tuple[int, int, int], int]:
-    rows: dict[tuple[int, int, int], int] = {}
-    for i in range(len(table) - 1, 0, -1):
-        rows[int(table.type[i]), int(table.length[i]), int(table.main[i])] = i
-    return rows
+def _reading_rows(table: MoveTable) -> tuple[np.ndarray, dict[tuple[int, int, int], int]]:
+    """A move table's rows as sorted keys ``(type * 100 + length) * 100 + main``, and the
+    rows found so far by :func:`_reading_row`."""
+    key = (table.type.astype(np.int64) * 100 + table.length) * 100 + table.main
+    return key, {}
 
 
 def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
-    """A move-table row of the reading (type, length, main)."""
-    return _reading_rows(table)[mtype, length, main]
+    """The first move-table row of the reading (type, length, main) (the table's rows are
+    sorted by reading, as :func:`_control_ranges` reads them too)."""
+    keys, found = _reading_rows(table)
+    row = found.get((mtype, length, main))
+    if row is None:
+        want = (mtype * 100 + length) * 100 + main
+        row = int(np.searchsorted(keys, want))
+        if row >= len(keys) or int(keys[row]) != want:
+            raise KeyError((mtype, length, main))
+        found[mtype, length, main] = row
+    return row
 
 
-def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
-    """The wildcard game's hooks for one decision (the wild rank bound) and its actions."""
+@cache
+def _wild_hooks(wild: int) -> PlannerHooks:
+    """The wildcard game's hooks with the wild rank bound."""
     from functools import partial
 
-    wild = info.wild_rank
-    plays = info.legal_plays if info.legal_plays is not None else ()
-    table = PlayTable(info.table, plays, wild, info.hand)
-    bound = PlannerHooks(
+    return PlannerHooks(
         partial(plan_hand_wild, wild=wild),
         partial(plan_cost_wild, wild=wild),
         partial(greedy_plan_wild, wild=wild),
         can_be_beaten_wild,
         assess_hand,
         group_move_wild,
-        wilds_spent=lambda table, move: int(table.wilds[move]),
+        wilds_spent=lambda table, move: table.wilds[move],
+        table_type=lambda info: int(info.table_move) & 15,  # a play code's type (pass: 0)
     )
-    return bound, table
+
+
+def _bind_wild(hooks: PlannerHooks, info) -> tuple[PlannerHooks, PlayTable]:
+    """The wildcard game's hooks for one decision (the wild rank bound) and its actions."""
+    plays = info.legal_plays if info.legal_plays is not None else ()
+    return _wild_hooks(int(info.wild_rank)), PlayTable(info.table, plays, info.wild_rank, info.hand)
 
 
 #: the planner of the wildcard game: each decision's plays bound to the wild rank

@@ -44,6 +44,8 @@ from ddz_env.infoset import InfoSet
 from ddz_env.moves import BOMB_TYPES, MoveType
 
 T = MoveType
+#: the bomb types as plain ints (a set look-up of an int, not comparisons with the enum)
+_BOMBS = frozenset(int(t) for t in BOMB_TYPES)
 
 
 class _View:
@@ -53,15 +55,17 @@ class _View:
         self.info = info
         hooks, self.table = planner_of(info.ruleset).decision(info)
         self.hand = info.hand
+        self._hand = info.hand.tolist()
         self.seat = info.seat
         self.role = info.role
-        self.left = info.cards_to_win  # cards left, less the concessions (the two-player game)
+        left = info.cards_to_win  # cards left, less the concessions (the two-player game)
+        self.left = left.tolist()
         landlord = info.landlord
         self.players = P = info.ruleset.players
         self.plan_hand, self.plan_cost = hooks.plan_hand, hooks.plan_cost
         self.greedy_plan, self._beaten = hooks.greedy_plan, hooks.can_be_beaten
         self._group_move, self._wilds_spent = hooks.group_move, hooks.wilds_spent
-        self.table_type = int(info.reading(info.table_move)["type"])  # of the move to beat
+        self.table_type = hooks.table_type(info)  # of the move to beat
         if self.role == 0:
             self.opponents = [(landlord + k) % P for k in range(1, P)]
             self.partners: list[int] = []
@@ -70,14 +74,24 @@ class _View:
             self.opponents = [landlord]
             self.partners = [s for s in range(P) if s not in (landlord, self.seat)]
             # the partner closest to finishing (the only one with three players; none with two)
-            self.partner = min(self.partners, key=lambda s: int(self.left[s]), default=-1)
-        self.danger = min(int(self.left[s]) for s in self.opponents)
-        self.unseen = info.unseen()
-        self._unseen = self.unseen.tolist()  # what can_be_beaten reads fastest
+            self.partner = min(self.partners, key=lambda s: self.left[s], default=-1)
+        self.danger = min(self.left[s] for s in self.opponents)
+        # the unseen cards (InfoSet.unseen), as a list: what can_be_beaten reads fastest
+        played = info.played.sum(axis=0).tolist()
+        self._unseen = [
+            max(d - h - p, 0)
+            for d, h, p in zip(info.ruleset.deck.counts.tolist(), self._hand, played, strict=True)
+        ]
         self.legal = info.legal_moves().tolist()
+        self._control: dict[int, bool] = {}
+        #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
+        self._row = getattr(self.table, "row", None)
 
-    def rest(self, move: int) -> np.ndarray:
-        return self.hand - self.table.counts[move]
+    def rest(self, move: int) -> tuple[int, ...]:
+        """The hand left after ``move`` (rank counts)."""
+        if self._row is None:  # a move table: its rows as arrays
+            return tuple((self.hand - self.table.counts[move]).tolist())
+        return tuple([h - c for h, c in zip(self._hand, self._row(move), strict=True)])
 
     def group_move(self, g: Group) -> int:
         """The move (a row of ``table``) of a planned group."""
@@ -88,10 +102,13 @@ class _View:
         return self._wilds_spent(self.table, move)
 
     def is_bomb(self, move: int) -> bool:
-        return int(self.table.type[move]) in BOMB_TYPES
+        return int(self.table.type[move]) in _BOMBS
 
     def is_control(self, move: int) -> bool:
-        return not self._beaten(self.table, move, self._unseen)
+        found = self._control.get(move)
+        if found is None:
+            found = self._control[move] = not self._beaten(self.table, move, self._unseen)
+        return found
 
     def is_partner(self, seat: int) -> bool:
         return seat in self.partners  # the one partner with three players
@@ -130,9 +147,9 @@ def _forced_or_finishing(v: _View) -> int | None:
     concessions); ``None`` when there is a choice."""
     if len(v.legal) == 1:
         return v.legal[0]
-    total = int(v.left[v.seat])
+    total, size = v.left[v.seat], v.table.size
     for m in v.legal:
-        if m and int(v.table.size[m]) >= total:
+        if m and size[m] >= total:
             return m
     return None
 
@@ -230,21 +247,21 @@ class NormalAgent(Agent):
         candidates = [m for m in v.legal if m]
         plain = [m for m in candidates if not v.is_bomb(m)]
         bombs = [m for m in candidates if v.is_bomb(m)]
-        base = v.plan_cost(v.hand)
         if v.is_partner(owner):
             return 0
         owner_left = int(v.left[owner])
         # A one-card opponent and a single on the table: hold him with the highest single.
         if v.danger == 1 and v.table_type == T.SINGLE and plain:
             return max(plain, key=lambda m: (int(v.table.main[m]), -v.wilds(m)))
+        base = v.plan_cost(v.hand)
         scored = []
-        seen: set[bytes] = set()
+        seen: set[tuple[int, ...]] = set()
         for m in plain:
-            key = v.table.counts[m].tobytes()
-            if key in seen:
+            rest = v.rest(m)  # moves of the same cards leave the same hand
+            if rest in seen:
                 continue
-            seen.add(key)
-            delta = v.plan_cost(v.rest(m)) - base
+            seen.add(rest)
+            delta = v.plan_cost(rest) - base
             main = int(v.table.main[m])
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:

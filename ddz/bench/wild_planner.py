@@ -3,11 +3,20 @@ section): seeded wildcard games played by Normal at every seat give a fixed set 
 decisions; each round clears the planner's caches and decides them all again.
 
     PYTHONPATH=. python -m ddz.bench.wild_planner --games 20 --rounds 3
+
+``--search`` times the plan search alone: the wildcard plan cost (``plan_cost_wild``) of a fixed
+list of hands, those Normal weighs at the decisions (each decision's hand, and when following
+the hand each beating play leaves), caches cleared before each round.
+
+``--digest`` prints instead the SHA-256 of Normal's choices (the play codes) at the decisions of
+``--games`` deals played by Normal and of as many played by seeded Easy bots (tests/test_planner.py
+holds the digests recorded with the planner before it was rewritten for speed).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 
 import numpy as np
@@ -35,6 +44,33 @@ def wild_planner_positions(games: int = 20, seed: int = 0) -> list[InfoSet]:
     return out
 
 
+def easy_play_positions(games: int = 20, seed: int = 0) -> list[InfoSet]:
+    """The play decisions of ``games`` seeded wildcard deals (the landlord leads, no auction)
+    played out by seeded Easy bots (their mistakes included) at every seat, in order: positions
+    Normal's own choices did not lead to."""
+    from ddz.agents.rule_bots import EasyAgent
+
+    out = []
+    ruleset = Ruleset(game=WILD, bidding="none")
+    for g in range(games):
+        agents = [EasyAgent(seed=1000 * (seed + g) + s) for s in range(3)]
+        game = Game(1, ruleset, seed=seed + g)
+        while not game.done[0]:
+            info = infoset(game, 0)
+            if info.phase == PLAY:
+                out.append(info)
+            game.step(np.array([agents[info.seat].act(info)]))
+    return out
+
+
+def choices_digest(infos: list[InfoSet]) -> str:
+    """The SHA-256 of Normal's play codes (0: pass) at ``infos``, caches cleared first."""
+    clear_planner_caches()
+    actions = normal_choices(infos)
+    codes = [int(i.legal_plays[a - 1]) if a else 0 for i, a in zip(infos, actions)]
+    return hashlib.sha256(np.array(codes, np.int64).tobytes()).hexdigest()
+
+
 def clear_planner_caches() -> None:
     """Forget every plan the planner has cached (a cold start: new hands)."""
     from ddz.agents import planner
@@ -51,6 +87,35 @@ def normal_choices(infos: list[InfoSet]) -> list[int]:
 
     agent = NormalAgent()
     return [int(agent.play(info)) for info in infos]
+
+
+def planned_hands(infos: list[InfoSet]) -> list[tuple[tuple[int, ...], int]]:
+    """(hand, wild rank) of the hands Normal weighs at ``infos``: each decision's hand, and when
+    following, the hand each listed beating play leaves; each once, in order."""
+    from ddz_env.rules.wild import decode_play
+
+    out: dict[tuple[tuple[int, ...], int], None] = {}
+    for info in infos:
+        hand, wild = info.hand.astype(np.int64), int(info.wild_rank)
+        out[tuple(hand.tolist()), wild] = None
+        if info.table_move and info.legal_plays is not None:
+            for code in info.legal_plays.tolist():
+                out[tuple((hand - decode_play(code)[4]).tolist()), wild] = None
+    return list(out)
+
+
+def time_per_plan(hands: list[tuple[tuple[int, ...], int]], rounds: int = 3) -> list[float]:
+    """CPU seconds per hand of ``plan_cost_wild`` over ``hands``, caches cleared each round."""
+    from ddz.agents.planner import plan_cost_wild
+
+    out = []
+    for _ in range(rounds):
+        clear_planner_caches()
+        start = time.process_time()
+        for hand, wild in hands:
+            plan_cost_wild(hand, wild)
+        out.append((time.process_time() - start) / max(len(hands), 1))
+    return out
 
 
 def time_per_decision(infos: list[InfoSet], rounds: int = 3) -> list[float]:
@@ -70,8 +135,27 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--digest", action="store_true", help="print the digests of Normal's choices instead"
+    )
+    parser.add_argument(
+        "--search", action="store_true", help="time the plan search alone (the hands weighed)"
+    )
     args = parser.parse_args(argv)
+    if args.digest:
+        for name, positions in (("normal", wild_planner_positions), ("easy", easy_play_positions)):
+            infos = positions(args.games, args.seed)
+            print(f"{name}: {len(infos)} decisions, sha256 {choices_digest(infos)}")
+        return 0
     infos = wild_planner_positions(args.games, args.seed)
+    if args.search:
+        hands = planned_hands(infos)
+        times = time_per_plan(hands, args.rounds)
+        print(
+            f"wild plan search: {len(hands)} hands, {min(times) * 1e3:.3f} ms of CPU per hand "
+            f"(best of {args.rounds}; rounds: {', '.join(f'{t * 1e3:.3f}' for t in times)} ms)"
+        )
+        return 0
     times = time_per_decision(infos, args.rounds)
     best = min(times)
     print(
