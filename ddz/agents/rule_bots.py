@@ -76,12 +76,7 @@ class _View:
             # the partner closest to finishing (the only one with three players; none with two)
             self.partner = min(self.partners, key=lambda s: self.left[s], default=-1)
         self.danger = min(self.left[s] for s in self.opponents)
-        # the unseen cards (InfoSet.unseen), as a list: what can_be_beaten reads fastest
-        played = info.played.sum(axis=0).tolist()
-        self._unseen = [
-            max(d - h - p, 0)
-            for d, h, p in zip(info.ruleset.deck.counts.tolist(), self._hand, played, strict=True)
-        ]
+        self._unseen = info.unseen().tolist()  # what can_be_beaten reads fastest
         self.legal = info.legal_moves().tolist()
         self._control: dict[int, bool] = {}
         #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
