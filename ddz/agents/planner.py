@@ -925,6 +925,14 @@ def _starts(k: int) -> int:
     return (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
 
 
+def _icost_from(k: int, start: int, planes: tuple) -> int:
+    """:func:`_icost`, the leaf's cost read directly where no chain starts at ``start`` or
+    above (the hand left by a chain taken at ``start``)."""
+    if _starts(k) >> start:
+        return _icost(k, start, planes)
+    return _ileaf(k, planes)
+
+
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
     """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
     bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
@@ -949,31 +957,13 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
         if straights >> r & 1:
             x = s >> r
             for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
-                c = (k & ~m) | ((k >> 15) & m)
-                a = c & _CHAIN12
-                b = (c >> 15) & _CHAIN12
-                d = (c >> 30) & _CHAIN12
-                if (
-                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
-                ) >> r:
-                    cost = _icost(c, r, planes) + w
-                else:  # no chain starts at r or above: the leaf
-                    cost = _ileaf(c, planes) + w
+                cost = _icost_from((k & ~m) | ((k >> 15) & m), r, planes) + w
                 if cost < best:
                     best = cost
         if pairs >> r & 1:
             x = p >> r
             for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
-                c = (k & ~m) | ((k >> 30) & m)
-                a = c & _CHAIN12
-                b = (c >> 15) & _CHAIN12
-                d = (c >> 30) & _CHAIN12
-                if (
-                    (a & a >> 1 & a >> 2 & a >> 3 & a >> 4) | (b & b >> 1 & b >> 2) | (d & d >> 1)
-                ) >> r:
-                    cost = _icost(c, r, planes) + w
-                else:  # no chain starts at r or above: the leaf
-                    cost = _ileaf(c, planes) + w
+                cost = _icost_from((k & ~m) | ((k >> 30) & m), r, planes) + w
                 if cost < best:
                     best = cost
         if planes3 >> r & 1:
