@@ -493,3 +493,29 @@ def test_play_table_reads_the_fields_of_the_play_codes():
                     encode_play(int(g.type), g.length, g.main, consumed, bomb)
                 )
     assert added
+
+
+def test_the_search_bench_times_the_hands_normal_weighs():
+    """``wild_planner --search`` times the plan cost Normal's view reads: at each decision the
+    hand itself and, when following, the hand each listed play leaves (the play's cards read
+    by the engine's decoder), each costed as the wildcard planner costs it with that deal's
+    wild rank."""
+    from ddz.agents.planner import plan_cost_wild
+    from ddz.bench.wild_planner import planned_hands, time_per_plan, wild_planner_positions
+    from ddz_env.rules.wild import decode_play
+
+    infos = wild_planner_positions(2, seed=3)
+    hands = planned_hands(infos)
+    expected = {}
+    for info in infos:
+        hand = info.hand.astype(np.int64)
+        expected[tuple(hand.tolist()), int(info.wild_rank)] = None
+        if info.table_move:
+            for code in info.legal_plays.tolist():
+                expected[tuple((hand - decode_play(code)[4]).tolist()), int(info.wild_rank)] = None
+    assert len(hands) == len(expected) > len(infos)
+    for (cost, hand), (want, wild) in zip(hands, expected, strict=True):
+        assert hand == want
+        assert cost(hand) == plan_cost_wild(want, wild)
+    times = time_per_plan(hands, rounds=2)
+    assert len(times) == 2 and all(t > 0 for t in times)

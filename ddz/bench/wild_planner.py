@@ -4,7 +4,7 @@ decisions; each round clears the planner's caches and decides them all again.
 
     PYTHONPATH=. python -m ddz.bench.wild_planner --games 20 --rounds 3
 
-``--search`` times the plan search alone: the wildcard plan cost (``plan_cost_wild``) of a fixed
+``--search`` times the plan search alone: the plan cost Normal's view reads (the wildcard planner's) of a fixed
 list of hands, those Normal weighs at the decisions (each decision's hand, and when following
 the hand each beating play leaves), caches cleared before each round.
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -89,31 +90,30 @@ def normal_choices(infos: list[InfoSet]) -> list[int]:
     return [int(agent.play(info)) for info in infos]
 
 
-def planned_hands(infos: list[InfoSet]) -> list[tuple[tuple[int, ...], int]]:
-    """(hand, wild rank) of the hands Normal weighs at ``infos``: each decision's hand, and when
-    following, the hand each listed beating play leaves; each once, in order."""
-    from ddz_env.rules.wild import decode_play
+def planned_hands(infos: list[InfoSet]) -> list[tuple[Callable, tuple[int, ...]]]:
+    """(plan cost, hand) of the hands Normal weighs at ``infos``: its view's plan cost (the
+    decision's planner, the wild rank bound) of each decision's hand and, when following, of
+    the hand each listed play leaves; each once, in order."""
+    from ddz.agents.rule_bots import _View
 
-    out: dict[tuple[tuple[int, ...], int], None] = {}
+    out: dict[tuple[Callable, tuple[int, ...]], None] = {}
     for info in infos:
-        hand, wild = info.hand.astype(np.int64), int(info.wild_rank)
-        out[tuple(hand.tolist()), wild] = None
-        if info.table_move and info.legal_plays is not None:
-            for code in info.legal_plays.tolist():
-                out[tuple((hand - decode_play(code)[4]).tolist()), wild] = None
+        view = _View(info)
+        out[view.plan_cost, tuple(view.hand.tolist())] = None
+        if info.table_move:
+            for move in view.legal:
+                out[view.plan_cost, view.rest(move)] = None
     return list(out)
 
 
-def time_per_plan(hands: list[tuple[tuple[int, ...], int]], rounds: int = 3) -> list[float]:
-    """CPU seconds per hand of ``plan_cost_wild`` over ``hands``, caches cleared each round."""
-    from ddz.agents.planner import plan_cost_wild
-
+def time_per_plan(hands: list[tuple[Callable, tuple[int, ...]]], rounds: int = 3) -> list[float]:
+    """CPU seconds per hand of the plan cost over ``hands``, caches cleared each round."""
     out = []
     for _ in range(rounds):
         clear_planner_caches()
         start = time.process_time()
-        for hand, wild in hands:
-            plan_cost_wild(hand, wild)
+        for cost, hand in hands:
+            cost(hand)
         out.append((time.process_time() - start) / max(len(hands), 1))
     return out
 
