@@ -263,7 +263,8 @@ def play_values(
     together: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(values, rests) of plays for the networks of one role, as Hard ranks them and
-    ``ddz train`` plays: ``joint`` (n, J) the sums ``state + move`` of each play, ``hands``
+    ``ddz train`` plays: ``joint`` (m, J) the sums ``state + move`` of each play scored (the
+    plays not ``left_out``, in order), ``hands``
     (n, 15) the hand it is played from, ``spent`` (n, 15) the real cards it takes, ``wild``
     (n,) the wild rank of its game (-1: none, the classic game) and ``groups`` (n,) the
     decision each play belongs to. A play's value is the networks' score of the rest of the
@@ -273,23 +274,24 @@ def play_values(
     the rests (n, 15) int16 they were scored with; without the rest branch, the plain
     scores of ``joint`` (nothing read again, no bonus)."""
     bonus = WILD_BONUS if bonus is None else bonus
-    n = len(joint)
+    n = len(hands)
     rest = np.asarray(hands, np.int16) - np.asarray(spent, np.int16)
     scored = np.arange(n) if left_out is None else np.flatnonzero(~np.asarray(left_out, bool))
     q = np.full(n, -np.inf, np.float32)
     if not scorer.has_rest:
-        q[scored] = scorer.rank(np.array(joint[scored], np.float32))
+        q[scored] = scorer.rank(np.array(joint, np.float32))
         return q, rest
-    q[scored] = score_rests(scorer, joint, scored, rest[scored])
+    q[scored] = score_rests(scorer, joint, np.arange(len(scored)), rest[scored])
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
-    rows = scored[wild[scored] >= 0]
+    at = np.flatnonzero(wild[scored] >= 0)  # rows of ``joint`` whose rests may keep wild cards
+    rows = scored[at]
     if not len(rows):
         return q, rest
     groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
     kept = rest[rows, wild[rows]].astype(np.float32)  # the wild cards each play keeps
 
     def score(at_rows, counts):
-        return score_rests(scorer, joint, rows[at_rows], counts)
+        return score_rests(scorer, joint, at[at_rows], counts)
 
     q[rows], rest[rows] = read_again(
         score, rest[rows], q[rows], wild[rows], bonus, rounds, together, groups[rows]
@@ -313,17 +315,18 @@ def wild_scores(
     role, wild = info.role, int(info.wild_rank)
     target = model_ruleset(model)
     obs = represented_observation(observe_infoset(info)[None], info.ruleset, target)
-    shown = model.encode_moves(role, encode_cards(represented(codes, wild)))
+    wilds = np.full(len(moves), wild)
+    left_out = spends_wild_for_natural(codes, wilds)
+    shown = model.encode_moves(role, encode_cards(represented(codes[~left_out], wild)))
     joint = model.encode_state(role, obs) + shown
     hand = np.broadcast_to(np.asarray(info.hand, np.int16), (len(moves), 15))
-    wilds = np.full(len(moves), wild)
     q, _ = play_values(
         ModelScorer(model, role),
         joint,
         hand,
         play_fields(codes)["consumed"],
         wilds,
-        left_out=spends_wild_for_natural(codes, wilds),
+        left_out=left_out,
         rounds=rounds,
         bonus=bonus,
         together=together,

@@ -317,24 +317,26 @@ class SelfPlay:
                 loc[gi] = np.arange(len(gi))
                 state = net.encode_state(obs_t[torch.from_numpy(gi)]).numpy()
                 ps = np.flatnonzero(pair_role == r)
-                # the plays left out are not scored (-inf, their rest as played): no sums
-                if pairs.left_out is not None:
-                    out = ps[pairs.left_out[ps]]
-                    q[out] = -np.inf
-                    rests[out] = game.hands[gb[out], game.current_player[gb[out]]]
-                    rests[out] -= pairs.spent[out]
-                    ps = ps[~pairs.left_out[ps]]
-                rows = pairs.rows[ps]
+                # the plays left out are not scored: no sums for them
+                left = None if pairs.left_out is None else pairs.left_out[ps]
+                kept = ps if left is None else ps[~left]
+                rows = pairs.rows[kept]
                 joint = self.move_emb[r][np.maximum(rows, 0)]
                 missing = np.flatnonzero(rows < 0)  # combinations the table lacks
                 if len(missing):
-                    shown = encode_cards(pairs.shown[ps[missing]], deck=self.rules.deck)
+                    shown = encode_cards(pairs.shown[kept[missing]], deck=self.rules.deck)
                     joint[missing] = net.encode_moves(torch.from_numpy(shown)).numpy()
-                joint += state[loc[gb[ps]]]
+                joint += state[loc[gb[kept]]]
                 # the cards each move leaves in the hand of the player to act
                 hands = game.hands[gb[ps], game.current_player[gb[ps]]]
                 q[ps], rests[ps] = play_values(
-                    self.scorers[r], joint, hands, pairs.spent[ps], pairs.wild[ps], groups=gb[ps]
+                    self.scorers[r],
+                    joint,
+                    hands,
+                    pairs.spent[ps],
+                    pairs.wild[ps],
+                    groups=gb[ps],
+                    left_out=left,
                 )
         return q, rests
 
