@@ -104,7 +104,6 @@ register_profile(
     Profile(
         texts="ddz.play.render:TWO_TEXTS",
         models=(("hard_two.npz", ()),),
-        rules_rollouts=True,
     ),
 )
 register_profile(

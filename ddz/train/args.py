@@ -117,8 +117,9 @@ class Args:
     """with --backend ray: the cluster to join (auto = the one running on this host, or
     HOST:PORT); empty = start a Ray instance on this host"""
     players: int = 3
-    """the game the model learns: 3 (the classic game) or 4 (two decks, one landlord against
-    three peasants); a new run only (--resume keeps the run's game)"""
+    """the game the model learns by its number of players: 3 (the classic game), 2 (the 3s
+    and 4s out, call and grab) or 4 (two decks, one landlord against three peasants); a new run
+    only (--resume keeps the run's game)"""
     auction: str = "none"
     """none (the landlord drawn, base 1), once (the classic auction, each player bids once:
     the Normal bot makes the calls, the model plays the hands the auction gives; a model of
