@@ -64,7 +64,7 @@ from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import encode_play, play_consumed, play_fields, stood_for
+from ddz_env.rules.wild import play_consumed, play_fields, stood_for, swap_card
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -83,18 +83,20 @@ HELD = 2
 _PAIR_WINGS = (5, 10, 12)
 
 
-def represented(codes, wild) -> np.ndarray:
+def represented(codes, wild, consumed=None) -> np.ndarray:
     """(…, 15) int16 rank counts of the classic combination each play code stands for: its
     natural cards, each wild card of its body at the rank it stood for
     (:func:`ddz_env.rules.wild.stood_for`), a wild card that pairs a natural wing card (a pair
     wing of a trio, plane or four with pairs) at that card's rank, and any other wild wing at
-    the wild rank (its own card). Pass (0) is all zeros. ``wild`` broadcasts with ``codes``."""
+    the wild rank (its own card). Pass (0) is all zeros. ``wild`` broadcasts with ``codes``;
+    ``consumed``: :func:`ddz_env.rules.wild.play_consumed` of the codes, where already read."""
     codes = np.asarray(codes, np.int64)
     wild = np.broadcast_to(np.asarray(wild, np.int64), codes.shape)
     shape = codes.shape
     codes, wild = codes.reshape(-1), wild.reshape(-1)
-    stood = stood_for(codes, wild)
-    shown = play_consumed(codes).astype(np.int16) + stood
+    consumed = play_consumed(codes) if consumed is None else consumed.reshape(-1, 15)
+    stood = stood_for(codes, wild, consumed)
+    shown = consumed.astype(np.int16) + stood
     at = np.flatnonzero(wild >= 0)
     shown[at, wild[at]] -= stood[at].sum(-1, dtype=np.int16)
     # the wild wings that pair a natural wing card: plays whose wings are pairs only
@@ -155,31 +157,29 @@ def play_codes(info: InfoSet, moves: np.ndarray) -> np.ndarray:
     return listed[np.asarray(moves, np.int64)]
 
 
-def spends_wild_for_natural(codes, wild, groups=None, shown=None) -> np.ndarray:
+def spends_wild_for_natural(codes, wild, groups=None, shown=None, consumed=None) -> np.ndarray:
     """(n,) bool: which of the plays ``codes`` (n,) of the wild rank ``wild`` (n,) spend a
     wild card where a natural card would do: the same play (type, length, main, bomb class)
     with one of its wild cards replaced by a natural card, showing the same combination
     (:func:`represented`), is listed among the plays of its decision (``groups`` (n,): the
     decision of each play; one decision without). That play keeps the wild card, and its rest
     with the wild card read at the natural card's rank is this play's rest: the agent does not
-    score these. ``shown``: :func:`represented` of the plays, where already computed."""
+    score these. ``shown``: :func:`represented` of the plays and ``consumed`` their
+    :func:`ddz_env.rules.wild.play_consumed`, where already computed."""
     codes = np.asarray(codes, np.int64)
     n = len(codes)
     groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
-    f = play_fields(codes)
-    spends = (wild >= 0) & (f["consumed"][np.arange(n), np.maximum(wild, 0)] > 0)
-    shown = represented(codes, wild) if shown is None else shown
+    consumed = play_consumed(codes) if consumed is None else consumed
+    spends = (wild >= 0) & (consumed[np.arange(n), np.maximum(wild, 0)] > 0)
+    shown = represented(codes, wild, consumed) if shown is None else shown
     # the natural card must show where a wild card of this play shows: at a rank shown more
     # often than the play has natural cards of it
-    more = (shown[:, :13] > f["consumed"][:, :13]) & (np.arange(13) != wild[:, None])
+    more = (shown[:, :13] > consumed[:, :13]) & (np.arange(13) != wild[:, None])
     row, rank = np.nonzero(spends[:, None] & more)
     if not len(row):
         return np.zeros(n, bool)
-    swapped = f["consumed"][row].astype(np.int64)
-    swapped[np.arange(len(row)), wild[row]] -= 1
-    swapped[np.arange(len(row)), rank] += 1
-    alt = encode_play(f["type"][row], f["length"][row], f["main"][row], swapped, f["bomb"][row])
+    alt = swap_card(codes[row], wild[row], rank)
     # is (group, alt) among the (group, code) pairs: sorted together, the listed ones first
     g = np.concatenate([groups, groups[row]])
     c = np.concatenate([codes, alt])

@@ -45,7 +45,7 @@ from ddz_env.match import play
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features, observe
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import play_fields
+from ddz_env.rules.wild import play_consumed
 
 #: the key of a rank-count row (counts of at most 8 per rank): ``counts @ _KEY``
 _KEY = 9 ** np.arange(15, dtype=np.int64)
@@ -290,12 +290,13 @@ class SelfPlay:
         if listed:
             codes[(mv > 0) & playing[gb]] = np.concatenate(listed)
         wild = game.wild_rank[gb].astype(np.int64)
-        shown = represented(codes, wild)
+        consumed = play_consumed(codes)  # each code's fields read once
+        shown = represented(codes, wild, consumed)
         keys = shown.astype(np.int64) @ _KEY
         at = np.minimum(np.searchsorted(self.table_keys, keys), len(self.table_keys) - 1)
         rows = np.where(self.table_keys[at] == keys, self.table_rows[at], -1)
-        left_out = spends_wild_for_natural(codes, wild, gb, shown)
-        return Pairs(rows, shown, play_fields(codes)["consumed"], wild, left_out)
+        left_out = spends_wild_for_natural(codes, wild, gb, shown, consumed)
+        return Pairs(rows, shown, consumed, wild, left_out)
 
     def _scores(self, obs, roles, mine, gb, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
         """The networks' value of each legal (game, move) pair of the games where they are to

@@ -92,13 +92,31 @@ def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
 
 
 _COUNT_BITS = np.where(np.arange(15) < 13, 7, 1)  # the bits of each rank's count
+#: the card fields of a play code read 12 bits (four ranks) at a time: the counts of every
+#: value of 12 bits, (4096, 4) uint8
+_QUAD = ((np.arange(4096)[:, None] >> (3 * np.arange(4))) & 7).astype(np.uint8)
+#: and the last 5 bits (the 2s, the black joker, the red joker): (32, 3) uint8
+_TAIL = ((np.arange(32)[:, None] >> np.array([0, 3, 4])) & (7, 1, 1)).astype(np.uint8)
 
 
 def play_consumed(codes) -> np.ndarray:
     """(..., 15) uint8: the cards play codes (any shape) take from the hand, the wild rank's
-    entry counting the wild cards; none for pass (0)."""
+    entry counting the wild cards; none for pass (0). Read through a table, four ranks of 3
+    bits per look-up."""
     codes = np.asarray(codes, np.int64)
-    return ((codes[..., None] >> _SHIFTS) & _COUNT_BITS).astype(np.uint8)
+    flat = codes.reshape(-1)
+    out = np.empty((len(flat), 15), np.uint8)
+    for k in range(3):  # ranks 4k .. 4k + 3
+        out[:, 4 * k : 4 * k + 4] = _QUAD.take(flat >> (_CARDS_SHIFT + 12 * k) & 4095, 0)
+    out[:, 12:] = _TAIL.take(flat >> (_CARDS_SHIFT + 36) & 31, 0)
+    return out.reshape(codes.shape + (15,))
+
+
+def swap_card(codes, rank_from, rank_to) -> np.ndarray:
+    """The play codes ``codes`` with one consumed card of rank ``rank_from`` taken for one of
+    rank ``rank_to`` (ranks 3 .. 2; the code must consume a card of ``rank_from``, and fewer
+    than seven of ``rank_to``): the other fields unchanged."""
+    return np.asarray(codes, np.int64) + (_UNITS.take(rank_to) - _UNITS.take(rank_from))
 
 
 def play_fields(codes) -> dict[str, np.ndarray]:
@@ -174,19 +192,30 @@ _CHAINS = np.zeros(15, bool)
 _CHAINS[[6, 7, 8, 9, 10]] = True
 
 
-def stood_for(codes, wild) -> np.ndarray:
-    """(…, 15) the ranks the wild cards of each play stood for in its main part (a wild wing
-    stands for no rank in particular: it is not counted); zeros for pass."""
-    f = play_fields(codes)
-    t, main = f["type"].astype(np.int64), f["main"].astype(np.int64)
-    span = np.where(_CHAINS[t], f["length"], 1).astype(np.int64)
+def _bodies() -> np.ndarray:
+    """(4096, 15) int16: the cards per rank of the body of each (type, length, main), the
+    low 12 bits of a play code (pass and the rocket: none; no type is 15)."""
+    low = np.arange(4096)
+    t, length, main = low & 15, low >> 4 & 15, low >> 8 & 15
+    span = np.where(np.r_[_CHAINS, False][t], length, 1)
     ranks = np.arange(15)
-    inside = (ranks <= main[..., None]) & (ranks > (main - span)[..., None])
-    body = _PER[t][..., None] * inside
-    naturals = f["consumed"].astype(np.int16)
+    inside = (ranks <= main[:, None]) & (ranks > (main - span)[:, None])
+    return (np.r_[_PER, 0][t][:, None] * inside).astype(np.int16)
+
+
+_BODY = _bodies()
+
+
+def stood_for(codes, wild, consumed=None) -> np.ndarray:
+    """(…, 15) the ranks the wild cards of each play stood for in its main part (a wild wing
+    stands for no rank in particular: it is not counted); zeros for pass. ``consumed``:
+    :func:`play_consumed` of the codes, where already read."""
+    codes = np.asarray(codes, np.int64)
+    body = _BODY.take(codes & 4095, 0)
+    naturals = play_consumed(codes) if consumed is None else consumed
     wild = np.asarray(wild, np.int64)
-    naturals = np.where(ranks == wild[..., None], 0, naturals)
-    return (body - np.minimum(body, naturals)).astype(np.int16)
+    naturals = np.where(np.arange(15) == wild[..., None], 0, naturals).astype(np.int16)
+    return body - np.minimum(body, naturals)
 
 
 class _WildObservation:
