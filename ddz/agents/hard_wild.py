@@ -180,26 +180,47 @@ def spends_wild_for_natural(codes, wild, groups=None, shown=None, consumed=None)
     if not len(row):
         return np.zeros(n, bool)
     alt = swap_card(codes[row], wild[row], rank)
-    # is (group, alt) among the (group, code) pairs: sorted together, the listed ones first
-    g = np.concatenate([groups, groups[row]])
-    c = np.concatenate([codes, alt])
-    asked = np.concatenate([np.zeros(n, bool), np.ones(len(row), bool)])
-    order = np.lexsort((asked, c, g))
-    c_sorted, g_sorted = c[order], g[order]
-    new_run = np.ones(len(c), bool)
-    new_run[1:] = (g_sorted[1:] != g_sorted[:-1]) | (c_sorted[1:] != c_sorted[:-1])
-    run_start = np.maximum.accumulate(np.where(new_run, np.arange(len(c)), 0))
-    listed = np.zeros(len(c), bool)
-    listed[order] = asked[order] & ~asked[order][run_start]
-    # the listed play each asked one matched: the first of its run (its own decision, its
-    # own wild rank), whose combination shown is already at hand
-    match = np.zeros(len(c), np.int64)
-    match[order] = order[run_start]
-    hit = np.flatnonzero(listed[n:])
-    same = shown[row[hit]] == shown[match[n + hit]]
+    # the listed play each asked one matches (its own decision, its own wild rank), whose
+    # combination shown is already at hand: the first of them, -1 where none is listed
+    match = _first_listed(groups, codes, groups[row], alt)
+    hit = np.flatnonzero(match >= 0)
+    same = shown[row[hit]] == shown[match[hit]]
     out = np.zeros(n, bool)
     out[row[hit[same.all(-1)]]] = True
     return out
+
+
+#: the bits of a play code below its tag and the bit above its fields (never set)
+_CODE_BITS = 55
+
+
+def _first_listed(groups, codes, ask_groups, ask_codes) -> np.ndarray:
+    """For each asked pair (``ask_groups``, ``ask_codes``), the index of the first listed pair
+    (``groups``, ``codes``) equal to it, -1 where none is. With groups 0 .. 255 a pair is one
+    int64 key (group above the code's fields), searched among the listed keys (sorted once
+    unless they already are, as a batch of decisions lists them); other groups sort the
+    listed and asked pairs together."""
+    n = len(codes)
+    if n and groups.min() >= 0 and groups.max() < 1 << (63 - _CODE_BITS):
+        low = np.int64((1 << _CODE_BITS) - 1)
+        key = groups << _CODE_BITS | codes & low
+        ask = ask_groups << _CODE_BITS | ask_codes & low
+        order = None if (key[1:] >= key[:-1]).all() else np.argsort(key, kind="stable")
+        keys = key if order is None else key[order]
+        at = np.minimum(np.searchsorted(keys, ask), n - 1)
+        found = keys[at] == ask
+        return np.where(found, at if order is None else order[at], -1)
+    g = np.concatenate([groups, ask_groups])
+    c = np.concatenate([codes, ask_codes])
+    asked = np.concatenate([np.zeros(n, bool), np.ones(len(ask_codes), bool)])
+    order = np.lexsort((asked, c, g))  # the listed pairs first in each run of equal pairs
+    c_sorted, g_sorted = c[order], g[order]
+    new_run = np.ones(len(c), bool)
+    new_run[1:] = (g_sorted[1:] != g_sorted[:-1]) | (c_sorted[1:] != c_sorted[:-1])
+    first = order[np.maximum.accumulate(np.where(new_run, np.arange(len(c)), 0))]
+    match = np.zeros(len(c), np.int64)
+    match[order] = first
+    return np.where(match[n:] < n, match[n:], -1)
 
 
 #: candidate readings scored per call of the networks: the sums of one call stay in the
@@ -350,11 +371,15 @@ def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=N
     at = np.arange(n)
     kept = rest[at, wild].astype(np.float32)
     groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
-    # the best TOP_PLAYS plays of each group: rank within the group by the first value
-    order = np.lexsort((-(q + bonus * kept), groups))
-    first = np.searchsorted(groups[order], groups[order], side="left")
-    live = np.zeros(n, bool)
-    live[order[np.arange(n) - first < TOP_PLAYS]] = True
+    # the best TOP_PLAYS plays of each group: rank within the group by the first value (the
+    # groups of TOP_PLAYS plays or fewer keep them all)
+    _, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    live = sizes[inverse] <= TOP_PLAYS
+    big = np.flatnonzero(~live)
+    if len(big):
+        order = big[np.lexsort((-(q[big] + bonus * kept[big]), groups[big]))]
+        first = np.searchsorted(groups[order], groups[order], side="left")
+        live[order[np.arange(len(big)) - first < TOP_PLAYS]] = True
     k = np.repeat(np.arange(1, together + 1), 13).astype(np.int16)
     r = np.tile(np.arange(13), together)
     for _ in range(rounds):
