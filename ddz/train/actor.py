@@ -322,12 +322,13 @@ class SelfPlay:
                 left = None if pairs.left_out is None else pairs.left_out[ps]
                 kept = ps if left is None else ps[~left]
                 rows = pairs.rows[kept]
-                joint = self.move_emb[r][np.maximum(rows, 0)]
+                joint = self.move_emb[r].take(np.maximum(rows, 0), 0)
                 missing = np.flatnonzero(rows < 0)  # combinations the table lacks
                 if len(missing):
                     shown = encode_cards(pairs.shown[kept[missing]], deck=self.rules.deck)
                     joint[missing] = net.encode_moves(torch.from_numpy(shown)).numpy()
-                joint += state[loc[gb[kept]]]
+                # each game's state, repeated over its plays (the pairs are in game order)
+                joint += np.repeat(state, np.bincount(loc[gb[kept]], minlength=len(gi)), 0)
                 # the cards each move leaves in the hand of the player to act
                 hands = game.hands[gb[ps], game.current_player[gb[ps]]]
                 q[ps], rests[ps] = play_values(
