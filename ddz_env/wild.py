@@ -738,13 +738,15 @@ class ListedPlays:
         too_many = [b for b, codes in lists.items() if len(codes) >= self.num_moves]
         if too_many:
             raise RuntimeError(f"game {too_many[0]}: more legal plays than action ids")
-        # bits 0 (pass, when following) .. L (the L listed plays)
+        # bits 0 (pass, when following) .. L (the L listed plays), in the first words only
         ends = np.array([len(c) + 1 for c in found], np.uint64)[:, None]
-        at = np.arange(self.num_words, dtype=np.uint64)[None] * np.uint64(64)
+        used = int(ends.max(initial=1) + 63) // 64
+        at = np.arange(used, dtype=np.uint64)[None] * np.uint64(64)
         fill = np.clip(ends - np.minimum(at, ends), 0, 64)  # bits of each word set
         ones = np.uint64(0xFFFFFFFFFFFFFFFF)
         part = (np.uint64(1) << (fill % np.uint64(64))) - np.uint64(1)
-        words = np.where(fill == 64, ones, part)
+        words = np.zeros((len(rows), self.num_words), np.uint64)
+        words[:, :used] = np.where(fill == 64, ones, part)
         words[game.table_move[rows] == 0, 0] &= ~np.uint64(1)
         return words, lists
 

@@ -64,7 +64,7 @@ from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import play_consumed, play_fields, stood_for, swap_card
+from ddz_env.rules.wild import play_body, play_consumed, play_fields, stood_for, swap_card
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -81,6 +81,7 @@ HELD = 2
 #: the types whose wings are pairs (``MoveType``: trio with pair, plane with pairs, four with
 #: two pairs)
 _PAIR_WINGS = (5, 10, 12)
+_PAIR_WINGED = np.isin(np.arange(16), _PAIR_WINGS)  # by type (the low 4 bits of a play code)
 
 
 def represented(codes, wild, consumed=None) -> np.ndarray:
@@ -98,14 +99,13 @@ def represented(codes, wild, consumed=None) -> np.ndarray:
     stood = stood_for(codes, wild, consumed)
     shown = consumed.astype(np.int16) + stood
     at = np.flatnonzero(wild >= 0)
-    shown[at, wild[at]] -= stood[at].sum(-1, dtype=np.int16)
+    shown[at, wild[at]] -= stood.sum(-1, dtype=np.int16)[at]
     # the wild wings that pair a natural wing card: plays whose wings are pairs only
-    at = np.flatnonzero(np.isin(codes & 15, _PAIR_WINGS) & (wild >= 0))
+    at = np.flatnonzero(_PAIR_WINGED.take(codes & 15) & (wild >= 0))
     if len(at):
         w = wild[at]
-        # the body of each reading: what a code of its type, length and main alone (no
-        # cards) would need of wild cards
-        wing = shown[at] - stood_for(codes[at] & 0xFFF, w)
+        # less the body of each reading: the cards of its type, length and main
+        wing = shown[at] - play_body(codes[at])
         free = wing[np.arange(len(at)), w]
         odd = (wing % 2 == 1) & (np.arange(15) != w[:, None]) & (np.arange(15) < 13)
         paired = odd & (np.cumsum(odd, -1) <= free[:, None])

@@ -206,12 +206,18 @@ def _bodies() -> np.ndarray:
 _BODY = _bodies()
 
 
+def play_body(codes) -> np.ndarray:
+    """(…, 15) int16: the cards per rank of the main part (no wings) of the combination each
+    play code reads as (its type, length and main; none for pass and the rocket)."""
+    return _BODY.take(np.asarray(codes, np.int64) & 4095, 0)
+
+
 def stood_for(codes, wild, consumed=None) -> np.ndarray:
     """(…, 15) the ranks the wild cards of each play stood for in its main part (a wild wing
     stands for no rank in particular: it is not counted); zeros for pass. ``consumed``:
     :func:`play_consumed` of the codes, where already read."""
     codes = np.asarray(codes, np.int64)
-    body = _BODY.take(codes & 4095, 0)
+    body = play_body(codes)
     naturals = play_consumed(codes) if consumed is None else consumed
     wild = np.asarray(wild, np.int64)
     naturals = np.where(np.arange(15) == wild[..., None], 0, naturals).astype(np.int16)
