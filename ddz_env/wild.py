@@ -771,6 +771,13 @@ class ListedPlays:
         plays entry ``i - 1``); empty outside the play phase."""
         return game._listed[1].get(int(b), np.zeros(0, np.int64))
 
+    def legal_plays_of(self, game, games) -> np.ndarray:
+        """The legal play codes of the players to act in ``games`` (indices), one after the
+        other in the order of ``games`` (each game's :meth:`legal_plays`)."""
+        words = game.legal_action_words()
+        lists = [self.legal_plays(game, b, words) for b in np.asarray(games).tolist()]
+        return np.concatenate(lists) if lists else np.zeros(0, np.int64)
+
     def plays(self, actions, listed=None) -> np.ndarray:
         """The play codes of move actions (0: pass) given the ``listed`` plays of the
         decision; play codes (and actions below 1) stay themselves."""

@@ -171,14 +171,16 @@ def spends_wild_for_natural(codes, wild, groups=None, shown=None, consumed=None)
     groups = np.zeros(n, np.int64) if groups is None else np.asarray(groups, np.int64)
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
     consumed = play_consumed(codes) if consumed is None else consumed
-    spends = (wild >= 0) & (consumed[np.arange(n), np.maximum(wild, 0)] > 0)
+    spends = np.flatnonzero((wild >= 0) & (consumed[np.arange(n), np.maximum(wild, 0)] > 0))
     shown = represented(codes, wild, consumed) if shown is None else shown
     # the natural card must show where a wild card of this play shows: at a rank shown more
     # often than the play has natural cards of it
-    more = (shown[:, :13] > consumed[:, :13]) & (np.arange(13) != wild[:, None])
-    row, rank = np.nonzero(spends[:, None] & more)
+    w = wild[spends]
+    more = (shown[spends, :13] > consumed[spends, :13]) & (np.arange(13) != w[:, None])
+    row, rank = np.nonzero(more)
     if not len(row):
         return np.zeros(n, bool)
+    row = spends[row]
     alt = swap_card(codes[row], wild[row], rank)
     # the listed play each asked one matches (its own decision, its own wild rank), whose
     # combination shown is already at hand: the first of them, -1 where none is listed

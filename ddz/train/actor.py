@@ -287,9 +287,7 @@ class SelfPlay:
         # a game's actions are pass (when following) then its listed plays in order: the
         # plays of all the games, in game order, are the pairs of actions above 0
         codes = np.zeros(len(mv), np.int64)
-        listed = [game.legal_plays(b) for b in np.flatnonzero(playing).tolist()]
-        if listed:
-            codes[(mv > 0) & playing[gb]] = np.concatenate(listed)
+        codes[(mv > 0) & playing[gb]] = game.encoding.legal_plays_of(game, np.flatnonzero(playing))
         wild = game.wild_rank[gb].astype(np.int64)
         consumed = play_consumed(codes)  # each code's fields read once
         shown = represented(codes, wild, consumed)
