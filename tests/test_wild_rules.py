@@ -187,3 +187,41 @@ def test_a_four_with_two_may_use_wild_cards_and_is_no_bomb():
     assert len(_find(rules, hand, type=13, main=6, bomb=HARD_BOMB)) == 1
     assert len(_find(rules, hand, type=13, main=6, bomb=SOFT_BOMB)) == 1
     assert doubling_exponents(fours).tolist() == [0]
+
+
+#: cards per rank of the body of each type (pass, single, pair, trio, trio+1, trio+2,
+#: straight, pair chain, plane, plane+1s, plane+2s, bomb, four+2, four+2 pairs, rocket)
+_BODY_CARDS = [0, 1, 2, 3, 3, 3, 1, 2, 3, 3, 3, 4, 4, 4, 0]
+_CHAIN_TYPES = {6, 7, 8, 9, 10}
+
+
+def test_the_fields_read_by_tables_are_the_bits_of_the_code():
+    """play_consumed, play_body and stood_for (read through tables) against the code's bits
+    read one field at a time, on arbitrary codes of every type and on listed plays."""
+    from ddz_env.rules.wild import play_body, play_consumed, stood_for, swap_card
+
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 1 << 55, 3000, dtype=np.int64) | (1 << 56)
+    codes = codes - (codes & 15) + rng.integers(0, 15, len(codes))
+    hand = np.array([2, 2, 1, 1, 3, 2, 1, 1, 0, 1, 1, 2, 1, 1, 1])
+    listed = legal_plays(Ruleset(game="wild").rules, hand, 5)
+    codes = np.concatenate([[0], codes, listed])
+    wild = rng.integers(-1, 13, len(codes))
+    consumed, body, stood = play_consumed(codes), play_body(codes), stood_for(codes, wild)
+    for i, code in enumerate(codes.tolist()):
+        counts = [code >> (12 + 3 * k) & 7 for k in range(13)] + [code >> 51 & 1, code >> 52 & 1]
+        assert consumed[i].tolist() == counts
+        kind, length, main = code & 15, code >> 4 & 15, code >> 8 & 15
+        span = length if kind in _CHAIN_TYPES else 1
+        want = [_BODY_CARDS[kind] if main - span < r <= main else 0 for r in range(15)]
+        assert body[i].tolist() == want
+        natural = [0 if r == wild[i] else counts[r] for r in range(15)]
+        assert stood[i].tolist() == [max(b - n, 0) for b, n in zip(want, natural)]
+    # one card swapped for another rank's: the consumed cards alone change
+    at = np.flatnonzero((consumed[:, 3] > 0) & (consumed[:, 7] < 7))
+    swapped = swap_card(codes[at], 3, 7)
+    moved = consumed[at].astype(np.int64)
+    moved[:, 3] -= 1
+    moved[:, 7] += 1
+    np.testing.assert_array_equal(play_consumed(swapped), moved)
+    np.testing.assert_array_equal(swapped & 0xFFF, codes[at] & 0xFFF)
