@@ -622,13 +622,13 @@ class PlayMemo:
     larger one (legality reads only the cards a play consumes and the wild rank), so the plays
     of a hand within the one remembered are those of the remembered list that consume no more
     than it holds (:func:`plays_within`); following, those that beat the table play
-    (:func:`plays_beating`). Other hands are listed by :func:`legal_plays_batch`, and so are
-    the hands following a table play when many are listed at once (the listing filters the
-    table rows before it reads them: cheaper per hand than filtering a list in a call of its
-    own). Slots are any hashable key (a game and a seat); what is remembered under one never
-    changes a list, only its cost."""
+    (:func:`plays_beating`); when many hands follow at once, all their remembered lists are
+    filtered together (:func:`plays_within_beating`). Other hands are listed by
+    :func:`legal_plays_batch`. Slots are any hashable key (a game and a seat); what is
+    remembered under one never changes a list, only its cost."""
 
-    #: following: the remembered lists are read when fewer hands than this are listed at once
+    #: following: fewer hands than this listed at once filter their remembered lists one by
+    #: one (and remember the lead plays of the hand), more all together
     FOLLOW_FROM_MEMO = 16
 
     def __init__(self, rules):
@@ -642,10 +642,15 @@ class PlayMemo:
         wild = np.asarray(wild, np.int64)
         on = np.asarray(table_plays, np.int64).tolist()
         follow_too = len(hands) < self.FOLLOW_FROM_MEMO
-        out, todo = [None] * len(hands), []
+        out, todo, following = [None] * len(hands), [], []
         for i, (slot, w) in enumerate(zip(slots, wild.tolist())):
             kept = self._last.get(slot)
-            if kept is not None and kept[1] == w and (on[i] == 0 or follow_too):
+            if kept is not None and kept[1] == w and on[i] and not follow_too:
+                if (hands[i] <= kept[3]).all():
+                    following.append((i, kept[2]))  # filtered below, all at once
+                else:
+                    todo.append(i)
+            elif kept is not None and kept[1] == w:
                 hand = hands[i]
                 if hand.tobytes() == kept[0]:
                     lead = kept[2]
@@ -658,6 +663,13 @@ class PlayMemo:
                 out[i] = plays_beating(lead, on[i]) if on[i] else lead
             else:
                 todo.append(i)
+        if following:
+            at = [i for i, _ in following]
+            found = plays_within_beating(
+                [lead for _, lead in following], hands[at], np.array(on)[at]
+            )
+            for i, codes in zip(at, found):
+                out[i] = codes
         if todo:
             found = legal_plays_batch(self.rules, hands[todo], wild[todo], np.array(on)[todo])
             for i, codes in zip(todo, found):
@@ -684,6 +696,34 @@ def plays_within(codes, hand) -> np.ndarray:
     jokers = np.int64((1 - min(hand[13], 1)) << 51 | (1 - min(hand[14], 1)) << 52)
     keep &= (codes & jokers) == 0
     return codes[keep]
+
+
+def plays_within_beating(lists, hands, table_plays) -> list[np.ndarray]:
+    """:func:`plays_within` then :func:`plays_beating` of many lists at once: for each list
+    of play codes (sorted), the codes that consume no more than its hand (``hands`` (n, 15))
+    and beat its table play (``table_plays`` (n,), never 0), in order."""
+    sizes = [len(codes) for codes in lists]
+    codes = np.concatenate(lists) if lists else np.zeros(0, np.int64)
+    owner = np.repeat(np.arange(len(lists)), sizes)
+    hands = np.asarray(hands, np.int64)
+    keep = np.ones(len(codes), bool)
+    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
+        room = hands[:, k:13:2] @ (np.int64(1) << _SHIFTS[k:13:2]) | guard
+        diff = room.take(owner) - (codes & fields)
+        diff &= guard
+        keep &= diff == guard
+    jokers = (1 - np.minimum(hands[:, 13], 1)) << 51 | (1 - np.minimum(hands[:, 14], 1)) << 52
+    keep &= (codes & jokers.take(owner)) == 0
+    on = np.asarray(table_plays, np.int64).take(owner)
+    kind, on_kind = codes & 15, on & 15
+    beating = (kind == _BOMB) | (kind == _ROCKET)
+    beating |= ((codes & 0xFF) == (on & 0xFF)) & ((codes >> 8 & 15) > (on >> 8 & 15))
+    on_bomb = np.flatnonzero((on_kind == _BOMB) | (on_kind == _ROCKET))
+    if len(on_bomb):
+        beating[on_bomb] = beats(codes[on_bomb], on[on_bomb])
+    keep &= beating
+    ends = np.cumsum(np.bincount(owner[keep], minlength=len(lists)))
+    return np.split(codes[keep], ends[:-1])
 
 
 def plays_beating(codes, table_play: int) -> np.ndarray:
