@@ -180,7 +180,6 @@ class SelfPlay:
         self.finished: list[np.ndarray] = []  # returns by role of finished self-play episodes
         self.finished_hands: list[np.ndarray] = []  # and their landlord's dealt hand
         self.loc = np.zeros(B, np.int64)
-        self._sums = None  # the buffer of the plays' sums (:meth:`_joint`)
         self.steps = 0
 
     def advance(self) -> bool:
@@ -210,7 +209,10 @@ class SelfPlay:
         self.version = version
         torch.nn.utils.vector_to_parameters(vector, self.model.parameters())
         with torch.no_grad():
-            self.move_emb = [net.encode_moves(self.feats).numpy() for net in self.model.roles]
+            # each role's move embeddings, then a row for the state of each game of the batch
+            # (written each step): one table, each play's sum state + move one bag of it
+            embs = [net.encode_moves(self.feats) for net in self.model.roles]
+            self.move_emb = [torch.cat([e, e.new_zeros(self.B, e.shape[1])]) for e in embs]
         self._new_scorers()
 
     def _new_scorers(self) -> None:
@@ -321,18 +323,16 @@ class SelfPlay:
                 left = None if pairs.left_out is None else pairs.left_out[ps]
                 kept = ps if left is None else ps[~left]
                 rows = pairs.rows[kept]
-                joint = self._joint(len(kept), state.shape[1])
-                emb = torch.from_numpy(self.move_emb[r])
-                torch.index_select(emb, 0, torch.from_numpy(np.maximum(rows, 0)), out=joint)
+                table, moves = self.move_emb[r], len(self.table_counts)
+                table[moves : moves + len(gi)] = torch.from_numpy(state)
+                bags = np.stack([np.maximum(rows, 0), moves + loc[gb[kept]]], 1)
+                joint = torch.nn.functional.embedding_bag(torch.from_numpy(bags), table, mode="sum")
                 missing = np.flatnonzero(rows < 0)  # combinations the table lacks
                 if len(missing):
                     shown = encode_cards(pairs.shown[kept[missing]], deck=self.rules.deck)
-                    joint[torch.from_numpy(missing)] = net.encode_moves(torch.from_numpy(shown))
-                # each game's state, repeated over its plays (the pairs are in game order)
-                per_game = torch.from_numpy(np.bincount(loc[gb[kept]], minlength=len(gi)))
-                joint += torch.from_numpy(state).repeat_interleave(
-                    per_game, 0, output_size=len(kept)
-                )
+                    at = torch.from_numpy(missing)
+                    joint[at] = net.encode_moves(torch.from_numpy(shown))
+                    joint[at] += torch.from_numpy(state[loc[gb[kept[missing]]]])
                 joint = joint.numpy()
                 # the cards each move leaves in the hand of the player to act
                 hands = game.hands[gb[ps], game.current_player[gb[ps]]]
@@ -346,16 +346,6 @@ class SelfPlay:
                     left_out=left,
                 )
         return q, rests
-
-    def _joint(self, n: int, width: int):
-        """A tensor (n, width) for the sums ``state + move`` of a role's plays: a view of one
-        buffer kept across steps (grown when a step needs more), so that no step allocates
-        and first touches its own."""
-        buffer = self._sums
-        if buffer is None or len(buffer) < n or buffer.shape[1] != width:
-            grown = n if buffer is None else max(n, 2 * len(buffer))
-            self._sums = buffer = self.torch.empty(grown, width)
-        return buffer[:n]
 
     def _choose(self, q, gb, mv, counts, starts, mine, playing) -> tuple:
         """(each game's action, the index of its legal pair) — the move: the best scored (the first of ties), a uniformly random legal one
