@@ -429,6 +429,13 @@ class _Layout:
         keep = np.concatenate([np.arange(13 * w), 13 * w + np.arange(j), 14 * w + np.arange(j)])
         blocks = len(self.card_cols) // rules.card_width
         self.card_keep = (np.arange(blocks)[:, None] * 15 * w + keep).ravel()
+        #: the same as runs of consecutive columns: (first column, end, first kept, end)
+        cols, kept = self.card_cols, self.card_keep
+        cut = np.flatnonzero((np.diff(cols) != 1) | (np.diff(kept) != 1)) + 1
+        self.card_runs = [
+            (int(cols[a]), int(cols[a]) + b - a, int(kept[a]), int(kept[a]) + b - a)
+            for a, b in zip([0, *cut.tolist()], [*cut.tolist(), len(cols)])
+        ]
 
 
 @cache
@@ -548,7 +555,9 @@ def _write(values: dict, layout: _Layout, feats: np.ndarray) -> np.ndarray:
     n = len(values["hand"])
     out = np.zeros((n, layout.size), np.float32)
     counts = np.concatenate([values[f.name].reshape(n, -1) for f, _ in layout.card_fields], axis=1)
-    out[:, layout.card_cols] = layout.thermo[counts].reshape(n, -1)[:, layout.card_keep]
+    thermo = layout.thermo.take(counts, 0).reshape(n, -1)
+    for start, stop, first, end in layout.card_runs:
+        out[:, start:stop] = thermo[:, first:end]
     for f, sl in layout.move_fields:
         out[:, sl] = feats[values[f.name]].reshape(n, -1)
     index = np.concatenate(
