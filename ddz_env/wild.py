@@ -642,34 +642,40 @@ class PlayMemo:
         wild = np.asarray(wild, np.int64)
         on = np.asarray(table_plays, np.int64).tolist()
         follow_too = len(hands) < self.FOLLOW_FROM_MEMO
-        out, todo, following = [None] * len(hands), [], []
+        # filtered below, all at once: (index, remembered lead plays, slot to remember the
+        # lead plays of the hand under, or None when following)
+        out, todo, batch = [None] * len(hands), [], []
         for i, (slot, w) in enumerate(zip(slots, wild.tolist())):
             kept = self._last.get(slot)
-            if kept is not None and kept[1] == w and on[i] and not follow_too:
-                if (hands[i] <= kept[3]).all():
-                    following.append((i, kept[2]))  # filtered below, all at once
-                else:
-                    todo.append(i)
-            elif kept is not None and kept[1] == w:
-                hand = hands[i]
-                if hand.tobytes() == kept[0]:
-                    lead = kept[2]
-                elif (hand <= kept[3]).all():
-                    lead = plays_within(kept[2], hand)
-                    self._last[slot] = (hand.tobytes(), w, lead, hand.copy())
-                else:
-                    todo.append(i)
-                    continue
-                out[i] = plays_beating(lead, on[i]) if on[i] else lead
-            else:
+            if kept is None or kept[1] != w:
                 todo.append(i)
-        if following:
-            at = [i for i, _ in following]
+                continue
+            hand = hands[i]
+            if on[i] and not follow_too:
+                if (hand <= kept[3]).all():
+                    batch.append((i, kept[2], None))
+                else:
+                    todo.append(i)
+            elif hand.tobytes() == kept[0]:
+                out[i] = plays_beating(kept[2], on[i]) if on[i] else kept[2]
+            elif not (hand <= kept[3]).all():
+                todo.append(i)
+            elif on[i]:
+                lead = plays_within(kept[2], hand)
+                self._last[slot] = (hand.tobytes(), w, lead, hand.copy())
+                out[i] = plays_beating(lead, on[i])
+            else:
+                batch.append((i, kept[2], slot))
+        if batch:
+            at = [i for i, _, _ in batch]
             found = plays_within_beating(
-                [lead for _, lead in following], hands[at], np.array(on)[at]
+                [lead for _, lead, _ in batch], hands[at], np.array(on)[at]
             )
-            for i, codes in zip(at, found):
+            for (i, _, slot), codes in zip(batch, found):
                 out[i] = codes
+                if slot is not None:
+                    hand = hands[i]
+                    self._last[slot] = (hand.tobytes(), int(wild[i]), codes, hand.copy())
         if todo:
             found = legal_plays_batch(self.rules, hands[todo], wild[todo], np.array(on)[todo])
             for i, codes in zip(todo, found):
@@ -701,7 +707,7 @@ def plays_within(codes, hand) -> np.ndarray:
 def plays_within_beating(lists, hands, table_plays) -> list[np.ndarray]:
     """:func:`plays_within` then :func:`plays_beating` of many lists at once: for each list
     of play codes (sorted), the codes that consume no more than its hand (``hands`` (n, 15))
-    and beat its table play (``table_plays`` (n,), never 0), in order."""
+    and beat its table play (``table_plays`` (n,); 0: leading, all of them), in order."""
     sizes = [len(codes) for codes in lists]
     codes = np.concatenate(lists) if lists else np.zeros(0, np.int64)
     owner = np.repeat(np.arange(len(lists)), sizes)
@@ -718,6 +724,7 @@ def plays_within_beating(lists, hands, table_plays) -> list[np.ndarray]:
     kind, on_kind = codes & 15, on & 15
     beating = (kind == _BOMB) | (kind == _ROCKET)
     beating |= ((codes & 0xFF) == (on & 0xFF)) & ((codes >> 8 & 15) > (on >> 8 & 15))
+    beating |= on == 0
     on_bomb = np.flatnonzero((on_kind == _BOMB) | (on_kind == _ROCKET))
     if len(on_bomb):
         beating[on_bomb] = beats(codes[on_bomb], on[on_bomb])
