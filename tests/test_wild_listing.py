@@ -12,7 +12,7 @@ from ddz_env.game import PLAY, Game
 from ddz_env.moves import MoveType
 from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import legal_plays_batch, play_consumed
-from ddz_env.wild import plays_beating, plays_within
+from ddz_env.wild import plays_beating, plays_within, plays_within_beating
 
 RULES = Ruleset(game="wild").rules
 
@@ -47,6 +47,22 @@ def test_the_plays_beating_a_table_play_are_the_listed_follows():
         assert np.array_equal(got, expected)
         kinds.add(on & 15)
     assert len(kinds) > 5 and int(MoveType.BOMB) in kinds  # many kinds, bombs among them
+
+
+def test_many_lists_filtered_together_are_the_listed_plays():
+    """plays_within_beating: the lead plays of many hands, each filtered for a smaller hand
+    and a table play (0: leading; bombs among them), all at once, against the listing."""
+    hands, smaller, wild, leads = _smaller_hands(200, 7)
+    rng = np.random.default_rng(7)
+    other = np.roll(np.arange(len(hands)), 1)
+    table = np.array([leads[j][rng.integers(len(leads[j]))] for j in other], np.int64)
+    table[::3] = 0
+    direct = legal_plays_batch(RULES, smaller, wild, table)
+    got = plays_within_beating(leads, smaller, table)
+    assert len(got) == len(direct)
+    for codes, expected in zip(got, direct):
+        assert codes.dtype == expected.dtype and np.array_equal(codes, expected)
+    assert sum(map(len, got)) > 0 and int(MoveType.BOMB) in set((table & 15).tolist())
 
 
 @pytest.mark.parametrize("batch", [1, 16])
