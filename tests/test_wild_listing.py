@@ -57,6 +57,8 @@ def test_many_lists_filtered_together_are_the_listed_plays():
     other = np.roll(np.arange(len(hands)), 1)
     table = np.array([leads[j][rng.integers(len(leads[j]))] for j in other], np.int64)
     table[::3] = 0
+    bombs = [c for codes in leads for c in codes.tolist() if c & 15 == int(MoveType.BOMB)]
+    table[[1, 4]] = bombs[0], bombs[-1]  # a soft and a harder bomb on the table
     direct = legal_plays_batch(RULES, smaller, wild, table)
     got = plays_within_beating(leads, smaller, table)
     assert len(got) == len(direct)
