@@ -167,22 +167,15 @@ def test_hards_values_are_the_straightforward_ones(model, cards, table, top, mon
     assert (np.abs(want[finite] - plain[finite]) > 1e-4).any()
 
 
-def test_the_actors_values_are_the_straightforward_ones():
-    """A training actor of the wildcard game scores every game of its batch as Hard would
-    with the same weights (exported to a Hard model)."""
+def small_actor(args, seed: int):
+    """A training actor of the wildcard game with small networks whose weights are drawn from
+    torch's seed 0 (no branch at zero), its games from ``seed``."""
     torch = pytest.importorskip("torch")
-    from ddz.agents.hard import HardModel
     from ddz.agents.model_game import game_tag
     from ddz.train.actor import SelfPlay
-    from ddz.train.args import Args
-    from ddz.train.model import export_arrays
-    from ddz_env.game import PLAY
-    from ddz_env.infoset import infoset
 
-    rules = Ruleset(game="wild", bidding="none")
-    args = Args(wild=True, actor_batch=3, epsilon=0.0, points_mix=0.3)
     sizes = {
-        "game": game_tag(rules),
+        "game": game_tag(Ruleset(game="wild", bidding="none")),
         "state_hidden": (32,),
         "move_hidden": 8,
         "joint": 16,
@@ -190,11 +183,25 @@ def test_the_actors_values_are_the_straightforward_ones():
         "rest_hidden": 8,
         "wp_head": 1,
     }
-    actor = SelfPlay(args, sizes, np.random.SeedSequence(3))
+    actor = SelfPlay(args, sizes, np.random.SeedSequence(seed))
     torch.manual_seed(0)
     for p in actor.model.parameters():
-        torch.nn.init.normal_(p, std=0.3)  # no branch at zero
+        torch.nn.init.normal_(p, std=0.3)
     actor.load_weights(0, torch.nn.utils.parameters_to_vector(actor.model.parameters()))
+    return actor
+
+
+def test_the_actors_values_are_the_straightforward_ones():
+    """A training actor of the wildcard game scores every game of its batch as Hard would
+    with the same weights (exported to a Hard model)."""
+    pytest.importorskip("torch")
+    from ddz.agents.hard import HardModel
+    from ddz.train.args import Args
+    from ddz.train.model import export_arrays
+    from ddz_env.game import PLAY
+    from ddz_env.infoset import infoset
+
+    actor = small_actor(Args(wild=True, actor_batch=3, epsilon=0.0, points_mix=0.3), seed=3)
     hard = HardModel(export_arrays(actor.model, {"points_mix": 0.3}, dtype=np.float32))
     checked = []
 
@@ -227,28 +234,10 @@ def actor_trace(steps: int = 12) -> tuple[str, float]:
     """(digest, sum of the finite values) of a seeded wildcard actor's steps."""
     import hashlib
 
-    torch = pytest.importorskip("torch")
-    from ddz.agents.model_game import game_tag
-    from ddz.train.actor import SelfPlay
+    pytest.importorskip("torch")
     from ddz.train.args import Args
 
-    rules = Ruleset(game="wild", bidding="none")
-    sizes = {
-        "game": game_tag(rules),
-        "state_hidden": (32,),
-        "move_hidden": 8,
-        "joint": 16,
-        "head": 4,
-        "rest_hidden": 8,
-        "wp_head": 1,
-    }
-    actor = SelfPlay(
-        Args(wild=True, actor_batch=32, epsilon=0.05), sizes, np.random.SeedSequence(7)
-    )
-    torch.manual_seed(0)
-    for p in actor.model.parameters():
-        torch.nn.init.normal_(p, std=0.3)
-    actor.load_weights(0, torch.nn.utils.parameters_to_vector(actor.model.parameters()))
+    actor = small_actor(Args(wild=True, actor_batch=32, epsilon=0.05), seed=7)
     digest, total = hashlib.sha256(), 0.0
     real = actor._choose
 
