@@ -45,8 +45,9 @@ Everything is read from the information set alone.
 once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` rows per call
 of the networks.
 
-Measured (``ddz eval hard normal --wild --deals 2000 --seed 2026 --workers 1``, no auction,
-seats swapped): WP 0.619 ± 0.012, ADP 2.554 ± 0.238 (0.619 ± 0.012, 2.546 ± 0.238 with the
+Measured with the classic model (``ddz eval hard:checkpoints/hard.npz normal --wild --deals
+2000 --seed 2026 --workers 1``, no auction, seats swapped; the shipped wildcard model is in
+``checkpoints/README.md``): WP 0.619 ± 0.012, ADP 2.554 ± 0.238 (0.619 ± 0.012, 2.546 ± 0.238 with the
 wild cards read at every rank, :data:`HELD` 0: per deal WP −0.000 ± 0.003, ADP +0.009 ±
 0.048, ``python -m ddz.bench.paired``; 0.618 ± 0.012, 2.543 ± 0.238 with the plays of
 :func:`spends_wild_for_natural` scored too); the plays scored without reading the
