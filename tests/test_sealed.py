@@ -7,6 +7,7 @@ deal function."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -39,7 +40,6 @@ def _eval(argv: list[str], capsys) -> tuple[int, dict, str]:
 
 def _run_eval(argv: list[str], env: dict | None = None) -> tuple[int, dict, str]:
     """``ddz eval`` in a process of its own (its command line is the one a bot might read)."""
-    import os
     import subprocess
 
     environ = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **(env or {})}
@@ -189,15 +189,16 @@ def test_the_sandbox_hides_the_processes_tmp_and_network(tmp_path):
         "s = socket.socket();"
         "print(s.connect_ex(('1.1.1.1', 53)) != 0)"
     )
-    import os
-
     argv = [sys.executable, "-c", probe, str(os.getpid()), str(tmp_path / "given.txt")]
     done = subprocess.run(sandbox.wrap(argv), capture_output=True, text=True, timeout=60)
     lines = done.stdout.split("\n")
     pid, seen_parent, tmp = lines[0].split(" ", 2)
     assert seen_parent == "False" and int(pid) < 10
-    inside = tmp_path.is_relative_to("/tmp")  # its folder is kept, nothing else of /tmp
-    assert tmp == str([tmp_path.relative_to("/tmp").parts[0]] if inside else [])
+    # of /tmp, only what the bot was given: the folder of its file, the working folder and the
+    # interpreter's folder where they lie under /tmp (a checkout there)
+    given = [tmp_path, Path.cwd(), Path(os.path.abspath(sys.executable)).parent]
+    tops = {p.relative_to("/tmp").parts[0] for p in given if p.is_relative_to("/tmp")}
+    assert tmp == str(sorted(tops))
     assert lines[1:3] == ["kept", "True"]
 
 
@@ -250,3 +251,20 @@ def test_a_sealed_league_stopped_before_its_seed_was_written_is_refused(tmp_path
         f"ddz league: {path} holds a league with sealed deals stopped before its seed was "
         "written; it can't be continued\n"
     )
+
+
+@needs_sandbox
+def test_an_interpreter_installed_under_tmp_still_finds_the_sandbox(
+    tmp_path, monkeypatch, fresh_sandbox
+):
+    """A checkout or environment under /tmp: the probe keeps the interpreter's folder, as a
+    bot's command keeps it, so the sandbox is found there too (bots are not left unsandboxed)."""
+    if not tmp_path.is_relative_to("/tmp"):
+        pytest.skip("the test's folder is not under /tmp")
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.symlink_to(os.path.realpath(sys.executable))
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.chdir(Path(__file__).parent)
+    name, line = sandbox.sandbox()
+    assert name is not None and line.startswith("sandboxed (")

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 
 #: The variables a bot keeps from the referee's environment (others are dropped).
 KEPT = (
@@ -119,21 +120,25 @@ def _kept(argv: list[str]) -> list[str]:
     for path in given:
         if not path or not os.path.exists(path) and not os.path.isdir(os.path.dirname(path)):
             continue  # a file it may create (a log, a report): its folder
-        real = os.path.realpath(path)
-        folder = real if os.path.isdir(real) else os.path.dirname(real)
-        if folder == "/tmp" or folder.startswith("/tmp/"):
-            kept.add(folder)
+        # the path as named (a link under /tmp, such as an environment's interpreter, must
+        # be there to be followed) and the file it leads to
+        for named in {os.path.abspath(path), os.path.realpath(path)}:
+            folder = named if os.path.isdir(named) else os.path.dirname(named)
+            if folder == "/tmp" or folder.startswith("/tmp/"):
+                kept.add(folder)
     return sorted(kept)
 
 
 def _works(name: str) -> bool:
-    """Whether a program started in the sandbox ``name`` runs without a view of this process (in
-    ``/proc``) and with an empty ``/tmp``."""
-    code = "import os, sys; print(int(os.path.exists('/proc/' + sys.argv[1])), len(os.listdir('/tmp')))"
+    """Whether a program started in the sandbox ``name`` as a bot is (its folders under /tmp
+    kept, :func:`_kept`: an interpreter installed there too) runs without a view of this
+    process (in ``/proc``) and with a private ``/tmp`` holding only the folders kept."""
+    code = "import os, sys; print(repr((os.path.exists('/proc/' + sys.argv[1]), sorted(os.listdir('/tmp')))))"
     probe = [sys.executable, "-c", code, str(os.getpid())]
+    keep = _kept(probe)
     try:
         done = subprocess.run(
-            [*_prefix(name, []), *probe],
+            [*_prefix(name, keep), *probe],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=20,
@@ -141,7 +146,12 @@ def _works(name: str) -> bool:
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return done.returncode == 0 and done.stdout.split() == [b"0", b"0"]
+    if done.returncode != 0:
+        return False
+    if "/tmp" in keep:  # run from /tmp itself: the bot is given all of it
+        return done.stdout.startswith(b"(False, ")
+    tops = sorted({Path(k).relative_to("/tmp").parts[0] for k in keep})
+    return done.stdout.strip() == repr((False, tops)).encode()
 
 
 @cache
