@@ -686,22 +686,51 @@ class PlayMemo:
         return out
 
 
-def plays_within(codes, hand) -> np.ndarray:
-    """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
-    wild rank's count: the wild cards), in order: each rank's field against the hand's, every
-    other rank at once (the guard bits of :func:`_plays_of_one`)."""
-    hand = [int(k) for k in hand]
+def _within(codes, rooms, jokers) -> np.ndarray:
+    """(n,) bool: which play codes consume no more cards than a hand holds, given the hand's
+    counts at the even and the odd ranks' fields with their guard bits (``rooms``: two numbers,
+    or two arrays, one number per code) and the joker bits it lacks (``jokers``, likewise):
+    each rank's field against the hand's, every other rank at once (the guard bits of
+    :func:`_plays_of_one`)."""
     keep = None
-    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
-        room = sum([n << s for n, s in zip(hand[k:13:2], _SHIFT_LIST[k::2])]) | int(guard)
+    for (fields, guard), room in zip(((_EVEN, _GUARD_EVEN), (_ODD, _GUARD_ODD)), rooms):
         diff = codes & fields
         np.subtract(room, diff, out=diff)
         diff &= guard
         ok = diff == guard
         keep = ok if keep is None else keep & ok
-    jokers = np.int64((1 - min(hand[13], 1)) << 51 | (1 - min(hand[14], 1)) << 52)
     keep &= (codes & jokers) == 0
-    return codes[keep]
+    return keep
+
+
+def _lacked_jokers(black, red):
+    """The joker bits of a play code that a hand with ``black`` and ``red`` jokers lacks."""
+    return (1 - np.minimum(black, 1)) << 51 | (1 - np.minimum(red, 1)) << 52
+
+
+def _beats_table(codes, on) -> np.ndarray:
+    """(n,) bool: which play codes beat the play code ``on`` (one, or one per code; 0:
+    leading, every code)."""
+    on = np.broadcast_to(np.asarray(on, np.int64), codes.shape)
+    kind = codes & 15
+    keep = (kind == _BOMB) | (kind == _ROCKET)
+    keep |= ((codes & 0xFF) == (on & 0xFF)) & ((codes >> 8 & 15) > (on >> 8 & 15))
+    keep |= on == 0
+    at = np.flatnonzero(((on & 15) == _BOMB) | ((on & 15) == _ROCKET))
+    if len(at):
+        keep[at] = beats(codes[at], on[at])
+    return keep
+
+
+def plays_within(codes, hand) -> np.ndarray:
+    """The play codes (sorted, any) that consume no more cards than ``hand`` (15,) holds (its
+    wild rank's count: the wild cards), in order."""
+    hand = [int(k) for k in hand]
+    rooms = [
+        sum([n << s for n, s in zip(hand[k:13:2], _SHIFT_LIST[k::2])]) | int(guard)
+        for k, guard in ((0, _GUARD_EVEN), (1, _GUARD_ODD))
+    ]
+    return codes[_within(codes, rooms, np.int64(_lacked_jokers(hand[13], hand[14])))]
 
 
 def plays_within_beating(lists, hands, table_plays) -> list[np.ndarray]:
@@ -712,35 +741,20 @@ def plays_within_beating(lists, hands, table_plays) -> list[np.ndarray]:
     codes = np.concatenate(lists) if lists else np.zeros(0, np.int64)
     owner = np.repeat(np.arange(len(lists)), sizes)
     hands = np.asarray(hands, np.int64)
-    keep = np.ones(len(codes), bool)
-    for k, fields, guard in ((0, _EVEN, _GUARD_EVEN), (1, _ODD, _GUARD_ODD)):
-        room = hands[:, k:13:2] @ (np.int64(1) << _SHIFTS[k:13:2]) | guard
-        diff = room.take(owner) - (codes & fields)
-        diff &= guard
-        keep &= diff == guard
-    jokers = (1 - np.minimum(hands[:, 13], 1)) << 51 | (1 - np.minimum(hands[:, 14], 1)) << 52
-    keep &= (codes & jokers.take(owner)) == 0
-    on = np.asarray(table_plays, np.int64).take(owner)
-    kind, on_kind = codes & 15, on & 15
-    beating = (kind == _BOMB) | (kind == _ROCKET)
-    beating |= ((codes & 0xFF) == (on & 0xFF)) & ((codes >> 8 & 15) > (on >> 8 & 15))
-    beating |= on == 0
-    on_bomb = np.flatnonzero((on_kind == _BOMB) | (on_kind == _ROCKET))
-    if len(on_bomb):
-        beating[on_bomb] = beats(codes[on_bomb], on[on_bomb])
-    keep &= beating
+    rooms = [
+        (hands[:, k:13:2] @ (np.int64(1) << _SHIFTS[k:13:2]) | guard).take(owner)
+        for k, guard in ((0, _GUARD_EVEN), (1, _GUARD_ODD))
+    ]
+    jokers = _lacked_jokers(hands[:, 13], hands[:, 14]).take(owner)
+    keep = _within(codes, rooms, jokers)
+    keep &= _beats_table(codes, np.asarray(table_plays, np.int64).take(owner))
     ends = np.cumsum(np.bincount(owner[keep], minlength=len(lists)))
     return np.split(codes[keep], ends[:-1])
 
 
 def plays_beating(codes, table_play: int) -> np.ndarray:
     """The play codes (sorted) that beat the play code ``table_play``, in order."""
-    if table_play & 15 in (_BOMB, _ROCKET):
-        return codes[beats(codes, table_play)]
-    kind = codes & 15
-    keep = (kind == _BOMB) | (kind == _ROCKET)
-    keep |= ((codes & 0xFF) == (table_play & 0xFF)) & ((codes >> 8 & 15) > (table_play >> 8 & 15))
-    return codes[keep]
+    return codes[_beats_table(codes, table_play)]
 
 
 ENGINE.update(legal_plays_batch=legal_plays_batch, legal_plays_one=_plays_of_one)

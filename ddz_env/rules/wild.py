@@ -91,7 +91,6 @@ def encode_play(mtype, length, main, consumed, bomb=0) -> np.ndarray:
     return code | c @ _UNITS
 
 
-_COUNT_BITS = np.where(np.arange(15) < 13, 7, 1)  # the bits of each rank's count
 #: the card fields of a play code read 12 bits (four ranks) at a time: the counts of every
 #: value of 12 bits, (4096, 4) uint8
 _QUAD = ((np.arange(4096)[:, None] >> (3 * np.arange(4))) & 7).astype(np.uint8)
