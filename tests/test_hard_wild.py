@@ -14,6 +14,7 @@ from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.moves import MoveType as T
 from ddz_env.observation import encode_cards, obs_slices, observe_infoset
+from ddz_env.rules import Ruleset
 from ddz_env.rules.wild import decode_play, legal_plays
 from tests.wild_positions import EIGHT, WILD, situation
 
@@ -127,3 +128,62 @@ def test_reading_the_wild_cards_left_at_other_ranks_only_raises_values(hard):
     moves4, read = wild_scores(hard.model, info, rounds=4, bonus=0.0)
     np.testing.assert_array_equal(moves0, moves4)
     assert (read >= plain - 1e-6).all() and (read > plain + 1e-6).any()
+
+
+# ---------------------------------------------------------------------- many decisions at once
+@pytest.mark.parametrize("model", ["classic", "wild"])
+def test_a_batch_of_decisions_chooses_what_each_decision_alone_does(model):
+    """``model_actions`` on the wildcard game (the Expert's rollouts) scores every decision of
+    a role in one batch: each game's choice and its value are those of Hard deciding that
+    game's information set alone, over whole seeded games of 12 tables."""
+    from ddz.agents.hard import load_model, model_actions, shipped_file
+    from ddz_env.game import PLAY
+
+    path = shipped_file("hard.npz" if model == "classic" else "hard_wild.npz")
+    agent = HardAgent(model_path=path)
+    model = agent.fixed
+    game = Game(12, Ruleset(game="wild", bidding="none"), seed=21)
+    assert (game.phase == PLAY).all()
+    decisions = 0
+    while (game.phase != OVER).any():
+        live = np.flatnonzero(game.phase == PLAY)
+        actions, values = model_actions(model, game, live, with_values=True)
+        for b, action, value in zip(live, actions, values):
+            moves, q = agent.move_values(infoset(game, b))
+            assert action == moves[int(np.argmax(q))]
+            assert value == pytest.approx(q.max(), abs=1e-4)
+            decisions += 1
+        step = np.zeros(12, np.int64)
+        step[live] = actions
+        game.step(step)
+    assert decisions > 12 * 20
+    assert load_model(path).tag == model.tag
+
+
+def test_the_value_of_a_batch_s_choice_is_the_wp_head_of_the_play_and_its_rest():
+    """``value="wp"`` (a rollout cut short): the WP head of the play taken, on the state, the
+    combination it shows and the rest of the hand, computed here by the model's forward pass
+    where the play keeps no wild card (nothing is read again there)."""
+    from ddz.agents.hard import model_actions, shipped_file
+    from ddz.agents.hard_wild import play_codes
+
+    agent = HardAgent(model_path=shipped_file("hard_wild.npz"))
+    model = agent.fixed
+    game = Game(16, Ruleset(game="wild", bidding="none"), seed=5)
+    actions, wp = model_actions(model, game, np.arange(16), with_values=True, value="wp")
+    checked = 0
+    for b in range(16):
+        info = infoset(game, b)
+        code = int(play_codes(info, np.array([actions[b]]))[0])
+        consumed = decode_play(code)[4]
+        rest = np.asarray(info.hand) - consumed
+        if rest[info.wild_rank] > 0:
+            continue
+        obs = represented_observation(
+            observe_infoset(info)[None], info.ruleset, model_ruleset(model)
+        )
+        shown = encode_cards(represented(code, info.wild_rank)[None])
+        _, expected = model.both(info.role, obs, shown, encode_cards(rest[None]))
+        assert wp[b] == pytest.approx(float(expected[0]), abs=1e-4)
+        checked += 1
+    assert checked >= 4

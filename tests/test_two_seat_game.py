@@ -132,3 +132,26 @@ def test_the_duel_is_played_on_the_full_screen(duel):
     app = make_app(rules=duel)
     drive(app, by_keys)
     assert app.kind == "result"
+
+
+def test_the_expert_searches_the_duel_on_the_rules_bots_when_its_profile_says_so(duel, monkeypatch):
+    """No model plays the duel: the Expert refuses it, unless the game's profile has its
+    rollouts play Normal's rules (``rules_rollouts``); then its bids, its candidates and every
+    seat of its rollouts are Normal's, and no network is read."""
+    import ddz.agents.expert as expert
+    from ddz.agents import agent_plays
+    from ddz.common.profile import PROFILES, Profile
+
+    assert not agent_plays("expert", duel)
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a rollout of the duel read the networks")
+
+    monkeypatch.setitem(PROFILES, "duel", Profile(rules_rollouts=True))
+    monkeypatch.setattr(expert, "model_actions", no_network)
+    assert agent_plays("expert", duel)
+    agent = expert.ExpertAgent(worlds=4, candidates=2, seed=0)
+    searched = agent.searched
+    result = run_arena(lambda: agent, "normal", 3, seed=7, bidding=True, ruleset=duel)
+    assert result.players == 2 and result.games >= 6 and not result.forfeits
+    assert agent.searched > searched

@@ -214,21 +214,25 @@ def test_the_arena_plays_hard_on_the_wildcard_game(command, capsys):
 
 
 @pytest.mark.heavy
-def test_expert_searches_hards_best_wild_plays_with_normal_rules_in_the_rollouts(monkeypatch):
+def test_expert_searches_hards_best_wild_plays_with_the_networks_in_the_rollouts(monkeypatch):
     import ddz.agents.expert as expert
     from ddz.agents.hard import HardAgent
 
-    def no_batched_network(*args, **kwargs):
-        raise AssertionError("a rollout of a wildcard game read the networks")
+    batched = []
 
-    monkeypatch.setattr(expert, "model_actions", no_batched_network)
+    def counted(model, game, games, **kwargs):
+        batched.append(len(games))
+        return model_actions(model, game, games, **kwargs)
+
+    model_actions = expert.model_actions
+    monkeypatch.setattr(expert, "model_actions", counted)
     game = Game(1, Ruleset(game="wild", bidding="none"), seed=3)  # the landlord leads
     info = infoset(game, 0)
     assert info.wild_rank >= 0 and len(info.legal_actions) > 3
     # the candidates: Hard's three best plays as Hard scores them, its choice first
     moves, values = HardAgent().move_values(info)
     best = moves[np.argsort(-values, kind="stable")[:3]].tolist()
-    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0)
+    agent = expert.ExpertAgent(worlds=4, candidates=3, seed=0, rule_share=0.0)
     seen = []
     searched = agent.searched_choice
     monkeypatch.setattr(
@@ -237,10 +241,13 @@ def test_expert_searches_hards_best_wild_plays_with_normal_rules_in_the_rollouts
     action = agent.play(info)
     assert seen == [best] and action in best
     assert agent.searched == 1
+    # every seat of the 3 x 4 rollouts played by Hard's networks, a batch a ply
+    assert batched and max(batched) == 12
     # Hard's choice stands unless another candidate rates more than the margin above it
     assert expert.ExpertAgent(worlds=4, candidates=3, seed=0, margin=1.0).play(info) == best[0]
     assert best[0] == HardAgent().play(info)
-    # cut short, a rollout counts half a win (no network value)
+    # cut short, a rollout is worth the networks' WP value of the position: a win rate
     agent = expert.ExpertAgent(worlds=2, candidates=2, seed=0, plies=1)
     rates = agent.rate(info, np.array([1, 2]), np.random.default_rng(0))
-    assert set(rates.tolist()) <= {0.0, 0.5, 1.0}
+    assert ((rates > 0) & (rates < 1)).all()
+    assert not set(rates.tolist()) <= {0.0, 0.5, 1.0}

@@ -564,6 +564,9 @@ def model_actions(
     if value not in ("score", "wp"):
         raise ValueError(f"value must be 'score' or 'wp', not {value!r}")
     model.check_game(game.ruleset)
+    if game.encoding.lists_plays:  # the wildcard game's listed plays, read as Hard reads them
+        out, best = hard_wild.model_actions(model, game, games, value)
+        return (out, best) if with_values else out
     games = np.asarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
     best = np.zeros(len(games), np.float32)

@@ -63,9 +63,10 @@ import numpy as np
 
 from ddz.agents.model_game import read_game_tag, tag_ruleset
 from ddz_env.infoset import InfoSet
-from ddz_env.observation import encode_cards, map_layout, obs_slices, observe_infoset
+from ddz_env.legal import legal_pairs
+from ddz_env.observation import encode_cards, map_layout, obs_slices, observe, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.wild import play_body, play_consumed, play_fields, stood_for, swap_card
+from ddz_env.rules.wild import play_body, play_consumed, stood_for, swap_card
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
 ASSIGN_ROUNDS = 4
@@ -332,30 +333,68 @@ def wild_scores(
     together: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, the model's ranking value of each) for the seat to act in the wildcard
-    game's play (see the module docstring): :func:`play_values` of the plays, each shown as
-    the combination it stands for."""
+    game's play (see the module docstring): :func:`batch_scores` of the one decision."""
     moves = info.legal_moves()
     codes = play_codes(info, moves)
-    role, wild = info.role, int(info.wild_rank)
-    target = model_ruleset(model)
-    obs = represented_observation(observe_infoset(info)[None], info.ruleset, target)
-    wilds = np.full(len(moves), wild)
-    left_out = spends_wild_for_natural(codes, wilds)
-    shown = model.encode_moves(role, encode_cards(represented(codes[~left_out], wild)))
-    joint = model.encode_state(role, obs) + shown
-    hand = np.broadcast_to(np.asarray(info.hand, np.int16), (len(moves), 15))
-    q, _ = play_values(
-        ModelScorer(model, role),
-        joint,
+    hand = np.asarray(info.hand, np.int16)[None]
+    q, _, _ = batch_scores(
+        model,
+        info.role,
+        observe_infoset(info)[None],
+        info.ruleset,
+        codes,
+        np.zeros(len(codes), np.int64),
         hand,
-        play_fields(codes)["consumed"],
-        wilds,
-        left_out=left_out,
+        np.array([int(info.wild_rank)]),
         rounds=rounds,
         bonus=bonus,
         together=together,
     )
     return moves, q
+
+
+def batch_scores(
+    model,
+    role: int,
+    obs: np.ndarray,
+    ruleset: Ruleset,
+    codes: np.ndarray,
+    groups: np.ndarray,
+    hands: np.ndarray,
+    wild: np.ndarray,
+    **options,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, rests, sums) of the plays of several decisions of the role ``role`` in the
+    wildcard game ``ruleset``, as Hard ranks them: ``obs`` (g, …) the decisions' observations
+    (:func:`ddz_env.observation.observe`), ``hands`` (g, 15) the hands they are played from
+    and ``wild`` (g,) their wild ranks; ``codes`` (n,) the play codes (0 the pass) and
+    ``groups`` (n,) the decision of each. Each play is shown as the combination it stands for
+    and scored by :func:`play_values` (``options``: its ``rounds``, ``bonus``, ``together``),
+    all of them in one batch; the plays :func:`spends_wild_for_natural` are -inf. ``sums``
+    (n, J): each play's ``state + move`` (zeros for those left out), to which a rest's
+    encoding adds (:meth:`ModelScorer.score`)."""
+    codes = np.asarray(codes, np.int64)
+    groups = np.asarray(groups, np.int64)
+    wilds = np.asarray(wild, np.int64)[groups]
+    consumed = play_consumed(codes)
+    shown = represented(codes, wilds, consumed)
+    left_out = spends_wild_for_natural(codes, wilds, groups, shown, consumed)
+    kept = ~left_out
+    state = model.encode_state(role, represented_observation(obs, ruleset, model_ruleset(model)))
+    joint = state[groups[kept]] + model.encode_moves(role, encode_cards(shown[kept]))
+    q, rests = play_values(
+        ModelScorer(model, role),
+        joint,
+        np.asarray(hands, np.int16)[groups],
+        consumed,
+        wilds,
+        groups=groups,
+        left_out=left_out,
+        **options,
+    )
+    sums = np.zeros((len(codes), joint.shape[1]), joint.dtype)
+    sums[kept] = joint
+    return q, rests, sums
 
 
 def read_again(score, rest, q, wild, bonus, rounds=None, together=None, groups=None):
@@ -421,3 +460,50 @@ def wild_move_values(model, info: InfoSet, **options) -> tuple[np.ndarray, np.nd
     learns with the same reading), the values :meth:`ddz.agents.hard.HardAgent.move_values`
     gives there."""
     return wild_scores(model, info, **options)
+
+
+def model_actions(model, game, games: np.ndarray, value: str = "score"):
+    """(greedy actions, their values) of ``model`` for the players to act in ``games`` of a
+    wildcard game in its play phase (:func:`ddz.agents.hard.model_actions` there): every
+    decision of a role scored in one batch (:func:`batch_scores`), each game's best play taken.
+    ``value``: ``"score"`` the value that ranks the plays, ``"wp"`` the WP head's of the play
+    taken with the rest it was scored with (the points head's clipped to [-1, 1] for a model
+    without a WP head)."""
+    games = np.asarray(games, np.int64)
+    out = np.zeros(len(games), np.int64)
+    best = np.zeros(len(games), np.float32)
+    obs = observe(game, games=games)
+    seats = game.current_player[games]
+    roles = game.role(seats, games).astype(np.int64)
+    hands = game.hands[games, seats]
+    gb, actions = legal_pairs(game.legal_action_words()[games])
+    codes = np.zeros(len(actions), np.int64)
+    codes[actions > 0] = game.encoding.legal_plays_of(game, games)
+    for r in range(len(model.role_names)):
+        rows = np.flatnonzero(roles == r)
+        if not len(rows):
+            continue
+        loc = np.full(len(games), -1)
+        loc[rows] = np.arange(len(rows))
+        ps = np.flatnonzero(roles[gb] == r)
+        groups = loc[gb[ps]]
+        q, rests, sums = batch_scores(
+            model,
+            r,
+            obs[rows],
+            game.ruleset,
+            codes[ps],
+            groups,
+            hands[rows],
+            game.wild_rank[games[rows]],
+        )
+        order = np.lexsort((-q, groups))
+        first = order[np.unique(groups[order], return_index=True)[1]]
+        out[rows] = actions[ps[first]]
+        if value == "score":
+            best[rows] = q[first]
+        else:
+            rest = encode_cards(rests[first], deck=model.ruleset.deck)
+            adp, wp = model.values(r, sums[first] + model.encode_rest(r, rest))
+            best[rows] = np.clip(adp, -1, 1) if wp is None else wp
+    return out, best

@@ -113,6 +113,5 @@ register_profile(
         texts="ddz.play.render:WILD_TEXTS",
         models=(("hard_wild.npz", ()),),
         read_as="classic",
-        rules_rollouts=True,
     ),
 )
