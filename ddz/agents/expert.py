@@ -36,11 +36,13 @@ refuses it in one line, as Hard does).
 
 **The wildcard game** (``Ruleset(game="wild")``): the candidates are Hard's best plays, as
 Hard scores them there (:mod:`ddz.agents.hard_wild`: each play read as the combination it
-stands for, the wild cards kept read again), Hard's choice first. The rollouts play Normal's
-rules for every seat, the searcher's side included (Hard's reading of the wild cards scores
-one information set at a time, too slow for the batched rollouts); the worlds are dealt
-uniformly, keeping the drawn wild rank; a rollout cut short (``plies``, ``time_budget``) counts
-half a win. Hard's choice is kept unless another candidate rates more than ``margin`` above it.
+stands for, the wild cards kept read again), Hard's choice first. The rollouts play as in the
+classic game: Hard's networks, every decision of a role in the batch of rollouts scored at
+once with the same reading (:func:`ddz.agents.hard_wild.model_actions`), Normal's rules for
+the opponents in the first ``rule_share`` of the worlds; the worlds are dealt uniformly,
+keeping the drawn wild rank; a rollout cut short (``plies``, ``time_budget``) is worth the
+networks' value of its position. Hard's choice is kept unless another candidate rates more
+than ``margin`` above it.
 
 **Endgames** (``endgame``, on by default): when few cards are left in all hands, the move is
 solved exactly over every split of the hidden cards instead (:mod:`ddz.agents.endgame`,

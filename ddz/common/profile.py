@@ -46,8 +46,9 @@ class Profile:
     #: the game whose models also play this one, each play read as the combination it stands
     #: for (``ddz.agents.hard_wild``), where no model of this game is shipped
     read_as: str | None = None
-    #: the Expert's rollouts play Normal's rules for every seat (the networks score plays
-    #: one information set at a time there, too slow for rollouts)
+    #: the Expert's rollouts play Normal's rules for every seat, and where no model plays the
+    #: game its bids and candidates are Normal's too (a game without a shipped model; no
+    #: registered game asks for it now that each has its model)
     rules_rollouts: bool = False
     #: the exact endgame solver (``ddz.agents.endgame``) and the belief model
     #: (``ddz.agents.belief``) were written for this game's cards and seats
