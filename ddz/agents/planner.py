@@ -832,6 +832,11 @@ def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
+    if not k >> 30 and not planes:  # singles and pairs alone: each rank a move (the rocket one)
+        one = k & _RANKS15
+        if one >> 13 == 3:
+            return SCALE * (one.bit_count() - 1) + _W_ROCKET3 + _W_MASK[one]
+        return SCALE * one.bit_count() + _W_MASK[one]
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -917,18 +922,36 @@ def _icost_room() -> None:
         _ICOST.clear()
 
 
+def _run_starts(n: int) -> list[int]:
+    """``[mask]``: the ranks of a 12-bit rank mask where ``n`` ranks of the mask in a row
+    start (where a chain of ``n`` ranks can start, the mask being a level of a hand)."""
+    out = []
+    for m in range(1 << 12):
+        x = m
+        for j in range(1, n):
+            x &= m >> j
+        out.append(x)
+    return out
+
+
+#: the starts of the shortest straight, pair chain and plane on a level of a hand (the hot
+#: spots of the search read them from these tables)
+_STRAIGHT_AT, _PAIRS_AT, _PLANE_AT = _run_starts(5), _run_starts(3), _run_starts(2)
+
+
 def _starts(k: int) -> int:
     """The ranks where a chain of the hand of bit levels ``k`` can start (a 12-bit mask)."""
-    s = k & _CHAIN12
-    p = (k >> 15) & _CHAIN12
-    t = (k >> 30) & _CHAIN12
-    return (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
+    return (
+        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
+    )
 
 
 def _icost_from(k: int, start: int, planes: tuple) -> int:
     """:func:`_icost`, the leaf's cost read directly where no chain starts at ``start`` or
     above (the hand left by a chain taken at ``start``)."""
-    if _starts(k) >> start:
+    if (
+        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
+    ) >> start:  # _starts(k), inline (the search's hot spot)
         return _icost(k, start, planes)
     return _ileaf(k, planes)
 
@@ -945,9 +968,9 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
     t = (k >> 30) & _CHAIN12
-    straights = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
-    pairs = p & p >> 1 & p >> 2
-    planes3 = t & t >> 1
+    straights = _STRAIGHT_AT[s]
+    pairs = _PAIRS_AT[p]
+    planes3 = _PLANE_AT[t]
     starts = (straights | pairs | planes3) >> start << start
     best = _ileaf(k, planes)
     while starts:  # from the highest: best is then the cost with chains starting above r only
@@ -988,8 +1011,8 @@ def _run_levels(k: int) -> int:
     they after chains are taken (runs only shrink)."""
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
-    st = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
-    pt = p & p >> 1 & p >> 2
+    st = _STRAIGHT_AT[s]
+    pt = _PAIRS_AT[p]
     z = st | st << 1 | st << 2 | st << 3 | st << 4 | pt | pt << 1 | pt << 2
     return z | z << 15
 
