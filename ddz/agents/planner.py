@@ -765,6 +765,29 @@ def _spans() -> list[list[tuple[int, int]]]:
 _SPANS = _spans()
 
 
+def _run_options(least: int, most: int, tag) -> list[list[tuple]]:
+    """``[bottom][run]``: the chains of ``least`` to ``most`` ranks from ``bottom`` up that a
+    run of ``run`` ranks from ``bottom`` holds, shortest first, each as (its bit levels, its
+    cost, ``tag(length)``) (:data:`_SPANS`)."""
+    return [
+        [
+            tuple((*_SPANS[r][n], tag(n)) for n in range(least, min(run, most) + 1))
+            for run in range(13 - r)
+        ]
+        for r in range(12)
+    ]
+
+
+#: the straights, pair chains and planes a run holds (:func:`_run_options`): the straights and
+#: pair chains tagged with the shift of the level they take a card from (one, two), the planes
+#: with their length
+_STRAIGHTS = _run_options(5, 12, lambda n: 15)
+_PAIR_CHAINS = _run_options(3, 10, lambda n: 30)
+_PLANES = _run_options(2, 6, lambda n: n)
+#: ``[mask]``: the ranks in a row from the lowest bit of a 12-bit mask (a run's length)
+_RUN = [(~m & (m + 1)).bit_length() - 1 for m in range(1 << 12)]
+
+
 #: the counts of four ranks from 12 bits holding 3 bits per rank (a play code's cards, a packed
 #: hand)
 _FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
@@ -946,16 +969,6 @@ def _starts(k: int) -> int:
     )
 
 
-def _icost_from(k: int, start: int, planes: tuple) -> int:
-    """:func:`_icost`, the leaf's cost read directly where no chain starts at ``start`` or
-    above (the hand left by a chain taken at ``start``)."""
-    if (
-        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
-    ) >> start:  # _starts(k), inline (the search's hot spot)
-        return _icost(k, start, planes)
-    return _ileaf(k, planes)
-
-
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
     """``SCALE * _search(counts, start, planes)[0]`` exactly (the least cost, not its plan), on
     bit levels (:func:`_levels`). The same choices as :func:`_search` (the lowest rank where a
@@ -976,23 +989,23 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     while starts:  # from the highest: best is then the cost with chains starting above r only
         r = starts.bit_length() - 1
         starts ^= 1 << r
-        spans = _SPANS[r]
-        if straights >> r & 1:
-            x = s >> r
-            for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
-                cost = _icost_from((k & ~m) | ((k >> 15) & m), r, planes) + w
-                if cost < best:
-                    best = cost
+        chains = _STRAIGHTS[r][_RUN[s >> r]] if straights >> r & 1 else ()
         if pairs >> r & 1:
-            x = p >> r
-            for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
-                cost = _icost_from((k & ~m) | ((k >> 30) & m), r, planes) + w
-                if cost < best:
-                    best = cost
+            chains += _PAIR_CHAINS[r][_RUN[p >> r]]
+        for m, w, per in chains:  # a chain takes ``per`` cards of each rank: a level less
+            rest = (k & ~m) | ((k >> per) & m)
+            if (  # a chain starts in the rest at r or above: search it, else its leaf
+                _STRAIGHT_AT[rest & _CHAIN12]
+                | _PAIRS_AT[rest >> 15 & _CHAIN12]
+                | _PLANE_AT[rest >> 30 & _CHAIN12]
+            ) >> r:
+                cost = _icost(rest, r, planes) + w
+            else:
+                cost = _ileaf(rest, planes) + w
+            if cost < best:
+                best = cost
         if planes3 >> r & 1:
-            x = t >> r
-            for n in range(2, min((~x & (x + 1)).bit_length(), 7)):
-                m = spans[n][0]
+            for m, _, n in _PLANES[r][_RUN[t >> r]]:
                 more = tuple(sorted(planes + ((r + n - 1, n),)))
                 cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
                 if cost < best:
