@@ -1318,7 +1318,7 @@ class PlayTable:
         if self._readings is None:  # each row's reading as one int: type, length, main, bomb
             self._readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
         want = mtype | length << 4 | main << 8 | bomb << 12
-        return np.flatnonzero(self._readings == want).tolist()
+        return (self._readings == want).nonzero()[0].tolist()
 
     def add(self, code: int) -> int:
         """A row for a play that is not listed (its code only)."""

@@ -130,9 +130,13 @@ def _answer(info: InfoSet, bid: int) -> int:
     return auction_call(info, bid)
 
 
-def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
+def _view_and_obvious_move(info: InfoSet) -> tuple[_View | None, int | None]:
     """The view of ``info``, and the move to play without a thought
-    (:func:`_forced_or_finishing`), if there is one."""
+    (:func:`_forced_or_finishing`), if there is one; no view when the move is the only legal
+    one (a decision without a choice costs no view)."""
+    legal = info.legal_moves()
+    if len(legal) == 1:
+        return None, int(legal[0])
     v = _View(info)
     return v, _forced_or_finishing(v)
 
