@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from operator import gt
+from operator import gt, lshift
 from typing import NamedTuple
 
 import numpy as np
@@ -1238,6 +1238,8 @@ _BOMB_TYPE = int(T.BOMB)
 #: bit 12, then one bit per joker) and the tag bit of every play code
 _PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
 _PLAY_TAG = 1 << 56
+#: a play table of at most this many rows finds a reading's rows in a list, not an array
+_FEW_ROWS = 48
 
 
 class PlayTable:
@@ -1316,8 +1318,12 @@ class PlayTable:
     def plays_of(self, mtype: int, length: int, main: int, bomb: int = 0) -> list[int]:
         """The listed rows that read as (type, length, main) and, for a bomb, its class."""
         if self._readings is None:  # each row's reading as one int: type, length, main, bomb
-            self._readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
+            readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
+            # a few rows are read faster as a list
+            self._readings = readings.tolist() if len(readings) <= _FEW_ROWS else readings
         want = mtype | length << 4 | main << 8 | bomb << 12
+        if isinstance(self._readings, list):
+            return [i for i, x in enumerate(self._readings) if x == want]
         return (self._readings == want).nonzero()[0].tolist()
 
     def add(self, code: int) -> int:
@@ -1350,13 +1356,11 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
             fits = [i for i in rows if not any(map(gt, table.row(i), cap))]
             rows = fits or rows
         return min(rows, key=table.wilds.__getitem__)
-    consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
-    consumed[wild] = g.size - sum(consumed)
-    # its play code (ddz_env.rules.wild.encode_play)
+    consumed = list(map(min, need, natural))
+    consumed[wild] = sum(need) - sum(consumed)
+    # its play code (ddz_env.rules.wild.encode_play: the counts' fields do not overlap)
     code = int(g.type) | g.length << 4 | g.main << 8 | bomb << 53 | _PLAY_TAG
-    for shift, k in zip(_PLAY_SHIFTS, consumed, strict=True):
-        code |= k << shift
-    return table.add(code)
+    return table.add(code | sum(map(lshift, consumed, _PLAY_SHIFTS)))
 
 
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:
