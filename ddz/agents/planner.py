@@ -778,12 +778,21 @@ def _run_options(least: int, most: int, tag) -> list[list[tuple]]:
     ]
 
 
-#: the straights, pair chains and planes a run holds (:func:`_run_options`): the straights and
-#: pair chains tagged with the shift of the level they take a card from (one, two), the planes
-#: with their length
-_STRAIGHTS = _run_options(5, 12, lambda n: 15)
-_PAIR_CHAINS = _run_options(3, 10, lambda n: 30)
+#: the planes a run of trios holds (:func:`_run_options`), with their length
 _PLANES = _run_options(2, 6, lambda n: n)
+
+
+def _chain_options() -> list[list[list[tuple]]]:
+    """``[bottom][single run][pair run]``: the straights then the pair chains from ``bottom``
+    that runs of ``single run`` ranks holding a card and ``pair run`` ranks holding two hold
+    (:func:`_run_options`), each tagged with the shift of the level it takes a card from."""
+    straights = _run_options(5, 12, lambda n: 15)
+    pairs = _run_options(3, 10, lambda n: 30)
+    return [[[s + p for p in pairs[r]] for s in straights[r]] for r in range(12)]
+
+
+#: the straights and pair chains runs hold (:func:`_chain_options`)
+_CHAINS_AT = _chain_options()
 #: ``[mask]``: the ranks in a row from the lowest bit of a 12-bit mask (a run's length)
 _RUN = [(~m & (m + 1)).bit_length() - 1 for m in range(1 << 12)]
 
@@ -851,15 +860,41 @@ def _lowest(mask: int, n: int) -> int:
     return mask ^ rest
 
 
+def _low_weakness() -> list[tuple[int, ...]]:
+    """``[mask]``: the weakness (as in :data:`_W_MASK`) of the lowest 0, 1, 2, ... ranks of a
+    12-bit rank mask."""
+    out = []
+    for m in range(1 << 12):
+        sums = [0]
+        for r in range(12):
+            if m >> r & 1:
+                sums.append(sums[-1] + _W_LOOSE[r])
+        out.append(tuple(sums))
+    return out
+
+
+_W_LOW = _low_weakness()
+
+
 def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if not k >> 30 and not planes:  # singles and pairs alone: each rank a move (the rocket one)
+    if not k >> 45 and not planes:  # no bomb, no plane: in closed form
         one = k & _RANKS15
-        if one >> 13 == 3:
-            return SCALE * (one.bit_count() - 1) + _W_ROCKET3 + _W_MASK[one]
-        return SCALE * one.bit_count() + _W_MASK[one]
+        trios = k >> 30
+        loose = one ^ trios  # the ranks of one or two cards
+        w = _W_MASK[one]  # each rank a move's weakness (a trio's is a single's)
+        if trios:  # each takes a loose rank, the lowest below 2 first (the others weigh 0)
+            n = trios.bit_count()
+            low = _W_LOW[loose & _CHAIN12]
+            w -= low[n] if n < len(low) else low[-1]
+            n = max(n, loose.bit_count() - (2 if one >> 13 == 3 else 0))
+        else:
+            n = loose.bit_count() - (2 if one >> 13 == 3 else 0)
+        if one >> 13 == 3:  # the rocket: a move, its jokers no singles (they weigh 0)
+            return SCALE * (n + 1) + _W_ROCKET3 + w
+        return SCALE * n + w
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -981,18 +1016,13 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
     t = (k >> 30) & _CHAIN12
-    straights = _STRAIGHT_AT[s]
-    pairs = _PAIRS_AT[p]
-    planes3 = _PLANE_AT[t]
-    starts = (straights | pairs | planes3) >> start << start
+    starts = (_STRAIGHT_AT[s] | _PAIRS_AT[p] | _PLANE_AT[t]) >> start << start
     best = _ileaf(k, planes)
     while starts:  # from the highest: best is then the cost with chains starting above r only
         r = starts.bit_length() - 1
         starts ^= 1 << r
-        chains = _STRAIGHTS[r][_RUN[s >> r]] if straights >> r & 1 else ()
-        if pairs >> r & 1:
-            chains += _PAIR_CHAINS[r][_RUN[p >> r]]
-        for m, w, per in chains:  # a chain takes ``per`` cards of each rank: a level less
+        # a chain takes ``per`` cards of each rank: a level less
+        for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[p >> r]]:
             rest = (k & ~m) | ((k >> per) & m)
             if (  # a chain starts in the rest at r or above: search it, else its leaf
                 _STRAIGHT_AT[rest & _CHAIN12]
@@ -1004,12 +1034,11 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 cost = _ileaf(rest, planes) + w
             if cost < best:
                 best = cost
-        if planes3 >> r & 1:
-            for m, _, n in _PLANES[r][_RUN[t >> r]]:
-                more = tuple(sorted(planes + ((r + n - 1, n),)))
-                cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
-                if cost < best:
-                    best = cost
+        for m, _, n in _PLANES[r][_RUN[t >> r]]:  # none where no plane starts
+            more = tuple(sorted(planes + ((r + n - 1, n),)))
+            cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+            if cost < best:
+                best = cost
         if starts:
             _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
