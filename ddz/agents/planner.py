@@ -1234,9 +1234,14 @@ def plan_hand_wild(counts, wild: int) -> Plan:
 
 def plan_cost_wild(counts, wild: int) -> float:
     """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
-    key = _key(counts)
+    return _wild_cost(counts if type(counts) is tuple else _key(counts), int(wild))
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_cost(key: tuple[int, ...], wild: int) -> float:
+    """:func:`plan_cost_wild` of a hand as a tuple (a decision weighs the same hands again)."""
     held = key[wild] if wild >= 0 else 0
-    return _wild_search(_assigned(key, int(wild)))[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, wild))[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
