@@ -1383,13 +1383,15 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     bomb = _bomb_class(g, natural, wild) if g.type == T.BOMB else 0
     rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
     if rows:
-        if len(rows) > 1:
+        if len(rows) > 1:  # the first of the fewest wild cards that fits the group, if any
             cap = list(need)
             if wild >= 0:
                 cap[wild] = 4  # any number of wild cards
-            fits = [i for i in rows if not any(map(gt, table.row(i), cap))]
-            rows = fits or rows
-        return min(rows, key=table.wilds.__getitem__)
+            rows = sorted(rows, key=table.wilds.__getitem__)
+            for i in rows:
+                if not any(map(gt, table.row(i), cap)):
+                    return i
+        return rows[0]
     consumed = list(map(min, need, natural))
     consumed[wild] = sum(need) - sum(consumed)
     # its play code (ddz_env.rules.wild.encode_play: the counts' fields do not overlap)

@@ -147,6 +147,8 @@ def _forced_or_finishing(v: _View) -> int | None:
     if len(v.legal) == 1:
         return v.legal[0]
     total, size = v.left[v.seat], v.table.size
+    if isinstance(size, list) and max(size) < total:  # a play table: no play empties the hand
+        return None
     for m in v.legal:
         if m and size[m] >= total:
             return m

@@ -159,8 +159,8 @@ def main(argv=None) -> int:
     times = time_per_decision(infos, args.rounds)
     best = min(times)
     print(
-        f"wild planner: {len(infos)} decisions, {best * 1e3:.2f} ms of CPU per decision (best of "
-        f"{args.rounds}; rounds: {', '.join(f'{t * 1e3:.2f}' for t in times)} ms)"
+        f"wild planner: {len(infos)} decisions, {best * 1e3:.3f} ms of CPU per decision (best of "
+        f"{args.rounds}; rounds: {', '.join(f'{t * 1e3:.3f}' for t in times)} ms)"
     )
     return 0
 
