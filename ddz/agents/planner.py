@@ -453,7 +453,7 @@ class _Control:
 
     def __init__(self, table: MoveTable):
         self.table = table
-        self.ranges = _control_ranges(table)
+        self.lo, self.hi = _control_ranges(table)
         self._needs: list[tuple | None] = [None] * len(table)
         self._shared: dict[tuple[int, int], tuple] = {}
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
@@ -467,7 +467,7 @@ class _Control:
     def needs(self, move: int) -> tuple:
         found = self._needs[move]
         if found is None:
-            span = self.ranges[move]
+            span = self.lo[move], self.hi[move]
             if span not in self._shared:
                 self._shared[span] = self._cards(*span)
             found = self._needs[move] = self._shared[span]
@@ -491,9 +491,9 @@ _BODY = {
 
 
 @cache
-def _control_ranges(table: MoveTable) -> list[tuple[int, int]]:
-    """For each row of ``table``, the range of rows whose fit decides
-    :func:`can_be_beaten`: the moves that beat it in its own group
+def _control_ranges(table: MoveTable) -> tuple[list[int], list[int]]:
+    """For each row of ``table``, the range of rows whose fit decides :func:`can_be_beaten`
+    (two lists: each range's first row, its end): the moves that beat it in its own group
     (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a higher main rank), their
     bodies when it has attachments, and for a bomb or the rocket every move that beats it."""
     n = len(table)
@@ -516,7 +516,7 @@ def _control_ranges(table: MoveTable) -> list[tuple[int, int]]:
                 above < len(mains), bodies[np.minimum(above, len(mains) - 1)], last
             )
             ranges[rows, 1] = last
-    return list(map(tuple, ranges.tolist()))
+    return ranges[:, 0].tolist(), ranges[:, 1].tolist()
 
 
 # ---------------------------------------------------------------------- bid assessment
