@@ -1060,8 +1060,13 @@ def _run_levels(k: int) -> int:
 
 
 def _icost_split(k: int) -> int:
-    """``_icost(k, 0)``; a hand without trios searched on its runs' ranks (:func:`_run_levels`):
-    the placements of wild cards outside them share that search."""
+    """``_icost(k, 0)``; a hand where no chain starts costs its leaf (not kept: no search asks
+    for it again); a hand without trios searched on its runs' ranks (:func:`_run_levels`): the
+    placements of wild cards outside them share that search."""
+    if not (
+        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
+    ):
+        return _ileaf(k, ())
     if k >> 30:
         return _icost(k, 0)
     z = _run_levels(k)
@@ -1188,11 +1193,7 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    # a hand where no chain starts costs its leaf (not kept: no search asks for it again)
-    scored = [
-        (_icost_split(k) if _starts(k) else _ileaf(k, ()), ranks)
-        for k, ranks in _assignments(base, first)
-    ]
+    scored = [(_icost_split(k), ranks) for k, ranks in _assignments(base, first)]
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     while tied:
