@@ -35,6 +35,8 @@ rank, and between bombs, choose the one spending fewer wild cards (docs/wild.md,
 
 from __future__ import annotations
 
+from operator import sub
+
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
@@ -51,7 +53,7 @@ _BOMBS = frozenset(int(t) for t in BOMB_TYPES)
 class _View:
     """What the bots derive from an information set, computed once per decision."""
 
-    def __init__(self, info: InfoSet):
+    def __init__(self, info: InfoSet, legal: np.ndarray | None = None):
         self.info = info
         hooks, self.table = planner_of(info.ruleset).decision(info)
         self.hand = info.hand
@@ -77,7 +79,7 @@ class _View:
             self.partner = min(self.partners, key=lambda s: self.left[s], default=-1)
         self.danger = min(self.left[s] for s in self.opponents)
         self._unseen = info.unseen().tolist()  # what can_be_beaten reads fastest
-        self.legal = info.legal_moves().tolist()
+        self.legal = (info.legal_moves() if legal is None else legal).tolist()
         self._control: dict[int, bool] = {}
         #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
         self._row = getattr(self.table, "row", None)
@@ -86,7 +88,7 @@ class _View:
         """The hand left after ``move`` (rank counts)."""
         if self._row is None:  # a move table: its rows as arrays
             return tuple((self.hand - self.table.counts[move]).tolist())
-        return tuple([h - c for h, c in zip(self._hand, self._row(move), strict=True)])
+        return tuple(map(sub, self._hand, self._row(move)))  # 15 counts each
 
     def group_move(self, g: Group) -> int:
         """The move (a row of ``table``) of a planned group."""
@@ -137,7 +139,7 @@ def _view_and_obvious_move(info: InfoSet) -> tuple[_View | None, int | None]:
     legal = info.legal_moves()
     if len(legal) == 1:
         return None, int(legal[0])
-    v = _View(info)
+    v = _View(info, legal)
     return v, _forced_or_finishing(v)
 
 
