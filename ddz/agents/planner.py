@@ -1083,49 +1083,40 @@ def _ipath(k: int) -> tuple[tuple, int, tuple]:
     chains: list[tuple[int, int, int]] = []
     start, planes = 0, ()
     while True:
-        s = k & _CHAIN12
-        p = (k >> 15) & _CHAIN12
-        t = (k >> 30) & _CHAIN12
-        runs = (
-            (s & s >> 1 & s >> 2 & s >> 3 & s >> 4, s, 5, 12, T.STRAIGHT, 15),
-            (p & p >> 1 & p >> 2, p, 3, 10, T.PAIR_CHAIN, 30),
-            (t & t >> 1, t, 2, 6, T.PLANE, 45),
-        )
-        starts = (runs[0][0] | runs[1][0] | runs[2][0]) >> start << start
-        tops = []
+        starts = _starts(k) >> start << start
         while starts:
-            low = starts & -starts
-            tops.append(low.bit_length() - 1)
-            starts ^= low
-        step = None
-        for i, r in enumerate(tops):
+            r = (starts & -starts).bit_length() - 1
+            starts &= starts - 1
             target = _icost(k, r, planes)
-            left_out = _icost(k, tops[i + 1], planes) if i + 1 < len(tops) else _ileaf(k, planes)
-            if left_out == target:
-                continue
-            for at, level, lo, hi, mtype, shift in runs:
-                if not at >> r & 1:
-                    continue
-                x = level >> r
-                for n in range(lo, min((~x & (x + 1)).bit_length(), hi + 1)):
-                    m, w = _SPANS[r][n]
-                    rest = (k & ~m) | ((k >> shift) & m)
-                    top = r + n - 1
-                    if mtype == T.PLANE:
-                        more = tuple(sorted(planes + ((top, n),)))
-                        cost = _icost(rest, r, more)
-                    else:
-                        more, cost = planes, _icost(rest, r, planes) + w
-                    if cost == target:
-                        step = (mtype, top, n), rest, r, more
-                        break
-                if step:
-                    break
-            break
-        if step is None:
+            if target != (
+                _icost(k, (starts & -starts).bit_length() - 1, planes)
+                if starts
+                else _ileaf(k, planes)
+            ):  # a chain starts at r: the first of the least cost
+                chain, k, planes = _ichain(k, r, planes, target)
+                chains.append(chain)
+                start = r
+                break
+        else:
             return tuple(chains), k, planes
-        chain, k, start, planes = step
-        chains.append(chain)
+
+
+def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple]:
+    """The first chain from rank ``r`` in :func:`_search`'s order (straights, pair chains,
+    planes, shortest first) after which the hand of bit levels ``k`` costs ``target``: the
+    chain (type, top, length), the bit levels left and the planes taken."""
+    s = k & _CHAIN12
+    for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
+        rest = (k & ~m) | ((k >> per) & m)
+        if _icost(rest, r, planes) + w == target:
+            n = (m & _CHAIN12).bit_count()
+            return (T.STRAIGHT if per == 15 else T.PAIR_CHAIN, r + n - 1, n), rest, planes
+    for m, _, n in _PLANES[r][_RUN[((k >> 30) & _CHAIN12) >> r]]:
+        rest = (k & ~m) | ((k >> 45) & m)
+        more = tuple(sorted(planes + ((r + n - 1, n),)))
+        if _icost(rest, r, more) == target:
+            return (T.PLANE, r + n - 1, n), rest, more
+    raise AssertionError("no chain of the least cost")  # the search found one
 
 
 @lru_cache(maxsize=1 << 16)
