@@ -861,15 +861,15 @@ def _lowest(mask: int, n: int) -> int:
 
 
 def _low_weakness() -> list[tuple[int, ...]]:
-    """``[mask]``: the weakness (as in :data:`_W_MASK`) of the lowest 0, 1, 2, ... ranks of a
-    12-bit rank mask."""
+    """``[mask][n]``: the weakness (as in :data:`_W_MASK`) of the lowest ``n`` ranks of a
+    12-bit rank mask (of all of them for ``n`` past its ranks), ``n`` from 0 to 13."""
     out = []
     for m in range(1 << 12):
         sums = [0]
         for r in range(12):
             if m >> r & 1:
                 sums.append(sums[-1] + _W_LOOSE[r])
-        out.append(tuple(sums))
+        out.append(tuple(sums + sums[-1:] * (14 - len(sums))))
     return out
 
 
@@ -884,17 +884,17 @@ def _ileaf(k: int, planes: tuple) -> int:
         one = k & _RANKS15
         trios = k >> 30
         loose = one ^ trios  # the ranks of one or two cards
+        n = loose.bit_count()
         w = _W_MASK[one]  # each rank a move's weakness (a trio's is a single's)
         if trios:  # each takes a loose rank, the lowest below 2 first (the others weigh 0)
-            n = trios.bit_count()
-            low = _W_LOW[loose & _CHAIN12]
-            w -= low[n] if n < len(low) else low[-1]
-            n = max(n, loose.bit_count() - (2 if one >> 13 == 3 else 0))
+            t = trios.bit_count()
+            w -= _W_LOW[loose & _CHAIN12][t]
         else:
-            n = loose.bit_count() - (2 if one >> 13 == 3 else 0)
+            t = 0
         if one >> 13 == 3:  # the rocket: a move, its jokers no singles (they weigh 0)
-            return SCALE * (n + 1) + _W_ROCKET3 + w
-        return SCALE * n + w
+            n -= 2
+            return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
+        return SCALE * (t if t > n else n) + w
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
