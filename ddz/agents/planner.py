@@ -296,8 +296,19 @@ def _materialize(light: Light) -> Group:
     return Group(_MOVE_TYPES[light[0]], light[1], light[2], tuple(counts))
 
 
-def _strength_key(g: Group) -> tuple:
-    return (g.is_bomb, g.main, -g.size)
+#: the bomb types as plain ints
+_BOMB_INTS = frozenset(int(t) for t in BOMB_TYPES)
+
+
+def _light_strength(light: Light) -> tuple:
+    """A group's strength (its :class:`Group`'s ``(is_bomb, main, -size)``) from its light
+    tuple: the plan's groups sort weakest first."""
+    return (light[0] in _BOMB_INTS, light[1], -sum([k for _, k in light[3]]))
+
+
+def _groups_of(light) -> tuple[Group, ...]:
+    """The groups of a plan, weakest first, from their light tuples."""
+    return tuple([_materialize(g) for g in sorted(light, key=_light_strength)])
 
 
 def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
@@ -322,8 +333,7 @@ def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
 
 
 def _plan_of_light(light: tuple[Light, ...]) -> Plan:
-    groups = tuple(sorted((_materialize(g) for g in light), key=_strength_key))
-    return Plan(_cost(light), groups)
+    return Plan(_cost(light), _groups_of(light))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -373,7 +383,7 @@ def _greedy_cached(counts: tuple[int, ...]) -> Plan:
     groups: list[Light] = []
     _take_straights(c, groups)  # then plain groups
     groups += _simple(tuple(c), ())
-    return Plan(_cost(groups), tuple(sorted((_materialize(g) for g in groups), key=_strength_key)))
+    return Plan(_cost(groups), _groups_of(groups))
 
 
 def greedy_plan(counts) -> Plan:
@@ -602,7 +612,7 @@ def _weakness_four(light: Light) -> float:
 def _plan_four_cached(counts: tuple[int, ...]) -> Plan:
     light = _light_four(counts)
     cost = len(light) + WEAKNESS * sum(_weakness_four(g) for g in light)
-    return Plan(cost, tuple(sorted((_materialize(g) for g in light), key=_strength_key)))
+    return Plan(cost, _groups_of(light))
 
 
 def plan_hand_four(counts) -> Plan:
