@@ -905,6 +905,11 @@ def _ileaf(k: int, planes: tuple) -> int:
             n -= 2
             return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
         return SCALE * (t if t > n else n) + w
+    return _ileaf_bombs_planes(k, planes)
+
+
+def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
+    """:func:`_ileaf` of a hand with bombs or planes, group by group as :func:`_simple`."""
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
