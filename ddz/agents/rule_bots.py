@@ -259,17 +259,18 @@ class NormalAgent(Agent):
         base = v.plan_cost(v.hand)
         scored = []
         seen: set[tuple[int, ...]] = set()
+        rest_of, cost_of, wilds, mains = v.rest, v.plan_cost, v.wilds, v.table.main
         for m in plain:
-            rest = v.rest(m)  # moves of the same cards leave the same hand
+            rest = rest_of(m)  # moves of the same cards leave the same hand
             if rest in seen:
                 continue
             seen.add(rest)
-            delta = v.plan_cost(rest) - base
-            main = int(v.table.main[m])
+            delta = cost_of(rest) - base
+            main = int(mains[m])
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
                 delta += self.top_card_cost
-            scored.append((delta + 0.01 * main + 0.001 * v.wilds(m), m))
+            scored.append((delta + 0.01 * main + 0.001 * wilds(m), m))
         scored.sort()
         # A move nobody can beat that leaves at most one weak group wins the hand: play it.
         if self.winning_lines:
