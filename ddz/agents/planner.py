@@ -890,22 +890,25 @@ def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if not k >> 45 and not planes:  # no bomb, no plane: in closed form
-        one = k & _RANKS15
-        trios = k >> 30
-        loose = one ^ trios  # the ranks of one or two cards
-        n = loose.bit_count()
-        w = _W_MASK[one]  # each rank a move's weakness (a trio's is a single's)
-        if trios:  # each takes a loose rank, the lowest below 2 first (the others weigh 0)
-            t = trios.bit_count()
-            w -= _W_LOW[loose & _CHAIN12][t]
-        else:
-            t = 0
-        if one >> 13 == 3:  # the rocket: a move, its jokers no singles (they weigh 0)
-            n -= 2
-            return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
-        return SCALE * (t if t > n else n) + w
-    return _ileaf_bombs_planes(k, planes)
+    if planes or k >> 45:
+        return _ileaf_bombs_planes(k, planes)
+    # no bomb, no plane: in closed form
+    one = k & _RANKS15
+    trios = k >> 30
+    if not trios:  # singles and pairs: each rank a move (the rocket one)
+        if one >> 13 == 3:
+            return SCALE * (one.bit_count() - 1) + _W_ROCKET3 + _W_MASK[one]
+        return SCALE * one.bit_count() + _W_MASK[one]
+    loose = one ^ trios  # the ranks of one or two cards
+    n = loose.bit_count()
+    t = trios.bit_count()
+    # each trio takes a loose rank, the lowest below 2 first (the others weigh 0); each rank a
+    # move's weakness (a trio's is a single's)
+    w = _W_MASK[one] - _W_LOW[loose & _CHAIN12][t]
+    if one >> 13 == 3:  # the rocket: a move, its jokers no singles (they weigh 0)
+        n -= 2
+        return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
+    return SCALE * (t if t > n else n) + w
 
 
 def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
