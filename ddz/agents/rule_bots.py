@@ -78,7 +78,7 @@ class _View:
             # the partner closest to finishing (the only one with three players; none with two)
             self.partner = min(self.partners, key=lambda s: self.left[s], default=-1)
         self.danger = min(self.left[s] for s in self.opponents)
-        self._unseen = info.unseen().tolist()  # what can_be_beaten reads fastest
+        self._unseen: list[int] | None = None  # as a list (what can_be_beaten reads fastest)
         self.legal = (info.legal_moves() if legal is None else legal).tolist()
         self._control: dict[int, bool] = {}
         #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
@@ -104,6 +104,8 @@ class _View:
     def is_control(self, move: int) -> bool:
         found = self._control.get(move)
         if found is None:
+            if self._unseen is None:  # read on first use: many decisions need none
+                self._unseen = self.info.unseen().tolist()
             found = self._control[move] = not self._beaten(self.table, move, self._unseen)
         return found
 
@@ -247,11 +249,11 @@ class NormalAgent(Agent):
     def _follow(self, v: _View) -> int:
         info = v.info
         owner = info.table_seat
+        if v.is_partner(owner):
+            return 0
         candidates = [m for m in v.legal if m]
         plain = [m for m in candidates if not v.is_bomb(m)]
         bombs = [m for m in candidates if v.is_bomb(m)]
-        if v.is_partner(owner):
-            return 0
         owner_left = int(v.left[owner])
         # A one-card opponent and a single on the table: hold him with the highest single.
         if v.danger == 1 and v.table_type == T.SINGLE and plain:
