@@ -1305,14 +1305,12 @@ class PlayTable:
         arr[1:] = codes
         self._arr = arr
         self.codes = arr.tolist()
-        low = arr & 255
-        self.type = (low & 15).tolist()
-        main = arr >> 8 & 15
-        main[0] = -1
-        self.main = main.tolist()
-        self.size = _sizes_by_shape(table)[low].tolist()
-        wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
-        self.wilds = wilds.tolist()
+        self._sizes = _sizes_by_shape(table)[arr & 255]
+        # the fields as lists, each made on first use (a lead lists thousands of plays)
+        self._type: list[int] | None = None
+        self._main: list[int] | None = None
+        self._size: list[int] | None = None
+        self._wilds: list[int] | None = None
         self._length: list[int] | None = None
         self._readings: np.ndarray | None = None
         self._listed = len(self.codes)
@@ -1326,6 +1324,42 @@ class PlayTable:
 
     def __len__(self) -> int:
         return self._listed
+
+    @property
+    def type(self) -> list[int]:
+        """Each listed row's type."""
+        if self._type is None:
+            self._type = (self._arr & 15).tolist()
+        return self._type
+
+    @property
+    def main(self) -> list[int]:
+        """Each listed row's main rank (pass: -1)."""
+        if self._main is None:
+            main = self._arr >> 8 & 15
+            main[0] = -1
+            self._main = main.tolist()
+        return self._main
+
+    @property
+    def size(self) -> list[int]:
+        """Each listed row's cards."""
+        if self._size is None:
+            self._size = self._sizes.tolist()
+        return self._size
+
+    @property
+    def largest(self) -> int:
+        """The most cards a listed play takes."""
+        return int(self._sizes.max())
+
+    @property
+    def wilds(self) -> list[int]:
+        """Each listed row's wild cards."""
+        if self._wilds is None:
+            arr = self._arr
+            self._wilds = (arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0).tolist()
+        return self._wilds
 
     @property
     def length(self) -> list[int]:

@@ -150,9 +150,10 @@ def _forced_or_finishing(v: _View) -> int | None:
     concessions); ``None`` when there is a choice."""
     if len(v.legal) == 1:
         return v.legal[0]
-    total, size = v.left[v.seat], v.table.size
-    if isinstance(size, list) and max(size) < total:  # a play table: no play empties the hand
+    total = v.left[v.seat]
+    if getattr(v.table, "largest", total) < total:  # a play table: no play empties the hand
         return None
+    size = v.table.size
     for m in v.legal:
         if m and size[m] >= total:
             return m
