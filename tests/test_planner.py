@@ -519,3 +519,145 @@ def test_the_search_bench_times_the_hands_normal_weighs():
         assert cost(hand) == plan_cost_wild(want, wild)
     times = time_per_plan(hands, rounds=2)
     assert len(times) == 2 and all(t > 0 for t in times)
+
+
+def test_closed_form_leaf_is_the_cost_of_the_simple_groups():
+    """Without bombs and planes the integer leaf is read in closed form: exactly the cost of
+    the groups :func:`_simple` makes (each group a move and its weakness), on random hands of
+    singles, pairs and trios, with and without the rocket."""
+    from ddz.agents.planner import _W3, SCALE, _ileaf, _levels, _simple
+
+    rng = np.random.default_rng(11)
+    trios = rocket = 0
+    for _ in range(20000):
+        c = [int(x) if rng.random() >= 0.3 else 0 for x in rng.integers(0, 4, 13)]
+        c += [int(x) for x in rng.integers(0, 2, 2)]
+        groups = _simple(tuple(c), ())
+        expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
+        assert _ileaf(_levels(c), ()) == expected, c
+        trios += 3 in c
+        rocket += c[13] == c[14] == 1
+    assert trios > 10000 and rocket > 3000
+
+
+def test_run_tables_are_the_runs_of_a_level():
+    """The tables the search reads the runs from: at each rank of a 12-bit level, whether 5, 3
+    or 2 ranks in a row start there, and how many ranks in a row start at its lowest bit."""
+    from ddz.agents.planner import _PAIRS_AT, _PLANE_AT, _RUN, _STRAIGHT_AT
+
+    for m in range(1 << 12):
+        held = [bool(m >> r & 1) for r in range(12)] + [False]
+        for table, n in ((_STRAIGHT_AT, 5), (_PAIRS_AT, 3), (_PLANE_AT, 2)):
+            want = sum(1 << r for r in range(12) if r + n <= 12 and all(held[r : r + n]))
+            assert table[m] == want, (m, n)
+        assert _RUN[m] == held.index(False)
+
+
+def test_chain_options_take_the_cards_of_every_chain_a_run_holds():
+    """The straights, then the pair chains, then the planes the search tries at a rank: every
+    length the runs there allow (at most 12, 10, 6 ranks), shortest first; each takes one, two
+    or three cards of each of its ranks and costs a move plus its weakness."""
+    from ddz.agents.planner import _CHAINS_AT, _PLANES, SCALE, _levels
+
+    hand = [4] * 12 + [0, 0, 0]
+    k = _levels(hand)
+    for r in range(12):
+        for run_s in range(13 - r):
+            for run_p in range(13 - r):
+                want = [(1, n) for n in range(5, min(run_s, 12) + 1)]
+                want += [(2, n) for n in range(3, min(run_p, 10) + 1)]
+                got = _CHAINS_AT[r][run_s][run_p]
+                assert len(got) == len(want)
+                for (m, w, per), (take, n) in zip(got, want, strict=True):
+                    rest = list(hand)
+                    for rank in range(r, r + n):
+                        rest[rank] -= take
+                    assert (k & ~m) | ((k >> per) & m) == _levels(rest)
+                    top = r + n - 1
+                    assert w == SCALE + 3 * round(132 * 0.5 * (11 - top) / 11)
+        for run_t in range(13 - r):
+            lengths = [n for _, _, n in _PLANES[r][run_t]]
+            assert lengths == list(range(2, min(run_t, 6) + 1))
+
+
+def test_low_weakness_table_sums_the_lowest_ranks():
+    """``_W_LOW[mask][n]``: the weakness of the lowest ``n`` ranks of a mask (all of them past
+    its ranks), each rank's ``3 * 132 * (12 - rank) / 12``."""
+    from ddz.agents.planner import _W_LOW
+
+    for m in range(1 << 12):
+        ranks = [r for r in range(12) if m >> r & 1]
+        for n in range(14):
+            assert _W_LOW[m][n] == sum(3 * round(132 * (12 - r) / 12) for r in ranks[:n])
+
+
+def test_plan_groups_sort_weakest_first():
+    """A plan's groups: bombs and the rocket last, then by main rank, then the bigger first
+    (the order of their ``(is_bomb, main, -size)``), the light tuples' order kept on ties."""
+    from ddz.agents.planner import _groups_of, _light_of, _materialize, _search
+
+    for hand in _random_hands(21, 2000):
+        chains = _search(hand, 0, ())[1]
+        planes = tuple((top, n) for t, top, n in chains if t == T.PLANE)
+        light = _light_of(hand, [c for c in chains if c[0] != T.PLANE], planes)
+        made = [_materialize(g) for g in light]
+        assert _groups_of(light) == tuple(sorted(made, key=lambda g: (g.is_bomb, g.main, -g.size)))
+
+
+def test_a_decision_without_a_choice_needs_no_view():
+    """Normal and Easy play the only legal move without building a view of the decision."""
+    from ddz.agents.rule_bots import _view_and_obvious_move
+    from ddz.bench.wild_planner import wild_planner_positions
+
+    forced = [i for i in wild_planner_positions(3) if len(i.legal_moves()) == 1]
+    assert forced
+    for info in forced:
+        assert _view_and_obvious_move(info) == (None, int(info.legal_moves()[0]))
+
+
+def test_group_row_is_the_fitting_play_of_fewest_wild_cards():
+    """A planned group's row in a play table: among the listed plays of its reading, those
+    whose cards fit the group's (wild cards anywhere), else all of them; of these the one of
+    fewest wild cards, the first listed on ties."""
+    from ddz.agents.planner import PlayTable, group_move_wild, plan_hand_wild
+    from ddz.bench.wild_planner import wild_planner_positions
+
+    checked = 0
+    for info in wild_planner_positions(10):
+        if info.table_move:
+            continue
+        table = PlayTable(info.table, info.legal_plays, info.wild_rank, info.hand)
+        for g in plan_hand_wild(info.hand, int(info.wild_rank)).groups:
+            reading = (int(g.type), int(g.length), int(g.main))
+            rows = [
+                i
+                for i in range(1, len(table))
+                if (table.type[i], table.length[i], table.main[i]) == reading
+            ]
+            if g.type == T.BOMB or len(rows) < 2:
+                continue
+            cap = list(g.counts)
+            cap[table.wild] = 4
+            fits = [i for i in rows if all(a <= b for a, b in zip(table.row(i), cap))]
+            want = min(fits or rows, key=lambda i: (table.wilds[i], i))
+            assert group_move_wild(table, g) == want
+            checked += 1
+    assert checked > 20
+
+
+def test_the_decision_bench_times_with_the_plans_cached_or_cleared():
+    """``wild_planner --cached`` times the decisions with the plans of one untimed round kept:
+    the planner's caches hold the hands Normal weighed, and the rounds leave them there;
+    without it each round starts with the caches empty."""
+    from ddz.agents.planner import _wild_cost
+    from ddz.bench.wild_planner import clear_planner_caches, time_per_decision
+    from ddz.bench.wild_planner import wild_planner_positions as positions
+
+    infos = positions(2, seed=5)
+    clear_planner_caches()
+    times = time_per_decision(infos, rounds=2, cached=True)
+    assert len(times) == 2 and all(t > 0 for t in times)
+    kept = _wild_cost.cache_info()
+    assert kept.currsize > 0 and kept.hits > 0  # the timed rounds read the kept plans
+    time_per_decision(infos, rounds=1)
+    assert _wild_cost.cache_info().hits < kept.hits  # cleared before the round: fresh counts

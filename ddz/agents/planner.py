@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from operator import gt
+from operator import gt, lshift
 from typing import NamedTuple
 
 import numpy as np
@@ -296,8 +296,19 @@ def _materialize(light: Light) -> Group:
     return Group(_MOVE_TYPES[light[0]], light[1], light[2], tuple(counts))
 
 
-def _strength_key(g: Group) -> tuple:
-    return (g.is_bomb, g.main, -g.size)
+#: the bomb types as plain ints
+_BOMB_INTS = frozenset(int(t) for t in BOMB_TYPES)
+
+
+def _light_strength(light: Light) -> tuple:
+    """A group's strength (its :class:`Group`'s ``(is_bomb, main, -size)``) from its light
+    tuple: the plan's groups sort weakest first."""
+    return (light[0] in _BOMB_INTS, light[1], -sum([k for _, k in light[3]]))
+
+
+def _groups_of(light) -> tuple[Group, ...]:
+    """The groups of a plan, weakest first, from their light tuples."""
+    return tuple([_materialize(g) for g in sorted(light, key=_light_strength)])
 
 
 def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
@@ -322,8 +333,7 @@ def _plan_of(counts: tuple[int, ...], chains, planes) -> Plan:
 
 
 def _plan_of_light(light: tuple[Light, ...]) -> Plan:
-    groups = tuple(sorted((_materialize(g) for g in light), key=_strength_key))
-    return Plan(_cost(light), groups)
+    return Plan(_cost(light), _groups_of(light))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -373,7 +383,7 @@ def _greedy_cached(counts: tuple[int, ...]) -> Plan:
     groups: list[Light] = []
     _take_straights(c, groups)  # then plain groups
     groups += _simple(tuple(c), ())
-    return Plan(_cost(groups), tuple(sorted((_materialize(g) for g in groups), key=_strength_key)))
+    return Plan(_cost(groups), _groups_of(groups))
 
 
 def greedy_plan(counts) -> Plan:
@@ -453,7 +463,7 @@ class _Control:
 
     def __init__(self, table: MoveTable):
         self.table = table
-        self.ranges = _control_ranges(table)
+        self.lo, self.hi = _control_ranges(table)
         self._needs: list[tuple | None] = [None] * len(table)
         self._shared: dict[tuple[int, int], tuple] = {}
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
@@ -467,7 +477,7 @@ class _Control:
     def needs(self, move: int) -> tuple:
         found = self._needs[move]
         if found is None:
-            span = self.ranges[move]
+            span = self.lo[move], self.hi[move]
             if span not in self._shared:
                 self._shared[span] = self._cards(*span)
             found = self._needs[move] = self._shared[span]
@@ -491,9 +501,9 @@ _BODY = {
 
 
 @cache
-def _control_ranges(table: MoveTable) -> list[tuple[int, int]]:
-    """For each row of ``table``, the range of rows whose fit decides
-    :func:`can_be_beaten`: the moves that beat it in its own group
+def _control_ranges(table: MoveTable) -> tuple[list[int], list[int]]:
+    """For each row of ``table``, the range of rows whose fit decides :func:`can_be_beaten`
+    (two lists: each range's first row, its end): the moves that beat it in its own group
     (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a higher main rank), their
     bodies when it has attachments, and for a bomb or the rocket every move that beats it."""
     n = len(table)
@@ -516,7 +526,7 @@ def _control_ranges(table: MoveTable) -> list[tuple[int, int]]:
                 above < len(mains), bodies[np.minimum(above, len(mains) - 1)], last
             )
             ranges[rows, 1] = last
-    return list(map(tuple, ranges.tolist()))
+    return ranges[:, 0].tolist(), ranges[:, 1].tolist()
 
 
 # ---------------------------------------------------------------------- bid assessment
@@ -602,7 +612,7 @@ def _weakness_four(light: Light) -> float:
 def _plan_four_cached(counts: tuple[int, ...]) -> Plan:
     light = _light_four(counts)
     cost = len(light) + WEAKNESS * sum(_weakness_four(g) for g in light)
-    return Plan(cost, tuple(sorted((_materialize(g) for g in light), key=_strength_key)))
+    return Plan(cost, _groups_of(light))
 
 
 def plan_hand_four(counts) -> Plan:
@@ -765,6 +775,38 @@ def _spans() -> list[list[tuple[int, int]]]:
 _SPANS = _spans()
 
 
+def _run_options(least: int, most: int, tag) -> list[list[tuple]]:
+    """``[bottom][run]``: the chains of ``least`` to ``most`` ranks from ``bottom`` up that a
+    run of ``run`` ranks from ``bottom`` holds, shortest first, each as (its bit levels, its
+    cost, ``tag(length)``) (:data:`_SPANS`)."""
+    return [
+        [
+            tuple((*_SPANS[r][n], tag(n)) for n in range(least, min(run, most) + 1))
+            for run in range(13 - r)
+        ]
+        for r in range(12)
+    ]
+
+
+#: the planes a run of trios holds (:func:`_run_options`), with their length
+_PLANES = _run_options(2, 6, lambda n: n)
+
+
+def _chain_options() -> list[list[list[tuple]]]:
+    """``[bottom][single run][pair run]``: the straights then the pair chains from ``bottom``
+    that runs of ``single run`` ranks holding a card and ``pair run`` ranks holding two hold
+    (:func:`_run_options`), each tagged with the shift of the level it takes a card from."""
+    straights = _run_options(5, 12, lambda n: 15)
+    pairs = _run_options(3, 10, lambda n: 30)
+    return [[[s + p for p in pairs[r]] for s in straights[r]] for r in range(12)]
+
+
+#: the straights and pair chains runs hold (:func:`_chain_options`)
+_CHAINS_AT = _chain_options()
+#: ``[mask]``: the ranks in a row from the lowest bit of a 12-bit mask (a run's length)
+_RUN = [(~m & (m + 1)).bit_length() - 1 for m in range(1 << 12)]
+
+
 #: the counts of four ranks from 12 bits holding 3 bits per rank (a play code's cards, a packed
 #: hand)
 _FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 12))
@@ -828,10 +870,49 @@ def _lowest(mask: int, n: int) -> int:
     return mask ^ rest
 
 
+def _low_weakness() -> list[tuple[int, ...]]:
+    """``[mask][n]``: the weakness (as in :data:`_W_MASK`) of the lowest ``n`` ranks of a
+    12-bit rank mask (of all of them for ``n`` past its ranks), ``n`` from 0 to 13."""
+    out = []
+    for m in range(1 << 12):
+        sums = [0]
+        for r in range(12):
+            if m >> r & 1:
+                sums.append(sums[-1] + _W_LOOSE[r])
+        out.append(tuple(sums + sums[-1:] * (14 - len(sums))))
+    return out
+
+
+_W_LOW = _low_weakness()
+
+
 def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
+    if planes or k >> 45:
+        return _ileaf_bombs_planes(k, planes)
+    # no bomb, no plane: in closed form
+    one = k & _RANKS15
+    trios = k >> 30
+    if not trios:  # singles and pairs: each rank a move (the rocket one)
+        if one >> 13 == 3:
+            return SCALE * (one.bit_count() - 1) + _W_ROCKET3 + _W_MASK[one]
+        return SCALE * one.bit_count() + _W_MASK[one]
+    loose = one ^ trios  # the ranks of one or two cards
+    n = loose.bit_count()
+    t = trios.bit_count()
+    # each trio takes a loose rank, the lowest below 2 first (the others weigh 0); each rank a
+    # move's weakness (a trio's is a single's)
+    w = _W_MASK[one] - _W_LOW[loose & _CHAIN12][t]
+    if one >> 13 == 3:  # the rocket: a move, its jokers no singles (they weigh 0)
+        n -= 2
+        return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
+    return SCALE * (t if t > n else n) + w
+
+
+def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
+    """:func:`_ileaf` of a hand with bombs or planes, group by group as :func:`_simple`."""
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
@@ -917,20 +998,28 @@ def _icost_room() -> None:
         _ICOST.clear()
 
 
+def _run_starts(n: int) -> list[int]:
+    """``[mask]``: the ranks of a 12-bit rank mask where ``n`` ranks of the mask in a row
+    start (where a chain of ``n`` ranks can start, the mask being a level of a hand)."""
+    out = []
+    for m in range(1 << 12):
+        x = m
+        for j in range(1, n):
+            x &= m >> j
+        out.append(x)
+    return out
+
+
+#: the starts of the shortest straight, pair chain and plane on a level of a hand (the hot
+#: spots of the search read them from these tables)
+_STRAIGHT_AT, _PAIRS_AT, _PLANE_AT = _run_starts(5), _run_starts(3), _run_starts(2)
+
+
 def _starts(k: int) -> int:
     """The ranks where a chain of the hand of bit levels ``k`` can start (a 12-bit mask)."""
-    s = k & _CHAIN12
-    p = (k >> 15) & _CHAIN12
-    t = (k >> 30) & _CHAIN12
-    return (s & s >> 1 & s >> 2 & s >> 3 & s >> 4) | (p & p >> 1 & p >> 2) | (t & t >> 1)
-
-
-def _icost_from(k: int, start: int, planes: tuple) -> int:
-    """:func:`_icost`, the leaf's cost read directly where no chain starts at ``start`` or
-    above (the hand left by a chain taken at ``start``)."""
-    if _starts(k) >> start:
-        return _icost(k, start, planes)
-    return _ileaf(k, planes)
+    return (
+        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
+    )
 
 
 def _icost(k: int, start: int, planes: tuple = ()) -> int:
@@ -945,35 +1034,29 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
     t = (k >> 30) & _CHAIN12
-    straights = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
-    pairs = p & p >> 1 & p >> 2
-    planes3 = t & t >> 1
-    starts = (straights | pairs | planes3) >> start << start
+    starts = (_STRAIGHT_AT[s] | _PAIRS_AT[p] | _PLANE_AT[t]) >> start << start
     best = _ileaf(k, planes)
     while starts:  # from the highest: best is then the cost with chains starting above r only
         r = starts.bit_length() - 1
         starts ^= 1 << r
-        spans = _SPANS[r]
-        if straights >> r & 1:
-            x = s >> r
-            for m, w in spans[5 : min((~x & (x + 1)).bit_length(), 13)]:
-                cost = _icost_from((k & ~m) | ((k >> 15) & m), r, planes) + w
-                if cost < best:
-                    best = cost
-        if pairs >> r & 1:
-            x = p >> r
-            for m, w in spans[3 : min((~x & (x + 1)).bit_length(), 11)]:
-                cost = _icost_from((k & ~m) | ((k >> 30) & m), r, planes) + w
-                if cost < best:
-                    best = cost
-        if planes3 >> r & 1:
-            x = t >> r
-            for n in range(2, min((~x & (x + 1)).bit_length(), 7)):
-                m = spans[n][0]
-                more = tuple(sorted(planes + ((r + n - 1, n),)))
-                cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
-                if cost < best:
-                    best = cost
+        # a chain takes ``per`` cards of each rank: a level less
+        for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[p >> r]]:
+            rest = (k & ~m) | ((k >> per) & m)
+            if (  # a chain starts in the rest at r or above: search it, else its leaf
+                _STRAIGHT_AT[rest & _CHAIN12]
+                | _PAIRS_AT[rest >> 15 & _CHAIN12]
+                | _PLANE_AT[rest >> 30 & _CHAIN12]
+            ) >> r:
+                cost = _icost(rest, r, planes) + w
+            else:
+                cost = _ileaf(rest, planes) + w
+            if cost < best:
+                best = cost
+        for m, _, n in _PLANES[r][_RUN[t >> r]]:  # none where no plane starts
+            more = tuple(sorted(planes + ((r + n - 1, n),)))
+            cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+            if cost < best:
+                best = cost
         if starts:
             _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
@@ -988,15 +1071,20 @@ def _run_levels(k: int) -> int:
     they after chains are taken (runs only shrink)."""
     s = k & _CHAIN12
     p = (k >> 15) & _CHAIN12
-    st = s & s >> 1 & s >> 2 & s >> 3 & s >> 4
-    pt = p & p >> 1 & p >> 2
+    st = _STRAIGHT_AT[s]
+    pt = _PAIRS_AT[p]
     z = st | st << 1 | st << 2 | st << 3 | st << 4 | pt | pt << 1 | pt << 2
     return z | z << 15
 
 
 def _icost_split(k: int) -> int:
-    """``_icost(k, 0)``; a hand without trios searched on its runs' ranks (:func:`_run_levels`):
-    the placements of wild cards outside them share that search."""
+    """``_icost(k, 0)``; a hand where no chain starts costs its leaf (not kept: no search asks
+    for it again); a hand without trios searched on its runs' ranks (:func:`_run_levels`): the
+    placements of wild cards outside them share that search."""
+    if not (
+        _STRAIGHT_AT[k & _CHAIN12] | _PAIRS_AT[k >> 15 & _CHAIN12] | _PLANE_AT[k >> 30 & _CHAIN12]
+    ):
+        return _ileaf(k, ())
     if k >> 30:
         return _icost(k, 0)
     z = _run_levels(k)
@@ -1013,49 +1101,40 @@ def _ipath(k: int) -> tuple[tuple, int, tuple]:
     chains: list[tuple[int, int, int]] = []
     start, planes = 0, ()
     while True:
-        s = k & _CHAIN12
-        p = (k >> 15) & _CHAIN12
-        t = (k >> 30) & _CHAIN12
-        runs = (
-            (s & s >> 1 & s >> 2 & s >> 3 & s >> 4, s, 5, 12, T.STRAIGHT, 15),
-            (p & p >> 1 & p >> 2, p, 3, 10, T.PAIR_CHAIN, 30),
-            (t & t >> 1, t, 2, 6, T.PLANE, 45),
-        )
-        starts = (runs[0][0] | runs[1][0] | runs[2][0]) >> start << start
-        tops = []
+        starts = _starts(k) >> start << start
         while starts:
-            low = starts & -starts
-            tops.append(low.bit_length() - 1)
-            starts ^= low
-        step = None
-        for i, r in enumerate(tops):
+            r = (starts & -starts).bit_length() - 1
+            starts &= starts - 1
             target = _icost(k, r, planes)
-            left_out = _icost(k, tops[i + 1], planes) if i + 1 < len(tops) else _ileaf(k, planes)
-            if left_out == target:
-                continue
-            for at, level, lo, hi, mtype, shift in runs:
-                if not at >> r & 1:
-                    continue
-                x = level >> r
-                for n in range(lo, min((~x & (x + 1)).bit_length(), hi + 1)):
-                    m, w = _SPANS[r][n]
-                    rest = (k & ~m) | ((k >> shift) & m)
-                    top = r + n - 1
-                    if mtype == T.PLANE:
-                        more = tuple(sorted(planes + ((top, n),)))
-                        cost = _icost(rest, r, more)
-                    else:
-                        more, cost = planes, _icost(rest, r, planes) + w
-                    if cost == target:
-                        step = (mtype, top, n), rest, r, more
-                        break
-                if step:
-                    break
-            break
-        if step is None:
+            if target != (
+                _icost(k, (starts & -starts).bit_length() - 1, planes)
+                if starts
+                else _ileaf(k, planes)
+            ):  # a chain starts at r: the first of the least cost
+                chain, k, planes = _ichain(k, r, planes, target)
+                chains.append(chain)
+                start = r
+                break
+        else:
             return tuple(chains), k, planes
-        chain, k, start, planes = step
-        chains.append(chain)
+
+
+def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple]:
+    """The first chain from rank ``r`` in :func:`_search`'s order (straights, pair chains,
+    planes, shortest first) after which the hand of bit levels ``k`` costs ``target``: the
+    chain (type, top, length), the bit levels left and the planes taken."""
+    s = k & _CHAIN12
+    for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
+        rest = (k & ~m) | ((k >> per) & m)
+        if _icost(rest, r, planes) + w == target:
+            n = (m & _CHAIN12).bit_count()
+            return (T.STRAIGHT if per == 15 else T.PAIR_CHAIN, r + n - 1, n), rest, planes
+    for m, _, n in _PLANES[r][_RUN[((k >> 30) & _CHAIN12) >> r]]:
+        rest = (k & ~m) | ((k >> 45) & m)
+        more = tuple(sorted(planes + ((r + n - 1, n),)))
+        if _icost(rest, r, more) == target:
+            return (T.PLANE, r + n - 1, n), rest, more
+    raise AssertionError("no chain of the least cost")  # the search found one
 
 
 @lru_cache(maxsize=1 << 16)
@@ -1123,11 +1202,7 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    # a hand where no chain starts costs its leaf (not kept: no search asks for it again)
-    scored = [
-        (_icost_split(k) if _starts(k) else _ileaf(k, ()), ranks)
-        for k, ranks in _assignments(base, first)
-    ]
+    scored = [(_icost_split(k), ranks) for k, ranks in _assignments(base, first)]
     least = min(cost for cost, _ in scored)
     tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
     while tied:
@@ -1169,9 +1244,14 @@ def plan_hand_wild(counts, wild: int) -> Plan:
 
 def plan_cost_wild(counts, wild: int) -> float:
     """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
-    key = _key(counts)
+    return _wild_cost(counts if type(counts) is tuple else _key(counts), int(wild))
+
+
+@lru_cache(maxsize=1 << 16)
+def _wild_cost(key: tuple[int, ...], wild: int) -> float:
+    """:func:`plan_cost_wild` of a hand as a tuple (a decision weighs the same hands again)."""
     held = key[wild] if wild >= 0 else 0
-    return _wild_search(_assigned(key, int(wild)))[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, wild))[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
@@ -1202,6 +1282,8 @@ _BOMB_TYPE = int(T.BOMB)
 #: bit 12, then one bit per joker) and the tag bit of every play code
 _PLAY_SHIFTS = tuple(range(12, 51, 3)) + (51, 52)
 _PLAY_TAG = 1 << 56
+#: a play table of at most this many rows finds a reading's rows in a list, not an array
+_FEW_ROWS = 48
 
 
 class PlayTable:
@@ -1223,14 +1305,12 @@ class PlayTable:
         arr[1:] = codes
         self._arr = arr
         self.codes = arr.tolist()
-        low = arr & 255
-        self.type = (low & 15).tolist()
-        main = arr >> 8 & 15
-        main[0] = -1
-        self.main = main.tolist()
-        self.size = _sizes_by_shape(table)[low].tolist()
-        wilds = arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0
-        self.wilds = wilds.tolist()
+        self._sizes = _sizes_by_shape(table)[arr & 255]
+        # the fields as lists, each made on first use (a lead lists thousands of plays)
+        self._type: list[int] | None = None
+        self._main: list[int] | None = None
+        self._size: list[int] | None = None
+        self._wilds: list[int] | None = None
         self._length: list[int] | None = None
         self._readings: np.ndarray | None = None
         self._listed = len(self.codes)
@@ -1244,6 +1324,42 @@ class PlayTable:
 
     def __len__(self) -> int:
         return self._listed
+
+    @property
+    def type(self) -> list[int]:
+        """Each listed row's type."""
+        if self._type is None:
+            self._type = (self._arr & 15).tolist()
+        return self._type
+
+    @property
+    def main(self) -> list[int]:
+        """Each listed row's main rank (pass: -1)."""
+        if self._main is None:
+            main = self._arr >> 8 & 15
+            main[0] = -1
+            self._main = main.tolist()
+        return self._main
+
+    @property
+    def size(self) -> list[int]:
+        """Each listed row's cards."""
+        if self._size is None:
+            self._size = self._sizes.tolist()
+        return self._size
+
+    @property
+    def largest(self) -> int:
+        """The most cards a listed play takes."""
+        return int(self._sizes.max())
+
+    @property
+    def wilds(self) -> list[int]:
+        """Each listed row's wild cards."""
+        if self._wilds is None:
+            arr = self._arr
+            self._wilds = (arr >> (12 + 3 * self.wild) & 7 if self.wild >= 0 else arr * 0).tolist()
+        return self._wilds
 
     @property
     def length(self) -> list[int]:
@@ -1280,9 +1396,13 @@ class PlayTable:
     def plays_of(self, mtype: int, length: int, main: int, bomb: int = 0) -> list[int]:
         """The listed rows that read as (type, length, main) and, for a bomb, its class."""
         if self._readings is None:  # each row's reading as one int: type, length, main, bomb
-            self._readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
+            readings = self._arr & 0xFFF | (self._arr >> 53 & 3) << 12
+            # a few rows are read faster as a list
+            self._readings = readings.tolist() if len(readings) <= _FEW_ROWS else readings
         want = mtype | length << 4 | main << 8 | bomb << 12
-        return np.flatnonzero(self._readings == want).tolist()
+        if isinstance(self._readings, list):
+            return [i for i, x in enumerate(self._readings) if x == want]
+        return (self._readings == want).nonzero()[0].tolist()
 
     def add(self, code: int) -> int:
         """A row for a play that is not listed (its code only)."""
@@ -1307,20 +1427,20 @@ def group_move_wild(table: PlayTable, g: Group) -> int:
     bomb = _bomb_class(g, natural, wild) if g.type == T.BOMB else 0
     rows = table.plays_of(int(g.type), int(g.length), int(g.main), bomb)
     if rows:
-        if len(rows) > 1:
+        if len(rows) > 1:  # the first of the fewest wild cards that fits the group, if any
             cap = list(need)
             if wild >= 0:
                 cap[wild] = 4  # any number of wild cards
-            fits = [i for i in rows if not any(map(gt, table.row(i), cap))]
-            rows = fits or rows
-        return min(rows, key=table.wilds.__getitem__)
-    consumed = [min(k, natural[r]) for r, k in enumerate(g.counts)]
-    consumed[wild] = g.size - sum(consumed)
-    # its play code (ddz_env.rules.wild.encode_play)
+            rows = sorted(rows, key=table.wilds.__getitem__)
+            for i in rows:
+                if not any(map(gt, table.row(i), cap)):
+                    return i
+        return rows[0]
+    consumed = list(map(min, need, natural))
+    consumed[wild] = sum(need) - sum(consumed)
+    # its play code (ddz_env.rules.wild.encode_play: the counts' fields do not overlap)
     code = int(g.type) | g.length << 4 | g.main << 8 | bomb << 53 | _PLAY_TAG
-    for shift, k in zip(_PLAY_SHIFTS, consumed, strict=True):
-        code |= k << shift
-    return table.add(code)
+    return table.add(code | sum(map(lshift, consumed, _PLAY_SHIFTS)))
 
 
 def _bomb_beaten(bomb: int, main: int, u, wilds: int) -> bool:

@@ -35,6 +35,8 @@ rank, and between bombs, choose the one spending fewer wild cards (docs/wild.md,
 
 from __future__ import annotations
 
+from operator import sub
+
 import numpy as np
 
 from ddz.agents.base import Agent, auction_call, open_call
@@ -51,7 +53,7 @@ _BOMBS = frozenset(int(t) for t in BOMB_TYPES)
 class _View:
     """What the bots derive from an information set, computed once per decision."""
 
-    def __init__(self, info: InfoSet):
+    def __init__(self, info: InfoSet, legal: np.ndarray | None = None):
         self.info = info
         hooks, self.table = planner_of(info.ruleset).decision(info)
         self.hand = info.hand
@@ -76,8 +78,8 @@ class _View:
             # the partner closest to finishing (the only one with three players; none with two)
             self.partner = min(self.partners, key=lambda s: self.left[s], default=-1)
         self.danger = min(self.left[s] for s in self.opponents)
-        self._unseen = info.unseen().tolist()  # what can_be_beaten reads fastest
-        self.legal = info.legal_moves().tolist()
+        self._unseen: list[int] | None = None  # as a list (what can_be_beaten reads fastest)
+        self.legal = (info.legal_moves() if legal is None else legal).tolist()
         self._control: dict[int, bool] = {}
         #: a row's cards as a tuple: the play table's rows (the wildcard game), else none
         self._row = getattr(self.table, "row", None)
@@ -86,7 +88,7 @@ class _View:
         """The hand left after ``move`` (rank counts)."""
         if self._row is None:  # a move table: its rows as arrays
             return tuple((self.hand - self.table.counts[move]).tolist())
-        return tuple([h - c for h, c in zip(self._hand, self._row(move), strict=True)])
+        return tuple(map(sub, self._hand, self._row(move)))  # 15 counts each
 
     def group_move(self, g: Group) -> int:
         """The move (a row of ``table``) of a planned group."""
@@ -102,6 +104,8 @@ class _View:
     def is_control(self, move: int) -> bool:
         found = self._control.get(move)
         if found is None:
+            if self._unseen is None:  # read on first use: many decisions need none
+                self._unseen = self.info.unseen().tolist()
             found = self._control[move] = not self._beaten(self.table, move, self._unseen)
         return found
 
@@ -130,10 +134,14 @@ def _answer(info: InfoSet, bid: int) -> int:
     return auction_call(info, bid)
 
 
-def _view_and_obvious_move(info: InfoSet) -> tuple[_View, int | None]:
+def _view_and_obvious_move(info: InfoSet) -> tuple[_View | None, int | None]:
     """The view of ``info``, and the move to play without a thought
-    (:func:`_forced_or_finishing`), if there is one."""
-    v = _View(info)
+    (:func:`_forced_or_finishing`), if there is one; no view when the move is the only legal
+    one (a decision without a choice costs no view)."""
+    legal = info.legal_moves()
+    if len(legal) == 1:
+        return None, int(legal[0])
+    v = _View(info, legal)
     return v, _forced_or_finishing(v)
 
 
@@ -142,7 +150,10 @@ def _forced_or_finishing(v: _View) -> int | None:
     concessions); ``None`` when there is a choice."""
     if len(v.legal) == 1:
         return v.legal[0]
-    total, size = v.left[v.seat], v.table.size
+    total = v.left[v.seat]
+    if getattr(v.table, "largest", total) < total:  # a play table: no play empties the hand
+        return None
+    size = v.table.size
     for m in v.legal:
         if m and size[m] >= total:
             return m
@@ -239,11 +250,11 @@ class NormalAgent(Agent):
     def _follow(self, v: _View) -> int:
         info = v.info
         owner = info.table_seat
+        if v.is_partner(owner):
+            return 0
         candidates = [m for m in v.legal if m]
         plain = [m for m in candidates if not v.is_bomb(m)]
         bombs = [m for m in candidates if v.is_bomb(m)]
-        if v.is_partner(owner):
-            return 0
         owner_left = int(v.left[owner])
         # A one-card opponent and a single on the table: hold him with the highest single.
         if v.danger == 1 and v.table_type == T.SINGLE and plain:
@@ -251,17 +262,18 @@ class NormalAgent(Agent):
         base = v.plan_cost(v.hand)
         scored = []
         seen: set[tuple[int, ...]] = set()
+        rest_of, cost_of, wilds, mains = v.rest, v.plan_cost, v.wilds, v.table.main
         for m in plain:
-            rest = v.rest(m)  # moves of the same cards leave the same hand
+            rest = rest_of(m)  # moves of the same cards leave the same hand
             if rest in seen:
                 continue
             seen.add(rest)
-            delta = v.plan_cost(rest) - base
-            main = int(v.table.main[m])
+            delta = cost_of(rest) - base
+            main = int(mains[m])
             # Spending top cards early costs a little: they take the lead back later.
             if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
                 delta += self.top_card_cost
-            scored.append((delta + 0.01 * main + 0.001 * v.wilds(m), m))
+            scored.append((delta + 0.01 * main + 0.001 * wilds(m), m))
         scored.sort()
         # A move nobody can beat that leaves at most one weak group wins the hand: play it.
         if self.winning_lines:
