@@ -420,6 +420,46 @@ def test_bench_expert_json(capsys):
     assert row["style"] is True and row["searched"] > 0
 
 
+@pytest.mark.parametrize("options, game", [(["--wild"], "wild"), (["--players", "2"], "two")])
+def test_bench_expert_times_the_game_its_options_name(options, game, capsys, monkeypatch):
+    """``--wild`` and ``--players`` name the game the Expert is timed on: its decisions are
+    that game's, and its networks are that game's shipped model (the wildcard game's plays
+    scored by its reading, a batch a ply, in the rollouts)."""
+    import json
+
+    import ddz.agents.hard_wild as hard_wild
+    from ddz.agents.expert import ExpertAgent
+    from ddz.bench.run import main
+
+    seen, batched = set(), []
+    play = ExpertAgent.play
+    monkeypatch.setattr(
+        ExpertAgent, "play", lambda self, info: seen.add(info.ruleset.game) or play(self, info)
+    )
+    wild_actions = hard_wild.model_actions
+    monkeypatch.setattr(
+        hard_wild,
+        "model_actions",
+        lambda m, *a, **k: batched.append(m.tag) or wild_actions(m, *a, **k),
+    )
+    argv = ["expert", "--quick", "--deals", "1", "--worlds", "2", "--json", *options]
+    assert main(argv) == 0
+    [row] = json.loads(capsys.readouterr().out)["results"]
+    assert seen == {game} and row["game"] == game and row["searched"] > 0
+    assert row["players"] == (2 if game == "two" else 3)
+    assert bool(batched) == (game == "wild")
+    assert all(tag["game"] == "wild" for tag in batched)
+
+
+@pytest.mark.parametrize("options", [["--players", "3,4"], ["--wild", "--players", "4"]])
+def test_bench_expert_times_one_game_or_says_why_in_one_line(options, capsys):
+    from ddz.bench.run import main
+
+    assert main(["expert", "--quick", "--deals", "1", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ddz bench expert: ") and err.count("\n") == 1
+
+
 def test_bench_expert_times_the_agents_default_worlds(capsys, monkeypatch):
     """Without ``--worlds`` the bench times the Expert's own default M; its help names the
     Expert's defaults."""

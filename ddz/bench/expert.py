@@ -11,6 +11,7 @@ limits the thread pools before NumPy loads).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -25,21 +26,23 @@ def measure(
     belief: bool = True,
     rule_share: float | None = None,
     style: bool = False,
+    ruleset=None,
 ) -> dict[str, float | int]:
     """Time every play decision of ``deals`` deals of Expert self-play (K = ``candidates``,
     M = ``worlds``, worlds dealt by the belief model or, ``belief=False``, uniformly; the
     opponents on Normal's rules in ``rule_share`` of the rollouts, by default the Expert's
-    default; ``style``: each opponent's style inferred, :class:`ExpertAgent`); milliseconds."""
+    default; ``style``: each opponent's style inferred, :class:`ExpertAgent`) in the game of
+    ``ruleset`` (its auction left out; default the classic game), with that game's shipped
+    model; milliseconds."""
     from ddz.agents.expert import DEFAULT_RULE_SHARE, ExpertAgent
-    from ddz.agents.hard import load_model
     from ddz_env.actions import OVER
     from ddz_env.game import Game
     from ddz_env.infoset import infoset
     from ddz_env.rules import Ruleset
 
-    model = load_model()
+    rules = dataclasses.replace(ruleset or Ruleset(), bidding="none")
     agent = ExpertAgent(
-        model=model,
+        ruleset=rules,
         seed=seed,
         worlds=worlds,
         candidates=candidates,
@@ -51,7 +54,7 @@ def measure(
     forced: list[float] = []
     cpu: list[float] = []
     for d in range(deals):
-        game = Game(1, Ruleset(bidding="none"), seed=seed * 100_003 + d)
+        game = Game(1, rules, seed=seed * 100_003 + d)
         while game.phase[0] != OVER:
             info = infoset(game, 0)
             start, start_cpu = time.perf_counter(), time.process_time()
@@ -69,6 +72,8 @@ def measure(
     s = np.array(searched) if searched else np.zeros(1)
     c = np.array(cpu) if cpu else np.zeros(1)
     return {
+        "game": rules.game,
+        "players": rules.players,
         "candidates": candidates,
         "worlds": worlds,
         "belief": bool(belief),

@@ -34,7 +34,7 @@ from collections.abc import Callable  # noqa: E402
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 from ddz.common import progress  # noqa: E402
 from ddz.common.options import add_rule_options, number  # noqa: E402
-from ddz_env.rules import DEFAULT_RULES  # noqa: E402
+from ddz_env.rules import DEFAULT_RULES, Ruleset  # noqa: E402
 
 from . import engine, peers  # noqa: E402
 
@@ -143,7 +143,8 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--wild",
         action="store_true",
-        help="engine: add rows of the wildcard game (random play, legal plays of lead hands)",
+        help="engine: add rows of the wildcard game (random play, legal plays of lead hands); "
+        "expert: time the Expert on the wildcard game",
     )
     add_rule_options(
         parser,
@@ -151,7 +152,8 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         several_players=True,
         notes={
             "players": "engine: the game measured (with 4, 33-card landlord's hands); 3,4: "
-            "both, side by side (ratios and targets on the three-player rows)"
+            "both, side by side (ratios and targets on the three-player rows); expert: the "
+            "game the Expert is timed on (one count)"
         },
     )
 
@@ -541,12 +543,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def expert_rules(players: list[int], wild: bool) -> Ruleset | str:
+    """The game ``ddz bench expert`` times (no auction), or why the options name none: one
+    player count (``--players``), or ``--wild`` (three players)."""
+    if len(players) != 1:
+        return "the Expert is timed on one game at a time: give --players one count"
+    if wild and players[0] != 3:
+        return "the wildcard game has three players: --wild takes no --players"
+    if wild:
+        return Ruleset(game="wild", bidding="none")
+    return Ruleset(players=players[0], bidding="none")
+
+
 def _expert_main(args: argparse.Namespace, started: float) -> int:
     from ddz.agents.expert import DEFAULT_WORLDS
     from ddz.bench import expert
 
     deals = args.deals or (QUICK_EXPERT_DEALS if args.quick else EXPERT_DEALS)
     seed = args.seed % 2**32
+    rules = expert_rules(args.players, args.wild)
+    if isinstance(rules, str):
+        print(f"ddz bench expert: {rules}", file=sys.stderr)
+        return 2
     results = []
     for m in args.worlds or [DEFAULT_WORLDS]:
         try:
@@ -559,6 +577,7 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
                     belief=not args.uniform,
                     rule_share=args.rule_share,
                     style=args.style,
+                    ruleset=rules,
                 )
             )
         except ValueError as exc:  # the Hard or belief model file is missing or damaged
@@ -573,8 +592,8 @@ def _expert_main(args: argparse.Namespace, started: float) -> int:
         print(json.dumps(payload, indent=2))
         return 0
     lines = [
-        f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals, "
-        f"seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'}, "
+        f"ddz bench expert — time per decision of Expert self-play, one core, {deals} deals "
+        f"of {rules.rules.title}, seed {seed}, no auction, worlds {'dealt uniformly' if args.uniform else 'by the belief model'}, "
         f"rule share {results[0]['rule_share']:g}{', styles inferred' if args.style else ''} "
         f"(Python {platform.python_version()}, {platform.machine()})",
         "(ms per decision, the worlds' determinization included; searched: decisions with more "
