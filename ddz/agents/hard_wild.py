@@ -39,11 +39,12 @@ its plays as the classic combination it stands for:
 
 Everything is read from the information set alone.
 
-:func:`play_values` is the one scoring of plays, for Hard (:func:`wild_scores`, a
-:class:`ModelScorer`) and for the actors of ``ddz train`` in every game (a
-:class:`ddz.train.model.NetScorer`; the classic game's plays keep no wild card and are scored
-once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` rows per call
-of the networks.
+:func:`play_values` is the one scoring of plays, for Hard (:func:`batch_scores`, a
+:class:`ModelScorer`: one decision in :func:`wild_scores`, every decision of a batch of games in
+:func:`model_actions`, the Expert's rollouts) and for the actors of ``ddz train`` in every
+game (a :class:`ddz.train.model.NetScorer`; the classic game's plays keep no wild card and are
+scored once): all the plays of all the decisions of a role in one batch, :data:`CHUNK` rows
+per call of the networks.
 
 Measured with the classic model (``ddz eval hard:checkpoints/hard.npz normal --wild --deals
 2000 --seed 2026 --workers 1``, no auction, seats swapped; the shipped wildcard model is in
