@@ -33,7 +33,7 @@ from collections.abc import Callable  # noqa: E402
 
 from ddz.bench.engine import ENV, LEAD, MAIN_UNIT, PLAY, Measure, Result  # noqa: E402
 from ddz.common import progress  # noqa: E402
-from ddz.common.options import add_rule_options, number  # noqa: E402
+from ddz.common.options import WILD_GAME, add_rule_options, number  # noqa: E402
 from ddz_env.rules import DEFAULT_RULES, Ruleset  # noqa: E402
 
 from . import engine, peers  # noqa: E402
@@ -551,7 +551,7 @@ def expert_rules(players: list[int], wild: bool) -> Ruleset | str:
     if wild and players[0] != 3:
         return "the wildcard game has three players: --wild takes no --players"
     if wild:
-        return Ruleset(game="wild", bidding="none")
+        return Ruleset(game=WILD_GAME, bidding="none")
     return Ruleset(players=players[0], bidding="none")
 
 
