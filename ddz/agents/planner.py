@@ -977,6 +977,66 @@ def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
     return SCALE * n + w + _W_MASK[pairs] + _W_MASK[singles]
 
 
+def _fleaf(k: int) -> float:
+    """``_leaf(counts, ())`` of the hand of bit levels ``k``, bit for bit: the same groups
+    weighed in the same order (the rocket, the trios from the lowest with their attachments, a
+    bomb's two, the bombs, pairs and singles from the lowest), on rank masks (no lists)."""
+    l2 = (k >> 15) & _RANKS15
+    l3 = (k >> 30) & _RANKS15
+    bombs = k >> 45
+    singles = k & _RANKS15 & ~l2
+    pairs = l2 & ~l3
+    trios = l3 & ~bombs
+    n = weak = 0
+    if singles >> 13 == 3:  # the rocket
+        singles &= 0x1FFF
+        n, weak = 1, weak + _W_ROCKET
+    while trios:
+        r = (trios & -trios).bit_length() - 1
+        trios &= trios - 1
+        n += 1
+        low_s = singles & -singles & _CHAIN12  # the lowest single, if below 2
+        low_p = pairs & -pairs & _CHAIN12
+        if low_s and (not low_p or low_s <= low_p):
+            singles ^= low_s
+            weak += _W_TRIO_1[r]
+        elif low_p:
+            pairs ^= low_p
+            weak += _W_TRIO_2[r]
+        elif singles:
+            singles &= singles - 1
+            weak += _W_TRIO_1[r]
+        elif pairs:
+            pairs &= pairs - 1
+            weak += _W_TRIO_2[r]
+        else:
+            weak += _W_TRIO[r]
+    if bombs:
+        n, weak, singles, pairs, bombs = _bomb_carries(n, weak, singles, pairs, bombs)
+    n += bombs.bit_count() + pairs.bit_count() + singles.bit_count()
+    for mask, table in ((bombs, _W_BOMB), (pairs, _W_PAIR), (singles, _W_SINGLE)):
+        while mask:
+            weak += table[(mask & -mask).bit_length() - 1]
+            mask &= mask - 1
+    return n + WEAKNESS * weak
+
+
+def _bomb_carries(n: int, weak, singles: int, pairs: int, bombs: int) -> tuple:
+    """:func:`_fleaf`'s highest bomb carrying the two lowest singles (or pairs) when that
+    nearly empties the hand, as :func:`_leaf`: (n, weak, singles, pairs, bombs) after it."""
+    if n + bombs.bit_count() + pairs.bit_count() + singles.bit_count() - 2 <= 2:
+        r = bombs.bit_length() - 1
+        if singles.bit_count() >= 2 and singles & 0x6000 != 0x6000:
+            singles &= singles - 1
+            singles &= singles - 1
+            return n + 1, weak + _W_FOUR_1[r], singles, pairs, bombs ^ 1 << r
+        if pairs.bit_count() >= 2:
+            pairs &= pairs - 1
+            pairs &= pairs - 1
+            return n + 1, weak + _W_FOUR_2[r], singles, pairs, bombs ^ 1 << r
+    return n, weak, singles, pairs, bombs
+
+
 class _Memo(dict):
     """A dictionary cache that :func:`ddz.bench.wild_planner.clear_planner_caches` (and anyone)
     can clear like an ``lru_cache`` (``cache_clear``, on the instance only)."""
@@ -1143,7 +1203,7 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     in the same order (the leaf, then each chain from the last taken)."""
     k = _levels(counts)
     if not _starts(k):  # no chain: the leaf alone
-        return _leaf(counts, ()), ()
+        return _fleaf(k), ()
     _icost_room()
     if k >> 30:
         chains, rest, planes = _ipath(k)
@@ -1151,7 +1211,7 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
         z = _run_levels(k)
         chains, rest, planes = _ipath(k & z)
         rest |= k & ~z
-    cost = _leaf(_counts_of(rest), planes)
+    cost = _fleaf(rest) if not planes else _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
         if mtype != T.PLANE:
             cost = cost + 1 + WEAKNESS * _WEAK[mtype][top]
