@@ -115,6 +115,25 @@ def test_leaf_cost_equals_the_cost_of_the_groups_exactly():
         assert _leaf.__wrapped__(key, ()) == _cost(_simple(key, ()))
 
 
+def test_float_leaf_on_bit_levels_is_the_cost_of_the_groups_exactly():
+    """The float leaf read on a hand's bit levels (the wildcard search's read-back) is the
+    cost of the groups _simple makes, bit for bit, on random hands (bombs, trios, the rocket);
+    and on hands worked out by hand: a trio with a single, two singles, the rocket, a bomb
+    carrying two singles."""
+    from ddz.agents.planner import _cost, _fleaf, _levels, _simple
+
+    for key in _random_hands(21, 6000):
+        assert _fleaf(_levels(key)) == _cost(_simple(key, ())), key
+    # 333 4: one move, a trio-with-single of 3s (weakness 12/12)
+    assert _fleaf(_levels(parse_counts("3 3 3 4"))) == pytest.approx(1 + 0.15 * 1)
+    # 5 K: two singles (weaknesses 10/12 and 2/12)
+    assert _fleaf(_levels(parse_counts("5 K"))) == pytest.approx(2 + 0.15 * 1)
+    # the rocket: one move of weakness -1.5
+    assert _fleaf(_levels(parse_counts("BJ RJ"))) == pytest.approx(1 - 0.15 * 1.5)
+    # 7777 3 4: the bomb carries the two singles, one move of weakness (12 - 4) / 12
+    assert _fleaf(_levels(parse_counts("7 7 7 7 3 4"))) == pytest.approx(1 + 0.15 * 8 / 12)
+
+
 def test_control_checks():
     table = move_table()
     unseen = parse_counts("3 4 K BJ")
