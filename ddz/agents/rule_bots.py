@@ -238,13 +238,16 @@ class NormalAgent(Agent):
         return min(pool, key=weakest)[1]
 
     @staticmethod
-    def _weak_groups(v: _View, counts) -> int:
-        """Groups of the plan of ``counts`` that the unseen cards could beat (bombs aside)."""
-        return sum(
-            1
-            for g in v.plan_hand(counts).groups
-            if not g.is_bomb and not v.is_control(v.group_move(g))
-        )
+    def _one_weak_group(v: _View, counts) -> bool:
+        """Whether at most one group of the plan of ``counts`` could be beaten by the unseen
+        cards (bombs aside); the groups are read weakest first, until a second such one."""
+        weak = 0
+        for g in v.plan_hand(counts).groups:
+            if not g.is_bomb and not v.is_control(v.group_move(g)):
+                weak += 1
+                if weak > 1:
+                    return False
+        return True
 
     # ------------------------------------------------------------------ following
     def _follow(self, v: _View) -> int:
@@ -278,7 +281,7 @@ class NormalAgent(Agent):
         # A move nobody can beat that leaves at most one weak group wins the hand: play it.
         if self.winning_lines:
             for _, m in scored[:3]:
-                if v.is_control(m) and self._weak_groups(v, v.rest(m)) <= 1:
+                if v.is_control(m) and self._one_weak_group(v, v.rest(m)):
                     return m
         if v.role == 0:
             limit = self.follow_limits[0]
@@ -293,7 +296,7 @@ class NormalAgent(Agent):
         if bombs:
             bomb = min(bombs, key=lambda m: _bomb_order(v, m))
             if (
-                self._weak_groups(v, v.rest(bomb)) <= 1
+                self._one_weak_group(v, v.rest(bomb))
                 or owner_left <= self.urgent_cards
                 or v.danger <= 2
             ):
