@@ -115,6 +115,20 @@ def test_leaf_cost_equals_the_cost_of_the_groups_exactly():
         assert _leaf.__wrapped__(key, ()) == _cost(_simple(key, ()))
 
 
+def test_bit_levels_of_a_hand():
+    """Bit ``15 j + r`` of a hand's levels is set when rank ``r`` holds more than ``j`` cards:
+    one 3 and three 5s are bits 0, then 2, 17 and 32; a bomb of 2s bits 12, 27, 42, 57; the
+    counts read back from the levels are the hand's, on random hands."""
+    from ddz.agents.planner import _counts_of, _levels
+
+    assert _levels(parse_counts("3 5 5 5")) == 1 | 1 << 2 | 1 << 17 | 1 << 32
+    assert _levels((0,) * 12 + (4, 0, 0)) == 1 << 12 | 1 << 27 | 1 << 42 | 1 << 57
+    assert _levels(parse_counts("BJ RJ")) == 1 << 13 | 1 << 14
+    assert _levels((0,) * 15) == 0
+    for key in _random_hands(22, 2000):
+        assert _counts_of(_levels(key)) == key
+
+
 def test_float_leaf_on_bit_levels_is_the_cost_of_the_groups_exactly():
     """The float leaf read on a hand's bit levels (the wildcard search's read-back) is the
     cost of the groups _simple makes, bit for bit, on random hands (bombs, trios, the rocket);

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from operator import gt, lshift
+from operator import getitem, gt, lshift
 from typing import NamedTuple
 
 import numpy as np
@@ -814,16 +814,14 @@ _FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 
 _LEVEL_BITS = (0, 1, 1 | 1 << 15, 1 | 1 << 15 | 1 << 30, 1 | 1 << 15 | 1 << 30 | 1 << 45)
 
 
+#: ``[rank][count]``: :data:`_LEVEL_BITS` shifted to the rank
+_LEVEL_AT = tuple(tuple(b << r for b in _LEVEL_BITS) for r in range(15))
+
+
 def _levels(counts) -> int:
     """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
-    cards."""
-    k = 0
-    r = 0
-    for c in counts:
-        if c:
-            k |= _LEVEL_BITS[c] << r
-        r += 1
-    return k
+    cards (the ranks' bits do not overlap: their sum is their union)."""
+    return sum(map(getitem, _LEVEL_AT, counts))
 
 
 #: a 15-bit rank mask spread to 3 bits per rank (rank ``r`` at bit ``3 r``): four levels added
