@@ -573,6 +573,27 @@ def test_closed_form_leaf_is_the_cost_of_the_simple_groups():
     assert trios > 10000 and rocket > 3000
 
 
+def test_closed_form_leaf_with_bombs_is_the_cost_of_the_simple_groups():
+    """With bombs (no planes) the integer leaf is read in closed form unless a bomb may carry
+    two loose cards: exactly the cost of the groups :func:`_simple` makes, on random hands of
+    bombs, trios, pairs and singles, with and without the rocket, big and nearly empty."""
+    from ddz.agents.planner import _W3, SCALE, _ileaf, _levels, _simple
+
+    rng = np.random.default_rng(12)
+    carried = rocket = closed = 0
+    for _ in range(20000):
+        c = [int(x) if rng.random() >= rng.random() else 0 for x in rng.integers(0, 5, 13)]
+        c[int(rng.integers(13))] = 4  # a bomb at least
+        c += [int(x) for x in rng.integers(0, 2, 2)]
+        groups = _simple(tuple(c), ())
+        expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
+        assert _ileaf(_levels(c), ()) == expected, c
+        carried += any(g[0] in (T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS) for g in groups)
+        rocket += c[13] == c[14] == 1
+        closed += len(groups) > 4
+    assert carried > 500 and rocket > 3000 and closed > 5000
+
+
 def test_run_tables_are_the_runs_of_a_level():
     """The tables the search reads the runs from: at each rank of a 12-bit level, whether 5, 3
     or 2 ranks in a row start there, and how many ranks in a row start at its lowest bit."""

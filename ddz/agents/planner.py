@@ -888,8 +888,10 @@ def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if planes or k >> 45:
+    if planes:
         return _ileaf_bombs_planes(k, planes)
+    if k >> 45:
+        return _ileaf_bombs(k)
     # no bomb, no plane: in closed form
     one = k & _RANKS15
     trios = k >> 30
@@ -907,6 +909,25 @@ def _ileaf(k: int, planes: tuple) -> int:
         n -= 2
         return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
     return SCALE * (t if t > n else n) + w
+
+
+def _ileaf_bombs(k: int) -> int:
+    """:func:`_ileaf` of a hand with bombs and no planes, in closed form as without bombs (each
+    bomb a move of its own) unless so few groups are left that a bomb may carry two loose
+    cards (:func:`_ileaf_bombs_planes` then)."""
+    one = k & _RANKS15
+    bombs = k >> 45
+    l3 = (k >> 30) & _RANKS15
+    loose = one & ~l3  # the ranks of one or two cards
+    t = (l3 ^ bombs).bit_count()
+    nb = bombs.bit_count()
+    rocket = one >> 13 == 3
+    n = loose.bit_count() - 2 * rocket  # the rocket's jokers are no loose cards
+    moves = (t if t > n else n) + nb + rocket
+    if moves <= 4:  # the groups left but a bomb's two are at most 4 - 2: it may carry them
+        return _ileaf_bombs_planes(k, ())
+    w = _W_MASK[one & ~bombs] - _W_LOW[loose & _CHAIN12][t] + _W_BOMB3 * nb
+    return SCALE * moves + w + (_W_ROCKET3 if rocket else 0)
 
 
 def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
