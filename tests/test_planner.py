@@ -115,6 +115,39 @@ def test_leaf_cost_equals_the_cost_of_the_groups_exactly():
         assert _leaf.__wrapped__(key, ()) == _cost(_simple(key, ()))
 
 
+def test_bit_levels_of_a_hand():
+    """Bit ``15 j + r`` of a hand's levels is set when rank ``r`` holds more than ``j`` cards:
+    one 3 and three 5s are bits 0, then 2, 17 and 32; a bomb of 2s bits 12, 27, 42, 57; the
+    counts read back from the levels are the hand's, on random hands."""
+    from ddz.agents.planner import _counts_of, _levels
+
+    assert _levels(parse_counts("3 5 5 5")) == 1 | 1 << 2 | 1 << 17 | 1 << 32
+    assert _levels((0,) * 12 + (4, 0, 0)) == 1 << 12 | 1 << 27 | 1 << 42 | 1 << 57
+    assert _levels(parse_counts("BJ RJ")) == 1 << 13 | 1 << 14
+    assert _levels((0,) * 15) == 0
+    for key in _random_hands(22, 2000):
+        assert _counts_of(_levels(key)) == key
+
+
+def test_float_leaf_on_bit_levels_is_the_cost_of_the_groups_exactly():
+    """The float leaf read on a hand's bit levels (the wildcard search's read-back) is the
+    cost of the groups _simple makes, bit for bit, on random hands (bombs, trios, the rocket);
+    and on hands worked out by hand: a trio with a single, two singles, the rocket, a bomb
+    carrying two singles."""
+    from ddz.agents.planner import _cost, _fleaf, _levels, _simple
+
+    for key in _random_hands(21, 6000):
+        assert _fleaf(_levels(key)) == _cost(_simple(key, ())), key
+    # 333 4: one move, a trio-with-single of 3s (weakness 12/12)
+    assert _fleaf(_levels(parse_counts("3 3 3 4"))) == pytest.approx(1 + 0.15 * 1)
+    # 5 K: two singles (weaknesses 10/12 and 2/12)
+    assert _fleaf(_levels(parse_counts("5 K"))) == pytest.approx(2 + 0.15 * 1)
+    # the rocket: one move of weakness -1.5
+    assert _fleaf(_levels(parse_counts("BJ RJ"))) == pytest.approx(1 - 0.15 * 1.5)
+    # 7777 3 4: the bomb carries the two singles, one move of weakness (12 - 4) / 12
+    assert _fleaf(_levels(parse_counts("7 7 7 7 3 4"))) == pytest.approx(1 + 0.15 * 8 / 12)
+
+
 def test_control_checks():
     table = move_table()
     unseen = parse_counts("3 4 K BJ")
@@ -538,6 +571,27 @@ def test_closed_form_leaf_is_the_cost_of_the_simple_groups():
         trios += 3 in c
         rocket += c[13] == c[14] == 1
     assert trios > 10000 and rocket > 3000
+
+
+def test_closed_form_leaf_with_bombs_is_the_cost_of_the_simple_groups():
+    """With bombs (no planes) the integer leaf is read in closed form unless a bomb may carry
+    two loose cards: exactly the cost of the groups :func:`_simple` makes, on random hands of
+    bombs, trios, pairs and singles, with and without the rocket, big and nearly empty."""
+    from ddz.agents.planner import _W3, SCALE, _ileaf, _levels, _simple
+
+    rng = np.random.default_rng(12)
+    carried = rocket = closed = 0
+    for _ in range(20000):
+        c = [int(x) if rng.random() >= rng.random() else 0 for x in rng.integers(0, 5, 13)]
+        c[int(rng.integers(13))] = 4  # a bomb at least
+        c += [int(x) for x in rng.integers(0, 2, 2)]
+        groups = _simple(tuple(c), ())
+        expected = SCALE * len(groups) + sum(_W3[g[0]][g[1]] for g in groups)
+        assert _ileaf(_levels(c), ()) == expected, c
+        carried += any(g[0] in (T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS) for g in groups)
+        rocket += c[13] == c[14] == 1
+        closed += len(groups) > 4
+    assert carried > 500 and rocket > 3000 and closed > 5000
 
 
 def test_run_tables_are_the_runs_of_a_level():

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from operator import gt, lshift
+from operator import getitem, gt, lshift
 from typing import NamedTuple
 
 import numpy as np
@@ -814,16 +814,14 @@ _FOUR_RANKS = tuple(tuple(x >> 3 * j & 7 for j in range(4)) for x in range(1 << 
 _LEVEL_BITS = (0, 1, 1 | 1 << 15, 1 | 1 << 15 | 1 << 30, 1 | 1 << 15 | 1 << 30 | 1 << 45)
 
 
+#: ``[rank][count]``: :data:`_LEVEL_BITS` shifted to the rank
+_LEVEL_AT = tuple(tuple(b << r for b in _LEVEL_BITS) for r in range(15))
+
+
 def _levels(counts) -> int:
     """A hand as bit levels: bit ``15 * j + r`` is set when rank ``r`` holds more than ``j``
-    cards."""
-    k = 0
-    r = 0
-    for c in counts:
-        if c:
-            k |= _LEVEL_BITS[c] << r
-        r += 1
-    return k
+    cards (the ranks' bits do not overlap: their sum is their union)."""
+    return sum(map(getitem, _LEVEL_AT, counts))
 
 
 #: a 15-bit rank mask spread to 3 bits per rank (rank ``r`` at bit ``3 r``): four levels added
@@ -890,8 +888,10 @@ def _ileaf(k: int, planes: tuple) -> int:
     """``SCALE * _leaf(counts, planes)`` exactly, on bit levels: the same groups (the trios take
     the lowest singles or pairs below 2, then the 2s' and jokers' singles, then pairs; a bomb
     carries two when that nearly empties the hand)."""
-    if planes or k >> 45:
+    if planes:
         return _ileaf_bombs_planes(k, planes)
+    if k >> 45:
+        return _ileaf_bombs(k)
     # no bomb, no plane: in closed form
     one = k & _RANKS15
     trios = k >> 30
@@ -909,6 +909,25 @@ def _ileaf(k: int, planes: tuple) -> int:
         n -= 2
         return SCALE * ((t if t > n else n) + 1) + _W_ROCKET3 + w
     return SCALE * (t if t > n else n) + w
+
+
+def _ileaf_bombs(k: int) -> int:
+    """:func:`_ileaf` of a hand with bombs and no planes, in closed form as without bombs (each
+    bomb a move of its own) unless so few groups are left that a bomb may carry two loose
+    cards (:func:`_ileaf_bombs_planes` then)."""
+    one = k & _RANKS15
+    bombs = k >> 45
+    l3 = (k >> 30) & _RANKS15
+    loose = one & ~l3  # the ranks of one or two cards
+    t = (l3 ^ bombs).bit_count()
+    nb = bombs.bit_count()
+    rocket = one >> 13 == 3
+    n = loose.bit_count() - 2 * rocket  # the rocket's jokers are no loose cards
+    moves = (t if t > n else n) + nb + rocket
+    if moves <= 4:  # the groups left but a bomb's two are at most 4 - 2: it may carry them
+        return _ileaf_bombs_planes(k, ())
+    w = _W_MASK[one & ~bombs] - _W_LOW[loose & _CHAIN12][t] + _W_BOMB3 * nb
+    return SCALE * moves + w + (_W_ROCKET3 if rocket else 0)
 
 
 def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
@@ -975,6 +994,66 @@ def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
         w += _W_BOMB3 * nb
     n += pairs.bit_count() + singles.bit_count()
     return SCALE * n + w + _W_MASK[pairs] + _W_MASK[singles]
+
+
+def _fleaf(k: int) -> float:
+    """``_leaf(counts, ())`` of the hand of bit levels ``k``, bit for bit: the same groups
+    weighed in the same order (the rocket, the trios from the lowest with their attachments, a
+    bomb's two, the bombs, pairs and singles from the lowest), on rank masks (no lists)."""
+    l2 = (k >> 15) & _RANKS15
+    l3 = (k >> 30) & _RANKS15
+    bombs = k >> 45
+    singles = k & _RANKS15 & ~l2
+    pairs = l2 & ~l3
+    trios = l3 & ~bombs
+    n = weak = 0
+    if singles >> 13 == 3:  # the rocket
+        singles &= 0x1FFF
+        n, weak = 1, weak + _W_ROCKET
+    while trios:
+        r = (trios & -trios).bit_length() - 1
+        trios &= trios - 1
+        n += 1
+        low_s = singles & -singles & _CHAIN12  # the lowest single, if below 2
+        low_p = pairs & -pairs & _CHAIN12
+        if low_s and (not low_p or low_s <= low_p):
+            singles ^= low_s
+            weak += _W_TRIO_1[r]
+        elif low_p:
+            pairs ^= low_p
+            weak += _W_TRIO_2[r]
+        elif singles:
+            singles &= singles - 1
+            weak += _W_TRIO_1[r]
+        elif pairs:
+            pairs &= pairs - 1
+            weak += _W_TRIO_2[r]
+        else:
+            weak += _W_TRIO[r]
+    if bombs:
+        n, weak, singles, pairs, bombs = _bomb_carries(n, weak, singles, pairs, bombs)
+    n += bombs.bit_count() + pairs.bit_count() + singles.bit_count()
+    for mask, table in ((bombs, _W_BOMB), (pairs, _W_PAIR), (singles, _W_SINGLE)):
+        while mask:
+            weak += table[(mask & -mask).bit_length() - 1]
+            mask &= mask - 1
+    return n + WEAKNESS * weak
+
+
+def _bomb_carries(n: int, weak, singles: int, pairs: int, bombs: int) -> tuple:
+    """:func:`_fleaf`'s highest bomb carrying the two lowest singles (or pairs) when that
+    nearly empties the hand, as :func:`_leaf`: (n, weak, singles, pairs, bombs) after it."""
+    if n + bombs.bit_count() + pairs.bit_count() + singles.bit_count() - 2 <= 2:
+        r = bombs.bit_length() - 1
+        if singles.bit_count() >= 2 and singles & 0x6000 != 0x6000:
+            singles &= singles - 1
+            singles &= singles - 1
+            return n + 1, weak + _W_FOUR_1[r], singles, pairs, bombs ^ 1 << r
+        if pairs.bit_count() >= 2:
+            pairs &= pairs - 1
+            pairs &= pairs - 1
+            return n + 1, weak + _W_FOUR_2[r], singles, pairs, bombs ^ 1 << r
+    return n, weak, singles, pairs, bombs
 
 
 class _Memo(dict):
@@ -1143,7 +1222,7 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
     in the same order (the leaf, then each chain from the last taken)."""
     k = _levels(counts)
     if not _starts(k):  # no chain: the leaf alone
-        return _leaf(counts, ()), ()
+        return _fleaf(k), ()
     _icost_room()
     if k >> 30:
         chains, rest, planes = _ipath(k)
@@ -1151,7 +1230,7 @@ def _wild_search(counts: tuple[int, ...]) -> tuple[float, tuple]:
         z = _run_levels(k)
         chains, rest, planes = _ipath(k & z)
         rest |= k & ~z
-    cost = _leaf(_counts_of(rest), planes)
+    cost = _fleaf(rest) if not planes else _leaf(_counts_of(rest), planes)
     for mtype, top, _ in reversed(chains):
         if mtype != T.PLANE:
             cost = cost + 1 + WEAKNESS * _WEAK[mtype][top]

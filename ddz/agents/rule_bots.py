@@ -35,6 +35,7 @@ rank, and between bombs, choose the one spending fewer wild cards (docs/wild.md,
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from operator import sub
 
 import numpy as np
@@ -108,6 +109,12 @@ class _View:
                 self._unseen = self.info.unseen().tolist()
             found = self._control[move] = not self._beaten(self.table, move, self._unseen)
         return found
+
+    def is_legal(self, move: int) -> bool:
+        """Whether ``move`` is legal now (a binary search: the legal moves are ascending)."""
+        legal = self.legal
+        i = bisect_left(legal, move)
+        return i < len(legal) and legal[i] == move
 
     def is_partner(self, seat: int) -> bool:
         return seat in self.partners  # the one partner with three players
@@ -196,7 +203,7 @@ class NormalAgent(Agent):
     def _lead(self, v: _View) -> int:
         plan = v.plan_hand(v.hand)
         groups = [(g, v.group_move(g)) for g in plan.groups]
-        groups = [(g, m) for g, m in groups if m in v.legal] or [(None, m) for m in v.legal[:1]]
+        groups = [(g, m) for g, m in groups if v.is_legal(m)] or [(None, m) for m in v.legal[:1]]
         if groups[0][0] is None:
             return groups[0][1]
         control = [(g, m) for g, m in groups if g.is_bomb or v.is_control(m)]
@@ -238,13 +245,16 @@ class NormalAgent(Agent):
         return min(pool, key=weakest)[1]
 
     @staticmethod
-    def _weak_groups(v: _View, counts) -> int:
-        """Groups of the plan of ``counts`` that the unseen cards could beat (bombs aside)."""
-        return sum(
-            1
-            for g in v.plan_hand(counts).groups
-            if not g.is_bomb and not v.is_control(v.group_move(g))
-        )
+    def _one_weak_group(v: _View, counts) -> bool:
+        """Whether at most one group of the plan of ``counts`` could be beaten by the unseen
+        cards (bombs aside); the groups are read weakest first, until a second such one."""
+        weak = 0
+        for g in v.plan_hand(counts).groups:
+            if not g.is_bomb and not v.is_control(v.group_move(g)):
+                weak += 1
+                if weak > 1:
+                    return False
+        return True
 
     # ------------------------------------------------------------------ following
     def _follow(self, v: _View) -> int:
@@ -252,9 +262,11 @@ class NormalAgent(Agent):
         owner = info.table_seat
         if v.is_partner(owner):
             return 0
-        candidates = [m for m in v.legal if m]
-        plain = [m for m in candidates if not v.is_bomb(m)]
-        bombs = [m for m in candidates if v.is_bomb(m)]
+        plain: list[int] = []
+        bombs: list[int] = []
+        for m in v.legal:
+            if m:
+                (bombs if v.is_bomb(m) else plain).append(m)
         owner_left = int(v.left[owner])
         # A one-card opponent and a single on the table: hold him with the highest single.
         if v.danger == 1 and v.table_type == T.SINGLE and plain:
@@ -278,7 +290,7 @@ class NormalAgent(Agent):
         # A move nobody can beat that leaves at most one weak group wins the hand: play it.
         if self.winning_lines:
             for _, m in scored[:3]:
-                if v.is_control(m) and self._weak_groups(v, v.rest(m)) <= 1:
+                if v.is_control(m) and self._one_weak_group(v, v.rest(m)):
                     return m
         if v.role == 0:
             limit = self.follow_limits[0]
@@ -293,7 +305,7 @@ class NormalAgent(Agent):
         if bombs:
             bomb = min(bombs, key=lambda m: _bomb_order(v, m))
             if (
-                self._weak_groups(v, v.rest(bomb)) <= 1
+                self._one_weak_group(v, v.rest(bomb))
                 or owner_left <= self.urgent_cards
                 or v.danger <= 2
             ):
@@ -328,7 +340,7 @@ class EasyAgent(Agent):
         if info.leading:
             plan = v.greedy_plan(v.hand)
             groups: list[tuple[Group, int]] = [(g, v.group_move(g)) for g in plan.groups]
-            groups = [(g, m) for g, m in groups if m in v.legal]
+            groups = [(g, m) for g, m in groups if v.is_legal(m)]
             plain = [(g, m) for g, m in groups if not g.is_bomb]
             if not plain:
                 return groups[0][1] if groups else v.legal[0]
