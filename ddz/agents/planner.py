@@ -930,14 +930,18 @@ def _ileaf_bombs(k: int) -> int:
     return SCALE * moves + w + (_W_ROCKET3 if rocket else 0)
 
 
-def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
-    """:func:`_ileaf` of a hand with bombs or planes, group by group as :func:`_simple`."""
+def _by_count(k: int) -> tuple[int, int, int, int]:
+    """The rank masks of the hand of bit levels ``k`` (bit ``r`` of level ``c``: rank ``r``
+    held ``c + 1`` times or more) by the count held: exactly 1, 2, 3, and 4."""
     l2 = (k >> 15) & _RANKS15
     l3 = (k >> 30) & _RANKS15
     bombs = k >> 45
-    singles = k & _RANKS15 & ~l2
-    pairs = l2 & ~l3
-    trios = l3 & ~bombs
+    return k & _RANKS15 & ~l2, l2 & ~l3, l3 & ~bombs, bombs
+
+
+def _ileaf_bombs_planes(k: int, planes: tuple) -> int:
+    """:func:`_ileaf` of a hand with bombs or planes, group by group as :func:`_simple`."""
+    singles, pairs, trios, bombs = _by_count(k)
     n = w = 0
     if singles >> 13 == 3:  # the rocket
         singles &= 0x1FFF
@@ -1000,12 +1004,7 @@ def _fleaf(k: int) -> float:
     """``_leaf(counts, ())`` of the hand of bit levels ``k``, bit for bit: the same groups
     weighed in the same order (the rocket, the trios from the lowest with their attachments, a
     bomb's two, the bombs, pairs and singles from the lowest), on rank masks (no lists)."""
-    l2 = (k >> 15) & _RANKS15
-    l3 = (k >> 30) & _RANKS15
-    bombs = k >> 45
-    singles = k & _RANKS15 & ~l2
-    pairs = l2 & ~l3
-    trios = l3 & ~bombs
+    singles, pairs, trios, bombs = _by_count(k)
     n = weak = 0
     if singles >> 13 == 3:  # the rocket
         singles &= 0x1FFF
