@@ -278,13 +278,14 @@ class DouDizhuVectorEnv(VectorEnv):
         return out
 
 
-def bench_vector_env(num_envs: int, seconds: float, seed: int = 0) -> float:
+def bench_vector_env(num_envs: int, seconds: float, seed: int = 0, **options) -> float:
     """Decisions per second of :class:`DouDizhuVectorEnv` (NEXT_STEP autoreset, observations and
-    action masks built every step) with uniformly random legal actions, over about ``seconds``.
+    action masks built every step) with uniformly random legal actions, over about ``seconds``;
+    ``options``: the env's rules options (default the classic game).
 
     Only steps that apply a decision are counted (not the autoreset steps that deal a new game).
     """
-    env = DouDizhuVectorEnv(num_envs)
+    env = DouDizhuVectorEnv(num_envs, **options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     env.step(env.sample_legal_actions(rng))  # warm up caches

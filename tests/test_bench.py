@@ -260,3 +260,35 @@ def test_a_peers_lead_work_counts_the_moves_it_lists_and_times_each_hand():
     assert measure.moves_per_hand == 3.0  # (2 + 4) / 2
     calls.clear()
     assert work() == (2, 0) and calls == ["ab", "abcd"]
+
+
+def test_env_bench_times_the_vector_env_of_each_game_named(capsys, monkeypatch):
+    """``--players`` and ``--wild`` add the vector env of those games: each row steps that
+    game's env (its observations are that game's size)."""
+    import ddz_env.vector as vector
+    from ddz_env.vector import DouDizhuVectorEnv
+
+    stepped = set()
+
+    class Recorded(DouDizhuVectorEnv):
+        def step(self, actions):
+            stepped.add((self.ruleset.game, self.ruleset.players))
+            return super().step(actions)
+
+    monkeypatch.setattr(vector, "DouDizhuVectorEnv", Recorded)
+    argv = ["env", *TINY, "--num-envs", "4", "--no-peers", "--players", "2,3", "--wild"]
+    payload = run_json(capsys, argv)
+    assert stepped == {("two", 2), ("classic", 3), ("wild", 3)}
+    assert payload["players"] == [2, 3]
+    rows = {r["what"]: r for r in payload["results"] if r["ours"]}
+    games = {
+        "DouDizhuVectorEnv(num_envs=4, players=2), obs + action_mask": {"players": 2},
+        "DouDizhuVectorEnv(num_envs=4), obs + action_mask": {},
+        "DouDizhuVectorEnv(num_envs=4, game='wild'), obs + action_mask": {"game": "wild"},
+    }
+    assert set(rows) == set(games)
+    sizes = set()
+    for what, options in games.items():
+        assert rows[what]["rate"] > 0 and rows[what]["extra"] == {"num_envs": 4, **options}
+        sizes.add(DouDizhuVectorEnv(1, **options).single_observation_space["observation"].shape)
+    assert len(sizes) == 3  # three games, three observation layouts

@@ -265,19 +265,22 @@ def legal_packed(hands: np.ndarray, players: int = 3) -> Measure:
 
 
 # ---------------------------------------------------------------------------- environment steps
-def vector_env_steps(num_envs: int, seed: int = 0) -> Measure:
+def vector_env_steps(num_envs: int, seed: int = 0, **options) -> Measure:
     """Steps/s with observations for ``num_envs`` games stepping together, timed by
-    ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env, seeded with ``seed``)."""
+    ``ddz_env.vector.bench_vector_env`` (the Gymnasium vector env, seeded with ``seed``);
+    ``options``: the env's rules options (``players``, ``game``; default the classic game),
+    named in the row and in its ``extra``."""
     from ddz_env.vector import bench_vector_env
 
-    what = f"DouDizhuVectorEnv(num_envs={num_envs}), obs + action_mask"
+    named = "".join(f", {k}={v!r}" for k, v in options.items())
+    what = f"DouDizhuVectorEnv(num_envs={num_envs}{named}), obs + action_mask"
     return Measure(
         ENV,
         "ddz",
         what,
-        rate_fn=lambda seconds: bench_vector_env(num_envs, seconds, seed),
+        rate_fn=lambda seconds: bench_vector_env(num_envs, seconds, seed, **options),
         ours=True,
-        extra={"num_envs": num_envs},
+        extra={"num_envs": num_envs, **options},
     )
 
 

@@ -144,7 +144,7 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         "--wild",
         action="store_true",
         help="engine: add rows of the wildcard game (random play, legal plays of lead hands); "
-        "expert: time the Expert on the wildcard game",
+        "env: rows of its vector env; expert: time the Expert on the wildcard game",
     )
     add_rule_options(
         parser,
@@ -152,8 +152,8 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         several_players=True,
         notes={
             "players": "engine: the game measured (with 4, 33-card landlord's hands); 3,4: "
-            "both, side by side (ratios and targets on the three-player rows); expert: the "
-            "game the Expert is timed on (one count)"
+            "both, side by side (ratios and targets on the three-player rows); env: the "
+            "games' vector envs; expert: the game the Expert is timed on (one count)"
         },
     )
 
@@ -399,7 +399,12 @@ def engine_targets(results: list[Result], batch: int) -> list[dict]:
 
 def env_targets(results: list[Result]) -> list[dict]:
     ours = next(
-        (r for r in results if r.ours and r.kind == ENV and r.extra.get("num_envs") == 256), None
+        (
+            r
+            for r in results
+            if r.ours and r.kind == ENV and r.extra.get("num_envs") == 256 and _classic(r)
+        ),
+        None,
     )
     return [
         _target(
@@ -478,9 +483,17 @@ def engine_setups(
 
 
 def env_setups(args: argparse.Namespace) -> list[tuple[str, Callable[[], Measure]]]:
+    """The ``ddz bench env`` rows: the vector env of each game the options name (``--players``,
+    ``--wild``) at each ``--num-envs``, and the peers' envs (the classic game)."""
     seed = args.seed
+    games = [{} if p == DEFAULT_RULES.players else {"players": p} for p in args.players]
+    games += [{"game": WILD_GAME}] if args.wild else []
     setups: list[tuple[str, Callable[[], Measure]]] = [
-        (f"ddz env, num_envs={n}", lambda n=n: engine.vector_env_steps(n, seed))
+        (
+            f"ddz env, num_envs={n}{''.join(f', {k}={v}' for k, v in game.items())}",
+            lambda n=n, game=game: engine.vector_env_steps(n, seed, **game),
+        )
+        for game in games
         for n in args.num_envs
     ]
     if not args.no_peers:
@@ -526,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
             "seconds_per_figure": seconds,
             "rounds": rounds,
             "hands": hands_n if args.target == "engine" else None,
-            "players": args.players if args.target == "engine" else [3],
+            "players": args.players if args.target in ("engine", "env") else [3],
             "results": [r.to_dict() for r in results],
             "ratios": ratios(results),
             "targets": targets,
