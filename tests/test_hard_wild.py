@@ -135,14 +135,14 @@ def test_reading_the_wild_cards_left_at_other_ranks_only_raises_values(hard):
 def test_a_batch_of_decisions_chooses_what_each_decision_alone_does(model):
     """``model_actions`` on the wildcard game (the Expert's rollouts) scores every decision of
     a role in one batch: each game's choice and its value are those of Hard deciding that
-    game's information set alone, over whole seeded games of 12 tables."""
+    game's information set alone, over whole seeded games of 6 tables."""
     from ddz.agents.hard import load_model, model_actions, shipped_file
     from ddz_env.game import PLAY
 
     path = shipped_file("hard.npz" if model == "classic" else "hard_wild.npz")
     agent = HardAgent(model_path=path)
     model = agent.fixed
-    game = Game(12, Ruleset(game="wild", bidding="none"), seed=21)
+    game = Game(6, Ruleset(game="wild", bidding="none"), seed=21)
     assert (game.phase == PLAY).all()
     decisions = 0
     while (game.phase != OVER).any():
@@ -153,10 +153,10 @@ def test_a_batch_of_decisions_chooses_what_each_decision_alone_does(model):
             assert action == moves[int(np.argmax(q))]
             assert value == pytest.approx(q.max(), abs=1e-4)
             decisions += 1
-        step = np.zeros(12, np.int64)
+        step = np.zeros(6, np.int64)
         step[live] = actions
         game.step(step)
-    assert decisions > 12 * 20
+    assert decisions > 6 * 20
     assert load_model(path).tag == model.tag
 
 
