@@ -131,6 +131,13 @@ def model_ruleset(model) -> Ruleset:
     return tag_ruleset(read_game_tag(model.meta))
 
 
+def wild_ranks(obs: np.ndarray, ruleset: Ruleset) -> np.ndarray:
+    """(n,) int64: the wild rank of each observation (n, obs_size(ruleset)) of the wildcard
+    game, read from its ``wild_rank`` field (-1 where none is drawn yet)."""
+    onehot = np.asarray(obs)[:, obs_slices(ruleset)["wild_rank"]]
+    return np.where(onehot.any(-1), onehot.argmax(-1), -1)
+
+
 def represented_observation(obs: np.ndarray, ruleset: Ruleset, target: Ruleset) -> np.ndarray:
     """Observations (n, obs_size(ruleset)) of the wildcard game ``ruleset`` as a model of
     layout ``target`` reads them (the classic layout, or the wildcard game's own for a model of
@@ -142,8 +149,7 @@ def represented_observation(obs: np.ndarray, ruleset: Ruleset, target: Ruleset) 
     obs = np.asarray(obs, np.float32)
     src, dst = obs_slices(ruleset), obs_slices(target)
     out = map_layout(obs, ruleset, target).copy()
-    wild_onehot = obs[:, src["wild_rank"]]
-    wild = np.where(wild_onehot.any(-1), wild_onehot.argmax(-1), -1)
+    wild = wild_ranks(obs, ruleset)
     for move, extra in (("table_move", "table_wild"), ("history", "history_wild")):
         n = obs.shape[0]
         consumed = _counts(obs[:, src[move]].reshape(n, -1, 54))
@@ -346,7 +352,6 @@ def wild_scores(
         codes,
         np.zeros(len(codes), np.int64),
         hand,
-        np.array([int(info.wild_rank)]),
         rounds=rounds,
         bonus=bonus,
         together=together,
@@ -362,13 +367,12 @@ def batch_scores(
     codes: np.ndarray,
     groups: np.ndarray,
     hands: np.ndarray,
-    wild: np.ndarray,
     **options,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values, rests, sums) of the plays of several decisions of the role ``role`` in the
     wildcard game ``ruleset``, as Hard ranks them: ``obs`` (g, …) the decisions' observations
-    (:func:`ddz_env.observation.observe`), ``hands`` (g, 15) the hands they are played from
-    and ``wild`` (g,) their wild ranks; ``codes`` (n,) the play codes (0 the pass) and
+    (:func:`ddz_env.observation.observe`; their wild ranks read from them, :func:`wild_ranks`)
+    and ``hands`` (g, 15) the hands they are played from; ``codes`` (n,) the play codes (0 the pass) and
     ``groups`` (n,) the decision of each. Each play is shown as the combination it stands for
     and scored by :func:`play_values` (``options``: its ``rounds``, ``bonus``, ``together``),
     all of them in one batch; the plays :func:`spends_wild_for_natural` are -inf. ``sums``
@@ -376,7 +380,7 @@ def batch_scores(
     encoding adds (:meth:`ModelScorer.score`)."""
     codes = np.asarray(codes, np.int64)
     groups = np.asarray(groups, np.int64)
-    wilds = np.asarray(wild, np.int64)[groups]
+    wilds = wild_ranks(obs, ruleset)[groups]
     consumed = play_consumed(codes)
     shown = represented(codes, wilds, consumed)
     left_out = spends_wild_for_natural(codes, wilds, groups, shown, consumed)
@@ -496,7 +500,6 @@ def model_actions(model, game, games: np.ndarray, value: str = "score"):
             codes[ps],
             groups,
             hands[rows],
-            game.wild_rank[games[rows]],
         )
         order = np.lexsort((-q, groups))
         first = order[np.unique(groups[order], return_index=True)[1]]

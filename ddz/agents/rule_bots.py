@@ -153,10 +153,8 @@ def _view_and_obvious_move(info: InfoSet) -> tuple[_View | None, int | None]:
 
 
 def _forced_or_finishing(v: _View) -> int | None:
-    """The only legal move, or a move that wins (empties the hand, or plays it down to the
-    concessions); ``None`` when there is a choice."""
-    if len(v.legal) == 1:
-        return v.legal[0]
+    """A move that wins (empties the hand, or plays it down to the concessions), else ``None``
+    (the view's decision has a choice: :func:`_view_and_obvious_move` answers a forced move)."""
     total = v.left[v.seat]
     if getattr(v.table, "largest", total) < total:  # a play table: no play empties the hand
         return None

@@ -439,7 +439,7 @@ def engine_setups(
     args: argparse.Namespace, hands_n: int
 ) -> list[tuple[str, Callable[[], Measure]]]:
     seed = args.seed
-    players = getattr(args, "players", [3])
+    players = args.players
     hands = engine.lead_hands(hands_n, seed)
     setups: list[tuple[str, Callable[[], Measure]]] = []
     for p in players:
@@ -467,7 +467,7 @@ def engine_setups(
                 lambda h=hands, p=p: engine.legal_packed(h, p),
             ),
         ]
-    if getattr(args, "wild", False):
+    if args.wild:
         setups += engine.wild_setups(hands_n, seed, args.batch)
     hands = engine.lead_hands(hands_n, seed)  # the peers' hands: the three-player ones
     if not args.no_peers:
@@ -556,16 +556,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def expert_rules(players: list[int], wild: bool) -> Ruleset | str:
+def expert_rules(counts: list[int], wild: bool) -> Ruleset | str:
     """The game ``ddz bench expert`` times (no auction), or why the options name none: one
-    player count (``--players``), or ``--wild`` (three players)."""
-    if len(players) != 1:
+    player count (``--players``), with ``--wild`` the wildcard game's (its rules say which)."""
+    if len(counts) > 1:
         return "the Expert is timed on one game at a time: give --players one count"
-    if wild and players[0] != 3:
-        return "the wildcard game has three players: --wild takes no --players"
-    if wild:
-        return Ruleset(game=WILD_GAME, bidding="none")
-    return Ruleset(players=players[0], bidding="none")
+    game = {"game": WILD_GAME} if wild else {}
+    try:
+        return Ruleset(players=counts[0], bidding="none", **game)
+    except ValueError as exc:  # a count the game is not played with
+        return f"--players {counts[0]}{' with --wild' if wild else ''}: {exc}"
 
 
 def _expert_main(args: argparse.Namespace, started: float) -> int:

@@ -35,6 +35,7 @@ from ddz.agents.hard_wild import (
     represented,
     represented_observation,
     spends_wild_for_natural,
+    wild_ranks,
 )
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz.train.args import Args
@@ -251,7 +252,7 @@ class SelfPlay:
         mine = ~self.opponent[np.arange(B), game.current_player] & playing
         if self.wild:  # the model's view: each move shown as what it stood for
             obs = represented_observation(obs, self.rules, self.rules)
-        pairs = self._pairs(gb, mv, counts, starts, playing)
+        pairs = self._pairs(gb, mv, counts, starts, playing, obs)
         q, rests = self._scores(obs, roles, mine, gb, pairs)
         hidden = np.zeros((int(mine.sum()), 0), np.uint8)
         if self.critic:  # the hands before the move: what the decision did not see
@@ -275,12 +276,13 @@ class SelfPlay:
         )
         return actions
 
-    def _pairs(self, gb, mv, counts, starts, playing) -> Pairs:
+    def _pairs(self, gb, mv, counts, starts, playing, obs) -> Pairs:
         """What the networks read of each legal (game, action) pair (:class:`Pairs`): the
         move-table row of the combination it shows (the wildcard game's plays:
         :func:`ddz.agents.hard_wild.represented`; -1 where the table has no row of those
         cards), those cards, the real cards it takes from the hand, the game's wild rank (-1:
-        none) and the plays left out. Zeros for a pass and outside the play."""
+        none; read from the games' observations ``obs``) and the plays left out. Zeros for a
+        pass and outside the play."""
         if not self.wild:
             rows = np.where(playing[gb], mv, 0)  # the auction's calls are no table rows
             none = np.full(len(mv), -1, np.int64)
@@ -290,7 +292,7 @@ class SelfPlay:
         # plays of all the games, in game order, are the pairs of actions above 0
         codes = np.zeros(len(mv), np.int64)
         codes[(mv > 0) & playing[gb]] = game.encoding.legal_plays_of(game, np.flatnonzero(playing))
-        wild = game.wild_rank[gb].astype(np.int64)
+        wild = wild_ranks(obs, self.rules)[gb]
         consumed = play_consumed(codes)  # each code's fields read once
         shown = represented(codes, wild, consumed)
         keys = shown.astype(np.int64) @ _KEY
