@@ -18,6 +18,7 @@ that saves moves.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -457,15 +458,17 @@ def _any_fits(needs, u) -> bool:
 
 
 class _Control:
-    """The moves whose fit decides :func:`can_be_beaten` for each row of a table
-    (:func:`_control_ranges`), as (rank, count) pairs, built on first use (shared by the rows
-    of one range); ``bombs``: those of the bombs and the rocket."""
+    """The moves whose fit decides :func:`can_be_beaten` for each row of a table, as (rank,
+    count) pairs, built on first use (shared by the rows of one range): the moves that beat
+    the row in its own group (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a
+    higher main rank), their bodies when it has attachments, and for a bomb or the rocket every
+    move that beats it; ``bombs``: those of the bombs and the rocket."""
 
     def __init__(self, table: MoveTable):
         self.table = table
-        self.lo, self.hi = _control_ranges(table)
         self._needs: list[tuple | None] = [None] * len(table)
         self._shared: dict[tuple[int, int], tuple] = {}
+        self._bodies: dict[tuple[int, int], tuple[list[int], int]] = {}
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
 
     def _cards(self, lo: int, hi: int) -> tuple:
@@ -477,10 +480,41 @@ class _Control:
     def needs(self, move: int) -> tuple:
         found = self._needs[move]
         if found is None:
-            span = self.lo[move], self.hi[move]
+            span = self.span(move)
             if span not in self._shared:
                 self._shared[span] = self._cards(*span)
             found = self._needs[move] = self._shared[span]
+        return found
+
+    def span(self, move: int) -> tuple[int, int]:
+        """The rows whose fit decides whether ``move`` can be beaten: (first, end)."""
+        table = self.table
+        mtype = int(table.type[move])
+        if mtype in _BOMB_INTS:
+            return int(table.beat_bomb_lo[move]), len(table)
+        if mtype not in _BODY:
+            return int(table.beat_lo[move]), int(table.beat_hi[move])
+        length = int(table.length[move])
+        mains, first = self.bodies(mtype, length)
+        above = bisect_right(mains, int(table.main[move]))
+        return first + above, first + len(mains)
+
+    def bodies(self, mtype: int, length: int) -> tuple[list[int], int]:
+        """The main ranks of the moves of a type with attachments and of a length, ascending,
+        and the row of the body of the lowest (the bodies of the others follow it)."""
+        found = self._bodies.get((mtype, length))
+        if found is None:
+            table = self.table
+            block = table.blocks[_MOVE_TYPES[mtype]]
+            mains = sorted(set(table.main[block][table.length[block] == length].tolist()))
+            body = _BODY[mtype]
+            span = length if body == T.PLANE else 1
+            key = _reading_rows(table)[0]
+            want = (int(body) * 100 + span) * 100 + np.array(mains, np.int64)
+            at = np.searchsorted(key, want)  # the body row of each main, ascending
+            if at[-1] >= len(key) or not (key[at] == want).all() or (np.diff(at) != 1).any():
+                raise AssertionError(f"the bodies of the {T(mtype).label}s are not one block")
+            found = self._bodies[mtype, length] = (mains, int(at[0]))
         return found
 
 
@@ -491,42 +525,13 @@ def _control(table: MoveTable) -> _Control:
 
 #: The body of a move with attachments: the move of the same main rank without them.
 _BODY = {
-    T.TRIO_WITH_SINGLE: T.TRIO,
-    T.TRIO_WITH_PAIR: T.TRIO,
-    T.PLANE_WITH_SINGLES: T.PLANE,
-    T.PLANE_WITH_PAIRS: T.PLANE,
-    T.FOUR_WITH_TWO_SINGLES: T.BOMB,
-    T.FOUR_WITH_TWO_PAIRS: T.BOMB,
+    int(T.TRIO_WITH_SINGLE): T.TRIO,
+    int(T.TRIO_WITH_PAIR): T.TRIO,
+    int(T.PLANE_WITH_SINGLES): T.PLANE,
+    int(T.PLANE_WITH_PAIRS): T.PLANE,
+    int(T.FOUR_WITH_TWO_SINGLES): T.BOMB,
+    int(T.FOUR_WITH_TWO_PAIRS): T.BOMB,
 }
-
-
-@cache
-def _control_ranges(table: MoveTable) -> tuple[list[int], list[int]]:
-    """For each row of ``table``, the range of rows whose fit decides :func:`can_be_beaten`
-    (two lists: each range's first row, its end): the moves that beat it in its own group
-    (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a higher main rank), their
-    bodies when it has attachments, and for a bomb or the rocket every move that beats it."""
-    n = len(table)
-    ranges = np.stack([table.beat_lo, table.beat_hi], axis=1).astype(np.int64)
-    bombs = np.isin(table.type, BOMB_TYPES)
-    ranges[bombs, 0], ranges[bombs, 1] = table.beat_bomb_lo[bombs], n
-    key = (table.type.astype(np.int64) * 100 + table.length) * 100 + table.main
-    for t, body in _BODY.items():
-        for length in np.unique(table.length[table.type == t]):
-            rows = np.flatnonzero((table.type == t) & (table.length == length))
-            mains = np.unique(table.main[rows]).astype(np.int64)
-            span = int(length) if body == T.PLANE else 1
-            want = (int(body) * 100 + span) * 100 + mains
-            bodies = np.searchsorted(key, want)  # the body row of each main, ascending
-            if not (key[bodies] == want).all() or (np.diff(bodies) != 1).any():
-                raise AssertionError(f"the bodies of the {T(t).label}s are not one block")
-            above = np.searchsorted(mains, table.main[rows], side="right")
-            last = int(bodies[-1]) + 1
-            ranges[rows, 0] = np.where(
-                above < len(mains), bodies[np.minimum(above, len(mains) - 1)], last
-            )
-            ranges[rows, 1] = last
-    return ranges[:, 0].tolist(), ranges[:, 1].tolist()
 
 
 # ---------------------------------------------------------------------- bid assessment
@@ -1250,27 +1255,22 @@ def _wild_plan(counts: tuple[int, ...]) -> Plan:
     return _plan_of_light(_wild_light(counts))
 
 
-def _assignments(natural: tuple[int, ...], first: int):
+def _placements(natural: tuple[int, ...], first: int) -> list[int]:
     """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
-    each as (bit levels, the ranks given a wild card)."""
+    as bit levels (no two alike: the first two wild cards go to a pair of ranks taken once)."""
     levels = _levels(natural)
-    ranks = [r for r in range(13) if natural[r] < 4]
-    for i, a in enumerate(ranks):
-        ka = levels | 1 << (15 * natural[a] + a)
-        if first == 1:
-            yield ka, (a,)
-            continue
-        for b in ranks[i:]:
-            c = natural[b] + (a == b)
-            if c < 4:
-                yield ka | 1 << (15 * c + b), (a, b)
-
-
-def _hand_with(natural: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
-    hand = list(natural)
-    for r in ranks:
-        hand[r] += 1
-    return tuple(hand)
+    # the bit each rank gains with one wild card, then with a second (none past four cards)
+    one = [1 << (15 * c + r) for r, c in enumerate(natural[:13]) if c < 4]
+    if first == 1:
+        return [levels | b for b in one]
+    two = [b << 15 if b < 1 << 45 else 0 for b in one]
+    out = []
+    for i, a in enumerate(one):
+        ka = levels | a
+        if two[i]:
+            out.append(ka | two[i])
+        out += [ka | b for b in one[i + 1 :]]
+    return out
 
 
 def _best_valid(
@@ -1280,20 +1280,20 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    scored = [(_icost_split(k), ranks) for k, ranks in _assignments(base, first)]
-    least = min(cost for cost, _ in scored)
-    tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
-    while tied:
+    placed = _placements(base, first)
+    costs = list(map(_icost_split, placed))
+    while placed:
+        least = min(costs)
+        tied = [_counts_of(k) for k, cost in zip(placed, costs) if cost == least]
         if len(tied) > 1:
-            tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
+            tied = [h for _, h in sorted([(_wild_search(h)[0], h) for h in tied])]
         for hand in tied:
             if _stands_for_held_ranks(hand, natural, wild) or _wild_plan_ok(
                 _wild_light(hand), natural, wild
             ):
                 return hand
-        scored = [(cost, ranks) for cost, ranks in scored if cost > least]
-        least = min((cost for cost, _ in scored), default=0)
-        tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
+        placed = [k for k, cost in zip(placed, costs) if cost > least]
+        costs = [cost for cost in costs if cost > least]
     return None
 
 
@@ -1351,7 +1351,7 @@ def _sizes_by_shape(table: MoveTable) -> np.ndarray:
     count (pass: 0)."""
     out = np.zeros(256, np.int64)
     shape = table.type.astype(np.int64) | table.length.astype(np.int64) << 4
-    out[shape[1:]] = table.counts[1:].sum(1, dtype=np.int64)
+    out[shape[1:]] = table.size[1:]
     return out
 
 
@@ -1580,7 +1580,7 @@ def _reading_rows(table: MoveTable) -> tuple[np.ndarray, dict[tuple[int, int, in
 
 def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
     """The first move-table row of the reading (type, length, main) (the table's rows are
-    sorted by reading, as :func:`_control_ranges` reads them too)."""
+    sorted by reading, as :meth:`_Control.bodies` reads them too)."""
     keys, found = _reading_rows(table)
     row = found.get((mtype, length, main))
     if row is None:
