@@ -457,6 +457,10 @@ def _any_fits(needs, u) -> bool:
     return False
 
 
+#: ``[rank][count]``: the pair (rank, count), one object each
+_RANK_COUNT = [[(r, k) for k in range(9)] for r in range(15)]
+
+
 class _Control:
     """The moves whose fit decides :func:`can_be_beaten` for each row of a table, as (rank,
     count) pairs, built on first use (shared by the rows of one range): the moves that beat
@@ -469,13 +473,17 @@ class _Control:
         self._needs: list[tuple | None] = [None] * len(table)
         self._shared: dict[tuple[int, int], tuple] = {}
         self._bodies: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._rows: list[tuple | None] = [None] * len(table)  # each row's pairs, once
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
 
     def _cards(self, lo: int, hi: int) -> tuple:
-        return tuple(
-            tuple([(r, k) for r, k in enumerate(row) if k])
-            for row in self.table.counts[lo:hi].tolist()
-        )
+        rows = self._rows
+        if None in rows[lo:hi]:  # the ranges of a group end at its end: they share rows
+            pair = _RANK_COUNT
+            for r, row in enumerate(self.table.counts[lo:hi].tolist(), lo):
+                if rows[r] is None:
+                    rows[r] = tuple([pair[q][k] for q, k in enumerate(row) if k])
+        return tuple(rows[lo:hi])
 
     def needs(self, move: int) -> tuple:
         found = self._needs[move]
@@ -1124,7 +1132,7 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
         starts ^= 1 << r
         # a chain takes ``per`` cards of each rank: a level less
         for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[p >> r]]:
-            rest = (k & ~m) | ((k >> per) & m)
+            rest = k ^ ((k ^ k >> per) & m)
             if (  # a chain starts in the rest at r or above: search it, else its leaf
                 _STRAIGHT_AT[rest & _CHAIN12]
                 | _PAIRS_AT[rest >> 15 & _CHAIN12]
@@ -1137,7 +1145,7 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 best = cost
         for m, _, n in _PLANES[r][_RUN[t >> r]]:  # none where no plane starts
             more = tuple(sorted(planes + ((r + n - 1, n),)))
-            cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+            cost = _icost(k ^ ((k ^ k >> 45) & m), r, more)
             if cost < best:
                 best = cost
         if starts:
@@ -1208,12 +1216,12 @@ def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tup
     chain (type, top, length), the bit levels left and the planes taken."""
     s = k & _CHAIN12
     for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
-        rest = (k & ~m) | ((k >> per) & m)
+        rest = k ^ ((k ^ k >> per) & m)
         if _icost(rest, r, planes) + w == target:
             n = (m & _CHAIN12).bit_count()
             return (T.STRAIGHT if per == 15 else T.PAIR_CHAIN, r + n - 1, n), rest, planes
     for m, _, n in _PLANES[r][_RUN[((k >> 30) & _CHAIN12) >> r]]:
-        rest = (k & ~m) | ((k >> 45) & m)
+        rest = k ^ ((k ^ k >> 45) & m)
         more = tuple(sorted(planes + ((r + n - 1, n),)))
         if _icost(rest, r, more) == target:
             return (T.PLANE, r + n - 1, n), rest, more
