@@ -1127,7 +1127,7 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     t = (k >> 30) & _CHAIN12
     starts = (_STRAIGHT_AT[s] | _PAIRS_AT[p] | _PLANE_AT[t]) >> start << start
     best = _ileaf(k, planes)
-    while starts:  # from the highest: best is then the cost with chains starting above r only
+    while starts:  # from the highest
         r = starts.bit_length() - 1
         starts ^= 1 << r
         # a chain takes ``per`` cards of each rank: a level less
@@ -1148,8 +1148,6 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
             cost = _icost(k ^ ((k ^ k >> 45) & m), r, more)
             if cost < best:
                 best = cost
-        if starts:
-            _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
     return best
 
@@ -1184,36 +1182,35 @@ def _icost_split(k: int) -> int:
 
 def _ipath(k: int) -> tuple[tuple, int, tuple]:
     """The chains :func:`_search` picks for the hand of bit levels ``k`` (from the first taken),
-    the bit levels left and the planes among them: at the lowest rank where a chain can start,
-    the first option of least exact cost in :func:`_search`'s order (leave the rank out of
-    chains, then straights, pair chains, planes, shortest first), which is the option the float
-    search keeps (it keeps an option only when it is cheaper by more than 1e-9, and two exact
-    costs that differ differ by at least 1 / SCALE)."""
+    the bit levels left and the planes among them. :func:`_search` leaves the lowest rank
+    where a chain can start out of chains unless a chain from it is cheaper (by more than
+    1e-9: two exact costs that differ differ by at least 1 / SCALE), then takes the first
+    option of least cost (straights, pair chains, planes, shortest first); so of the least
+    cost ``target`` it takes no chain if the leaf costs ``target``, else the first chain of
+    that cost from the highest rank where one reaches it (below it the rank left out costs
+    ``target`` too)."""
     chains: list[tuple[int, int, int]] = []
     start, planes = 0, ()
     while True:
         starts = _starts(k) >> start << start
-        while starts:
-            r = (starts & -starts).bit_length() - 1
-            starts &= starts - 1
-            target = _icost(k, r, planes)
-            if target != (
-                _icost(k, (starts & -starts).bit_length() - 1, planes)
-                if starts
-                else _ileaf(k, planes)
-            ):  # a chain starts at r: the first of the least cost
-                chain, k, planes = _ichain(k, r, planes, target)
-                chains.append(chain)
-                start = r
-                break
-        else:
+        if not starts:
             return tuple(chains), k, planes
+        target = _icost(k, start, planes)  # kept: the search asked for it
+        if _ileaf(k, planes) == target:
+            return tuple(chains), k, planes
+        found = None
+        while found is None:  # some rank reaches target: starts is not empty
+            start = starts.bit_length() - 1
+            starts ^= 1 << start
+            found = _ichain(k, start, planes, target)
+        chain, k, planes = found
+        chains.append(chain)
 
 
-def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple]:
+def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple] | None:
     """The first chain from rank ``r`` in :func:`_search`'s order (straights, pair chains,
     planes, shortest first) after which the hand of bit levels ``k`` costs ``target``: the
-    chain (type, top, length), the bit levels left and the planes taken."""
+    chain (type, top, length), the bit levels left and the planes taken; ``None`` if none."""
     s = k & _CHAIN12
     for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
         rest = k ^ ((k ^ k >> per) & m)
@@ -1225,7 +1222,7 @@ def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tup
         more = tuple(sorted(planes + ((r + n - 1, n),)))
         if _icost(rest, r, more) == target:
             return (T.PLANE, r + n - 1, n), rest, more
-    raise AssertionError("no chain of the least cost")  # the search found one
+    return None
 
 
 @lru_cache(maxsize=1 << 16)
