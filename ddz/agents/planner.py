@@ -1214,7 +1214,7 @@ def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tup
     s = k & _CHAIN12
     for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
         rest = k ^ ((k ^ k >> per) & m)
-        if _icost(rest, r, planes) + w == target:
+        if (_icost(rest, r, planes) if _starts(rest) >> r else _ileaf(rest, planes)) + w == target:
             n = (m & _CHAIN12).bit_count()
             return (T.STRAIGHT if per == 15 else T.PAIR_CHAIN, r + n - 1, n), rest, planes
     for m, _, n in _PLANES[r][_RUN[((k >> 30) & _CHAIN12) >> r]]:
@@ -1334,7 +1334,7 @@ def plan_cost_wild(counts, wild: int) -> float:
 def _wild_cost(key: tuple[int, ...], wild: int) -> float:
     """:func:`plan_cost_wild` of a hand as a tuple (a decision weighs the same hands again)."""
     held = key[wild] if wild >= 0 else 0
-    return _wild_search(_assigned(key, wild))[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, wild) if held else key)[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
