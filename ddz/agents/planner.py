@@ -104,6 +104,13 @@ def _ranks_by_count(c: tuple[int, ...]) -> tuple[bool, list, list, list, list]:
     return rocket, singles, pairs, trios, bombs
 
 
+#: ``[rank][count]``: the pair (rank, count), one object each (the plans' groups and the
+#: control checks share them)
+_RANK_COUNT = [[(r, k) for k in range(9)] for r in range(15)]
+#: ``[count][rank]``: the cards of a group of one rank, ``((rank, count),)``
+_ONE_RANK = [[(_RANK_COUNT[r][k],) for r in range(15)] for k in range(9)]
+
+
 def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> list[Light]:
     """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
     groups: list[Light] = []
@@ -132,18 +139,18 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
         low_p = pairs[0] if pairs and pairs[0] < TWO else 99
         if low_s < 99 and low_s <= low_p:
             singles.remove(low_s)
-            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (low_s, 1))))
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[low_s][1])))
         elif low_p < 99:
             pairs.remove(low_p)
-            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (low_p, 2))))
+            groups.append((T.TRIO_WITH_PAIR, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[low_p][2])))
         elif singles:
             k = singles.pop(0)
-            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (k, 1))))
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[k][1])))
         elif pairs:
             k = pairs.pop(0)
-            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (k, 2))))
+            groups.append((T.TRIO_WITH_PAIR, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[k][2])))
         else:
-            groups.append((T.TRIO, r, 1, ((r, 3),)))
+            groups.append((T.TRIO, r, 1, _ONE_RANK[3][r]))
     # A bomb carries two loose singles (or pairs) only when that nearly empties the hand.
     if bombs and len(groups) + len(bombs) + len(pairs) + len(singles) - 2 <= 2:
         r = bombs[-1]
@@ -155,9 +162,9 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
             ks, pairs = pairs[:2], pairs[2:]
             bombs.remove(r)
             groups.append((T.FOUR_WITH_TWO_PAIRS, r, 2, ((r, 4), (ks[0], 2), (ks[1], 2))))
-    groups += [(T.BOMB, r, 1, ((r, 4),)) for r in bombs]
-    groups += [(T.PAIR, r, 1, ((r, 2),)) for r in pairs]
-    groups += [(T.SINGLE, r, 1, ((r, 1),)) for r in singles]
+    groups += [(T.BOMB, r, 1, _ONE_RANK[4][r]) for r in bombs]
+    groups += [(T.PAIR, r, 1, _ONE_RANK[2][r]) for r in pairs]
+    groups += [(T.SINGLE, r, 1, _ONE_RANK[1][r]) for r in singles]
     return groups
 
 
@@ -320,7 +327,8 @@ def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
     per_rank = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}
     for mtype, top, n in chains:
         per = per_rank[mtype]
-        light.append((mtype, top, n, tuple((k, per) for k in range(top - n + 1, top + 1))))
+        cards = tuple([_RANK_COUNT[k][per] for k in range(top - n + 1, top + 1)])
+        light.append((mtype, top, n, cards))
         for k in range(top - n + 1, top + 1):
             rest[k] -= per
     for top, n in planes:
@@ -455,10 +463,6 @@ def _any_fits(needs, u) -> bool:
         else:
             return True
     return False
-
-
-#: ``[rank][count]``: the pair (rank, count), one object each
-_RANK_COUNT = [[(r, k) for k in range(9)] for r in range(15)]
 
 
 class _Control:
@@ -1289,8 +1293,10 @@ def _best_valid(
     costs = list(map(_icost_split, placed))
     while placed:
         least = min(costs)
-        tied = [_counts_of(k) for k, cost in zip(placed, costs) if cost == least]
-        if len(tied) > 1:
+        if costs.count(least) == 1:  # mostly one hand of the least cost
+            tied = [_counts_of(placed[costs.index(least)])]
+        else:
+            tied = [_counts_of(k) for k, cost in zip(placed, costs) if cost == least]
             tied = [h for _, h in sorted([(_wild_search(h)[0], h) for h in tied])]
         for hand in tied:
             if _stands_for_held_ranks(hand, natural, wild) or _wild_plan_ok(
