@@ -703,7 +703,7 @@ def test_the_decision_bench_times_with_the_plans_cached_or_cleared():
     """``wild_planner --cached`` times the decisions with the plans of one untimed round kept:
     the planner's caches hold the hands Normal weighed, and the rounds leave them there;
     without it each round starts with the caches empty."""
-    from ddz.agents.planner import _wild_cost
+    from ddz.agents.planner import _wild_search
     from ddz.bench.wild_planner import clear_planner_caches, time_per_decision
     from ddz.bench.wild_planner import wild_planner_positions as positions
 
@@ -711,7 +711,7 @@ def test_the_decision_bench_times_with_the_plans_cached_or_cleared():
     clear_planner_caches()
     times = time_per_decision(infos, rounds=2, cached=True)
     assert len(times) == 2 and all(t > 0 for t in times)
-    kept = _wild_cost.cache_info()
+    kept = _wild_search.cache_info()
     assert kept.currsize > 0 and kept.hits > 0  # the timed rounds read the kept plans
     time_per_decision(infos, rounds=1)
-    assert _wild_cost.cache_info().hits < kept.hits  # cleared before the round: fresh counts
+    assert _wild_search.cache_info().hits < kept.hits  # cleared before the round: fresh counts

@@ -1332,13 +1332,10 @@ def plan_hand_wild(counts, wild: int) -> Plan:
 
 
 def plan_cost_wild(counts, wild: int) -> float:
-    """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
-    return _wild_cost(counts if type(counts) is tuple else _key(counts), int(wild))
-
-
-@lru_cache(maxsize=1 << 16)
-def _wild_cost(key: tuple[int, ...], wild: int) -> float:
-    """:func:`plan_cost_wild` of a hand as a tuple (a decision weighs the same hands again)."""
+    """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held
+    (read from the caches of the assignment and the search: a decision's hands are mostly
+    new, so no cache of its own)."""
+    key, wild = counts if type(counts) is tuple else _key(counts), int(wild)
     held = key[wild] if wild >= 0 else 0
     return _wild_search(_assigned(key, wild) if held else key)[0] - WILD_VALUE * held
 
