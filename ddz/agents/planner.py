@@ -1328,7 +1328,7 @@ def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
 def plan_hand_wild(counts, wild: int) -> Plan:
     """The plan of a hand of the wildcard game (``wild``: the wild rank): the classic plan of the
     hand with its wild cards assigned (the groups say what each wild card stands for)."""
-    return _wild_plan(_assigned(_key(counts), int(wild)))
+    return _wild_plan(_assigned(counts if type(counts) is tuple else _key(counts), int(wild)))
 
 
 def plan_cost_wild(counts, wild: int) -> float:
