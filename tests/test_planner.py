@@ -397,6 +397,30 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
     assert checked > 200
 
 
+def test_placements_are_every_hand_one_or_two_wild_cards_make():
+    """The placements a call scores: the bit levels of each hand made by adding one wild card to
+    a rank 3..2 (two: to two ranks, or twice to one), none past four cards of a rank, each
+    hand once."""
+    from ddz.agents.planner import _counts_of, _levels, _placements
+
+    for hand in _random_hands(11, 300):
+        hand = tuple(int(k) for k in hand)
+        for first in (1, 2):
+            want = set()
+            for a in range(13):
+                for b in range(a, 13) if first == 2 else [None]:
+                    placed = list(hand)
+                    placed[a] += 1
+                    if b is not None:
+                        placed[b] += 1
+                    if max(placed) <= 4:
+                        want.add(tuple(placed))
+            got = _placements(hand, first)
+            assert len(got) == len(set(got)) == len(want)
+            assert {_counts_of(k) for k in got} == want
+            assert all(_levels(_counts_of(k)) == k for k in got)
+
+
 def test_integer_memo_stays_bounded_and_exact(monkeypatch):
     """The integer search's memo is emptied past its size (a long-running server); what is
     read back after that is still the float search's result."""
