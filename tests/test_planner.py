@@ -397,6 +397,30 @@ def test_wild_assignment_is_the_cheapest_valid_float_plan():
     assert checked > 200
 
 
+def test_placements_are_every_hand_one_or_two_wild_cards_make():
+    """The placements a call scores: the bit levels of each hand made by adding one wild card to
+    a rank 3..2 (two: to two ranks, or twice to one), none past four cards of a rank, each
+    hand once."""
+    from ddz.agents.planner import _counts_of, _levels, _placements
+
+    for hand in _random_hands(11, 300):
+        hand = tuple(int(k) for k in hand)
+        for first in (1, 2):
+            want = set()
+            for a in range(13):
+                for b in range(a, 13) if first == 2 else [None]:
+                    placed = list(hand)
+                    placed[a] += 1
+                    if b is not None:
+                        placed[b] += 1
+                    if max(placed) <= 4:
+                        want.add(tuple(placed))
+            got = _placements(hand, first)
+            assert len(got) == len(set(got)) == len(want)
+            assert {_counts_of(k) for k in got} == want
+            assert all(_levels(_counts_of(k)) == k for k in got)
+
+
 def test_integer_memo_stays_bounded_and_exact(monkeypatch):
     """The integer search's memo is emptied past its size (a long-running server); what is
     read back after that is still the float search's result."""
@@ -703,7 +727,7 @@ def test_the_decision_bench_times_with_the_plans_cached_or_cleared():
     """``wild_planner --cached`` times the decisions with the plans of one untimed round kept:
     the planner's caches hold the hands Normal weighed, and the rounds leave them there;
     without it each round starts with the caches empty."""
-    from ddz.agents.planner import _wild_cost
+    from ddz.agents.planner import _wild_search
     from ddz.bench.wild_planner import clear_planner_caches, time_per_decision
     from ddz.bench.wild_planner import wild_planner_positions as positions
 
@@ -711,7 +735,7 @@ def test_the_decision_bench_times_with_the_plans_cached_or_cleared():
     clear_planner_caches()
     times = time_per_decision(infos, rounds=2, cached=True)
     assert len(times) == 2 and all(t > 0 for t in times)
-    kept = _wild_cost.cache_info()
+    kept = _wild_search.cache_info()
     assert kept.currsize > 0 and kept.hits > 0  # the timed rounds read the kept plans
     time_per_decision(infos, rounds=1)
-    assert _wild_cost.cache_info().hits < kept.hits  # cleared before the round: fresh counts
+    assert _wild_search.cache_info().hits < kept.hits  # cleared before the round: fresh counts

@@ -18,6 +18,7 @@ that saves moves.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -103,6 +104,13 @@ def _ranks_by_count(c: tuple[int, ...]) -> tuple[bool, list, list, list, list]:
     return rocket, singles, pairs, trios, bombs
 
 
+#: ``[rank][count]``: the pair (rank, count), one object each (the plans' groups and the
+#: control checks share them)
+_RANK_COUNT = [[(r, k) for k in range(9)] for r in range(15)]
+#: ``[count][rank]``: the cards of a group of one rank, ``((rank, count),)``
+_ONE_RANK = [[(_RANK_COUNT[r][k],) for r in range(15)] for k in range(9)]
+
+
 def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> list[Light]:
     """Groups of a chain-free remainder, with the planes (top, n) already chosen carrying wings."""
     groups: list[Light] = []
@@ -131,18 +139,18 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
         low_p = pairs[0] if pairs and pairs[0] < TWO else 99
         if low_s < 99 and low_s <= low_p:
             singles.remove(low_s)
-            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (low_s, 1))))
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[low_s][1])))
         elif low_p < 99:
             pairs.remove(low_p)
-            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (low_p, 2))))
+            groups.append((T.TRIO_WITH_PAIR, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[low_p][2])))
         elif singles:
             k = singles.pop(0)
-            groups.append((T.TRIO_WITH_SINGLE, r, 1, ((r, 3), (k, 1))))
+            groups.append((T.TRIO_WITH_SINGLE, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[k][1])))
         elif pairs:
             k = pairs.pop(0)
-            groups.append((T.TRIO_WITH_PAIR, r, 1, ((r, 3), (k, 2))))
+            groups.append((T.TRIO_WITH_PAIR, r, 1, (_RANK_COUNT[r][3], _RANK_COUNT[k][2])))
         else:
-            groups.append((T.TRIO, r, 1, ((r, 3),)))
+            groups.append((T.TRIO, r, 1, _ONE_RANK[3][r]))
     # A bomb carries two loose singles (or pairs) only when that nearly empties the hand.
     if bombs and len(groups) + len(bombs) + len(pairs) + len(singles) - 2 <= 2:
         r = bombs[-1]
@@ -154,9 +162,9 @@ def _simple(counts: tuple[int, ...], planes: tuple[tuple[int, int], ...]) -> lis
             ks, pairs = pairs[:2], pairs[2:]
             bombs.remove(r)
             groups.append((T.FOUR_WITH_TWO_PAIRS, r, 2, ((r, 4), (ks[0], 2), (ks[1], 2))))
-    groups += [(T.BOMB, r, 1, ((r, 4),)) for r in bombs]
-    groups += [(T.PAIR, r, 1, ((r, 2),)) for r in pairs]
-    groups += [(T.SINGLE, r, 1, ((r, 1),)) for r in singles]
+    groups += [(T.BOMB, r, 1, _ONE_RANK[4][r]) for r in bombs]
+    groups += [(T.PAIR, r, 1, _ONE_RANK[2][r]) for r in pairs]
+    groups += [(T.SINGLE, r, 1, _ONE_RANK[1][r]) for r in singles]
     return groups
 
 
@@ -319,7 +327,8 @@ def _light_of(counts: tuple[int, ...], chains, planes) -> tuple[Light, ...]:
     per_rank = {T.STRAIGHT: 1, T.PAIR_CHAIN: 2}
     for mtype, top, n in chains:
         per = per_rank[mtype]
-        light.append((mtype, top, n, tuple((k, per) for k in range(top - n + 1, top + 1))))
+        cards = tuple([_RANK_COUNT[k][per] for k in range(top - n + 1, top + 1)])
+        light.append((mtype, top, n, cards))
         for k in range(top - n + 1, top + 1):
             rest[k] -= per
     for top, n in planes:
@@ -457,30 +466,67 @@ def _any_fits(needs, u) -> bool:
 
 
 class _Control:
-    """The moves whose fit decides :func:`can_be_beaten` for each row of a table
-    (:func:`_control_ranges`), as (rank, count) pairs, built on first use (shared by the rows
-    of one range); ``bombs``: those of the bombs and the rocket."""
+    """The moves whose fit decides :func:`can_be_beaten` for each row of a table, as (rank,
+    count) pairs, built on first use (shared by the rows of one range): the moves that beat
+    the row in its own group (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a
+    higher main rank), their bodies when it has attachments, and for a bomb or the rocket every
+    move that beats it; ``bombs``: those of the bombs and the rocket."""
 
     def __init__(self, table: MoveTable):
         self.table = table
-        self.lo, self.hi = _control_ranges(table)
         self._needs: list[tuple | None] = [None] * len(table)
         self._shared: dict[tuple[int, int], tuple] = {}
+        self._bodies: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._rows: list[tuple | None] = [None] * len(table)  # each row's pairs, once
         self.bombs = self._cards(table.blocks[T.BOMB].start, len(table))
 
     def _cards(self, lo: int, hi: int) -> tuple:
-        return tuple(
-            tuple([(r, k) for r, k in enumerate(row) if k])
-            for row in self.table.counts[lo:hi].tolist()
-        )
+        rows = self._rows
+        if None in rows[lo:hi]:  # the ranges of a group end at its end: they share rows
+            pair = _RANK_COUNT
+            for r, row in enumerate(self.table.counts[lo:hi].tolist(), lo):
+                if rows[r] is None:
+                    rows[r] = tuple([pair[q][k] for q, k in enumerate(row) if k])
+        return tuple(rows[lo:hi])
 
     def needs(self, move: int) -> tuple:
         found = self._needs[move]
         if found is None:
-            span = self.lo[move], self.hi[move]
+            span = self.span(move)
             if span not in self._shared:
                 self._shared[span] = self._cards(*span)
             found = self._needs[move] = self._shared[span]
+        return found
+
+    def span(self, move: int) -> tuple[int, int]:
+        """The rows whose fit decides whether ``move`` can be beaten: (first, end)."""
+        table = self.table
+        mtype = int(table.type[move])
+        if mtype in _BOMB_INTS:
+            return int(table.beat_bomb_lo[move]), len(table)
+        if mtype not in _BODY:
+            return int(table.beat_lo[move]), int(table.beat_hi[move])
+        length = int(table.length[move])
+        mains, first = self.bodies(mtype, length)
+        above = bisect_right(mains, int(table.main[move]))
+        return first + above, first + len(mains)
+
+    def bodies(self, mtype: int, length: int) -> tuple[list[int], int]:
+        """The main ranks of the moves of a type with attachments and of a length, ascending,
+        and the row of the body of the lowest (the bodies of the others follow it)."""
+        found = self._bodies.get((mtype, length))
+        if found is None:
+            table = self.table
+            block = table.blocks[_MOVE_TYPES[mtype]]
+            mains = sorted(set(table.main[block][table.length[block] == length].tolist()))
+            body = _BODY[mtype]
+            span = length if body == T.PLANE else 1
+            key = _reading_rows(table)[0]
+            want = (int(body) * 100 + span) * 100 + np.array(mains, np.int64)
+            at = np.searchsorted(key, want)  # the body row of each main, ascending
+            if at[-1] >= len(key) or not (key[at] == want).all() or (np.diff(at) != 1).any():
+                raise AssertionError(f"the bodies of the {T(mtype).label}s are not one block")
+            found = self._bodies[mtype, length] = (mains, int(at[0]))
         return found
 
 
@@ -491,42 +537,13 @@ def _control(table: MoveTable) -> _Control:
 
 #: The body of a move with attachments: the move of the same main rank without them.
 _BODY = {
-    T.TRIO_WITH_SINGLE: T.TRIO,
-    T.TRIO_WITH_PAIR: T.TRIO,
-    T.PLANE_WITH_SINGLES: T.PLANE,
-    T.PLANE_WITH_PAIRS: T.PLANE,
-    T.FOUR_WITH_TWO_SINGLES: T.BOMB,
-    T.FOUR_WITH_TWO_PAIRS: T.BOMB,
+    int(T.TRIO_WITH_SINGLE): T.TRIO,
+    int(T.TRIO_WITH_PAIR): T.TRIO,
+    int(T.PLANE_WITH_SINGLES): T.PLANE,
+    int(T.PLANE_WITH_PAIRS): T.PLANE,
+    int(T.FOUR_WITH_TWO_SINGLES): T.BOMB,
+    int(T.FOUR_WITH_TWO_PAIRS): T.BOMB,
 }
-
-
-@cache
-def _control_ranges(table: MoveTable) -> tuple[list[int], list[int]]:
-    """For each row of ``table``, the range of rows whose fit decides :func:`can_be_beaten`
-    (two lists: each range's first row, its end): the moves that beat it in its own group
-    (:meth:`~ddz_env.moves.MoveTable.beats`: same type and size, a higher main rank), their
-    bodies when it has attachments, and for a bomb or the rocket every move that beats it."""
-    n = len(table)
-    ranges = np.stack([table.beat_lo, table.beat_hi], axis=1).astype(np.int64)
-    bombs = np.isin(table.type, BOMB_TYPES)
-    ranges[bombs, 0], ranges[bombs, 1] = table.beat_bomb_lo[bombs], n
-    key = (table.type.astype(np.int64) * 100 + table.length) * 100 + table.main
-    for t, body in _BODY.items():
-        for length in np.unique(table.length[table.type == t]):
-            rows = np.flatnonzero((table.type == t) & (table.length == length))
-            mains = np.unique(table.main[rows]).astype(np.int64)
-            span = int(length) if body == T.PLANE else 1
-            want = (int(body) * 100 + span) * 100 + mains
-            bodies = np.searchsorted(key, want)  # the body row of each main, ascending
-            if not (key[bodies] == want).all() or (np.diff(bodies) != 1).any():
-                raise AssertionError(f"the bodies of the {T(t).label}s are not one block")
-            above = np.searchsorted(mains, table.main[rows], side="right")
-            last = int(bodies[-1]) + 1
-            ranges[rows, 0] = np.where(
-                above < len(mains), bodies[np.minimum(above, len(mains) - 1)], last
-            )
-            ranges[rows, 1] = last
-    return ranges[:, 0].tolist(), ranges[:, 1].tolist()
 
 
 # ---------------------------------------------------------------------- bid assessment
@@ -1114,12 +1131,12 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
     t = (k >> 30) & _CHAIN12
     starts = (_STRAIGHT_AT[s] | _PAIRS_AT[p] | _PLANE_AT[t]) >> start << start
     best = _ileaf(k, planes)
-    while starts:  # from the highest: best is then the cost with chains starting above r only
+    while starts:  # from the highest
         r = starts.bit_length() - 1
         starts ^= 1 << r
         # a chain takes ``per`` cards of each rank: a level less
         for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[p >> r]]:
-            rest = (k & ~m) | ((k >> per) & m)
+            rest = k ^ ((k ^ k >> per) & m)
             if (  # a chain starts in the rest at r or above: search it, else its leaf
                 _STRAIGHT_AT[rest & _CHAIN12]
                 | _PAIRS_AT[rest >> 15 & _CHAIN12]
@@ -1132,11 +1149,9 @@ def _icost(k: int, start: int, planes: tuple = ()) -> int:
                 best = cost
         for m, _, n in _PLANES[r][_RUN[t >> r]]:  # none where no plane starts
             more = tuple(sorted(planes + ((r + n - 1, n),)))
-            cost = _icost((k & ~m) | ((k >> 45) & m), r, more)
+            cost = _icost(k ^ ((k ^ k >> 45) & m), r, more)
             if cost < best:
                 best = cost
-        if starts:
-            _ICOST[(k, r, planes) if planes else k << 4 | r] = best
     _ICOST[key] = best
     return best
 
@@ -1171,48 +1186,47 @@ def _icost_split(k: int) -> int:
 
 def _ipath(k: int) -> tuple[tuple, int, tuple]:
     """The chains :func:`_search` picks for the hand of bit levels ``k`` (from the first taken),
-    the bit levels left and the planes among them: at the lowest rank where a chain can start,
-    the first option of least exact cost in :func:`_search`'s order (leave the rank out of
-    chains, then straights, pair chains, planes, shortest first), which is the option the float
-    search keeps (it keeps an option only when it is cheaper by more than 1e-9, and two exact
-    costs that differ differ by at least 1 / SCALE)."""
+    the bit levels left and the planes among them. :func:`_search` leaves the lowest rank
+    where a chain can start out of chains unless a chain from it is cheaper (by more than
+    1e-9: two exact costs that differ differ by at least 1 / SCALE), then takes the first
+    option of least cost (straights, pair chains, planes, shortest first); so of the least
+    cost ``target`` it takes no chain if the leaf costs ``target``, else the first chain of
+    that cost from the highest rank where one reaches it (below it the rank left out costs
+    ``target`` too)."""
     chains: list[tuple[int, int, int]] = []
     start, planes = 0, ()
     while True:
         starts = _starts(k) >> start << start
-        while starts:
-            r = (starts & -starts).bit_length() - 1
-            starts &= starts - 1
-            target = _icost(k, r, planes)
-            if target != (
-                _icost(k, (starts & -starts).bit_length() - 1, planes)
-                if starts
-                else _ileaf(k, planes)
-            ):  # a chain starts at r: the first of the least cost
-                chain, k, planes = _ichain(k, r, planes, target)
-                chains.append(chain)
-                start = r
-                break
-        else:
+        if not starts:
             return tuple(chains), k, planes
+        target = _icost(k, start, planes)  # kept: the search asked for it
+        if _ileaf(k, planes) == target:
+            return tuple(chains), k, planes
+        found = None
+        while found is None:  # some rank reaches target: starts is not empty
+            start = starts.bit_length() - 1
+            starts ^= 1 << start
+            found = _ichain(k, start, planes, target)
+        chain, k, planes = found
+        chains.append(chain)
 
 
-def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple]:
+def _ichain(k: int, r: int, planes: tuple, target: int) -> tuple[tuple, int, tuple] | None:
     """The first chain from rank ``r`` in :func:`_search`'s order (straights, pair chains,
     planes, shortest first) after which the hand of bit levels ``k`` costs ``target``: the
-    chain (type, top, length), the bit levels left and the planes taken."""
+    chain (type, top, length), the bit levels left and the planes taken; ``None`` if none."""
     s = k & _CHAIN12
     for m, w, per in _CHAINS_AT[r][_RUN[s >> r]][_RUN[((k >> 15) & _CHAIN12) >> r]]:
-        rest = (k & ~m) | ((k >> per) & m)
-        if _icost(rest, r, planes) + w == target:
+        rest = k ^ ((k ^ k >> per) & m)
+        if (_icost(rest, r, planes) if _starts(rest) >> r else _ileaf(rest, planes)) + w == target:
             n = (m & _CHAIN12).bit_count()
             return (T.STRAIGHT if per == 15 else T.PAIR_CHAIN, r + n - 1, n), rest, planes
     for m, _, n in _PLANES[r][_RUN[((k >> 30) & _CHAIN12) >> r]]:
-        rest = (k & ~m) | ((k >> 45) & m)
+        rest = k ^ ((k ^ k >> 45) & m)
         more = tuple(sorted(planes + ((r + n - 1, n),)))
         if _icost(rest, r, more) == target:
             return (T.PLANE, r + n - 1, n), rest, more
-    raise AssertionError("no chain of the least cost")  # the search found one
+    return None
 
 
 @lru_cache(maxsize=1 << 16)
@@ -1250,27 +1264,22 @@ def _wild_plan(counts: tuple[int, ...]) -> Plan:
     return _plan_of_light(_wild_light(counts))
 
 
-def _assignments(natural: tuple[int, ...], first: int):
+def _placements(natural: tuple[int, ...], first: int) -> list[int]:
     """The hands made by assigning ``first`` (1 or 2) wild cards to ranks 3..2 of ``natural``,
-    each as (bit levels, the ranks given a wild card)."""
+    as bit levels (no two alike: the first two wild cards go to a pair of ranks taken once)."""
     levels = _levels(natural)
-    ranks = [r for r in range(13) if natural[r] < 4]
-    for i, a in enumerate(ranks):
-        ka = levels | 1 << (15 * natural[a] + a)
-        if first == 1:
-            yield ka, (a,)
-            continue
-        for b in ranks[i:]:
-            c = natural[b] + (a == b)
-            if c < 4:
-                yield ka | 1 << (15 * c + b), (a, b)
-
-
-def _hand_with(natural: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
-    hand = list(natural)
-    for r in ranks:
-        hand[r] += 1
-    return tuple(hand)
+    # the bit each rank gains with one wild card, then with a second (none past four cards)
+    one = [1 << (15 * c + r) for r, c in enumerate(natural[:13]) if c < 4]
+    if first == 1:
+        return [levels | b for b in one]
+    two = [b << 15 if b < 1 << 45 else 0 for b in one]
+    out = []
+    for i, a in enumerate(one):
+        ka = levels | a
+        if two[i]:
+            out.append(ka | two[i])
+        out += [ka | b for b in one[i + 1 :]]
+    return out
 
 
 def _best_valid(
@@ -1280,20 +1289,22 @@ def _best_valid(
     cheapest plan whose groups are all playable; of equal costs, the lower float cost, then
     the lower hand."""
     _icost_room()
-    scored = [(_icost_split(k), ranks) for k, ranks in _assignments(base, first)]
-    least = min(cost for cost, _ in scored)
-    tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
-    while tied:
-        if len(tied) > 1:
-            tied = [h for _, h in sorted((_wild_search(h)[0], h) for h in tied)]
+    placed = _placements(base, first)
+    costs = list(map(_icost_split, placed))
+    while placed:
+        least = min(costs)
+        if costs.count(least) == 1:  # mostly one hand of the least cost
+            tied = [_counts_of(placed[costs.index(least)])]
+        else:
+            tied = [_counts_of(k) for k, cost in zip(placed, costs) if cost == least]
+            tied = [h for _, h in sorted([(_wild_search(h)[0], h) for h in tied])]
         for hand in tied:
             if _stands_for_held_ranks(hand, natural, wild) or _wild_plan_ok(
                 _wild_light(hand), natural, wild
             ):
                 return hand
-        scored = [(cost, ranks) for cost, ranks in scored if cost > least]
-        least = min((cost for cost, _ in scored), default=0)
-        tied = [_hand_with(base, ranks) for cost, ranks in scored if cost == least]
+        placed = [k for k, cost in zip(placed, costs) if cost > least]
+        costs = [cost for cost in costs if cost > least]
     return None
 
 
@@ -1317,19 +1328,16 @@ def _assigned(counts: tuple[int, ...], wild: int) -> tuple[int, ...]:
 def plan_hand_wild(counts, wild: int) -> Plan:
     """The plan of a hand of the wildcard game (``wild``: the wild rank): the classic plan of the
     hand with its wild cards assigned (the groups say what each wild card stands for)."""
-    return _wild_plan(_assigned(_key(counts), int(wild)))
+    return _wild_plan(_assigned(counts if type(counts) is tuple else _key(counts), int(wild)))
 
 
 def plan_cost_wild(counts, wild: int) -> float:
-    """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held."""
-    return _wild_cost(counts if type(counts) is tuple else _key(counts), int(wild))
-
-
-@lru_cache(maxsize=1 << 16)
-def _wild_cost(key: tuple[int, ...], wild: int) -> float:
-    """:func:`plan_cost_wild` of a hand as a tuple (a decision weighs the same hands again)."""
+    """The cost of :func:`plan_hand_wild`'s plan, less :data:`WILD_VALUE` per wild card held
+    (read from the caches of the assignment and the search: a decision's hands are mostly
+    new, so no cache of its own)."""
+    key, wild = counts if type(counts) is tuple else _key(counts), int(wild)
     held = key[wild] if wild >= 0 else 0
-    return _wild_search(_assigned(key, wild))[0] - WILD_VALUE * held
+    return _wild_search(_assigned(key, wild) if held else key)[0] - WILD_VALUE * held
 
 
 def greedy_plan_wild(counts, wild: int) -> Plan:
@@ -1351,7 +1359,7 @@ def _sizes_by_shape(table: MoveTable) -> np.ndarray:
     count (pass: 0)."""
     out = np.zeros(256, np.int64)
     shape = table.type.astype(np.int64) | table.length.astype(np.int64) << 4
-    out[shape[1:]] = table.counts[1:].sum(1, dtype=np.int64)
+    out[shape[1:]] = table.size[1:]
     return out
 
 
@@ -1580,7 +1588,7 @@ def _reading_rows(table: MoveTable) -> tuple[np.ndarray, dict[tuple[int, int, in
 
 def _reading_row(table: MoveTable, mtype: int, length: int, main: int) -> int:
     """The first move-table row of the reading (type, length, main) (the table's rows are
-    sorted by reading, as :func:`_control_ranges` reads them too)."""
+    sorted by reading, as :meth:`_Control.bodies` reads them too)."""
     keys, found = _reading_rows(table)
     row = found.get((mtype, length, main))
     if row is None:

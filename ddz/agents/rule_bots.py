@@ -262,9 +262,10 @@ class NormalAgent(Agent):
             return 0
         plain: list[int] = []
         bombs: list[int] = []
+        types = v.table.type
         for m in v.legal:
             if m:
-                (bombs if v.is_bomb(m) else plain).append(m)
+                (bombs if int(types[m]) in _BOMBS else plain).append(m)
         owner_left = int(v.left[owner])
         # A one-card opponent and a single on the table: hold him with the highest single.
         if v.danger == 1 and v.table_type == T.SINGLE and plain:
@@ -281,7 +282,7 @@ class NormalAgent(Agent):
             delta = cost_of(rest) - base
             main = int(mains[m])
             # Spending top cards early costs a little: they take the lead back later.
-            if main >= TWO and int(v.table.type[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
+            if main >= TWO and int(types[m]) in (T.SINGLE, T.PAIR) and owner_left > 5:
                 delta += self.top_card_cost
             scored.append((delta + 0.01 * main + 0.001 * wilds(m), m))
         scored.sort()
