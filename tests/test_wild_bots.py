@@ -251,3 +251,78 @@ def test_expert_searches_hards_best_wild_plays_with_the_networks_in_the_rollouts
     rates = agent.rate(info, np.array([1, 2]), np.random.default_rng(0))
     assert ((rates > 0) & (rates < 1)).all()
     assert not set(rates.tolist()) <= {0.0, 0.5, 1.0}
+
+
+# ---------------------------------------------------------------------- the Expert's worlds
+def _belief_inputs_spy(monkeypatch, belief):
+    """Record the rows the belief model reads (its input: observation, then role one-hot)."""
+    seen = []
+    logits = belief.logits
+
+    def spy(inputs):
+        seen.append(np.array(inputs))
+        return logits(inputs)
+
+    monkeypatch.setattr(belief, "logits", spy)
+    return seen
+
+
+def test_the_belief_model_reads_a_wild_pair_as_the_pair_it_stood_for(monkeypatch):
+    """The belief model, a model of the classic game, reads the wildcard game's observation in
+    the classic layout: the table's pair of queens made with a wild 8 shows two queens (the
+    hand's real cards, the wild 8s at their rank, in the hand field)."""
+    from ddz.agents.belief import load_belief
+    from ddz_env.cards import encode_cards
+    from ddz_env.observation import obs_slices
+
+    belief = load_belief()
+    seen = _belief_inputs_spy(monkeypatch, belief)
+    table = code("Q8", T.PAIR)
+    info = situation(
+        "3458899KA", seat=1, landlord=0, cards_left=[15, 9, 17], table=table, table_seat=0
+    )
+    probs = belief.infoset_probs(info)
+    assert probs.shape == (15, 5) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+    (row,) = seen[-1]
+    cols = obs_slices(Ruleset())
+    np.testing.assert_array_equal(row[cols["table_move"]], encode_cards(parse_counts("QQ")))
+    np.testing.assert_array_equal(row[cols["hand"]], encode_cards(parse_counts("3458899KA")))
+    assert row[-3:].tolist() == [0, 1, 0]  # the seat after the landlord
+
+
+@pytest.mark.heavy
+def test_the_expert_deals_wild_worlds_by_the_belief_model(monkeypatch):
+    """In the wildcard game the Expert passes the belief model's probabilities (tempered) for
+    the next seat to the determinization, and each world keeps the seat's own hand, the drawn
+    wild rank and every seat's count of cards."""
+    import ddz.agents.expert as expert
+    from ddz.agents.belief import load_belief
+
+    belief = load_belief()
+    passed, worlds = [], []
+    real = expert.determinize
+
+    def spy(info, n, rng, belief=None):
+        passed.append(belief)
+        worlds.append(real(info, n, rng, belief=belief))
+        return worlds[-1]
+
+    monkeypatch.setattr(expert, "determinize", spy)
+    game = Game(1, Ruleset(game="wild", bidding="none"), seed=3)  # the landlord leads
+    info = infoset(game, 0)
+    agent = expert.ExpertAgent(
+        worlds=4, candidates=2, seed=0, belief=belief, belief_temperature=2.0
+    )
+    agent.play(info)
+    want = belief.infoset_probs(info).astype(np.float64) ** 0.5
+    np.testing.assert_allclose(passed[0], np.maximum(want, 1e-12), rtol=1e-6)
+    dealt = worlds[0]
+    seat = info.seat
+    assert (dealt.hands[:, seat] == info.hand).all()
+    assert (dealt.hands.sum(-1) == np.asarray(info.cards_left)).all()
+    assert (dealt.wild_rank == info.wild_rank).all()
+    # hidden cards: those the seat cannot see, split between the other two hands
+    hidden = game.hands[0].sum(0).astype(np.int64) - info.hand
+    assert (dealt.hands.sum(1).astype(np.int64) - info.hand == hidden).all()
+    expert.ExpertAgent(worlds=4, candidates=2, seed=0, belief=None).play(info)
+    assert passed[-1] is None

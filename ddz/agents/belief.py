@@ -5,7 +5,11 @@ ignore what the moves so far say about the hands, and the rollouts come out too 
 (``python -m ddz.bench.calibration`` measures by how much). The belief model reads the seat's
 observation (``ddz_env.observation.observe_infoset``, the same 1302 features as Hard's
 networks) and its role, and predicts, for each of the 15 ranks, how many cards of that rank
-(0 to 4) the next seat holds. :func:`ddz_env.state.determinize` with ``belief=`` then deals
+(0 to 4) the next seat holds. It is a model of the classic game; in a game whose profile asks
+for it (``Profile.belief``) it reads that game's observation as the classic layout does: the
+classic prefix, and in the wildcard game each move shown as the combination it stood for
+(:func:`ddz.agents.hard_wild.represented_observation`, as the classic networks read it there),
+the cards fields holding the real cards. :func:`ddz_env.state.determinize` with ``belief=`` then deals
 the hidden cards by those probabilities, among the splits that fit every count.
 
 The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`` (in, out) and
@@ -30,6 +34,8 @@ from ddz.agents.hard import (
     read_meta,
     shipped_file,
 )
+from ddz.agents.hard_wild import represented_observation
+from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
 from ddz_env.infoset import InfoSet
 from ddz_env.observation import OBS_SIZE, observe_infoset
 
@@ -84,8 +90,12 @@ class BeliefModel:
         return p / p.sum(axis=2, keepdims=True)
 
     def infoset_probs(self, info: InfoSet) -> np.ndarray:
-        """(15, 5): :meth:`probs` for the seat to act of ``info``."""
-        return self.probs(observe_infoset(info)[None], np.array([info.role]))[0]
+        """(15, 5): :meth:`probs` for the seat to act of ``info`` (a game that lists its plays:
+        its observation with each move shown as what it stood for)."""
+        obs = observe_infoset(info)[None]
+        if info.lists_plays:
+            obs = represented_observation(obs, info.ruleset, tag_ruleset(CLASSIC_TAG))
+        return self.probs(obs, np.array([info.role]))[0]
 
 
 def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:

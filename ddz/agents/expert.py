@@ -399,7 +399,7 @@ class ExpertAgent(HardAgent):
     def world_belief(self, info: InfoSet) -> np.ndarray | None:
         """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
         model's probabilities for the next seat's counts, tempered by ``belief_temperature``."""
-        if self.belief is None or not profile_of(info.ruleset).solver or info.landlord < 0:
+        if self.belief is None or not profile_of(info.ruleset).belief or info.landlord < 0:
             return None
         probs = self.belief.infoset_probs(info).astype(np.float64)
         if self.belief_temperature != 1.0:

@@ -50,9 +50,13 @@ class Profile:
     #: game its bids and candidates are Normal's too (a game without a shipped model; no
     #: registered game asks for it now that each has its model)
     rules_rollouts: bool = False
-    #: the exact endgame solver (``ddz.agents.endgame``) and the belief model
-    #: (``ddz.agents.belief``) were written for this game's cards and seats
+    #: the exact endgame solver (``ddz.agents.endgame``) was written for this game's cards
+    #: and seats
     solver: bool = False
+    #: the belief model (``ddz.agents.belief``, a model of the classic game's cards and seats)
+    #: deals the Expert's worlds in this game, reading its observation as the classic layout
+    #: does (each play shown as the combination it stands for, ``read_as``)
+    belief: bool = False
 
     def hook(self, field: str):
         """The object a hook field names (``"module:attribute"``), imported on first use."""
@@ -90,6 +94,7 @@ register_profile(
         model_variants=("open", "rob"),
         models=(("hard.npz", ()), ("hard_variants.npz", ("open", "rob"))),
         solver=True,
+        belief=True,
     ),
 )
 register_profile(
@@ -114,5 +119,6 @@ register_profile(
         texts="ddz.play.render:WILD_TEXTS",
         models=(("hard_wild.npz", ()),),
         read_as="classic",
+        belief=True,
     ),
 )
