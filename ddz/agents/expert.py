@@ -39,10 +39,12 @@ Hard scores them there (:mod:`ddz.agents.hard_wild`: each play read as the combi
 stands for, the wild cards kept read again), Hard's choice first. The rollouts play as in the
 classic game: Hard's networks, every decision of a role in the batch of rollouts scored at
 once with the same reading (:func:`ddz.agents.hard_wild.model_actions`), Normal's rules for
-the opponents in the first ``rule_share`` of the worlds; the worlds are dealt uniformly,
-keeping the drawn wild rank; a rollout cut short (``plies``, ``time_budget``) is worth the
-networks' value of its position. Hard's choice is kept unless another candidate rates more
-than ``margin`` above it.
+the opponents in the first ``rule_share`` of the worlds; the worlds keep the drawn wild rank
+and are dealt by the belief model (a model of the classic game, reading the wildcard game's
+observation in the classic layout, each move shown as the combination it stood for:
+:meth:`ddz.agents.belief.BeliefModel.infoset_probs`; ``belief=None``: uniformly); a rollout
+cut short (``plies``, ``time_budget``) is worth the networks' value of its position. Hard's
+choice is kept unless another candidate rates more than ``margin`` above it.
 
 **Endgames** (``endgame``, on by default): when few cards are left in all hands, the move is
 solved exactly over every split of the hidden cards instead (:mod:`ddz.agents.endgame`,
