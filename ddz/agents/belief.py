@@ -5,12 +5,14 @@ ignore what the moves so far say about the hands, and the rollouts come out too 
 (``python -m ddz.bench.calibration`` measures by how much). The belief model reads the seat's
 observation (``ddz_env.observation.observe_infoset``, the same 1302 features as Hard's
 networks) and its role, and predicts, for each of the 15 ranks, how many cards of that rank
-(0 to 4) the next seat holds. It is a model of the classic game; in a game whose profile asks
-for it (``Profile.belief``) it reads that game's observation as the classic layout does: the
-classic prefix, and in the wildcard game each move shown as the combination it stood for
-(:func:`ddz.agents.hard_wild.represented_observation`, as the classic networks read it there),
-the cards fields holding the real cards. :func:`ddz_env.state.determinize` with ``belief=`` then deals
+(0 to 4) the next seat holds. :func:`ddz_env.state.determinize` with ``belief=`` then deals
 the hidden cards by those probabilities, among the splits that fit every count.
+
+It is a model of the classic game; in a game whose profile asks for it (``Profile.belief``) it
+reads that game's observation as the classic layout does: the classic prefix, and in the
+wildcard game each move shown as the combination it stood for
+(:func:`ddz.agents.hard_wild.represented_observation`, as the classic networks read it there),
+the cards fields holding the real cards.
 
 The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`` (in, out) and
 ``belief.{k}.b`` of an MLP ``1305 → … → 75`` (15 ranks × 5 counts) and a JSON ``meta``
