@@ -420,6 +420,7 @@ def test_bench_expert_json(capsys):
     assert row["style"] is True and row["searched"] > 0
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("options, game", [(["--wild"], "wild"), (["--players", "2"], "two")])
 def test_bench_expert_times_the_game_its_options_name(options, game, capsys, monkeypatch):
     """``--wild`` and ``--players`` name the game the Expert is timed on: its decisions are

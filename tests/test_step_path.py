@@ -115,6 +115,7 @@ def check_undo_redo(start: Game, calls: list, seed: int) -> None:
         assert_rows_equal(states[k + 1], game)
 
 
+@pytest.mark.heavy
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.sampled_from(VARIANTS),

@@ -477,6 +477,7 @@ def test_eval_and_league_take_players_2(capsys):
     assert "2 players" in capsys.readouterr().out
 
 
+@pytest.mark.heavy
 def test_the_expert_plays_it_on_the_rules_bots():
     from ddz.agents import agent_plays
     from ddz.agents.expert import ExpertAgent

@@ -191,6 +191,7 @@ def small_actor(args, seed: int):
     return actor
 
 
+@pytest.mark.heavy
 def test_the_actors_values_are_the_straightforward_ones():
     """A training actor of the wildcard game scores every game of its batch as Hard would
     with the same weights (exported to a Hard model)."""
