@@ -77,6 +77,10 @@ def test_the_commands_spell_and_explain_the_rules_alike():
     assert seen["--auction"] == seen["--open-hand"] == {"eval", "league", "play"}
     assert seen["--kickers"] == seen["--redeal"] == {"eval", "league"}
     assert options_of(PARSERS["play"]())["--auction"].choices == ("once", "rob")
+    # the play's note on the seats follows both games it names, after the two-player game's help
+    assert options_of(PARSERS["play"]())["--players"].help.endswith(
+        "; with 4 players against three bots, with 2 against one"
+    )
     assert options_of(PARSERS["eval"]())["--auction"].choices == ("once", "open", "rob")
 
 

@@ -205,26 +205,26 @@ def test_the_wildcard_game_is_played_by_three(capsys):
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
 def test_the_help_of_wild_names_every_level(lang, capsys):
-    """Every level plays the wildcard game (Hard and Expert with the classic model: the test
+    """Every level plays the wildcard game (Hard and Expert with the game's own model: the test
     below plays Hard), and the help of --wild says so in every language."""
     with pytest.raises(SystemExit):
         session.main(["--lang", lang, "--help"])
     out = capsys.readouterr().out
     shown = ("" if lang == "zh" else " ").join(out.split())  # argparse wraps Chinese anywhere
     expected = {
-        "en": "every level: Hard and Expert play it with the classic game's model",
-        "pt": "todos os níveis: Difícil e Especialista o jogam com o modelo do jogo clássico",
-        "it": "tutti i livelli: Difficile ed Esperto lo giocano con il modello del gioco classico",
-        "es": "todos los niveles: Difícil y Experto lo juegan con el modelo del juego clásico",
-        "id": "semua tingkat: Sulit dan Ahli memainkannya dengan model permainan klasik",
-        "zh": "各难度均可：困难和专家用经典玩法的模型来打",
+        "en": "every level: Hard and Expert play it with its own trained model",
+        "pt": "todos os níveis: Difícil e Especialista o jogam com seu próprio modelo treinado",
+        "it": "tutti i livelli: Difficile ed Esperto lo giocano con il suo modello addestrato",
+        "es": "todos los niveles: Difícil y Experto lo juegan con su propio modelo entrenado",
+        "id": "semua tingkat: Sulit dan Ahli memainkannya dengan model terlatihnya sendiri",
+        "zh": "各难度均可：困难和专家用这个玩法自己训练的模型来打",
     }[lang]
     assert expected in shown and "Easy or Normal bots" not in shown
 
 
 @pytest.mark.heavy
 def test_hard_bots_play_the_wildcard_game():
-    """The classic model plays the wildcard game (each play read as what it stands for): no
+    """Hard plays the wildcard game (its own model, each play read as what it stands for): no
     hand-over to Normal, no note."""
     shown = run(["quit"], "--level", "hard")
     assert "don't play the wildcard game" not in shown and "Normal bots" not in shown

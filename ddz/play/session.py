@@ -951,12 +951,12 @@ def build_parser() -> argparse.ArgumentParser:
         p,
         only=("game", "players", "bidding", "open_hand"),
         auctions=("once", "rob"),
-        notes={"players": _("against three bots")},
+        notes={"players": _("with 4 players against three bots, with 2 against one")},
         translate=_,
         wild_help=_(
             "the wildcard game: after the auction one rank is drawn and its cards are wild, "
             "standing for any rank from 3 to 2 (soft bombs; three players; every level: Hard "
-            "and Expert play it with the classic game's model)"
+            "and Expert play it with its own trained model)"
         ),
     )
     p.add_argument(
