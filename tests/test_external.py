@@ -532,3 +532,23 @@ def test_a_wildcard_game_plays_through_the_protocol_with_the_example_bot():
     hosted = f"{BOTS / 'my_agent.py'}:SmallestFirst"  # a Python bot in the protocol's host
     result = run_arena(hosted, "easy", deals=1, seed=1, ruleset=Ruleset(game="wild"))
     assert (result.games, result.forfeits) == (2, [])
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_a_programs_reader_thread_leaves_sigterm_to_the_main_thread():
+    """The thread that reads a program's standard error blocks SIGTERM and SIGHUP, so that
+    they wake the main thread, where Python runs the handler that stops the programs (taken
+    by the reader, they left an idle pool worker asleep in a lock for ever); the main
+    thread's mask is left as it was."""
+    from ddz.agents.external import _start_deaf
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    seen = []
+    thread = threading.Thread(
+        target=lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    )
+    _start_deaf(thread)
+    thread.join()
+    assert {signal.SIGTERM, signal.SIGHUP} <= set(seen[0])
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+    assert signal.SIGTERM not in before

@@ -286,6 +286,26 @@ def _guard_exits() -> None:
             pass
 
 
+#: the signals whose handler (:func:`_on_signal`) must run: Python runs a handler only in the
+#: main thread, woken by the signal itself
+_HANDLED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _start_deaf(thread: threading.Thread) -> None:
+    """Start ``thread`` with :data:`_HANDLED` blocked in it (a thread inherits the mask it is
+    started with), so that those signals reach the main thread: one taken by this thread
+    leaves a main thread blocked in a lock (an idle pool worker waiting for its next task)
+    asleep with the handler never run, and the process never ends."""
+    if not _HANDLED or not hasattr(signal, "pthread_sigmask"):
+        thread.start()
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class _Tail:
     """The last :data:`STDERR_TAIL` bytes of a program's standard error, read by a daemon
     thread as they come (the program never blocks on a full pipe, and nothing grows)."""
@@ -296,7 +316,7 @@ class _Tail:
         self._thread = threading.Thread(
             target=self._pump, args=(stream,), name="ddz-bot-stderr", daemon=True
         )
-        self._thread.start()
+        _start_deaf(self._thread)
 
     def _pump(self, stream) -> None:
         try:
