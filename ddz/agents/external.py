@@ -247,6 +247,11 @@ def _kill_all() -> None:
 atexit.register(_kill_all)
 
 
+#: the signals :func:`_guard_exits` handles (:func:`_on_signal`): Python runs a handler only in
+#: the main thread, woken by the signal itself
+_HANDLED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def _on_signal(signum, frame) -> None:
     """SIGTERM, SIGHUP: stop this process's programs, ask its worker processes to stop theirs
     (they get SIGTERM; they are stopped anyway when the process dies), then die of the signal as
@@ -277,18 +282,12 @@ def _guard_exits() -> None:
     util.Finalize(None, _kill_all, exitpriority=100)
     if threading.current_thread() is not threading.main_thread():
         return
-    for name in ("SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
+    for signum in _HANDLED:
         try:
-            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            if signal.getsignal(signum) == signal.SIG_DFL:
                 signal.signal(signum, _on_signal)
         except (ValueError, OSError):
             pass
-
-
-#: the signals whose handler (:func:`_on_signal`) must run: Python runs a handler only in the
-#: main thread, woken by the signal itself
-_HANDLED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _start_deaf(thread: threading.Thread) -> None:
