@@ -243,6 +243,38 @@ def test_both_games_side_by_side(capsys):
     assert any(f"{classic[w]:,.0f}" in g["detail"] for g in payload["targets"] for w in classic)
 
 
+# ---------------------------------------------------------------------------------- two players
+def test_two_player_lead_hands_come_from_the_46_card_deck():
+    hands = engine.lead_hands(200, seed=7, players=2)
+    assert hands.shape == (200, 15) and (hands.sum(axis=1) == 20).all()  # 17 dealt + 3 kitty
+    assert (hands[:, :2] == 0).all()  # no 3s or 4s in the two-player deck
+    assert (hands <= DECK_COUNTS).all()
+    assert np.array_equal(hands, engine.lead_hands(200, seed=7, players=2))
+    assert engine.lead_text(2) == "20-card (the two-player game)"
+    assert engine.lead_text(3) == "20-card" and engine.lead_text(4).startswith("33-card (")
+
+
+@pytest.mark.heavy
+def test_each_game_of_several_measures_its_own_hands(capsys):
+    from ddz_env import Ruleset
+    from ddz_env.legal import legal_mask
+
+    argv = [*TINY, "--batch", "8", "--no-peers", "--players"]
+    payload = run_json(capsys, [*argv, "2,3"])
+    lead = [r for r in payload["results"] if r["ours"] and r["kind"] == "lead"]
+    assert {r["extra"]["players"] for r in lead} == {2, 3}
+    for p in (2, 3):
+        # each row counts the moves of its own game's table for its own game's hands
+        hands = engine.lead_hands(40, 0, players=p)
+        moves = legal_mask(hands, 0, Ruleset(players=p)).sum(axis=1).mean()
+        for r in lead:
+            if r["extra"]["players"] == p:
+                assert r["moves_per_hand"] == pytest.approx(moves)
+    assert main([*argv, "2"]) == 0  # the text tables
+    out = capsys.readouterr().out
+    assert "Legal moves of 40 seeded random 20-card (the two-player game) leading hands" in out
+
+
 def test_players_option_is_checked(capsys):
     assert main(["--players", "5"]) == 2
     assert "players must be 2, 3, 4 or several of them (3,4)" in capsys.readouterr().err

@@ -138,22 +138,38 @@ class Measure:
 
 # ---------------------------------------------------------------------------- inputs
 def lead_hands(n: int = 1000, seed: int = 0, players: int = 3) -> np.ndarray:
-    """``n`` seeded random landlord's hands, (n, 15) uint8 rank counts.
+    """``n`` seeded random landlord's hands of the ``players``-player game, (n, 15) uint8 rank
+    counts.
 
-    Hand ``i`` is the first 20 cards of a uniformly shuffled 54-card deck; with
-    ``players=4``, the first 33 cards of a shuffled 108-card deck (25 dealt + 8 kitty). The
-    three-player hands are the same as before the four-player game existed.
+    Hand ``i`` is the first cards of a uniformly shuffled deck of that game, as many as a
+    landlord holds (a hand dealt and the kitty, :func:`lead_size`): 20 of the 54 cards; 33 of
+    the 108 with four players; 20 of the 46 with two. The three-player hands are the same as
+    before the other games existed.
     """
-    from ddz_env.cards import DECKS
-
-    deck = DECKS[players]
-    size = deck.hand_size + deck.kitty_size
+    deck = _rules(players).deck
+    size = lead_size(players)
     rng = np.random.default_rng(seed)
     cards = np.argsort(rng.random((n, deck.num_cards)), axis=1)[:, :size]
     ranks = deck.card_ranks[cards]
     counts = np.zeros((n, 15), np.uint8)
     np.add.at(counts, (np.repeat(np.arange(n), size), ranks.ravel()), 1)
     return counts
+
+
+def lead_size(players: int = 3) -> int:
+    """The cards of a landlord's hand in the ``players``-player game: a hand and the kitty."""
+    deck = _rules(players).deck
+    return deck.hand_size + deck.kitty_size
+
+
+def lead_text(players: int = 3) -> str:
+    """The hands of :func:`lead_hands` in words: ``20-card``, then the game's title where it
+    is not the classic game (``33-card (the four-player game)``)."""
+    from ddz_env.rules import DEFAULT_RULES
+
+    rules = _rules(players)
+    text = f"{lead_size(players)}-card"
+    return text if rules == DEFAULT_RULES else f"{text} ({rules.rules.title})"
 
 
 def _rules(players: int):

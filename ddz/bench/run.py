@@ -10,9 +10,10 @@ DouZero and rlcard are measured in the same run and printed with ratios (ours / 
 by the speed goals (each a ratio of ours to a peer's figure) and whether this run meets them.
 
 ``ddz bench --players 4`` measures the same engine figures for the four-player game (two
-decks: ``Game(B, Ruleset(players=4))``, legal moves of seeded 33-card landlord's hands);
-``--players 3,4`` puts both games side by side in one run. The peers have no four-player game:
-ratios and targets are taken on the three-player rows only.
+decks: ``Game(B, Ruleset(players=4))``, legal moves of seeded 33-card landlord's hands), and
+``--players 2`` for the two-player game (20-card hands of its 46-card deck); ``--players 3,4``
+puts games side by side in one run, each on hands of its own deck. The peers play only the
+classic game: ratios and targets are taken on the three-player rows only.
 
 All figures are single-threaded (thread pools are limited to one thread before NumPy loads).
 """
@@ -151,8 +152,9 @@ def _add_engine_options(parser: argparse.ArgumentParser) -> None:
         only=("players",),
         several_players=True,
         notes={
-            "players": "engine: the game measured (with 4, 33-card landlord's hands); 3,4: "
-            "both, side by side (ratios and targets on the three-player rows); env: the "
+            "players": "engine: the game measured (with 4, 33-card landlord's hands; with 2, "
+            "hands of its 46-card deck); 3,4: both, side by side (ratios and targets on the "
+            "three-player rows); env: the "
             "games' vector envs; expert: the game the Expert is timed on (one count)"
         },
     )
@@ -440,12 +442,10 @@ def engine_setups(
 ) -> list[tuple[str, Callable[[], Measure]]]:
     seed = args.seed
     players = args.players
-    hands = engine.lead_hands(hands_n, seed)
     setups: list[tuple[str, Callable[[], Measure]]] = []
     for p in players:
-        tag = "" if p == 3 else f" ({p} players)"
-        if p != 3:
-            hands = engine.lead_hands(hands_n, seed, p)
+        tag = "" if p == DEFAULT_RULES.players else f" ({p} players)"
+        hands = engine.lead_hands(hands_n, seed, p)  # each game's own hands
         setups.append(
             (f"ddz random play, Game(1){tag}", lambda p=p: engine.random_play(1, seed, p))
         )
@@ -527,8 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         results = measure_all(engine_setups(args, hands_n), seconds, rounds)
         targets = engine_targets(results, 256 if 256 in args.batch else max(args.batch))
         title = "ddz bench — engine"
-        sizes = {3: "20-card", 4: "33-card (four players)"}
-        cards = " and ".join(sizes[p] for p in args.players)
+        cards = " and ".join(engine.lead_text(p) for p in args.players)
         sections = [
             ("Random legal play (whole games, dealing included)", PLAY),
             (f"Legal moves of {hands_n} seeded random {cards} leading hands", LEAD),
