@@ -83,10 +83,10 @@ from .actions import (
 )
 from .auction import AUCTIONS, REDEAL
 from .bitsets import sample_words, unpack_words, words_to_ids
-from .cards import DECKS, Deck, splitmix64
+from .cards import Deck, splitmix64
 from .codes import code_key, decode_deal, encode_deal, split_redeals, with_redeals
 from .encoding import encoding_of
-from .rules import DEFAULT_RULES, Ruleset, rules_of_seats
+from .rules import DEFAULT_RULES, GAMES, Ruleset, rules_of_seats
 
 __all__ = [
     "BIDDING", "HISTORY", "OVER", "PLAY", "ROLE_NAMES", "Game", "bid_action", "bid_of_action",
@@ -113,9 +113,10 @@ def deal_from_keys(
     keys: np.ndarray, players: int = 3, deck: Deck | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Deals from 64-bit keys: (owner (B, C) int8, first_bidder (B,) int8) of ``deck``
-    (default ``DECKS[players]``): C = 54 cards (``players=3``) or 108 (``players=4``)."""
+    (default the deck of ``Ruleset(players=players)``'s game): C = 54 cards (``players=3``),
+    108 (``players=4``) or 46 (``players=2``)."""
     keys = np.asarray(keys, dtype=np.uint64)
-    deck = DECKS[players] if deck is None else deck
+    deck = rules_of_seats(players).deck if deck is None else deck
     n = deck.num_cards
     with np.errstate(over="ignore"):
         noise = splitmix64(keys[:, None] * np.uint64(64) + np.arange(n, dtype=np.uint64))
@@ -130,14 +131,23 @@ def deal_from_keys(
     return owner, first
 
 
-_DECK_OF_SIZE = {deck.num_cards: deck for deck in DECKS.values()}
+def _deck_of_size(cards: int) -> Deck:
+    """The deck of ``cards`` cards among the registered games' decks (``GAMES``);
+    ``ValueError`` where none or several different ones have that many."""
+    decks = {id(cls.deck): cls.deck for cls in GAMES.values() if cls.deck.num_cards == cards}
+    if len(decks) != 1:
+        sizes = sorted({cls.deck.num_cards for cls in GAMES.values()})
+        what = "no game's deck" if not decks else "several games' decks"
+        raise ValueError(f"{what} of {cards} cards (decks: {sizes}): name the deck")
+    return next(iter(decks.values()))
 
 
 def hands_of_owner(owner: np.ndarray, deck: Deck | None = None) -> np.ndarray:
     """(B, 54) owners → (B, 4, 15) rank counts (three hands and the kitty); (B, 108) owners of
-    the four-player deck → (B, 5, 15); ``deck`` names the deck (default: by its size). A deck
-    that sets cards aside adds their pile last (``Deck.piles``)."""
-    deck = _DECK_OF_SIZE[owner.shape[1]] if deck is None else deck
+    the four-player deck → (B, 5, 15); ``deck`` names the deck (default: the registered
+    game's deck of that size, :func:`_deck_of_size`). A deck that sets cards aside adds their
+    pile last (``Deck.piles``): (B, 46) owners of the two-player deck → (B, 4, 15)."""
+    deck = _deck_of_size(owner.shape[1]) if deck is None else deck
     onehot = (owner[:, :, None] == np.arange(len(deck.piles))).astype(np.uint8)  # (B, C, piles)
     return np.einsum("bco,cr->bor", onehot, _rank_onehot(deck)).astype(np.uint8)
 

@@ -41,6 +41,23 @@ def test_the_deck_and_the_deal():
     assert set(np.unique(game.first_bidder)) == {0, 1}  # the opener is drawn
 
 
+def test_the_engines_deal_helpers_know_its_deck():
+    # deal_from_keys and hands_of_owner, public helpers of ddz_env.game, default to the deck
+    # of the game the seat count or the deal's size names: its 46 cards here
+    from ddz_env.game import deal_from_keys, hands_of_owner
+
+    owner, first = deal_from_keys(np.arange(20, dtype=np.uint64), 2)
+    assert owner.shape == (20, 46) and set(first.tolist()) <= {0, 1}
+    piles = hands_of_owner(owner)
+    assert piles.shape == (20, 4, 15)
+    assert (piles.sum(axis=2) == [17, 17, 3, 9]).all() and (piles.sum(axis=1) == DECK).all()
+    game = Game(8, TWO, seed=5)
+    dealt = hands_of_owner(game.owner)
+    assert (dealt[:, 0] == game.hands[:, 0]).all() and (dealt[:, 2] == game.kitty).all()
+    with pytest.raises(ValueError, match="no game's deck of 50 cards"):
+        hands_of_owner(np.zeros((1, 50), np.int8))
+
+
 def test_a_deal_code_of_another_game_is_refused():
     classic = Game(1, Ruleset(), seed=1).deal_code(0)
     with pytest.raises(ValueError, match="deal code"):
