@@ -17,6 +17,7 @@ Accepted spellings when parsing (any case, any order, with or without spaces, da
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,17 +215,29 @@ def format_cards(cards, color: bool = False, sep: str = " ") -> str:
     return sep.join(format_card(int(c), color) for c in sorted(int(c) for c in cards))
 
 
-#: The deck of each player count: ``DECKS[3]`` (54 cards, the classic game), ``DECKS[4]``
-#: (108 cards, two decks).
+#: The decks of whole packs the games' decks are built from: ``DECKS[3]`` (one pack of 54
+#: cards for three seats: the classic game's), ``DECKS[4]`` (two packs, 108 cards: the
+#: four-player game's). A game's deck is its rules' ``deck`` (the two-player game's leaves out
+#: the 3s and 4s of one pack).
 DECKS: dict[int, Deck] = {3: make_deck(3, 1, 17), 4: make_deck(4, 2, 25)}
 
 
+@functools.cache
+def _seats_deck(players: int) -> Deck:
+    """The deck of the game ``Ruleset(players=players)`` plays (``ValueError`` naming the seat
+    counts there are)."""
+    from .rules import rules_of_seats  # the rules are built on this module
+
+    return rules_of_seats(players).deck
+
+
 def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = None) -> np.ndarray:
-    """(..., 15) rank counts → (..., 54) float32 card encoding of the deck of ``players``
-    seats (``DECKS``) or ``deck``: for each rank 3..2 a thermometer as wide as the deck's count
-    (4; 8 with two decks), then one for each joker (1; 2): (..., 108) with four players."""
+    """(..., 15) rank counts → (..., 54) float32 card encoding of ``deck``, by default the deck
+    of the game ``Ruleset(players=players)`` plays: for each rank 3..2 a thermometer as wide as
+    the deck's count (4; 8 with two decks), then one for each joker (1; 2): (..., 108) with
+    four players."""
     counts = np.asarray(counts)
-    w, j = (DECKS[players] if deck is None else deck).thermometer
+    w, j = (_seats_deck(players) if deck is None else deck).thermometer
     shape = counts.shape[:-1]
     ranks = (counts[..., :13, None] > np.arange(w)).reshape(shape + (13 * w,))
     jokers = (counts[..., 13:15, None] > np.arange(j)).reshape(shape + (2 * j,))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ddz_env.actions import BIDDING, CLAIM, OVER, PLAY, ROB, bid_action
+from ddz_env.cards import encode_cards
 from ddz_env.codes import decode_deal, encode_deal
 from ddz_env.game import Game
 from ddz_env.rules import Ruleset
@@ -56,6 +57,9 @@ def test_the_engines_deal_helpers_know_its_deck():
     assert (dealt[:, 0] == game.hands[:, 0]).all() and (dealt[:, 2] == game.kitty).all()
     with pytest.raises(ValueError, match="no game's deck of 50 cards"):
         hands_of_owner(np.zeros((1, 50), np.int8))
+    # the card encoding of its seat count: four numbers a rank 3..2, one a joker
+    assert (encode_cards(DECK, 2) == encode_cards(DECK, deck=TWO.deck)).all()
+    assert encode_cards(DECK, 2).tolist() == [0.0] * 8 + [1.0] * 46
 
 
 def test_a_deal_code_of_another_game_is_refused():
