@@ -17,7 +17,6 @@ Accepted spellings when parsing (any case, any order, with or without spaces, da
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,13 +221,19 @@ def format_cards(cards, color: bool = False, sep: str = " ") -> str:
 DECKS: dict[int, Deck] = {3: make_deck(3, 1, 17), 4: make_deck(4, 2, 25)}
 
 
-@functools.cache
-def _seats_deck(players: int) -> Deck:
-    """The deck of the game ``Ruleset(players=players)`` plays (``ValueError`` naming the seat
-    counts there are)."""
-    from .rules import rules_of_seats  # the rules are built on this module
+#: the deck of the game each seat count names (``Ruleset(players=n)``: 2, 3, 4), which the
+#: rules register as they load (``ddz_env.rules.register_rules``)
+SEAT_DECKS: dict[int, Deck] = {}
 
-    return rules_of_seats(players).deck
+
+def _seats_deck(players: int) -> Deck:
+    """The deck of the game ``Ruleset(players=players)`` plays (:data:`SEAT_DECKS`)."""
+    deck = SEAT_DECKS.get(players)
+    if deck is None:
+        *most, last = sorted(SEAT_DECKS)
+        counts = f"{', '.join(map(str, most))} or {last}" if most else str(last)
+        raise ValueError(f"players must be {counts}, not {players!r}")
+    return deck
 
 
 def encode_cards(counts: np.ndarray, players: int = 3, *, deck: Deck | None = None) -> np.ndarray:

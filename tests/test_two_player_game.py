@@ -60,6 +60,8 @@ def test_the_engines_deal_helpers_know_its_deck():
     # the card encoding of its seat count: four numbers a rank 3..2, one a joker
     assert (encode_cards(DECK, 2) == encode_cards(DECK, deck=TWO.deck)).all()
     assert encode_cards(DECK, 2).tolist() == [0.0] * 8 + [1.0] * 46
+    with pytest.raises(ValueError, match="players must be 2, 3 or 4, not 5"):
+        encode_cards(DECK, 5)
 
 
 def test_a_deal_code_of_another_game_is_refused():

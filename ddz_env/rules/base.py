@@ -25,7 +25,7 @@ import numpy as np
 
 from ..actions import OPEN
 from ..auction import AUCTIONS
-from ..cards import DECKS, Deck
+from ..cards import DECKS, SEAT_DECKS, Deck
 from .combos import BOMB_TYPES, explain_invalid
 from .fields import Field, StateField
 
@@ -88,6 +88,8 @@ def register_rules(game: str, rules: type[Rules], seats_of: str | None = None) -
     RULES[(game, rules.players)] = rules
     if seats_of is not None:
         RULES[(seats_of, rules.players)] = rules
+    if _DEFAULT_GAME in (game, seats_of):  # the game ``Ruleset(players=n)`` plays
+        SEAT_DECKS[rules.players] = rules.deck
 
 
 def rules_class(game: str, players: int | None = None) -> type[Rules]:
