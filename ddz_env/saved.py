@@ -35,6 +35,7 @@ _RULES_EXTRAS = (
     ("players=", "players"),
     ("game=", "game"),
     ("hard_bomb_multiplier=", "hard_bomb_multiplier"),
+    ("max_grabs=", "max_grabs"),
 )
 
 
@@ -57,7 +58,7 @@ def _parse_rules(text: str) -> Ruleset:
         raise ValueError(
             "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
             "(and open for the open hand, players=N for another number of players, game=NAME "
-            "for another game)"
+            "for another game, max_grabs=N for fewer grabs)"
         )
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
         raise ValueError(f"bad ruleset {text!r}")

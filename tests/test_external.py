@@ -435,7 +435,7 @@ def test_requests_say_how_many_redeals_and_the_redeal_limit():
     info = infoset(game, 0)
     req = request(info)
     assert (req["redeals"], req["rules"]["redeal_limit"]) == (1, 2)
-    assert req["protocol"] == 1 and req["protocol_minor"] == 2
+    assert req["protocol"] == 1 and req["protocol_minor"] == 3
     unlimited = request(infoset(Game(1, ruleset=Ruleset(redeal_limit=None), seed=4), 0))
     assert unlimited["rules"]["redeal_limit"] is None
 

@@ -47,6 +47,8 @@ def test_parameters_are_the_rulesets():
     two = pyspiel.load_game("ddz", {"game": "two"})  # players 0: the game's own seats
     assert two.num_players() == 2 and two.ruleset == Ruleset(game="two")
     assert pyspiel.load_game(str(two)).ruleset == two.ruleset  # the game's string loads it
+    grabs = pyspiel.load_game("ddz", {"players": 2, "max_grabs": 1})  # default 4: the most
+    assert grabs.ruleset == Ruleset(players=2, max_grabs=1)
     with pytest.raises(ValueError, match="redeal_limit"):
         ddz_openspiel.ruleset_of({"redeal_limit": -1})
     with pytest.raises(ValueError, match="unknown parameter"):

@@ -5,6 +5,8 @@ rules text, never read from the engine's settlement or auction."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -76,10 +78,10 @@ def test_a_deal_code_of_another_game_is_refused():
 PASS = 0
 
 
-def reference(first: int, calls: list[int]):
+def reference(first: int, calls: list[int], cap: int = 4):
     """The rules text's auction after ``calls`` (0 pass, CLAIM, ROB) of a deal opened by
-    ``first``: ``("speak", seat, allowed calls)`` or ``("landlord", seat, grabs)`` or
-    ``("redeal",)``."""
+    ``first``, with at most ``cap`` grabs (the house rule ``max_grabs``): ``("speak", seat,
+    allowed calls)`` or ``("landlord", seat, grabs)`` or ``("redeal",)``."""
     other = 1 - first
     if not calls:
         return "speak", first, {PASS, CLAIM}
@@ -87,23 +89,26 @@ def reference(first: int, calls: list[int]):
         if len(calls) == 1:
             return "speak", other, {PASS, CLAIM}
         return ("landlord", other, 0) if calls[1] == CLAIM else ("redeal",)
-    # the first seat called: the other may grab, then the caller grab back, ... 4 grabs at most
+    # the first seat called: the other may grab, then the caller grab back, ... cap grabs at
+    # most (with none allowed, the call ends the auction)
+    if cap == 0:
+        return "landlord", first, 0
     grabs, holder, speaker = 0, first, other
     for call in calls[1:]:
         if call == PASS:
             return "landlord", holder, grabs
         grabs, holder, speaker = grabs + 1, speaker, 1 - speaker
-    if grabs == 4:
+    if grabs == cap:
         return "landlord", holder, grabs
     return "speak", speaker, {PASS, ROB}
 
 
-def _sequences(first: int):
+def _sequences(first: int, cap: int = 4):
     """Every sequence of calls the rules text allows, to its end."""
     stack = [[]]
     while stack:
         calls = stack.pop()
-        state = reference(first, calls)
+        state = reference(first, calls, cap)
         if state[0] != "speak":
             yield calls, state
             continue
@@ -115,17 +120,19 @@ def _calls_of(game: Game, b: int = 0) -> set[int]:
     return {0 if a == 0 else a - N + 1 for a in game.legal_actions(b).tolist()}
 
 
+@pytest.mark.parametrize("cap", [4, 3, 2, 1, 0])
 @pytest.mark.parametrize("first", [0, 1])
-def test_every_sequence_of_calls_and_grabs(first):
-    deal = Game(1, TWO, seed=9)
+def test_every_sequence_of_calls_and_grabs(first, cap):
+    rules = Ruleset(players=2, max_grabs=cap)
+    deal = Game(1, rules, seed=9)
     owner = deal.owner[0]
-    code = encode_deal(owner, first, ruleset=TWO)
+    code = encode_deal(owner, first, ruleset=rules)
     seen = 0
-    for calls, outcome in _sequences(first):
-        game = Game(1, TWO)
+    for calls, outcome in _sequences(first, cap):
+        game = Game(1, rules)
         game.reset(codes=[code])
         for k, call in enumerate(calls):
-            state = reference(first, calls[:k])
+            state = reference(first, calls[:k], cap)
             assert game.phase[0] == BIDDING and game.current_player[0] == state[1]
             assert _calls_of(game) == state[2], calls[:k]
             game.step(bid_action(game.num_moves, call))
@@ -141,8 +148,86 @@ def test_every_sequence_of_calls_and_grabs(first):
         kitty = np.bincount(TWO.deck.card_ranks[owner == 2], minlength=15)
         assert (game.hands[0, lord] == dealt + kitty).all()  # the landlord takes the kitty
         seen += 1
-    # call-pass, call + 1..4 grabs (the last ending it or followed by a pass), decline-call
-    assert seen == 1 + 4 + 1
+    # call-pass, call + 1..cap grabs (the last ending it or followed by a pass), decline-call;
+    # with no grab allowed, the call alone and decline-call
+    assert seen == (1 if cap == 0 else 1 + cap) + 1
+
+
+def test_max_grabs_is_a_house_rule_of_the_two_player_game():
+    assert TWO.max_grabs is None and TWO.rules.grabs_allowed == 4
+    assert Ruleset(players=2, max_grabs=4) == TWO  # the game's own most: one spelling
+    assert Ruleset(players=2, max_grabs=2).rules.grabs_allowed == 2
+    assert Ruleset(players=2, max_grabs=0).rules.grabs_allowed == 0
+    for bad in (5, -1, True, 2.0, "2"):
+        with pytest.raises(ValueError, match="max_grabs must be a whole number from 0 to 4"):
+            Ruleset(players=2, max_grabs=bad)
+    for other in ({}, {"players": 4}, {"game": "wild"}):
+        with pytest.raises(ValueError, match="max_grabs is an option of the two-player game"):
+            Ruleset(max_grabs=1, **other)
+        assert Ruleset(**other).rules.grabs_allowed == 0
+
+
+def test_the_saved_forms_and_the_protocol_carry_max_grabs():
+    from ddz.agents.external import request
+    from ddz.agents.host import infoset_of
+    from ddz_env.infoset import infoset
+
+    rules = Ruleset(players=2, max_grabs=1)
+    game = Game(3, rules, seed=12)
+    rng = np.random.default_rng(12)
+    for _ in range(4):
+        game.step(game.sample_actions(rng))
+    text = game.to_text(0)
+    assert "max_grabs=1" in text
+    assert Game.from_text(text).ruleset == rules
+    assert Game.from_arrays(game.to_arrays()).ruleset == rules
+    assert "max_grabs" not in Game(1, TWO, seed=1).to_text(0)  # the default writes nothing
+    req = json.loads(json.dumps(request(infoset(game, int(game.current_player[0])))))
+    assert req["rules"]["max_grabs"] == 1 and req["protocol_minor"] == 3
+    assert infoset_of(req).ruleset == rules
+    default = json.loads(json.dumps(request(infoset(Game(1, TWO, seed=2), 0))))
+    assert default["rules"]["max_grabs"] == 4 and infoset_of(default).ruleset == TWO
+    classic = request(infoset(Game(1, Ruleset(), seed=2), 0))
+    assert "max_grabs" not in classic["rules"]
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--max-grabs", "2"], "--max-grabs 2 is not played with the classic game"),
+        (["--max-grabs", "2", "--wild"], "--max-grabs 2 is not played with --game wild"),
+        (["--max-grabs", "9", "--players", "2"], "invalid choice: 9"),
+    ],
+)
+def test_ddz_eval_takes_max_grabs_with_two_players(argv, said, capsys):
+    from ddz.arena.arena import main
+
+    try:  # argparse's own errors leave by SystemExit, the rules' by the return code
+        code = main(["normal", "easy", "--deals", "1", "--no-progress", *argv])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and "Traceback" not in err
+    assert main(
+        [
+            "normal",
+            "easy",
+            "--players",
+            "2",
+            "--max-grabs",
+            "1",
+            "--bidding",
+            "--deals",
+            "20",
+            "--seed",
+            "3",
+            "--no-progress",
+            "--json",
+        ]
+    ) in (0, None)
+    out = json.loads(capsys.readouterr().out)
+    assert out["provenance"]["ruleset"]["max_grabs"] == 1  # the results name the house rule
 
 
 def test_three_redeals_then_the_first_seat_is_landlord_at_one():

@@ -56,7 +56,7 @@ from ddz_env.rules.wild import decode_play, stood_for
 #: ``protocol`` (the major version: a change that breaks bots raises it) and ``protocol_minor``
 #: (raised when requests gain fields).
 PROTOCOL_VERSION = 1
-PROTOCOL_MINOR = 2
+PROTOCOL_MINOR = 3
 #: Seconds a program may take per decision when the run sets no ``--time-limit``.
 DEFAULT_TIME_LIMIT = 10.0
 #: Extra seconds allowed for the first answer after the program starts.
@@ -155,6 +155,8 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         out["open_hand"] = None if shown is None else format_counts(shown)
     elif words:  # an auction of claims outside the variants (the two-player game's grabs)
         out["robs"] = int(info.robs)
+    if rules.rules.most_grabs:  # an auction with grabs: the most this ruleset allows
+        out["rules"]["max_grabs"] = rules.rules.grabs_allowed
     if rules.game != DEFAULT_RULES.game:
         out["rules"]["game"] = rules.game
     if rules.rules.wins_before_empty:  # the cards each seat still plays to win

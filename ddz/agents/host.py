@@ -95,9 +95,10 @@ def isolated(spec):
     return HostedSpec(spec) if isinstance(spec, str) and is_user_bot(spec) else spec
 
 
-def _calls(entries: list, variants: bool) -> tuple[tuple[int, int], ...]:
-    """The protocol's auction words as the InfoSet's (seat, call) pairs."""
-    if variants:
+def _calls(entries: list, words: bool) -> tuple[tuple[int, int], ...]:
+    """The protocol's auction calls (``words``: said as words, as under the variants and in
+    the two-player game; else bids 0-3) as the InfoSet's (seat, call) pairs."""
+    if words:
         return tuple((int(e["seat"]), CALL_NAMES.index(e["word"])) for e in entries)
     return tuple((int(e["seat"]), int(e["bid"])) for e in entries)
 
@@ -106,7 +107,7 @@ def infoset_of(request: dict) -> InfoSet:
     """The :class:`InfoSet` of a protocol request (the inverse of
     :func:`ddz.agents.external.request`; rules the protocol does not send keep their defaults)."""
     rules = request["rules"]
-    game = {k: rules[k] for k in ("game", "hard_bomb_multiplier") if k in rules}
+    game = {k: rules[k] for k in ("game", "hard_bomb_multiplier", "max_grabs") if k in rules}
     ruleset = Ruleset(
         bidding=rules["bidding"],
         kickers=rules["kickers"],
@@ -118,7 +119,7 @@ def infoset_of(request: dict) -> InfoSet:
     deck = ruleset.deck.counts
     table = ruleset.rules.move_table
     bidding = request["phase"] == "bid"
-    variants = bool(ruleset.variants)
+    words = bool(ruleset.variants) or ruleset.rules.claims  # calls as words (external.request)
     landlord = request["landlord"]
     shown = request.get("open_hand")
     on_table = request["table"]
@@ -130,7 +131,7 @@ def infoset_of(request: dict) -> InfoSet:
         hand=parse_counts(request["hand"], deck),
         legal_actions=np.array([int(e["id"]) for e in request["legal"]], np.int64),
         first_bidder=int(request["first_bidder"]),
-        bids=_calls(request["bids"], variants),
+        bids=_calls(request["bids"], words),
         high_bid=int(request["high_bid"]),
         landlord=-1 if landlord is None else int(landlord),
         base=int(request["base"]),

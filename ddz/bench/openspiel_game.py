@@ -46,7 +46,8 @@ from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset
 #: The name the game is registered under.
 SHORT_NAME = "ddz"
 #: The game's parameters and their defaults (the classic game): the Ruleset's options
-#: (``players`` 0: the game's own seats).
+#: (``players`` 0: the game's own seats; ``max_grabs`` 4: the two-player game's most grabs,
+#: and the value of the games without grabs).
 DEFAULTS = {
     "players": 0,
     "game": "classic",
@@ -56,6 +57,7 @@ DEFAULTS = {
     "base_points": 1,
     "open_hand": False,
     "hard_bomb_multiplier": 2,
+    "max_grabs": 4,
 }
 
 _GAME_TYPE = pyspiel.GameType(
@@ -85,6 +87,8 @@ def ruleset_of(params: dict | None) -> Ruleset:
         raise ValueError(f"unknown parameter(s) {', '.join(unknown)}: known {', '.join(DEFAULTS)}")
     options = {**DEFAULTS, **given}
     options["players"] = options["players"] or None  # 0: the game's own seats
+    if options["max_grabs"] == DEFAULTS["max_grabs"]:  # the game's own (none without grabs)
+        options["max_grabs"] = None
     limit = options["redeal_limit"]
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_REDEAL_LIMIT:
         raise ValueError(f"redeal_limit must be from 0 to {MAX_REDEAL_LIMIT}, not {limit!r}")
@@ -121,8 +125,12 @@ class DouDizhuGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=per_deal * (ruleset.redeal_limit + 1),
         )
-        # the parameters as the ruleset reads them (the game's seats and auction by name)
-        super().__init__(_GAME_TYPE, info, {k: getattr(ruleset, k) for k in DEFAULTS})
+        # the parameters as the ruleset reads them (the game's seats and auction by name; the
+        # most grabs as a number)
+        read = {k: getattr(ruleset, k) for k in DEFAULTS}
+        most = ruleset.rules.most_grabs
+        read["max_grabs"] = ruleset.rules.grabs_allowed if most else DEFAULTS["max_grabs"]
+        super().__init__(_GAME_TYPE, info, read)
 
     def new_initial_state(self):
         return DouDizhuState(self)

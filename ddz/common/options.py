@@ -175,6 +175,12 @@ RULE_OPTIONS: dict[str, RuleOption] = {
         "by, 2 (default, as every bomb) or 4 (soft bombs stay 2)",
         (("type", int), ("choices", (2, 4))),
     ),
+    "max_grabs": RuleOption(
+        "--max-grabs",
+        "the two-player game (--players 2): the most grabs of the auction, from 0 (the first "
+        "call ends it) to 4 (default: 4), each doubling the stake and conceding the peasant a card",
+        (("type", int), ("choices", (0, 1, 2, 3, 4)), ("metavar", "N")),
+    ),
     "base_points": RuleOption(
         "--base-points",
         f"points per unit of bid × multiplier, from 1 to {MAX_BASE_POINTS:,} (default {{default}})",
@@ -330,10 +336,12 @@ def _conflict(values: dict, translate: Translate) -> str | None:
     given = [name for name, value in values.items() if value != _default(name)]
     for name in reversed(given):
         try:
-            Ruleset(**{**values, name: _default(name)})
+            valid = Ruleset(**{**values, name: _default(name)})
         except ValueError:
             continue
+        # the other options given, or the game they play (an option of another game alone)
         others = " ".join(_flag(n, values[n]) for n in given if n != name)
+        others = others or translate(valid.rules.title)
         line = translate(N_("{option} is not played with {others}"))
         return line.format(option=_flag(name, values[name]), others=others)
     return None

@@ -160,6 +160,16 @@ class Rules:
     #: a side may win before its hand is empty (the two-player game's concessions): the step
     #: then asks :meth:`out_at` (a step of the other games calls no rules method)
     wins_before_empty: ClassVar[bool] = False
+    #: the most grabs of the game's auction (each a doubling; the two-player game's call and
+    #: grab): the bound of ``Ruleset.max_grabs``; 0: an auction without grabs
+    most_grabs: ClassVar[int] = 0
+
+    @property
+    def grabs_allowed(self) -> int:
+        """The most grabs of this ruleset's auction: ``Ruleset.max_grabs``, else the game's
+        :attr:`most_grabs`."""
+        grabs = self.ruleset.max_grabs
+        return self.most_grabs if grabs is None else grabs
 
     def out_at(self, game, rows, seats):
         """The cards left at or under which seats ``seats`` of games ``rows`` (arrays, or one
@@ -355,12 +365,15 @@ class Rules:
     def text_extras(self) -> list[str]:
         """The fields of the saved-game rules text after ``bidding,limit,kickers,points``
         (``state.to_text``): ``open``, ``players=N`` when not the default seat count,
-        ``game=NAME`` when ``players=N`` alone does not name the game."""
+        ``game=NAME`` when ``players=N`` alone does not name the game, ``max_grabs=N`` when
+        the auction allows fewer grabs than the game's most."""
         out = ["open"] if self.ruleset.open_hand else []
         if self.players != _DEFAULT_PLAYERS:
             out.append(f"players={self.players}")
         if game_of_seats(self.players) != self.name:
             out.append(f"game={self.name}")
+        if self.ruleset.max_grabs is not None:
+            out.append(f"max_grabs={self.ruleset.max_grabs}")
         return out
 
 

@@ -47,6 +47,11 @@ class Ruleset:
             picks the rules object (:attr:`rules`), and is then the name of that game.
         hard_bomb_multiplier: what a hard bomb and the wild bomb multiply the stake by in the
             wildcard game: 2 (default, as every bomb) or 4 (soft bombs stay 2).
+        max_grabs: the most grabs of the two-player game's auction, 0 to its 4 (a house rule:
+            each grab doubles the stake and concedes the peasant a card; 0: the first call
+            ends the auction); ``None`` (default): the game's own most, 4. A value equal to
+            it is stored as ``None`` (one ruleset, one spelling); in a game whose auction has
+            no grabs it is a ``ValueError``.
     """
 
     bidding: str = "once"
@@ -57,6 +62,7 @@ class Ruleset:
     open_hand: bool = False
     game: str = "classic"
     hard_bomb_multiplier: int = 2
+    max_grabs: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str):
@@ -111,8 +117,28 @@ class Ruleset:
             )
         if self.hard_bomb_multiplier != 2 and not cls.soft_bombs:
             raise ValueError("hard_bomb_multiplier is an option of the wildcard game (game='wild')")
+        self._check_grabs(cls)
         if self.open_hand and "open" not in cls.variant_options:
             raise ValueError("open_hand is a variant of the three-player game (players=3)")
+
+    def _check_grabs(self, cls: type[Rules]) -> None:
+        """``max_grabs``: ``None``, or a whole number from 0 to the game's ``most_grabs``
+        (stored as ``None`` when it is that most)."""
+        grabs = self.max_grabs
+        if grabs is None:
+            return
+        if not cls.most_grabs:
+            raise ValueError("max_grabs is an option of the two-player game (players=2)")
+        if (
+            isinstance(grabs, bool)
+            or not isinstance(grabs, int)
+            or not 0 <= grabs <= cls.most_grabs
+        ):
+            raise ValueError(
+                f"max_grabs must be a whole number from 0 to {cls.most_grabs}, not {grabs!r}"
+            )
+        if grabs == cls.most_grabs:
+            object.__setattr__(self, "max_grabs", None)
 
     @property
     def rules(self) -> Rules:

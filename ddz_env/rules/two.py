@@ -43,7 +43,8 @@ class GrabAuction(Auction):
     2. A call by the second seat, after the first declined, ends the auction: a seat that
        declined to call may not grab.
     3. After the first seat's call, the seats take turns to grab (:data:`ROB`) or pass, the
-       other seat first, up to :data:`MAX_GRABS` grabs; a pass ends the auction.
+       other seat first, up to the ruleset's grabs (``Ruleset.max_grabs``, by default
+       :data:`MAX_GRABS`; with 0 the first seat's call ends the auction); a pass ends it.
     4. The last seat to call or grab is the landlord, at base 1; ``Game.robs`` counts the
        grabs: each doubles the stake and concedes one card.
     """
@@ -58,6 +59,8 @@ class GrabAuction(Auction):
         super().__init__(ruleset, num_moves, num_words)
         # row h: the legal words before (0) and after (1) a call
         self._words = self.words_of_bids([0, CLAIM], [0, ROB])
+        #: the grabs this ruleset allows (``Ruleset.max_grabs``; ``None``: the most)
+        self.grabs = MAX_GRABS if ruleset.max_grabs is None else ruleset.max_grabs
 
     def legal_words(self, game, idx) -> np.ndarray:
         return self._words[game.high_bid[idx]]
@@ -69,11 +72,12 @@ class GrabAuction(Auction):
         if bid == CLAIM:
             game.high_bid[b] = 1
             game.high_bidder[b] = seat
-            return (seat, 1) if game.bid_count[b] == 2 else None  # the other declined: no grab
+            # the other declined (a seat that declined may not grab), or no grab is allowed
+            return (seat, 1) if game.bid_count[b] == 2 or not self.grabs else None
         if bid == ROB:
             game.robs[b] += 1
             game.high_bidder[b] = seat
-            return (seat, 1) if game.robs[b] == MAX_GRABS else None
+            return (seat, 1) if game.robs[b] == self.grabs else None
         if game.high_bid[b]:  # a pass after a call or a grab ends the auction
             return int(game.high_bidder[b]), 1
         return None if game.bid_count[b] < 2 else self.no_landlord(game, b)
@@ -106,6 +110,7 @@ class TwoPlayerRules(ClassicRules):
         set_aside=True,
     )
     wins_before_empty: ClassVar[bool] = True
+    most_grabs: ClassVar[int] = MAX_GRABS
 
     def conceded(self, landlord, robs, seats):
         """The peasant wins at as many cards as the grabs (the concessions); the landlord at
