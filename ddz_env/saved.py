@@ -36,7 +36,10 @@ _RULES_EXTRAS = (
     ("game=", "game"),
     ("hard_bomb_multiplier=", "hard_bomb_multiplier"),
     ("max_grabs=", "max_grabs"),
+    ("removed=", "removed"),
 )
+#: the fields of a rules text whose values are words, even "3"
+_WORDS = ("game", "removed")
 
 
 def _parse_rules(text: str) -> Ruleset:
@@ -52,13 +55,14 @@ def _parse_rules(text: str) -> Ruleset:
             break
         prefix, name = _RULES_EXTRAS[at]
         value = word[len(prefix) :]
-        options[name] = True if name == "open_hand" else int(value) if value.isdigit() else value
+        number = value.isdigit() and name not in _WORDS
+        options[name] = True if name == "open_hand" else int(value) if number else value
         at += 1
     if len(parts) < 4 or options is None:
         raise ValueError(
             "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
             "(and open for the open hand, players=N for another number of players, game=NAME "
-            "for another game, max_grabs=N for fewer grabs)"
+            "for another game, max_grabs=N for fewer grabs, removed=R for other ranks left out)"
         )
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
         raise ValueError(f"bad ruleset {text!r}")

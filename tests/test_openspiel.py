@@ -49,6 +49,13 @@ def test_parameters_are_the_rulesets():
     assert pyspiel.load_game(str(two)).ruleset == two.ruleset  # the game's string loads it
     grabs = pyspiel.load_game("ddz", {"players": 2, "max_grabs": 1})  # default 4: the most
     assert grabs.ruleset == Ruleset(players=2, max_grabs=1)
+    fewer = pyspiel.load_game("ddz", {"players": 2, "removed": 3})  # the 3s to 5s (default 2)
+    assert fewer.ruleset == Ruleset(players=2, removed="3-5") and fewer.max_chance_outcomes() == 42
+    assert pyspiel.load_game(str(fewer)).ruleset == fewer.ruleset
+    with pytest.raises(ValueError, match="removed must be from 1 to 4"):
+        ddz_openspiel.ruleset_of({"players": 2, "removed": 5})
+    with pytest.raises(ValueError, match="removed is an option of the two-player game"):
+        ddz_openspiel.ruleset_of({"removed": 3})
     with pytest.raises(ValueError, match="redeal_limit"):
         ddz_openspiel.ruleset_of({"redeal_limit": -1})
     with pytest.raises(ValueError, match="unknown parameter"):

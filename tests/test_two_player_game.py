@@ -66,6 +66,56 @@ def test_the_engines_deal_helpers_know_its_deck():
         encode_cards(DECK, 5)
 
 
+#: the house rule's choices and the ranks each leaves out, from the rules text: the lowest
+#: ranks up to one (3 = rank 0)
+REMOVED = {"3": [0], "3-4": [0, 1], "3-5": [0, 1, 2], "3-6": [0, 1, 2, 3]}
+
+
+@pytest.mark.parametrize("removed", sorted(REMOVED))
+def test_a_house_rule_leaves_out_other_low_ranks(removed):
+    rules = Ruleset(players=2, removed=removed)
+    out = REMOVED[removed]
+    deck = np.array([4] * 13 + [1, 1])
+    deck[out] = 0  # the 54 cards less four of each rank left out
+    aside = int(deck.sum()) - 17 - 17 - 3  # 17 to each seat and 3 to the kitty; the rest aside
+    assert (rules.deck.counts == deck).all() and rules.deck.num_cards == deck.sum()
+    assert (rules.deck.card_ranks == np.repeat(np.arange(15), deck)).all()
+    game = Game(50, rules, seed=4)
+    piles = np.stack([(game.owner == k).sum(axis=1) for k in range(4)], axis=1)
+    assert (piles == [17, 17, 3, aside]).all()
+    ranks = rules.deck.card_ranks
+    for b in range(0, 50, 7):
+        held = [np.bincount(ranks[game.owner[b] == k], minlength=15) for k in range(4)]
+        assert (sum(held) == deck).all() and not sum(held)[out].any()  # every card once
+        code = game.deal_code(b)
+        owner, first = decode_deal(code, ruleset=rules)
+        assert (owner == game.owner[b]).all() and first == game.first_bidder[b]
+    rng = np.random.default_rng(4)
+    while not game.done.all():
+        game.step(game.sample_actions(rng))
+    assert (game.payoffs.sum(axis=1) == 0).all()  # zero-sum to the end
+    again = Game.from_text(game.to_text(3))
+    assert again.ruleset == rules and (again.owner[0] == game.owner[3]).all()
+    assert Game.from_arrays(game.to_arrays()).ruleset == rules
+    if removed == "3-4":  # the game's own: one spelling, its own codes
+        assert rules == TWO and rules.removed is None and "removed" not in game.to_text(0)
+        return
+    assert f"removed={removed}" in game.to_text(0)
+    with pytest.raises(ValueError, match="deal code"):  # a code of one deck is not another's
+        decode_deal(game.deal_code(0), ruleset=TWO)
+    with pytest.raises(ValueError, match="deal code"):
+        decode_deal(Game(1, TWO, seed=4).deal_code(0), ruleset=rules)
+
+
+def test_removed_is_checked():
+    for bad in ("4", "3-7", "5-6", 3, ""):
+        with pytest.raises(ValueError, match="removed must be one of '3', '3-4', '3-5', '3-6'"):
+            Ruleset(players=2, removed=bad)
+    for other in ({}, {"players": 4}, {"game": "wild"}):
+        with pytest.raises(ValueError, match="removed is an option of the two-player game"):
+            Ruleset(removed="3-5", **other)
+
+
 def test_a_deal_code_of_another_game_is_refused():
     classic = Game(1, Ruleset(), seed=1).deal_code(0)
     with pytest.raises(ValueError, match="deal code"):
@@ -188,7 +238,12 @@ def test_the_saved_forms_and_the_protocol_carry_max_grabs():
     default = json.loads(json.dumps(request(infoset(Game(1, TWO, seed=2), 0))))
     assert default["rules"]["max_grabs"] == 4 and infoset_of(default).ruleset == TWO
     classic = request(infoset(Game(1, Ruleset(), seed=2), 0))
-    assert "max_grabs" not in classic["rules"]
+    assert "max_grabs" not in classic["rules"] and "removed" not in classic["rules"]
+    assert default["rules"]["removed"] == "3-4"
+    fewer = Game(1, Ruleset(players=2, removed="3-5", max_grabs=2), seed=3)
+    req = json.loads(json.dumps(request(infoset(fewer, 0))))
+    assert (req["rules"]["removed"], req["rules"]["max_grabs"]) == ("3-5", 2)
+    assert infoset_of(req).ruleset == fewer.ruleset
 
 
 @pytest.mark.parametrize(
@@ -197,6 +252,8 @@ def test_the_saved_forms_and_the_protocol_carry_max_grabs():
         (["--max-grabs", "2"], "--max-grabs 2 is not played with the classic game"),
         (["--max-grabs", "2", "--wild"], "--max-grabs 2 is not played with --game wild"),
         (["--max-grabs", "9", "--players", "2"], "invalid choice: 9"),
+        (["--removed", "3-5"], "--removed 3-5 is not played with the classic game"),
+        (["--removed", "4", "--players", "2"], "invalid choice: '4'"),
     ],
 )
 def test_ddz_eval_takes_max_grabs_with_two_players(argv, said, capsys):
@@ -218,6 +275,8 @@ def test_ddz_eval_takes_max_grabs_with_two_players(argv, said, capsys):
             "--max-grabs",
             "1",
             "--bidding",
+            "--removed",
+            "3-5",
             "--deals",
             "20",
             "--seed",
@@ -227,7 +286,8 @@ def test_ddz_eval_takes_max_grabs_with_two_players(argv, said, capsys):
         ]
     ) in (0, None)
     out = json.loads(capsys.readouterr().out)
-    assert out["provenance"]["ruleset"]["max_grabs"] == 1  # the results name the house rule
+    rules = out["provenance"]["ruleset"]  # the results name the house rules
+    assert (rules["max_grabs"], rules["removed"]) == (1, "3-5")
 
 
 def test_three_redeals_then_the_first_seat_is_landlord_at_one():

@@ -157,6 +157,8 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         out["robs"] = int(info.robs)
     if rules.rules.most_grabs:  # an auction with grabs: the most this ruleset allows
         out["rules"]["max_grabs"] = rules.rules.grabs_allowed
+    if rules.rules.removed_choices:  # a deck whose low ranks a house rule may leave out
+        out["rules"]["removed"] = rules.removed or rules.rules.removed_default
     if rules.game != DEFAULT_RULES.game:
         out["rules"]["game"] = rules.game
     if rules.rules.wins_before_empty:  # the cards each seat still plays to win

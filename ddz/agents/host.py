@@ -107,7 +107,8 @@ def infoset_of(request: dict) -> InfoSet:
     """The :class:`InfoSet` of a protocol request (the inverse of
     :func:`ddz.agents.external.request`; rules the protocol does not send keep their defaults)."""
     rules = request["rules"]
-    game = {k: rules[k] for k in ("game", "hard_bomb_multiplier", "max_grabs") if k in rules}
+    extra = ("game", "hard_bomb_multiplier", "max_grabs", "removed", "redeal_limit")
+    game = {k: rules[k] for k in extra if k in rules}
     ruleset = Ruleset(
         bidding=rules["bidding"],
         kickers=rules["kickers"],

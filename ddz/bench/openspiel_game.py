@@ -47,7 +47,9 @@ from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset
 SHORT_NAME = "ddz"
 #: The game's parameters and their defaults (the classic game): the Ruleset's options
 #: (``players`` 0: the game's own seats; ``max_grabs`` 4: the two-player game's most grabs,
-#: and the value of the games without grabs).
+#: and the value of the games without grabs; ``removed`` 2: how many of the lowest ranks its
+#: deck leaves out, 1 to 4 (OpenSpiel's game strings do not read "3-4"), 2 its own and the
+#: value of the other games).
 DEFAULTS = {
     "players": 0,
     "game": "classic",
@@ -58,6 +60,7 @@ DEFAULTS = {
     "open_hand": False,
     "hard_bomb_multiplier": 2,
     "max_grabs": 4,
+    "removed": 2,
 }
 
 _GAME_TYPE = pyspiel.GameType(
@@ -89,10 +92,25 @@ def ruleset_of(params: dict | None) -> Ruleset:
     options["players"] = options["players"] or None  # 0: the game's own seats
     if options["max_grabs"] == DEFAULTS["max_grabs"]:  # the game's own (none without grabs)
         options["max_grabs"] = None
+    options["removed"] = _removed_choice(options)
     limit = options["redeal_limit"]
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_REDEAL_LIMIT:
         raise ValueError(f"redeal_limit must be from 0 to {MAX_REDEAL_LIMIT}, not {limit!r}")
     return Ruleset(**options)
+
+
+def _removed_choice(options: dict) -> str | None:
+    """The ``Ruleset.removed`` of the parameter ``removed`` (how many of the lowest ranks the
+    deck leaves out: the game's k-th choice), ``None`` for the default."""
+    count = options["removed"]
+    if count == DEFAULTS["removed"]:
+        return None
+    choices = Ruleset(**{**options, "removed": None}).rules.removed_choices
+    if not choices:
+        return str(count)  # the ruleset says whose option it is
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(choices):
+        raise ValueError(f"removed must be from 1 to {len(choices)} (lowest ranks), not {count!r}")
+    return choices[count - 1]
 
 
 def _utility_bound(ruleset: Ruleset, deck) -> float:
@@ -130,6 +148,10 @@ class DouDizhuGame(pyspiel.Game):
         read = {k: getattr(ruleset, k) for k in DEFAULTS}
         most = ruleset.rules.most_grabs
         read["max_grabs"] = ruleset.rules.grabs_allowed if most else DEFAULTS["max_grabs"]
+        choices = ruleset.rules.removed_choices
+        read["removed"] = (
+            choices.index(ruleset.removed) + 1 if ruleset.removed else DEFAULTS["removed"]
+        )
         super().__init__(_GAME_TYPE, info, read)
 
     def new_initial_state(self):

@@ -181,6 +181,13 @@ RULE_OPTIONS: dict[str, RuleOption] = {
         "call ends it) to 4 (default: 4), each doubling the stake and conceding the peasant a card",
         (("type", int), ("choices", (0, 1, 2, 3, 4)), ("metavar", "N")),
     ),
+    "removed": RuleOption(
+        "--removed",
+        "the two-player game (--players 2): the low ranks its deck leaves out, a house rule: 3, "
+        "3-4 (default: the 3s and 4s), 3-5 or 3-6; the deal sets aside the cards that are "
+        "neither in a hand nor in the kitty",
+        (("metavar", "RANKS"),),
+    ),
     "base_points": RuleOption(
         "--base-points",
         f"points per unit of bid × multiplier, from 1 to {MAX_BASE_POINTS:,} (default {{default}})",
@@ -233,6 +240,13 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted({game for game, _players in RULES}))
 
 
+def removed_choices() -> tuple[str, ...]:
+    """The values of ``--removed``: the choices the registered games offer."""
+    from ddz_env.rules import GAMES
+
+    return tuple(dict.fromkeys(c for cls in GAMES.values() for c in cls.removed_choices))
+
+
 def add_rule_options(
     parser: argparse.ArgumentParser,
     *,
@@ -282,6 +296,8 @@ def add_rule_options(
             kwargs.update(choices=game_names())
         if name == "players":
             kwargs.update(choices=seat_counts())
+        if name == "removed":
+            kwargs.update(choices=removed_choices())
         if name == "players" and several_players:
             metavar = "|".join(map(str, seat_counts())) + "|3,4"
             kwargs.update(type=_player_counts, metavar=metavar, default=[Ruleset().players])

@@ -163,6 +163,10 @@ class Rules:
     #: the most grabs of the game's auction (each a doubling; the two-player game's call and
     #: grab): the bound of ``Ruleset.max_grabs``; 0: an auction without grabs
     most_grabs: ClassVar[int] = 0
+    #: the choices of ``Ruleset.removed`` (the low ranks the deck leaves out, a house rule) and
+    #: the game's own; none: the deck is the game's
+    removed_choices: ClassVar[tuple[str, ...]] = ()
+    removed_default: ClassVar[str | None] = None
 
     @property
     def grabs_allowed(self) -> int:
@@ -366,7 +370,8 @@ class Rules:
         """The fields of the saved-game rules text after ``bidding,limit,kickers,points``
         (``state.to_text``): ``open``, ``players=N`` when not the default seat count,
         ``game=NAME`` when ``players=N`` alone does not name the game, ``max_grabs=N`` when
-        the auction allows fewer grabs than the game's most."""
+        the auction allows fewer grabs than the game's most, ``removed=R`` when the deck leaves
+        out other ranks than the game's own."""
         out = ["open"] if self.ruleset.open_hand else []
         if self.players != _DEFAULT_PLAYERS:
             out.append(f"players={self.players}")
@@ -374,6 +379,8 @@ class Rules:
             out.append(f"game={self.name}")
         if self.ruleset.max_grabs is not None:
             out.append(f"max_grabs={self.ruleset.max_grabs}")
+        if self.ruleset.removed is not None:
+            out.append(f"removed={self.ruleset.removed}")
         return out
 
 

@@ -52,6 +52,10 @@ class Ruleset:
             ends the auction); ``None`` (default): the game's own most, 4. A value equal to
             it is stored as ``None`` (one ruleset, one spelling); in a game whose auction has
             no grabs it is a ``ValueError``.
+        removed: the low ranks the two-player game's deck leaves out, a house rule: ``"3"``,
+            ``"3-4"`` (the game's own), ``"3-5"`` or ``"3-6"`` (17 cards to each seat and 3 to
+            the kitty still fit; the rest of the deal is set aside); ``None`` (default): the
+            game's own, which is stored as ``None``; in another game a ``ValueError``.
     """
 
     bidding: str = "once"
@@ -63,6 +67,7 @@ class Ruleset:
     game: str = "classic"
     hard_bomb_multiplier: int = 2
     max_grabs: int | None = None
+    removed: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, str):
@@ -118,6 +123,7 @@ class Ruleset:
         if self.hard_bomb_multiplier != 2 and not cls.soft_bombs:
             raise ValueError("hard_bomb_multiplier is an option of the wildcard game (game='wild')")
         self._check_grabs(cls)
+        self._check_removed(cls)
         if self.open_hand and "open" not in cls.variant_options:
             raise ValueError("open_hand is a variant of the three-player game (players=3)")
 
@@ -139,6 +145,20 @@ class Ruleset:
             )
         if grabs == cls.most_grabs:
             object.__setattr__(self, "max_grabs", None)
+
+    def _check_removed(self, cls: type[Rules]) -> None:
+        """``removed``: ``None``, or one of the game's ``removed_choices`` (stored as ``None``
+        when it is the game's own)."""
+        removed = self.removed
+        if removed is None:
+            return
+        if not cls.removed_choices:
+            raise ValueError("removed is an option of the two-player game (players=2)")
+        if removed not in cls.removed_choices:
+            listed = ", ".join(map(repr, cls.removed_choices))
+            raise ValueError(f"removed must be one of {listed}, not {removed!r}")
+        if removed == cls.removed_default:
+            object.__setattr__(self, "removed", None)
 
     @property
     def rules(self) -> Rules:

@@ -6,13 +6,14 @@ cards as the concessions (docs/RULES.md, "The two-player game")."""
 from __future__ import annotations
 
 from dataclasses import replace
+from math import factorial, prod
 from typing import ClassVar
 
 import numpy as np
 
 from ..actions import CLAIM, ROB
 from ..auction import Auction
-from ..cards import DECKS, Deck
+from ..cards import DECKS, RANK_NAMES, Deck
 from .base import CodeFormat
 from .classic import ClassicRules
 from .fields import BINARY, ONEHOT, Field
@@ -21,17 +22,38 @@ from .fields import BINARY, ONEHOT, Field
 MAX_GRABS = 4
 #: the ranks the two-player deck leaves out: the 3s and the 4s
 REMOVED_RANKS = (0, 1)
-_KEEP = np.flatnonzero(~np.isin(DECKS[3].card_ranks, REMOVED_RANKS))
+#: the ways to leave out the low ranks (``Ruleset.removed``, a house rule): the lowest ranks
+#: up to one, as long as 17 cards to each seat and 3 to the kitty still fit; the first of
+#: :data:`REMOVED_RANKS`'s spelling is the game's own
+REMOVED_CHOICES = ("3", "3-4", "3-5", "3-6")
+#: the choice the game plays by default: the 3s and 4s
+REMOVED_DEFAULT = "3-4"
+
+
+def removed_ranks(choice: str | None) -> tuple[int, ...]:
+    """The ranks a choice of :data:`REMOVED_CHOICES` leaves out (``None``: the 3s and 4s)."""
+    last = (choice or REMOVED_DEFAULT).split("-")[-1]
+    return tuple(range(RANK_NAMES.index(last) + 1))
+
+
+def two_deck(removed: tuple[int, ...] = REMOVED_RANKS) -> Deck:
+    """The two-player deck without the ranks ``removed``: 17 cards to each seat, 3 to the
+    kitty, the rest of the deal set aside (card ids in the order of the whole pack's, so
+    ``id % 4`` is still the suit)."""
+    keep = np.flatnonzero(~np.isin(DECKS[3].card_ranks, removed))
+    return replace(
+        DECKS[3],
+        players=2,
+        num_cards=len(keep),
+        counts=np.where(np.isin(np.arange(15), removed), 0, DECKS[3].counts).astype(np.uint8),
+        hand_size=17,
+        card_ranks=DECKS[3].card_ranks[keep],
+        set_aside=len(keep) - 2 * 17 - 3,
+    )
+
+
 #: 46 cards: 17 to each seat, 3 to the kitty, the last 9 of the deal set aside
-TWO_DECK: Deck = replace(
-    DECKS[3],
-    players=2,
-    num_cards=len(_KEEP),
-    counts=np.where(np.isin(np.arange(15), REMOVED_RANKS), 0, DECKS[3].counts).astype(np.uint8),
-    hand_size=17,
-    card_ranks=DECKS[3].card_ranks[_KEEP],
-    set_aside=9,
-)
+TWO_DECK: Deck = two_deck()
 
 
 class GrabAuction(Auction):
@@ -111,6 +133,40 @@ class TwoPlayerRules(ClassicRules):
     )
     wins_before_empty: ClassVar[bool] = True
     most_grabs: ClassVar[int] = MAX_GRABS
+    removed_choices: ClassVar[tuple[str, ...]] = REMOVED_CHOICES
+    removed_default: ClassVar[str | None] = REMOVED_DEFAULT
+
+    def __init__(self, ruleset):
+        super().__init__(ruleset)
+        if ruleset.removed is not None:  # a house rule's deck, and its deal codes
+            self.deck = deck = two_deck(removed_ranks(ruleset.removed))
+            fmt = type(self).code_format
+            deals = factorial(deck.num_cards) // prod(factorial(n) for n in deck.piles)
+            payload = -(-(deals * self.players * 4).bit_length() // 8)  # bytes, version bits in
+            self.code_format = replace(
+                fmt,
+                sizes=deck.piles,
+                nbytes=max(fmt.nbytes, payload),
+                words=f"{fmt.words} without {self.removed_words}",
+            )
+
+    @property
+    def removed_words(self) -> str:
+        """The ranks left out, in words: ``the 3s to 5s``, ``the 3s``."""
+        ranks = [RANK_NAMES[r] for r in removed_ranks(self.ruleset.removed)]
+        return f"the {ranks[0]}s" + (f" to {ranks[-1]}s" if len(ranks) > 1 else "")
+
+    @property
+    def code_tag(self) -> bytes:
+        """The game's tag, and the ranks left out under a house rule (so that a code of one
+        deck is never read as a deal of another)."""
+        tag = super().code_tag
+        removed = self.ruleset.removed
+        return tag if removed is None else tag + f":removed={removed}".encode()
+
+    @property
+    def code_words(self) -> str:
+        return self.code_format.words
 
     def conceded(self, landlord, robs, seats):
         """The peasant wins at as many cards as the grabs (the concessions); the landlord at
