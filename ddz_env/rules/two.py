@@ -1,7 +1,8 @@
 """The two-player game (二人斗地主): the 54 cards without the 3s and 4s, 17 to each seat, 3 to
 the kitty and 9 set aside unseen; an auction of call and grab (抢地主), where each grab doubles
 the stake and concedes one card to the peasant (让牌): the peasant wins on reaching as many
-cards as the concessions (docs/RULES.md, "The two-player game")."""
+cards as the concessions (docs/RULES.md, "The two-player game"). Its house rules: fewer grabs
+(``Ruleset.max_grabs``) and other low ranks left out (``Ruleset.removed``)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,9 @@ MAX_GRABS = 4
 #: the ranks the two-player deck leaves out: the 3s and the 4s
 REMOVED_RANKS = (0, 1)
 #: the ways to leave out the low ranks (``Ruleset.removed``, a house rule): the lowest ranks
-#: up to one, as long as 17 cards to each seat and 3 to the kitty still fit; the first of
-#: :data:`REMOVED_RANKS`'s spelling is the game's own
+#: up to one, as long as 17 cards to each seat and 3 to the kitty still fit
 REMOVED_CHOICES = ("3", "3-4", "3-5", "3-6")
-#: the choice the game plays by default: the 3s and 4s
+#: the choice the game plays by default: the 3s and 4s (:data:`REMOVED_RANKS`)
 REMOVED_DEFAULT = "3-4"
 
 
