@@ -77,6 +77,18 @@ def test_cli_json_output(capsys):
     assert out["landlord"]["games"] == 2
 
 
+def test_the_results_name_the_house_rules(capsys):
+    argv = ["easy", "random", "--deals", "1", "--seed", "3", "--no-progress"]
+    assert main([*argv, "--kickers", "any", "--base-points", "10", "--redeal", "0"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "(no bidding, seats swapped, redeal_limit=0, kickers=any, base_points=10)" in head
+    assert main([*argv, "--players", "2", "--max-grabs", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["house"] == ["max_grabs=1"] and out["provenance"]["ruleset"]["max_grabs"] == 1
+    assert main([*argv, "--json"]) == 0
+    assert "house" not in json.loads(capsys.readouterr().out)  # the game's own rules
+
+
 def test_cli_text_output_and_progress(capsys, monkeypatch):
     class Terminal(io.StringIO):
         def isatty(self):

@@ -369,6 +369,22 @@ def test_cli_json_and_text(capsys):
     assert captured.out.startswith("League of 2 bots: 1 deals per pair, 6 games per pair")
 
 
+def test_the_results_name_the_game_and_its_house_rules(capsys):
+    # a wildcard league reads as one: its game, in the text and the JSON, with the provenance
+    argv = ["random", "easy", "--deals", "1", "--seed", "1", "--no-progress"]
+    assert main([*argv, "--wild", "--hard-bomb-multiplier", "4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "wild" and out["house"] == ["hard_bomb_multiplier=4"]
+    assert out["provenance"]["ruleset"]["game"] == "wild"
+    assert out["provenance"]["git"] is None or "commit" in out["provenance"]["git"]
+    assert main([*argv, "--players", "2", "--removed", "3-5", "--kickers", "any"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "2 players, no bidding, seats swapped, kickers=any, removed=3-5" in head
+    assert main([*argv, "--json"]) == 0  # the classic game: neither key
+    out = json.loads(capsys.readouterr().out)
+    assert "game" not in out and "house" not in out and out["provenance"]["ruleset"]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

@@ -47,7 +47,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction
 
 import numpy as np
@@ -119,6 +119,10 @@ class ArenaResult:
     sealed: bool = False
     #: how the bots in processes of their own ran (:func:`bots_ran`); empty where not recorded
     bots_ran: str = ""
+    #: the rules options that differ from the game's own besides the auction and the variants
+    #: (:func:`house_rules`: ``kickers=any``, ``removed=3-5``, ...); left out of the JSON where
+    #: there are none (the results' provenance holds the whole ruleset)
+    house: tuple[str, ...] = ()
 
     @property
     def wp(self) -> float:
@@ -140,6 +144,10 @@ class ArenaResult:
             out.pop("game")
         if not self.bots_ran:
             out.pop("bots_ran")
+        if not self.house:
+            out.pop("house")
+        else:
+            out["house"] = list(self.house)
         return out
 
     def text(self) -> str:
@@ -149,6 +157,7 @@ class ArenaResult:
             mode = f"{Ruleset(game=self.game).rules.title}, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
+        mode += "".join(f", {option}" for option in self.house)
         lines = [
             f"{self.agent_a} (A) vs {self.agent_b} (B): {self.deals} deals, {self.games} games "
             f"({mode}), seed {self.seed} ({deals_text(self.sealed)}), {self.seconds:.1f} s",
@@ -534,6 +543,20 @@ def run_arena(
         players=rules.players,
         variants=rules.variants,
         game=rules.game,
+        house=house_rules(rules),
+    )
+
+
+def house_rules(rules: Ruleset) -> tuple[str, ...]:
+    """The options of ``rules`` that differ from its game's own, besides the auction and the
+    variants (which the results name apart), as ``name=value``: ``kickers=any``,
+    ``base_points=10``, ``redeal_limit=0``, the games' own options (``max_grabs=1``)."""
+    own = Ruleset(game=rules.game, players=rules.players)
+    apart = {"bidding", "open_hand", "game", "players"}
+    return tuple(
+        f"{f.name}={getattr(rules, f.name)}"
+        for f in fields(Ruleset)
+        if f.name not in apart and getattr(rules, f.name) != getattr(own, f.name)
     )
 
 

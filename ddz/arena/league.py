@@ -63,8 +63,10 @@ from ddz.arena.arena import (
     check_arena_seed,
     deals_text,
     game_options_problem,
+    house_rules,
     layouts_of,
     play_job,
+    run_provenance,
     sealed_seed,
 )
 from ddz.arena.pool import Run, build, results
@@ -167,6 +169,11 @@ class LeagueResult:
     #: how the bots in processes of their own ran (:func:`ddz.arena.arena.bots_ran`); empty
     #: where not recorded
     bots_ran: str = ""
+    #: the game played (``Ruleset.game``); left out of the JSON where ``players`` alone names it
+    game: str = DEFAULT_RULES.game
+    #: the other rules options that differ from the game's own
+    #: (:func:`ddz.arena.arena.house_rules`)
+    house: tuple[str, ...] = ()
 
     def ranking(self) -> list[int]:
         return sorted(range(len(self.bots)), key=lambda i: (-self.ratings[i], i))
@@ -183,7 +190,9 @@ class LeagueResult:
             **({"bots_ran": self.bots_ran} if self.bots_ran else {}),
             "bidding": self.bidding,
             "players": self.players,
+            **({"game": self.game} if game_of_seats(self.players) != self.game else {}),
             **({"variants": list(self.variants)} if self.variants else {}),
+            **({"house": list(self.house)} if self.house else {}),
             "games_per_pair": self.deals * len(layouts_of(self.bidding, self.players)),
             "anchor": self.anchor,
             "ratings": [
@@ -214,8 +223,11 @@ class LeagueResult:
         )
         if self.players != DEFAULT_RULES.players:
             mode = f"{self.players} players, {mode}"
+        if self.game != game_of_seats(self.players):  # a game the seat count does not name
+            mode = f"{Ruleset(game=self.game).rules.title}, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
+        mode += "".join(f", {option}" for option in self.house)
         width = max(8, *(len(b) for b in self.bots)) + 2
         lines = [
             f"League of {n} bots: {self.deals} deals per pair, {per_pair} games per pair ({mode}), "
@@ -305,8 +317,6 @@ def _same(a, b) -> bool:
 def _provenance(config: str) -> dict:
     """What the league file records of the session writing it (version, commit, engine,
     rules, model files: :func:`ddz.arena.arena.run_provenance`), once per league."""
-    from ddz.arena.arena import run_provenance
-
     settings = json.loads(config)
     return run_provenance(_ruleset_of(settings), settings["bots"])
 
@@ -672,6 +682,8 @@ def _result(bots, deals, seed, bidding, done, seconds, rules: Ruleset) -> League
         forfeits=forfeits,
         players=rules.players,
         variants=rules.variants,
+        game=rules.game,
+        house=house_rules(rules),
     )
 
 
@@ -876,7 +888,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 130
     result.bots_ran = ran
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    if args.json:  # what the run was: the revision, the engine, the rules, the models
+        pinned = run_provenance(args.ruleset, args.bots)
+        print(json.dumps({**result.to_dict(), "provenance": pinned}, indent=2))
+    else:
+        print(result.text())
     if args.plot:
         try:
             plot_league(result, args.plot)
