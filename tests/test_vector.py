@@ -368,3 +368,18 @@ def test_make_vec_of_the_single_seat_id_still_reaches_the_self_play_env_with_a_w
     assert isinstance(env, DouDizhuVectorEnv)
     assert (env.num_envs, env.reward_mode) == (3, "stake")
     assert env.learner_seat == old.get("learner_seat", 0)
+
+
+@pytest.mark.heavy  # builds the wildcard game's tables (about a second)
+@pytest.mark.parametrize("options", [{}, {"game": "wild"}, {"players": 2}])
+def test_the_bench_warms_up_through_a_step_of_the_play_phase(options):
+    # what a game builds on first use (the wildcard game's listing tables) is built before the
+    # bench's clock starts: the warm-up ends with a step taken in the play phase, a card played
+    from ddz_env.vector import warm_up
+
+    env = DouDizhuVectorEnv(1, **options)
+    env.reset(seed=3)
+    steps = warm_up(env, np.random.default_rng(3))
+    assert 1 < steps < 64  # the auction's calls, then one play
+    assert env.game.played.sum() > 0  # the lead of the play phase: cards, never a pass
+    env.close()
