@@ -308,11 +308,19 @@ def _is_doubling(counts: np.ndarray) -> bool:
     )
 
 
-def test_1000_random_games_end_and_settle_as_the_rules_say():
-    n, rng = 1000, np.random.default_rng(2026)
-    game = Game(n, TWO, seed=2026)
-    deck_total = DECK.sum()
+@pytest.mark.parametrize(
+    "n, removed, cap",
+    [(1000, "3-4", 4), (300, "3-5", 1), (300, "3", 0)],
+    ids=["the-game", "house-rules-3-5-one-grab", "house-rules-3-no-grab"],
+)
+def test_1000_random_games_end_and_settle_as_the_rules_say(n, removed, cap):
+    rng = np.random.default_rng(2026)
+    rules = Ruleset(players=2, removed=removed, max_grabs=cap, bidding="grab")
+    game = Game(n, rules, seed=2026)
+    deck_total = 54 - 4 * len(REMOVED[removed])  # four of each rank left out
+    aside = deck_total - 17 - 17 - 3
     while not game.done.all():
+        assert (game.robs <= cap).all()
         before = game.phase.copy()
         acting = game.current_player.copy()
         game.step(game.sample_actions(rng))
@@ -324,10 +332,10 @@ def test_1000_random_games_end_and_settle_as_the_rules_say():
         # concessions
         assert (played[rows, lord[rows]] > 0).all()
         assert (played[rows, 1 - lord[rows]] > game.robs[rows]).all()
-        # the cards: hands, cards played, and the 9 set aside (plus the kitty in the auction)
+        # the cards: hands, cards played, and those set aside (plus the kitty in the auction)
         held = game.hands.sum(axis=(1, 2)) + game.played.sum(axis=(1, 2))
         kitty = np.where(lord >= 0, 0, 3)
-        assert (held + kitty + 9 == deck_total).all()
+        assert (held + kitty + aside == deck_total).all()
         ended = np.flatnonzero((before == PLAY) & ~live)
         assert (game.winner[ended] == acting[ended]).all()  # who ends the game plays last
     for b in range(n):
