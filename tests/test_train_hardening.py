@@ -436,3 +436,19 @@ def test_a_model_whose_mix_is_not_a_number_is_refused(tmp_path, key):
         load_model(path)
     save_npz(DMCModel(**{**SIZES, "wp_head": 1}), str(path), {"frames": 0, key: 0.4})
     assert load_model(path).adp_mix == 0.4
+
+
+def test_an_export_to_a_folder_is_one_line_before_the_checkpoint_is_read(tmp_path, capsys):
+    from ddz.train import export
+
+    run = _run_dir(tmp_path)
+    assert export.main([str(run), "--out", str(tmp_path)]) == 2  # a folder: never replaced
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == f"python -m ddz.train.export: {tmp_path} is a folder, not a regular file: not replaced"
+    )
+    assert export.main([str(tmp_path / "none"), "--out", str(tmp_path / "x.npz")]) == 2
+    assert capsys.readouterr().err.startswith("python -m ddz.train.export: no checkpoint at ")
+    assert export.main([str(run), "--out", str(tmp_path / "sub" / "out.npz")]) == 0  # made
+    assert (tmp_path / "sub" / "out.npz").is_file()

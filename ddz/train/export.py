@@ -159,19 +159,24 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     import torch
 
-    from ddz.common import remove_stale_temps
+    from ddz.common import output_problem, remove_stale_temps
     from ddz.train.checkpoint import CheckpointError, load_checkpoint
     from ddz.train.model import save_npz
 
+    prog = "python -m ddz.train.export"
+    problem = output_problem(args.out, folder=False)  # its folder is made below
+    if problem:  # refused before the checkpoint is read
+        print(f"{prog}: {problem}", file=sys.stderr)
+        return 2
     ckpt = Path(args.run)
     ckpt = ckpt / "checkpoint.pt" if ckpt.is_dir() else ckpt
     if not ckpt.is_file():
-        print(f"no checkpoint at {ckpt}", file=sys.stderr)
+        print(f"{prog}: no checkpoint at {ckpt}", file=sys.stderr)
         return 2
     try:
         state, model, _ = load_checkpoint(torch, ckpt)
     except CheckpointError as exc:
-        print(f"python -m ddz.train.export: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     meta = _meta(args, state, model, ckpt)
     if isinstance(meta, str):
