@@ -324,3 +324,14 @@ def test_env_bench_times_the_vector_env_of_each_game_named(capsys, monkeypatch):
         assert rows[what]["rate"] > 0 and rows[what]["extra"] == {"num_envs": 4, **options}
         sizes.add(DouDizhuVectorEnv(1, **options).single_observation_space["observation"].shape)
     assert len(sizes) == 3  # three games, three observation layouts
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--rounds", "0"], ["--seed", "-1"]])
+def test_the_wild_planner_bench_refuses_nothing_to_time(argv, capsys):
+    from ddz.bench.wild_planner import main as wild_planner
+
+    with pytest.raises(SystemExit) as stop:
+        wild_planner(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("python -m ddz.bench.wild_planner: error: argument --") and "from" in err

@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ddz.bench.engine import WILD
+from ddz.common.options import number
 from ddz_env.game import PLAY, Game
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.rules import Ruleset
@@ -138,10 +139,18 @@ def time_per_decision(infos: list[InfoSet], rounds: int = 3, cached: bool = Fals
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = argparse.ArgumentParser(
+        prog="python -m ddz.bench.wild_planner", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--games", type=number(1, 10_000), default=20, help="seeded deals played (default 20)"
+    )
+    parser.add_argument(
+        "--seed", type=number(0, 2**32 - 1), default=0, help="the deals' seed (default 0)"
+    )
+    parser.add_argument(
+        "--rounds", type=number(1, 100), default=3, help="rounds timed, the best kept (default 3)"
+    )
     parser.add_argument(
         "--digest", action="store_true", help="print the digests of Normal's choices instead"
     )
