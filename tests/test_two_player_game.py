@@ -555,6 +555,15 @@ def test_the_expert_plays_a_whole_hand_of_ddz_play():
     assert re.search(r"^  Opponent +(?:10|[2-9JQKA])[♠♥♣♦]", out, re.M)  # it played cards
 
 
+def test_typing_a_rank_the_deck_lacks_says_the_deck_has_none():
+    from ddz.play import text
+
+    assert text.too_many_text(0, TWO.deck.counts) == "there are no 3s in this game's deck"
+    assert text.too_many_text(1, TWO.deck.counts) == "there are no 4s in this game's deck"
+    assert text.too_many_text(2, TWO.deck.counts) == "there are only four 5s in the deck"
+    assert text.too_many_text(0) == "there are only four 3s in the deck"  # the 54-card deck
+
+
 def test_the_warning_counts_the_concessions():
     from ddz.play.render import warning
 

@@ -474,6 +474,8 @@ def too_many_text(rank: int, deck_counts: np.ndarray | None = None) -> str:
     typed."""
     have = int((DECKS[3].counts if deck_counts is None else deck_counts)[rank])
     name = RANK_NAMES[rank]
+    if have == 0:  # a deck without the rank (the two-player game's 3s and 4s)
+        return _("there are no {rank}s in this game's deck").format(rank=name)
     if have == 1:
         return _("there is only one {rank} in the deck").format(rank=name)
     if have == 2:
