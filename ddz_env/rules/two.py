@@ -81,8 +81,8 @@ class GrabAuction(Auction):
         super().__init__(ruleset, num_moves, num_words)
         # row h: the legal words before (0) and after (1) a call
         self._words = self.words_of_bids([0, CLAIM], [0, ROB])
-        #: the grabs this ruleset allows (``Ruleset.max_grabs``; ``None``: the most)
-        self.grabs = MAX_GRABS if ruleset.max_grabs is None else ruleset.max_grabs
+        #: the grabs this ruleset allows (``Ruleset.max_grabs``)
+        self.grabs = ruleset.rules.grabs_allowed
 
     def legal_words(self, game, idx) -> np.ndarray:
         return self._words[game.high_bid[idx]]
