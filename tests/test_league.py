@@ -379,7 +379,7 @@ def test_the_results_name_the_game_and_its_house_rules(capsys):
     assert out["provenance"]["git"] is None or "commit" in out["provenance"]["git"]
     assert main([*argv, "--players", "2", "--removed", "3-5", "--kickers", "any"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
-    assert "2 players, no bidding, seats swapped, kickers=any, removed=3-5" in head
+    assert "(the two-player game, no bidding, seats swapped, kickers=any, removed=3-5)" in head
     assert main([*argv, "--json"]) == 0  # the classic game: neither key
     out = json.loads(capsys.readouterr().out)
     assert "game" not in out and "house" not in out and out["provenance"]["ruleset"]

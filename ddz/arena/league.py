@@ -221,9 +221,7 @@ class LeagueResult:
             if self.bidding
             else "no bidding, seats swapped"
         )
-        if self.players != DEFAULT_RULES.players:
-            mode = f"{self.players} players, {mode}"
-        if self.game != game_of_seats(self.players):  # a game the seat count does not name
+        if self.game != DEFAULT_RULES.game:  # named as ddz eval names it
             mode = f"{Ruleset(game=self.game).rules.title}, {mode}"
         named = {"rob": "rob the landlord", "open": "open hand"}
         mode += "".join(f", {named[v]}" for v in self.variants)
