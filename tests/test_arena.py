@@ -203,3 +203,15 @@ def test_a_bad_decide_batch_forfeits_its_games():
     result = run_arena(Short(), "random", deals=1)
     assert result.wp == 0 and len(result.forfeits) == result.games == 2
     assert all("decide_batch returned" in f.reason for f in result.forfeits)
+
+
+def test_rows_of_runs_under_other_house_rules_are_not_the_same_games(tmp_path, capsys):
+    from ddz.bench.paired import compare
+
+    argv = ["normal", "easy", "--players", "2", "--deals", "10", "--seed", "4", "--no-progress"]
+    assert main([*argv, "--rows", str(tmp_path / "a.csv")]) == 0
+    assert main([*argv, "--removed", "3-5", "--rows", str(tmp_path / "b.csv")]) == 0
+    capsys.readouterr()
+    with pytest.raises(ValueError, match="differ in rules .* house=removed=3-5"):
+        compare(str(tmp_path / "a.csv"), str(tmp_path / "b.csv"))
+    assert compare(str(tmp_path / "a.csv"), str(tmp_path / "a.csv"))["difference"]["wp"] == 0

@@ -658,11 +658,14 @@ def rows_problem(path: str | None) -> str | None:
 
 
 def run_rules_text(result: ArenaResult) -> str:
-    """The rules of a run in one word list: ``bidding=… players=… game=… variants=…``."""
+    """The rules of a run in one word list: ``bidding=… players=… game=… variants=…``, then
+    ``house=…`` where options differ from the game's own (``house=kickers=any,removed=3-5``;
+    so that runs under other rules are never compared as the same games)."""
     variants = ",".join(result.variants) or "none"
+    house = f" house={','.join(result.house)}" if result.house else ""
     return (
         f"bidding={str(result.bidding).lower()} players={result.players} "
-        f"game={result.game} variants={variants}"
+        f"game={result.game} variants={variants}{house}"
     )
 
 
