@@ -659,7 +659,7 @@ def test_eval_and_league_take_players_2(capsys):
     assert "the two-player game, bidding" in out
     assert league.main(["random", "easy", "--players", "2", "--deals", "3", "--seed", "3",
                         "--workers", "1", "--no-progress"]) == 0  # fmt: skip
-    assert "2 players" in capsys.readouterr().out
+    assert "(the two-player game, no bidding" in capsys.readouterr().out
 
 
 @pytest.mark.heavy
