@@ -61,6 +61,14 @@ def _shape(fmt: CodeFormat) -> tuple[int, int, int]:
     return players, deals, -(-((deals * players * 4).bit_length() + CHECK_BITS) // 5)
 
 
+@cache
+def _nbytes(fmt: CodeFormat) -> int:
+    """The bytes of the payload the checksum reads: the format's, or more where a deck's
+    deals need them (a house rule's deck: ``Ruleset(players=2, removed="3")``)."""
+    players, deals, _chars = _shape(fmt)
+    return max(fmt.nbytes, -(-(deals * players * 4).bit_length() // 8))
+
+
 _CLASSIC, _FOUR = rules_of_seats(3).code_format, rules_of_seats(4).code_format
 SIZES, VERSION, NUM_DEALS = _CLASSIC.sizes, _CLASSIC.version, _multinomial(_CLASSIC.sizes)
 SIZES_4, VERSION_4, NUM_DEALS_4 = _FOUR.sizes, _FOUR.version, _multinomial(_FOUR.sizes)
@@ -148,7 +156,7 @@ def encode_deal(owner, first_bidder: int, variants=(), *, ruleset: Ruleset | Non
     if first_bidder not in range(players):
         raise ValueError(f"first bidder must be a seat 0 to {players - 1}, not {first_bidder!r}")
     payload = ((_rank(owner, sizes) * players + int(first_bidder)) << 2) | fmt.version
-    value = (payload << CHECK_BITS) | _checksum(payload, fmt.person, fmt.nbytes, rules.code_tag)
+    value = (payload << CHECK_BITS) | _checksum(payload, fmt.person, _nbytes(fmt), rules.code_tag)
     chars = []
     for _ in range(_shape(fmt)[2]):
         chars.append(ALPHABET[value & 31])
@@ -189,7 +197,7 @@ def decode_deal(
             raise ValueError(f"{ch!r} can't appear in a deal code")
         value = (value << 5) | _READ[ch]
     payload, check = value >> CHECK_BITS, value & ((1 << CHECK_BITS) - 1)
-    if _checksum(payload, fmt.person, fmt.nbytes, rules.code_tag) != check:
+    if _checksum(payload, fmt.person, _nbytes(fmt), rules.code_tag) != check:
         _refuse(payload, check, rules)
     if payload & 3 != fmt.version:
         raise ValueError("this deal code comes from an unknown version")
@@ -232,7 +240,7 @@ def _refuse(payload: int, check: int, rules: Rules) -> None:
     fmt = rules.code_format
     for other in rules.code_siblings():
         if other.code_tag != rules.code_tag and (
-            _checksum(payload, fmt.person, fmt.nbytes, other.code_tag) == check
+            _checksum(payload, fmt.person, _nbytes(fmt), other.code_tag) == check
         ):
             raise ValueError(
                 f"this deal code is a game of {other.code_words}, not of "

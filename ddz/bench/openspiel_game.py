@@ -41,7 +41,7 @@ from ddz_env.actions import CALL_NAMES, bid_of_action
 from ddz_env.cards import format_counts
 from ddz_env.game import BIDDING, Game, deal_from_keys
 from ddz_env.observation import information_state, infostate_size, obs_size, observe
-from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset
+from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset, rules_class
 
 #: The name the game is registered under.
 SHORT_NAME = "ddz"
@@ -105,7 +105,7 @@ def _removed_choice(options: dict) -> str | None:
     count = options["removed"]
     if count == DEFAULTS["removed"]:
         return None
-    choices = Ruleset(**{**options, "removed": None}).rules.removed_choices
+    choices = rules_class(options["game"], options["players"]).removed_choices
     if not choices:
         return str(count)  # the ruleset says whose option it is
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(choices):

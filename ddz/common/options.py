@@ -179,7 +179,7 @@ RULE_OPTIONS: dict[str, RuleOption] = {
         "--max-grabs",
         "the two-player game (--players 2): the most grabs of the auction, from 0 (the first "
         "call ends it) to 4 (default: 4), each doubling the stake and conceding the peasant a card",
-        (("type", int), ("choices", (0, 1, 2, 3, 4)), ("metavar", "N")),
+        (("type", int), ("metavar", "N")),
     ),
     "removed": RuleOption(
         "--removed",
@@ -240,6 +240,13 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted({game for game, _players in RULES}))
 
 
+def grab_counts() -> tuple[int, ...]:
+    """The values of ``--max-grabs``: 0 to the most grabs of a registered game's auction."""
+    from ddz_env.rules import GAMES
+
+    return tuple(range(max(cls.most_grabs for cls in GAMES.values()) + 1))
+
+
 def removed_choices() -> tuple[str, ...]:
     """The values of ``--removed``: the choices the registered games offer."""
     from ddz_env.rules import GAMES
@@ -298,6 +305,8 @@ def add_rule_options(
             kwargs.update(choices=seat_counts())
         if name == "removed":
             kwargs.update(choices=removed_choices())
+        if name == "max_grabs":
+            kwargs.update(choices=grab_counts())
         if name == "players" and several_players:
             metavar = "|".join(map(str, seat_counts())) + "|3,4"
             kwargs.update(type=_player_counts, metavar=metavar, default=[Ruleset().players])

@@ -7,7 +7,6 @@ cards as the concessions (docs/RULES.md, "The two-player game"). Its house rules
 from __future__ import annotations
 
 from dataclasses import replace
-from math import factorial, prod
 from typing import ClassVar
 
 import numpy as np
@@ -141,14 +140,8 @@ class TwoPlayerRules(ClassicRules):
         if ruleset.removed is not None:  # a house rule's deck, and its deal codes
             self.deck = deck = two_deck(removed_ranks(ruleset.removed))
             fmt = type(self).code_format
-            deals = factorial(deck.num_cards) // prod(factorial(n) for n in deck.piles)
-            payload = -(-(deals * self.players * 4).bit_length() // 8)  # bytes, version bits in
-            self.code_format = replace(
-                fmt,
-                sizes=deck.piles,
-                nbytes=max(fmt.nbytes, payload),
-                words=f"{fmt.words} without {self.removed_words}",
-            )
+            words = f"{fmt.words} without {self.removed_words}"
+            self.code_format = replace(fmt, sizes=deck.piles, words=words)
 
     @property
     def removed_words(self) -> str:
