@@ -14,7 +14,7 @@ import numpy as np
 
 from .actions import IllegalAction
 from .codes import code_key, decode_deal, encode_deal
-from .rules import Ruleset
+from .rules import Ruleset, house_rule_games, house_rule_names
 
 FORMAT_VERSION = 1
 TEXT_TAG = "ddz-state"
@@ -29,40 +29,21 @@ def _rules_text(ruleset: Ruleset) -> str:
     return ",".join([text, *ruleset.rules.text_extras()])
 
 
-#: the optional fields of a rules text, in the order :func:`_rules_text` writes them
-_RULES_EXTRAS = (
-    ("open", "open_hand"),
-    ("players=", "players"),
-    ("game=", "game"),
-    ("hard_bomb_multiplier=", "hard_bomb_multiplier"),
-    ("max_grabs=", "max_grabs"),
-    ("removed=", "removed"),
-)
-#: the fields of a rules text whose values are words, even "3"
-_WORDS = ("game", "removed")
+#: the optional fields of a rules text that every game may write, in the order
+#: :func:`_rules_text` writes them; the games' house rules follow (``NAME=VALUE``)
+_RULES_EXTRAS = (("open", "open_hand"), ("players=", "players"), ("game=", "game"))
 
 
 def _parse_rules(text: str) -> Ruleset:
     parts = text.split(",")
     bidding, limit, kickers, points, *extras = parts + [""] * (4 - len(parts))
-    options: dict = {}
-    at = 0
-    for word in extras:
-        while at < len(_RULES_EXTRAS) and not word.startswith(_RULES_EXTRAS[at][0]):
-            at += 1
-        if at == len(_RULES_EXTRAS) or (word == "open") != (at == 0):
-            options = None
-            break
-        prefix, name = _RULES_EXTRAS[at]
-        value = word[len(prefix) :]
-        number = value.isdigit() and name not in _WORDS
-        options[name] = True if name == "open_hand" else int(value) if number else value
-        at += 1
+    options = _parse_extras(extras)
     if len(parts) < 4 or options is None:
+        house = ", ".join(house_rule_names())
         raise ValueError(
             "the ruleset has 4 fields: bidding,redeal_limit,kickers,base_points "
             "(and open for the open hand, players=N for another number of players, game=NAME "
-            "for another game, max_grabs=N for fewer grabs, removed=R for other ranks left out)"
+            f"for another game, then a game's house rules as NAME=VALUE: {house})"
         )
     if not (limit == "none" or limit.isdigit()) or not points.isdigit():
         raise ValueError(f"bad ruleset {text!r}")
@@ -73,6 +54,34 @@ def _parse_rules(text: str) -> Ruleset:
         base_points=int(points),
         **options,
     )
+
+
+def _parse_extras(words: list[str]) -> dict | None:
+    """The options of a rules text's fields after the first four: those of
+    :data:`_RULES_EXTRAS` in their order, then the house rules (``NAME=VALUE``, a number
+    where the rule's values are numbers), each once; ``None`` for any other field."""
+    options: dict = {}
+    at = 0
+    # each house rule's name → whether its values are numbers
+    house = {name: not house_rule_games(name)[0][1].words for name in house_rule_names()}
+    for word in words:
+        while at < len(_RULES_EXTRAS) and not word.startswith(_RULES_EXTRAS[at][0]):
+            at += 1
+        if at < len(_RULES_EXTRAS):
+            if (word == "open") != (at == 0):
+                return None
+            prefix, name = _RULES_EXTRAS[at]
+            value = word[len(prefix) :]
+            options[name] = True if name == "open_hand" else value
+            if name == "players":
+                options[name] = int(value) if value.isdigit() else value
+            at += 1
+            continue
+        name, _, value = word.partition("=")
+        if name not in house or name in options or not value:
+            return None
+        options[name] = int(value) if house[name] and value.isdigit() else value
+    return options
 
 
 def to_text(game, b: int = 0) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from ddz.arena import arena, league, ray_backend
 from ddz.bench import run as bench
-from ddz.common.options import AUCTION_HELP, RULE_OPTIONS, ruleset_from_args
+from ddz.common.options import AUCTION_HELP, rule_options, ruleset_from_args
 from ddz.play import session as play
 from ddz_env.rules import Ruleset
 
@@ -46,8 +46,9 @@ def parse(command: str, argv: list[str]):
 
 
 def test_every_ruleset_field_has_an_option():
-    assert set(RULE_OPTIONS) == {f.name for f in dataclasses.fields(Ruleset)}
-    flags = [o.flag for o in RULE_OPTIONS.values()]
+    options = rule_options()
+    assert set(options) == {f.name for f in dataclasses.fields(Ruleset)}
+    flags = [o.flag for o in options.values()]
     assert len(set(flags)) == len(flags)
 
 

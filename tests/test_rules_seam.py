@@ -1,15 +1,22 @@
 """The rules seam: a game defined in this file alone (a subclass of the classic rules,
 registered here) plays full games through the engine, the three environments and the arena."""
 
+import argparse
+import json
+
 import numpy as np
 import pytest
 
-from ddz.arena.arena import run_arena
+from ddz.agents.external import request
+from ddz.agents.host import infoset_of
+from ddz.arena.arena import house_rules, run_arena
+from ddz.common.options import add_rule_options, ruleset_from_args
 from ddz_env.cards import make_deck
 from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game
+from ddz_env.infoset import infoset
 from ddz_env.moves import MoveType
-from ddz_env.rules import ClassicRules, CodeFormat, Ruleset
+from ddz_env.rules import ClassicRules, CodeFormat, HouseRule, Ruleset
 from ddz_env.single import DouDizhuEnv
 from ddz_env.vector import DouDizhuVectorEnv
 
@@ -95,6 +102,56 @@ def test_the_toy_game_plays_through_the_single_agent_env(toy, random_play):
 def test_the_toy_game_plays_through_the_arena(toy):
     result = run_arena("random", "random", deals=4, seed=5, bidding=True, ruleset=toy)
     assert result.deals == 4 and result.games > 0
+
+
+class HouseToyRules(ShortRules):
+    """The toy game with a house rule of its own, declared here alone: what its bombs multiply
+    the stake by (the ruleset's field of that meaning, with the toy's choices and default)."""
+
+    house_rules = (
+        HouseRule("hard_bomb_multiplier", (2, 4, 8), 4, "what a bomb multiplies the stake by"),
+    )
+
+
+def test_a_house_rule_declared_by_a_game_alone_reaches_every_layer(register_game):
+    register_game("housetoy", HouseToyRules)
+    own = Ruleset(game="housetoy")
+    assert own.rules.house("hard_bomb_multiplier") == 4  # the toy's own
+    assert Ruleset(game="housetoy", hard_bomb_multiplier=4) == own  # one spelling
+    ruleset = Ruleset(game="housetoy", hard_bomb_multiplier=8)
+    assert ruleset.rules.house("hard_bomb_multiplier") == 8
+    with pytest.raises(ValueError, match="hard_bomb_multiplier must be one of 2, 4, 8, not 3"):
+        Ruleset(game="housetoy", hard_bomb_multiplier=3)
+    with pytest.raises(ValueError, match="must be one of 2, 4, not 8"):  # the wildcard game's
+        Ruleset(game="wild", hard_bomb_multiplier=8)
+    with pytest.raises(ValueError, match=r"the housetoy game \(game='housetoy'\)"):
+        Ruleset(hard_bomb_multiplier=8)  # the classic game has no such option
+    # the saved text carries it, and reads it back
+    game = Game(2, ruleset, seed=3)
+    _random_play(game, np.random.default_rng(3))
+    text = game.to_text(1)
+    assert ",game=housetoy,hard_bomb_multiplier=8;" in text
+    assert Game.from_text(text).ruleset == ruleset
+    assert "hard_bomb_multiplier" not in Game(1, own, seed=3).to_text(0)
+    # the command line offers the toy's choices with its help, and builds the ruleset
+    parser = argparse.ArgumentParser()
+    add_rule_options(parser)
+    option = next(a for a in parser._actions if "--hard-bomb-multiplier" in a.option_strings)
+    assert set(option.choices) == {2, 4, 8}
+    assert "the housetoy game (--game housetoy): what a bomb multiplies" in option.help
+    args = parser.parse_args(["--game", "housetoy", "--hard-bomb-multiplier", "8"])
+    assert ruleset_from_args(args) == ruleset
+    # the protocol sends it (the game's own value too) and a hosted bot rebuilds the ruleset
+    game = Game(1, ruleset, seed=4)
+    game.step(game.sample_actions(np.random.default_rng(4)))
+    req = json.loads(json.dumps(request(infoset(game, 0))))
+    assert req["rules"]["hard_bomb_multiplier"] == 8
+    assert infoset_of(req).ruleset == ruleset
+    plain = request(infoset(Game(1, own, seed=4), 0))
+    assert plain["rules"]["hard_bomb_multiplier"] == 4
+    # the results name it where it differs from the game's own
+    assert house_rules(ruleset) == ("hard_bomb_multiplier=8",)
+    assert house_rules(own) == ()
 
 
 class DuelRules(ShortRules):

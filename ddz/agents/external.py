@@ -155,12 +155,10 @@ def request(info: InfoSet, seed: int = 0) -> dict:
         out["open_hand"] = None if shown is None else format_counts(shown)
     elif words:  # an auction of claims outside the variants (the two-player game's grabs)
         out["robs"] = int(info.robs)
-    if rules.rules.most_grabs:  # an auction with grabs: the most this ruleset allows
-        out["rules"]["max_grabs"] = rules.rules.grabs_allowed
-    if rules.rules.removed_choices:  # a deck whose low ranks a house rule may leave out
-        out["rules"]["removed"] = rules.removed or rules.rules.removed_default
     if rules.game != DEFAULT_RULES.game:
         out["rules"]["game"] = rules.game
+    for house in rules.rules.house_rules:  # the game's own options, always sent
+        out["rules"][house.name] = rules.rules.house(house.name)
     if rules.rules.wins_before_empty:  # the cards each seat still plays to win
         out["cards_to_win"] = [int(c) for c in info.cards_to_win]
     if plays:
@@ -195,12 +193,9 @@ def play_entry(code: int, wild: int) -> dict:
 
 
 def _wild_fields(info: InfoSet, out: dict) -> None:
-    """The wildcard game's fields of a request (docs/PROTOCOL.md): the wild rank, the rules'
-    game and house rule, and every play (legal, moves, table) as :func:`play_entry`."""
+    """The wildcard game's fields of a request (docs/PROTOCOL.md): the wild rank and every play (legal, moves, table) as :func:`play_entry`."""
     wild = int(info.wild_rank)
     out["wild_rank"] = RANK_NAMES[wild] if wild >= 0 else None
-    out["rules"]["game"] = info.ruleset.game
-    out["rules"]["hard_bomb_multiplier"] = info.ruleset.hard_bomb_multiplier
     if wild < 0:
         return
     out["moves"] = [{"seat": int(s), **play_entry(c, wild)} for s, c in info.moves]

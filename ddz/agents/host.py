@@ -39,7 +39,7 @@ from ddz.agents.sandbox import bot_environment, wrap
 from ddz_env.actions import BIDDING, CALL_NAMES, PLAY
 from ddz_env.cards import parse_counts, parse_ranks
 from ddz_env.infoset import InfoSet
-from ddz_env.rules import Ruleset
+from ddz_env.rules import Ruleset, house_rule_names
 
 #: The host's exit status when the bot fails a decision (the referee's forfeit).
 FORFEIT_EXIT = 3
@@ -107,7 +107,7 @@ def infoset_of(request: dict) -> InfoSet:
     """The :class:`InfoSet` of a protocol request (the inverse of
     :func:`ddz.agents.external.request`; rules the protocol does not send keep their defaults)."""
     rules = request["rules"]
-    extra = ("game", "hard_bomb_multiplier", "max_grabs", "removed", "redeal_limit")
+    extra = ("game", "redeal_limit", *house_rule_names())
     game = {k: rules[k] for k in extra if k in rules}
     ruleset = Ruleset(
         bidding=rules["bidding"],

@@ -41,15 +41,20 @@ from ddz_env.actions import CALL_NAMES, bid_of_action
 from ddz_env.cards import format_counts
 from ddz_env.game import BIDDING, Game, deal_from_keys
 from ddz_env.observation import information_state, infostate_size, obs_size, observe
-from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset, rules_class
+from ddz_env.rules import (
+    MAX_REDEAL_LIMIT,
+    HouseRule,
+    Ruleset,
+    field_default,
+    house_rule_games,
+    house_rule_names,
+    rules_class,
+)
 
 #: The name the game is registered under.
 SHORT_NAME = "ddz"
 #: The game's parameters and their defaults (the classic game): the Ruleset's options
-#: (``players`` 0: the game's own seats; ``max_grabs`` 4: the two-player game's most grabs,
-#: and the value of the games without grabs; ``removed`` 2: how many of the lowest ranks its
-#: deck leaves out, 1 to 4 (OpenSpiel's game strings do not read "3-4"), 2 its own and the
-#: value of the other games).
+#: (``players`` 0: the game's own seats), then the games' house rules (:func:`house_param`).
 DEFAULTS = {
     "players": 0,
     "game": "classic",
@@ -58,10 +63,24 @@ DEFAULTS = {
     "kickers": "distinct",
     "base_points": 1,
     "open_hand": False,
-    "hard_bomb_multiplier": 2,
-    "max_grabs": 4,
-    "removed": 2,
 }
+
+
+def house_param(rule: HouseRule, value) -> object:
+    """A house rule's value as a parameter: a number as it is, a word as the number of its
+    choice, 1 the first (OpenSpiel's game strings do not read ``3-4``: ``removed`` 3 is the
+    3s to 5s)."""
+    return rule.choices.index(value) + 1 if rule.words else value
+
+
+#: each house rule's parameter defaults to the value of the game's own (the first game that
+#: offers it: ``max_grabs`` 4, ``removed`` 2), and that default always stands for the
+#: game's own, in the games without the rule too
+DEFAULTS.update(
+    (name, house_param(rule, rule.own))
+    for name in house_rule_names()
+    for _, rule in house_rule_games(name)[:1]
+)
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -90,27 +109,28 @@ def ruleset_of(params: dict | None) -> Ruleset:
         raise ValueError(f"unknown parameter(s) {', '.join(unknown)}: known {', '.join(DEFAULTS)}")
     options = {**DEFAULTS, **given}
     options["players"] = options["players"] or None  # 0: the game's own seats
-    if options["max_grabs"] == DEFAULTS["max_grabs"]:  # the game's own (none without grabs)
-        options["max_grabs"] = None
-    options["removed"] = _removed_choice(options)
+    for name in house_rule_names():
+        options[name] = _house_choice(name, options)
     limit = options["redeal_limit"]
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_REDEAL_LIMIT:
         raise ValueError(f"redeal_limit must be from 0 to {MAX_REDEAL_LIMIT}, not {limit!r}")
     return Ruleset(**options)
 
 
-def _removed_choice(options: dict) -> str | None:
-    """The ``Ruleset.removed`` of the parameter ``removed`` (how many of the lowest ranks the
-    deck leaves out: the game's k-th choice), ``None`` for the default."""
-    count = options["removed"]
-    if count == DEFAULTS["removed"]:
-        return None
-    choices = rules_class(options["game"], options["players"]).removed_choices
-    if not choices:
-        return str(count)  # the ruleset says whose option it is
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(choices):
-        raise ValueError(f"removed must be from 1 to {len(choices)} (lowest ranks), not {count!r}")
-    return choices[count - 1]
+def _house_choice(name: str, options: dict):
+    """The ``Ruleset`` value of the house rule ``name``'s parameter: the field's default for
+    the parameter's default (the game's own), the choice a word rule's number names."""
+    value = options[name]
+    if value == DEFAULTS[name]:
+        return field_default(Ruleset, name)
+    cls = rules_class(options["game"], options["players"])
+    rule = next((r for r in cls.house_rules if r.name == name), None)
+    if rule is None or not rule.words:
+        return str(value) if rule is None and isinstance(value, int) else value
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= len(rule.choices):
+        listed = ", ".join(f"{k} {c}" for k, c in enumerate(rule.choices, 1))
+        raise ValueError(f"{name} must be from 1 to {len(rule.choices)} ({listed}), not {value!r}")
+    return rule.choices[value - 1]
 
 
 def _utility_bound(ruleset: Ruleset, deck) -> float:
@@ -144,14 +164,13 @@ class DouDizhuGame(pyspiel.Game):
             max_game_length=per_deal * (ruleset.redeal_limit + 1),
         )
         # the parameters as the ruleset reads them (the game's seats and auction by name; the
-        # most grabs as a number)
+        # house rules as parameters: the default for the game's own)
         read = {k: getattr(ruleset, k) for k in DEFAULTS}
-        most = ruleset.rules.most_grabs
-        read["max_grabs"] = ruleset.rules.grabs_allowed if most else DEFAULTS["max_grabs"]
-        choices = ruleset.rules.removed_choices
-        read["removed"] = (
-            choices.index(ruleset.removed) + 1 if ruleset.removed else DEFAULTS["removed"]
-        )
+        for rule in ruleset.rules.house_rules:
+            value = ruleset.rules.house(rule.name)
+            read[rule.name] = DEFAULTS[rule.name] if value == rule.own else house_param(rule, value)
+        for name in set(house_rule_names()) - {r.name for r in ruleset.rules.house_rules}:
+            read[name] = DEFAULTS[name]
         super().__init__(_GAME_TYPE, info, read)
 
     def new_initial_state(self):

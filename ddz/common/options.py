@@ -2,7 +2,7 @@
 one group of command-line options generated from :class:`ddz_env.rules.Ruleset`'s fields, so
 that every command spells, explains and checks a rule the same way.
 
-Each field of the ruleset has one option in :data:`RULE_OPTIONS` (a test checks that none is
+Each field of the ruleset has one option in :func:`rule_options` (a test checks that none is
 missing); its default is the field's default. :func:`add_rule_options` adds the options a
 command takes, with the command's notes appended to their help, and, for the arena's commands,
 the switch ``--bidding/--no-bidding`` (whether the auction is held) with the command's default.
@@ -20,7 +20,13 @@ import argparse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 
-from ddz_env.rules import MAX_REDEAL_LIMIT, Ruleset
+from ddz_env.rules import (
+    MAX_REDEAL_LIMIT,
+    Ruleset,
+    game_choice,
+    house_rule_games,
+    house_rule_names,
+)
 
 #: The largest ``--base-points`` (points stay exact in the games' float64 settlement).
 MAX_BASE_POINTS = 1_000_000
@@ -129,8 +135,9 @@ AUCTION_HELP = {
     "rob": N_("rob: rob the landlord (claim the landlord seat, then each rob doubles the stake)"),
 }
 
-#: One option per field of :class:`Ruleset`, in the order of the help.
-RULE_OPTIONS: dict[str, RuleOption] = {
+#: One option per field of :class:`Ruleset` that every game has, in the order of the help (the
+#: games' house rules come before ``--base-points``: :func:`rule_options`).
+COMMON_OPTIONS: dict[str, RuleOption] = {
     "game": RuleOption(
         "--game",
         N_(
@@ -169,31 +176,35 @@ RULE_OPTIONS: dict[str, RuleOption] = {
         "someone bids",
         (("type", _redeal), ("metavar", "N")),
     ),
-    "hard_bomb_multiplier": RuleOption(
-        "--hard-bomb-multiplier",
-        "the wildcard game (--game wild): what a hard bomb and the wild bomb multiply the stake "
-        "by, 2 (default, as every bomb) or 4 (soft bombs stay 2)",
-        (("type", int), ("choices", (2, 4))),
-    ),
-    "max_grabs": RuleOption(
-        "--max-grabs",
-        "the two-player game (--players 2): the most grabs of the auction, from 0 (the first "
-        "call ends it) to 4 (default: 4), each doubling the stake and conceding the peasant a card",
-        (("type", int), ("metavar", "N")),
-    ),
-    "removed": RuleOption(
-        "--removed",
-        "the two-player game (--players 2): the low ranks its deck leaves out, a house rule: 3, "
-        "3-4 (default: the 3s and 4s), 3-5 or 3-6; the deal sets aside the cards that are "
-        "neither in a hand nor in the kitty",
-        (("metavar", "RANKS"),),
-    ),
     "base_points": RuleOption(
         "--base-points",
         f"points per unit of bid × multiplier, from 1 to {MAX_BASE_POINTS:,} (default {{default}})",
         (("type", _base_points), ("metavar", "N")),
     ),
 }
+
+
+def house_option(name: str) -> RuleOption:
+    """The option of the house rule ``name`` (``--max-grabs``), from the declarations of the
+    games that offer it (:class:`ddz_env.rules.HouseRule`): each game's help, after the game
+    and the option that picks it (``the two-player game (--players 2): ...``)."""
+    offered = house_rule_games(name)
+    parts = []
+    for cls, rule in offered:
+        key, value = game_choice(cls)
+        parts.append(f"{cls.title} (--{key} {value}): {rule.help}")
+    rule = offered[0][1]
+    kwargs = (("metavar", rule.metavar),) + ((("type", int),) if not rule.words else ())
+    return RuleOption("--" + name.replace("_", "-"), "; ".join(parts), kwargs)
+
+
+def rule_options() -> dict[str, RuleOption]:
+    """One option per field of :class:`Ruleset`, in the order of the help: those of
+    :data:`COMMON_OPTIONS`, the registered games' house rules before ``--base-points``."""
+    common = list(COMMON_OPTIONS.items())
+    house = [(name, house_option(name)) for name in house_rule_names()]
+    return dict(common[:-1] + house + common[-1:])
+
 
 #: What ``--players 2`` plays, appended to the help of ``--players``.
 TWO_PLAYERS_HELP = N_(
@@ -217,10 +228,12 @@ def _joined(text: str, note: str | None, translate: Translate) -> str:
     return text if not note else translate(N_("{text}; {note}")).format(text=text, note=note)
 
 
-def _help(name: str, auctions: tuple[str, ...], translate: Translate) -> str:
+def _help(
+    name: str, options: dict[str, RuleOption], auctions: tuple[str, ...], translate: Translate
+) -> str:
     """The help of ``name``'s option (its default and, for ``--auction``, its choices filled in)."""
     default = _default(name)
-    text = translate(RULE_OPTIONS[name].help)
+    text = translate(options[name].help)
     if name == "bidding":
         listed = translate(AUCTION_HELP[auctions[0]])
         for auction in auctions[1:]:
@@ -240,18 +253,9 @@ def game_names() -> tuple[str, ...]:
     return tuple(sorted({game for game, _players in RULES}))
 
 
-def grab_counts() -> tuple[int, ...]:
-    """The values of ``--max-grabs``: 0 to the most grabs of a registered game's auction."""
-    from ddz_env.rules import GAMES
-
-    return tuple(range(max(cls.most_grabs for cls in GAMES.values()) + 1))
-
-
-def removed_choices() -> tuple[str, ...]:
-    """The values of ``--removed``: the choices the registered games offer."""
-    from ddz_env.rules import GAMES
-
-    return tuple(dict.fromkeys(c for cls in GAMES.values() for c in cls.removed_choices))
+def house_choices(name: str) -> tuple:
+    """The values of a house rule's option: the choices of the registered games that offer it."""
+    return tuple(dict.fromkeys(c for _, rule in house_rule_games(name) for c in rule.choices))
 
 
 def add_rule_options(
@@ -267,7 +271,7 @@ def add_rule_options(
 ) -> None:
     """Add the rules options to ``parser``.
 
-    ``only``: the ruleset fields offered (default all of :data:`RULE_OPTIONS`); ``auctions``:
+    ``only``: the ruleset fields offered (default all of :func:`rule_options`); ``auctions``:
     the choices of ``--auction``; ``hold_auction``: ``None`` when the command always holds the
     auction, else the default of the switch ``--bidding/--no-bidding`` (``--auction`` then
     implies ``--bidding``); ``notes``: per field (and ``"hold_auction"``), what the option
@@ -275,11 +279,12 @@ def add_rule_options(
     list (``3,4``); ``translate``: the translation of the marked help texts; ``wild_help``:
     the help of ``--wild``, offered with ``--game``."""
     notes = dict(notes or {})
-    wanted = set(RULE_OPTIONS if only is None else only)
-    unknown = wanted - set(RULE_OPTIONS)
+    options = rule_options()
+    wanted = set(options if only is None else only)
+    unknown = wanted - set(options)
     if unknown:
         raise ValueError(f"no rules option for {sorted(unknown)}")
-    names = [n for n in RULE_OPTIONS if n in wanted]
+    names = [n for n in options if n in wanted]
     if hold_auction is not None:
         note = notes.pop("hold_auction", "")
         parser.add_argument(
@@ -294,7 +299,7 @@ def add_rule_options(
         notes.setdefault("bidding", "implies --bidding")
     parser.set_defaults(_rules_offered=tuple(names), _hold_auction=hold_auction)
     for name in names:
-        kwargs = dict(RULE_OPTIONS[name].kwargs)
+        kwargs = dict(options[name].kwargs)
         if kwargs.get("action") != "store_true":
             kwargs["default"] = _default(name)
         if name == "bidding":  # None: not given (with the switch, a given one implies it)
@@ -303,23 +308,22 @@ def add_rule_options(
             kwargs.update(choices=game_names())
         if name == "players":
             kwargs.update(choices=seat_counts())
-        if name == "removed":
-            kwargs.update(choices=removed_choices())
-        if name == "max_grabs":
-            kwargs.update(choices=grab_counts())
+        if name in house_rule_names():
+            kwargs.update(choices=house_choices(name))
         if name == "players" and several_players:
             metavar = "|".join(map(str, seat_counts())) + "|3,4"
             kwargs.update(type=_player_counts, metavar=metavar, default=[Ruleset().players])
             del kwargs["choices"]
-        text = _joined(_help(name, tuple(auctions), translate), notes.get(name), translate)
-        parser.add_argument(RULE_OPTIONS[name].flag, help=text, **kwargs)
+        text = _help(name, options, tuple(auctions), translate)
+        text = _joined(text, notes.get(name), translate)
+        parser.add_argument(options[name].flag, help=text, **kwargs)
         if name == "game":
             parser.add_argument("--wild", action="store_true", help=wild_help)
 
 
 def _flag(name: str, value) -> str:
     """How ``name`` = ``value`` is typed: ``--players 4``, ``--open-hand``."""
-    flag = RULE_OPTIONS[name].flag
+    flag = rule_options()[name].flag
     if value is True:
         return flag
     return f"{flag} {'none' if value is None else value}"
@@ -330,7 +334,8 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
     :func:`add_rule_options`). With the switch ``--bidding/--no-bidding``, ``args.bidding``
     becomes whether the auction is held (``--auction`` implies it; its default otherwise).
     Options the rules don't allow together raise :class:`RuleOptionError` (one line)."""
-    values = {name: getattr(args, RULE_OPTIONS[name].dest) for name in args._rules_offered}
+    options = rule_options()
+    values = {name: getattr(args, options[name].dest) for name in args._rules_offered}
     if getattr(args, "wild", False) and "game" in values:
         if values["game"] not in (_default("game"), WILD_GAME):
             line = f"--wild is --game {WILD_GAME}: drop --game {values['game']}"
@@ -356,7 +361,7 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
 
 def _conflict(values: dict, translate: Translate) -> str | None:
     """The option to blame for a ruleset that can't be built, and those it doesn't go with:
-    the last option given (in the order of :data:`RULE_OPTIONS`) whose default makes the rules
+    the last option given (in the order of :func:`rule_options`) whose default makes the rules
     valid."""
     given = [name for name, value in values.items() if value != _default(name)]
     for name in reversed(given):

@@ -8,8 +8,13 @@ from .base import (
     GAMES,
     RULES,
     CodeFormat,
+    HouseRule,
     Rules,
+    field_default,
+    game_choice,
     game_of_seats,
+    house_rule_games,
+    house_rule_names,
     register_rules,
     rules_class,
     rules_of_seats,
@@ -30,6 +35,7 @@ from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa:
 
 __all__ = [
     "DEFAULT_RULES", "GAMES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "Rules", "Ruleset", "TwoPlayerRules", "WildRules", "game_of_seats", "register_rules",
+    "FourPlayerRules", "HouseRule", "Rules", "Ruleset", "TwoPlayerRules", "WildRules", "field_default", "game_choice",
+    "game_of_seats", "house_rule_games", "house_rule_names", "register_rules",
     "rules_class", "rules_of", "rules_of_seats", "settle",
 ]  # fmt: skip

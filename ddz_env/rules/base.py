@@ -18,7 +18,7 @@ engine (:attr:`Rules.move_table`, :attr:`Rules.legal_tables`, :attr:`Rules.move_
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -54,6 +54,47 @@ class CodeFormat:
     def players(self) -> int:
         """The hands of a deal (the sizes less the kitty and the cards set aside)."""
         return len(self.sizes) - 1 - self.set_aside
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """A rules option of one game besides those every game has (a house rule), declared by its
+    rules class (:attr:`Rules.house_rules`): the :class:`~ddz_env.rules.Ruleset` field it sets,
+    the values it takes (the game's own, ``own``, among them) and what it means, in English
+    (``help``: the command line's help; ``metavar``: how the help names a value). Every layer
+    reads the declarations: the ruleset's check, the command line's options, the saved text,
+    the protocol's ``rules``, the OpenSpiel parameters. A ruleset stores the game's own value
+    as the field's default (one ruleset, one spelling)."""
+
+    name: str
+    choices: tuple
+    own: object
+    help: str
+    metavar: str = "N"
+
+    def __post_init__(self) -> None:
+        if self.own not in self.choices:
+            raise ValueError(f"the house rule {self.name}: its own value is not a choice")
+
+    @property
+    def words(self) -> bool:
+        """Its values are words (``"3-5"``), not numbers: the saved text and OpenSpiel read
+        them so."""
+        return isinstance(self.own, str)
+
+    def check(self, value) -> None:
+        """``ValueError`` (one line) unless ``value`` is one of :attr:`choices`, of their type
+        (``True`` is not 1, nor ``2.0`` 2, nor ``"2"``)."""
+        if type(value) is type(self.own) and value in self.choices:
+            return
+        raise ValueError(f"{self.name} must be {self.choices_words()}, not {value!r}")
+
+    def choices_words(self) -> str:
+        """The choices in words: ``a whole number from 0 to 4``, ``one of 2, 4``."""
+        values = list(self.choices)
+        if not self.words and len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
+            return f"a whole number from {values[0]} to {values[-1]}"
+        return "one of " + ", ".join(map(repr, values))
 
 
 #: (game, players) → the rules class that plays it: each game under its name, and the games
@@ -123,6 +164,35 @@ def game_of_seats(players: int) -> str | None:
     return None if cls is None else cls.name
 
 
+def house_rule_names() -> tuple[str, ...]:
+    """The house rules of the registered games (:attr:`Rules.house_rules`), by name, in the
+    order the games were registered."""
+    return tuple(dict.fromkeys(r.name for cls in GAMES.values() for r in cls.house_rules))
+
+
+def house_rule_games(name: str) -> list[tuple[type[Rules], HouseRule]]:
+    """The registered games that offer the house rule ``name``, with their declaration of it."""
+    return [(c, r) for c in GAMES.values() for r in c.house_rules if r.name == name]
+
+
+def game_choice(cls: type[Rules]) -> tuple[str, object]:
+    """The ruleset option that picks the game of ``cls``: ``("players", 2)`` where the seat
+    count names it, else ``("game", name)``."""
+    if game_of_seats(cls.players) == cls.name:
+        return "players", cls.players
+    return "game", cls.name
+
+
+def field_default(ruleset_cls: type, name: str):
+    """The default of the ruleset field ``name``: what a ruleset stores for a house rule at
+    the game's own value, and the value of the games without it. ``ValueError`` where the
+    ruleset has no such field (a house rule sets a field of ``Ruleset``)."""
+    for f in fields(ruleset_cls):
+        if f.name == name:
+            return f.default
+    raise ValueError(f"the house rule {name!r} is not a field of {ruleset_cls.__name__}")
+
+
 #: the seat count and the game of a ruleset that names neither (``Ruleset``'s defaults)
 _DEFAULT_PLAYERS = 3
 _DEFAULT_GAME = "classic"
@@ -147,8 +217,6 @@ class Rules:
     bidding_aliases: ClassVar[dict[str, str]] = {}
     #: bombs come in several sizes, named and compared by size ("6-card bomb")
     sized_bombs: ClassVar[bool] = False
-    #: bombs come soft and hard (the wildcard game): ``Ruleset.hard_bomb_multiplier`` applies
-    soft_bombs: ClassVar[bool] = False
     code_format: ClassVar[CodeFormat] = CodeFormat(
         (17, 17, 17, 3), 1, b"ddz-deal", 16, "the three-player game"
     )
@@ -160,20 +228,25 @@ class Rules:
     #: a side may win before its hand is empty (the two-player game's concessions): the step
     #: then asks :meth:`out_at` (a step of the other games calls no rules method)
     wins_before_empty: ClassVar[bool] = False
-    #: the most grabs of the game's auction (each a doubling; the two-player game's call and
-    #: grab): the bound of ``Ruleset.max_grabs``; 0: an auction without grabs
-    most_grabs: ClassVar[int] = 0
-    #: the choices of ``Ruleset.removed`` (the low ranks the deck leaves out, a house rule) and
-    #: the game's own; none: the deck is the game's
-    removed_choices: ClassVar[tuple[str, ...]] = ()
-    removed_default: ClassVar[str | None] = None
+    #: the game's own rules options (:class:`HouseRule`: ``Ruleset`` fields that other games
+    #: leave at their default)
+    house_rules: ClassVar[tuple[HouseRule, ...]] = ()
 
-    @property
-    def grabs_allowed(self) -> int:
-        """The most grabs of this ruleset's auction: ``Ruleset.max_grabs``, else the game's
-        :attr:`most_grabs`."""
-        grabs = self.ruleset.max_grabs
-        return self.most_grabs if grabs is None else grabs
+    def house(self, name: str):
+        """The value of the house rule ``name`` under this ruleset: the ruleset's, or the
+        game's own where the ruleset leaves it at the field's default."""
+        rule = next(r for r in self.house_rules if r.name == name)
+        value = getattr(self.ruleset, name)
+        return rule.own if value == field_default(type(self.ruleset), name) else value
+
+    def house_changed(self) -> dict[str, object]:
+        """The house rules this ruleset sets to other values than the game's own, by name."""
+        cls = type(self.ruleset)
+        return {
+            r.name: getattr(self.ruleset, r.name)
+            for r in self.house_rules
+            if getattr(self.ruleset, r.name) != field_default(cls, r.name)
+        }
 
     def out_at(self, game, rows, seats):
         """The cards left at or under which seats ``seats`` of games ``rows`` (arrays, or one
@@ -369,18 +442,14 @@ class Rules:
     def text_extras(self) -> list[str]:
         """The fields of the saved-game rules text after ``bidding,limit,kickers,points``
         (``state.to_text``): ``open``, ``players=N`` when not the default seat count,
-        ``game=NAME`` when ``players=N`` alone does not name the game, ``max_grabs=N`` when
-        the auction allows fewer grabs than the game's most, ``removed=R`` when the deck leaves
-        out other ranks than the game's own."""
+        ``game=NAME`` when ``players=N`` alone does not name the game, then ``NAME=VALUE`` for
+        each house rule set to another value than the game's own (``max_grabs=1``)."""
         out = ["open"] if self.ruleset.open_hand else []
         if self.players != _DEFAULT_PLAYERS:
             out.append(f"players={self.players}")
         if game_of_seats(self.players) != self.name:
             out.append(f"game={self.name}")
-        if self.ruleset.max_grabs is not None:
-            out.append(f"max_grabs={self.ruleset.max_grabs}")
-        if self.ruleset.removed is not None:
-            out.append(f"removed={self.ruleset.removed}")
+        out += [f"{name}={value}" for name, value in self.house_changed().items()]
         return out
 
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cache
 
-from .base import Rules, rules_class
+from .base import (
+    Rules,
+    field_default,
+    game_choice,
+    house_rule_games,
+    house_rule_names,
+    rules_class,
+)
 
 #: The largest ``redeal_limit`` (real tables use 3; ``None`` redeals forever).
 MAX_REDEAL_LIMIT = 100
@@ -45,6 +52,10 @@ class Ruleset:
             癞子: one rank drawn after the auction is wild; docs/RULES.md), or the name of a
             game registered with :func:`ddz_env.rules.register_rules`; with ``players`` it
             picks the rules object (:attr:`rules`), and is then the name of that game.
+        hard_bomb_multiplier, max_grabs, removed: the games' house rules, each declared by the
+            rules class of the game that offers it (``Rules.house_rules``, a ``HouseRule``: its
+            choices, the game's own value, what it means); every other game leaves it at the
+            field's default, and a ruleset stores the game's own value as that default.
         hard_bomb_multiplier: what a hard bomb and the wild bomb multiply the stake by in the
             wildcard game: 2 (default, as every bomb) or 4 (soft bombs stay 2).
         max_grabs: the most grabs of the two-player game's auction, 0 to its 4 (a house rule:
@@ -116,49 +127,27 @@ class Ruleset:
             raise ValueError(f"base_points must be a positive integer, not {self.base_points!r}")
         if not isinstance(self.open_hand, bool):
             raise ValueError(f"open_hand must be True or False, not {self.open_hand!r}")
-        if self.hard_bomb_multiplier not in (2, 4) or isinstance(self.hard_bomb_multiplier, bool):
-            raise ValueError(
-                f"hard_bomb_multiplier must be 2 or 4, not {self.hard_bomb_multiplier!r}"
-            )
-        if self.hard_bomb_multiplier != 2 and not cls.soft_bombs:
-            raise ValueError("hard_bomb_multiplier is an option of the wildcard game (game='wild')")
-        self._check_grabs(cls)
-        self._check_removed(cls)
+        self._check_house(cls)
         if self.open_hand and "open" not in cls.variant_options:
             raise ValueError("open_hand is a variant of the three-player game (players=3)")
 
-    def _check_grabs(self, cls: type[Rules]) -> None:
-        """``max_grabs``: ``None``, or a whole number from 0 to the game's ``most_grabs``
-        (stored as ``None`` when it is that most)."""
-        grabs = self.max_grabs
-        if grabs is None:
-            return
-        if not cls.most_grabs:
-            raise ValueError("max_grabs is an option of the two-player game (players=2)")
-        if (
-            isinstance(grabs, bool)
-            or not isinstance(grabs, int)
-            or not 0 <= grabs <= cls.most_grabs
-        ):
-            raise ValueError(
-                f"max_grabs must be a whole number from 0 to {cls.most_grabs}, not {grabs!r}"
-            )
-        if grabs == cls.most_grabs:
-            object.__setattr__(self, "max_grabs", None)
-
-    def _check_removed(self, cls: type[Rules]) -> None:
-        """``removed``: ``None``, or one of the game's ``removed_choices`` (stored as ``None``
-        when it is the game's own)."""
-        removed = self.removed
-        if removed is None:
-            return
-        if not cls.removed_choices:
-            raise ValueError("removed is an option of the two-player game (players=2)")
-        if removed not in cls.removed_choices:
-            listed = ", ".join(map(repr, cls.removed_choices))
-            raise ValueError(f"removed must be one of {listed}, not {removed!r}")
-        if removed == cls.removed_default:
-            object.__setattr__(self, "removed", None)
+    def _check_house(self, cls: type[Rules]) -> None:
+        """The house rules (``HouseRule``: the fields a game declares as its own options): at
+        the field's default, or one of the choices of ``cls``'s declaration (stored as the
+        default when it is the game's own); in a game that declares none, a ``ValueError``
+        naming the games that do."""
+        own = {r.name: r for r in cls.house_rules}
+        for name in house_rule_names():
+            value, default = getattr(self, name), field_default(Ruleset, name)
+            if value == default and type(value) is type(default):
+                continue
+            rule = own.get(name)
+            if rule is None:
+                games = " or ".join(f"{c.title} ({_choice(c)})" for c, _ in house_rule_games(name))
+                raise ValueError(f"{name} is an option of {games}")
+            rule.check(value)
+            if value == rule.own:
+                object.__setattr__(self, name, field_default(Ruleset, name))
 
     @property
     def rules(self) -> Rules:
@@ -205,6 +194,12 @@ class Ruleset:
         if unknown:
             raise ValueError(f"unknown ruleset option(s) {unknown}; known: {sorted(known)}")
         return cls(**options)
+
+
+def _choice(cls: type[Rules]) -> str:
+    """How a ruleset picks ``cls``'s game: ``players=2``, ``game='wild'``."""
+    key, value = game_choice(cls)
+    return f"{key}={value!r}"
 
 
 @cache

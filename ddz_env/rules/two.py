@@ -14,7 +14,7 @@ import numpy as np
 from ..actions import CLAIM, ROB
 from ..auction import Auction
 from ..cards import DECKS, RANK_NAMES, Deck
-from .base import CodeFormat
+from .base import CodeFormat, HouseRule
 from .classic import ClassicRules
 from .fields import BINARY, ONEHOT, Field
 
@@ -131,9 +131,23 @@ class TwoPlayerRules(ClassicRules):
         set_aside=True,
     )
     wins_before_empty: ClassVar[bool] = True
-    most_grabs: ClassVar[int] = MAX_GRABS
-    removed_choices: ClassVar[tuple[str, ...]] = REMOVED_CHOICES
-    removed_default: ClassVar[str | None] = REMOVED_DEFAULT
+    house_rules = (
+        HouseRule(
+            "max_grabs",
+            tuple(range(MAX_GRABS + 1)),
+            MAX_GRABS,
+            f"the most grabs of the auction, from 0 (the first call ends it) to {MAX_GRABS} "
+            f"(default: {MAX_GRABS}), each doubling the stake and conceding the peasant a card",
+        ),
+        HouseRule(
+            "removed",
+            REMOVED_CHOICES,
+            REMOVED_DEFAULT,
+            "the low ranks its deck leaves out: 3, 3-4 (default: the 3s and 4s), 3-5 or 3-6; "
+            "the deal sets aside the cards that are neither in a hand nor in the kitty",
+            "RANKS",
+        ),
+    )
 
     def __init__(self, ruleset):
         super().__init__(ruleset)
@@ -142,6 +156,11 @@ class TwoPlayerRules(ClassicRules):
             fmt = type(self).code_format
             words = f"{fmt.words} without {self.removed_words}"
             self.code_format = replace(fmt, sizes=deck.piles, words=words)
+
+    @property
+    def grabs_allowed(self) -> int:
+        """The most grabs of this ruleset's auction (``Ruleset.max_grabs``, else 4)."""
+        return self.house("max_grabs")
 
     @property
     def removed_words(self) -> str:

@@ -45,7 +45,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..cards import encode_cards, splitmix64
-from .base import ENGINE, CodeFormat
+from .base import ENGINE, CodeFormat, HouseRule
 from .classic import ClassicRules
 from .combos import MoveType
 from .fields import BINARY, CARDS, HISTORY_MOVES, ONEHOT, Field, StateField
@@ -268,7 +268,15 @@ class WildRules(_WildObservation, ClassicRules):
     auction ends, is wild. ``hard_bomb_multiplier`` (2 or 4) prices hard and wild bombs."""
 
     title: ClassVar[str] = "the wildcard game"
-    soft_bombs: ClassVar[bool] = True
+    house_rules = (
+        HouseRule(
+            "hard_bomb_multiplier",
+            (2, 4),
+            2,
+            "what a hard bomb and the wild bomb multiply the stake by, 2 (default, as every "
+            "bomb) or 4 (soft bombs stay 2)",
+        ),
+    )
     variant_options: ClassVar[dict[str, dict]] = {
         "rob": {"bidding": "rob"},
         "open": {"open_hand": True},
@@ -297,12 +305,6 @@ class WildRules(_WildObservation, ClassicRules):
     def play_doublings(self, codes) -> np.ndarray:
         """How many times each play code doubles the stake (``hard_bomb_multiplier``)."""
         return doubling_exponents(codes, self.ruleset.hard_bomb_multiplier)
-
-    def text_extras(self) -> list[str]:
-        out = super().text_extras()
-        if self.ruleset.hard_bomb_multiplier != 2:
-            out.append(f"hard_bomb_multiplier={self.ruleset.hard_bomb_multiplier}")
-        return out
 
 
 def play_features(codes, wild: int) -> np.ndarray:
