@@ -690,3 +690,35 @@ def test_the_saved_forms_carry_the_cards_set_aside():
     arrays["owner"] = np.where(arrays["owner"] == 3, 2, arrays["owner"]).astype(np.int8)
     with pytest.raises(ValueError, match="not a deal"):
         Game.from_arrays(arrays)
+
+
+def test_hard_takes_a_move_that_wins_by_the_concessions():
+    """The shipped model was trained without the auction, so without concessions: where a move
+    plays Hard's hand down to the cards conceded it (the peasant wins at as many cards as the
+    grabs), Hard plays such a move. Seeded games with the auction, Hard against Normal."""
+    from ddz.agents.hard import HardAgent
+    from ddz.agents.rule_bots import NormalAgent
+    from ddz_env.infoset import infoset
+
+    hard, normal = HardAgent(ruleset=TWO), NormalAgent()
+    chances = network_missed = 0
+    for deal in range(150):
+        for hard_seat in (0, 1):
+            game = Game(1, TWO, seed=900 + deal)
+            while not game.done[0]:
+                seat = int(game.current_player[0])
+                info = infoset(game, 0)
+                action = (hard if seat == hard_seat else normal).act(info)
+                if seat == hard_seat and game.phase[0] == PLAY and seat != game.landlord[0]:
+                    # the peasant wins on reaching as many cards as the grabs (docs/RULES.md)
+                    need = int(game.hands[0, seat].sum()) - int(game.robs[0])
+                    legal = info.legal_moves()
+                    wins = {int(m) for m in legal if m and int(info.table.size[m]) >= need}
+                    if need > 0 and wins:
+                        chances += 1
+                        assert action in wins
+                        moves, values = hard.move_values(info)
+                        network_missed += int(moves[int(np.argmax(values))]) not in wins
+                game.step(np.array([action]))
+    # such moves came up, and the networks alone would have missed some of them
+    assert chances >= 5 and network_missed >= 1

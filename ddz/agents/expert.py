@@ -62,7 +62,8 @@ of the auction is played by Hard's bids (Normal's for the other seats in the sha
 redeal is worth 0. A call's rating is the seat's mean points over the worlds; Hard's call
 stands unless another rates ``bid_margin`` points above it. The open-hand decision is Hard's.
 
-Forced moves (a single legal move) skip the search. The agent sees the
+Forced moves (a single legal move) skip the search, as do moves that win at once by the
+concessions (:meth:`~ddz.agents.hard.HardAgent.finishing`, the two-player game). The agent sees the
 information set only: the worlds are built from it, never from the real game. Each decision's
 worlds come from a generator seeded by (the agent's seed, the information set), so a decision
 is a function of the seed and what the seat has seen: the same for the same seed, in any order.
@@ -275,6 +276,9 @@ class ExpertAgent(HardAgent):
             return int(legal[0])
         with one_blas_thread():
             moves, values = self.move_values(info)
+            finishing = self.finishing_choice(info, moves, values)
+            if finishing is not None:  # a win at once by the concessions: nothing to search
+                return finishing
             order = np.argsort(-values, kind="stable")
             hard_choice = int(moves[order[0]])
             if self.endgame:

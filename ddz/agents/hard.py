@@ -19,6 +19,9 @@ code and playing never imports torch.
   plays it (:func:`shipped_models`; the wildcard game is played through
   :mod:`ddz.agents.hard_wild`, by a model of that game or else by the classic model); a model
   file of another game is refused in one line.
+* **Concessions** (the two-player game): where the rules concede the seat cards, a move that
+  plays the hand down to them wins at once, and Hard plays the best such move
+  (:meth:`HardAgent.finishing`): a model trained without the auction never saw a concession.
 * **Bid**: the bid network estimates the landlord's return (points per unit of base) for the 17
   cards in hand; the agent bids the highest ``k`` whose threshold that estimate exceeds. In the
   rob-the-landlord auction it claims when it would bid 1 or more and robs when it would bid 2 or
@@ -889,12 +892,40 @@ class HardAgent(Agent):
             return int(info.legal_moves()[0])
         with one_blas_thread():
             moves, values = self.move_values(info)
+        choice = self.finishing_choice(info, moves, values)
+        if choice is not None:
+            return choice
         choice = int(moves[int(np.argmax(values))])
         if info.leading and info.landlord >= 0 and self.endgame_guard(info):
             solved = endgame_choice(info, choice, max_cards=GUARD_CARDS, max_nodes=GUARD_NODES)
             if solved is not None:
                 return solved
         return choice
+
+    def finishing_choice(self, info: InfoSet, moves: np.ndarray, values: np.ndarray) -> int | None:
+        """Of the moves that win at once by the concessions (:meth:`finishing`), the one
+        ``values`` rank best; ``None`` where there is none."""
+        finishing = self.finishing(info, moves)
+        if not finishing.any():
+            return None
+        return int(moves[int(np.argmax(np.where(finishing, values, -np.inf)))])
+
+    @staticmethod
+    def finishing(info: InfoSet, moves: np.ndarray) -> np.ndarray:
+        """(len(moves),) bool: the moves that win at once, playing the hand down to the cards
+        the seat still has to play (``InfoSet.cards_to_win``: its cards left, less the
+        concessions of the two-player game), where the rules concede the seat cards. The
+        networks learn to empty the hand (and may rather play a bomb first, for the points);
+        concessions they may never have seen in training (a model trained without the
+        auction), so there Hard takes such a move itself. None where nothing is conceded, and
+        for listed plays (the wildcard game, which concedes nothing)."""
+        none = np.zeros(len(moves), bool)
+        if info.lists_plays or not info.ruleset.rules.wins_before_empty:
+            return none
+        need = int(info.cards_to_win[info.seat])
+        if need >= int(info.cards_left[info.seat]):  # nothing conceded: the networks' choice
+            return none
+        return (moves > 0) & (info.table.size[moves] >= need)
 
     @staticmethod
     def endgame_guard(info: InfoSet) -> bool:
