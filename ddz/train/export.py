@@ -19,7 +19,10 @@ from pathlib import Path
 
 from ddz.train.args import TARGET_ALIASES
 
-#: candidate (bid 1, bid 2, bid 3) thresholds for --tune-bids
+#: candidate (bid 1, bid 2, bid 3) thresholds for --tune-bids; in an auction of claims (rob
+#: the landlord, the two-player game's call and grab) the first is the claim's and the second
+#: the rob's (:func:`ddz.agents.base.auction_call`): the last ones rob (grab) with strong hands
+#: only, where each rob doubles a stake the grabs of the two-player game also concede cards of
 CANDIDATES = [
     (-0.2, -0.2, -0.2),
     (-0.1, -0.1, -0.1),
@@ -30,6 +33,11 @@ CANDIDATES = [
     (0.0, 0.2, 0.4),
     (-0.1, 0.1, 0.3),
     (0.1, 0.3, 0.5),
+    (0.0, 0.5, 1.0),
+    (0.0, 1.0, 1.0),
+    (0.0, 1.5, 1.5),
+    (0.3, 1.0, 1.0),
+    (0.3, 1.5, 1.5),
 ]
 
 
