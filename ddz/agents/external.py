@@ -193,7 +193,8 @@ def play_entry(code: int, wild: int) -> dict:
 
 
 def _wild_fields(info: InfoSet, out: dict) -> None:
-    """The wildcard game's fields of a request (docs/PROTOCOL.md): the wild rank and every play (legal, moves, table) as :func:`play_entry`."""
+    """The wildcard game's fields of a request (docs/PROTOCOL.md): the wild rank and every
+    play (legal, moves, table) as :func:`play_entry`."""
     wild = int(info.wild_rank)
     out["wild_rank"] = RANK_NAMES[wild] if wild >= 0 else None
     if wild < 0:

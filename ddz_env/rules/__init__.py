@@ -35,7 +35,8 @@ from .ruleset import DEFAULT_RULES, MAX_REDEAL_LIMIT, Ruleset, rules_of  # noqa:
 
 __all__ = [
     "DEFAULT_RULES", "GAMES", "MAX_REDEAL_LIMIT", "RULES", "ClassicRules", "CodeFormat",
-    "FourPlayerRules", "HouseRule", "Rules", "Ruleset", "TwoPlayerRules", "WildRules", "field_default", "game_choice",
-    "game_of_seats", "house_rule_games", "house_rule_names", "register_rules",
+    "FourPlayerRules", "HouseRule", "Rules", "Ruleset", "TwoPlayerRules", "WildRules",
+    "field_default", "game_choice", "game_of_seats", "house_rule_games", "house_rule_names",
+    "register_rules",
     "rules_class", "rules_of", "rules_of_seats", "settle",
 ]  # fmt: skip
