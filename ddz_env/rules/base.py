@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -183,6 +184,7 @@ def game_choice(cls: type[Rules]) -> tuple[str, object]:
     return "game", cls.name
 
 
+@cache
 def field_default(ruleset_cls: type, name: str):
     """The default of the ruleset field ``name``: what a ruleset stores for a house rule at
     the game's own value, and the value of the games without it. ``ValueError`` where the
