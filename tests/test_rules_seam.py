@@ -182,3 +182,6 @@ def test_a_two_seat_game_plays_without_the_default_auction(duel, random_play):
     env = DouDizhuVectorEnv(4, ruleset=duel)
     random_play.vector(env, 8)
     assert env.game.ruleset == duel
+    # the arena plays it too, and names no house rule (its own options under its auction)
+    result = run_arena("random", "random", deals=3, seed=2, ruleset=duel)
+    assert result.deals == 3 and result.games == 6 and result.house == ()

@@ -551,7 +551,8 @@ def house_rules(rules: Ruleset) -> tuple[str, ...]:
     """The options of ``rules`` that differ from its game's own, besides the auction and the
     variants (which the results name apart), as ``name=value``: ``kickers=any``,
     ``base_points=10``, ``redeal_limit=0``, the games' own options (``max_grabs=1``)."""
-    own = Ruleset(game=rules.game, players=rules.players)
+    # the game's own options under this ruleset's auction (a game may have no default one)
+    own = Ruleset(game=rules.game, players=rules.players, bidding=rules.bidding)
     apart = {"bidding", "open_hand", "game", "players"}
     return tuple(
         f"{f.name}={getattr(rules, f.name)}"
