@@ -165,12 +165,12 @@ class DouDizhuGame(pyspiel.Game):
         )
         # the parameters as the ruleset reads them (the game's seats and auction by name; the
         # house rules as parameters: the default for the game's own)
-        read = {k: getattr(ruleset, k) for k in DEFAULTS}
-        for rule in ruleset.rules.house_rules:
-            value = ruleset.rules.house(rule.name)
-            read[rule.name] = DEFAULTS[rule.name] if value == rule.own else house_param(rule, value)
-        for name in set(house_rule_names()) - {r.name for r in ruleset.rules.house_rules}:
-            read[name] = DEFAULTS[name]
+        house = house_rule_names()
+        read = {k: DEFAULTS[k] if k in house else getattr(ruleset, k) for k in DEFAULTS}
+        for name, value in ruleset.rules.house_changed().items():
+            read[name] = house_param(
+                next(r for r in ruleset.rules.house_rules if r.name == name), value
+            )
         super().__init__(_GAME_TYPE, info, read)
 
     def new_initial_state(self):
