@@ -154,34 +154,34 @@ def test_a_house_rule_declared_by_a_game_alone_reaches_every_layer(register_game
     assert house_rules(own) == ()
 
 
-class DuelRules(ShortRules):
+class PairRules(ShortRules):
     """A toy game for two seats: the 54 cards, 17 to each seat and 20 to the kitty, the toy
     game's combinations; played without an auction (``bidding="none"``)."""
 
     players = 2
     deck = make_deck(2, 1, 17)
     role_names = ("landlord", "peasant")
-    code_format = CodeFormat((17, 17, 20), 0, b"ddz-duel", 16, "the duel game", "a duel deal")
+    code_format = CodeFormat((17, 17, 20), 0, b"ddz-pair", 16, "the pair game", "a pair deal")
 
 
 @pytest.fixture
-def duel(register_game):
-    register_game("duel", DuelRules)
-    return Ruleset(game="duel", players=2, bidding="none")
+def pair(register_game):
+    register_game("pair", PairRules)
+    return Ruleset(game="pair", players=2, bidding="none")
 
 
-def test_a_two_seat_game_plays_without_the_default_auction(duel, random_play):
+def test_a_two_seat_game_plays_without_the_default_auction(pair, random_play):
     """A registered two-seat game plays with ``bidding="none"``: its move table's ruleset is
     one of its own (the default auction is not one for two seats)."""
-    game = Game(8, duel, seed=3)
-    assert game.table.ruleset.players == 2 and game.table.ruleset.game == "duel"
+    game = Game(8, pair, seed=3)
+    assert game.table.ruleset.players == 2 and game.table.ruleset.game == "pair"
     _random_play(game, np.random.default_rng(3))
     assert (game.payoffs.sum(axis=1) == 0).all() and (game.winner >= 0).all()
     again = Game.from_text(game.to_text(2))
-    assert again.ruleset == duel and (again.payoffs == game.payoffs[2]).all()
-    env = DouDizhuVectorEnv(4, ruleset=duel)
+    assert again.ruleset == pair and (again.payoffs == game.payoffs[2]).all()
+    env = DouDizhuVectorEnv(4, ruleset=pair)
     random_play.vector(env, 8)
-    assert env.game.ruleset == duel
+    assert env.game.ruleset == pair
     # the arena plays it too, and names no house rule (its own options under its auction)
-    result = run_arena("random", "random", deals=3, seed=2, ruleset=duel)
+    result = run_arena("random", "random", deals=3, seed=2, ruleset=pair)
     assert result.deals == 3 and result.games == 6 and result.house == ()
