@@ -122,6 +122,7 @@ def test_infoset_has_no_other_hands():
     assert "hand" in names and "cards_left" in names
 
 
+@pytest.mark.heavy
 def test_decisions_depend_only_on_the_infoset():
     """Redealing the two other hands' cards between them (sizes and public play unchanged)
     leaves every decision of every bot unchanged."""

@@ -10,6 +10,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 from ddz_env.rules import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +24,7 @@ def _drawer():
     return module
 
 
+@pytest.mark.heavy
 def test_the_architecture_page_shows_the_picture_the_imports_draw():
     drawer = _drawer()
     doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
@@ -29,6 +32,7 @@ def test_the_architecture_page_shows_the_picture_the_imports_draw():
     assert shown == drawer.sheet(), "run: python docs/draw_layers.py, paste between the markers"
 
 
+@pytest.mark.heavy
 def test_the_drawer_reads_lazy_and_top_level_imports():
     drawer = _drawer()
     edges = drawer.imports(drawer.modules())
@@ -36,10 +40,12 @@ def test_the_drawer_reads_lazy_and_top_level_imports():
     assert ("ddz.agents.hard", "ddz_env.observation", False) in edges
 
 
+@pytest.mark.heavy
 def test_no_function_is_over_80_lines():
     assert _drawer().long_functions(_drawer().modules()) == []
 
 
+@pytest.mark.heavy
 def test_modules_import_each_other_in_a_circle_only_inside_the_engine():
     """Above the engine no two modules import each other; inside it, the rules object builds
     the tables whose modules read the ruleset, and the game's state API lives beside the game."""
@@ -116,6 +122,7 @@ def _game_names_in(tree: ast.AST) -> list[tuple[int, str]]:
     return out
 
 
+@pytest.mark.heavy
 def test_no_code_above_the_rules_names_a_game():
     found = []
     for package in ("ddz_env", "ddz"):

@@ -77,6 +77,7 @@ def test_cli_json_output(capsys):
     assert out["landlord"]["games"] == 2
 
 
+@pytest.mark.heavy
 def test_the_results_name_the_house_rules(capsys):
     argv = ["easy", "random", "--deals", "1", "--seed", "3", "--no-progress"]
     assert main([*argv, "--kickers", "any", "--base-points", "10", "--redeal", "0"]) == 0

@@ -294,6 +294,7 @@ def test_a_peers_lead_work_counts_the_moves_it_lists_and_times_each_hand():
     assert work() == (2, 0) and calls == ["ab", "abcd"]
 
 
+@pytest.mark.heavy
 def test_env_bench_times_the_vector_env_of_each_game_named(capsys, monkeypatch):
     """``--players`` and ``--wild`` add the vector env of those games: each row steps that
     game's env (its observations are that game's size)."""

@@ -565,6 +565,7 @@ def test_style_inference_tells_normal_from_hard(model):
     assert means["normal"] > 0.6 and means["hard"] < 0.4, means
 
 
+@pytest.mark.heavy
 def test_style_without_evidence_rules_the_worlds_as_the_share_does(model):
     """Before any opponent has moved, or with a share of 0 or 1, the inferred shares are the
     prior, so the Expert with style chooses as the Expert without it, world for world."""

@@ -132,6 +132,7 @@ def test_reading_the_wild_cards_left_at_other_ranks_only_raises_values(hard):
 
 # ---------------------------------------------------------------------- many decisions at once
 @pytest.mark.parametrize("model", ["classic", "wild"])
+@pytest.mark.heavy
 def test_a_batch_of_decisions_chooses_what_each_decision_alone_does(model):
     """``model_actions`` on the wildcard game (the Expert's rollouts) scores every decision of
     a role in one batch: each game's choice and its value are those of Hard deciding that

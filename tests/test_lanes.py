@@ -30,6 +30,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+@pytest.mark.heavy
 def test_no_test_module_imports_another():
     tests = {path.stem for path in TESTS.glob("test_*.py")}
     found = []

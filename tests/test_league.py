@@ -412,6 +412,7 @@ def test_cli_plot_needs_matplotlib(monkeypatch, tmp_path, capsys):
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.heavy
 def test_cli_plot_writes_a_png(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     target = tmp_path / "league.png"

@@ -19,6 +19,7 @@ from ddz_env.infoset import infoset  # noqa: E402
     [{}, {"bidding": "rob", "open_hand": True}],
     ids=["classic", "rob-open-hand"],
 )
+@pytest.mark.heavy
 def test_pyspiel_random_sim_test(params):
     game = pyspiel.load_game("ddz", params)
     pyspiel.random_sim_test(game, num_sims=4, serialize=True, verbose=False)

@@ -301,6 +301,7 @@ def _random_hands(seed: int, n: int):
         yield tuple(counts.tolist())
 
 
+@pytest.mark.heavy
 def test_integer_search_is_the_float_search_times_scale():
     """The wildcard planner ranks assignments by the integer copy of the plan search: the same
     least cost as the float search, exactly (times SCALE), planes and bombs included; and the
@@ -343,6 +344,7 @@ def test_hand_without_trios_is_searched_on_the_ranks_of_its_runs():
     assert searched > 500
 
 
+@pytest.mark.heavy
 def test_wild_assignment_is_the_cheapest_valid_float_plan():
     """The assignment of the wild cards is the one the float search ranks first: every
     assignment of the first two wild cards (then one more at a time) sorted by (float cost,
@@ -483,6 +485,7 @@ def test_wild_cards_joining_held_ranks_make_a_playable_plan():
     assert shortcuts > 150
 
 
+@pytest.mark.heavy
 def test_integer_leaf_with_planes_is_the_cost_of_the_simple_groups():
     """The integer leaf with planes carrying wings (:func:`_ileaf`) costs exactly the groups
     :func:`_simple` makes, on random rests of plane bodies: planes with singles, pairs or no
@@ -510,6 +513,7 @@ def test_integer_leaf_with_planes_is_the_cost_of_the_simple_groups():
     assert {T.PLANE, T.PLANE_WITH_SINGLES, T.PLANE_WITH_PAIRS, T.ROCKET} <= kinds
 
 
+@pytest.mark.heavy
 def test_play_table_reads_the_fields_of_the_play_codes():
     """PlayTable's rows read what ddz_env.rules.wild decodes from the play codes: type, main,
     size, wild cards spent, length (a bomb's class), the cards consumed; and a planned group
@@ -597,6 +601,7 @@ def test_closed_form_leaf_is_the_cost_of_the_simple_groups():
     assert trios > 10000 and rocket > 3000
 
 
+@pytest.mark.heavy
 def test_closed_form_leaf_with_bombs_is_the_cost_of_the_simple_groups():
     """With bombs (no planes) the integer leaf is read in closed form unless a bomb may carry
     two loose cards: exactly the cost of the groups :func:`_simple` makes, on random hands of

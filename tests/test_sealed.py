@@ -129,6 +129,7 @@ def test_a_sealed_seed_is_drawn_from_the_system(monkeypatch, capsys):
     assert rc == 0 and (result["seed"], result["sealed"]) == (424242, True)
 
 
+@pytest.mark.heavy
 def test_the_referee_s_environment_is_not_the_bot_s(tmp_path, monkeypatch, capsys, fresh_sandbox):
     """A variable of the referee's holding the seed is not passed on (this process's command
     line holds no seed; unsandboxed, the bot reads only its environment and command lines)."""

@@ -541,6 +541,7 @@ def test_ddz_play_plays_the_shipped_hard_model_and_the_expert():
     assert rc == 0 and "you against one Hard bot" in out and "note:" not in out
 
 
+@pytest.mark.heavy
 def test_the_expert_plays_a_whole_hand_of_ddz_play():
     import re
 
@@ -692,6 +693,7 @@ def test_the_saved_forms_carry_the_cards_set_aside():
         Game.from_arrays(arrays)
 
 
+@pytest.mark.heavy
 def test_hard_takes_a_move_that_wins_by_the_concessions():
     """The shipped model was trained without the auction, so without concessions: where a move
     plays Hard's hand down to the cards conceded it (the peasant wins at as many cards as the

@@ -449,6 +449,7 @@ def test_the_four_player_model_bids_and_plays_every_seat_legally(shipped):
     assert cards.shape == (108,) and model.landlord_value(info.hand) == pytest.approx(expected)
 
 
+@pytest.mark.heavy
 def test_expert_searches_the_four_player_game_with_its_model(shipped, monkeypatch):
     from ddz.agents.expert import ExpertAgent
 

@@ -607,12 +607,12 @@ VARIANTS = {
     "variant, device",
     [
         ("classic", "desktop"),
-        ("classic", "phone"),
         ("four", "phone"),
         ("wild", "desktop"),
         ("two", "phone"),
         ("open", "desktop"),
-        # each variant on the other device too: about 50 s more, in the slow lane (-m slow)
+        # each variant on the other device too: about a minute more, in the slow lane (-m slow)
+        pytest.param("classic", "phone", marks=pytest.mark.slow),
         pytest.param("four", "desktop", marks=pytest.mark.slow),
         pytest.param("wild", "phone", marks=pytest.mark.slow),
         pytest.param("two", "desktop", marks=pytest.mark.slow),
