@@ -109,18 +109,17 @@ _TEST_GAMES: dict[str, type] = {}
 def register_game():
     """``register_game(name, rules_class, auctions={name: auction_class})``: a game (and the
     auctions it plays) registered for the test; unregistered after it. A name is one class
-    for the whole session: a ruleset of a game keeps the rules object first built for it
-    (``ddz_env.rules.ruleset.rules_of`` and the caches keyed by rulesets), so a second class
-    under the same name would be played as the first."""
+    for the whole session, as ``register_rules`` keeps it one class for good: a ruleset of a
+    game keeps the rules object first built for it (``ddz_env.rules.ruleset.rules_of`` and the
+    caches keyed by rulesets), so a second class under the name of one unregistered would be
+    played as the first."""
     from ddz_env.auction import AUCTIONS, register_auction
     from ddz_env.rules import GAMES, RULES, register_rules
 
     games, auctions = [], []
 
     def register(name: str, rules_class, auctions_of=None):
-        if _TEST_GAMES.setdefault(name, rules_class) is not rules_class or (
-            name in GAMES and GAMES[name] is not rules_class
-        ):
+        if _TEST_GAMES.setdefault(name, rules_class) is not rules_class:
             pytest.fail(f"the test game {name!r} is another class's name: give it its own")
         for auction, cls in (auctions_of or {}).items():
             register_auction(auction, cls)

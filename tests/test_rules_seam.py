@@ -16,7 +16,7 @@ from ddz_env.codes import decode_deal
 from ddz_env.game import OVER, Game
 from ddz_env.infoset import infoset
 from ddz_env.moves import MoveType
-from ddz_env.rules import ClassicRules, CodeFormat, HouseRule, Ruleset
+from ddz_env.rules import GAMES, ClassicRules, CodeFormat, HouseRule, Ruleset, register_rules
 from ddz_env.single import DouDizhuEnv
 from ddz_env.vector import DouDizhuVectorEnv
 
@@ -54,6 +54,25 @@ class ShortRules(ClassicRules):
 def toy(register_game):
     register_game("short", ShortRules)
     return Ruleset(game="short")
+
+
+def test_a_taken_name_is_not_given_to_another_class(toy):
+    """A ruleset keeps the rules object first built for it, so a second class registered
+    under a game's name would be played as the first: refused, naming both classes."""
+    assert type(toy.rules) is ShortRules
+
+    class Other(ClassicRules):
+        players = 2
+
+    with pytest.raises(ValueError, match="the game name 'short' is taken by ShortRules"):
+        register_rules("short", Other)
+    with pytest.raises(ValueError, match="'classic' is taken by ClassicRules"):
+        register_rules("classic", Other)
+    with pytest.raises(ValueError, match="the 2-seat table of 'classic' is taken by TwoPlay"):
+        register_rules("other", Other, seats_of="classic")
+    assert "other" not in GAMES and type(Ruleset(game="short").rules) is ShortRules
+    register_rules("short", ShortRules)  # the same class again: nothing changes
+    assert GAMES["short"] is ShortRules
 
 
 def _random_play(game: Game, rng) -> None:

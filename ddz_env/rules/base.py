@@ -118,11 +118,24 @@ def register_rules(game: str, rules: type[Rules], seats_of: str | None = None) -
     becomes ``game``, the game's one identifier (deal codes, model files, statistics, league
     rows, the command line). ``seats_of`` names a game this one is the ``rules.players``-seat
     table of: ``Ruleset(game=seats_of, players=rules.players)`` plays it too (the four-player
-    game is ``Ruleset(players=4)``)."""
+    game is ``Ruleset(players=4)``). A name (and a game's table of some seats) is one class
+    for the interpreter's life: a ruleset keeps the rules object first built for it, so
+    registering another class under a taken name is a ``ValueError`` (the same class again is
+    allowed)."""
     if not (isinstance(rules, type) and issubclass(rules, Rules)):
         raise TypeError(f"rules must be a subclass of ddz_env.rules.Rules, not {rules!r}")
     if not isinstance(game, str) or not game or "," in game or "=" in game:
         raise ValueError(f"a game name is a non-empty string without ',' or '=', not {game!r}")
+    taken = {
+        f"the game name {game!r}": GAMES.get(game),
+        f"the {rules.players}-seat table of {seats_of!r}": RULES.get((seats_of, rules.players)),
+    }
+    for what, cls in taken.items():
+        if cls is not None and cls is not rules:
+            raise ValueError(
+                f"{what} is taken by {cls.__name__}: a ruleset keeps the rules it first built, "
+                f"so register {rules.__name__} under another name"
+            )
     rules.name = game
     if "title" not in vars(rules):  # a game that names itself no other way
         rules.title = f"the {game} game"
