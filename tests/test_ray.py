@@ -172,7 +172,7 @@ def two_nodes():
 
 
 @pytest.mark.ray
-@pytest.mark.slow  # about a minute: two nodes, each actor importing torch twice
+@pytest.mark.slow  # 20 s alone, about a minute late in the whole suite: two Ray nodes
 def test_two_nodes_an_actor_killed_mid_run_is_restarted(two_nodes, tmp_path):
     """One CPU per node and one per actor: the two actors sit on the two nodes. The process
     of one is killed mid-run; Ray restarts it and the run ends normally."""
