@@ -289,13 +289,22 @@ AUCTIONS: dict[str, type[Auction]] = {
 
 
 def register_auction(name: str, auction: type[Auction]) -> None:
-    """Make ``Ruleset(bidding=name)`` play ``auction`` (a subclass of :class:`Auction`)."""
+    """Make ``Ruleset(bidding=name)`` play ``auction`` (a subclass of :class:`Auction`). A name
+    is one class for the interpreter's life, as a game's is (``register_rules``): what a
+    ruleset derives from its auction is kept (the observation's auction slots), so another
+    class under a taken name is a ``ValueError`` (the same class again is allowed)."""
     if not (isinstance(auction, type) and issubclass(auction, Auction)):
         raise TypeError(
             f"an auction must be a subclass of ddz_env.auction.Auction, not {auction!r}"
         )
     if not isinstance(name, str) or not name:
         raise ValueError(f"an auction name must be a non-empty string, not {name!r}")
+    taken = AUCTIONS.get(name)
+    if taken is not None and taken is not auction:
+        raise ValueError(
+            f"the auction name {name!r} is taken by {taken.__name__}: a ruleset keeps what it "
+            f"derived from it, so register {auction.__name__} under another name"
+        )
     AUCTIONS[name] = auction
 
 

@@ -99,6 +99,18 @@ def test_an_unregistered_auction_is_a_clear_error():
         register_auction("x", object)
 
 
+def test_a_taken_auction_name_is_not_given_to_another_class(first_bidder_rules):
+    class Other(FirstBidderAuction):
+        pass
+
+    with pytest.raises(ValueError, match="'first-bidder' is taken by FirstBidderAuction"):
+        register_auction("first-bidder", Other)
+    with pytest.raises(ValueError, match="the auction name 'once' is taken by"):
+        register_auction("once", Other)
+    register_auction("first-bidder", FirstBidderAuction)  # the same class again
+    assert AUCTIONS["first-bidder"] is FirstBidderAuction
+
+
 def test_calls_are_named_calls_and_bitset_words_stay_words():
     """An auction call (pass, bid 1-3, claim, rob, open) is a "call"; a "word" is 64 bits of a
     legal-action bitset, with room for every call after the moves."""
