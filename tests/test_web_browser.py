@@ -425,6 +425,9 @@ def _screenshot(page: Page, shots: Path, name: str) -> bool:
     """The table at your turn with the hint's cards raised, the live bar saying they beat the
     table; False (and no picture) when the hint is to pass."""
     hints = sum(1 for f in page.sent if f.get("type") == "hint")
+    # the page may not have drawn the view that asks you yet: a click on the unlit button is
+    # ignored, as it should be
+    page.wait(lambda: page.enabled("#hint"), "Hint lit")
     page.js("document.getElementById('hint').click()")
     hint = page.wait(lambda: _answer(page, "hint", hints), "the hint")
     if hint["cards"]:
