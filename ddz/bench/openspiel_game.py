@@ -124,7 +124,7 @@ def _house_choice(name: str, options: dict):
     if value == DEFAULTS[name]:
         return field_default(Ruleset, name)
     cls = rules_class(options["game"], options["players"])
-    rule = next((r for r in cls.house_rules if r.name == name), None)
+    rule = cls.house_rule(name)
     if rule is None or not rule.words:
         return str(value) if rule is None and isinstance(value, int) else value
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= len(rule.choices):
@@ -168,9 +168,7 @@ class DouDizhuGame(pyspiel.Game):
         house = house_rule_names()
         read = {k: DEFAULTS[k] if k in house else getattr(ruleset, k) for k in DEFAULTS}
         for name, value in ruleset.rules.house_changed().items():
-            read[name] = house_param(
-                next(r for r in ruleset.rules.house_rules if r.name == name), value
-            )
+            read[name] = house_param(ruleset.rules.house_rule(name), value)
         super().__init__(_GAME_TYPE, info, read)
 
     def new_initial_state(self):

@@ -186,7 +186,7 @@ def house_rule_names() -> tuple[str, ...]:
 
 def house_rule_games(name: str) -> list[tuple[type[Rules], HouseRule]]:
     """The registered games that offer the house rule ``name``, with their declaration of it."""
-    return [(c, r) for c in GAMES.values() for r in c.house_rules if r.name == name]
+    return [(c, r) for c in GAMES.values() if (r := c.house_rule(name)) is not None]
 
 
 def game_choice(cls: type[Rules]) -> tuple[str, object]:
@@ -247,10 +247,15 @@ class Rules:
     #: leave at their default)
     house_rules: ClassVar[tuple[HouseRule, ...]] = ()
 
+    @classmethod
+    def house_rule(cls, name: str) -> HouseRule | None:
+        """The game's declaration of the house rule ``name``, or ``None`` where it has none."""
+        return next((r for r in cls.house_rules if r.name == name), None)
+
     def house(self, name: str):
         """The value of the house rule ``name`` under this ruleset: the ruleset's, or the
         game's own where the ruleset leaves it at the field's default."""
-        rule = next(r for r in self.house_rules if r.name == name)
+        rule = self.house_rule(name)
         value = getattr(self.ruleset, name)
         return rule.own if value == field_default(type(self.ruleset), name) else value
 

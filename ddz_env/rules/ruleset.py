@@ -136,12 +136,11 @@ class Ruleset:
         the field's default, or one of the choices of ``cls``'s declaration (stored as the
         default when it is the game's own); in a game that declares none, a ``ValueError``
         naming the games that do."""
-        own = {r.name: r for r in cls.house_rules}
         for name in house_rule_names():
             value, default = getattr(self, name), field_default(Ruleset, name)
             if value == default and type(value) is type(default):
                 continue
-            rule = own.get(name)
+            rule = cls.house_rule(name)
             if rule is None:
                 games = " or ".join(f"{c.title} ({_choice(c)})" for c, _ in house_rule_games(name))
                 raise ValueError(f"{name} is an option of {games}")
