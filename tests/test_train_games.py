@@ -217,6 +217,83 @@ def test_wildcard_frames_carry_the_combination_shown_and_the_rest_it_was_scored_
     assert (obs[:, obs_slices(WILD)["wild_rank"]].sum(axis=1) == 1).all()
 
 
+def test_frames_of_a_model_reading_the_wild_cards_keep_the_rest_as_it_is():
+    """With ``--rest-wild`` nothing is read again: each frame's rest is the hand less the cards
+    the play takes (the wild cards kept at the wild rank), and the learner gives the rest
+    branch the numbers the actor's scorer read (the card encoding of the natural cards, the
+    wild cards kept, the wild rank), rebuilt from the frame."""
+    from ddz.agents.hard_wild import wild_rest_features
+    from ddz.train.args import Args
+    from ddz.train.learner import Learner
+    from ddz_env.observation import card_levels
+
+    sizes = {**SMALL, "wp_head": 1, "rest_wild": 1}
+    chunks = run_actor(
+        {**sizes, "game": game_tag(WILD)}, chunks=6, init_std=0.3, wild=True, rest_wild=True
+    )
+    move = np.concatenate([c["move"] for c in chunks]).astype(np.int64)
+    shown, rest = move[:, :15], move[:, 15:]
+    packed = np.concatenate([c["obs"] for c in chunks])
+    obs = unpack_obs(torch, packed, "cpu", WILD).numpy()
+    rank, _ = card_levels(WILD.deck)
+    hand = np.zeros((len(obs), 15), np.int64)
+    np.add.at(hand.T, rank, obs[:, obs_slices(WILD)["hand"]].T.astype(np.int64))
+    np.testing.assert_array_equal(rest.sum(axis=1), hand.sum(axis=1) - shown.sum(axis=1))
+    assert (rest <= hand).all()  # no wild card read at another rank
+    wild = obs[:, obs_slices(WILD)["wild_rank"]].argmax(axis=1)
+    assert (rest[np.arange(len(rest)), wild] > 0).any()  # wild cards kept
+    model = DMCModel(**sizes, game=game_tag(WILD))
+    args = Args(wild=True, rest_wild=True, batch_size=len(move))
+    learner = Learner(torch, model, torch.optim.Adam(model.parameters()), args, torch.device("cpu"))
+    _, _, got = learner._inputs({"obs": packed, "move": move.astype(np.uint8)})
+    np.testing.assert_array_equal(got.numpy(), wild_rest_features(rest, wild, WILD.deck))
+
+
+def test_a_wildcard_model_starts_one_reading_the_wild_cards_with_those_inputs_at_zero():
+    """``load_arrays`` of a wildcard model into one whose rest branch reads the wild cards:
+    the card encoding's weights are the file's, the wild inputs start at zero (it scores as
+    the file's branch would the natural cards and the wild cards kept at the wild rank); the
+    other way round is a one-line error."""
+    narrow = DMCModel(**SMALL, wp_head=1, game=game_tag(WILD))
+    torch.manual_seed(1)
+    for p in narrow.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    arrays = export_arrays(narrow, {"frames": 5}, dtype=np.float32)
+    wide = DMCModel(**SMALL, wp_head=1, game=game_tag(WILD), rest_wild=1)
+    assert load_arrays(wide, arrays)["frames"] == 5
+    for a, b in zip(narrow.roles, wide.roles):
+        first_a, first_b = a.rest_mlp[0].weight, b.rest_mlp[0].weight
+        assert first_b.shape == (8, 54 + 4 + 13)
+        torch.testing.assert_close(first_b[:, :54], first_a)
+        assert (first_b[:, 54:] == 0).all()
+        torch.testing.assert_close(b.rest_mlp[2].weight, a.rest_mlp[2].weight)
+    back = DMCModel(**SMALL, wp_head=1, game=game_tag(WILD))
+    with pytest.raises(ValueError, match=r"reads the wild cards and the model's does not"):
+        load_arrays(back, export_arrays(wide, {}, dtype=np.float32))
+
+
+@pytest.mark.heavy
+def test_a_run_reading_the_wild_cards_starts_from_the_shipped_wildcard_model(tmp_path):
+    """``ddz train --wild --rest-wild --init-from checkpoints/hard_wild.npz`` writes a model
+    whose rest branch reads the wild cards (the run's checkpoint says so); ``--rest-wild``
+    outside the wildcard game is refused."""
+    from pathlib import Path
+
+    from ddz.agents.hard import load_model
+
+    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "hard_wild.npz"
+    argv = ["--wild", "--rest-wild", "--init-from", str(shipped), "--total-frames", "1"]
+    argv += ["--eval-interval", "0", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    assert load_model(run_dir / NPZ).rest_reads_wild and not load_model(shipped).rest_reads_wild
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    assert json.loads(state["sizes"])["rest_wild"] == 1
+    with pytest.raises(SystemExit) as exited:
+        dmc.main(["--rest-wild", *TINY])
+    assert exited.value.code == 2
+
+
 def test_the_classic_model_starts_the_wildcard_model_scoring_as_the_classic_reading():
     from ddz.agents.hard import HardModel
     from ddz.agents.hard_wild import wild_scores
@@ -382,3 +459,36 @@ def test_the_actor_profile_splits_a_step_into_its_parts():
     assert runs[True]["rows_scored_per_step"] > runs[False]["rows_scored_per_step"]
     with pytest.raises(SystemExit):
         main(["--profile", "1", "--model", "no-such-model.npz"])
+
+
+@pytest.mark.heavy
+def test_distilling_the_wildcard_models_reading_fits_the_branch_that_reads_the_wild_cards(
+    tmp_path, capsys
+):
+    """``python -m ddz.train.distill_wild``: a few deals of the shipped wildcard model's play
+    recorded, each role's wide branch fitted; on the plays held out the values of the readings
+    are closer after the fitting than with the wild inputs at zero, and the file is a model
+    whose rest branch reads the wild cards, the rest of it the shipped model's."""
+    from pathlib import Path
+
+    from ddz.agents.hard import load_model
+    from ddz.train import distill_wild
+
+    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "hard_wild.npz"
+    out = tmp_path / "wide.npz"
+    argv = ["--model", str(shipped), "--out", str(out), "--deals", "12", "--seed", "3"]
+    assert distill_wild.main([*argv, "--embed-epochs", "1", "--value-epochs", "2"]) == 0
+    model, old = load_model(out), load_model(shipped)
+    assert model.rest_reads_wild
+    held_out = model.meta["distilled"]["held_out"]
+    assert set(held_out) == set(old.role_names)
+    for errors in held_out.values():
+        assert errors["end"]["value"] < errors["start"]["value"]
+    for key in ("landlord.state.0.w", "landlord_up.head.1.w", "bid.0.w"):
+        np.testing.assert_array_equal(model.arrays[key], old.arrays[key])
+    assert model.meta["bid_thresholds"] == old.meta["bid_thresholds"]
+    assert model.adp_mix == old.adp_mix
+    # a model that already reads the wild cards has nothing to distil: one line, exit 2
+    capsys.readouterr()
+    assert distill_wild.main(["--model", str(out), "--out", str(tmp_path / "again.npz")]) == 2
+    assert "nothing to distil" in capsys.readouterr().err

@@ -39,20 +39,29 @@ from ddz_env.rules import Ruleset
 CLASSIC = {"game": "classic", "players": 3, "variants": []}
 FOUR = {"game": "four", "players": 4, "variants": []}
 VARIANTS = {"game": "classic", "players": 3, "variants": ["open", "rob"]}
+WILD_TAG = {"game": "wild", "players": 3, "variants": []}
+#: a rest branch that reads the wild cards: the card encoding, a thermometer of four of the
+#: wild cards kept and the wild rank one-hot (13)
+WIDE_REST = 54 + 4 + 13
 FOUR_RULES = Ruleset(players=4)
 ROB_OPEN = Ruleset(bidding="rob", open_hand=True)
 
 
-def tiny_arrays(tag: dict | None, seed: int = 0, wp: bool = True, rest: bool = True) -> dict:
+def tiny_arrays(
+    tag: dict | None, seed: int = 0, wp: bool = True, rest: bool = True, rest_in: int = 0
+) -> dict:
     """A random model of ``tag``'s game (``None``: no tag, a file of before the tags) in the
     format ``ddz train`` writes: ``{role}.{part}.{k}.w/.b`` for the game's roles, ``bid``, and
-    the widths of the game's layout written out here by hand."""
+    the widths of the game's layout written out here by hand (``rest_in``: the rest branch's
+    inputs, the card encoding's by default)."""
     widths = {
         "classic": (1302, 54),
         "four": (2679, 108),
+        "wild": (2179, 54),
     }[(tag or CLASSIC)["game"]]
     obs_width = 1302 + 4 + 1 + 54 if tag == VARIANTS else widths[0]
     cards = widths[1]
+    rest_in = rest_in or cards
     roles = ["landlord", "landlord_down", "landlord_up"]
     if tag == FOUR:
         roles = ["landlord", "landlord_down", "landlord_across", "landlord_up"]
@@ -69,7 +78,7 @@ def tiny_arrays(tag: dict | None, seed: int = 0, wp: bool = True, rest: bool = T
         chain(f"{role}.state", [obs_width, 16, 8])
         chain(f"{role}.move", [cards, 8, 8], last_bias=False)
         if rest:
-            chain(f"{role}.rest", [cards, 8, 8], last_bias=False)
+            chain(f"{role}.rest", [rest_in, 8, 8], last_bias=False)
         chain(f"{role}.head", [8, 4, 1])
         if wp:
             chain(f"{role}.wp", [8, 4, 1])
@@ -202,11 +211,34 @@ BAD_FILES = {
         lambda: {**tiny_arrays(FOUR), "landlord.rest.0.w": np.zeros((54, 8), np.float16)},
         "'landlord.rest.0.w' has shape (54, 8); expected (108, width)",
     ),
+    "a rest net reading the wild cards in the classic game": (
+        lambda: tiny_arrays(CLASSIC, rest_in=WIDE_REST),
+        "'landlord.rest.0.w' has shape (71, 8); expected (54, width)",
+    ),
+    "a rest net of another width in the wildcard game": (
+        lambda: tiny_arrays(WILD_TAG, rest_in=70),
+        "'landlord.rest.0.w' has shape (70, 8); expected (54, width)",
+    ),
+    "a rest net reading the wild cards for one role only": (
+        lambda: {
+            **tiny_arrays(WILD_TAG),
+            "landlord.rest.0.w": np.zeros((WIDE_REST, 8), np.float16),
+        },
+        "'landlord_down.rest.0.w' has shape (54, 8); expected (71, width)",
+    ),
     "the classic layout tagged as the wildcard game": (
         lambda: set_meta(tiny_arrays(CLASSIC), game={"game": "wild", "players": 3, "variants": []}),
         "the model reads 1302 features, not 2179 (the observation of the wildcard game)",
     ),
 }
+
+
+@pytest.mark.parametrize("rest_in, wide", [(54, False), (WIDE_REST, True)])
+def test_a_wildcard_model_rest_branch_reads_the_cards_or_also_the_wild_cards(
+    rest_in, wide, tmp_path
+):
+    model = load_model(write(tmp_path / "wild.npz", tiny_arrays(WILD_TAG, rest_in=rest_in)))
+    assert model.has_rest and model.rest_reads_wild == wide
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))

@@ -266,3 +266,93 @@ def test_the_actor_lists_scores_and_chooses_as_recorded():
     digest, total = actor_trace()
     assert total == pytest.approx(ACTOR_VALUE_SUM, rel=1e-5)
     assert digest == ACTOR_DIGEST
+
+
+def wide_rest_model(seed: int = 0):
+    """A Hard model of the wildcard game whose rest branch reads the wild cards (``ddz train
+    --rest-wild``), small networks drawn from torch's ``seed`` (no branch at zero)."""
+    torch = pytest.importorskip("torch")
+    from ddz.agents.hard import HardModel
+    from ddz.agents.model_game import game_tag
+    from ddz.train.model import DMCModel, export_arrays
+
+    torch.manual_seed(seed)
+    net = DMCModel(
+        game=game_tag(WILD),
+        state_hidden=(32,),
+        move_hidden=8,
+        joint=16,
+        head=4,
+        rest_hidden=8,
+        wp_head=1,
+        rest_wild=1,
+    )
+    for p in net.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    for role in net.roles:
+        role.points_mix = 0.3  # as the actors rank, and the file says
+    return net, HardModel(export_arrays(net, {"points_mix": 0.3}, dtype=np.float32))
+
+
+def reference_wide_rest(rest, wild: int) -> np.ndarray:
+    """The numbers a rest branch that reads the wild cards reads, written out one by one: for
+    each rank 3..2 a thermometer of four of its natural cards (none at the wild rank), one for
+    each joker, then a thermometer of four of the wild cards kept, then the wild rank one-hot."""
+    out = []
+    for r in range(13):
+        natural = 0 if r == wild else int(rest[r])
+        out += [1.0 if natural > level else 0.0 for level in range(4)]
+    out += [float(rest[13] > 0), float(rest[14] > 0)]
+    out += [1.0 if rest[wild] > level else 0.0 for level in range(4)]
+    out += [1.0 if r == wild else 0.0 for r in range(13)]
+    return np.array(out, np.float32)
+
+
+@pytest.mark.parametrize("cards", ["5 5 6 7 8 8 9 J", "8 8 8 Q Q K", "3 4 5 6 7 9 10 J"])
+def test_a_model_reading_the_wild_cards_scores_each_play_once(cards):
+    """Hard with a model whose rest branch reads the wild cards: each play's value is the
+    model's plain forward pass on the rest as it is (no reading of the wild cards kept at
+    other ranks), plus the bonus per wild card kept; the plays left out as before."""
+    _, model = wide_rest_model()
+    assert model.rest_reads_wild
+    info = situation(cards, 0, 0, [0, 17, 17])
+    moves, got = wild_scores(model, info)
+    codes = [0 if m == 0 else int(info.legal_plays[m - 1]) for m in moves]
+    obs = represented_observation(observe_infoset(info)[None], info.ruleset, model.ruleset)
+    hand = np.asarray(info.hand, np.int64)
+    left_out = natural_would_do(codes, EIGHT)
+    want = np.full(len(codes), -np.inf)
+    for i, code in enumerate(codes):
+        if left_out[i]:
+            continue
+        rest = hand - (decode_play(code)[4].astype(np.int64) if code else 0)
+        shown = encode_cards(represented(np.array([code]), EIGHT))
+        feats = reference_wide_rest(rest, EIGHT)[None]
+        value = model.rank(*model.both(0, obs, shown, feats))[0]
+        want[i] = value + WILD_BONUS * rest[EIGHT]
+    assert_same_values(got, want)
+    # the same values with the wild inputs read otherwise would differ: the branch reads them
+    other = model.rank(*model.both(0, obs, shown, np.zeros_like(feats)))[0]
+    assert abs(other - (want[i] - WILD_BONUS * rest[EIGHT])) > 1e-6
+
+
+def test_the_actors_scorer_of_a_model_reading_the_wild_cards_is_hards():
+    """The trainer's scorer (the rest branch's first layer as table rows) gives the values of
+    Hard's NumPy scorer with the same weights, on rests of every wild rank and none."""
+    pytest.importorskip("torch")
+    from ddz.train.model import NetScorer
+
+    net, model = wide_rest_model(seed=4)
+    rng = np.random.default_rng(0)
+    n = 300
+    counts = rng.integers(0, 5, (n, 15)).astype(np.int16)
+    counts[:, 13:] = rng.integers(0, 2, (n, 2))
+    wild = rng.integers(-1, 13, n)
+    joint = rng.normal(size=(n, 16)).astype(np.float32)
+    at = rng.permutation(n)
+    for role in range(3):
+        actor = NetScorer(net.roles[role], WILD.deck)
+        assert actor.reads_wild
+        got = actor.score(joint, at, counts, wild)
+        want = hard_wild.ModelScorer(model, role).score(joint, at, counts, wild)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

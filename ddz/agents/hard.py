@@ -290,7 +290,8 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
     each a chain of 2-D real-float weights whose shapes follow one another (state from the
     game's observation, 1302 numbers in the classic game, 2,679 with four players; move from
     the width of its move features, rest and bid from the width of its card encoding, 54 or
-    108; heads to 1), with every bias of its layer's width (none on the last layer of ``move``
+    108, the rest of a game with a wild rank from that width or from that width and the wild
+    numbers of :func:`ddz.agents.hard_wild.wild_rest_features`; heads to 1), with every bias of its layer's width (none on the last layer of ``move``
     and ``rest``), all values finite once in float32, and no other entry.
     """
     meta, tag, ruleset = _validate_meta(arrays)
@@ -315,6 +316,7 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
         present = [f"{r}.{optional}" in networks for r in roles]
         if any(present) and not all(present):
             raise ModelFileError(f"the {optional!r} network is there for some roles only")
+    rest_in = _rest_width(networks.get(f"{roles[0]}.rest", {}).get((0, "w")), ruleset)
     layers: dict[str, Layers] = {}
     if "bid" not in networks:
         raise ModelFileError("model file lacks the layers of 'bid'")
@@ -338,6 +340,8 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
             width_in, width_out, last_bias = _NETWORKS[net]
             if net == "state":  # the observation, less the history where an LSTM reads it
                 width_in = state_in
+            elif net == "rest":
+                width_in = rest_in
             elif width_in is None:
                 width_in = joint
             else:
@@ -351,6 +355,18 @@ def _validate_layers(arrays, ruleset: Ruleset) -> dict[str, Layers]:
             )
             joint = out if net == "state" else joint
     return layers
+
+
+def _rest_width(first: np.ndarray | None, ruleset: Ruleset) -> int:
+    """The input width of the rest branch whose first weights are ``first``: the card encoding,
+    or, in a game with a wild rank where ``first`` is that wide, the card encoding and what a
+    branch that reads the wild cards reads beyond it
+    (:func:`ddz.agents.hard_wild.wild_rest_width`)."""
+    cards = ruleset.rules.card_width
+    if "wild_rank" not in obs_slices(ruleset) or first is None:
+        return cards
+    wide = cards + hard_wild.wild_rest_width(ruleset.deck)
+    return wide if len(first) == wide else cards
 
 
 def _lstm(name: str, entries: dict, width_in: int) -> tuple[Layers, int]:
@@ -415,6 +431,11 @@ class HardModel:
         self.role_names = self.ruleset.rules.role_names
         # the optional branch that reads the cards each move leaves in hand (train.model)
         self.has_rest = f"{self.role_names[0]}.rest" in self.layers
+        # that branch also reads the wild cards kept and the wild rank (hard_wild)
+        self.rest_reads_wild = (
+            self.has_rest
+            and len(self.layers[f"{self.role_names[0]}.rest"][0][0]) > self.ruleset.rules.card_width
+        )
         # the optional second head trained on win/loss; moves rank by q_wp + adp_mix * q_adp
         self.has_wp = f"{self.role_names[0]}.wp" in self.layers
         self.adp_mix = float(self.meta.get("points_mix", self.meta.get("adp_mix", 0.0)))

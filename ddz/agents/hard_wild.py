@@ -21,7 +21,10 @@ its plays as the classic combination it stands for:
   card's rank, any other wild wing at the wild rank) —
   so the model's knowledge of what beats what applies — and ``consumed`` the real cards the
   play takes from the hand (so the rest branch sees the hand that is really left).
-* **Wild cards kept**: the model does not know that a wild card may become any rank; read at
+* **Wild cards kept**: a model whose rest branch reads the wild cards (``ddz train --wild
+  --rest-wild``: the natural cards left, a thermometer of the wild cards kept and the wild rank,
+  :func:`wild_rest_features`) scores each play once, as it is, plus the bonus below. Otherwise
+  the model does not know that a wild card may become any rank; read at
   the wild rank, a wild card kept in hand is worth no more to it than a natural card, and it
   spends them freely. So the rest of the hand is read again with its wild cards at other ranks,
   one step at a time (:data:`ASSIGN_ROUNDS` steps, each reading up to :data:`TOGETHER` of them
@@ -239,6 +242,34 @@ def _first_listed(groups, codes, ask_groups, ask_codes) -> np.ndarray:
 CHUNK = 2048
 
 
+def wild_rest_width(deck) -> int:
+    """The numbers a rest branch that reads the wild cards (:func:`wild_rest_features`) reads
+    beyond ``deck``'s card encoding: a thermometer of the wild cards kept, as wide as a rank's
+    (4), then the wild rank one-hot (13)."""
+    return deck.thermometer[0] + 13
+
+
+def wild_rest_features(rests, wild, deck) -> np.ndarray:
+    """(n, card encoding + :func:`wild_rest_width`) float32: what a rest branch that reads the
+    wild cards reads of rests ``rests`` (n, 15) (the real cards left, the wild cards at the
+    wild rank) of the wild ranks ``wild`` (n,): the card encoding of the natural cards (the
+    wild rank's count 0), a thermometer of the wild cards kept, the wild rank one-hot. A rest
+    of no wild rank (-1) reads as all natural cards, no wild card kept, no rank."""
+    rests = np.asarray(rests, np.int16)
+    wild = np.broadcast_to(np.asarray(wild, np.int64), (len(rests),))
+    n, at = len(rests), np.flatnonzero(wild >= 0)
+    natural = rests.copy()
+    kept = np.zeros(n, np.int16)
+    kept[at] = natural[at, wild[at]]
+    natural[at, wild[at]] = 0
+    levels = deck.thermometer[0]
+    rank = np.zeros((n, 13), np.float32)
+    rank[at, wild[at]] = 1
+    return np.concatenate(
+        [encode_cards(natural, deck=deck), kept[:, None] > np.arange(levels), rank], axis=1
+    ).astype(np.float32)
+
+
 class Scorer(Protocol):
     """What the scoring of plays needs of one role's networks (the Hard agent's NumPy model,
     :class:`ModelScorer`, and the trainer's torch networks alike)."""
@@ -246,10 +277,17 @@ class Scorer(Protocol):
     #: whether the networks read the rest of the hand (without that branch a play's value is
     #: its state and move alone, and nothing is read again)
     has_rest: bool
+    #: whether the rest branch reads the wild cards kept and the wild rank
+    #: (:func:`wild_rest_features`): it values a kept wild card itself, and nothing is read
+    #: again
+    reads_wild: bool
 
-    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def score(
+        self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray, wild: np.ndarray
+    ) -> np.ndarray:
         """(n,) float32: the ranking value of the sums ``joint[at] + rest(counts)``
-        (``joint`` (m, J) the sums ``state + move`` of the plays, ``counts`` (n, 15) rests)."""
+        (``joint`` (m, J) the sums ``state + move`` of the plays, ``counts`` (n, 15) rests,
+        ``wild`` (n,) their wild ranks, which only a branch that :attr:`reads_wild` reads)."""
 
     def rank(self, sums: np.ndarray) -> np.ndarray:
         """(n,) float32: the ranking value of sums (n, J) (a model without the rest branch)."""
@@ -261,10 +299,17 @@ class ModelScorer:
     def __init__(self, model, role: int):
         self.model, self.role = model, role
         self.has_rest = model.has_rest
+        self.reads_wild = model.rest_reads_wild
         self.deck = model.ruleset.deck
 
-    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        sums = self.model.encode_rest(self.role, encode_cards(counts, deck=self.deck))
+    def score(
+        self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray, wild: np.ndarray
+    ) -> np.ndarray:
+        if self.reads_wild:
+            feats = wild_rest_features(counts, wild, self.deck)
+        else:
+            feats = encode_cards(counts, deck=self.deck)
+        sums = self.model.encode_rest(self.role, feats)
         sums += joint[at]
         return self.rank(sums)
 
@@ -272,13 +317,16 @@ class ModelScorer:
         return self.model.rank(*self.model.values(self.role, sums))
 
 
-def score_rests(scorer: Scorer, joint: np.ndarray, at: np.ndarray, counts: np.ndarray):
+def score_rests(
+    scorer: Scorer, joint: np.ndarray, at: np.ndarray, counts: np.ndarray, wild: np.ndarray
+):
     """(n,) float32: the value of each play (its state-and-move sum, row ``at`` of ``joint``)
-    with the rest of the hand ``counts`` (n, 15) (:meth:`Scorer.score`), :data:`CHUNK` rows
-    at a time."""
+    with the rest of the hand ``counts`` (n, 15) of the wild rank ``wild`` (n,)
+    (:meth:`Scorer.score`), :data:`CHUNK` rows at a time."""
     out = np.empty(len(at), np.float32)
     for s in range(0, len(at), CHUNK):
-        out[s : s + CHUNK] = scorer.score(joint, at[s : s + CHUNK], counts[s : s + CHUNK])
+        part = slice(s, s + CHUNK)
+        out[part] = scorer.score(joint, at[part], counts[part], wild[part])
     return out
 
 
@@ -301,7 +349,9 @@ def play_values(
     (n,) the wild rank of its game (-1: none, the classic game) and ``groups`` (n,) the
     decision each play belongs to. A play's value is the networks' score of the rest of the
     hand (``hands - spent``); where that rest keeps wild cards, the best reading of them at
-    other ranks (:func:`read_again`) plus ``bonus`` per wild card kept. Plays ``left_out``
+    other ranks (:func:`read_again`; a rest branch that reads the wild cards itself,
+    :attr:`Scorer.reads_wild`, scores each play once, as it is) plus ``bonus`` per wild card
+    kept. Plays ``left_out``
     (n,) bool (:func:`spends_wild_for_natural`) are not scored: -inf. Returns the values and
     the rests (n, 15) int16 they were scored with; without the rest branch, the plain
     scores of ``joint`` (nothing read again, no bonus)."""
@@ -313,8 +363,8 @@ def play_values(
     if not scorer.has_rest:
         q[scored] = scorer.rank(np.array(joint, np.float32))
         return q, rest
-    q[scored] = score_rests(scorer, joint, np.arange(len(scored)), rest[scored])
     wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
+    q[scored] = score_rests(scorer, joint, np.arange(len(scored)), rest[scored], wild[scored])
     at = np.flatnonzero(wild[scored] >= 0)  # rows of ``joint`` whose rests may keep wild cards
     rows = scored[at]
     if not len(rows):
@@ -323,11 +373,12 @@ def play_values(
     kept = rest[rows, wild[rows]].astype(np.float32)  # the wild cards each play keeps
 
     def score(at_rows, counts):
-        return score_rests(scorer, joint, at[at_rows], counts)
+        return score_rests(scorer, joint, at[at_rows], counts, wild[rows[at_rows]])
 
-    q[rows], rest[rows] = read_again(
-        score, rest[rows], q[rows], wild[rows], bonus, rounds, together, groups[rows]
-    )
+    if not scorer.reads_wild:
+        q[rows], rest[rows] = read_again(
+            score, rest[rows], q[rows], wild[rows], bonus, rounds, together, groups[rows]
+        )
     q[rows] += bonus * kept
     return q, rest
 

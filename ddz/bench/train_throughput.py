@@ -13,9 +13,12 @@ backends, alternately, and reports the ratio ray/local (the cost of the transpor
 ``--actors 1,2,4,8,14`` measures each count in turn and reports the scaling curve:
 frames/s against the linear extrapolation of the first count. ``--wild`` runs the classic game
 and the wildcard game (``ddz train --wild``) alternately, ``--repeat`` times each, and reports
-both medians and the ratio wildcard/classic.
+both medians and the ratio wildcard/classic; with ``--rest-wild`` the wildcard runs train a
+model whose rest branch reads the wild cards (``ddz train --wild --rest-wild``: each play is
+scored once, nothing read again).
 
     python -m ddz.bench.train_throughput --wild --seconds 30 --repeat 3
+    python -m ddz.bench.train_throughput --wild --rest-wild --seconds 30 --repeat 3
 
 ``--profile STEPS`` trains nothing: it steps one actor's games (``--actor-batch``) in this
 process, its networks holding an exported model (``--model``, default the shipped Hard model,
@@ -53,6 +56,7 @@ def measure(
     threads: int,
     backend: str = "local",
     wild: bool = False,
+    rest_wild: bool = False,
 ) -> dict:
     import torch
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -86,7 +90,8 @@ def measure(
             "--quiet",
             "--backend",
             backend,
-        ] + (["--wild"] if wild else [])
+        ]
+        argv += (["--wild"] if wild else []) + (["--rest-wild"] if wild and rest_wild else [])
         code = dmc.main(argv)
         wall = time.perf_counter() - start
         if code:
@@ -139,10 +144,13 @@ _PARTS = {
 }
 
 
-def profile_actor(steps: int, wild: bool, actor_batch: int, model: str = "") -> dict:
+def profile_actor(
+    steps: int, wild: bool, actor_batch: int, model: str = "", rest_wild: bool = False
+) -> dict:
     """Where one actor's step goes: ``steps`` steps of ``actor_batch`` games under cProfile
     (after 20 steps to warm up), the networks holding the exported ``model`` (default the
-    shipped Hard model): per part of :data:`_PARTS`, its ms per step (cumulative time of its
+    shipped Hard model; with ``rest_wild`` in a rest branch that reads the wild cards, the
+    inputs the model lacks at zero): per part of :data:`_PARTS`, its ms per step (cumulative time of its
     functions; ``rows``: the rest of the step, the features the networks read), the rows the
     networks scored per step, and ``decisions_per_cpu_s`` of ``steps`` more steps without the
     profiler."""
@@ -159,12 +167,14 @@ def profile_actor(steps: int, wild: bool, actor_batch: int, model: str = "") -> 
     from ddz.train.model import DMCModel, load_arrays
 
     torch.set_num_threads(1)
-    args = Args(wild=wild, actor_batch=actor_batch)
+    args = Args(wild=wild, actor_batch=actor_batch, rest_wild=wild and rest_wild)
     sizes = {
         "rest_hidden": args.rest_hidden,
         "wp_head": int(args.wp_weight > 0),
         "game": game_tag(args_ruleset(args)),
     }
+    if args.rest_wild:
+        sizes["rest_wild"] = 1
     games = SelfPlay(args, sizes, np.random.SeedSequence(5))
     net = DMCModel(**sizes)
     load_arrays(net, load_model(model or DEFAULT_MODEL).arrays)
@@ -172,9 +182,9 @@ def profile_actor(steps: int, wild: bool, actor_batch: int, model: str = "") -> 
     rows = [0]
     for scorer in games.scorers:  # count the rows each call scores
 
-        def counted(joint, at, counts, score=scorer.score):
+        def counted(joint, at, counts, wild, score=scorer.score):
             rows[0] += len(at)
-            return score(joint, at, counts)
+            return score(joint, at, counts, wild)
 
         scorer.score = counted
     for _ in range(20):
@@ -244,6 +254,7 @@ def _measure(args: argparse.Namespace, actors: int, backend: str, wild: bool = F
         args.threads,
         backend,
         wild=wild,
+        rest_wild=args.rest_wild,
     )
 
 
@@ -363,6 +374,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the classic and the wildcard game alternately, with the ratio wildcard/classic",
     )
     parser.add_argument(
+        "--rest-wild",
+        action="store_true",
+        help="with --wild: the wildcard game's model reads the wild cards in its rest branch "
+        "(ddz train --rest-wild: each play scored once)",
+    )
+    parser.add_argument(
         "--profile",
         type=number(1, 100000),
         default=0,
@@ -385,11 +402,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ray-address needs --backend ray or both")
     if args.model and not args.profile:
         parser.error("--model goes with --profile")
+    if args.rest_wild and not args.wild:
+        parser.error("--rest-wild goes with --wild")
     if args.profile:
         from ddz.agents.hard import ModelFileError
 
         try:
-            result = profile_actor(args.profile, args.wild, args.actor_batch, args.model)
+            result = profile_actor(
+                args.profile, args.wild, args.actor_batch, args.model, args.rest_wild
+            )
         except (ModelFileError, ValueError, KeyError) as exc:
             parser.error(f"cannot load {args.model}: {exc}")
         _print_profile(args, result)

@@ -57,6 +57,11 @@ class Args:
     history_lstm: int = 0
     """width of an LSTM that reads the history's moves in order, oldest first (0 = the state
     network reads the history flat, as the shipped models do); a new run only"""
+    rest_wild: bool = False
+    """with --wild: the rest branch also reads the wild cards kept (a thermometer) and the wild
+    rank, and values a kept wild card itself; each play is scored once (no reading of the wild
+    cards kept at other ranks), so the actors score about half the rows; a new run only
+    (--init-from adds the wild inputs at zero)"""
     shared_peasants: bool = False
     """one network for every peasant seat (the four-player game's three, the classic game's
     two; the observation's role field tells them apart) instead of one a seat; a new run only"""
@@ -181,6 +186,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "points_mix",
         "shared_peasants",
         "history_lstm",
+        "rest_wild",
     ),
     "cluster": ("backend", "ray_address"),
     "game (a new run)": ("players", "auction", "open_hand", "wild"),
@@ -369,6 +375,8 @@ def _choice_problems(args: Args) -> list[str]:
                 f"{' --open-hand' if args.open_hand else ''}{' --wild' if args.wild else ''}: "
                 + str(exc).replace("'game' ", "the game ")
             )
+    if args.rest_wild and not (args.wild and args.rest_hidden):
+        problems.append("--rest-wild needs --wild and a rest branch (--rest-hidden above 0)")
     if args.labels and args.game_given:
         problems.append("--labels: the labels are of the classic game (no other game option)")
     if args.backend not in ("local", "ray"):
@@ -447,7 +455,7 @@ def _path_problems(args: Args) -> list[str]:
 PER_INVOCATION = ("resume", "init_from", "runs_dir", "quiet", "total_seconds")
 #: options a run keeps for good: the game and the model's shape (``--resume`` refuses another)
 FIXED = ("players", "auction", "open_hand", "wild", "rest_hidden", "wp_weight", "history_lstm")
-FIXED += ("shared_peasants",)
+FIXED += ("shared_peasants", "rest_wild")
 
 
 def given_options(argv: list[str]) -> set[str]:

@@ -172,7 +172,7 @@ def _check_sizes(sizes) -> str | None:
     from ddz.agents.model_game import GameTagError, read_game_tag
 
     known = {"state_hidden", "move_hidden", "joint", "head", "rest_hidden", "wp_head", "game"}
-    known |= {"shared_peasants", "history_lstm"}  # options of later runs
+    known |= {"shared_peasants", "history_lstm", "rest_wild"}  # options of later runs
     if set(sizes) - known:
         return f"unknown sizes {sorted(set(sizes) - known)}"
     try:
@@ -190,9 +190,17 @@ def _check_sizes(sizes) -> str | None:
     for key in ("rest_hidden", "history_lstm"):
         if key in sizes and not _width(sizes[key], 0):
             return f"'{key}' must be a whole number from 0 to {MAX_WIDTH}"
-    for key in ("wp_head", "shared_peasants"):
+    for key in ("wp_head", "shared_peasants", "rest_wild"):
         if key in sizes and (sizes[key] not in (0, 1) or isinstance(sizes[key], bool)):
             return f"'{key}' must be 0 or 1"
+    if sizes.get("rest_wild"):
+        from ddz.agents.model_game import tag_ruleset
+        from ddz_env.observation import obs_slices
+
+        if "wild_rank" not in obs_slices(tag_ruleset(read_game_tag(sizes))):
+            return "'rest_wild' needs a game with a wild rank"
+        if not sizes.get("rest_hidden", 0):
+            return "'rest_wild' needs a rest branch ('rest_hidden' above 0)"
     return None
 
 

@@ -206,6 +206,8 @@ def _open_run(torch, args: Args, given: set[str] | None = None) -> Run:
             sizes["shared_peasants"] = 1
         if args.history_lstm:
             sizes["history_lstm"] = args.history_lstm
+        if args.rest_wild:
+            sizes["rest_wild"] = 1
         history, changes = [{"session": 0, "frames": 0, "options": asdict(args)}], {}
     _check_backend(torch, args)
     device = torch.device(args.device)

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ddz.agents.hard_wild import wild_ranks, wild_rest_features
 from ddz.train.frames import cards_from_counts, rest_from_obs, unpack_hidden, unpack_obs
 from ddz_env.moves import move_table
 from ddz_env.observation import encode_cards, move_features
@@ -60,6 +61,7 @@ class Learner:
         self.batch_size, self.device = args.batch_size, device
         self.wp_weight, self.max_grad_norm = args.wp_weight, args.max_grad_norm
         self.rules = rules = model.ruleset
+        self.rest_reads_wild = bool(model.sizes.get("rest_wild"))
         self.feats = torch.from_numpy(np.array(move_features(rules))).to(device)
         self.counts_table = torch.from_numpy(move_table(rules).counts.astype(np.float32)).to(device)
         self.buf: list[dict] = []
@@ -141,7 +143,12 @@ class Learner:
         if take["move"].ndim == 2:  # the wildcard game: the cards shown, then the rest read
             counts = torch.as_tensor(take["move"].astype(np.float32), device=device)
             move = cards_from_counts(torch, counts[:, :15], self.rules)
-            rest = cards_from_counts(torch, counts[:, 15:], self.rules)
+            if self.rest_reads_wild:  # the rest as it is, with its wild rank
+                wild = wild_ranks(obs.cpu().numpy(), self.rules)
+                feats = wild_rest_features(take["move"][:, 15:], wild, self.rules.deck)
+                rest = torch.as_tensor(feats, device=device)
+            else:
+                rest = cards_from_counts(torch, counts[:, 15:], self.rules)
         else:
             move_ids = torch.as_tensor(take["move"].astype(np.int64), device=device)
             move = self.feats[move_ids]

@@ -52,7 +52,7 @@ import torch
 from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
-from ddz.agents.hard_wild import CHUNK
+from ddz.agents.hard_wild import CHUNK, wild_rest_width
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
 from ddz.train.frames import hidden_width
 from ddz_env.observation import (
@@ -87,6 +87,7 @@ class RoleNet(nn.Module):
         card_width: int = 54,
         history_lstm: int = 0,
         history: tuple[int, int] = (492, 1302),
+        rest_width: int | None = None,
     ):
         super().__init__()
         layers: list[nn.Module] = []
@@ -110,8 +111,10 @@ class RoleNet(nn.Module):
         self.head = _head(joint, head)
         self.rest_mlp = None
         if rest_hidden:
+            #: the rest's card encoding, or with ``rest_width`` wider, what a branch that
+            #: reads the wild cards reads (:func:`ddz.agents.hard_wild.wild_rest_features`)
             self.rest_mlp = nn.Sequential(
-                nn.Linear(card_width, rest_hidden),
+                nn.Linear(rest_width or card_width, rest_hidden),
                 nn.ReLU(),
                 nn.Linear(rest_hidden, joint, bias=False),
             )
@@ -171,13 +174,16 @@ class NetScorer:
     (NumPy in and out; no gradients): the rest branch of rank counts (``deck``'s card
     encoding) added to the plays' sums ``a + e`` and the heads' ranking value, computed in
     place in buffers of ``rows`` rows. The rest branch's first layer is a sum of table rows,
-    one per rank and count (the card encoding is 0/1 by rank and level), and the heads' first
+    one per rank and count (the card encoding is 0/1 by rank and level; a branch that reads the
+    wild cards adds one for the wild cards kept and one for the wild rank), and the heads' first
     layers one product (the ranking value ``q_wp + points_mix * q_points`` is linear in their
     hidden units)."""
 
     def __init__(self, net: RoleNet, deck, rows: int = CHUNK):
         self.net, self.deck = net, deck
         self.has_rest = net.rest_mlp is not None
+        cards = len(card_levels(deck)[0])
+        self.reads_wild = self.has_rest and net.rest_mlp[0].in_features > cards
         with torch.no_grad():
             heads = [net.head] if net.wp is None else [net.head, net.wp]
             mix = [1.0] if net.wp is None else [net.points_mix, 1.0]
@@ -194,8 +200,16 @@ class NetScorer:
                 table = torch.zeros(15, top + 1, first.shape[1])
                 for col, (r, k) in enumerate(zip(rank.tolist(), level.tolist())):
                     table[r, k + 1 :] += first[col]
-                self.rest_table = table.reshape(-1, first.shape[1])
+                parts = [table.reshape(-1, first.shape[1])]
+                if self.reads_wild:
+                    # then a row per count of wild cards kept (the thermometer's numbers
+                    # below it summed), a row per wild rank, and a row of zeros (no wild rank)
+                    levels = first[cards : cards + top]
+                    kept = torch.cat([torch.zeros(1, first.shape[1]), levels.cumsum(0)])
+                    parts += [kept, first[cards + top :], torch.zeros(1, first.shape[1])]
+                self.rest_table = torch.cat(parts)
                 self.rest_offsets = np.arange(15, dtype=np.int64) * (top + 1)
+                self.kept_row, self.rank_row = 15 * (top + 1), 15 * (top + 1) + top + 1
                 self.rest_b = net.rest_mlp[0].bias
                 self.rest_w2 = net.rest_mlp[2].weight.t().contiguous()
         joint, hidden = self.head_w.shape
@@ -207,10 +221,22 @@ class NetScorer:
         hidden = torch.addmm(self.head_b, sums, self.head_w, out=self.hidden[: len(sums)])
         return (hidden.relu_() @ self.out_w + self.out_b).numpy()
 
-    def score(self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def score(
+        self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray, wild: np.ndarray
+    ) -> np.ndarray:
         n = len(at)
         with torch.no_grad():
-            rows = torch.from_numpy(counts.astype(np.int64) + self.rest_offsets)
+            rows = counts.astype(np.int64) + self.rest_offsets
+            if self.reads_wild:  # the natural cards, the wild cards kept, the wild rank
+                have = np.flatnonzero(wild >= 0)
+                kept = np.zeros(n, np.int64)
+                kept[have] = counts[have, wild[have]]
+                rows[have, wild[have]] = self.rest_offsets[wild[have]]
+                rank = np.where(wild >= 0, wild, 13)
+                rows = np.concatenate(
+                    [rows, (self.kept_row + kept)[:, None], (self.rank_row + rank)[:, None]], 1
+                )
+            rows = torch.from_numpy(rows)
             hidden = torch.nn.functional.embedding_bag(rows, self.rest_table, mode="sum")
             hidden += self.rest_b
             sums = torch.index_select(
@@ -249,19 +275,38 @@ def history_columns(rules) -> dict:
     return {"history": (cols.start, cols.stop)}
 
 
+def input_widths(rules, rest_wild: int = 0) -> dict:
+    """The widths of a :class:`RoleNet`'s inputs in ``rules``'s game: the observation, the card
+    encoding, the history's columns, and the rest's (with ``rest_wild``, in a game with a wild
+    rank, what a branch that reads the wild cards reads,
+    :func:`ddz.agents.hard_wild.wild_rest_features`)."""
+    cards = len(card_levels(rules.deck)[0])
+    widths = {"obs_width": obs_size(rules), "card_width": cards, **history_columns(rules)}
+    if rest_wild:
+        if "wild_rank" not in obs_slices(rules):
+            raise ValueError(
+                "a rest branch that reads the wild cards needs a game with a wild rank"
+            )
+        widths["rest_width"] = cards + wild_rest_width(rules.deck)
+    return widths
+
+
 class DMCModel(nn.Module):
     """The role networks and the bid network of one game: ``game`` is its tag
     (:mod:`ddz.agents.model_game`; the classic game by default), the other sizes are
     :class:`RoleNet`'s."""
 
-    def __init__(self, game: dict | None = None, shared_peasants: int = 0, **sizes):
+    def __init__(
+        self, game: dict | None = None, shared_peasants: int = 0, rest_wild: int = 0, **sizes
+    ):
         super().__init__()
         self.game = read_game_tag({"game": game or CLASSIC_TAG})
         self.ruleset = rules = tag_ruleset(self.game)
         self.role_names = rules.rules.role_names
-        widths = {"obs_width": obs_size(rules), "card_width": len(card_levels(rules.deck)[0])}
-        widths.update(history_columns(rules))
+        widths = input_widths(rules, rest_wild)
         self.sizes = {"game": self.game, **sizes}
+        if rest_wild:
+            self.sizes["rest_wild"] = 1
         if shared_peasants:  # one network, the same module at every peasant role
             self.sizes["shared_peasants"] = 1
             landlord, peasant = RoleNet(**sizes, **widths), RoleNet(**sizes, **widths)
@@ -279,14 +324,13 @@ class Critic(nn.Module):
     sign(G)). It reads what the bots cannot: it stays in training (checkpoint.pt keeps it,
     :func:`export_arrays` never sees it). ``game`` and ``sizes`` are :class:`DMCModel`'s."""
 
-    def __init__(self, game: dict | None = None, shared_peasants: int = 0, **sizes):
+    def __init__(
+        self, game: dict | None = None, shared_peasants: int = 0, rest_wild: int = 0, **sizes
+    ):
         super().__init__()
         rules = tag_ruleset(read_game_tag({"game": game or CLASSIC_TAG}))
-        widths = {
-            "obs_width": obs_size(rules) + hidden_width(rules),
-            "card_width": len(card_levels(rules.deck)[0]),
-            **history_columns(rules),
-        }
+        widths = input_widths(rules, rest_wild)
+        widths["obs_width"] += hidden_width(rules)
         self.roles = nn.ModuleList(RoleNet(**sizes, **widths) for _ in rules.rules.role_names)
 
 
@@ -400,10 +444,12 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     none in the arrays' game means the same)."""
     meta = json.loads(str(arrays["meta"]))
     source = tag_ruleset(read_game_tag(meta))
+    cards = card_map(source.deck, model.ruleset.deck)
     rows = {
         "state": layout_map(source, model.ruleset),
-        **dict.fromkeys(("move", "rest", "bid"), card_map(source.deck, model.ruleset.deck)),
+        **dict.fromkeys(("move", "rest", "bid"), cards),
     }
+    rows["rest"] = _rest_rows(model, arrays, source, cards)
 
     def take(prefix: str, module: nn.Module, part: str) -> None:
         for k, lin in enumerate(_linears(module)):
@@ -411,7 +457,7 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
             if k == 0 and part in rows:  # (in, out): the inputs read by meaning
                 have = rows[part] >= 0
                 wide = np.zeros((len(rows[part]), w.shape[1]), np.float32)
-                if len(w) != len(card_levels(source.deck)[0]) and part != "state":
+                if part in ("move", "bid") and len(w) != len(card_levels(source.deck)[0]):
                     raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not a card encoding")
                 if part == "state" and len(w) != obs_size(source):
                     raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not {obs_size(source)}")
@@ -460,6 +506,31 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
     return {**meta, "stand_ins": stand_ins, "new_inputs": new_inputs}
+
+
+def _rest_rows(model: DMCModel, arrays, source, cards: np.ndarray) -> np.ndarray:
+    """For each input of the model's rest branch, the input of the arrays' that means the same
+    (-1: none): the card encoding by rank and level (``cards``), then the wild numbers of a
+    branch that reads the wild cards, from the arrays' own where their branch reads them too
+    (and at zero where it does not: a classic branch starts one that reads the wild cards);
+    ``ValueError`` where the arrays' branch reads the wild cards and the model's does not, or
+    where the arrays' branch is of another width."""
+    key = f"{source.rules.role_names[0]}.rest.0.w"
+    width = len(card_levels(source.deck)[0])
+    have = len(arrays[key]) if key in arrays else width
+    wild = have - width
+    if wild and wild != wild_rest_width(source.deck):
+        raise ValueError(f"{key} has {have} inputs, not a rest of the card encoding")
+    net = model.roles[0].rest_mlp
+    extra = 0 if net is None else net[0].in_features - len(cards)
+    if wild and not extra:
+        raise ValueError(
+            "the arrays' rest branch reads the wild cards and the model's does not (--rest-wild)"
+        )
+    if not extra:
+        return cards
+    ids = np.arange(width, width + extra) if wild else np.full(extra, -1)
+    return np.concatenate([cards, ids])
 
 
 def _check_parts(model: DMCModel, arrays, role: str, same_game: bool) -> bool:
