@@ -291,8 +291,9 @@ def validate_arrays(arrays) -> tuple[dict, dict[str, Layers]]:
     game's observation, 1302 numbers in the classic game, 2,679 with four players; move from
     the width of its move features, rest and bid from the width of its card encoding, 54 or
     108, the rest of a game with a wild rank from that width or from that width and the wild
-    numbers of :func:`ddz.agents.hard_wild.wild_rest_features`; heads to 1), with every bias of its layer's width (none on the last layer of ``move``
-    and ``rest``), all values finite once in float32, and no other entry.
+    numbers of :func:`ddz.agents.hard_wild.wild_rest_features`; heads to 1), with every bias
+    of its layer's width (none on the last layer of ``move`` and ``rest``), all values finite
+    once in float32, and no other entry.
     """
     meta, tag, ruleset = _validate_meta(arrays)
     return meta, _validate_layers(arrays, ruleset)

@@ -18,6 +18,9 @@ hand (``encode_cards(hand - move)``): how good the rest of the hand is, the ques
 asks of every move, is then one small MLP away instead of something the head must work out
 from ``a + e``. Its last layer starts at zero, so a model initialised from one without this
 branch (``rest_hidden=0``, the first format) plays exactly as before until training moves it.
+In the wildcard game the branch may also read the wild cards kept and the wild rank
+(``rest_wild``: :func:`ddz.agents.hard_wild.wild_rest_features`, 71 numbers), so that each
+play is scored once rather than with its kept wild cards read again at other ranks.
 
 With ``wp_head`` a second head of the same shape reads the same sum and is trained on the
 win/loss (±1) of the same frames while the first keeps the points: moves are ranked by
