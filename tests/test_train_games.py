@@ -476,7 +476,7 @@ def test_distilling_the_wildcard_models_reading_fits_the_branch_that_reads_the_w
 
     shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "hard_wild.npz"
     out = tmp_path / "wide.npz"
-    argv = ["--model", str(shipped), "--out", str(out), "--deals", "12", "--seed", "3"]
+    argv = ["--model", str(shipped), "--out", str(out), "--deals", "6", "--seed", "3"]
     assert distill_wild.main([*argv, "--embed-epochs", "1", "--value-epochs", "2"]) == 0
     model, old = load_model(out), load_model(shipped)
     assert model.rest_reads_wild
