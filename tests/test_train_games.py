@@ -492,3 +492,6 @@ def test_distilling_the_wildcard_models_reading_fits_the_branch_that_reads_the_w
     capsys.readouterr()
     assert distill_wild.main(["--model", str(out), "--out", str(tmp_path / "again.npz")]) == 2
     assert "nothing to distil" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        distill_wild.main(["--help"])
+    assert exited.value.code == 0 and "--value-epochs" in capsys.readouterr().out

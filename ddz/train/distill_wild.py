@@ -240,14 +240,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--model",
-        default="checkpoints/hard_wild.npz",
-        help="the wildcard model whose reading is distilled (default: %(default)s)",
+        default="",
+        help="the wildcard model whose reading is distilled (default: the shipped one, "
+        "checkpoints/hard_wild.npz)",
     )
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument(
         "--deals", type=number(1, 1_000_000), default=3000, help="deals recorded (default 3000)"
     )
-    parser.add_argument("--seed", type=number(0, 2**32 - 1), default=101, help="deals' seed")
+    parser.add_argument(
+        "--seed", type=number(0, 2**32 - 1), default=101, help="the deals' seed (default 101)"
+    )
     parser.add_argument(
         "--embed-epochs",
         type=number(0, 1000),
@@ -261,16 +264,21 @@ def _parser() -> argparse.ArgumentParser:
         help="epochs then fitting the heads' values to the reading's (default 10)",
     )
     parser.add_argument(
-        "--lr", type=number(0, 1, float, above=True), default=3e-4, help="Adam's learning rate"
+        "--lr",
+        type=number(0, 1, float, above=True),
+        default=3e-4,
+        help="Adam's learning rate (default 3e-4)",
     )
-    parser.add_argument("--threads", type=number(1, 1024), default=2, help="torch threads")
+    parser.add_argument(
+        "--threads", type=number(1, 1024), default=2, help="torch threads (default 2)"
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from ddz.agents.hard import ModelFileError
+    from ddz.agents.hard import ModelFileError, shipped_file
     from ddz.common import output_problem
 
     parser = _parser()
@@ -281,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     try:
         meta = distill(
-            args.model,
+            args.model or str(shipped_file("hard_wild.npz")),
             args.out,
             args.deals,
             args.seed,
