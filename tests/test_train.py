@@ -458,6 +458,7 @@ def test_actor_against_the_normal_bot_records_only_its_own_side():
     assert sum(len(c["episodes"]) for c in chunks) == 0  # no self-play game: no charts, no bid data
 
 
+@pytest.mark.slow
 def test_the_device_burst_recipe_trains_and_writes_its_files(tmp_path):
     """``ddz/train/device_burst.sh`` (the model card's GPU stage), started from another folder
     with tiny sizes on the CPU: a checkpoint, the model beside it and its copy in $OUT, the log."""

@@ -461,7 +461,7 @@ def test_the_actor_profile_splits_a_step_into_its_parts():
         main(["--profile", "1", "--model", "no-such-model.npz"])
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_distilling_the_wildcard_models_reading_fits_the_branch_that_reads_the_wild_cards(
     tmp_path, capsys
 ):

@@ -103,7 +103,9 @@ def results(run: Run, jobs, workers: int = 1, ordered: bool = True) -> Iterator:
     """What ``run.play`` returns for every job of ``jobs``: in this process when ``workers`` is
     1, else in a pool of ``workers`` processes (each installing ``run``, built there: the
     agents go as their specs), in job order with at most ``2 * workers`` jobs in flight, or
-    with ``ordered=False`` as they finish."""
+    with ``ordered=False`` as they finish. Once every job is done the pool is closed and
+    joined (its workers end on their own); it is terminated only when the caller stops early
+    or a job raises."""
     if workers == 1:
         install(run)
         for job in jobs:
@@ -114,3 +116,8 @@ def results(run: Run, jobs, workers: int = 1, ordered: bool = True) -> Iterator:
             yield from in_order(pool, jobs, 2 * workers)
         else:
             yield from pool.imap_unordered(work, jobs)
+        # every job done: the workers stop at the end of the queue, and leaving the block
+        # (which terminates the pool, by signal) finds them gone; a worker signalled while it
+        # waited on the queue's lock was once seen never to stop
+        pool.close()
+        pool.join()
