@@ -18,9 +18,9 @@ a card of the wild rank, far weaker. This fits the wide branch to the reading in
    fitted by Adam (a twentieth of the plays held out, their mean squared error printed), first
    (``--embed-epochs``) so that its output is the model's branch of the reading chosen, then
    (``--value-epochs``) so that the role's heads, unchanged, on ``state + move + branch`` give
-   the value of the reading. In both stages the natural cards of each play with no wild card
-   kept are also fitted to the model's branch of them: the plays that keep no wild card are
-   scored as before.
+   the value of the reading. In both stages each recorded rest's natural cards, read as a
+   rest that keeps no wild card, are also fitted to the model's branch of them, so that the
+   plays that keep no wild card are scored as before.
 
 The other networks (state, move, heads, bid) and the metadata (bid thresholds, the points mix)
 are the model's. The result is a model file for Hard (``ddz eval hard:OUT ... --wild``) and for
