@@ -364,7 +364,7 @@ def _rest_width(first: np.ndarray | None, ruleset: Ruleset) -> int:
     branch that reads the wild cards reads beyond it
     (:func:`ddz.agents.hard_wild.wild_rest_width`)."""
     cards = ruleset.rules.card_width
-    if "wild_rank" not in obs_slices(ruleset) or first is None:
+    if not hard_wild.has_wild_rank(ruleset) or first is None:
         return cards
     wide = cards + hard_wild.wild_rest_width(ruleset.deck)
     return wide if len(first) == wide else cards

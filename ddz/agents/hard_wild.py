@@ -242,6 +242,12 @@ def _first_listed(groups, codes, ask_groups, ask_codes) -> np.ndarray:
 CHUNK = 2048
 
 
+def has_wild_rank(ruleset: Ruleset) -> bool:
+    """Whether ``ruleset``'s game draws a wild rank (its observation has the ``wild_rank``
+    field): the games whose models may read the wild cards in their rest branch."""
+    return "wild_rank" in obs_slices(ruleset)
+
+
 def wild_rest_width(deck) -> int:
     """The numbers a rest branch that reads the wild cards (:func:`wild_rest_features`) reads
     beyond ``deck``'s card encoding: a thermometer of the wild cards kept, as wide as a rank's

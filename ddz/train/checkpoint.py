@@ -194,10 +194,10 @@ def _check_sizes(sizes) -> str | None:
         if key in sizes and (sizes[key] not in (0, 1) or isinstance(sizes[key], bool)):
             return f"'{key}' must be 0 or 1"
     if sizes.get("rest_wild"):
+        from ddz.agents.hard_wild import has_wild_rank
         from ddz.agents.model_game import tag_ruleset
-        from ddz_env.observation import obs_slices
 
-        if "wild_rank" not in obs_slices(tag_ruleset(read_game_tag(sizes))):
+        if not has_wild_rank(tag_ruleset(read_game_tag(sizes))):
             return "'rest_wild' needs a game with a wild rank"
         if not sizes.get("rest_hidden", 0):
             return "'rest_wild' needs a rest branch ('rest_hidden' above 0)"

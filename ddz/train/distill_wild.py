@@ -184,12 +184,12 @@ def distill(
     file's metadata."""
     import torch
 
+    from ddz.agents import hard_wild
     from ddz.agents.hard import load_model
     from ddz.train.model import DMCModel, load_arrays, save_npz
-    from ddz_env.observation import obs_slices
 
     old = load_model(model_path)
-    if "wild_rank" not in obs_slices(old.ruleset):
+    if not hard_wild.has_wild_rank(old.ruleset):
         raise ValueError(f"{model_path} is not a model of a game with wild cards")
     if not old.has_rest or old.rest_reads_wild:
         raise ValueError(

@@ -55,7 +55,7 @@ import torch
 from torch import nn
 
 from ddz.agents.hard import MODEL_FORMAT
-from ddz.agents.hard_wild import CHUNK, wild_rest_width
+from ddz.agents.hard_wild import CHUNK, has_wild_rank, wild_rest_width
 from ddz.agents.model_game import CLASSIC_TAG, read_game_tag, tag_ruleset
 from ddz.train.frames import hidden_width
 from ddz_env.observation import (
@@ -286,7 +286,7 @@ def input_widths(rules, rest_wild: int = 0) -> dict:
     cards = len(card_levels(rules.deck)[0])
     widths = {"obs_width": obs_size(rules), "card_width": cards, **history_columns(rules)}
     if rest_wild:
-        if "wild_rank" not in obs_slices(rules):
+        if not has_wild_rank(rules):
             raise ValueError(
                 "a rest branch that reads the wild cards needs a game with a wild rank"
             )
