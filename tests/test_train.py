@@ -115,6 +115,42 @@ def test_rest_from_obs_reads_the_card_encoding_of_the_ruleset(players):
             game.reset(games=over)
 
 
+@pytest.mark.parametrize("history_lstm", [0, 8])
+def test_the_actors_state_encoding_is_the_networks(history_lstm):
+    """The actor's state encoding (the first layer summed over each observation's nonzero
+    numbers; with a history LSTM, the network's own pass) equals the network's forward pass, on
+    observations of real games with a non-binary number set (the log2 multiplier), an
+    all-zero row and (without the LSTM) an empty batch."""
+    from ddz.train.model import DMCModel, NetScorer
+
+    rules = Ruleset(bidding="none")
+    torch.manual_seed(3)
+    model = DMCModel(
+        state_hidden=(32,),
+        move_hidden=8,
+        joint=16,
+        head=4,
+        rest_hidden=8,
+        wp_head=1,
+        history_lstm=history_lstm,
+    )
+    for p in model.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    game = Game(24, rules, seed=5)
+    rng = np.random.default_rng(6)
+    for _ in range(6):
+        game.step(game.sample_actions(rng))
+    obs = observe(game)
+    obs[:, OBS_SLICES["log2_multiplier"].start] = rng.random(24, dtype=np.float32) * 3
+    obs[7] = 0
+    for net in model.roles:
+        scorer = NetScorer(net, rules.deck)
+        want = net.encode_state(torch.from_numpy(obs)).detach().numpy()
+        np.testing.assert_allclose(scorer.encode_state(obs), want, rtol=1e-5, atol=1e-5)
+        if not history_lstm:  # the summed first layer of no observations
+            assert scorer.encode_state(obs[:0]).shape == (0, 16)
+
+
 def test_role_targets_points_and_wp():
     # seat 2 is landlord and won with 2**1 multiplier (base 1): landlord +4, peasants -2 each
     payoffs = np.array([[-2.0, -2.0, 4.0], [1.0, -2.0, 1.0]])

@@ -215,9 +215,32 @@ class NetScorer:
                 self.kept_row, self.rank_row = 15 * (top + 1), 15 * (top + 1) + top + 1
                 self.rest_b = net.rest_mlp[0].bias
                 self.rest_w2 = net.rest_mlp[2].weight.t().contiguous()
+            # the state network's first layer by columns: an observation is mostly zeros,
+            # so its product is a sum of the weights of its nonzero numbers
+            self.state_first = None
+            if net.history_lstm is None:
+                first = net.state_mlp[0]
+                self.state_first = (first.weight.t().contiguous(), first.bias.clone())
         joint, hidden = self.head_w.shape
         self.sums = torch.empty(rows, joint)
         self.hidden = torch.empty(rows, hidden)
+
+    def encode_state(self, obs: np.ndarray) -> np.ndarray:
+        """(n, obs size) observations → (n, joint) state encodings, as
+        ``RoleNet.encode_state``: the first layer a weighted sum of the weight rows of each
+        observation's nonzero numbers (one ``embedding_bag``), the layers after it as they are."""
+        with torch.no_grad():
+            if self.state_first is None:
+                return self.net.encode_state(torch.from_numpy(obs)).numpy()
+            obs = torch.from_numpy(obs)
+            row, col = obs.nonzero(as_tuple=True)
+            weights, bias = self.state_first
+            offsets = torch.searchsorted(row, torch.arange(len(obs)))
+            first = torch.nn.functional.embedding_bag(
+                col, weights, offsets, mode="sum", per_sample_weights=obs[row, col]
+            )
+            first += bias
+            return self.net.state_mlp[1:](first).numpy()
 
     def _heads(self, sums: torch.Tensor) -> np.ndarray:
         sums.relu_()
