@@ -37,10 +37,6 @@ its plays as the classic combination it stands for:
   showing the same combination, is not scored (:func:`spends_wild_for_natural`): the other
   play keeps the wild card, and its rest with that card read at the natural card's rank is
   this play's rest, one of the readings it tries.
-* **A four with two paid with wild cards** (a four and its kickers, some of the four's cards
-  wild) is not scored unless it empties the hand (:func:`wild_four_with_two`): spending wild
-  cards on a four that leaves with two kickers is seldom the best play, and such plays were a
-  third of the plays scored (the leads of hands that hold wild cards list hundreds of them).
 * **Bids** are the classic bid network's on the 17 cards dealt (the wild rank is drawn after
   the auction): :meth:`ddz.agents.hard.HardAgent.bid` unchanged.
 
@@ -74,7 +70,6 @@ from ddz_env.infoset import InfoSet
 from ddz_env.legal import legal_pairs
 from ddz_env.observation import encode_cards, map_layout, obs_slices, observe, observe_infoset
 from ddz_env.rules import Ruleset
-from ddz_env.rules.combos import MoveType
 from ddz_env.rules.wild import play_body, play_consumed, stood_for, swap_card
 
 #: how many of the wild cards left in hand the rest branch may read at another rank
@@ -207,36 +202,6 @@ def spends_wild_for_natural(codes, wild, groups=None, shown=None, consumed=None)
     out = np.zeros(n, bool)
     out[row[hit[same.all(-1)]]] = True
     return out
-
-
-#: the four with two (singles or pairs): ``MoveType`` values
-_FOUR_WITH_TWO = (MoveType.FOUR_WITH_TWO_SINGLES, MoveType.FOUR_WITH_TWO_PAIRS)
-
-
-def wild_four_with_two(codes, wild, hands, consumed=None) -> np.ndarray:
-    """(n,) bool: which of the plays ``codes`` (n,) of the wild rank ``wild`` (n,) are a four
-    with two (singles or pairs) whose cards include wild cards and which do not empty the hand
-    ``hands`` (n, 15) they are played from: wild cards spent on a four that leaves with its
-    kickers. The agent does not score these (one in three of the plays a wildcard actor
-    scored; measured no weaker, docs/wild.md). ``consumed``: :func:`play_consumed` of the
-    codes, where already read."""
-    codes = np.asarray(codes, np.int64)
-    n = len(codes)
-    wild = np.broadcast_to(np.asarray(wild, np.int64), (n,))
-    consumed = play_consumed(codes) if consumed is None else consumed
-    four = np.isin(codes & 15, _FOUR_WITH_TWO) & (wild >= 0)
-    spends = consumed[np.arange(n), np.maximum(wild, 0)] > 0
-    empties = consumed.sum(1) == np.asarray(hands, np.int64).sum(1)
-    return four & spends & ~empties
-
-
-def plays_left_out(codes, wild, groups, hands, shown=None, consumed=None) -> np.ndarray:
-    """(n,) bool: the plays the agent does not score (its networks never see them):
-    :func:`spends_wild_for_natural` and :func:`wild_four_with_two`. ``hands`` (n, 15): the
-    hand each play is played from."""
-    consumed = play_consumed(codes) if consumed is None else consumed
-    natural = spends_wild_for_natural(codes, wild, groups, shown, consumed)
-    return natural | wild_four_with_two(codes, wild, hands, consumed)
 
 
 #: the bits of a play code below its tag and the bit above its fields (never set)
@@ -393,7 +358,7 @@ def play_values(
     other ranks (:func:`read_again`; a rest branch that reads the wild cards itself,
     :attr:`Scorer.reads_wild`, scores each play once, as it is) plus ``bonus`` per wild card
     kept. Plays ``left_out``
-    (n,) bool (:func:`plays_left_out`) are not scored: -inf. Returns the values and
+    (n,) bool (:func:`spends_wild_for_natural`) are not scored: -inf. Returns the values and
     the rests (n, 15) int16 they were scored with; without the rest branch, the plain
     scores of ``joint`` (nothing read again, no bonus)."""
     bonus = WILD_BONUS if bonus is None else bonus
@@ -467,7 +432,7 @@ def batch_scores(
     and ``hands`` (g, 15) the hands they are played from; ``codes`` (n,) the play codes (0 the pass) and
     ``groups`` (n,) the decision of each. Each play is shown as the combination it stands for
     and scored by :func:`play_values` (``options``: its ``rounds``, ``bonus``, ``together``),
-    all of them in one batch; the plays :func:`plays_left_out` are -inf. ``sums``
+    all of them in one batch; the plays :func:`spends_wild_for_natural` are -inf. ``sums``
     (n, J): each play's ``state + move`` (zeros for those left out), to which a rest's
     encoding adds (:meth:`ModelScorer.score`)."""
     codes = np.asarray(codes, np.int64)
@@ -475,15 +440,14 @@ def batch_scores(
     wilds = wild_ranks(obs, ruleset)[groups]
     consumed = play_consumed(codes)
     shown = represented(codes, wilds, consumed)
-    hands = np.asarray(hands, np.int16)[groups]
-    left_out = plays_left_out(codes, wilds, groups, hands, shown, consumed)
+    left_out = spends_wild_for_natural(codes, wilds, groups, shown, consumed)
     kept = ~left_out
     state = model.encode_state(role, represented_observation(obs, ruleset, model_ruleset(model)))
     joint = state[groups[kept]] + model.encode_moves(role, encode_cards(shown[kept]))
     q, rests = play_values(
         ModelScorer(model, role),
         joint,
-        hands,
+        np.asarray(hands, np.int16)[groups],
         consumed,
         wilds,
         groups=groups,

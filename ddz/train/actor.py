@@ -15,7 +15,7 @@ In the wildcard game (``--wild``) the actions are the listed plays of the wild e
 shown as the combination it stands for (its move embedding: the move table's row of those
 cards) and scored as Hard plays it (:mod:`ddz.agents.hard_wild`: the rest of the hand with its
 wild cards read again where that raises the value, a bonus per wild card kept, the plays that
-spend a wild card where a natural one would do, or on a four with two, left out), and its frame's move is the rank
+spend a wild card where a natural one would do left out), and its frame's move is the rank
 counts of that combination and of that rest.
 
 :func:`actor_loop` is the loop of one actor over a transport: the backends
@@ -32,9 +32,9 @@ import numpy as np
 from ddz.agents.base import open_call
 from ddz.agents.hard_wild import (
     play_values,
-    plays_left_out,
     represented,
     represented_observation,
+    spends_wild_for_natural,
     wild_ranks,
 )
 from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
@@ -57,7 +57,7 @@ class Pairs(NamedTuple):
     (:meth:`SelfPlay._pairs`): ``rows`` the move-table row of the cards each shows (-1: none),
     ``shown`` those cards and ``spent`` the real cards it takes (rank counts, (n, 15)),
     ``wild`` its game's wild rank (-1: none), ``left_out`` the plays not scored
-    (:func:`ddz.agents.hard_wild.plays_left_out`; ``None``: none)."""
+    (:func:`ddz.agents.hard_wild.spends_wild_for_natural`; ``None``: none)."""
 
     rows: np.ndarray
     shown: np.ndarray
@@ -298,8 +298,7 @@ class SelfPlay:
         keys = shown.astype(np.int64) @ _KEY
         at = np.minimum(np.searchsorted(self.table_keys, keys), len(self.table_keys) - 1)
         rows = np.where(self.table_keys[at] == keys, self.table_rows[at], -1)
-        hands = game.hands[gb, game.current_player[gb]]
-        left_out = plays_left_out(codes, wild, gb, hands, shown, consumed)
+        left_out = spends_wild_for_natural(codes, wild, gb, shown, consumed)
         return Pairs(rows, shown, consumed, wild, left_out)
 
     def _scores(self, obs, roles, mine, gb, pairs: Pairs) -> tuple[np.ndarray, np.ndarray]:
