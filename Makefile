@@ -33,8 +33,11 @@ play: $(PLAY_VENV)/.installed
 #: heavy checks (markers in pyproject.toml). `make test` runs all but the slow checks.
 FAST := not slow and not ray and not pty and not train and not examples and not heavy
 
+#: the default suite on two processes (pytest-xdist), then the terminal tests alone: they time
+#: a game played in a pseudo-terminal and miss their prompts on cores busy with other tests
 test: $(VENV)/.installed browser
-	$(VENV)/bin/python -m pytest -q -x --durations=10
+	$(VENV)/bin/python -m pytest -q -x --durations=10 -n 2 -m "not slow and not pty"
+	$(VENV)/bin/python -m pytest -q -x -m "pty and not slow"
 
 #: Chromium and its driver for the browser tests of `ddz serve` (tests/test_web_browser.py): installed
 #: with apt-get where they are missing and that can be done (as root, or with sudo that asks no

@@ -66,6 +66,18 @@ def test_the_fast_lane_leaves_out_every_registered_marker():
     assert fast == " and ".join(f"not {name}" for name in re.findall(r"not (\w+)", fast))
 
 
+def test_make_test_runs_every_test_of_the_default_suite_once():
+    """``make test`` runs the default suite in two passes (in parallel, then one lane alone):
+    together they select every test that is not slow, and no test twice."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    passes = re.findall(r'pytest .*-m "([^"]+)"', recipe)
+    assert len(passes) == 2
+    lane = re.fullmatch(r"not slow and not (\w+)", passes[0]).group(1)
+    assert passes[1] == f"{lane} and not slow"
+    assert "-n " in recipe.split("\n")[1] and "-n " not in recipe.split("\n")[2]
+
+
 @pytest.mark.heavy
 def test_a_module_marked_as_a_whole_is_not_imported_by_a_lane_without_its_tests(pytester):
     pytester.makeconftest((TESTS / "conftest.py").read_text(encoding="utf-8"))
