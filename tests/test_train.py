@@ -116,11 +116,11 @@ def test_rest_from_obs_reads_the_card_encoding_of_the_ruleset(players):
 
 
 @pytest.mark.parametrize("history_lstm", [0, 8])
-def test_the_actors_state_encoding_is_the_networks(history_lstm):
-    """The actor's state encoding (the first layer summed over each observation's nonzero
-    numbers; with a history LSTM, the network's own pass) equals the network's forward pass, on
-    observations of real games with a non-binary number set (the log2 multiplier), an
-    all-zero row and (without the LSTM) an empty batch."""
+def test_the_state_encoding_is_the_dense_product(history_lstm):
+    """The state network's first layer summed over each observation's nonzero numbers (the
+    learner's pass, and the actor's with its weights kept) gives the values and the gradients
+    of the dense product of its layers, on observations of real games with a non-binary number
+    set (the log2 multiplier), an all-zero row and (without the LSTM) an empty batch."""
     from ddz.train.model import DMCModel, NetScorer
 
     rules = Ruleset(bidding="none")
@@ -143,10 +143,23 @@ def test_the_actors_state_encoding_is_the_networks(history_lstm):
     obs = observe(game)
     obs[:, OBS_SLICES["log2_multiplier"].start] = rng.random(24, dtype=np.float32) * 3
     obs[7] = 0
+    x = torch.from_numpy(obs)
     for net in model.roles:
+        if history_lstm:  # the LSTM's pass, then the layers as they are
+            _, (last, _) = net.history_lstm(x[:, slice(*net.history)].reshape(24, -1, 54))
+            start, stop = net.history
+            dense_in = torch.cat([x[:, :start], x[:, stop:], last[0]], dim=1)
+        else:
+            dense_in = x
+        want = net.state_mlp(dense_in)
+        got = net.encode_state(x)
+        np.testing.assert_allclose(got.detach(), want.detach(), rtol=1e-5, atol=1e-5)
         scorer = NetScorer(net, rules.deck)
-        want = net.encode_state(torch.from_numpy(obs)).detach().numpy()
-        np.testing.assert_allclose(scorer.encode_state(obs), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(scorer.encode_state(obs), want.detach(), rtol=1e-5, atol=1e-5)
+        first = net.state_mlp[0]
+        (grad_want,) = torch.autograd.grad(want.square().sum(), first.weight)
+        (grad_got,) = torch.autograd.grad(got.square().sum(), first.weight)
+        np.testing.assert_allclose(grad_got, grad_want, rtol=1e-4, atol=1e-4)
         if not history_lstm:  # the summed first layer of no observations
             assert scorer.encode_state(obs[:0]).shape == (0, 16)
 
