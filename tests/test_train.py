@@ -29,7 +29,7 @@ from ddz.train.frames import (  # noqa: E402
     rest_from_obs,
     unpack_obs,
 )
-from tests.train_harness import run_actor  # noqa: E402
+from tests.train_harness import TINY_SIZES, run_actor  # noqa: E402
 
 pytestmark = pytest.mark.train
 
@@ -125,15 +125,7 @@ def test_the_state_encoding_is_the_dense_product(history_lstm):
 
     rules = Ruleset(bidding="none")
     torch.manual_seed(3)
-    model = DMCModel(
-        state_hidden=(32,),
-        move_hidden=8,
-        joint=16,
-        head=4,
-        rest_hidden=8,
-        wp_head=1,
-        history_lstm=history_lstm,
-    )
+    model = DMCModel(**TINY_SIZES, rest_hidden=8, wp_head=1, history_lstm=history_lstm)
     for p in model.parameters():
         torch.nn.init.normal_(p, std=0.3)
     game = Game(24, rules, seed=5)
