@@ -161,14 +161,18 @@ def test_a_batch_of_decisions_chooses_what_each_decision_alone_does(model):
     assert load_model(path).tag == model.tag
 
 
-def test_the_value_of_a_batch_s_choice_is_the_wp_head_of_the_play_and_its_rest():
+@pytest.mark.parametrize("model", ["classic", "wild"])
+def test_the_value_of_a_batch_s_choice_is_the_wp_head_of_the_play_and_its_rest(model):
     """``value="wp"`` (a rollout cut short): the WP head of the play taken, on the state, the
     combination it shows and the rest of the hand, computed here by the model's forward pass
-    where the play keeps no wild card (nothing is read again there)."""
+    (a rest branch that reads the wild cards: on what it reads of the rest; one that does
+    not: where the play keeps no wild card, as nothing is read again there)."""
     from ddz.agents.hard import model_actions, shipped_file
-    from ddz.agents.hard_wild import play_codes
+    from ddz.agents.hard_wild import play_codes, wild_rest_features
 
-    agent = HardAgent(model_path=shipped_file("hard_wild.npz"))
+    agent = HardAgent(
+        model_path=shipped_file("hard.npz" if model == "classic" else "hard_wild.npz")
+    )
     model = agent.fixed
     game = Game(16, Ruleset(game="wild", bidding="none"), seed=5)
     actions, wp = model_actions(model, game, np.arange(16), with_values=True, value="wp")
@@ -178,13 +182,17 @@ def test_the_value_of_a_batch_s_choice_is_the_wp_head_of_the_play_and_its_rest()
         code = int(play_codes(info, np.array([actions[b]]))[0])
         consumed = decode_play(code)[4]
         rest = np.asarray(info.hand) - consumed
-        if rest[info.wild_rank] > 0:
+        if model.rest_reads_wild:
+            rest_feats = wild_rest_features(rest[None], info.wild_rank, model.ruleset.deck)
+        elif rest[info.wild_rank] > 0:
             continue
+        else:
+            rest_feats = encode_cards(rest[None], deck=model.ruleset.deck)
         obs = represented_observation(
             observe_infoset(info)[None], info.ruleset, model_ruleset(model)
         )
         shown = encode_cards(represented(code, info.wild_rank)[None])
-        _, expected = model.both(info.role, obs, shown, encode_cards(rest[None]))
+        _, expected = model.both(info.role, obs, shown, rest_feats)
         assert wp[b] == pytest.approx(float(expected[0]), abs=1e-4)
         checked += 1
     assert checked >= 4

@@ -276,6 +276,15 @@ def wild_rest_features(rests, wild, deck) -> np.ndarray:
     ).astype(np.float32)
 
 
+def rest_inputs(reads_wild: bool, rests, wild, deck) -> np.ndarray:
+    """What a rest branch reads of rests ``rests`` (n, 15) of the wild ranks ``wild`` (n,):
+    :func:`wild_rest_features` where it reads the wild cards (``reads_wild``), else the card
+    encoding of the rests."""
+    if reads_wild:
+        return wild_rest_features(rests, wild, deck)
+    return encode_cards(rests, deck=deck)
+
+
 class Scorer(Protocol):
     """What the scoring of plays needs of one role's networks (the Hard agent's NumPy model,
     :class:`ModelScorer`, and the trainer's torch networks alike)."""
@@ -311,11 +320,9 @@ class ModelScorer:
     def score(
         self, joint: np.ndarray, at: np.ndarray, counts: np.ndarray, wild: np.ndarray
     ) -> np.ndarray:
-        if self.reads_wild:
-            feats = wild_rest_features(counts, wild, self.deck)
-        else:
-            feats = encode_cards(counts, deck=self.deck)
-        sums = self.model.encode_rest(self.role, feats)
+        sums = self.model.encode_rest(
+            self.role, rest_inputs(self.reads_wild, counts, wild, self.deck)
+        )
         sums += joint[at]
         return self.rank(sums)
 
@@ -564,7 +571,8 @@ def model_actions(model, game, games: np.ndarray, value: str = "score"):
         if value == "score":
             best[rows] = q[first]
         else:
-            rest = encode_cards(rests[first], deck=model.ruleset.deck)
+            wild = wild_ranks(obs[rows], game.ruleset)[groups[first]]
+            rest = rest_inputs(model.rest_reads_wild, rests[first], wild, model.ruleset.deck)
             adp, wp = model.values(r, sums[first] + model.encode_rest(r, rest))
             best[rows] = np.clip(adp, -1, 1) if wp is None else wp
     return out, best
