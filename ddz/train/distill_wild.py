@@ -1,6 +1,6 @@
 """Start a wildcard model whose rest branch reads the wild cards, from one that reads them again.
 
-    python -m ddz.train.distill_wild --model checkpoints/hard_wild.npz --out OUT.npz
+    python -m ddz.train.distill_wild --model WILD.npz --out OUT.npz
 
 A model of the wildcard game whose rest branch reads the cards left only (``ddz train
 --wild``) values a wild card kept in hand by reading it again at the ranks that raise the value
@@ -240,9 +240,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--model",
-        default="",
-        help="the wildcard model whose reading is distilled (default: the shipped one, "
-        "checkpoints/hard_wild.npz)",
+        required=True,
+        help="the wildcard model whose reading is distilled: one whose rest branch reads the "
+        "cards left only (ddz train --wild without --rest-wild; the shipped model reads the "
+        "wild cards itself)",
     )
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument(
@@ -278,7 +279,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from ddz.agents.hard import ModelFileError, shipped_file
+    from ddz.agents.hard import ModelFileError
     from ddz.common import output_problem
 
     parser = _parser()
@@ -289,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     try:
         meta = distill(
-            args.model or str(shipped_file("hard_wild.npz")),
+            args.model,
             args.out,
             args.deals,
             args.seed,
