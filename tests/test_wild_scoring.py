@@ -202,7 +202,8 @@ def test_the_actors_values_are_the_straightforward_ones():
     from ddz_env.game import PLAY
     from ddz_env.infoset import infoset
 
-    actor = small_actor(Args(wild=True, actor_batch=3, epsilon=0.0, points_mix=0.3), seed=3)
+    args = Args(wild=True, actor_batch=3, epsilon=0.0, points_mix=0.3, actor_precision="float32")
+    actor = small_actor(args, seed=3)
     hard = HardModel(export_arrays(actor.model, {"points_mix": 0.3}, dtype=np.float32))
     checked = []
 
@@ -239,7 +240,9 @@ def actor_trace(steps: int = 12) -> tuple[str, float]:
     pytest.importorskip("torch")
     from ddz.train.args import Args
 
-    actor = small_actor(Args(wild=True, actor_batch=32, epsilon=0.05), seed=7)
+    # the values recorded are float32's (bfloat16 products round them)
+    args = Args(wild=True, actor_batch=32, epsilon=0.05, actor_precision="float32")
+    actor = small_actor(args, seed=7)
     digest, total = hashlib.sha256(), 0.0
     real = actor._choose
 
@@ -357,3 +360,33 @@ def test_the_actors_scorer_of_a_model_reading_the_wild_cards_is_hards():
         got = actor.score(joint, at, counts, wild)
         want = hard_wild.ModelScorer(model, role).score(joint, at, counts, wild)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 600, 2048])
+def test_the_actors_scorer_in_bfloat16_gives_float32_s_values_within_its_rounding(n):
+    """With its products in bfloat16 (``ddz train --actor-precision bfloat16``) the trainer's
+    scorer gives the float32 scorer's values within bfloat16's rounding (8 significant bits;
+    here within 3 % of the values' mean size) for any number of plays (the rows padded to a
+    multiple of ``PAD``, none of the padding read), and they are rounded: not float32's."""
+    torch = pytest.importorskip("torch")
+    from ddz.train.model import PAD, NetScorer
+
+    net, _ = wide_rest_model(seed=4)
+    rng = np.random.default_rng(n)
+    counts = rng.integers(0, 5, (n, 15)).astype(np.int16)
+    counts[:, 13:] = rng.integers(0, 2, (n, 2))
+    wild = rng.integers(-1, 13, n)
+    joint = rng.normal(size=(n, 16)).astype(np.float32)
+    at = rng.permutation(n)
+    for role in range(3):
+        want = NetScorer(net.roles[role], WILD.deck).score(joint, at, counts, wild)
+        low = NetScorer(net.roles[role], WILD.deck, products=torch.bfloat16)
+        assert low.rest_w2.dtype == low.head_w.dtype == torch.bfloat16
+        assert len(low.heads_in) % PAD == 0
+        low.heads_in.fill_(float("nan"))  # the padding's rows must not reach a value
+        low.rest_in.fill_(float("nan"))
+        got = low.score(joint, at, counts, wild)
+        assert got.dtype == np.float32 and np.isfinite(got).all()
+        np.testing.assert_allclose(got, want, rtol=0, atol=0.03 * np.abs(want).mean())
+        if n > 1:
+            assert not np.array_equal(got, want)

@@ -57,6 +57,7 @@ def measure(
     backend: str = "local",
     wild: bool = False,
     rest_wild: bool = False,
+    actor_precision: str = "auto",
 ) -> dict:
     import torch
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -90,6 +91,8 @@ def measure(
             "--quiet",
             "--backend",
             backend,
+            "--actor-precision",
+            actor_precision,
         ]
         argv += (["--wild"] if wild else []) + (["--rest-wild"] if wild and rest_wild else [])
         code = dmc.main(argv)
@@ -109,6 +112,7 @@ def measure(
     return {
         "game": "wild" if wild else "classic",
         "backend": backend,
+        "actor_precision": actor_precision,
         "seconds": seconds,
         "actors": actors,
         "actor_batch": actor_batch,
@@ -144,13 +148,35 @@ _PARTS = {
 }
 
 
+def _part_seconds(stats: dict, functions) -> float:
+    """The seconds a part of :data:`_PARTS` took: the cumulative time of its ``functions``
+    (file, name) as called from outside the part (a call of one of them from another, such as
+    the scorer's ``encode_state`` calling the network's, counted once)."""
+    inside = {
+        key
+        for key in stats
+        if any(key[0].endswith(file) and key[2] == name for file, name in functions)
+    }
+    # pstats: (file, line, name) -> (calls, primitive calls, tottime, cumtime, callers), each
+    # caller -> the same four numbers for the calls from it
+    return sum(
+        edge[3] for key in inside for caller, edge in stats[key][4].items() if caller not in inside
+    )
+
+
 def profile_actor(
-    steps: int, wild: bool, actor_batch: int, model: str = "", rest_wild: bool = False
+    steps: int,
+    wild: bool,
+    actor_batch: int,
+    model: str = "",
+    rest_wild: bool = False,
+    actor_precision: str = "auto",
 ) -> dict:
     """Where one actor's step goes: ``steps`` steps of ``actor_batch`` games under cProfile
     (after 20 steps to warm up), the networks holding the exported ``model`` (default the
     shipped Hard model; with ``rest_wild`` in a rest branch that reads the wild cards, the
-    inputs the model lacks at zero): per part of :data:`_PARTS`, its ms per step (cumulative time of its
+    inputs the model lacks at zero; its products in ``actor_precision``, ``ddz train
+    --actor-precision``): per part of :data:`_PARTS`, its ms per step (cumulative time of its
     functions; ``rows``: the rest of the step, the features the networks read), the rows the
     networks scored per step, and ``decisions_per_cpu_s`` of ``steps`` more steps without the
     profiler."""
@@ -161,24 +187,17 @@ def profile_actor(
     import torch
 
     from ddz.agents.hard import DEFAULT_MODEL, load_model
-    from ddz.agents.model_game import game_tag
-    from ddz.train.actor import SelfPlay
-    from ddz.train.args import Args, args_ruleset
-    from ddz.train.model import DMCModel, load_arrays
+    from ddz.train.actor import holding
+    from ddz.train.args import Args
 
     torch.set_num_threads(1)
-    args = Args(wild=wild, actor_batch=actor_batch, rest_wild=wild and rest_wild)
-    sizes = {
-        "rest_hidden": args.rest_hidden,
-        "wp_head": int(args.wp_weight > 0),
-        "game": game_tag(args_ruleset(args)),
-    }
-    if args.rest_wild:
-        sizes["rest_wild"] = 1
-    games = SelfPlay(args, sizes, np.random.SeedSequence(5))
-    net = DMCModel(**sizes)
-    load_arrays(net, load_model(model or DEFAULT_MODEL).arrays)
-    games.load_weights(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach())
+    args = Args(
+        wild=wild,
+        actor_batch=actor_batch,
+        rest_wild=wild and rest_wild,
+        actor_precision=actor_precision,
+    )
+    games = holding(load_model(model or DEFAULT_MODEL), args, np.random.SeedSequence(5))
     rows = [0]
     for scorer in games.scorers:  # count the rows each call scores
 
@@ -198,13 +217,7 @@ def profile_actor(
     profiler.disable()
     wall = time.perf_counter() - start
     stats = pstats.Stats(profiler).stats  # (file, line, name) -> (.., .., tottime, cumtime, ..)
-    ms = {}
-    for part, functions in _PARTS.items():
-        ms[part] = sum(
-            v[3]
-            for (file, _, name), v in stats.items()
-            if any(file.endswith(f) and name == n for f, n in functions)
-        )
+    ms = {part: _part_seconds(stats, functions) for part, functions in _PARTS.items()}
     ms["rows"] = wall - sum(ms.values())
     scored = rows[0] / steps
     cpu = time.process_time()
@@ -255,6 +268,7 @@ def _measure(args: argparse.Namespace, actors: int, backend: str, wild: bool = F
         backend,
         wild=wild,
         rest_wild=args.rest_wild,
+        actor_precision=args.actor_precision,
     )
 
 
@@ -295,7 +309,8 @@ def _print_games(args: argparse.Namespace, result: dict) -> None:
     print(
         f"ddz train throughput, steady frames/s (median of {args.repeat} run(s) of "
         f"{args.seconds:g} s each, alternately; {args.actors[0]} actor(s) x "
-        f"{args.actor_batch} games, learner on {args.device}): classic "
+        f"{args.actor_batch} games, actors' products {args.actor_precision}, learner on "
+        f"{args.device}): classic "
         f"{result['classic_frames_per_s']:,}, wildcard {result['wild_frames_per_s']:,}, "
         f"wildcard/classic {result['wild_over_classic']}"
     )
@@ -337,6 +352,8 @@ def sweep(args: argparse.Namespace) -> list[dict]:
 
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``python -m ddz.bench.train_throughput``."""
+    from ddz.train.args import ACTOR_PRECISIONS
+
     parser = argparse.ArgumentParser(
         prog="python -m ddz.bench.train_throughput",
         description="Measure training frames/s of ddz train.",
@@ -355,6 +372,12 @@ def _parser() -> argparse.ArgumentParser:
         "--batch-size", type=number(1, 2**20), default=1024, help="frames per update"
     )
     parser.add_argument("--device", default="cpu", help="learner device")
+    parser.add_argument(
+        "--actor-precision",
+        choices=ACTOR_PRECISIONS,
+        default="auto",
+        help="the dtype of the actors' products (ddz train --actor-precision; default auto)",
+    )
     parser.add_argument("--threads", type=number(1, 1024), default=1, help="learner torch threads")
     parser.add_argument(
         "--backend",
@@ -409,7 +432,12 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             result = profile_actor(
-                args.profile, args.wild, args.actor_batch, args.model, args.rest_wild
+                args.profile,
+                args.wild,
+                args.actor_batch,
+                args.model,
+                args.rest_wild,
+                args.actor_precision,
             )
         except (ModelFileError, ValueError, KeyError) as exc:
             parser.error(f"cannot load {args.model}: {exc}")

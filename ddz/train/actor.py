@@ -218,9 +218,12 @@ class SelfPlay:
 
     def _new_scorers(self) -> None:
         """The role networks as scorers of plays (their weights read once per version)."""
-        from ddz.train.model import NetScorer
+        from ddz.train.model import NetScorer, actor_products
 
-        self.scorers = [NetScorer(net, self.rules.deck) for net in self.model.roles]
+        products = actor_products(self.args.actor_precision)
+        self.scorers = [
+            NetScorer(net, self.rules.deck, products=products) for net in self.model.roles
+        ]
 
     def step(self) -> None:
         """One decision in every game (a step of the match loop, :func:`ddz_env.match.play`);
@@ -418,3 +421,22 @@ class SelfPlay:
         self.pending = [(packed[keep], moves[keep], rs[keep], eps[keep], hidden[keep])]
         self.finished, self.finished_hands = [], []
         return chunk
+
+
+def holding(model, args: Args, seeds) -> SelfPlay:
+    """A :class:`SelfPlay` of ``args`` (its game, batch and model sizes, games from the
+    ``SeedSequence`` ``seeds``) whose networks hold the exported ``model`` (a
+    :class:`ddz.agents.hard.HardModel`, read as the game's layout by
+    :func:`ddz.train.model.load_arrays`: the inputs it lacks at zero): an actor of a trained
+    model, to profile its steps or compare its decisions."""
+    import torch
+
+    from ddz.train.args import model_sizes
+    from ddz.train.model import DMCModel, load_arrays
+
+    sizes = model_sizes(args)
+    games = SelfPlay(args, sizes, seeds)
+    net = DMCModel(**sizes)
+    load_arrays(net, model.arrays)
+    games.load_weights(0, torch.nn.utils.parameters_to_vector(net.parameters()).detach())
+    return games

@@ -61,6 +61,7 @@ from ddz.train.args import (
     argument_problems,
     flag,
     given_options,
+    model_sizes,
     parse_args,
     read_saved_options,
     resumed_args,
@@ -197,17 +198,7 @@ def _open_run(torch, args: Args, given: set[str] | None = None) -> Run:
         history, changes = _resume_options(args, given, state, ckpt)
     else:
         run_dir = Path(args.runs_dir) / _run_name(args)
-        sizes = {
-            "rest_hidden": args.rest_hidden,
-            "wp_head": int(args.wp_weight > 0),
-            "game": game_tag(args_ruleset(args)),
-        }
-        if args.shared_peasants:
-            sizes["shared_peasants"] = 1
-        if args.history_lstm:
-            sizes["history_lstm"] = args.history_lstm
-        if args.rest_wild:
-            sizes["rest_wild"] = 1
+        sizes = model_sizes(args)
         history, changes = [{"session": 0, "frames": 0, "options": asdict(args)}], {}
     _check_backend(torch, args)
     device = torch.device(args.device)
