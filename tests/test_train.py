@@ -148,6 +148,12 @@ def test_the_state_encoding_is_the_dense_product(history_lstm):
         np.testing.assert_allclose(got.detach(), want.detach(), rtol=1e-5, atol=1e-5)
         scorer = NetScorer(net, rules.deck)
         np.testing.assert_allclose(scorer.encode_state(obs), want.detach(), rtol=1e-5, atol=1e-5)
+        # the layers after the first in bfloat16 (the actors' --actor-precision): within its
+        # rounding (8 significant bits), and rounded where those layers are the plain ones
+        low = NetScorer(net, rules.deck, products=torch.bfloat16).encode_state(obs)
+        size = float(want.abs().mean())
+        np.testing.assert_allclose(low, want.detach(), rtol=0, atol=0.03 * size)
+        assert history_lstm or not np.array_equal(low, want.detach())
         first = net.state_mlp[0]
         (grad_want,) = torch.autograd.grad(want.square().sum(), first.weight)
         (grad_got,) = torch.autograd.grad(got.square().sum(), first.weight)

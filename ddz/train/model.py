@@ -195,8 +195,9 @@ class RoleNet(nn.Module):
         return self.values(joint if rest is None else joint + rest)
 
 
-#: the rows of a product below float32 (:class:`NetScorer`) are padded to a multiple of this
-PAD = 256
+#: the rows of a product below float32 (:meth:`NetScorer._product`) are padded to a
+#: multiple of this
+PAD = 64
 
 
 def native_bfloat16() -> bool:
@@ -225,11 +226,12 @@ class NetScorer:
     layers one product (the ranking value ``q_wp + points_mix * q_points`` is linear in their
     hidden units).
 
-    ``products``: the dtype of the rest branch's second layer and the heads' first layers
-    (the products of every play). ``torch.bfloat16`` (:func:`actor_products`: where the CPU
-    multiplies it natively) keeps the sums and the rest in float32 and rounds the products'
-    inputs; those products are then several times faster (their rows padded to a multiple of
-    :data:`PAD`, so that the few shapes' kernels are built once)."""
+    ``products``: the dtype of the dense products: the rest branch's second layer and the
+    heads' first (those of every play), and the state network's layers after its first (a
+    sum of rows, :meth:`RoleNet.first_layer`). ``torch.bfloat16`` (:func:`actor_products`:
+    where the CPU multiplies it natively) rounds the products' inputs and weights to it and
+    keeps everything else in float32 (the sums, the sparse first layers, the last head); those
+    products are then several times faster (:meth:`_product`)."""
 
     def __init__(self, net: RoleNet, deck, rows: int = CHUNK, products=torch.float32):
         self.net, self.deck = net, deck
@@ -272,31 +274,49 @@ class NetScorer:
         self.sums = torch.empty(rows, joint)
         self.hidden = torch.empty(rows, hidden)
         self.low = products != torch.float32
-        if self.low:  # the products' weights, inputs and outputs in that dtype, rows padded
-            rows = -(-rows // PAD) * PAD
+        if self.low:  # the products' weights in that dtype; the state's layers after the first
             self.head_w, self.head_b = self.head_w.to(products), self.head_b.to(products)
-            self.heads_in = torch.zeros(rows, joint, dtype=products)
-            self.hidden = torch.zeros(rows, hidden, dtype=products)
             if self.has_rest:
                 self.rest_w2 = self.rest_w2.to(products)
-                self.rest_in = torch.zeros(rows, self.rest_w2.shape[0], dtype=products)
-                self.rest_out = torch.zeros(rows, joint, dtype=products)
+            self.state_layers = [
+                (
+                    layer.weight.detach().t().contiguous().to(products),
+                    layer.bias.detach().to(products),
+                )
+                for layer in net.state_mlp[2::2]
+            ]
+
+    @staticmethod
+    def _product(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+        """``x @ w (+ b)`` as float32 rows, of float32 rows ``x`` and weights ``w`` (and bias
+        ``b``) kept in a lower precision: ``x`` rounded to it, its rows padded with zeros to a
+        multiple of :data:`PAD` (oneDNN builds the kernel of each shape once, so that a few
+        shapes serve every batch)."""
+        n = len(x)
+        padded = torch.empty((-(-n // PAD) * PAD, x.shape[1]), dtype=w.dtype)
+        padded[:n] = x
+        padded[n:] = 0
+        out = torch.mm(padded, w) if b is None else torch.addmm(b, padded, w)
+        return out[:n].float()
 
     def encode_state(self, obs: np.ndarray) -> np.ndarray:
         """(n, obs size) observations → (n, joint) state encodings
         (``RoleNet.encode_state``, the first layer's weights read once per version)."""
         with torch.no_grad():
-            return self.net.encode_state(torch.from_numpy(obs), self.state_first).numpy()
+            obs = torch.from_numpy(obs)
+            if not self.low or self.state_first is None:
+                return self.net.encode_state(obs, self.state_first).numpy()
+            hidden = self.net.first_layer(obs, self.state_first)
+            for w, b in self.state_layers:
+                hidden = self._product(hidden.relu_(), w, b)
+            return hidden.numpy()
 
     def _heads(self, sums: torch.Tensor) -> np.ndarray:
         sums.relu_()
-        n = len(sums)
         if self.low:
-            m = -(-n // PAD) * PAD
-            self.heads_in[:n] = sums
-            hidden = torch.addmm(self.head_b, self.heads_in[:m], self.head_w, out=self.hidden[:m])
-            return (hidden[:n].relu_().float() @ self.out_w + self.out_b).numpy()
-        hidden = torch.addmm(self.head_b, sums, self.head_w, out=self.hidden[:n])
+            hidden = self._product(sums, self.head_w, self.head_b)
+        else:
+            hidden = torch.addmm(self.head_b, sums, self.head_w, out=self.hidden[: len(sums)])
         return (hidden.relu_() @ self.out_w + self.out_b).numpy()
 
     def score(
@@ -321,9 +341,7 @@ class NetScorer:
                 torch.from_numpy(joint), 0, torch.from_numpy(at), out=self.sums[:n]
             )
             if self.low:
-                m = -(-n // PAD) * PAD
-                self.rest_in[:n] = hidden.relu_()
-                sums += torch.mm(self.rest_in[:m], self.rest_w2, out=self.rest_out[:m])[:n]
+                sums += self._product(hidden.relu_(), self.rest_w2)
             else:
                 sums.addmm_(hidden.relu_(), self.rest_w2)
             return self._heads(sums)
