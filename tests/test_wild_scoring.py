@@ -340,6 +340,18 @@ def test_a_model_reading_the_wild_cards_scores_each_play_once(cards):
     assert abs(other - (want[i] - WILD_BONUS * rest[EIGHT])) > 1e-6
 
 
+def random_rests(n: int, seed: int):
+    """What a scorer scores, drawn from ``seed``: sums ``joint`` (n, 16) of ``wide_rest_model``'s
+    width, the row ``at`` of each (a permutation), rests ``counts`` (n, 15) of 0 to 4 cards a
+    rank and 0 or 1 of each joker, and wild ranks ``wild`` (n,) of every rank and none (-1)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 5, (n, 15)).astype(np.int16)
+    counts[:, 13:] = rng.integers(0, 2, (n, 2))
+    wild = rng.integers(-1, 13, n)
+    joint = rng.normal(size=(n, 16)).astype(np.float32)
+    return joint, rng.permutation(n), counts, wild
+
+
 def test_the_actors_scorer_of_a_model_reading_the_wild_cards_is_hards():
     """The trainer's scorer (the rest branch's first layer as table rows) gives the values of
     Hard's NumPy scorer with the same weights, on rests of every wild rank and none."""
@@ -347,13 +359,7 @@ def test_the_actors_scorer_of_a_model_reading_the_wild_cards_is_hards():
     from ddz.train.model import NetScorer
 
     net, model = wide_rest_model(seed=4)
-    rng = np.random.default_rng(0)
-    n = 300
-    counts = rng.integers(0, 5, (n, 15)).astype(np.int16)
-    counts[:, 13:] = rng.integers(0, 2, (n, 2))
-    wild = rng.integers(-1, 13, n)
-    joint = rng.normal(size=(n, 16)).astype(np.float32)
-    at = rng.permutation(n)
+    joint, at, counts, wild = random_rests(300, seed=0)
     for role in range(3):
         actor = NetScorer(net.roles[role], WILD.deck)
         assert actor.reads_wild
@@ -372,12 +378,7 @@ def test_the_actors_scorer_in_bfloat16_gives_float32_s_values_within_its_roundin
     from ddz.train.model import NetScorer
 
     net, _ = wide_rest_model(seed=4)
-    rng = np.random.default_rng(n)
-    counts = rng.integers(0, 5, (n, 15)).astype(np.int16)
-    counts[:, 13:] = rng.integers(0, 2, (n, 2))
-    wild = rng.integers(-1, 13, n)
-    joint = rng.normal(size=(n, 16)).astype(np.float32)
-    at = rng.permutation(n)
+    joint, at, counts, wild = random_rests(n, seed=n)
     for role in range(3):
         want = NetScorer(net.roles[role], WILD.deck).score(joint, at, counts, wild)
         low = NetScorer(net.roles[role], WILD.deck, products=torch.bfloat16)
