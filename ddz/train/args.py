@@ -71,10 +71,11 @@ class Args:
     epsilon: float = 0.01
     """probability that an actor plays a uniformly random legal move instead of the best"""
     actor_precision: str = "auto"
-    """the dtype of the actors' products of each play (the rest branch's second layer, the
-    heads' first): bfloat16, float32, or auto (bfloat16 where the CPU multiplies it natively,
-    AVX512-BF16 or AMX: several times faster, the same move in about 99 decisions of 100).
-    The learner and the exported model stay float32"""
+    """the dtype of the actors' dense products (the rest branch's second layer and the heads'
+    first for each play, the state network's layers after its first): bfloat16, float32, or
+    auto (bfloat16 where the CPU multiplies it natively, AVX512-BF16 or AMX: those products
+    several times faster, the same move in about 99 decisions of 100). The learner and the
+    exported model stay float32"""
     opponent_frac: float = 0.0
     """fraction of games where one side (landlord or both peasants, at random) is played by the
     Normal bot instead of the networks; only the networks' decisions become frames"""
