@@ -462,6 +462,25 @@ def test_the_actors_products_follow_the_option_and_the_cpu(monkeypatch):
     assert problem == "--actor-precision must be auto, float32, bfloat16"
 
 
+@pytest.mark.parametrize("native", [False, True])
+def test_bfloat16_actors_on_a_cpu_without_it_are_a_warning(native, tmp_path, capsys, monkeypatch):
+    """``ddz train --actor-precision bfloat16`` where the CPU does not multiply bfloat16
+    natively trains (the products are correct, maybe slow) and says so in one line; where it
+    does, nothing is said."""
+    from ddz.train import model
+
+    monkeypatch.setattr(model, "native_bfloat16", lambda: native)
+    argv = ["--actor-precision", "bfloat16", "--total-frames", "1", "--runs-dir", str(tmp_path)]
+    assert dmc.main([*argv, "--eval-interval", "0", *TINY]) == 0
+    err = capsys.readouterr().err.splitlines()
+    said = [line for line in err if line.startswith("ddz train: --actor-precision bfloat16")]
+    if native:
+        assert said == []
+    else:
+        (line,) = said
+        assert "does not multiply it natively" in line and "--actor-precision auto" in line
+
+
 def test_the_actor_profile_splits_a_step_into_its_parts():
     """``python -m ddz.bench.train_throughput --profile``: the parts add up to the step, the
     wildcard actor scores its plays' rest and readings (more rows than the classic actor's one

@@ -157,9 +157,20 @@ def _load_labels(args: Args, run: Run) -> dict | None:
 
 
 def _check_backend(torch, args: Args) -> None:
-    """The learner's device exists and the Ray cluster (``--backend ray``) is reachable."""
+    """The learner's device exists and the Ray cluster (``--backend ray``) is reachable; a
+    word where local actors are asked for bfloat16 products the CPU does not have."""
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise _Usage("--device cuda but no CUDA device is available")
+    if args.actor_precision == "bfloat16" and args.backend == "local":
+        from ddz.train.model import native_bfloat16
+
+        if not native_bfloat16():
+            print(
+                "ddz train: --actor-precision bfloat16 on a CPU that does not multiply it"
+                " natively (no AVX512-BF16 or AMX): the actors may be slower than in float32"
+                " (--actor-precision auto chooses for the CPU)",
+                file=sys.stderr,
+            )
     if args.backend == "ray":
         from ddz.common.cluster import ClusterError, connect
 
