@@ -352,7 +352,7 @@ def sweep(args: argparse.Namespace) -> list[dict]:
 
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``python -m ddz.bench.train_throughput``."""
-    from ddz.train.args import ACTOR_PRECISIONS
+    from ddz.train.args import ACTOR_PRECISIONS, Args
 
     parser = argparse.ArgumentParser(
         prog="python -m ddz.bench.train_throughput",
@@ -364,21 +364,26 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--actors",
         type=_counts,
-        default=[1],
+        default=[Args.actors],
         help="actors, or a comma-separated list of counts to measure in turn (e.g. 1,2,4,8,14)",
     )
-    parser.add_argument("--actor-batch", type=number(1, 65536), default=256, help="games per actor")
+    # the run's options default to ddz train's own, so that the bench measures its defaults
     parser.add_argument(
-        "--batch-size", type=number(1, 2**20), default=1024, help="frames per update"
+        "--actor-batch", type=number(1, 65536), default=Args.actor_batch, help="games per actor"
     )
-    parser.add_argument("--device", default="cpu", help="learner device")
+    parser.add_argument(
+        "--batch-size", type=number(1, 2**20), default=Args.batch_size, help="frames per update"
+    )
+    parser.add_argument("--device", default=Args.device, help="learner device")
     parser.add_argument(
         "--actor-precision",
         choices=ACTOR_PRECISIONS,
-        default="auto",
+        default=Args.actor_precision,
         help="the dtype of the actors' products (ddz train --actor-precision; default auto)",
     )
-    parser.add_argument("--threads", type=number(1, 1024), default=1, help="learner torch threads")
+    parser.add_argument(
+        "--threads", type=number(1, 1024), default=Args.threads, help="learner torch threads"
+    )
     parser.add_argument(
         "--backend",
         choices=("local", "ray", "both"),
