@@ -274,17 +274,21 @@ class NetScorer:
         self.sums = torch.empty(rows, joint)
         self.hidden = torch.empty(rows, hidden)
         self.low = products != torch.float32
-        if self.low:  # the products' weights in that dtype; the state's layers after the first
+        #: the state network's layers after its first in that dtype (none in float32, or with
+        #: a history LSTM, whose network encodes the state as it is)
+        self.state_layers = []
+        if self.low:  # the products' weights in that dtype
             self.head_w, self.head_b = self.head_w.to(products), self.head_b.to(products)
             if self.has_rest:
                 self.rest_w2 = self.rest_w2.to(products)
-            self.state_layers = [
-                (
-                    layer.weight.detach().t().contiguous().to(products),
-                    layer.bias.detach().to(products),
-                )
-                for layer in net.state_mlp[2::2]
-            ]
+            if self.state_first is not None:
+                self.state_layers = [
+                    (
+                        layer.weight.detach().t().contiguous().to(products),
+                        layer.bias.detach().to(products),
+                    )
+                    for layer in net.state_mlp[2::2]
+                ]
 
     @staticmethod
     def _product(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
@@ -304,7 +308,7 @@ class NetScorer:
         (``RoleNet.encode_state``, the first layer's weights read once per version)."""
         with torch.no_grad():
             obs = torch.from_numpy(obs)
-            if not self.low or self.state_first is None:
+            if not self.state_layers:
                 return self.net.encode_state(obs, self.state_first).numpy()
             hidden = self.net.first_layer(obs, self.state_first)
             for w, b in self.state_layers:
