@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddz.agents.hard import DEFAULT_MODEL, HardAgent, ModelFileError, load_model
+from ddz.agents.hard import DEFAULT_MODEL, HardAgent, HardModel, ModelFileError, load_model
 from ddz_env.game import BIDDING, OVER, Game
 from ddz_env.infoset import infoset
 from ddz_env.observation import OBS_SIZE, observe, observe_infoset
@@ -160,6 +160,51 @@ def test_a_model_without_the_wp_head_initialises_one_ranking_moves_alike():
     np.testing.assert_allclose(wp, WP_FROM_POINTS * expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="WP head"):  # the other way round is an error
         load_arrays(_tiny(8), export_arrays(new, dtype=np.float32))
+
+
+@pytest.mark.parametrize("widths", [(64, 32), (96, 48), (64, 32, 32), (80, 64, 48, 40)])
+def test_a_narrower_state_network_grows_into_a_wider_deeper_one_with_the_same_values(widths):
+    """``--init-from`` into a run of ``--state-hidden`` wider or deeper than the file: every
+    value is the file's at the start, and every weight of the grown network can learn (the new
+    units' outputs start at zero, not their inputs; each new unit is reachable)."""
+    from ddz.train.model import load_arrays
+
+    old = _tiny(8, wp_head=1)
+    with torch.no_grad():  # the file's units must not be silent, else the test proves little
+        for net in old.roles:
+            net.wp[3].weight.normal_(0, 0.3)
+    torch.manual_seed(1)
+    new = DMCModel(state_hidden=widths, move_hidden=16, joint=32, head=8, rest_hidden=8, wp_head=1)
+    load_arrays(new, export_arrays(old, dtype=np.float32))
+    rng = np.random.default_rng(8)
+    obs, moves, rest = (torch.from_numpy(x) for x in _inputs(rng, 30))
+    with torch.no_grad():
+        for a, b in zip(old.roles, new.roles):
+            for x, y in zip(a.both(obs, moves, rest), b.both(obs, moves, rest)):
+                np.testing.assert_allclose(y.numpy(), x.numpy(), rtol=1e-5, atol=1e-6)
+    # the grown network learns in every layer: a loss's gradient reaches each weight matrix
+    net = new.roles[0]
+    adp, wp = net.both(obs, moves, rest)
+    ((adp - 1.0) ** 2 + (wp - 1.0) ** 2).mean().backward()
+    for lin in [m for m in net.state_mlp if isinstance(m, torch.nn.Linear)]:
+        assert float(lin.weight.grad.abs().sum()) > 0
+    # the exported grown network plays as the file does (the NumPy agent reads any depth)
+    grown = HardModel(export_arrays(new, dtype=np.float32))
+    first = HardModel(export_arrays(old, dtype=np.float32))
+    o = obs.numpy()
+    np.testing.assert_allclose(grown.encode_state(0, o), first.encode_state(0, o), atol=1e-4)
+
+
+@pytest.mark.parametrize("widths", [(32, 32), (64,), (64, 16, 32), (64, 32, 16)])
+def test_a_state_network_does_not_shrink_into_fewer_or_narrower_layers(widths):
+    """Narrower layers, fewer layers, or an added layer narrower than the file's last would
+    lose what the file computes: an error, not a silently different model."""
+    from ddz.train.model import load_arrays
+
+    old = _tiny(8)
+    new = DMCModel(state_hidden=widths, move_hidden=16, joint=32, head=8, rest_hidden=8)
+    with pytest.raises(ValueError, match="state"):
+        load_arrays(new, export_arrays(old, dtype=np.float32))
 
 
 def test_export_is_plain_arrays(tiny_model):

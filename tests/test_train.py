@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -232,7 +233,6 @@ def test_resume_keeps_the_runs_options_and_records_each_change(tmp_path, capsys)
     """A resumed run keeps every option it was started with (seed, target, learning rate,
     exploration, export, actors); an option typed again with another value is a change,
     printed and kept in args.json's history beside the options the run started with."""
-    import json
 
     from ddz.agents.hard import load_model
 
@@ -275,7 +275,8 @@ def test_resume_refuses_another_model_shape_in_one_line(tmp_path, capsys):
     argv = ["--total-frames", "256", "--runs-dir", str(tmp_path), *TINY]
     assert dmc.main(argv) == 0
     (run_dir,) = tmp_path.iterdir()
-    for option in (["--rest-hidden", "64"], ["--wp-weight", "0"], ["--shared-peasants"]):
+    options = (["--rest-hidden", "64"], ["--wp-weight", "0"], ["--shared-peasants"])
+    for option in (*options, ["--state-hidden", "512,512,256"]):
         capsys.readouterr()
         assert dmc.main(["--resume", str(run_dir), *option, *TINY]) == 2
         (line,) = capsys.readouterr().err.strip().splitlines()
@@ -355,6 +356,40 @@ def test_deterministic_runs_of_one_seed_give_the_same_frames_and_weights(tmp_pat
         assert first[key].tobytes() == again[key].tobytes(), key
     _, other = run("c", "4")
     assert any(first[k].tobytes() != other[k].tobytes() for k in first)
+
+
+@pytest.mark.parametrize("bad", ["", "512,,256", "wide", "0,256", "512,256,1,1,1,1,1,1,1"])
+def test_state_hidden_takes_one_to_eight_widths(bad, capsys):
+    assert parse_args(["--state-hidden", " 600, 300 "]).state_hidden == "600,300"
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--state-hidden", bad])
+    assert exc.value.code == 2
+    assert "--state-hidden must be 1 to 8 widths" in capsys.readouterr().err
+
+
+def test_init_from_grows_the_state_network_into_the_runs_widths(tmp_path):
+    """A new run of wider and deeper state networks from the shipped model: its exported
+    model computes the shipped model's values (the run trains nothing: its frames are the
+    file's), its sizes are saved, and its layers are the ones asked for."""
+    from ddz.agents.hard import load_model
+
+    shipped = ROOT / "checkpoints" / "hard.npz"
+    first = load_model(shipped)
+    argv = ["--init-from", str(shipped), "--state-hidden", "512,384,256"]
+    argv += ["--total-frames", str(first.meta["frames"]), "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    state = torch.load(run_dir / CHECKPOINT, weights_only=True)
+    assert json.loads(state["sizes"])["state_hidden"] == [512, 384, 256]
+    grown = load_model(run_dir / NPZ)
+    assert grown.arrays["landlord.state.2.w"].shape == (384, 256)
+    obs = np.random.default_rng(3).random((40, first.arrays["landlord.state.0.w"].shape[0])) < 0.2
+    for role in range(3):
+        np.testing.assert_allclose(
+            grown.encode_state(role, obs.astype(np.float32)),
+            first.encode_state(role, obs.astype(np.float32)),
+            atol=1e-3,
+        )
 
 
 def test_deterministic_is_one_actor_on_one_cpu_thread(capsys):

@@ -54,6 +54,12 @@ class Args:
     wp_weight: float = 2.0
     """weight of the loss of the WP head (a second head trained on win/loss, ±1, beside the
     points head); 0 = no WP head. A new run only, like --rest-hidden"""
+    state_hidden: str = "512,256"
+    """widths of the state network's hidden layers, comma-separated (1 to 8 layers; the
+    shipped models have 512,256); a new run only: --resume keeps the run's sizes, and
+    --init-from grows a narrower or shallower model's network into them (each layer at least
+    as wide as the file's, the layers added at least as wide as its last), the same values at
+    the start: the file's units read only the file's, a layer added passes them through"""
     history_lstm: int = 0
     """width of an LSTM that reads the history's moves in order, oldest first (0 = the state
     network reads the history flat, as the shipped models do); a new run only"""
@@ -194,6 +200,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "label_weight",
     ),
     "model (a new run)": (
+        "state_hidden",
         "rest_hidden",
         "wp_weight",
         "points_mix",
@@ -247,9 +254,24 @@ def model_sizes(args: Args) -> dict:
         sizes["shared_peasants"] = 1
     if args.history_lstm:
         sizes["history_lstm"] = args.history_lstm
+    widths = state_widths(args.state_hidden)
+    if widths != state_widths(Args.state_hidden):  # the default is no entry, as in old runs
+        sizes["state_hidden"] = widths
     if args.rest_wild:
         sizes["rest_wild"] = 1
     return sizes
+
+
+def state_widths(text: str) -> list[int] | None:
+    """The widths of ``--state-hidden`` (``"512,256"`` → ``[512, 256]``), or None where they
+    are not 1 to 8 whole numbers from 1 to :data:`MAX_WIDTH`."""
+    try:
+        widths = [int(part) for part in str(text).split(",")]
+    except ValueError:
+        return None
+    if not 1 <= len(widths) <= 8 or not all(1 <= w <= MAX_WIDTH for w in widths):
+        return None
+    return widths
 
 
 def _field_docs(cls) -> dict[str, str]:
@@ -309,6 +331,7 @@ def parse_args(argv: list[str]) -> Args:
     problems = argument_problems(args)
     if problems:
         parser.error("; ".join(problems))
+    args.state_hidden = ",".join(map(str, state_widths(args.state_hidden)))  # one spelling
     problems = _path_problems(args)  # only once the rest is valid: this may create folders
     if problems:
         parser.error("; ".join(problems))
@@ -341,6 +364,11 @@ def _count_problems(args: Args) -> list[str]:
         problems.append(f"--rest-hidden must be between 0 and {MAX_WIDTH}")
     if not 0 <= args.history_lstm <= MAX_WIDTH:
         problems.append(f"--history-lstm must be between 0 and {MAX_WIDTH}")
+    if state_widths(args.state_hidden) is None:
+        problems.append(
+            f"--state-hidden must be 1 to 8 widths from 1 to {MAX_WIDTH}, comma-separated"
+            f" (e.g. {Args.state_hidden}), not {args.state_hidden!r}"
+        )
     return problems
 
 
@@ -493,7 +521,7 @@ def _path_problems(args: Args) -> list[str]:
 PER_INVOCATION = ("resume", "init_from", "runs_dir", "quiet", "total_seconds")
 #: options a run keeps for good: the game and the model's shape (``--resume`` refuses another)
 FIXED = ("players", "auction", "open_hand", "wild", "rest_hidden", "wp_weight", "history_lstm")
-FIXED += ("shared_peasants", "rest_wild")
+FIXED += ("shared_peasants", "rest_wild", "state_hidden")
 
 
 def given_options(argv: list[str]) -> set[str]:

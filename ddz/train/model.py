@@ -557,9 +557,15 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
     rows["rest"] = _rest_rows(model, arrays, source, cards)
 
     def take(prefix: str, module: nn.Module, part: str) -> None:
-        for k, lin in enumerate(_linears(module)):
+        lins = _linears(module)
+        chain = []  # (in, out) weights and biases, in the model's inputs
+        for k, lin in enumerate(lins):
+            if f"{prefix}.{k}.w" not in arrays:
+                if part == "state":  # a shallower state network: grown below
+                    break
+                raise ValueError(f"the arrays lack {prefix}.{k}.w")
             w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32)
-            if k == 0 and part in rows:  # (in, out): the inputs read by meaning
+            if k == 0 and part in rows:  # the inputs read by meaning
                 have = rows[part] >= 0
                 wide = np.zeros((len(rows[part]), w.shape[1]), np.float32)
                 if part in ("move", "bid") and len(w) != len(card_levels(source.deck)[0]):
@@ -568,6 +574,13 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not {obs_size(source)}")
                 wide[have] = w[rows[part][have]]
                 w = wide
+            b = None if lin.bias is None else np.asarray(arrays[f"{prefix}.{k}.b"], np.float32)
+            chain.append((w, b))
+        if part == "state":
+            if f"{prefix}.{len(chain)}.w" in arrays:
+                raise ValueError(f"{prefix} has more layers than the model's state network")
+            chain = grown_state(chain, lins, prefix)
+        for k, (lin, (w, b)) in enumerate(zip(lins, chain)):
             w = w.T
             if w.shape != tuple(lin.weight.shape):
                 raise ValueError(
@@ -576,9 +589,7 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
             with torch.no_grad():
                 lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
                 if lin.bias is not None:
-                    lin.bias.copy_(
-                        torch.from_numpy(np.asarray(arrays[f"{prefix}.{k}.b"], np.float32))
-                    )
+                    lin.bias.copy_(torch.from_numpy(b))
 
     names = source.rules.role_names
     lstm = _check_parts(model, arrays, names[0], source == model.ruleset)
@@ -611,6 +622,50 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
     return {**meta, "stand_ins": stand_ins, "new_inputs": new_inputs}
+
+
+def grown_state(chain: list, lins: list[nn.Linear], prefix: str = "state") -> list:
+    """A state network's layers ``chain`` (``(weight (in, out), bias)`` each, the last the
+    joint layer) grown into the layers ``lins`` (a wider or deeper network: each hidden layer
+    of the chain at least as wide, the layers added at least as wide as its last hidden layer,
+    the same joint width), computing the same values: a layer's units of the chain come first
+    and read only the chain's units (the new inputs at zero), a layer added is the identity on
+    them (the ReLU keeps what is already positive), the joint layer reads them alone; the new
+    units keep ``lins``' own weights (the run's initial ones) and learn from there. The chain
+    itself where the shapes already agree; ``ValueError`` where it cannot grow into them."""
+    old = [w.shape[1] for w, _ in chain[:-1]]
+    new = [lin.out_features for lin in lins[:-1]]
+    if len(chain) == len(lins) and old == new:
+        return chain
+    added = new[len(old) :]
+    if (
+        not old
+        or len(new) < len(old)
+        or any(n < o for n, o in zip(new, old))
+        or any(n < old[-1] for n in added)
+        or chain[-1][0].shape[1] != lins[-1].out_features
+    ):
+        raise ValueError(
+            f"{prefix}'s hidden layers {old} cannot grow into {new} (each at least as wide,"
+            " the layers added at least as wide as the last, the same joint layer)"
+        )
+    out = []
+    for k, lin in enumerate(lins):
+        w = lin.weight.detach().numpy().T.astype(np.float32)  # (in, out): the run's initial
+        b = lin.bias.detach().numpy().astype(np.float32)
+        if k < len(old) or k == len(lins) - 1:  # a layer of the chain
+            cw, cb = chain[min(k, len(chain) - 1)]
+            units = cw.shape[1] if k < len(old) else w.shape[1]
+            w[:, :units] = 0.0
+            w[: len(cw), :units] = cw
+            b[:units] = cb
+        else:  # a layer added: the identity on the chain's units
+            units = old[-1]
+            w[:, :units] = 0.0
+            w[:units, :units] = np.eye(units, dtype=np.float32)
+            b[:units] = 0.0
+        out.append((w, b))
+    return out
 
 
 def _rest_rows(model: DMCModel, arrays, source, cards: np.ndarray) -> np.ndarray:
