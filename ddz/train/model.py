@@ -558,38 +558,10 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
 
     def take(prefix: str, module: nn.Module, part: str) -> None:
         lins = _linears(module)
-        chain = []  # (in, out) weights and biases, in the model's inputs
-        for k, lin in enumerate(lins):
-            if f"{prefix}.{k}.w" not in arrays:
-                if part == "state":  # a shallower state network: grown below
-                    break
-                raise ValueError(f"the arrays lack {prefix}.{k}.w")
-            w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32)
-            if k == 0 and part in rows:  # the inputs read by meaning
-                have = rows[part] >= 0
-                wide = np.zeros((len(rows[part]), w.shape[1]), np.float32)
-                if part in ("move", "bid") and len(w) != len(card_levels(source.deck)[0]):
-                    raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not a card encoding")
-                if part == "state" and len(w) != obs_size(source):
-                    raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not {obs_size(source)}")
-                wide[have] = w[rows[part][have]]
-                w = wide
-            b = None if lin.bias is None else np.asarray(arrays[f"{prefix}.{k}.b"], np.float32)
-            chain.append((w, b))
+        chain = _read_chain(arrays, prefix, lins, rows.get(part), source, part)
         if part == "state":
-            if f"{prefix}.{len(chain)}.w" in arrays:
-                raise ValueError(f"{prefix} has more layers than the model's state network")
             chain = grown_state(chain, lins, prefix)
-        for k, (lin, (w, b)) in enumerate(zip(lins, chain)):
-            w = w.T
-            if w.shape != tuple(lin.weight.shape):
-                raise ValueError(
-                    f"{prefix}.{k}.w has shape {w.shape}, the model expects {tuple(lin.weight.shape)}"
-                )
-            with torch.no_grad():
-                lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
-                if lin.bias is not None:
-                    lin.bias.copy_(torch.from_numpy(b))
+        _set_linears(lins, chain, prefix)
 
     names = source.rules.role_names
     lstm = _check_parts(model, arrays, names[0], source == model.ruleset)
@@ -622,6 +594,48 @@ def load_arrays(model: DMCModel, arrays: dict[str, np.ndarray]) -> dict:
                     net.wp[3].bias.mul_(WP_FROM_POINTS)
     take("bid", model.bid.mlp, "bid")
     return {**meta, "stand_ins": stand_ins, "new_inputs": new_inputs}
+
+
+def _read_chain(arrays, prefix: str, lins: list[nn.Linear], rows, source, part: str) -> list:
+    """The layers ``prefix.k`` of ``arrays`` for the model's layers ``lins``: ``(weight (in,
+    out), bias)`` each, the first layer's inputs read by meaning where ``rows`` maps them (the
+    model's input → the arrays', -1 for none). A state network may have fewer layers than the
+    model's (:func:`grown_state` grows it), never more."""
+    chain = []
+    for k, lin in enumerate(lins):
+        if f"{prefix}.{k}.w" not in arrays:
+            if part == "state":  # a shallower state network: grown by the caller
+                break
+            raise ValueError(f"the arrays lack {prefix}.{k}.w")
+        w = np.asarray(arrays[f"{prefix}.{k}.w"], np.float32)
+        if k == 0 and rows is not None:
+            if part in ("move", "bid") and len(w) != len(card_levels(source.deck)[0]):
+                raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not a card encoding")
+            if part == "state" and len(w) != obs_size(source):
+                raise ValueError(f"{prefix}.0.w has {len(w)} inputs, not {obs_size(source)}")
+            have = rows >= 0
+            wide = np.zeros((len(rows), w.shape[1]), np.float32)
+            wide[have] = w[rows[have]]
+            w = wide
+        b = None if lin.bias is None else np.asarray(arrays[f"{prefix}.{k}.b"], np.float32)
+        chain.append((w, b))
+    if part == "state" and f"{prefix}.{len(chain)}.w" in arrays:
+        raise ValueError(f"{prefix} has more layers than the model's state network")
+    return chain
+
+
+def _set_linears(lins: list[nn.Linear], chain: list, prefix: str) -> None:
+    """Copy ``chain``'s ``(weight (in, out), bias)`` into the layers ``lins``, shapes checked."""
+    for k, (lin, (w, b)) in enumerate(zip(lins, chain)):
+        w = w.T
+        if w.shape != tuple(lin.weight.shape):
+            raise ValueError(
+                f"{prefix}.{k}.w has shape {w.shape}, the model expects {tuple(lin.weight.shape)}"
+            )
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+            if lin.bias is not None:
+                lin.bias.copy_(torch.from_numpy(b))
 
 
 def grown_state(chain: list, lins: list[nn.Linear], prefix: str = "state") -> list:
