@@ -392,6 +392,21 @@ def test_init_from_grows_the_state_network_into_the_runs_widths(tmp_path):
         )
 
 
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_a_run_of_a_deeper_state_network_trains_and_exports_it(tmp_path, precision):
+    """The actors' scorer (its products in either dtype) and the learner take any depth."""
+    from ddz.agents.hard import load_model
+
+    argv = ["--state-hidden", "48,40,24", "--actor-precision", precision, "--seed", "5"]
+    argv += ["--total-frames", "512", "--eval-interval", "0", "--runs-dir", str(tmp_path), *TINY]
+    assert dmc.main(argv) == 0
+    (run_dir,) = tmp_path.iterdir()
+    model = load_model(run_dir / NPZ)
+    assert model.meta["frames"] >= 512
+    widths = [model.arrays[f"landlord.state.{k}.w"].shape[1] for k in range(4)]
+    assert widths == [48, 40, 24, 256] and "landlord.state.4.w" not in model.arrays
+
+
 def test_deterministic_is_one_actor_on_one_cpu_thread(capsys):
     for extra in (["--actors", "2"], ["--threads", "2"], ["--backend", "ray"]):
         with pytest.raises(SystemExit) as exc:
