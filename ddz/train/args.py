@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddz.common import path_kind
-from ddz.train.checkpoint import MAX_WIDTH
+from ddz.train.checkpoint import MAX_WIDTH, state_hidden_ok
 
 
 @dataclass
@@ -269,9 +269,7 @@ def state_widths(text: str) -> list[int] | None:
         widths = [int(part) for part in str(text).split(",")]
     except ValueError:
         return None
-    if not 1 <= len(widths) <= 8 or not all(1 <= w <= MAX_WIDTH for w in widths):
-        return None
-    return widths
+    return widths if state_hidden_ok(widths) else None
 
 
 def _field_docs(cls) -> dict[str, str]:

@@ -165,6 +165,16 @@ def _width(value, low: int = 1) -> bool:
     return _count(value) and low <= value <= MAX_WIDTH
 
 
+def state_hidden_ok(widths) -> bool:
+    """Whether ``widths`` may be a state network's hidden widths: 1 to 8 whole numbers from 1
+    to :data:`MAX_WIDTH` (a checkpoint's sizes, ``ddz train --state-hidden``)."""
+    return (
+        isinstance(widths, (list, tuple))
+        and 1 <= len(widths) <= 8
+        and all(_width(w) for w in widths)
+    )
+
+
 def _check_sizes(sizes) -> str | None:
     """Why the ``sizes`` of a checkpoint cannot build a :class:`ddz.train.model.DMCModel`, or None."""
     if not isinstance(sizes, dict):
@@ -179,11 +189,8 @@ def _check_sizes(sizes) -> str | None:
         read_game_tag(sizes)  # none: the classic game, as every checkpoint before games had
     except GameTagError as exc:
         return str(exc).replace("in meta", "in sizes")
-    hidden = sizes.get("state_hidden", [512, 256])
-    if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= 8:
-        return "'state_hidden' must list 1 to 8 widths"
-    if not all(_width(w) for w in hidden):
-        return f"'state_hidden' widths must be whole numbers from 1 to {MAX_WIDTH}"
+    if not state_hidden_ok(sizes.get("state_hidden", [512, 256])):
+        return f"'state_hidden' must list 1 to 8 widths, whole numbers from 1 to {MAX_WIDTH}"
     for key in ("move_hidden", "joint", "head"):
         if key in sizes and not _width(sizes[key]):
             return f"'{key}' must be a whole number from 1 to {MAX_WIDTH}"
