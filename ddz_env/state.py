@@ -244,13 +244,14 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
     ``None``) makes the worlds reproducible. The worlds' deal keys and stream of deals come from
     ``rng``, not from the real game.
 
-    ``belief`` (optional, three players in the play only): a (15, c) array of non-negative
-    weights, ``belief[r, j]`` for the next seat (``(info.seat + 1) % P``) holding ``j`` cards
-    of rank ``r``, e.g. a model's predicted probabilities
-    (:class:`ddz.agents.belief.BeliefModel`). The hidden cards are then split between the
-    two other hands with probability proportional to the product over the ranks of the
-    weights of the next seat's counts, among the splits that fit every count; uniform
-    sampling is ``belief=None``."""
+    ``belief`` (optional, in the play, where the hidden cards go to two places: the next seat
+    (``(info.seat + 1) % P``) and the other hidden hand of three players, or the cards set
+    aside of two): a (15, c) array of non-negative weights, ``belief[r, j]`` for the next seat
+    holding ``j`` cards of rank ``r``, e.g. a model's predicted probabilities
+    (:class:`ddz.agents.belief.BeliefModel`). The hidden cards are then split between the two
+    places with probability proportional to the product over the ranks of the weights of the
+    next seat's counts, among the splits that fit every count; uniform sampling is
+    ``belief=None``."""
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, not {n!r}")
@@ -279,8 +280,12 @@ def determinize(info, n: int, rng=None, belief=None) -> Game:
 def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game:
     """:func:`determinize` with the hidden cards split by ``belief`` (see there)."""
     belief = np.asarray(belief, np.float64)
-    if len(places) != 2 or max(places) >= info.ruleset.players:
-        raise ValueError("a belief splits the hidden cards between two hands, in the play only")
+    P = info.ruleset.players
+    if len(places) != 2 or places[0] >= P or places[1] == P:
+        raise ValueError(
+            "a belief splits the hidden cards between the next seat and one other place, "
+            "in the play only"
+        )
     if belief.ndim != 2 or belief.shape[0] != 15 or belief.shape[1] < 2:
         raise ValueError(f"belief must have shape (15, c) with c >= 2, not {belief.shape}")
     if not np.isfinite(belief).all() or (belief < 0).any():
@@ -290,7 +295,8 @@ def _worlds_by_belief(info, n, rng, belief, pool, forced, places, sizes) -> Game
     hands = np.broadcast_to(forced, (n,) + forced.shape).copy()
     hands[:, int(info.seat)] = info.hand
     hands[:, first] += k
-    hands[:, second] += pool - k
+    if second < P:  # else the rest are the cards set aside
+        hands[:, second] += pool - k
     return _worlds(info, hands, None, rng)
 
 

@@ -186,19 +186,52 @@ def test_collected_auction_games_record_the_bids_and_only_the_play():
 
 
 @pytest.mark.train
+def test_a_two_player_model_is_trained_on_that_game_and_reads_only_it(tmp_path, capsys):
+    """``--players 2``: the games are the two-player game's (the next seat is the other
+    player; the hidden cards are its hand and the nine set aside, which it never holds), the
+    file names that game and its input is that game's observation; four players are refused."""
+    pytest.importorskip("torch")
+    from ddz.train.belief_fit import collect, main
+    from ddz_env.observation import obs_size
+    from ddz_env.rules import Ruleset
+
+    two = Ruleset(players=2)
+    data = collect(10, seed=4, batch=8, progress=False, ruleset=two)
+    hand, low, pool, size = (data[k].astype(np.int64) for k in ("hand", "low", "pool", "size"))
+    assert (pool.sum(axis=1) - size == 9).all()  # the cards set aside stay in the pool
+    assert ((hand - low).sum(axis=1) == size).all() and (hand - low <= pool).all()
+    assert (hand[:, :2] == 0).all() and (pool[:, :2] == 0).all()  # no 3s, no 4s
+    out = tmp_path / "belief_two.npz"
+    args = ["--players", "2", "--games", "30", "--epochs", "1", "--hidden", "16"]
+    assert main(args + ["--out", str(out), "--no-progress"]) == 0
+    model = load_belief(out)
+    assert model.tag["game"] == "two" and model.meta["obs_size"] == obs_size(two)
+    assert model.layers[0][0].shape[0] == obs_size(two) + 2
+    assert model.plays(two) and not model.plays(Ruleset())
+    capsys.readouterr()
+    assert main(["--players", "4", "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --players") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.train
 @pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped Hard model")
-def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal():
-    """On games it was not trained on (another seed), the shipped model gives the next seat's
-    true counts a higher likelihood than the uniform deal does."""
-    from ddz.agents.belief import DEFAULT_BELIEF
+@pytest.mark.parametrize("players", [3, 2])
+def test_shipped_model_predicts_the_hidden_hands_better_than_a_uniform_deal(players):
+    """On games it was not trained on (another seed), the game's shipped model gives the next
+    seat's true counts a higher likelihood than the uniform deal does (two players: the other
+    hand, the rest of the hidden cards set aside)."""
+    from ddz.agents.belief import shipped_belief
     from ddz.train.belief_fit import collect, uniform_log_likelihood
+    from ddz_env.rules import Ruleset
 
     torch = pytest.importorskip("torch")
     from ddz.train.frames import unpack_obs
 
-    model = load_belief(DEFAULT_BELIEF)
-    data = collect(30, seed=987654, progress=False)
-    obs = unpack_obs(torch, data["obs"], "cpu").numpy()
+    rules = Ruleset(players=players)
+    model = shipped_belief(rules)
+    data = collect(30 if players == 3 else 50, seed=987654, progress=False, ruleset=rules)
+    obs = unpack_obs(torch, data["obs"], "cpu", rules).numpy()
     p = model.probs(obs, data["role"])
     hand = data["hand"].astype(np.int64)
     got = np.log(np.take_along_axis(p, hand[:, :, None], axis=2)[:, :, 0]).sum(axis=1)
@@ -224,3 +257,9 @@ def test_calibration_bench_rates_positions_with_both_kinds_of_worlds(capsys):
     )
     assert main(["--positions", "0", "--no-progress"]) == 2
     assert capsys.readouterr().err.startswith("error: --positions")
+    args = ["--positions", "4", "--worlds", "4", "--json", "--no-progress", "--players"]
+    assert main([*args, "2"]) == 0  # the two-player game, by its own models
+    out = json.loads(capsys.readouterr().out)
+    assert out["positions"] == 4 and 0 <= out["belief"]["mean_rating"] <= 1
+    assert main([*args, "4"]) == 2
+    assert capsys.readouterr().err.startswith("error: --players")

@@ -516,8 +516,7 @@ def test_play_expert_bots_share_their_models_and_fall_back_on_a_bad_belief_file(
     assert bots[0].model is bots[1].model and bots[0].belief is bots[1].belief is not None
     bad = tmp_path / "belief.npz"
     bad.write_bytes(b"damaged")
-    monkeypatch.setattr(belief_module, "DEFAULT_BELIEF", bad)
-    monkeypatch.setattr(belief_module.load_belief, "__defaults__", (bad,))
+    monkeypatch.setattr(belief_module, "shipped_belief_path", lambda ruleset: bad)
     bots, name = load_bots("expert", notices)
     assert name == "hard" and len(notices) == 1 and "\n" not in notices[0]
     assert "belief" in notices[0]

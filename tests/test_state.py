@@ -520,13 +520,14 @@ def test_belief_worlds_never_contradict_the_infoset():
     assert checked >= 500
 
 
-def test_belief_of_the_deal_counts_is_uniform_dealing():
+@pytest.mark.parametrize("players", [3, 2])
+def test_belief_of_the_deal_counts_is_uniform_dealing(players):
     """Weights C(pool, k) per rank (how many ways a uniform deal gives k of the pool's cards)
     sample the same split as the uniform deal; weights putting everything on one hand's true
-    counts give that hand."""
+    counts give that hand. With two players the rest of the hidden cards are those set aside."""
     from math import comb
 
-    game = Game(1, seed=12)
+    game = Game(1, Ruleset(players=players), seed=12)
     rng = np.random.default_rng(0)
     while game.phase[0] == BIDDING or game.history_len[0] < 12:
         game.step(game.sample_actions(rng))
@@ -547,6 +548,31 @@ def test_belief_of_the_deal_counts_is_uniform_dealing():
     sharp[np.arange(15), game.hands[0, nxt]] = 1.0
     worlds = determinize(info, 50, rng=3, belief=sharp)
     assert (worlds.hands[:, nxt] == game.hands[0, nxt]).all()
+    for w in range(3):
+        _same_infoset(info, infoset(worlds, w, seat))
+    assert (worlds.hands.sum(axis=(1, 2)) == np.asarray(info.cards_left).sum()).all()
+
+
+def test_belief_worlds_of_the_two_player_game_keep_the_cards_set_aside_hidden():
+    """Two players: the worlds dealt by a belief are the seat's information set, each a deal
+    of the whole deck (the hands, the cards played, the nine set aside), from either seat."""
+    game = Game(6, Ruleset(players=2), seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(14):
+        live = np.flatnonzero(game.phase != OVER)
+        game.step(game.sample_actions(rng)[live], games=live)
+    checked = 0
+    for b in np.flatnonzero(game.phase == PLAY).tolist():
+        for seat in (0, 1):
+            info = infoset(game, b, seat)
+            worlds = determinize(info, 8, rng=rng, belief=rng.random((15, 5)) + 0.01)
+            mine = observe(game, seats=[seat], games=[b])[0]
+            assert (observe(worlds, seats=np.full(8, seat)) == mine).all()
+            for w in range(8):
+                _same_infoset(info, infoset(worlds, w, seat))
+            assert_same(worlds, Game.from_arrays(worlds.to_arrays()))
+            checked += 1
+    assert checked >= 4
 
 
 def test_belief_errors():
@@ -562,6 +588,9 @@ def test_belief_errors():
             determinize(info, 2, belief=bad)
     with pytest.raises(ValueError, match="no weight"):
         determinize(info, 2, belief=np.zeros((15, 5)))
+    four = Game(1, Ruleset(players=4, bidding="none"), seed=0)  # three hidden hands
+    with pytest.raises(ValueError, match="the next seat and one other place"):
+        determinize(infoset(four), 2, belief=np.ones((15, 9)))
 
 
 def test_determinize_errors():

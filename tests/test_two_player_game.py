@@ -541,6 +541,36 @@ def test_ddz_play_plays_the_shipped_hard_model_and_the_expert():
     assert rc == 0 and "you against one Hard bot" in out and "note:" not in out
 
 
+def test_the_expert_deals_its_worlds_by_the_belief_model_of_the_game():
+    """The Expert's worlds of the two-player game are dealt by that game's shipped belief
+    model: it reads the game (not the classic model, which deals none of its worlds: given as
+    the Expert's model it leaves them uniform), gives no weight to a 3 or a 4 in the other
+    hand, and its worlds are the seat's information set, whichever seat searches."""
+    from ddz.agents.belief import DEFAULT_BELIEF, shipped_belief
+    from ddz.agents.expert import ExpertAgent
+    from ddz_env.infoset import infoset
+    from ddz_env.state import determinize
+
+    expert = ExpertAgent(seed=1, worlds=8, ruleset=TWO)
+    model = expert.belief_for(TWO)
+    assert model is shipped_belief(TWO) and model.tag["game"] == "two"
+    assert ExpertAgent(seed=1).belief_for(TWO) is model  # made for another game: the same
+    assert ExpertAgent(seed=1, belief=DEFAULT_BELIEF).belief_for(TWO) is None
+    game = Game(4, Ruleset(players=2, bidding="none"), seed=21)
+    rng = np.random.default_rng(21)
+    for _ in range(6):
+        live = np.flatnonzero(game.phase == PLAY)
+        game.step(game.sample_actions(rng)[live], games=live)
+    for b in np.flatnonzero(game.phase == PLAY).tolist():
+        info = infoset(game, b)
+        probs = expert.world_belief(info)
+        assert probs.shape == (15, 5) and (probs[:2, 1:] < 0.01).all()  # no 3s, no 4s
+        worlds = determinize(info, 16, rng, belief=probs)
+        assert (infoset(worlds, 5, info.seat).legal_moves() == info.legal_moves()).all()
+        hidden = worlds.hands[:, 1 - info.seat]
+        assert (hidden.sum(axis=1) == info.cards_left[1 - info.seat]).all()
+
+
 @pytest.mark.heavy
 def test_the_expert_plays_a_whole_hand_of_ddz_play():
     import re

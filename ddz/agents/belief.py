@@ -8,15 +8,21 @@ networks) and its role, and predicts, for each of the 15 ranks, how many cards o
 (0 to 4) the next seat holds. :func:`ddz_env.state.determinize` with ``belief=`` then deals
 the hidden cards by those probabilities, among the splits that fit every count.
 
-It is a model of the classic game; in a game whose profile asks for it (``Profile.belief``) it
-reads that game's observation as the classic layout does: the classic prefix, and in the
-wildcard game each move shown as the combination it stood for
-(:func:`ddz.agents.hard_wild.represented_observation`, as the classic networks read it there),
-the cards fields holding the real cards.
+A model is of one game, named by its file's tag (``meta["game"]``,
+:mod:`ddz.agents.model_game`; a file without one is of the classic game) and plays the games a
+Hard model of that tag plays (:func:`ddz.agents.model_game.plays`): the classic model reads
+the classic layout's prefix of the variants' observations, and in the wildcard game (whose
+profile reads its plays as the classic game's) each move shown as the combination it stood
+for (:func:`ddz.agents.hard_wild.represented_observation`, as the classic networks read it
+there), the cards fields holding the real cards. A game's profile names its shipped model
+(``Profile.belief``): ``checkpoints/belief.npz`` for the classic and wildcard games,
+``checkpoints/belief_two.npz`` for the two-player game, where the next seat is the other
+player and the rest of the hidden cards are the nine set aside.
 
-The file (``checkpoints/belief.npz``) holds plain float16 arrays ``belief.{k}.w`` (in, out) and
-``belief.{k}.b`` of an MLP ``1305 → … → 75`` (15 ranks × 5 counts) and a JSON ``meta``
-(format ``ddz-belief-v1``); it is written by ``python -m ddz.train.belief_fit`` and loaded with
+The file holds plain float16 arrays ``belief.{k}.w`` (in, out) and ``belief.{k}.b`` of an MLP
+``input → … → 75`` (15 ranks × 5 counts; the input is the game's observation and the role
+one-hot, :func:`input_size`: 1305 in the classic game) and a JSON ``meta`` (format
+``ddz-belief-v1``); it is written by ``python -m ddz.train.belief_fit`` and loaded with
 ``allow_pickle=False`` and validated: a bad file is a :class:`BeliefFileError`.
 """
 
@@ -33,21 +39,29 @@ from ddz.agents.hard import (
     _chain,
     load_npz,
     model_entries,
-    read_meta,
+    read_tagged_meta,
     shipped_file,
 )
 from ddz.agents.hard_wild import represented_observation
-from ddz.agents.model_game import CLASSIC_TAG, tag_ruleset
+from ddz.agents.model_game import plays
+from ddz.common.profile import profile_of
 from ddz_env.infoset import InfoSet
-from ddz_env.observation import OBS_SIZE, observe_infoset
+from ddz_env.observation import obs_size, observe_infoset
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 
 RANKS, COUNTS = 15, 5
-#: the network's input: the observation, then the role one-hot (landlord, down, up)
-INPUT_SIZE = OBS_SIZE + 3
 FORMAT = "ddz-belief-v1"
 _ENTRY = re.compile(r"belief\.(?P<k>0|[1-9][0-9]{0,2})\.(?P<kind>[wb])")
 
 
+def input_size(ruleset: Ruleset) -> int:
+    """The input of a belief model of ``ruleset``'s game: its observation, then the role
+    one-hot (one number per seat: landlord, down, up in the classic game)."""
+    return obs_size(ruleset) + ruleset.players
+
+
+#: the classic game's input size
+INPUT_SIZE = input_size(DEFAULT_RULES)
 DEFAULT_BELIEF = shipped_file("belief.npz")
 
 
@@ -55,10 +69,11 @@ class BeliefFileError(ModelFileError):
     """The belief model file is missing, unreadable or not a valid belief model."""
 
 
-def belief_inputs(obs: np.ndarray, roles: np.ndarray) -> np.ndarray:
-    """(n, INPUT_SIZE) float32: observations (n, ≥ OBS_SIZE) and roles (n,) joined."""
-    obs = np.asarray(obs, np.float32)[:, :OBS_SIZE]
-    onehot = np.zeros((len(obs), 3), np.float32)
+def belief_inputs(obs: np.ndarray, roles: np.ndarray, ruleset: Ruleset = DEFAULT_RULES):
+    """(n, input_size(ruleset)) float32: observations (n, ≥ the game's observation size) and
+    roles (n,) joined."""
+    obs = np.asarray(obs, np.float32)[:, : obs_size(ruleset)]
+    onehot = np.zeros((len(obs), ruleset.players), np.float32)
     onehot[np.arange(len(obs)), np.asarray(roles, np.int64)] = 1.0
     return np.concatenate([obs, onehot], axis=1)
 
@@ -67,17 +82,24 @@ class BeliefModel:
     """The exported belief network as float32 NumPy arrays (validated on construction)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
-        meta = read_meta(arrays, FORMAT, "belief model", BeliefFileError)
+        meta, tag, ruleset = read_tagged_meta(arrays, FORMAT, "belief model", BeliefFileError)
         entries = {}
         for m, value in model_entries(arrays, _ENTRY, BeliefFileError):
             entries[(int(m["k"]), m["kind"])] = value
         if not entries:
             raise BeliefFileError("the file has no layers")
+        #: the game of the model (its file's tag), and a ruleset of it, whose observation the
+        #: model reads
+        self.tag, self.ruleset = tag, ruleset
         try:
-            self.layers, _ = _chain("belief", entries, INPUT_SIZE, RANKS * COUNTS, True)
+            self.layers, _ = _chain("belief", entries, input_size(ruleset), RANKS * COUNTS, True)
         except ModelFileError as exc:
             raise BeliefFileError(str(exc)) from None
         self.meta = meta
+
+    def plays(self, ruleset: Ruleset) -> bool:
+        """Whether the model reads ``ruleset``'s game (:func:`ddz.agents.model_game.plays`)."""
+        return plays(self.tag, ruleset)
 
     def logits(self, inputs: np.ndarray) -> np.ndarray:
         x = HardModel._mlp(self.layers, np.asarray(inputs, np.float32))
@@ -86,7 +108,7 @@ class BeliefModel:
     def probs(self, obs: np.ndarray, roles: np.ndarray) -> np.ndarray:
         """(n, 15, 5): for each row, the probability of the next seat holding 0-4 cards of
         each rank."""
-        z = self.logits(belief_inputs(obs, roles))
+        z = self.logits(belief_inputs(obs, roles, self.ruleset))
         z = z - z.max(axis=2, keepdims=True)
         p = np.exp(z)
         return p / p.sum(axis=2, keepdims=True)
@@ -96,7 +118,7 @@ class BeliefModel:
         its observation with each move shown as what it stood for)."""
         obs = observe_infoset(info)[None]
         if info.lists_plays:
-            obs = represented_observation(obs, info.ruleset, tag_ruleset(CLASSIC_TAG))
+            obs = represented_observation(obs, info.ruleset, self.ruleset)
         return self.probs(obs, np.array([info.role]))[0]
 
 
@@ -110,3 +132,29 @@ def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:
         "belief model",
         "train one with `python -m ddz.train.belief_fit`",
     )
+
+
+_SHIPPED: dict[str, BeliefModel] = {}
+
+
+def shipped_belief_path(ruleset: Ruleset) -> Path | None:
+    """The file of the shipped belief model of ``ruleset``'s game (its profile's ``belief``),
+    or ``None`` where the profile names none."""
+    name = profile_of(ruleset).belief
+    return None if name is None else shipped_file(name)
+
+
+def shipped_belief(ruleset: Ruleset) -> BeliefModel | None:
+    """The shipped belief model of ``ruleset``'s game (:func:`shipped_belief_path`), loaded
+    once per process; ``None`` where the profile names none (the worlds are dealt uniformly).
+    A missing or damaged file is a :class:`BeliefFileError`, as is a file of another game."""
+    path = shipped_belief_path(ruleset)
+    if path is None:
+        return None
+    model = _SHIPPED.get(str(path))
+    if model is None:
+        model = load_belief(path)
+        if not model.plays(ruleset):
+            raise BeliefFileError(f"{path}: a belief model of another game than {ruleset.game}")
+        _SHIPPED[str(path)] = model
+    return model

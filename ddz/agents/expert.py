@@ -6,9 +6,11 @@ Each decision in play with more than one legal move:
    (K) by that score are the candidates, Hard's own choice first.
 2. ``worlds`` (M) worlds are dealt from the information set alone
    (:func:`ddz_env.state.determinize`, everything public copied): the hidden cards split
-   between the two other hands by the belief model's probabilities of the next seat's counts
-   (:mod:`ddz.agents.belief`, ``checkpoints/belief.npz``; ``belief=None`` deals them
-   uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
+   between the two other hands (two players: the other hand and the cards set aside) by the
+   belief model's probabilities of the next seat's counts (:mod:`ddz.agents.belief`: the
+   game's shipped model, ``checkpoints/belief.npz`` in the classic game,
+   ``checkpoints/belief_two.npz`` in the two-player game; ``belief=None``, or a game without
+   one, deals them uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
    ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for every candidate).
 3. Every game is rolled out to the end (or, with ``plies``, for that many plies after the
    candidate, where the networks' value of the position, the WP head of the best move of the
@@ -81,7 +83,7 @@ from pathlib import Path
 import numpy as np
 
 from ddz.agents.base import MAX_WORLDS
-from ddz.agents.belief import BeliefModel, load_belief
+from ddz.agents.belief import BeliefModel, load_belief, shipped_belief
 from ddz.agents.endgame import MAX_CARDS, bounds, endgame_choice
 from ddz.agents.hard import HardAgent, HardModel, model_actions, plays_shipped
 from ddz.agents.planner import planner_of
@@ -93,6 +95,7 @@ from ddz_env.game import Game
 from ddz_env.infoset import InfoSet, infoset
 from ddz_env.legal import legal_pairs
 from ddz_env.match import infoset_policy, play
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 from ddz_env.state import determinize, replay
 
 #: defaults chosen by head-to-head runs against Hard (README, "Expert")
@@ -143,12 +146,13 @@ def _check_seconds(name: str, value) -> float | None:
     return float(value)
 
 
-def _belief(belief) -> BeliefModel | None:
-    """``None`` (uniform worlds), ``True`` (the shipped belief model), a path or a model."""
+def _belief(belief, ruleset) -> BeliefModel | None:
+    """``None`` (uniform worlds), ``True`` (the shipped belief model of ``ruleset``'s game,
+    the classic game's without one), a path or a model."""
     if belief is None or belief is False:
         return None
     if belief is True:
-        return load_belief()
+        return shipped_belief(ruleset or DEFAULT_RULES)
     if isinstance(belief, BeliefModel):
         return belief
     if isinstance(belief, (str, Path)):
@@ -225,7 +229,10 @@ class ExpertAgent(HardAgent):
         super().__init__(
             model_path=model_path, model=model, bid_thresholds=bid_thresholds, ruleset=ruleset
         )
-        self.belief = _belief(belief)
+        #: the belief model given, or the shipped one of the game the agent was made for
+        self.belief = _belief(belief, ruleset)
+        #: other games' worlds are dealt by their shipped belief models (``belief=True``)
+        self.shipped_beliefs = belief is True
         self.belief_temperature = _check_number(
             "belief_temperature", belief_temperature, 0, above=True
         )
@@ -402,12 +409,21 @@ class ExpertAgent(HardAgent):
             best = 0
         return int(top[best])
 
+    def belief_for(self, ruleset: Ruleset) -> BeliefModel | None:
+        """The belief model that deals the worlds in ``ruleset``'s game: the agent's where it
+        reads that game, else, with the shipped models, the game's own
+        (:func:`~ddz.agents.belief.shipped_belief`); ``None``: uniform worlds."""
+        if self.belief is not None and self.belief.plays(ruleset):
+            return self.belief
+        return shipped_belief(ruleset) if self.shipped_beliefs else None
+
     def world_belief(self, info: InfoSet) -> np.ndarray | None:
         """The weights the worlds' hidden cards are dealt by (``None``: uniformly): the belief
         model's probabilities for the next seat's counts, tempered by ``belief_temperature``."""
-        if self.belief is None or not profile_of(info.ruleset).belief or info.landlord < 0:
+        model = self.belief_for(info.ruleset) if info.landlord >= 0 else None
+        if model is None:
             return None
-        probs = self.belief.infoset_probs(info).astype(np.float64)
+        probs = model.infoset_probs(info).astype(np.float64)
         if self.belief_temperature != 1.0:
             probs = probs ** (1.0 / self.belief_temperature)
         return np.maximum(probs, 1e-12)

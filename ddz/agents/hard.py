@@ -195,20 +195,30 @@ def model_entries(arrays, pattern: re.Pattern, error: type = ModelFileError):
         yield m, value
 
 
-def _validate_meta(arrays) -> tuple[dict, dict, Ruleset]:
-    """(meta, the game tag, the tag's ruleset), checked."""
-    meta = read_meta(arrays, MODEL_FORMAT, features=None)
+def read_tagged_meta(
+    arrays, fmt: str, what: str = "model", error: type = ModelFileError
+) -> tuple[dict, dict, Ruleset]:
+    """(meta, the game tag, the tag's ruleset) of a model file of one game (Hard's, the belief
+    model), checked: :func:`read_meta`, the tag (none: the classic game) and the number of
+    observation features, that game's."""
+    meta = read_meta(arrays, fmt, what, error, features=None)
     try:
         tag = read_game_tag(meta)
     except GameTagError as exc:
-        raise ModelFileError(_one_line(exc)) from None
+        raise error(_one_line(exc)) from None
     ruleset = tag_ruleset(tag)
     size = obs_size(ruleset)
     if meta.get("obs_size") != size:
-        raise ModelFileError(
+        raise error(
             f"the model reads {meta.get('obs_size')!r} features, not {size} "
             f"(the observation of {tag_name(tag)})"
         )
+    return meta, tag, ruleset
+
+
+def _validate_meta(arrays) -> tuple[dict, dict, Ruleset]:
+    """(meta, the game tag, the tag's ruleset), checked."""
+    meta, tag, ruleset = read_tagged_meta(arrays, MODEL_FORMAT)
     thresholds = meta.get("bid_thresholds", DEFAULT_BID_THRESHOLDS)
     if (
         not isinstance(thresholds, (list, tuple))

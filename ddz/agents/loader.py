@@ -251,7 +251,7 @@ def model_files(spec: str, ruleset) -> list:
     """The model files an agent ``spec`` (as :func:`make_agent` takes it) plays ``ruleset``'s
     game with: ``hard:PATH``'s file; ``douzero:DIR``'s three networks; the shipped model of
     the game for ``hard`` and ``expert``, and the Expert's belief model (``belief=PATH``, else
-    the shipped one; none with ``belief=uniform``). Other agents: none. The spec is read as :func:`make_agent`
+    the game's shipped one; none with ``belief=uniform`` or in a game without one). Other agents: none. The spec is read as :func:`make_agent`
     reads it, an invalid one giving none."""
     from pathlib import Path
 
@@ -272,11 +272,11 @@ def model_files(spec: str, ruleset) -> list:
         return []
     files = [shipped_model_path(ruleset)]
     if base == "expert":
-        from ddz.agents.belief import DEFAULT_BELIEF
+        from ddz.agents.belief import shipped_belief_path
 
         try:
             belief = _expert_options(spec.strip()).get("belief", True) if ":" in key else True
         except ValueError:
             return [f for f in files if f is not None]
-        files.append(DEFAULT_BELIEF if belief is True else belief and Path(belief))
+        files.append(shipped_belief_path(ruleset) if belief is True else belief and Path(belief))
     return [f for f in files if f]

@@ -47,7 +47,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 
 import numpy as np
@@ -65,7 +65,12 @@ from ddz.arena.referee import (
 )
 from ddz.common import atomic_write, available_cores, output_problem
 from ddz.common import progress as progress_bar
-from ddz.common.options import RuleOptionError, add_rule_options, ruleset_from_args
+from ddz.common.options import (
+    RuleOptionError,
+    add_rule_options,
+    auction_rules,
+    ruleset_from_args,
+)
 from ddz_env.game import Game, splitmix64
 from ddz_env.infoset import infoset
 from ddz_env.match import play
@@ -447,13 +452,6 @@ def _check_run(seed, deals, workers, backend: str) -> tuple[int, int]:
     return deals, min(workers, -(-deals // CHUNK_DEALS))  # no more workers than chunks
 
 
-def _run_rules(base: Ruleset, bidding: bool) -> Ruleset:
-    """The rules of a run: ``base`` with its auction (``"once"`` when it has none) or none."""
-    return replace(
-        base, bidding=(base.bidding if base.bidding != "none" else "once") if bidding else "none"
-    )
-
-
 def _results(run: Run, deals: int, workers: int, backend: str, ray_address: str) -> Iterator:
     """The results of every chunk of ``deals``, in order: local workers or Ray tasks."""
     if backend == "ray":
@@ -504,7 +502,7 @@ def run_arena(
     own (:mod:`ddz.agents.host`) unless ``trust_bots``; agents given as objects run here.
     """
     deals, workers = _check_run(seed, deals, workers, backend)
-    rules = _run_rules(ruleset or Ruleset(), bidding)
+    rules = auction_rules(ruleset or Ruleset(), bidding)
     groups = {"all": Sums(), "landlord": Sums(), "peasant": Sums()}
     kept: list[np.ndarray] = []
     forfeits: list[Forfeit] = []

@@ -1,7 +1,8 @@
 """How well the Expert's worlds rate a position: uniform worlds against the belief model's.
 
 Positions are taken at random from games the Hard networks play against themselves (no
-auction). At each, Hard's move is rated over M worlds dealt from the seat's ``InfoSet``
+auction; the classic game, or the two-player game with ``--players 2``, each game's shipped
+models). At each, Hard's move is rated over M worlds dealt from the seat's ``InfoSet``
 (uniformly, and by the belief model), every world rolled out with Hard's greedy play; the
 truth is the outcome of the same greedy play from the real deal, which is deterministic. The
 report: the mean rating against the mean truth (how optimistic the worlds are) and the Brier
@@ -27,11 +28,14 @@ def _greedy(model):
     return lambda game, games: model_actions(model, game, games)
 
 
-def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=True) -> dict:
-    """Ratings of ``positions`` positions by uniform and by belief worlds (see the module)."""
-    from ddz.agents.belief import DEFAULT_BELIEF, load_belief
+def measure(
+    positions: int, worlds: int, seed: int, belief_path=None, progress=True, players: int = 3
+) -> dict:
+    """Ratings of ``positions`` positions by uniform and by belief worlds (see the module), in
+    the game of ``players`` seats (3 or 2), by its shipped Hard and belief models."""
+    from ddz.agents.belief import load_belief, shipped_belief
     from ddz.agents.expert import ExpertAgent
-    from ddz.agents.hard import load_model
+    from ddz.agents.hard import shipped_model
     from ddz.common import one_blas_thread
     from ddz.common import progress as progress_bar
     from ddz_env.game import Game
@@ -39,8 +43,11 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
     from ddz_env.match import play
     from ddz_env.rules import Ruleset
 
-    model = load_model()
-    belief = load_belief(belief_path or DEFAULT_BELIEF)
+    rules = Ruleset(players=players, bidding="none")
+    model = shipped_model(rules)
+    belief = load_belief(belief_path) if belief_path else shipped_belief(rules)
+    if belief is None or not belief.plays(rules):
+        raise ValueError(f"no belief model of the game of {players} players")
     # the Expert's own rating of a move (its worlds, rolled out to the end): uniform, by belief;
     # the rollouts play Hard's moves for every seat, as the true games do, so that only the
     # worlds differ from the truth
@@ -73,7 +80,7 @@ def measure(positions: int, worlds: int, seed: int, belief_path=None, progress=T
 
     with one_blas_thread():
         while len(truth) < positions:
-            game = Game(64, Ruleset(bidding="none"), seed=int(rng.integers(2**62)))
+            game = Game(64, rules, seed=int(rng.integers(2**62)))
             play(game, [sampled], stop=lambda: len(truth) >= positions)
     bar.close()
     t = np.array(truth)
@@ -98,6 +105,9 @@ def main(argv=None) -> int:
     p.add_argument("--positions", type=int, default=400, help="positions (default 400)")
     p.add_argument("--worlds", type=int, default=32, help="worlds per position (default 32)")
     p.add_argument("--seed", type=int, default=99, help="default 99")
+    p.add_argument(
+        "--players", type=int, default=3, help="the game: 3 (the classic game, default) or 2"
+    )
     p.add_argument("--belief", default=None, help="belief model file (default: the shipped one)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -109,13 +119,22 @@ def main(argv=None) -> int:
         problems.append("--worlds must be from 1 to 4096")
     if not 0 <= args.seed < 2**32:
         problems.append("--seed must be from 0 to 4294967295")
+    if args.players not in (2, 3):
+        problems.append("--players must be 3 or 2")
     if problems:
         for line in problems:
             print(f"error: {line}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
-        out = measure(args.positions, args.worlds, args.seed, args.belief, not args.no_progress)
+        out = measure(
+            args.positions,
+            args.worlds,
+            args.seed,
+            args.belief,
+            not args.no_progress,
+            args.players,
+        )
     except ValueError as exc:  # a missing or damaged model file
         print(f"error: {exc}", file=sys.stderr)
         return 2

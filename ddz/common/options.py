@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from ddz_env.rules import (
     MAX_REDEAL_LIMIT,
@@ -357,6 +357,13 @@ def ruleset_from_args(args: argparse.Namespace, translate: Translate = _same) ->
         return Ruleset(**values)
     except ValueError as exc:
         raise RuleOptionError(_conflict(values, translate) or str(exc)) from None
+
+
+def auction_rules(base: Ruleset, held: bool) -> Ruleset:
+    """``base`` with its auction (``"once"`` where it has none) when ``held``, else with none
+    (the landlord drawn)."""
+    auction = base.bidding if base.bidding != "none" else "once"
+    return replace(base, bidding=auction if held else "none")
 
 
 def _conflict(values: dict, translate: Translate) -> str | None:

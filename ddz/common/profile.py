@@ -53,10 +53,10 @@ class Profile:
     #: the exact endgame solver (``ddz.agents.endgame``) was written for this game's cards
     #: and seats
     solver: bool = False
-    #: the belief model (``ddz.agents.belief``, a model of the classic game's cards and seats)
-    #: deals the Expert's worlds in this game, reading its observation as the classic layout
-    #: does (each play shown as the combination it stands for, ``read_as``)
-    belief: bool = False
+    #: the shipped belief model (``ddz.agents.belief``, a file of ``checkpoints/``) that deals
+    #: the Expert's worlds in this game: a model of this game, or of the game it reads its
+    #: plays as (``read_as``); ``None``: the worlds are dealt uniformly
+    belief: str | None = None
 
     def hook(self, field: str):
         """The object a hook field names (``"module:attribute"``), imported on first use."""
@@ -94,7 +94,7 @@ register_profile(
         model_variants=("open", "rob"),
         models=(("hard.npz", ()), ("hard_variants.npz", ("open", "rob"))),
         solver=True,
-        belief=True,
+        belief="belief.npz",
     ),
 )
 register_profile(
@@ -110,6 +110,7 @@ register_profile(
     Profile(
         texts="ddz.play.render:TWO_TEXTS",
         models=(("hard_two.npz", ()),),
+        belief="belief_two.npz",
     ),
 )
 register_profile(
@@ -119,6 +120,6 @@ register_profile(
         texts="ddz.play.render:WILD_TEXTS",
         models=(("hard_wild.npz", ()),),
         read_as="classic",
-        belief=True,
+        belief="belief.npz",
     ),
 )

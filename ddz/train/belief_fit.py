@@ -24,28 +24,33 @@ from pathlib import Path
 
 import numpy as np
 
+from ddz.common.options import auction_rules
 from ddz_env.game import OVER, PLAY, Game
 from ddz_env.infoset import infoset
 from ddz_env.match import play
-from ddz_env.observation import OBS_SIZE, observe
-from ddz_env.rules import Ruleset
+from ddz_env.observation import obs_size, observe
+from ddz_env.rules import DEFAULT_RULES, Ruleset
 
 COUNTS = 5
 
 
 def _hidden(game: Game, games: np.ndarray):
     """For the seat to act in ``games``: the next seat's hand, its forced cards (unplayed kitty
-    cards when it is the landlord), the other hidden cards (the pool split by the deal) and
-    the next seat's share of the pool."""
+    cards when it is the landlord), the other hidden cards (the pool split by the deal: the
+    next seat's and the other hand's of three players, the next seat's and the cards set aside
+    of two) and the next seat's share of the pool."""
+    P = game.num_players
     seat = game.current_player[games].astype(np.int64)
-    nxt, other = (seat + 1) % 3, (seat + 2) % 3
+    nxt = (seat + 1) % P
     landlord = game.landlord[games].astype(np.int64)
     kitty = game.kitty[games].astype(np.int64)
     left_kitty = np.maximum(kitty - game.played[games, landlord].astype(np.int64), 0)
     forced_next = np.where((nxt == landlord)[:, None], left_kitty, 0)
-    forced_other = np.where((other == landlord)[:, None], left_kitty, 0)
+    forced = np.where((seat != landlord)[:, None], left_kitty, 0)  # in a hidden hand
+    deck = game.ruleset.deck.counts.astype(np.int64)
+    own = game.hands[games, seat].astype(np.int64)
+    pool = deck - own - game.played[games].astype(np.int64).sum(axis=1) - forced
     hand_next = game.hands[games, nxt].astype(np.int64)
-    pool = hand_next + game.hands[games, other].astype(np.int64) - forced_next - forced_other
     size = (hand_next - forced_next).sum(axis=1)
     return hand_next, forced_next, pool, size
 
@@ -58,24 +63,27 @@ def collect(
     epsilon: float = 0.03,
     progress: bool = True,
     auction: bool = False,
+    ruleset: Ruleset = DEFAULT_RULES,
 ) -> dict[str, np.ndarray]:
-    """Play ``games`` games and record every decision of the play phase: packed observation,
-    role, next seat's hand (the target), its forced cards, the pool and its share.
+    """Play ``games`` games of ``ruleset``'s game and record every decision of the play phase:
+    packed observation, role, next seat's hand (the target), its forced cards, the pool and
+    its share. Hard plays by the game's shipped model.
 
     Without ``auction`` the landlord is drawn at random as in the arena's protocol; with it
-    every game opens with the auction (``Ruleset(bidding="once")``), every seat bidding by
-    Hard's bid network, so the bids are in the observations the model learns from."""
+    every game opens with the game's auction (the classic game's ``bidding="once"``), every
+    seat bidding by Hard's bid network, so the bids are in the observations the model learns
+    from."""
     from ddz.agents.base import make_agent
-    from ddz.agents.hard import HardAgent, load_model, model_actions
+    from ddz.agents.hard import HardAgent, model_actions, shipped_model
     from ddz.common import one_blas_thread
     from ddz.common import progress as progress_bar
     from ddz.train.frames import pack_obs
 
     rng = np.random.default_rng(seed)
-    model = load_model()
+    model = shipped_model(ruleset)
     bidder = HardAgent(model=model)
     normal = make_agent("normal", seed=int(rng.integers(2**31)))
-    rules = Ruleset(bidding="once" if auction else "none")
+    rules = auction_rules(ruleset, auction)
     game = Game(batch, rules, seed=int(rng.integers(2**62)))
     # the Normal bot plays one side of the games in normal_game: the landlord's when
     # normal_landlord, else the peasants' (the landlord may not be known yet at the deal)
@@ -94,9 +102,9 @@ def collect(
     def moves(game, turns):
         """The play phase: every decision recorded, then Hard's move (a random one with
         probability ``epsilon``), or Normal's on its side."""
-        obs = observe(game, games=turns)[:, :OBS_SIZE]
+        obs = observe(game, games=turns)
         hand, low, pool, size = _hidden(game, turns)
-        out["obs"].append(pack_obs(obs))
+        out["obs"].append(pack_obs(obs, rules))
         out["role"].append(game.role(game.current_player[turns], turns).astype(np.int8))
         out["hand"].append(hand.astype(np.int8))
         out["low"].append(low.astype(np.int8))
@@ -155,11 +163,13 @@ def train(
     seed: int,
     threads: int,
     progress: bool = True,
+    ruleset: Ruleset = DEFAULT_RULES,
 ):
-    """Fit the MLP; returns (torch module, held-out report dict)."""
+    """Fit the MLP on the decisions of ``ruleset``'s game; returns (torch module, held-out
+    report dict)."""
     import torch
 
-    from ddz.agents.belief import INPUT_SIZE, RANKS
+    from ddz.agents.belief import RANKS, input_size
     from ddz.common import progress as progress_bar
     from ddz.train.frames import unpack_obs
 
@@ -170,7 +180,7 @@ def train(
     order = rng.permutation(n)
     held = order[: max(n // 20, 1)]
     fit = order[len(held) :]
-    widths = (INPUT_SIZE, *hidden, RANKS * COUNTS)
+    widths = (input_size(ruleset), *hidden, RANKS * COUNTS)
     layers: list = []
     for a, b in zip(widths[:-1], widths[1:]):
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
@@ -181,25 +191,14 @@ def train(
     )
 
     def inputs(rows):
-        obs = unpack_obs(torch, data["obs"][rows], "cpu")
+        obs = unpack_obs(torch, data["obs"][rows], "cpu", ruleset)
         role = torch.nn.functional.one_hot(
-            torch.as_tensor(data["role"][rows], dtype=torch.int64), 3
+            torch.as_tensor(data["role"][rows], dtype=torch.int64), ruleset.players
         )
         return torch.cat([obs, role.float()], dim=1)
 
     def target(rows):
         return torch.as_tensor(data["hand"][rows], dtype=torch.int64)
-
-    def log_lik(rows) -> np.ndarray:
-        net.eval()
-        out = []
-        with torch.no_grad():
-            for i in range(0, len(rows), 8192):
-                r = rows[i : i + 8192]
-                logp = torch.log_softmax(net(inputs(r)).view(-1, RANKS, COUNTS), dim=2)
-                out.append(logp.gather(2, target(r).unsqueeze(2)).squeeze(2).sum(1).numpy())
-        net.train()
-        return np.concatenate(out)
 
     steps = epochs * math.ceil(len(fit) / batch_size)
     bar = progress_bar(steps, "training", progress, unit="batch")
@@ -216,22 +215,42 @@ def train(
             bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
     bar.close()
-    model_ll = log_lik(held)
-    uni_ll = uniform_log_likelihood(
-        *(data[k][held].astype(np.int64) for k in ("hand", "low", "pool", "size"))
+    return net, held_out_report(net, data, held, inputs, target)
+
+
+def held_out_report(net, data: dict[str, np.ndarray], rows: np.ndarray, inputs, target) -> dict:
+    """The mean log-likelihood of the next seat's true counts on the decisions ``rows``, by
+    the network (``inputs(rows)``, ``target(rows)``: its inputs and the counts as tensors) and
+    by the uniform deal."""
+    import torch
+
+    from ddz.agents.belief import RANKS
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(rows), 8192):
+            r = rows[i : i + 8192]
+            logp = torch.log_softmax(net(inputs(r)).view(-1, RANKS, COUNTS), dim=2)
+            out.append(logp.gather(2, target(r).unsqueeze(2)).squeeze(2).sum(1).numpy())
+    net.train()
+    uniform = uniform_log_likelihood(
+        *(data[k][rows].astype(np.int64) for k in ("hand", "low", "pool", "size"))
     )
-    report = {
-        "held_out_decisions": int(len(held)),
-        "model_log_likelihood": float(model_ll.mean()),
-        "uniform_log_likelihood": float(uni_ll.mean()),
+    return {
+        "held_out_decisions": int(len(rows)),
+        "model_log_likelihood": float(np.concatenate(out).mean()),
+        "uniform_log_likelihood": float(uniform.mean()),
     }
-    return net, report
 
 
-def export(net, meta: dict) -> dict[str, np.ndarray]:
+def export(net, meta: dict, ruleset: Ruleset = DEFAULT_RULES) -> dict[str, np.ndarray]:
+    """The model file's arrays: the layers and a ``meta`` naming the game
+    (:func:`ddz.agents.model_game.game_tag`) and its observation's size."""
     import torch
 
     from ddz.agents.belief import FORMAT
+    from ddz.agents.model_game import game_tag
 
     out: dict[str, np.ndarray] = {}
     linears = [m for m in net if isinstance(m, torch.nn.Linear)]
@@ -239,7 +258,10 @@ def export(net, meta: dict) -> dict[str, np.ndarray]:
         out[f"belief.{k}.w"] = lin.weight.detach().numpy().T.astype(np.float16)
         out[f"belief.{k}.b"] = lin.bias.detach().numpy().astype(np.float16)
     out["meta"] = np.array(
-        json.dumps({"format": FORMAT, "obs_size": OBS_SIZE, **meta}, sort_keys=True)
+        json.dumps(
+            {"format": FORMAT, "obs_size": obs_size(ruleset), "game": game_tag(ruleset), **meta},
+            sort_keys=True,
+        )
     )
     return out
 
@@ -249,6 +271,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m ddz.train.belief_fit",
         description="Train the belief model of the hidden hands used by the Expert's search "
         "(games played by the Hard networks, the Normal bot on one side of some of them).",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        default=3,
+        help="the game: 3 (the classic game, default) or 2 (the two-player game); the games "
+        "are played by that game's shipped Hard model",
     )
     p.add_argument("--games", type=int, default=20000, help="games to record (default 20000)")
     p.add_argument("--epochs", type=int, default=6, help="passes over the data (default 6)")
@@ -277,9 +306,15 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+def _problems(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the options (one line each); sets ``args.widths``, the hidden
+    layers' widths."""
     problems = []
+    if args.players not in (2, 3):
+        problems.append(
+            "--players must be 3 or 2 (a belief model of the next seat's hand: the hidden "
+            "cards in two places)"
+        )
     if not 1 <= args.games <= 10**7:
         problems.append("--games must be from 1 to 10,000,000")
     if not 1 <= args.epochs <= 1000:
@@ -291,6 +326,7 @@ def main(argv=None) -> int:
     except ValueError:
         problems.append("--hidden must be widths from 1 to 8192, e.g. 512,256")
         hidden = ()
+    args.widths = hidden
     if not 1 <= args.batch_size <= 1 << 20:
         problems.append("--batch-size must be from 1 to 1,048,576")
     if not (args.learning_rate > 0 and math.isfinite(args.learning_rate)):
@@ -306,6 +342,12 @@ def main(argv=None) -> int:
     out = Path(args.out)
     if not out.parent.is_dir():
         problems.append(f"--out: the folder {out.parent} does not exist")
+    return problems
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    problems = _problems(args)
     if problems:
         for line in problems:
             print(f"error: {line}", file=sys.stderr)
@@ -320,39 +362,48 @@ def main(argv=None) -> int:
     start = time.time()
     progress = not args.no_progress
     with_auction = round(args.games * args.auction_frac)
+    ruleset = Ruleset(players=args.players)
     parts = [
-        collect(n, args.seed + i, normal_frac=args.normal_frac, progress=progress, auction=bool(i))
+        collect(
+            n,
+            args.seed + i,
+            normal_frac=args.normal_frac,
+            progress=progress,
+            auction=bool(i),
+            ruleset=ruleset,
+        )
         for i, n in enumerate((args.games - with_auction, with_auction))
         if n
     ]
     data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
     net, report = train(
         data,
-        hidden,
+        args.widths,
         args.epochs,
         args.batch_size,
         args.learning_rate,
         args.seed,
         args.threads,
         progress=progress,
+        ruleset=ruleset,
     )
     meta = {
         "games": args.games,
         "decisions": int(len(data["role"])),
         "epochs": args.epochs,
-        "hidden": list(hidden),
+        "hidden": list(args.widths),
         "normal_frac": args.normal_frac,
         "auction_frac": args.auction_frac,
         "seed": args.seed,
         "wall_seconds": round(time.time() - start, 1),
         **report,
     }
-    arrays = export(net, meta)
+    arrays = export(net, meta, ruleset)
 
     def write(f):
         np.savez(f, **arrays)
 
-    atomic_write(out, write)
+    atomic_write(Path(args.out), write)
     print(json.dumps(meta, sort_keys=True))
     return 0
 
