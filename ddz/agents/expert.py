@@ -10,8 +10,9 @@ Each decision in play with more than one legal move:
    belief model's probabilities of the next seat's counts (:mod:`ddz.agents.belief`: the
    game's shipped model, ``checkpoints/belief.npz`` in the classic game,
    ``checkpoints/belief_two.npz`` in the two-player game; ``belief=None``, or a game without
-   one, deals them uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of K × M games; game
-   ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for every candidate).
+   one, deals them uniformly), and tiled K times into one :class:`~ddz_env.game.Game` of
+   K × M games; game ``k·M + w`` plays candidate ``k`` in world ``w`` (the same worlds for
+   every candidate).
 3. Every game is rolled out to the end (or, with ``plies``, for that many plies after the
    candidate, where the networks' value of the position, the WP head of the best move of the
    seat to act, stands in for the result). The searcher's side plays Hard's greedy moves

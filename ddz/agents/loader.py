@@ -251,8 +251,9 @@ def model_files(spec: str, ruleset) -> list:
     """The model files an agent ``spec`` (as :func:`make_agent` takes it) plays ``ruleset``'s
     game with: ``hard:PATH``'s file; ``douzero:DIR``'s three networks; the shipped model of
     the game for ``hard`` and ``expert``, and the Expert's belief model (``belief=PATH``, else
-    the game's shipped one; none with ``belief=uniform`` or in a game without one). Other agents: none. The spec is read as :func:`make_agent`
-    reads it, an invalid one giving none."""
+    the game's shipped one; none with ``belief=uniform`` or in a game without one). Other
+    agents: none. The spec is read as :func:`make_agent` reads it, an invalid one giving
+    none."""
     from pathlib import Path
 
     from ddz.agents.hard import shipped_model_path

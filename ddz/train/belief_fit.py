@@ -1,4 +1,6 @@
-"""Train the belief model of the hidden hands (``checkpoints/belief.npz``, :mod:`ddz.agents.belief`).
+"""Train a belief model of the hidden hands (:mod:`ddz.agents.belief`): the classic game's
+(``checkpoints/belief.npz``) or, with ``--players 2``, the two-player game's
+(``checkpoints/belief_two.npz``: the other player's hand, the rest of the hidden cards set aside).
 
 Data: games played by the Hard agent's networks (greedy, with a little exploration), the Normal
 bot on one side of a fraction of them so that the model has seen more than one style of play;
