@@ -541,11 +541,13 @@ def test_ddz_play_plays_the_shipped_hard_model_and_the_expert():
     assert rc == 0 and "you against one Hard bot" in out and "note:" not in out
 
 
-def test_the_expert_deals_its_worlds_by_the_belief_model_of_the_game():
+def test_the_expert_deals_its_worlds_by_the_belief_model_of_the_game(tmp_path, monkeypatch):
     """The Expert's worlds of the two-player game are dealt by that game's shipped belief
     model: it reads the game (not the classic model, which deals none of its worlds: given as
     the Expert's model it leaves them uniform), gives no weight to a 3 or a 4 in the other
-    hand, and its worlds are the seat's information set, whichever seat searches."""
+    hand, and its worlds are the seat's information set, whichever seat searches. With that
+    file damaged, ``ddz play``'s Expert level falls back to Hard with a one-line notice."""
+    import ddz.agents.belief as belief_module
     from ddz.agents.belief import DEFAULT_BELIEF, shipped_belief
     from ddz.agents.expert import ExpertAgent
     from ddz_env.infoset import infoset
@@ -569,6 +571,14 @@ def test_the_expert_deals_its_worlds_by_the_belief_model_of_the_game():
         assert (infoset(worlds, 5, info.seat).legal_moves() == info.legal_moves()).all()
         hidden = worlds.hands[:, 1 - info.seat]
         assert (hidden.sum(axis=1) == info.cards_left[1 - info.seat]).all()
+    from ddz.play.session import load_bots
+
+    bad = tmp_path / "belief_two.npz"
+    bad.write_bytes(b"damaged")
+    monkeypatch.setattr(belief_module, "shipped_belief_path", lambda ruleset: bad)
+    notices: list[str] = []
+    bots, name = load_bots("expert", notices, TWO)
+    assert name == "hard" and len(notices) == 1 and "belief" in notices[0]
 
 
 @pytest.mark.heavy
