@@ -38,6 +38,7 @@ from ddz.agents.hard import (
     ModelFileError,
     _chain,
     load_npz,
+    load_once,
     model_entries,
     read_tagged_meta,
     shipped_file,
@@ -134,9 +135,6 @@ def load_belief(path: str | Path = DEFAULT_BELIEF) -> BeliefModel:
     )
 
 
-_SHIPPED: dict[str, BeliefModel] = {}
-
-
 def shipped_belief_path(ruleset: Ruleset) -> Path | None:
     """The file of the shipped belief model of ``ruleset``'s game (its profile's ``belief``),
     or ``None`` where the profile names none."""
@@ -151,10 +149,7 @@ def shipped_belief(ruleset: Ruleset) -> BeliefModel | None:
     path = shipped_belief_path(ruleset)
     if path is None:
         return None
-    model = _SHIPPED.get(str(path))
-    if model is None:
-        model = load_belief(path)
-        if not model.plays(ruleset):
-            raise BeliefFileError(f"{path}: a belief model of another game than {ruleset.game}")
-        _SHIPPED[str(path)] = model
+    model = load_once(path, load_belief)
+    if not model.plays(ruleset):
+        raise BeliefFileError(f"{path}: a belief model of another game than {ruleset.game}")
     return model

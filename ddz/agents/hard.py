@@ -787,7 +787,7 @@ def no_model_refusal(ruleset: Ruleset) -> str | None:
 
 #: the shipped models loaded in this process, by file (path, size, modification time): every
 #: agent without a model file shares them
-_LOADED: dict[tuple, HardModel] = {}
+_LOADED: dict[tuple, object] = {}
 
 
 def shipped_model(ruleset: Ruleset) -> HardModel:
@@ -801,13 +801,20 @@ def shipped_model(ruleset: Ruleset) -> HardModel:
         if refusal is not None:
             raise ValueError(refusal)
         return load_model(SHIPPED_DIR / DEFAULT_MODEL.name)  # not found: the loader says so
+    return load_once(path, load_model)
+
+
+def load_once(path: Path, loader):
+    """``loader(path)``, loaded once per process while the file is unchanged (its path, size
+    and modification time): the shipped models, Hard's and the belief models. A file that
+    cannot be read is left to ``loader`` to report."""
     try:
         stat = path.stat()
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, loader)
     except OSError:
-        return load_model(path)  # the loader reports it
+        return loader(path)
     if key not in _LOADED:
-        _LOADED[key] = load_model(path)
+        _LOADED[key] = loader(path)
     return _LOADED[key]
 
 
